@@ -1,0 +1,49 @@
+import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
+import { requestContext } from "../../workers/context";
+import { type CurrentUser, resolveCurrentUser, secureCookies } from "../../workers/services/current-user";
+
+export const userContext = createContext<CurrentUser | null>(null);
+
+/** Root middleware: resolves the session once per request and renews its cookie. */
+export const authMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
+  const rc = context.get(requestContext);
+  const { user, setCookie } = await resolveCurrentUser(rc.db, request, {
+    secureCookies: secureCookies(rc.env, request),
+    waitUntil: (p) => rc.ctx.waitUntil(p),
+  });
+  context.set(userContext, user);
+  const response = await next();
+  if (setCookie) response.headers.append("Set-Cookie", setCookie);
+  return response;
+};
+
+export function getUser(context: Readonly<RouterContextProvider>): CurrentUser | null {
+  return context.get(userContext);
+}
+
+/** A path to come back to after signing in: same-origin paths only. */
+export function safeRedirectPath(value: string | null | undefined, fallback = "/dashboard"): string {
+  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return fallback;
+  return value;
+}
+
+export function loginRedirect(request: Request): Response {
+  const url = new URL(request.url);
+  const params = new URLSearchParams({ redirectTo: url.pathname + url.search });
+  return redirect(`/login?${params}`);
+}
+
+/** A signed-in, verified user, or a redirect to /login that comes back here. */
+export function requireUser(context: Readonly<RouterContextProvider>, request: Request): CurrentUser {
+  const user = getUser(context);
+  if (!user || !user.verified) throw loginRedirect(request);
+  return user;
+}
+
+/** The admin role, or a 404 that does not reveal the page exists. */
+export function requireAdmin(context: Readonly<RouterContextProvider>, request: Request): CurrentUser {
+  const user = getUser(context);
+  if (!user || !user.verified || user.role !== "admin") throw new Response("Not Found", { status: 404 });
+  void request;
+  return user;
+}

@@ -1,0 +1,101 @@
+import { useEffect } from "react";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "react-router";
+import type { Route } from "./+types/root";
+import "./app.css";
+import { SiteFooter } from "./components/site-footer";
+import { SiteNav } from "./components/site-nav";
+import { authMiddleware, getUser } from "./lib/auth.server";
+import { useNonce } from "./lib/nonce";
+import { requestContext } from "../workers/context";
+
+export const middleware: Route.MiddlewareFunction[] = [authMiddleware];
+
+export function loader({ context }: Route.LoaderArgs) {
+  const user = getUser(context);
+  const { env } = context.get(requestContext);
+  return {
+    user: user && {
+      name: user.name,
+      email: user.email,
+      isAdmin: user.role === "admin" && user.verified,
+      credits: user.credits,
+      hasPlan: user.plan !== null,
+    },
+    supportEmail: env.SUPPORT_EMAIL,
+  };
+}
+
+export type RootData = Awaited<ReturnType<typeof loader>>;
+
+export function useRootData(): RootData | undefined {
+  return useRouteLoaderData<typeof loader>("root");
+}
+
+export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const nonce = useNonce();
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#1d40b0" />
+        <Meta />
+        <Links />
+      </head>
+      <body className="flex min-h-dvh flex-col bg-white font-sans antialiased">
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+function useHydratedMarker() {
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
+}
+
+export default function App() {
+  useHydratedMarker();
+  const data = useRootData();
+  return (
+    <>
+      <SiteNav user={data?.user ?? null} />
+      <main id="main" className="flex-1">
+        <Outlet />
+      </main>
+      <SiteFooter supportEmail={data?.supportEmail ?? ""} />
+    </>
+  );
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  useHydratedMarker();
+  const notFound = isRouteErrorResponse(error) && error.status === 404;
+  useEffect(() => {
+    if (!notFound) console.error(error);
+  }, [error, notFound]);
+  return (
+    <>
+      <SiteNav user={null} />
+      <main id="main" className="container-page flex flex-1 flex-col items-center justify-center py-24 text-center">
+        <p className="text-sm font-semibold text-brand-600">{notFound ? "404" : "Error"}</p>
+        <h1 className="mt-2 text-3xl font-bold tracking-tight sm:text-4xl">
+          {notFound ? "Page not found" : "Something went wrong"}
+        </h1>
+        <p className="mt-4 max-w-md text-muted">
+          {notFound
+            ? "We could not find the page you asked for. It may have moved."
+            : "An unexpected error stopped this page. Your photos and credits are safe. Please try again in a moment."}
+        </p>
+        <a href="/" className="btn-primary mt-8">
+          Back to home
+        </a>
+      </main>
+    </>
+  );
+}

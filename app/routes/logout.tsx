@@ -1,0 +1,18 @@
+import { redirect } from "react-router";
+import { requestContext } from "../../workers/context";
+import { secureCookies } from "../../workers/services/current-user";
+import { clearSessionCookie, invalidateSession } from "../../workers/services/sessions";
+import { getUser } from "../lib/auth.server";
+import type { Route } from "./+types/logout";
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = getUser(context);
+  const { db, env } = context.get(requestContext);
+  if (user) await invalidateSession(db, user.sessionId);
+  return redirect("/", { headers: { "Set-Cookie": clearSessionCookie(secureCookies(env, request)) } });
+}
+
+export function loader() {
+  // Signing out changes state, so it is a POST; a GET just goes home.
+  return redirect("/");
+}

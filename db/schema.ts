@@ -1,0 +1,90 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// Mirrors migrations/*.sql (the SQL is the source of truth; test/integration/schema.test.ts
+// checks that every column declared here exists in the migrated database).
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    passwordHash: text("password_hash"),
+    emailVerifiedAt: integer("email_verified_at"),
+    role: text("role", { enum: ["user", "admin"] })
+      .notNull()
+      .default("user"),
+    googleSub: text("google_sub"),
+    plan: text("plan"),
+    planCredits: integer("plan_credits").notNull().default(0),
+    planPriceCents: integer("plan_price_cents").notNull().default(0),
+    planInterval: text("plan_interval", { enum: ["month", "year"] }),
+    planFeatures: text("plan_features", { mode: "json" }).$type<string[]>().notNull().default([]),
+    nextPaymentAt: integer("next_payment_at"),
+    stripeCustomerId: text("stripe_customer_id"),
+    stripeSubscriptionId: text("stripe_subscription_id"),
+    credits: integer("credits").notNull().default(0),
+    signupCreditsGranted: integer("signup_credits_granted").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    lastActiveAt: integer("last_active_at"),
+  },
+  (t) => [uniqueIndex("users_email_unique").on(t.email), index("users_created_at").on(t.createdAt)],
+);
+
+export const sessions = sqliteTable("sessions", {
+  id: text("id").primaryKey(),
+  userId: text("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
+  expiresAt: integer("expires_at").notNull(),
+  createdAt: integer("created_at").notNull(),
+  userAgent: text("user_agent"),
+});
+
+export const creditGrants = sqliteTable("credit_grants", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  source: text("source", { enum: ["signup", "plan", "admin"] }).notNull(),
+  amount: integer("amount").notNull(),
+  remaining: integer("remaining").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+export interface Allocation {
+  grantId: string;
+  amount: number;
+}
+
+export const creditReservations = sqliteTable("credit_reservations", {
+  key: text("key").primaryKey(),
+  userId: text("user_id").notNull(),
+  amount: integer("amount").notNull(),
+  allocations: text("allocations", { mode: "json" }).$type<Allocation[]>().notNull(),
+  status: text("status", { enum: ["held", "committed", "refunded"] }).notNull(),
+  createdAt: integer("created_at").notNull(),
+  settledAt: integer("settled_at"),
+});
+
+export type LedgerKind = "grant" | "reserve" | "commit" | "refund" | "expire" | "adjust";
+
+export const creditLedger = sqliteTable("credit_ledger", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  kind: text("kind", { enum: ["grant", "reserve", "commit", "refund", "expire", "adjust"] }).notNull(),
+  amount: integer("amount").notNull(),
+  grantId: text("grant_id"),
+  reservationKey: text("reservation_key"),
+  reason: text("reason").notNull(),
+  idempotencyKey: text("idempotency_key").notNull(),
+  actorId: text("actor_id"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const healthChecks = sqliteTable("health_checks", {
+  id: text("id").primaryKey(),
+  checkedAt: integer("checked_at").notNull(),
+});
+
+export type User = typeof users.$inferSelect;

@@ -1,0 +1,66 @@
+import type { Server } from "node:http";
+import { join } from "node:path";
+import { startMailEmulator } from "./mail.ts";
+import { startProviderEmulator } from "./provider.ts";
+import { startStripeEmulator } from "./stripe.ts";
+
+// Local stand-ins for every outside service. Each speaks the real service's HTTP
+// contract on 127.0.0.1; none of this code is part of the Worker bundle.
+
+export interface EmulatorPorts {
+  mail: number;
+  provider: number;
+  stripe: number;
+  oauth: number;
+}
+
+export function emulatorPorts(base: number): EmulatorPorts {
+  return { mail: base, provider: base + 1, stripe: base + 2, oauth: base + 3 };
+}
+
+export interface RunningEmulators {
+  ports: EmulatorPorts;
+  /** Variables that point the Worker at the emulators. */
+  workerVars: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startEmulators(opts: {
+  portBase: number;
+  stateDir: string;
+  vars: Record<string, string>;
+  appUrl: string;
+}): Promise<RunningEmulators> {
+  const ports = emulatorPorts(opts.portBase);
+  const local = (port: number) => `http://127.0.0.1:${port}`;
+  const servers: Server[] = [];
+  servers.push(
+    await startMailEmulator({
+      port: ports.mail,
+      apiKey: opts.vars.MAIL_API_KEY ?? "",
+      storeFile: join(opts.stateDir, "emulators", "mail.json"),
+    }),
+  );
+  servers.push(await startProviderEmulator({ port: ports.provider, apiKey: opts.vars.PROVIDER_API_KEY ?? "" }));
+  servers.push(await startStripeEmulator({ port: ports.stripe, secretKey: opts.vars.STRIPE_SECRET_KEY ?? "" }));
+  return {
+    ports,
+    workerVars: {
+      MAIL_API_URL: local(ports.mail),
+      PROVIDER_BASE_URL: local(ports.provider),
+      STRIPE_API_URL: local(ports.stripe),
+      GOOGLE_ISSUER_URL: local(ports.oauth),
+    },
+    async stop() {
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.closeAllConnections();
+              s.close(() => resolve());
+            }),
+        ),
+      );
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { copyFileSync, createWriteStream, existsSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { startEmulators } from "../emulators/index.ts";
+
+// Starts the whole product locally: production build under local workerd
+// (wrangler dev on the built worker), local D1/R2/Durable Objects persisted in
+// one folder, migrations applied, emulators, demo users seeded. Used by
+// `npm start` (scripts/start.ts) and by the end-to-end tests, so both run the
+// same way.
+
+export const ROOT = resolve(import.meta.dirname, "..");
+
+export function assertNode24(): void {
+  if (!process.version.startsWith("v24.")) {
+    throw new Error(
+      `This project runs on Node 24 (found ${process.version}). Run it through npm (npm start, npm test), which uses the node package installed in node_modules.`,
+    );
+  }
+}
+
+export function parseEnvFile(path: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  if (!existsSync(path)) return vars;
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line);
+    if (!m?.[1]) continue;
+    vars[m[1]] = (m[2] ?? "").replace(/^"(.*)"$/, "$1");
+  }
+  return vars;
+}
+
+/** Makes .dev.vars from the committed example when a fresh checkout has none. */
+export function ensureDevVars(): string {
+  const path = join(ROOT, ".dev.vars");
+  if (!existsSync(path)) copyFileSync(join(ROOT, ".dev.vars.example"), path);
+  return path;
+}
+
+function bin(name: string): string {
+  return join(ROOT, "node_modules", ".bin", name);
+}
+
+export function run(cmd: string, args: string[], opts: { quiet?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(bin(cmd), args, {
+      cwd: ROOT,
+      stdio: opts.quiet ? ["ignore", "pipe", "pipe"] : "inherit",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...opts.env },
+    });
+    let output = "";
+    child.stdout?.on("data", (d) => {
+      output += d;
+    });
+    child.stderr?.on("data", (d) => {
+      output += d;
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code === 0) resolvePromise();
+      else reject(new Error(`${cmd} ${args.join(" ")} exited with ${code}\n${output}`));
+    });
+  });
+}
+
+export async function buildApp(quiet = false): Promise<void> {
+  await run("react-router", ["build"], { quiet });
+  // The Cloudflare plugin copies .dev.vars into the build; the start command
+  // passes it explicitly instead, and a build must never carry local values.
+  rmSync(join(ROOT, "build", "server", ".dev.vars"), { force: true });
+}
+
+export async function applyMigrations(persistDir: string, quiet = false): Promise<void> {
+  await run("wrangler", ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir], {
+    quiet,
+    env: { CI: "true" },
+  });
+}
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode} before answering`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      last = `${res.status} ${await res.text()}`;
+      if (res.ok) return;
+    } catch (err) {
+      last = String(err);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url}/api/health did not answer 200 within ${timeoutMs} ms (last: ${last})`);
+}
+
+export interface StackOptions {
+  port: number;
+  emulatorPortBase: number;
+  persistDir: string;
+  build: boolean;
+  /** Where wrangler's output goes; "inherit" prints it. */
+  logFile?: string;
+  quiet?: boolean;
+}
+
+export interface RunningStack {
+  url: string;
+  ports: { app: number; mail: number; provider: number; stripe: number; oauth: number };
+  vars: Record<string, string>;
+  seeded: { email: string; credits: number; role: string }[];
+  stop(): Promise<void>;
+}
+
+export async function startStack(opts: StackOptions): Promise<RunningStack> {
+  assertNode24();
+  const devVarsPath = ensureDevVars();
+  const fileVars = parseEnvFile(devVarsPath);
+  const url = `http://localhost:${opts.port}`;
+  if (opts.build) await buildApp(opts.quiet);
+  await applyMigrations(opts.persistDir, opts.quiet);
+
+  const emulators = await startEmulators({
+    portBase: opts.emulatorPortBase,
+    stateDir: opts.persistDir,
+    vars: fileVars,
+    appUrl: url,
+  });
+  const vars: Record<string, string> = { ...fileVars, ...emulators.workerVars, APP_ORIGIN: url };
+  const varArgs = Object.entries({ ...emulators.workerVars, APP_ORIGIN: url }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+
+  const child = spawn(
+    bin("wrangler"),
+    [
+      "dev",
+      "-c",
+      "build/server/wrangler.json",
+      "--port",
+      String(opts.port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      opts.persistDir,
+      "--env-file",
+      devVarsPath,
+      "--show-interactive-dev-session=false",
+      "--inspector-port",
+      "0",
+      ...varArgs,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+      detached: false,
+    },
+  );
+  if (opts.logFile) {
+    const log = createWriteStream(opts.logFile, { flags: "a" });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+  } else if (!opts.quiet) {
+    child.stdout?.pipe(process.stdout);
+    child.stderr?.pipe(process.stderr);
+  }
+
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await emulators.stop();
+  };
+
+  try {
+    await waitForHealth(url, child, 60_000);
+    const res = await fetch(`${url}/api/dev/seed`, { method: "POST" });
+    if (!res.ok) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
+    const { users } = (await res.json()) as { users: RunningStack["seeded"] };
+    return { url, ports: { app: opts.port, ...emulators.ports }, vars, seeded: users, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

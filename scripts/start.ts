@@ -1,0 +1,41 @@
+import { join } from "node:path";
+import { DEMO_PASSWORD } from "../workers/services/seed-constants.ts";
+import { ROOT, startStack } from "./stack.ts";
+
+// `npm start`: the production build under local workerd with every emulator.
+const port = Number(process.env.PORT ?? 5173);
+const emulatorPortBase = Number(process.env.EMULATOR_PORT_BASE ?? 4010);
+const started = Date.now();
+
+const stack = await startStack({
+  port,
+  emulatorPortBase,
+  persistDir: join(ROOT, ".wrangler", "state"),
+  build: process.env.SKIP_BUILD !== "1",
+});
+
+const line = "-".repeat(64);
+console.log(`\n${line}
+  Stagewise is running at ${stack.url}   (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)
+
+  Demo logins (password: ${DEMO_PASSWORD})
+${stack.seeded.map((u) => `    ${u.email.padEnd(20)} ${u.role.padEnd(6)} ${u.credits} credits`).join("\n")}
+
+  Dev mailbox        ${stack.url}/dev/mailbox
+  Health             ${stack.url}/api/health
+  Emulators          mail :${stack.ports.mail}  AI provider :${stack.ports.provider}  Stripe :${stack.ports.stripe}  Google OAuth :${stack.ports.oauth}
+  Data               .wrangler/state (kept between starts; delete it to start over)
+
+  Press Ctrl-C to stop.
+${line}\n`);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping…`);
+  await stack.stop();
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -1,0 +1,34 @@
+import { createRequestHandler, RouterContextProvider } from "react-router";
+import { createDb } from "../db/client";
+import { api } from "./api";
+import { requestContext } from "./context";
+import { randomToken } from "./lib/crypto";
+import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "./security";
+import { purgeExpiredSessions } from "./services/maintenance";
+
+export { UserObject } from "./objects/user-object";
+
+const handleDocument = createRequestHandler(() => import("virtual:react-router/server-build"), import.meta.env.MODE);
+
+function isApi(pathname: string): boolean {
+  return pathname === "/api" || pathname.startsWith("/api/");
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    const nonce = randomToken(16);
+    const dev = import.meta.env.DEV;
+    if (isCrossSiteWrite(request, env.APP_ORIGIN)) return withSecurityHeaders(crossSiteRefusal(), nonce, dev);
+
+    const { pathname } = new URL(request.url);
+    if (isApi(pathname)) return withSecurityHeaders(await api.fetch(request, env, ctx), nonce, dev);
+
+    const context = new RouterContextProvider();
+    context.set(requestContext, { env, ctx, db: createDb(env.DB), nonce });
+    return withSecurityHeaders(await handleDocument(request, context), nonce, dev);
+  },
+
+  async scheduled(_controller, env, ctx) {
+    ctx.waitUntil(purgeExpiredSessions(createDb(env.DB)));
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,30 @@
+// Bindings and variables of the Worker. Secrets (set with `wrangler secret put`)
+// are optional here because a local run may leave them unset.
+declare namespace Cloudflare {
+  interface Env {
+    DB: D1Database;
+    PHOTOS: R2Bucket;
+    USER_OBJECT: DurableObjectNamespace<import("./objects/user-object").UserObject>;
+
+    APP_ENV: string;
+    APP_ORIGIN: string;
+    SUPPORT_EMAIL: string;
+    MAIL_FROM: string;
+    SIGNUP_CREDITS: string;
+    DEV_TOOLS: string;
+
+    MAIL_API_URL?: string;
+    MAIL_API_KEY?: string;
+    PROVIDER_BASE_URL?: string;
+    PROVIDER_API_KEY?: string;
+    STRIPE_SECRET_KEY?: string;
+    STRIPE_WEBHOOK_SECRET?: string;
+    STRIPE_API_URL?: string;
+    GOOGLE_CLIENT_ID?: string;
+    GOOGLE_CLIENT_SECRET?: string;
+    GOOGLE_ISSUER_URL?: string;
+    SESSION_SECRET?: string;
+  }
+}
+
+interface Env extends Cloudflare.Env {}

@@ -1,0 +1,21 @@
+import { sha256 } from "@oslojs/crypto/sha2";
+import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+
+/** A random, URL-safe identifier carrying `bytes * 8` bits of entropy (default 160). */
+export function randomToken(bytes = 20): string {
+  const buf = new Uint8Array(bytes);
+  crypto.getRandomValues(buf);
+  return encodeBase32LowerCaseNoPadding(buf);
+}
+
+export function sha256Hex(value: string): string {
+  return encodeHexLowerCase(sha256(new TextEncoder().encode(value)));
+}
+
+/** Constant-time comparison of two equal-length byte arrays. */
+export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return diff === 0;
+}

@@ -1,0 +1,58 @@
+// Headers every response carries, and the one cross-site check for every
+// state-changing request (React Router actions and Hono routes alike).
+
+export function contentSecurityPolicy(nonce: string, dev: boolean): string {
+  const script = dev ? `'self' 'nonce-${nonce}' 'unsafe-eval'` : `'self' 'nonce-${nonce}'`;
+  return [
+    "default-src 'self'",
+    `script-src ${script}`,
+    // Inline style attributes drive sliders and progress bars.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    `connect-src 'self'${dev ? " ws: wss:" : ""}`,
+    "media-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+export function withSecurityHeaders(response: Response, nonce: string, dev = false): Response {
+  // WebSocket upgrades cannot be re-wrapped.
+  if (response.status === 101 || response.webSocket) return response;
+  const res = new Response(response.body, response);
+  const h = res.headers;
+  if (!h.has("Content-Security-Policy")) h.set("Content-Security-Policy", contentSecurityPolicy(nonce, dev));
+  h.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  h.set("X-Content-Type-Options", "nosniff");
+  h.set("X-Frame-Options", "DENY");
+  h.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()");
+  h.set("Cross-Origin-Opener-Policy", "same-origin");
+  return res;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Refuses non-GET requests that a browser says come from another site. Requests
+ * with neither header (server-to-server, e.g. Stripe's webhooks) pass: they
+ * carry no ambient cookies, and the webhook has its own signature check.
+ */
+export function isCrossSiteWrite(request: Request, appOrigin: string): boolean {
+  if (SAFE_METHODS.has(request.method)) return false;
+  const site = request.headers.get("Sec-Fetch-Site");
+  if (site === "cross-site") return true;
+  const origin = request.headers.get("Origin");
+  if (origin === null) return false;
+  const own = new URL(request.url).origin;
+  return origin !== own && origin !== appOrigin;
+}
+
+export function crossSiteRefusal(): Response {
+  return new Response(JSON.stringify({ error: "Cross-site request refused." }), {
+    status: 403,
+    headers: { "Content-Type": "application/json; charset=utf-8" },
+  });
+}

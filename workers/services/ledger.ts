@@ -1,0 +1,283 @@
+import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Database } from "../../db/client";
+import { type Allocation, creditGrants, creditLedger, creditReservations, users } from "../../db/schema";
+import { randomToken } from "../lib/crypto";
+
+// The credit ledger. Every function here is called only from the user's
+// Durable Object (workers/objects/user-object.ts), which runs them one at a
+// time per user; each write is one atomic D1 batch whose CHECK constraints
+// (credits >= 0, remaining >= 0) make a wrong computation fail instead of
+// going negative. See docs/decisions/0006-credit-ledger.md.
+
+export const GRANT_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+export const RESERVATION_TIMEOUT_MS = 10 * 60 * 1000;
+export const INSUFFICIENT_CREDITS = "Insufficient credits";
+export const USER_NOT_FOUND = "User not found";
+
+export type LedgerResult<T = object> = ({ ok: true; balance: number } & T) | { ok: false; error: string; balance: number };
+
+type Stmt = BatchItem<"sqlite">;
+
+async function cachedBalance(db: Database, userId: string): Promise<number | null> {
+  const row = await db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)).get();
+  return row ? row.credits : null;
+}
+
+async function run(db: Database, stmts: Stmt[]): Promise<void> {
+  if (stmts.length === 0) return;
+  await db.batch(stmts as [Stmt, ...Stmt[]]);
+}
+
+function ledgerRow(
+  userId: string,
+  kind: (typeof creditLedger.$inferInsert)["kind"],
+  amount: number,
+  reason: string,
+  idempotencyKey: string,
+  now: number,
+  extra: Partial<typeof creditLedger.$inferInsert> = {},
+) {
+  return { id: randomToken(), userId, kind, amount, reason, idempotencyKey, createdAt: now, ...extra };
+}
+
+function balanceDelta(db: Database, userId: string, delta: number, now: number): Stmt {
+  return db
+    .update(users)
+    .set({ credits: sql`${users.credits} + ${delta}`, updatedAt: now })
+    .where(eq(users.id, userId));
+}
+
+async function alreadyRecorded(db: Database, idempotencyKey: string): Promise<boolean> {
+  const row = await db
+    .select({ id: creditLedger.id })
+    .from(creditLedger)
+    .where(eq(creditLedger.idempotencyKey, idempotencyKey))
+    .get();
+  return Boolean(row);
+}
+
+/** Expires every grant of the user whose time has come. Returns the credits removed. */
+export async function expireGrants(db: Database, userId: string, now: number): Promise<number> {
+  const due = await db
+    .select()
+    .from(creditGrants)
+    .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0), lte(creditGrants.expiresAt, now)))
+    .all();
+  if (due.length === 0) return 0;
+  const stmts: Stmt[] = [];
+  let total = 0;
+  for (const g of due) {
+    total += g.remaining;
+    stmts.push(
+      db
+        .update(creditGrants)
+        .set({ remaining: 0 })
+        .where(and(eq(creditGrants.id, g.id), eq(creditGrants.remaining, g.remaining))),
+      db
+        .insert(creditLedger)
+        .values(ledgerRow(userId, "expire", -g.remaining, "Credits expired", `expire:${g.id}:${now}`, now, { grantId: g.id })),
+    );
+  }
+  stmts.push(balanceDelta(db, userId, -total, now));
+  await run(db, stmts);
+  return total;
+}
+
+export interface GrantInput {
+  amount: number;
+  source: "signup" | "plan" | "admin";
+  reason: string;
+  idempotencyKey: string;
+  actorId?: string | null;
+  kind?: "grant" | "adjust";
+  /** Statements to commit in the same atomic write (e.g. recording a webhook event). */
+  alsoRun?: Stmt[];
+}
+
+export async function grant(db: Database, userId: string, input: GrantInput, now: number): Promise<LedgerResult<{ duplicate: boolean }>> {
+  if (!Number.isInteger(input.amount) || input.amount <= 0) throw new Error("grant amount must be a positive integer");
+  const before = await cachedBalance(db, userId);
+  if (before === null) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
+  if (await alreadyRecorded(db, input.idempotencyKey)) return { ok: true, duplicate: true, balance: before };
+  const grantId = randomToken();
+  await run(db, [
+    db.insert(creditGrants).values({
+      id: grantId,
+      userId,
+      source: input.source,
+      amount: input.amount,
+      remaining: input.amount,
+      expiresAt: now + GRANT_LIFETIME_MS,
+      createdAt: now,
+    }),
+    db.insert(creditLedger).values(
+      ledgerRow(userId, input.kind ?? "grant", input.amount, input.reason, input.idempotencyKey, now, {
+        grantId,
+        actorId: input.actorId ?? null,
+      }),
+    ),
+    balanceDelta(db, userId, input.amount, now),
+    ...(input.alsoRun ?? []),
+  ]);
+  return { ok: true, duplicate: false, balance: before + input.amount };
+}
+
+/** Takes `amount` from the grants that expire first. Null when the balance is short. */
+async function allocate(db: Database, userId: string, amount: number, now: number): Promise<Allocation[] | null> {
+  const open = await db
+    .select({ id: creditGrants.id, remaining: creditGrants.remaining })
+    .from(creditGrants)
+    .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0), gt(creditGrants.expiresAt, now)))
+    .orderBy(asc(creditGrants.expiresAt), asc(creditGrants.createdAt))
+    .all();
+  const allocations: Allocation[] = [];
+  let left = amount;
+  for (const g of open) {
+    if (left === 0) break;
+    const take = Math.min(g.remaining, left);
+    allocations.push({ grantId: g.id, amount: take });
+    left -= take;
+  }
+  return left === 0 ? allocations : null;
+}
+
+function spendFromGrants(db: Database, allocations: Allocation[]): Stmt[] {
+  return allocations.map((a) =>
+    db
+      .update(creditGrants)
+      .set({ remaining: sql`${creditGrants.remaining} - ${a.amount}` })
+      .where(eq(creditGrants.id, a.grantId)),
+  );
+}
+
+export async function reserve(
+  db: Database,
+  userId: string,
+  key: string,
+  amount: number,
+  reason: string,
+  now: number,
+): Promise<LedgerResult<{ status: "held" | "committed" | "refunded" }>> {
+  if (!Number.isInteger(amount) || amount <= 0) throw new Error("reserve amount must be a positive integer");
+  const existing = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
+  if (existing) {
+    return { ok: true, status: existing.status, balance: (await cachedBalance(db, userId)) ?? 0 };
+  }
+  if ((await cachedBalance(db, userId)) === null) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
+  await expireGrants(db, userId, now);
+  const balance = (await cachedBalance(db, userId)) ?? 0;
+  const allocations = await allocate(db, userId, amount, now);
+  if (!allocations) return { ok: false, error: INSUFFICIENT_CREDITS, balance };
+  await run(db, [
+    ...spendFromGrants(db, allocations),
+    db.insert(creditReservations).values({ key, userId, amount, allocations, status: "held", createdAt: now }),
+    db.insert(creditLedger).values(ledgerRow(userId, "reserve", -amount, reason, `reserve:${key}`, now, { reservationKey: key })),
+    balanceDelta(db, userId, -amount, now),
+  ]);
+  return { ok: true, status: "held", balance: balance - amount };
+}
+
+export async function commit(db: Database, userId: string, key: string, now: number): Promise<LedgerResult<{ status: string }>> {
+  const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
+  const balance = (await cachedBalance(db, userId)) ?? 0;
+  if (!r || r.userId !== userId) return { ok: false, error: "Reservation not found", balance };
+  if (r.status !== "held") return { ok: r.status === "committed", status: r.status, balance } as LedgerResult<{ status: string }>;
+  await run(db, [
+    db
+      .update(creditReservations)
+      .set({ status: "committed", settledAt: now })
+      .where(and(eq(creditReservations.key, key), eq(creditReservations.status, "held"))),
+    db.insert(creditLedger).values(ledgerRow(userId, "commit", 0, "Image delivered", `commit:${key}`, now, { reservationKey: key })),
+  ]);
+  return { ok: true, status: "committed", balance };
+}
+
+export async function refund(
+  db: Database,
+  userId: string,
+  key: string,
+  reason: string,
+  now: number,
+): Promise<LedgerResult<{ status: string }>> {
+  const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
+  const balance = (await cachedBalance(db, userId)) ?? 0;
+  if (!r || r.userId !== userId) return { ok: false, error: "Reservation not found", balance };
+  if (r.status !== "held") return { ok: r.status === "refunded", status: r.status, balance } as LedgerResult<{ status: string }>;
+  await run(db, [
+    ...r.allocations.map((a) =>
+      db
+        .update(creditGrants)
+        .set({ remaining: sql`${creditGrants.remaining} + ${a.amount}` })
+        .where(eq(creditGrants.id, a.grantId)),
+    ),
+    db
+      .update(creditReservations)
+      .set({ status: "refunded", settledAt: now })
+      .where(and(eq(creditReservations.key, key), eq(creditReservations.status, "held"))),
+    db.insert(creditLedger).values(ledgerRow(userId, "refund", r.amount, reason, `refund:${key}`, now, { reservationKey: key })),
+    balanceDelta(db, userId, r.amount, now),
+  ]);
+  // A refund into a grant that expired meanwhile is expired again at once.
+  await expireGrants(db, userId, now);
+  return { ok: true, status: "refunded", balance: (await cachedBalance(db, userId)) ?? 0 };
+}
+
+/** Removes credits permanently (admin adjustment), never below zero. */
+export async function deduct(
+  db: Database,
+  userId: string,
+  amount: number,
+  reason: string,
+  idempotencyKey: string,
+  actorId: string | null,
+  now: number,
+): Promise<LedgerResult<{ duplicate: boolean }>> {
+  if (!Number.isInteger(amount) || amount <= 0) throw new Error("deduct amount must be a positive integer");
+  if ((await cachedBalance(db, userId)) === null) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
+  if (await alreadyRecorded(db, idempotencyKey)) {
+    return { ok: true, duplicate: true, balance: (await cachedBalance(db, userId)) ?? 0 };
+  }
+  await expireGrants(db, userId, now);
+  const balance = (await cachedBalance(db, userId)) ?? 0;
+  const allocations = await allocate(db, userId, amount, now);
+  if (!allocations) return { ok: false, error: INSUFFICIENT_CREDITS, balance };
+  await run(db, [
+    ...spendFromGrants(db, allocations),
+    db.insert(creditLedger).values(ledgerRow(userId, "adjust", -amount, reason, idempotencyKey, now, { actorId })),
+    balanceDelta(db, userId, -amount, now),
+  ]);
+  return { ok: true, duplicate: false, balance: balance - amount };
+}
+
+/** Reservations held longer than the timeout: their job died, so the credit goes back. */
+export async function staleReservationKeys(db: Database, userId: string, now: number): Promise<string[]> {
+  const rows = await db
+    .select({ key: creditReservations.key })
+    .from(creditReservations)
+    .where(
+      and(
+        eq(creditReservations.userId, userId),
+        eq(creditReservations.status, "held"),
+        lte(creditReservations.createdAt, now - RESERVATION_TIMEOUT_MS),
+      ),
+    )
+    .all();
+  return rows.map((r) => r.key);
+}
+
+/** When the DO's alarm should next wake: the earliest grant expiry or reservation timeout. */
+export async function nextWakeAt(db: Database, userId: string): Promise<number | null> {
+  const g = await db
+    .select({ at: sql<number | null>`min(${creditGrants.expiresAt})` })
+    .from(creditGrants)
+    .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0)))
+    .get();
+  const r = await db
+    .select({ at: sql<number | null>`min(${creditReservations.createdAt})` })
+    .from(creditReservations)
+    .where(and(eq(creditReservations.userId, userId), eq(creditReservations.status, "held")))
+    .get();
+  const times = [g?.at, r?.at == null ? null : r.at + RESERVATION_TIMEOUT_MS].filter((t): t is number => typeof t === "number");
+  return times.length ? Math.min(...times) : null;
+}

@@ -1,0 +1,43 @@
+import type { Database } from "../../db/client";
+import { users } from "../../db/schema";
+import { randomToken } from "../lib/crypto";
+import { userObject } from "../objects/user-object";
+import { hashPassword } from "./password";
+import { DEMO_PASSWORD, DEMO_USERS } from "./seed-constants";
+
+// Local demo data. Reached only through /api/dev/seed, which exists only when
+// the local configuration turns dev tools on.
+
+export async function seedDemoUsers(db: Database, env: Env): Promise<{ email: string; credits: number; role: string }[]> {
+  const out = [];
+  for (const demo of DEMO_USERS) {
+    const now = Date.now();
+    await db
+      .insert(users)
+      .values({
+        id: randomToken(),
+        email: demo.email,
+        name: demo.name,
+        passwordHash: await hashPassword(DEMO_PASSWORD),
+        emailVerifiedAt: now,
+        role: demo.role,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoNothing({ target: users.email });
+    const user = await db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, demo.email) });
+    if (!user) throw new Error(`seed: ${demo.email} missing after insert`);
+    let credits = user.credits;
+    if (demo.credits > 0) {
+      const res = await userObject(env, user.id).grant(user.id, {
+        amount: demo.credits,
+        source: "signup",
+        reason: "Demo credits (local seed)",
+        idempotencyKey: `seed:${demo.email}:credits:v1`,
+      });
+      credits = res.balance;
+    }
+    out.push({ email: demo.email, credits, role: user.role });
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { sessions, type User, users } from "../../db/schema";
+import { randomToken, sha256Hex } from "../lib/crypto";
+
+// Revocable, hashed sessions (docs/decisions/0005-sessions.md): the cookie holds
+// a 160-bit random token; D1 holds only its SHA-256. 30-day lifetime, extended
+// when fewer than 15 days are left.
+export const SESSION_COOKIE = "sw_session";
+const DAY = 24 * 60 * 60 * 1000;
+export const SESSION_TTL_MS = 30 * DAY;
+const SESSION_RENEW_BELOW_MS = 15 * DAY;
+
+export interface SessionInfo {
+  id: string;
+  userId: string;
+  expiresAt: number;
+  /** True when this request extended the expiry: the cookie must be sent again. */
+  renewed: boolean;
+}
+
+export async function createSession(
+  db: Database,
+  userId: string,
+  userAgent: string | null,
+  now = Date.now(),
+): Promise<{ token: string; expiresAt: number }> {
+  const token = randomToken(20);
+  const expiresAt = now + SESSION_TTL_MS;
+  await db
+    .insert(sessions)
+    .values({ id: sha256Hex(token), userId, expiresAt, createdAt: now, userAgent: userAgent?.slice(0, 255) ?? null });
+  return { token, expiresAt };
+}
+
+export async function validateSessionToken(
+  db: Database,
+  token: string,
+  now = Date.now(),
+): Promise<{ session: SessionInfo; user: User } | null> {
+  if (!/^[a-z2-7]{32}$/.test(token)) return null;
+  const id = sha256Hex(token);
+  const row = await db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.id, id))
+    .get();
+  if (!row) return null;
+  if (row.session.expiresAt <= now) {
+    await db.delete(sessions).where(eq(sessions.id, id));
+    return null;
+  }
+  let expiresAt = row.session.expiresAt;
+  let renewed = false;
+  if (expiresAt - now < SESSION_RENEW_BELOW_MS) {
+    expiresAt = now + SESSION_TTL_MS;
+    renewed = true;
+    await db.update(sessions).set({ expiresAt }).where(eq(sessions.id, id));
+  }
+  return { session: { id, userId: row.user.id, expiresAt, renewed }, user: row.user };
+}
+
+export async function invalidateSession(db: Database, sessionId: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.id, sessionId));
+}
+
+export async function invalidateUserSessions(db: Database, userId: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.userId, userId));
+}
+
+export function sessionCookie(token: string, expiresAt: number, secure: boolean): string {
+  const maxAge = Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
+  return `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
+}
+
+export function clearSessionCookie(secure: boolean): string {
+  return `${SESSION_COOKIE}=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0${secure ? "; Secure" : ""}`;
+}
+
+export function readCookie(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eqAt = part.indexOf("=");
+    if (eqAt === -1) continue;
+    if (part.slice(0, eqAt).trim() === name) return part.slice(eqAt + 1).trim();
+  }
+  return null;
+}
