@@ -1,12 +1,20 @@
 import { useEffect } from "react";
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "react-router";
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useRouteLoaderData,
+} from "react-router";
 import type { Route } from "./+types/root";
 import "./app.css";
+import { requestContext } from "../workers/context";
 import { SiteFooter } from "./components/site-footer";
 import { SiteNav } from "./components/site-nav";
 import { authMiddleware, getUser } from "./lib/auth.server";
 import { useNonce } from "./lib/nonce";
-import { requestContext } from "../workers/context";
 
 export const middleware: Route.MiddlewareFunction[] = [authMiddleware];
 
@@ -42,7 +50,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#1d40b0" />
         <Meta />
-        <Links />
+        {/* Stylesheets come from our origin and need no nonce; an empty one keeps hydration in step. */}
+        <Links nonce="" />
       </head>
       <body className="flex min-h-dvh flex-col bg-white font-sans antialiased">
         {children}

@@ -24,7 +24,8 @@ export async function startMailEmulator(opts: { port: number; apiKey: string; st
   return listen("mail", opts.port, (req, body, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (req.method === "POST" && url.pathname === "/emails") {
-      if (bearer(req) !== opts.apiKey) return json(res, 401, { name: "validation_error", message: "API key is invalid" });
+      if (bearer(req) !== opts.apiKey)
+        return json(res, 401, { name: "validation_error", message: "API key is invalid" });
       let input: Partial<StoredMail> & { to?: string | string[] };
       try {
         input = JSON.parse(body.toString("utf8"));

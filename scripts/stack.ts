@@ -41,7 +41,11 @@ function bin(name: string): string {
   return join(ROOT, "node_modules", ".bin", name);
 }
 
-export function run(cmd: string, args: string[], opts: { quiet?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { quiet?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(bin(cmd), args, {
       cwd: ROOT,
@@ -127,7 +131,10 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     appUrl: url,
   });
   const vars: Record<string, string> = { ...fileVars, ...emulators.workerVars, APP_ORIGIN: url };
-  const varArgs = Object.entries({ ...emulators.workerVars, APP_ORIGIN: url }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const varArgs = Object.entries({ ...emulators.workerVars, APP_ORIGIN: url }).flatMap(([k, v]) => [
+    "--var",
+    `${k}:${v}`,
+  ]);
 
   const child = spawn(
     bin("wrangler"),

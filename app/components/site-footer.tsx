@@ -9,20 +9,51 @@ export function SiteFooter({ supportEmail }: { supportEmail: string }) {
           <p className="mt-2 max-w-sm text-sm text-muted">Virtual staging for real-estate photos, in seconds.</p>
           {supportEmail ? (
             <p className="mt-4 text-sm">
-              Contact: <a className="font-medium text-brand-700 underline" href={`mailto:${supportEmail}`}>{supportEmail}</a>
+              Contact:{" "}
+              <a className="font-medium text-brand-700 underline" href={`mailto:${supportEmail}`}>
+                {supportEmail}
+              </a>
             </p>
           ) : null}
         </div>
         <nav aria-label="Quick Links">
           <h2 className="text-sm font-semibold">Quick Links</h2>
           <ul className="mt-3 grid grid-cols-2 gap-2 text-sm text-muted">
-            <li><Link className="hover:text-ink" to="/#features">Features</Link></li>
-            <li><Link className="hover:text-ink" to="/#before-after-gallery">Gallery</Link></li>
-            <li><Link className="hover:text-ink" to="/plans">Pricing</Link></li>
-            <li><Link className="hover:text-ink" to="/blog">Blog</Link></li>
-            <li><Link className="hover:text-ink" to="/terms-of-service">Terms of Service</Link></li>
-            <li><Link className="hover:text-ink" to="/privacy-policy">Privacy Policy</Link></li>
-            <li><Link className="hover:text-ink" to="/refund-policy">Refund Policy</Link></li>
+            <li>
+              <Link className="hover:text-ink" to="/#features">
+                Features
+              </Link>
+            </li>
+            <li>
+              <Link className="hover:text-ink" to="/#before-after-gallery">
+                Gallery
+              </Link>
+            </li>
+            <li>
+              <Link className="hover:text-ink" to="/plans">
+                Pricing
+              </Link>
+            </li>
+            <li>
+              <Link className="hover:text-ink" to="/blog">
+                Blog
+              </Link>
+            </li>
+            <li>
+              <Link className="hover:text-ink" to="/terms-of-service">
+                Terms of Service
+              </Link>
+            </li>
+            <li>
+              <Link className="hover:text-ink" to="/privacy-policy">
+                Privacy Policy
+              </Link>
+            </li>
+            <li>
+              <Link className="hover:text-ink" to="/refund-policy">
+                Refund Policy
+              </Link>
+            </li>
           </ul>
         </nav>
       </div>

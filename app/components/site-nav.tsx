@@ -8,7 +8,9 @@ export interface NavUser {
 }
 
 function NavItems({ user, onMobile }: { user: NavUser | null; onMobile?: boolean }) {
-  const item = onMobile ? "block rounded-lg px-3 py-3 text-base font-medium hover:bg-slate-100" : "rounded-lg px-3 py-2 text-sm font-medium text-muted hover:text-ink";
+  const item = onMobile
+    ? "block rounded-lg px-3 py-3 text-base font-medium hover:bg-slate-100"
+    : "rounded-lg px-3 py-2 text-sm font-medium text-muted hover:text-ink";
   const getStarted = user && (user.hasPlan || user.credits > 0) ? "/dashboard" : "/auth";
   return (
     <>
@@ -47,7 +49,10 @@ function NavItems({ user, onMobile }: { user: NavUser | null; onMobile?: boolean
 export function SiteNav({ user }: { user: NavUser | null }) {
   return (
     <header className="sticky top-0 z-40 border-b border-line bg-white/95 backdrop-blur">
-      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-2">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+      >
         Skip to content
       </a>
       <nav aria-label="Main" className="container-page flex h-16 items-center justify-between">
@@ -63,11 +68,21 @@ export function SiteNav({ user }: { user: NavUser | null }) {
         {/* A <details> menu opens without JavaScript, so it works before the page hydrates. */}
         <details className="group relative md:hidden">
           <summary className="btn-ghost list-none [&::-webkit-details-marker]:hidden" aria-label="Menu">
-            <svg aria-hidden="true" viewBox="0 0 24 24" className="h-6 w-6" fill="none" stroke="currentColor" strokeWidth="2">
+            <svg
+              aria-hidden="true"
+              viewBox="0 0 24 24"
+              className="h-6 w-6"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="2"
+            >
               <path d="M4 6h16M4 12h16M4 18h16" />
             </svg>
           </summary>
-          <div className="absolute right-0 mt-2 w-64 rounded-2xl border border-line bg-white p-3 shadow-xl" data-testid="mobile-menu">
+          <div
+            className="absolute right-0 mt-2 w-64 rounded-2xl border border-line bg-white p-3 shadow-xl"
+            data-testid="mobile-menu"
+          >
             <NavItems user={user} onMobile />
           </div>
         </details>

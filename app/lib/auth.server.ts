@@ -23,7 +23,7 @@ export function getUser(context: Readonly<RouterContextProvider>): CurrentUser |
 
 /** A path to come back to after signing in: same-origin paths only. */
 export function safeRedirectPath(value: string | null | undefined, fallback = "/dashboard"): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return fallback;
+  if (!value?.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return fallback;
   return value;
 }
 
@@ -36,14 +36,13 @@ export function loginRedirect(request: Request): Response {
 /** A signed-in, verified user, or a redirect to /login that comes back here. */
 export function requireUser(context: Readonly<RouterContextProvider>, request: Request): CurrentUser {
   const user = getUser(context);
-  if (!user || !user.verified) throw loginRedirect(request);
+  if (!user?.verified) throw loginRedirect(request);
   return user;
 }
 
 /** The admin role, or a 404 that does not reveal the page exists. */
-export function requireAdmin(context: Readonly<RouterContextProvider>, request: Request): CurrentUser {
+export function requireAdmin(context: Readonly<RouterContextProvider>): CurrentUser {
   const user = getUser(context);
-  if (!user || !user.verified || user.role !== "admin") throw new Response("Not Found", { status: 404 });
-  void request;
+  if (!user?.verified || user.role !== "admin") throw new Response("Not Found", { status: 404 });
   return user;
 }

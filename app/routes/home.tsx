@@ -15,9 +15,14 @@ export default function Home() {
     <section className="bg-gradient-to-b from-brand-50 to-white">
       <div className="container-page py-16 sm:py-24">
         <p className="inline-flex items-center gap-2 rounded-full bg-white px-3 py-1 text-sm font-medium shadow-sm">
-          <span aria-hidden="true" className="text-accent-500">★★★★★</span> Trusted by realtors
+          <span aria-hidden="true" className="text-accent-500">
+            ★★★★★
+          </span>{" "}
+          Trusted by realtors
         </p>
-        <h1 className="mt-6 max-w-3xl text-4xl font-extrabold tracking-tight sm:text-6xl">Transform Spaces Instantly</h1>
+        <h1 className="mt-6 max-w-3xl text-4xl font-extrabold tracking-tight sm:text-6xl">
+          Transform Spaces Instantly
+        </h1>
         <p className="mt-4 max-w-2xl text-lg text-muted">
           Professional virtual staging powered by AI. Transform any space in seconds.
         </p>

@@ -17,7 +17,10 @@ export interface Mailer {
 
 export class MailError extends Error {}
 
-export function createMailer(env: Pick<Env, "MAIL_API_URL" | "MAIL_API_KEY" | "MAIL_FROM">, fetcher: typeof fetch = fetch): Mailer {
+export function createMailer(
+  env: Pick<Env, "MAIL_API_URL" | "MAIL_API_KEY" | "MAIL_FROM">,
+  fetcher: typeof fetch = fetch,
+): Mailer {
   const base = (env.MAIL_API_URL ?? "https://api.resend.com").replace(/\/$/, "");
   return {
     async send(message) {

@@ -63,7 +63,10 @@ export class UserObject extends DurableObject<Env> {
   balance(userId: string): Promise<number> {
     return this.#change(userId, async (now) => {
       await ledger.expireGrants(this.#db, userId, now);
-      const row = await this.#db.query.users.findFirst({ where: (u, { eq }) => eq(u.id, userId), columns: { credits: true } });
+      const row = await this.#db.query.users.findFirst({
+        where: (u, { eq }) => eq(u.id, userId),
+        columns: { credits: true },
+      });
       return row?.credits ?? 0;
     });
   }

@@ -15,7 +15,9 @@ export const RESERVATION_TIMEOUT_MS = 10 * 60 * 1000;
 export const INSUFFICIENT_CREDITS = "Insufficient credits";
 export const USER_NOT_FOUND = "User not found";
 
-export type LedgerResult<T = object> = ({ ok: true; balance: number } & T) | { ok: false; error: string; balance: number };
+export type LedgerResult<T = object> =
+  | ({ ok: true; balance: number } & T)
+  | { ok: false; error: string; balance: number };
 
 type Stmt = BatchItem<"sqlite">;
 
@@ -76,7 +78,9 @@ export async function expireGrants(db: Database, userId: string, now: number): P
         .where(and(eq(creditGrants.id, g.id), eq(creditGrants.remaining, g.remaining))),
       db
         .insert(creditLedger)
-        .values(ledgerRow(userId, "expire", -g.remaining, "Credits expired", `expire:${g.id}:${now}`, now, { grantId: g.id })),
+        .values(
+          ledgerRow(userId, "expire", -g.remaining, "Credits expired", `expire:${g.id}:${now}`, now, { grantId: g.id }),
+        ),
     );
   }
   stmts.push(balanceDelta(db, userId, -total, now));
@@ -95,7 +99,12 @@ export interface GrantInput {
   alsoRun?: Stmt[];
 }
 
-export async function grant(db: Database, userId: string, input: GrantInput, now: number): Promise<LedgerResult<{ duplicate: boolean }>> {
+export async function grant(
+  db: Database,
+  userId: string,
+  input: GrantInput,
+  now: number,
+): Promise<LedgerResult<{ duplicate: boolean }>> {
   if (!Number.isInteger(input.amount) || input.amount <= 0) throw new Error("grant amount must be a positive integer");
   const before = await cachedBalance(db, userId);
   if (before === null) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
@@ -172,23 +181,33 @@ export async function reserve(
   await run(db, [
     ...spendFromGrants(db, allocations),
     db.insert(creditReservations).values({ key, userId, amount, allocations, status: "held", createdAt: now }),
-    db.insert(creditLedger).values(ledgerRow(userId, "reserve", -amount, reason, `reserve:${key}`, now, { reservationKey: key })),
+    db
+      .insert(creditLedger)
+      .values(ledgerRow(userId, "reserve", -amount, reason, `reserve:${key}`, now, { reservationKey: key })),
     balanceDelta(db, userId, -amount, now),
   ]);
   return { ok: true, status: "held", balance: balance - amount };
 }
 
-export async function commit(db: Database, userId: string, key: string, now: number): Promise<LedgerResult<{ status: string }>> {
+export async function commit(
+  db: Database,
+  userId: string,
+  key: string,
+  now: number,
+): Promise<LedgerResult<{ status: string }>> {
   const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
   const balance = (await cachedBalance(db, userId)) ?? 0;
   if (!r || r.userId !== userId) return { ok: false, error: "Reservation not found", balance };
-  if (r.status !== "held") return { ok: r.status === "committed", status: r.status, balance } as LedgerResult<{ status: string }>;
+  if (r.status !== "held")
+    return { ok: r.status === "committed", status: r.status, balance } as LedgerResult<{ status: string }>;
   await run(db, [
     db
       .update(creditReservations)
       .set({ status: "committed", settledAt: now })
       .where(and(eq(creditReservations.key, key), eq(creditReservations.status, "held"))),
-    db.insert(creditLedger).values(ledgerRow(userId, "commit", 0, "Image delivered", `commit:${key}`, now, { reservationKey: key })),
+    db
+      .insert(creditLedger)
+      .values(ledgerRow(userId, "commit", 0, "Image delivered", `commit:${key}`, now, { reservationKey: key })),
   ]);
   return { ok: true, status: "committed", balance };
 }
@@ -203,7 +222,8 @@ export async function refund(
   const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
   const balance = (await cachedBalance(db, userId)) ?? 0;
   if (!r || r.userId !== userId) return { ok: false, error: "Reservation not found", balance };
-  if (r.status !== "held") return { ok: r.status === "refunded", status: r.status, balance } as LedgerResult<{ status: string }>;
+  if (r.status !== "held")
+    return { ok: r.status === "refunded", status: r.status, balance } as LedgerResult<{ status: string }>;
   await run(db, [
     ...r.allocations.map((a) =>
       db
@@ -215,7 +235,9 @@ export async function refund(
       .update(creditReservations)
       .set({ status: "refunded", settledAt: now })
       .where(and(eq(creditReservations.key, key), eq(creditReservations.status, "held"))),
-    db.insert(creditLedger).values(ledgerRow(userId, "refund", r.amount, reason, `refund:${key}`, now, { reservationKey: key })),
+    db
+      .insert(creditLedger)
+      .values(ledgerRow(userId, "refund", r.amount, reason, `refund:${key}`, now, { reservationKey: key })),
     balanceDelta(db, userId, r.amount, now),
   ]);
   // A refund into a grant that expired meanwhile is expired again at once.
@@ -278,6 +300,8 @@ export async function nextWakeAt(db: Database, userId: string): Promise<number |
     .from(creditReservations)
     .where(and(eq(creditReservations.userId, userId), eq(creditReservations.status, "held")))
     .get();
-  const times = [g?.at, r?.at == null ? null : r.at + RESERVATION_TIMEOUT_MS].filter((t): t is number => typeof t === "number");
+  const times = [g?.at, r?.at == null ? null : r.at + RESERVATION_TIMEOUT_MS].filter(
+    (t): t is number => typeof t === "number",
+  );
   return times.length ? Math.min(...times) : null;
 }

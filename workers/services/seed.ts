@@ -8,7 +8,10 @@ import { DEMO_PASSWORD, DEMO_USERS } from "./seed-constants";
 // Local demo data. Reached only through /api/dev/seed, which exists only when
 // the local configuration turns dev tools on.
 
-export async function seedDemoUsers(db: Database, env: Env): Promise<{ email: string; credits: number; role: string }[]> {
+export async function seedDemoUsers(
+  db: Database,
+  env: Env,
+): Promise<{ email: string; credits: number; role: string }[]> {
   const out = [];
   for (const demo of DEMO_USERS) {
     const now = Date.now();

@@ -27,7 +27,6 @@ function linkify(text: string) {
   const parts = text.split(/(https?:\/\/[^\s]+)/g);
   return parts.map((part, i) =>
     /^https?:\/\//.test(part) ? (
-      // biome-ignore lint/suspicious/noArrayIndexKey: the split is stable for one message
       <a key={i} href={part} className="break-all font-medium text-brand-700 underline">
         {part}
       </a>

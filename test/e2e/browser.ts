@@ -1,0 +1,67 @@
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { inject } from "vitest";
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+export function baseUrl(): string {
+  return inject("baseUrl");
+}
+
+export interface OpenBrowser {
+  browser: Browser;
+  newContext(opts?: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext>;
+  /** A page that records console errors and failed requests; `assertClean()` fails the test on any. */
+  newPage(context?: BrowserContext): Promise<Page & { assertClean(): void }>;
+  close(): Promise<void>;
+}
+
+export async function openBrowser(): Promise<OpenBrowser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  const contexts: BrowserContext[] = [];
+  const newContext: OpenBrowser["newContext"] = async (opts) => {
+    const ctx = await browser.newContext({ baseURL: baseUrl(), ...opts });
+    contexts.push(ctx);
+    return ctx;
+  };
+  return {
+    browser,
+    newContext,
+    async newPage(context) {
+      const ctx = context ?? (await newContext());
+      const page = (await ctx.newPage()) as Page & { assertClean(): void };
+      const problems: string[] = [];
+      page.on("console", (msg) => {
+        if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
+      });
+      page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+      page.assertClean = () => {
+        if (problems.length) throw new Error(`Browser reported errors:\n${problems.join("\n")}`);
+      };
+      return page;
+    },
+    async close() {
+      for (const c of contexts) await c.close().catch(() => undefined);
+      // playwright launches with a fresh temporary profile and removes it on close.
+      await browser.close();
+    },
+  };
+}
+
+/** Signs in through the real /login form. */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto("/login");
+  await page.getByLabel("Email address").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}

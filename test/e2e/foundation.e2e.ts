@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ROOT } from "../../scripts/stack.ts";
+import { baseUrl, type OpenBrowser, openBrowser } from "./browser.ts";
+
+let b: OpenBrowser;
+beforeAll(async () => {
+  b = await openBrowser();
+});
+afterAll(async () => {
+  await b?.close();
+});
+
+describe("the running stack", () => {
+  it("serves / with 200 and reports every binding healthy", async () => {
+    const home = await fetch(`${baseUrl()}/`);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain("Transform Spaces Instantly");
+    const health = await fetch(`${baseUrl()}/api/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ ok: true, checks: { d1: "ok", r2: "ok", durableObject: "ok" } });
+  });
+
+  it("seeded the demo users idempotently", async () => {
+    const again = await fetch(`${baseUrl()}/api/dev/seed`, { method: "POST" });
+    expect(await again.json()).toEqual({
+      ok: true,
+      users: [
+        { email: "demo@example.com", credits: 20, role: "user" },
+        { email: "admin@example.com", credits: 0, role: "admin" },
+      ],
+    });
+  });
+});
+
+describe("in Chromium", () => {
+  it("hydrates / and navigates on the client without a reload or any console error", async () => {
+    const page = await b.newPage();
+    await page.goto("/landing");
+    await page.waitForSelector("html[data-hydrated=true]");
+    await page.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 42;
+    });
+    await page.getByTestId("brand").click();
+    await page.waitForURL(`${baseUrl()}/`);
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Transform Spaces Instantly");
+    page.assertClean();
+  });
+
+  it("opens the mobile menu at 390 px", async () => {
+    const ctx = await b.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await b.newPage(ctx);
+    await page.goto("/");
+    const menu = page.getByTestId("mobile-menu");
+    expect(await menu.isVisible()).toBe(false);
+    await page.getByLabel("Menu").click();
+    expect(await menu.isVisible()).toBe(true);
+    page.assertClean();
+  });
+});
+
+describe("the production build", () => {
+  function files(dir: string): string[] {
+    return readdirSync(dir).flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? files(p) : [p];
+    });
+  }
+
+  it("ships no server-only code, secret or provider host to the browser", () => {
+    const client = files(join(ROOT, "build", "client"));
+    expect(client.some((f) => f.endsWith(".js"))).toBe(true);
+    const vars = inject("stackVars");
+    const secrets = [
+      "MAIL_API_KEY",
+      "PROVIDER_API_KEY",
+      "STRIPE_SECRET_KEY",
+      "STRIPE_WEBHOOK_SECRET",
+      "GOOGLE_CLIENT_SECRET",
+    ]
+      .map((k) => vars[k])
+      .filter((v): v is string => Boolean(v));
+    expect(secrets.length).toBeGreaterThanOrEqual(4);
+    const forbidden = [
+      "drizzle-orm",
+      "sqliteTable",
+      "pbkdf2-sha256",
+      "stripe.com",
+      "decor8",
+      "api.resend.com",
+      "USER_OBJECT",
+      ...secrets,
+    ];
+    for (const file of client) {
+      const text = readFileSync(file, "utf8");
+      for (const needle of forbidden) expect(text.includes(needle), `${needle} in ${file}`).toBe(false);
+    }
+  });
+
+  it("gives a deployed worker no dev tools", () => {
+    const wrangler = JSON.parse(readFileSync(join(ROOT, "build", "server", "wrangler.json"), "utf8"));
+    expect(wrangler.vars.DEV_TOOLS).toBe("0");
+    expect(wrangler.vars.APP_ENV).toBe("production");
+    expect(readdirSync(join(ROOT, "build", "server"))).not.toContain(".dev.vars");
+  });
+});

@@ -1,0 +1,56 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { healthChecks } from "../../db/schema";
+import { db } from "../support/factories";
+import { workerFetch } from "../support/worker";
+
+describe("GET /api/health through the Worker", () => {
+  it("writes and reads D1, puts and gets R2, and calls the Durable Object", async () => {
+    const before = Date.now();
+    const res = await workerFetch("/api/health");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, checks: { d1: "ok", r2: "ok", durableObject: "ok" }, failing: [] });
+
+    const row = await db.select().from(healthChecks).get();
+    expect(row?.checkedAt).toBeGreaterThanOrEqual(before);
+    const obj = await env.PHOTOS.get("health/probe");
+    expect(Number(await obj?.text())).toBeGreaterThanOrEqual(before);
+    const pings = await env.USER_OBJECT.get(env.USER_OBJECT.idFromName("__health__")).ping();
+    expect(pings.pings).toBeGreaterThanOrEqual(2);
+  });
+
+  it("carries the security headers", async () => {
+    const res = await workerFetch("/api/health");
+    expect(res.headers.get("Content-Security-Policy")).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("Strict-Transport-Security")).toContain("max-age=");
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(res.headers.get("Referrer-Policy")).toBe("strict-origin-when-cross-origin");
+  });
+
+  it("answers JSON 404 for an unknown API path and any method reaches Hono", async () => {
+    for (const method of ["GET", "POST", "PUT", "DELETE", "PATCH"]) {
+      const res = await workerFetch("/api/does-not-exist", { method });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: "Not found." });
+    }
+  });
+});
+
+describe("cross-site writes", () => {
+  it("refuses a POST whose Origin is another site, for pages and the API", async () => {
+    for (const path of ["/logout", "/api/dev/seed"]) {
+      const res = await workerFetch(path, { method: "POST", headers: { Origin: "https://evil.example" } });
+      expect(res.status).toBe(403);
+    }
+    const fetchSite = await workerFetch("/api/dev/seed", {
+      method: "POST",
+      headers: { "Sec-Fetch-Site": "cross-site" },
+    });
+    expect(fetchSite.status).toBe(403);
+  });
+
+  it("lets a same-origin POST through", async () => {
+    const res = await workerFetch("/api/does-not-exist", { method: "POST", headers: { Origin: "http://localhost" } });
+    expect(res.status).toBe(404);
+  });
+});

@@ -1,0 +1,89 @@
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { creditLedger, users } from "../../db/schema";
+import { userObject } from "../../workers/objects/user-object";
+import { GRANT_LIFETIME_MS } from "../../workers/services/ledger";
+import { db, makeUser } from "../support/factories";
+
+const touched = new Set<string>();
+
+async function ledgerSum(userId: string): Promise<number> {
+  const row = await db
+    .select({ sum: sql<number>`coalesce(sum(${creditLedger.amount}), 0)` })
+    .from(creditLedger)
+    .where(eq(creditLedger.userId, userId))
+    .get();
+  return row?.sum ?? 0;
+}
+
+async function cached(userId: string): Promise<number> {
+  return (await db.select({ c: users.credits }).from(users).where(eq(users.id, userId)).get())?.c ?? -1;
+}
+
+afterEach(async () => {
+  for (const id of touched) expect(await cached(id), `cached balance of ${id}`).toBe(await ledgerSum(id));
+  touched.clear();
+});
+
+async function userWith(credits: number) {
+  const u = await makeUser({ credits });
+  touched.add(u.id);
+  return { ...u, stub: userObject(env, u.id) };
+}
+
+describe("credit ledger in the user's Durable Object", () => {
+  it("grants once per idempotency key", async () => {
+    const { id, stub } = await userWith(0);
+    const input = { amount: 5, source: "plan" as const, reason: "test", idempotencyKey: `evt:${id}` };
+    const first = await stub.grant(id, input);
+    const again = await stub.grant(id, input);
+    expect(first).toMatchObject({ ok: true, duplicate: false, balance: 5 });
+    expect(again).toMatchObject({ ok: true, duplicate: true, balance: 5 });
+    expect(await cached(id)).toBe(5);
+  });
+
+  it("200 concurrent reservations against 50 credits: exactly 50 succeed, never negative", async () => {
+    const { id, stub } = await userWith(50);
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => stub.reserve(id, `job-${id}-${i}`, 1, "concurrency test")),
+    );
+    const ok = results.filter((r) => r.ok);
+    expect(ok).toHaveLength(50);
+    expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.error === "Insufficient credits")).toBe(true);
+    expect(Math.min(...results.map((r) => r.balance))).toBe(0);
+    expect(await cached(id)).toBe(0);
+  });
+
+  it("refund restores the balance and commit keeps it spent; both are idempotent", async () => {
+    const { id, stub } = await userWith(3);
+    await stub.reserve(id, "a", 1, "t");
+    await stub.reserve(id, "b", 1, "t");
+    expect(await cached(id)).toBe(1);
+    expect(await stub.refund(id, "a", "provider failed")).toMatchObject({ ok: true, balance: 2 });
+    expect(await stub.refund(id, "a", "provider failed")).toMatchObject({ ok: true, balance: 2 });
+    expect(await stub.commit(id, "b")).toMatchObject({ ok: true, status: "committed" });
+    expect(await stub.refund(id, "b", "too late")).toMatchObject({ ok: false });
+    expect(await cached(id)).toBe(2);
+  });
+
+  it("spends the grant that expires first and expires grants after 30 days", async () => {
+    const { id, stub } = await userWith(2);
+    await stub.advanceClockForTesting(GRANT_LIFETIME_MS / 2);
+    await stub.grant(id, { amount: 4, source: "plan", reason: "later grant", idempotencyKey: `later:${id}` });
+    await stub.reserve(id, "x", 3, "t");
+    // 2 from the older grant, 1 from the newer.
+    expect(await cached(id)).toBe(3);
+    await stub.advanceClockForTesting(GRANT_LIFETIME_MS / 2 + 1);
+    expect(await stub.balance(id)).toBe(3);
+    await stub.advanceClockForTesting(GRANT_LIFETIME_MS / 2);
+    expect(await stub.balance(id)).toBe(0);
+  });
+
+  it("refuses a deduction below zero and changes nothing", async () => {
+    const { id, stub } = await userWith(2);
+    const res = await stub.deduct(id, 3, "admin removal", `deduct:${id}`, null);
+    expect(res).toMatchObject({ ok: false, error: "Insufficient credits", balance: 2 });
+    expect(await cached(id)).toBe(2);
+  });
+});

@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import {
+  DESIGN_STYLES,
+  designStyleCode,
+  findPlan,
+  findPlanByLookupKey,
+  isSkyType,
+  PLANS,
+  QUICK_FURNITURE_STYLES,
+  QUICK_ROOM_TYPES,
+  ROOM_TYPES,
+  roomTypeCode,
+  SKY_TYPES,
+  yearlyMonthlyEquivalent,
+} from "../../app/lib/catalog";
+
+describe("plans", () => {
+  it("has the five checkout-catalogue plans with their prices and credits", () => {
+    expect(PLANS.map((p) => [p.name, p.price, p.yearlyPrice, p.credits])).toEqual([
+      ["Small plan", 29, 228, 9],
+      ["Starter plan", 49, 384, 22],
+      ["Popular plan", 89, 468, 44],
+      ["Standard plan", 129, 708, 66],
+      ["Professional plan", 149, 1152, 88],
+    ]);
+  });
+
+  it("grows in credits as it grows in price", () => {
+    for (let i = 1; i < PLANS.length; i++) {
+      expect(PLANS[i]!.credits).toBeGreaterThan(PLANS[i - 1]!.credits);
+      expect(PLANS[i]!.price).toBeGreaterThan(PLANS[i - 1]!.price);
+    }
+  });
+
+  it("shows the yearly price per month to two decimals", () => {
+    expect(PLANS.map(yearlyMonthlyEquivalent)).toEqual(["19.00", "32.00", "39.00", "59.00", "96.00"]);
+  });
+
+  it("finds a plan by id, by name in any case, and by Stripe lookup key", () => {
+    expect(findPlan("popular")?.credits).toBe(44);
+    expect(findPlan("Popular Plan")?.id).toBe("popular");
+    expect(findPlan("nope")).toBeUndefined();
+    expect(findPlan(null)).toBeUndefined();
+    expect(findPlanByLookupKey("standard_yearly")).toMatchObject({ plan: { id: "standard" }, interval: "year" });
+    expect(findPlanByLookupKey("unknown")).toBeUndefined();
+  });
+
+  it("gives every plan distinct lookup keys", () => {
+    const keys = PLANS.flatMap((p) => [p.lookupKeys.month, p.lookupKeys.year]);
+    expect(new Set(keys).size).toBe(10);
+  });
+});
+
+describe("room types", () => {
+  it("has 31 with unique provider codes", () => {
+    expect(ROOM_TYPES).toHaveLength(31);
+    expect(new Set(ROOM_TYPES.map((r) => r.code)).size).toBe(31);
+  });
+
+  it("maps names and codes, and falls back to livingroom", () => {
+    expect(roomTypeCode("Office Room")).toBe("office");
+    expect(roomTypeCode("Study Room")).toBe("study_room");
+    expect(roomTypeCode("walkincloset")).toBe("walkincloset");
+    expect(roomTypeCode("Ballroom")).toBe("livingroom");
+    expect(roomTypeCode(undefined)).toBe("livingroom");
+  });
+});
+
+describe("design styles", () => {
+  it("has 52 with unique provider codes", () => {
+    expect(DESIGN_STYLES).toHaveLength(52);
+    expect(new Set(DESIGN_STYLES.map((s) => s.code)).size).toBe(52);
+  });
+
+  it("lower-cases and strips spaces and hyphens, with the documented exceptions", () => {
+    const code = (name: string) => DESIGN_STYLES.find((s) => s.name === name)?.code;
+    expect(code("Mid-Century Modern")).toBe("midcenturymodern");
+    expect(code("Neo-Traditional")).toBe("neotraditional");
+    expect(code("Coastal Grandmother")).toBe("coastalgrandmother");
+    expect(code("Asian Zen")).toBe("asian_zen");
+    expect(code("Wabi Sabi")).toBe("wabi_sabi");
+    expect(code("High Tech")).toBe("high_tech");
+    expect(code("MODERNGLAM")).toBe("modernglam");
+    expect(code("TRANSITIONALGLAM")).toBe("transitionalglam");
+  });
+
+  it("falls back to modern", () => {
+    expect(designStyleCode("Scandinavian")).toBe("scandinavian");
+    expect(designStyleCode("Brutalist")).toBe("modern");
+    expect(designStyleCode("")).toBe("modern");
+  });
+});
+
+describe("sky types and the quick dialog", () => {
+  it("has day, dusk and night only", () => {
+    expect(SKY_TYPES).toEqual(["day", "dusk", "night"]);
+    expect(isSkyType("dusk")).toBe(true);
+    expect(isSkyType("noon")).toBe(false);
+    expect(isSkyType(3)).toBe(false);
+  });
+
+  it("maps the 7 quick room types and 3 furniture styles to provider codes", () => {
+    const rooms = new Set(ROOM_TYPES.map((r) => r.code));
+    const styles = new Set(DESIGN_STYLES.map((s) => s.code));
+    expect(QUICK_ROOM_TYPES.map((r) => r.name)).toEqual([
+      "Living Room",
+      "Bedroom",
+      "Kitchen",
+      "Bathroom",
+      "Kids Room",
+      "Office Room",
+      "Outdoor",
+    ]);
+    for (const r of QUICK_ROOM_TYPES) expect(rooms.has(r.code)).toBe(true);
+    expect(QUICK_FURNITURE_STYLES.map((s) => s.name)).toEqual(["Standard", "Modern", "Luxury"]);
+    for (const s of QUICK_FURNITURE_STYLES) expect(styles.has(s.code)).toBe(true);
+  });
+});

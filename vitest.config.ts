@@ -1,0 +1,45 @@
+import { fileURLToPath } from "node:url";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Unit and integration tests, run inside workerd with the Worker's real
+// bindings (local D1, R2, Durable Objects) and the real migrations applied.
+const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path("./migrations"));
+  return {
+    plugins: [
+      cloudflareTest({
+        main: "./workers/app.ts",
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            APP_ENV: "test",
+            APP_ORIGIN: "http://localhost",
+            DEV_TOOLS: "1",
+            MAIL_API_URL: "http://mail.test",
+            MAIL_API_KEY: "test-mail-key",
+            PROVIDER_BASE_URL: "http://provider.test",
+            PROVIDER_API_KEY: "test-provider-key",
+            STRIPE_SECRET_KEY: "sk_test_vitest",
+            STRIPE_WEBHOOK_SECRET: "whsec_vitest_secret",
+            STRIPE_API_URL: "http://stripe.test",
+            GOOGLE_CLIENT_ID: "test-google-client",
+            GOOGLE_CLIENT_SECRET: "test-google-secret",
+            GOOGLE_ISSUER_URL: "http://oauth.test",
+          },
+        },
+      }),
+    ],
+    resolve: {
+      tsconfigPaths: true,
+      alias: { "virtual:react-router/server-build": path("./test/support/server-build.ts") },
+    },
+    test: {
+      include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
+      setupFiles: ["./test/support/setup.ts"],
+    },
+  };
+});
