@@ -6,6 +6,7 @@ import { randomToken } from "./lib/crypto";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "./security";
 import { purgeExpiredSessions } from "./services/maintenance";
 
+export { RateLimiter } from "./objects/rate-limiter";
 export { UserObject } from "./objects/user-object";
 
 const handleDocument = createRequestHandler(() => import("virtual:react-router/server-build"), import.meta.env.MODE);

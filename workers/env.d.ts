@@ -5,6 +5,7 @@ declare namespace Cloudflare {
     DB: D1Database;
     PHOTOS: R2Bucket;
     USER_OBJECT: DurableObjectNamespace<import("./objects/user-object").UserObject>;
+    RATE_LIMITER: DurableObjectNamespace<import("./objects/rate-limiter").RateLimiter>;
 
     APP_ENV: string;
     APP_ORIGIN: string;

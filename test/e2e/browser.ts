@@ -65,3 +65,41 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
+
+export interface FixtureUser {
+  id: string;
+  email: string;
+  sessionToken: string | null;
+}
+
+/** Creates a user through the dev-only fixture endpoint; with a session unless `session: false`. */
+export async function createUser(
+  opts: {
+    email?: string;
+    password?: string;
+    verified?: boolean;
+    role?: "user" | "admin";
+    credits?: number;
+    session?: boolean;
+  } = {},
+): Promise<FixtureUser> {
+  const res = await fetch(`${baseUrl()}/api/dev/users`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(opts),
+  });
+  if (res.status !== 201) throw new Error(`fixture user: ${res.status} ${await res.text()}`);
+  return (await res.json()) as FixtureUser;
+}
+
+/** A browser context already signed in as `user`. */
+export async function signedInContext(
+  b: OpenBrowser,
+  user: FixtureUser,
+  opts: Parameters<Browser["newContext"]>[0] = {},
+) {
+  if (!user.sessionToken) throw new Error("fixture user has no session");
+  const ctx = await b.newContext(opts);
+  await ctx.addCookies([{ name: "sw_session", value: user.sessionToken, url: baseUrl() }]);
+  return ctx;
+}
