@@ -1,11 +1,195 @@
+import type { IncomingMessage } from "node:http";
 import { bearer, json, listen } from "./http.ts";
+import { blank, decodeImage, drawBanner, encodeJpeg, fillRect, mapPixels, type Raster, shrinkToFit } from "./images.ts";
 
-// The AI provider emulator (contract: shared spec provider-api.md). For now it
-// checks the bearer key and answers every call with 501; the staging issue fills
-// it in with labelled, visibly transformed results.
+// The AI provider emulator: the same HTTP contract as the real provider
+// (shared spec provider-api.md), with a bearer check. It does NOT generate AI
+// images: it returns the input visibly transformed and labelled "EMULATED", so
+// nobody can mistake it for the real thing. Tests steer it through
+// POST /_emulator/mode: slow, fail with 500 or 429, hang, 200 with an error
+// body, an empty list, or JSON that is not JSON.
+
+export type ProviderMode = "ok" | "fail500" | "fail429" | "hang" | "errorBody" | "empty" | "malformed";
+
+interface Control {
+  mode: ProviderMode;
+  latencyMs: number;
+  /** How many more calls the mode applies to; -1 for all. Then it falls back to "ok". */
+  remaining: number;
+}
+
+const MAX_EDGE = 1600;
+
+function parseMultipart(req: IncomingMessage, body: Buffer): Record<string, { value: Buffer; filename?: string }> {
+  const m = /boundary=(?:"([^"]+)"|([^;]+))/.exec(req.headers["content-type"] ?? "");
+  const boundary = m?.[1] ?? m?.[2];
+  if (!boundary) return {};
+  const parts: Record<string, { value: Buffer; filename?: string }> = {};
+  const delim = Buffer.from(`--${boundary}`);
+  let start = body.indexOf(delim);
+  while (start !== -1) {
+    const next = body.indexOf(delim, start + delim.length);
+    if (next === -1) break;
+    const part = body.subarray(start + delim.length + 2, next - 2);
+    const headerEnd = part.indexOf("\r\n\r\n");
+    const headers = part.subarray(0, headerEnd).toString("utf8");
+    const name = /name="([^"]+)"/.exec(headers)?.[1];
+    const filename = /filename="([^"]*)"/.exec(headers)?.[1];
+    if (name) parts[name] = { value: part.subarray(headerEnd + 4), ...(filename !== undefined ? { filename } : {}) };
+    start = next;
+  }
+  return parts;
+}
+
+function source(bytes: Uint8Array | null): Raster {
+  if (bytes) {
+    try {
+      return shrinkToFit(decodeImage(bytes), MAX_EDGE);
+    } catch {
+      // fall through to a plain canvas
+    }
+  }
+  return blank(800, 600, [200, 200, 200]);
+}
+
+function stage(img: Raster, room: string, style: string): Raster {
+  // Warm the room and drop simple "furniture" blocks in the lower third.
+  mapPixels(img, (r, g, b) => [r * 0.95 + 18, g * 0.93 + 10, b * 0.85]);
+  const w = img.width;
+  const h = img.height;
+  fillRect(img, w * 0.12, h * 0.62, w * 0.46, h * 0.16, [92, 107, 138]); // sofa
+  fillRect(img, w * 0.12, h * 0.54, w * 0.46, h * 0.09, [110, 126, 158]);
+  fillRect(img, w * 0.64, h * 0.7, w * 0.2, h * 0.05, [150, 111, 74]); // table
+  fillRect(img, w * 0.1, h * 0.8, w * 0.8, h * 0.06, [196, 168, 130], 0.8); // rug
+  const bh = drawBanner(img, "EMULATED STAGING - NOT AI", 0);
+  drawBanner(img, `${room} / ${style}`, bh);
+  return img;
+}
+
+const SKIES: Record<string, [[number, number, number], [number, number, number]]> = {
+  day: [
+    [86, 156, 232],
+    [190, 222, 250],
+  ],
+  dusk: [
+    [62, 48, 110],
+    [246, 152, 96],
+  ],
+  night: [
+    [8, 12, 34],
+    [30, 42, 84],
+  ],
+};
+
+function sky(img: Raster, skyType: string): Raster {
+  const [top, bottom] = SKIES[skyType] ?? SKIES.day!;
+  const horizon = Math.round(img.height * 0.38);
+  mapPixels(img, (r, g, b, x, y) => {
+    if (y >= horizon)
+      return skyType === "night"
+        ? [r * 0.55, g * 0.6, b * 0.75]
+        : skyType === "dusk"
+          ? [r * 0.9 + 12, g * 0.8, b * 0.8]
+          : [r, g, b];
+    const t = y / horizon;
+    const star = skyType === "night" && (x * 7919 + y * 104729) % 997 === 0 ? 200 : 0;
+    return [
+      top[0] + (bottom[0] - top[0]) * t + star,
+      top[1] + (bottom[1] - top[1]) * t + star,
+      top[2] + (bottom[2] - top[2]) * t + star,
+    ];
+  });
+  drawBanner(img, `EMULATED SKY: ${skyType} - NOT AI`, img.height - 11 * Math.max(2, Math.floor(img.width / 260)));
+  return img;
+}
+
+function removal(img: Raster): Raster {
+  // Soften and lighten everything below the midline, as if the floor were cleared.
+  mapPixels(img, (r, g, b, _x, y) => {
+    if (y < img.height * 0.5) return [r, g, b];
+    const avg = (r + g + b) / 3;
+    return [avg * 0.4 + 140, avg * 0.4 + 134, avg * 0.4 + 124];
+  });
+  drawBanner(img, "EMULATED FURNITURE REMOVAL - NOT AI", 0);
+  return img;
+}
+
+async function fetchImage(url: string): Promise<Uint8Array | null> {
+  try {
+    const res = await fetch(url);
+    if (!res.ok) return null;
+    return new Uint8Array(await res.arrayBuffer());
+  } catch {
+    return null;
+  }
+}
+
 export async function startProviderEmulator(opts: { port: number; apiKey: string }) {
-  return listen("provider", opts.port, (req, _body, res) => {
+  const control: Control = { mode: "ok", latencyMs: 0, remaining: -1 };
+  let calls = 0;
+  return listen("provider", opts.port, async (req, body, res) => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (url.pathname === "/_emulator/mode") {
+      if (req.method === "POST") {
+        const next = JSON.parse(body.toString("utf8") || "{}") as Partial<Control> & { times?: number };
+        control.mode = next.mode ?? "ok";
+        control.latencyMs = next.latencyMs ?? 0;
+        control.remaining = next.times ?? -1;
+      }
+      return json(res, 200, { ...control, calls });
+    }
+    if (req.method !== "POST") return json(res, 404, { error: "NotFound", message: "Unknown endpoint" });
     if (bearer(req) !== opts.apiKey) return json(res, 401, { error: "Unauthorized", message: "Invalid API key" });
-    return json(res, 501, { error: "NotImplemented", message: "The provider emulator does not generate images yet." });
+    const known = ["/generate_designs", "/replace_sky", "/remove_objects_from_room"];
+    if (!known.includes(url.pathname)) return json(res, 404, { error: "NotFound", message: "Unknown endpoint" });
+    calls++;
+
+    const mode = control.mode;
+    if (control.remaining > 0 && --control.remaining === 0) control.mode = "ok";
+    if (control.latencyMs > 0) await new Promise((r) => setTimeout(r, control.latencyMs));
+    switch (mode) {
+      case "hang":
+        return; // never answers; the caller's timeout must fire
+      case "fail500":
+        res.writeHead(500, "Internal Server Error").end("provider exploded");
+        return;
+      case "fail429":
+        res.writeHead(429, "Too Many Requests").end("slow down");
+        return;
+      case "errorBody":
+        return json(res, 200, { error: "InvalidInput", message: "The image could not be processed." });
+      case "empty":
+        return json(res, 200, url.pathname === "/replace_sky" ? { info: {} } : { info: { images: [] } });
+      case "malformed":
+        res.writeHead(200, { "Content-Type": "application/json" }).end("{not json");
+        return;
+    }
+
+    let out: Raster;
+    if (url.pathname === "/generate_designs") {
+      const parts = parseMultipart(req, body);
+      const input = parts.input_image?.value;
+      if (!input?.length) return json(res, 200, { error: "InvalidInput", message: "input_image is required" });
+      out = stage(
+        source(input),
+        parts.room_type?.value.toString() ?? "livingroom",
+        parts.design_style?.value.toString() ?? "modern",
+      );
+    } else {
+      const input = JSON.parse(body.toString("utf8") || "{}") as { input_image_url?: string; sky_type?: string };
+      if (!input.input_image_url)
+        return json(res, 200, { error: "InvalidInput", message: "input_image_url is required" });
+      const bytes = await fetchImage(input.input_image_url);
+      if (!bytes) return json(res, 200, { error: "InvalidInput", message: "input_image_url could not be fetched" });
+      if (url.pathname === "/replace_sky") {
+        if (!["day", "dusk", "night"].includes(input.sky_type ?? "")) {
+          return json(res, 200, { error: "InvalidInput", message: "sky_type must be day, dusk or night" });
+        }
+        out = sky(source(bytes), input.sky_type!);
+        return json(res, 200, { info: { output_image: Buffer.from(encodeJpeg(out)).toString("base64") } });
+      }
+      out = removal(source(bytes));
+    }
+    return json(res, 200, { info: { images: [{ data: Buffer.from(encodeJpeg(out)).toString("base64") }] } });
   });
 }

@@ -1,0 +1,125 @@
+import { encodeBase64 } from "@oslojs/encoding";
+import { describe, expect, it } from "vitest";
+import { createProviderClient, ProviderError } from "../../workers/adapters/provider";
+
+const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]);
+const env = { PROVIDER_BASE_URL: "http://provider.test", PROVIDER_API_KEY: "secret-key" };
+
+function client(respond: (req: Request) => Response | Promise<Response>, timeoutMs = 1000) {
+  const seen: Request[] = [];
+  const fetcher = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    seen.push(req);
+    return respond(req);
+  }) as typeof fetch;
+  return { api: createProviderClient(env, { fetcher, timeoutMs }), seen };
+}
+
+const stageInput = {
+  image: JPEG,
+  contentType: "image/jpeg",
+  fileName: "room.jpg",
+  roomType: "bedroom",
+  designStyle: "scandinavian",
+};
+
+async function failure(p: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ProviderError) return err;
+    throw err;
+  }
+  throw new Error("expected a ProviderError");
+}
+
+describe("provider adapter", () => {
+  it("sends the staging request as multipart with the bearer key and reads info.images[].data", async () => {
+    const { api, seen } = client(() => Response.json({ info: { images: [{ data: encodeBase64(JPEG) }] } }));
+    const out = await api.stage(stageInput);
+    expect(out).toEqual(JPEG);
+    const req = seen[0]!;
+    expect(req.url).toBe("http://provider.test/generate_designs");
+    expect(req.headers.get("Authorization")).toBe("Bearer secret-key");
+    const form = await req.formData();
+    expect(form.get("room_type")).toBe("bedroom");
+    expect(form.get("design_style")).toBe("scandinavian");
+    expect(form.get("num_images")).toBe("1");
+    expect(form.get("input_image")).toBeInstanceOf(File);
+  });
+
+  it("accepts an image url instead of data", async () => {
+    const { api } = client((req) =>
+      req.url.endsWith("/generate_designs")
+        ? Response.json({ info: { images: [{ url: "http://cdn.test/x.jpg" }] } })
+        : new Response(JPEG),
+    );
+    expect(await api.stage(stageInput)).toEqual(JPEG);
+  });
+
+  it("reads the sky from info.output_image, or from info.images", async () => {
+    const a = client(() => Response.json({ info: { output_image: encodeBase64(JPEG) } }));
+    expect(await a.api.replaceSky({ imageUrl: "http://app.test/signed", skyType: "dusk" })).toEqual(JPEG);
+    expect(await a.seen[0]!.json()).toEqual({ input_image_url: "http://app.test/signed", sky_type: "dusk" });
+    const b = client(() => Response.json({ info: { images: [{ data: encodeBase64(JPEG) }] } }));
+    expect(await b.api.replaceSky({ imageUrl: "http://app.test/signed", skyType: "day" })).toEqual(JPEG);
+  });
+
+  it("turns HTTP errors into the spec's messages", async () => {
+    const e500 = await failure(
+      client(() => new Response("x", { status: 500, statusText: "Internal Server Error" })).api.stage(stageInput),
+    );
+    expect(e500.message).toBe("Failed to process image: 500 - Internal Server Error");
+    const e429 = await failure(
+      client(() => new Response("x", { status: 429, statusText: "Too Many Requests" })).api.replaceSky({
+        imageUrl: "u",
+        skyType: "day",
+      }),
+    );
+    expect(e429.message).toBe("Failed to replace sky: 429 - Too Many Requests");
+    expect(e429.retryable).toBe(true);
+  });
+
+  it("treats a 200 with an error body as a failure", async () => {
+    const err = await failure(
+      client(() => Response.json({ error: "InvalidInput", message: "Bad image" })).api.stage(stageInput),
+    );
+    expect(err.message).toBe("Failed to process image: Bad image");
+  });
+
+  it("refuses empty and malformed answers", async () => {
+    expect((await failure(client(() => Response.json({ info: { images: [] } })).api.stage(stageInput))).message).toBe(
+      "Invalid API response: No processed images received.",
+    );
+    expect(
+      (await failure(client(() => Response.json({})).api.replaceSky({ imageUrl: "u", skyType: "night" }))).message,
+    ).toBe("Invalid API response: No replaced sky image returned.");
+    expect((await failure(client(() => new Response("{not json")).api.stage(stageInput))).message).toMatch(
+      /^Invalid API response/,
+    );
+    expect(
+      (
+        await failure(
+          client(() => Response.json({ info: { images: [{ data: "" }] } })).api.removeFurniture({ imageUrl: "u" }),
+        )
+      ).message,
+    ).toBe("Invalid API response: No processed images received.");
+  });
+
+  it("times out a provider that never answers", async () => {
+    const { api } = client(
+      (req) =>
+        new Promise<Response>((_, reject) => {
+          req.signal.addEventListener("abort", () => reject(req.signal.reason));
+        }),
+      50,
+    );
+    const err = await failure(api.removeFurniture({ imageUrl: "u" }));
+    expect(err.message).toBe("Failed to remove furniture: the provider did not answer within 0.05 s");
+  });
+
+  it("refuses to call without a key", async () => {
+    const api = createProviderClient({ PROVIDER_BASE_URL: "http://provider.test" });
+    expect((await failure(api.stage(stageInput))).message).toMatch(/key is not configured/);
+  });
+});

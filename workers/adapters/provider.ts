@@ -1,0 +1,162 @@
+import { decodeBase64 } from "@oslojs/encoding";
+
+// The AI image provider (shared spec provider-api.md). The key is a server-side
+// secret; the browser never talks to the provider. Locally PROVIDER_BASE_URL
+// points at emulators/provider.ts, which speaks the same contract.
+
+export type ProviderOperation = "stage" | "sky" | "removal";
+
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+}
+
+export interface StageInput {
+  image: Uint8Array;
+  contentType: string;
+  fileName: string;
+  roomType: string;
+  designStyle: string;
+}
+
+export interface ProviderClient {
+  stage(input: StageInput, signal?: AbortSignal): Promise<Uint8Array>;
+  replaceSky(input: { imageUrl: string; skyType: string }, signal?: AbortSignal): Promise<Uint8Array>;
+  removeFurniture(input: { imageUrl: string }, signal?: AbortSignal): Promise<Uint8Array>;
+}
+
+const FAILURE_PREFIX: Record<ProviderOperation, string> = {
+  stage: "Failed to process image",
+  sky: "Failed to replace sky",
+  removal: "Failed to remove furniture",
+};
+const EMPTY_MESSAGE: Record<ProviderOperation, string> = {
+  stage: "Invalid API response: No processed images received.",
+  sky: "Invalid API response: No replaced sky image returned.",
+  removal: "Invalid API response: No processed images received.",
+};
+
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
+
+interface ImageItem {
+  data?: unknown;
+  url?: unknown;
+}
+
+export function createProviderClient(
+  env: Pick<Env, "PROVIDER_BASE_URL" | "PROVIDER_API_KEY">,
+  opts: { fetcher?: typeof fetch; timeoutMs?: number } = {},
+): ProviderClient {
+  const fetcher = opts.fetcher ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
+  const base = (env.PROVIDER_BASE_URL ?? "https://api.decor8.ai").replace(/\/$/, "");
+
+  async function call(op: ProviderOperation, path: string, body: BodyInit, headers: HeadersInit, signal?: AbortSignal) {
+    if (!env.PROVIDER_API_KEY)
+      throw new ProviderError(`${FAILURE_PREFIX[op]}: the provider key is not configured`, false);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await fetcher(`${base}${path}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${env.PROVIDER_API_KEY}`, ...headers },
+        body,
+        signal: combined,
+      });
+    } catch (err) {
+      if (timeout.aborted) {
+        throw new ProviderError(
+          `${FAILURE_PREFIX[op]}: the provider did not answer within ${timeoutMs / 1000} s`,
+          true,
+        );
+      }
+      throw new ProviderError(`${FAILURE_PREFIX[op]}: ${err instanceof Error ? err.message : "network error"}`, true);
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new ProviderError(
+        `${FAILURE_PREFIX[op]}: ${res.status} - ${res.statusText || "Error"}`,
+        res.status === 429 || res.status >= 500,
+      );
+    }
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch {
+      throw new ProviderError(`Invalid API response: the provider did not send JSON.`, true);
+    }
+    if (typeof json !== "object" || json === null)
+      throw new ProviderError("Invalid API response: unexpected body.", true);
+    const { error, message } = json as { error?: unknown; message?: unknown };
+    if (typeof error === "string" && error.length > 0) {
+      throw new ProviderError(
+        `${FAILURE_PREFIX[op]}: ${typeof message === "string" && message ? message : error}`,
+        false,
+      );
+    }
+    return (json as { info?: { images?: unknown; output_image?: unknown } }).info;
+  }
+
+  async function firstImage(
+    op: ProviderOperation,
+    info: { images?: unknown; output_image?: unknown } | undefined,
+    signal?: AbortSignal,
+  ) {
+    if (typeof info?.output_image === "string" && info.output_image.length > 0)
+      return decodeImage(op, info.output_image);
+    const images = Array.isArray(info?.images) ? (info.images as ImageItem[]) : [];
+    const item = images[0];
+    if (!item) throw new ProviderError(EMPTY_MESSAGE[op], true);
+    if (typeof item.data === "string" && item.data.length > 0) return decodeImage(op, item.data);
+    if (typeof item.url === "string" && /^https?:\/\//.test(item.url)) {
+      const res = await fetcher(item.url, { signal });
+      if (!res.ok) throw new ProviderError(`${FAILURE_PREFIX[op]}: ${res.status} - ${res.statusText || "Error"}`, true);
+      return new Uint8Array(await res.arrayBuffer());
+    }
+    throw new ProviderError(EMPTY_MESSAGE[op], true);
+  }
+
+  function decodeImage(op: ProviderOperation, b64: string): Uint8Array {
+    try {
+      const bytes = decodeBase64(b64.replace(/^data:image\/\w+;base64,/, ""));
+      if (bytes.length < 4) throw new Error("too short");
+      return bytes;
+    } catch {
+      throw new ProviderError(`${EMPTY_MESSAGE[op].replace(/\.$/, "")} (the image could not be decoded).`, true);
+    }
+  }
+
+  return {
+    async stage(input, signal) {
+      const form = new FormData();
+      form.append("input_image", new Blob([input.image as BlobPart], { type: input.contentType }), input.fileName);
+      form.append("room_type", input.roomType);
+      form.append("design_style", input.designStyle);
+      form.append("num_images", "1");
+      const info = await call("stage", "/generate_designs", form, {}, signal);
+      return firstImage("stage", info, signal);
+    },
+    async replaceSky(input, signal) {
+      const body = JSON.stringify({ input_image_url: input.imageUrl, sky_type: input.skyType });
+      const info = await call("sky", "/replace_sky", body, { "Content-Type": "application/json" }, signal);
+      return firstImage("sky", info, signal);
+    },
+    async removeFurniture(input, signal) {
+      const body = JSON.stringify({ input_image_url: input.imageUrl });
+      const info = await call(
+        "removal",
+        "/remove_objects_from_room",
+        body,
+        { "Content-Type": "application/json" },
+        signal,
+      );
+      return firstImage("removal", info, signal);
+    },
+  };
+}
