@@ -56,4 +56,51 @@ export const devApi = new Hono<ApiEnv>()
     }
     const session = input.session ? await createSession(db, id, "e2e fixture") : null;
     return c.json({ id, email, sessionToken: session?.token ?? null }, 201);
+  })
+  // Benchmark: `users` users each make `perUser` concurrent 1-credit
+  // reservations against a balance of exactly `perUser`; reports throughput and
+  // proves no balance went negative (npm run bench).
+  .post("/bench/reservations", async (c) => {
+    const parsed = z
+      .object({ users: z.number().int().min(1).max(200), perUser: z.number().int().min(1).max(500) })
+      .safeParse(await c.req.json().catch(() => null));
+    if (!parsed.success) return c.json({ error: "Invalid input" }, 400);
+    const { users: count, perUser } = parsed.data;
+    const db = c.get("db");
+    const now = Date.now();
+    const ids = Array.from({ length: count }, () => randomToken());
+    await db.batch(
+      ids.map((id) =>
+        db.insert(users).values({
+          id,
+          email: `bench-${id}@example.test`,
+          name: "bench",
+          emailVerifiedAt: now,
+          createdAt: now,
+          updatedAt: now,
+        }),
+      ) as [never, ...never[]],
+    );
+    await Promise.all(
+      ids.map((id) =>
+        userObject(c.env, id).grant(id, {
+          amount: perUser,
+          source: "admin",
+          reason: "bench",
+          idempotencyKey: `bench:${id}`,
+        }),
+      ),
+    );
+    const started = performance.now();
+    const results = await Promise.all(
+      ids.flatMap((id) =>
+        Array.from({ length: perUser + 1 }, (_, i) =>
+          userObject(c.env, id).reserve(id, `bench:${id}:${i}`, 1, "bench"),
+        ),
+      ),
+    );
+    const ms = performance.now() - started;
+    const ok = results.filter((r) => r.ok).length;
+    const negative = results.some((r) => r.balance < 0);
+    return c.json({ attempts: results.length, succeeded: ok, refused: results.length - ok, ms, negative });
   });

@@ -1,0 +1,195 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import autocannon from "autocannon";
+import * as chromeLauncher from "chrome-launcher";
+import lighthouse from "lighthouse";
+import { ROOT, startStack } from "../scripts/stack.ts";
+import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
+
+// `npm run bench`: starts the production build under local workerd with its
+// emulators (the same way `npm start` does, on its own ports and a fresh state
+// folder), measures, and writes bench/results/report.{md,json}. Every load
+// test targets 127.0.0.1 and is bounded in count and time.
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const figures: Figure[] = [];
+const started = Date.now();
+
+function add(raw: Figure) {
+  const f = judge(raw);
+  figures.push(f);
+  const budget = f.budget === undefined ? "" : ` (budget ${f.op} ${f.budget})`;
+  console.log(`  ${f.name}: ${f.value}${f.unit ? ` ${f.unit}` : ""}${budget}`);
+}
+
+const stateDir = mkdtempSync(join(tmpdir(), "stagewise-bench-"));
+console.log("Starting the production build under local workerd…");
+const stack = await startStack({
+  port: Number(process.env.BENCH_PORT ?? 5190),
+  emulatorPortBase: Number(process.env.BENCH_EMULATOR_PORT_BASE ?? 4090),
+  persistDir: stateDir,
+  build: process.env.SKIP_BUILD !== "1",
+  logFile: join(stateDir, "wrangler.log"),
+  quiet: true,
+});
+
+async function fixtureSession(credits = 20): Promise<string> {
+  const res = await fetch(`${stack.url}/api/dev/users`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ credits }),
+  });
+  const body = (await res.json()) as { sessionToken: string };
+  return `sw_session=${body.sessionToken}`;
+}
+
+async function load(path: string, headers: Record<string, string> = {}) {
+  const result = await autocannon({
+    url: `${stack.url}${path}`,
+    connections: 10,
+    duration: 10,
+    amount: 5000,
+    headers,
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${path}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
+  }
+  return result;
+}
+
+try {
+  const cookie = await fixtureSession();
+
+  console.log("Server-rendered pages under load (10 connections, at most 10 s or 5,000 requests each)…");
+  for (const [label, path, headers] of [
+    ["/", "/", {}],
+    ["/dashboard", "/dashboard", { Cookie: cookie }],
+    ["baseline: /api/health", "/api/health", {}],
+  ] as const) {
+    const r = await load(path, headers);
+    add({
+      group: "SSR",
+      name: `${label} requests/s`,
+      value: Math.round(r.requests.average),
+      unit: "req/s",
+      ...BUDGETS.rps(label),
+    });
+    add({ group: "SSR", name: `${label} p50`, value: r.latency.p50, unit: "ms", ...BUDGETS.p50(label) });
+    add({ group: "SSR", name: `${label} p99`, value: r.latency.p99, unit: "ms", ...BUDGETS.p99(label) });
+  }
+
+  console.log("Credit reservations through the users' Durable Objects…");
+  for (const [users, perUser] of [
+    [1, 200],
+    [100, 10],
+  ] as const) {
+    const res = await fetch(`${stack.url}/api/dev/bench/reservations`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ users, perUser }),
+    });
+    const r = (await res.json()) as { attempts: number; succeeded: number; ms: number; negative: boolean };
+    if (r.negative || r.succeeded !== users * perUser)
+      throw new Error(`reservation bench broke the ledger: ${JSON.stringify(r)}`);
+    add({
+      group: "Credits",
+      name: `reservations/s, ${users} user${users > 1 ? "s" : ""}`,
+      value: Math.round((r.attempts / r.ms) * 1000),
+      unit: "res/s",
+      ...BUDGETS.reservations(users),
+    });
+  }
+
+  console.log("JavaScript each route sends (gzipped)…");
+  for (const [label, path, headers] of [
+    ["/", "/", {}],
+    ["/dashboard", "/dashboard", { Cookie: cookie }],
+  ] as const) {
+    const html = await (await fetch(`${stack.url}${path}`, { headers })).text();
+    const srcs = new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!));
+    let bytes = 0;
+    for (const src of srcs)
+      bytes += gzipSync(Buffer.from(await (await fetch(`${stack.url}${src}`)).arrayBuffer())).length;
+    add({
+      group: "Bundle",
+      name: `${label} gzipped JS`,
+      value: Math.round(bytes / 102.4) / 10,
+      unit: "KB",
+      ...BUDGETS.js,
+    });
+  }
+
+  console.log("Lighthouse, mobile profile…");
+  const chrome = await chromeLauncher.launch({
+    chromePath: CHROMIUM,
+    chromeFlags: [
+      "--headless=new",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  try {
+    for (const [label, path, headers] of [
+      ["/", "/", {}],
+      ["/dashboard", "/dashboard", { Cookie: cookie }],
+    ] as const) {
+      const result = await lighthouse(`${stack.url}${path}`, {
+        port: chrome.port,
+        output: "json",
+        logLevel: "error",
+        onlyCategories: ["performance"],
+        extraHeaders: headers,
+      });
+      const lhr = result?.lhr;
+      if (!lhr) throw new Error(`lighthouse gave no result for ${path}`);
+      add({
+        group: "Lighthouse (mobile)",
+        name: `${label} performance score`,
+        value: Math.round((lhr.categories.performance?.score ?? 0) * 100),
+        unit: "",
+        ...BUDGETS.lighthouse,
+      });
+      add({
+        group: "Lighthouse (mobile)",
+        name: `${label} LCP`,
+        value: Math.round((lhr.audits["largest-contentful-paint"]?.numericValue ?? 0) / 10) / 100,
+        unit: "s",
+        ...BUDGETS.lcp,
+      });
+      add({
+        group: "Lighthouse (mobile)",
+        name: `${label} total bytes`,
+        value: Math.round((lhr.audits["total-byte-weight"]?.numericValue ?? 0) / 102.4) / 10,
+        unit: "KB",
+      });
+    }
+  } finally {
+    chrome.kill();
+  }
+} finally {
+  await stack.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+}
+
+const report = {
+  generatedAt: new Date().toISOString(),
+  durationSeconds: Math.round((Date.now() - started) / 1000),
+  machine: "2 cores (CI kind)",
+  figures,
+};
+const out = join(ROOT, "bench", "results");
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+writeFileSync(join(out, "report.md"), renderMarkdown(report));
+const over = figures.filter((f) => f.pass === false);
+console.log(
+  `\nWrote bench/results/report.md and report.json in ${report.durationSeconds} s. ${over.length} figure(s) over budget.`,
+);
+for (const f of over) console.log(`  OVER: ${f.name} = ${f.value} ${f.unit} (budget ${f.op} ${f.budget})`);
