@@ -88,3 +88,24 @@ export const healthChecks = sqliteTable("health_checks", {
 });
 
 export type User = typeof users.$inferSelect;
+
+// ---- Admin console ----
+
+export type AuditAction =
+  | "credits.grant"
+  | "credits.remove"
+  | "verification.resend"
+  | "sessions.revoke"
+  | "role.grant"
+  | "role.remove";
+
+export const auditLog = sqliteTable("audit_log", {
+  id: text("id").primaryKey(),
+  actorId: text("actor_id"),
+  actorEmail: text("actor_email").notNull(),
+  action: text("action").$type<AuditAction>().notNull(),
+  targetUserId: text("target_user_id").notNull(),
+  reason: text("reason").notNull(),
+  details: text("details", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: integer("created_at").notNull(),
+});

@@ -88,8 +88,17 @@ export class UserObject extends DurableObject<Env> {
     return this.#change(userId, (now) => ledger.refund(this.#db, userId, key, reason, now));
   }
 
-  deduct(userId: string, amount: number, reason: string, idempotencyKey: string, actorId: string | null) {
-    return this.#change(userId, (now) => ledger.deduct(this.#db, userId, amount, reason, idempotencyKey, actorId, now));
+  deduct(
+    userId: string,
+    amount: number,
+    reason: string,
+    idempotencyKey: string,
+    actorId: string | null,
+    audit?: ledger.AuditEntry,
+  ) {
+    return this.#change(userId, (now) =>
+      ledger.deduct(this.#db, userId, amount, reason, idempotencyKey, actorId, now, audit),
+    );
   }
 
   /** Test and development only: moves this object's clock forward. */

@@ -1,7 +1,15 @@
 import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client";
-import { type Allocation, creditGrants, creditLedger, creditReservations, users } from "../../db/schema";
+import {
+  type Allocation,
+  type AuditAction,
+  auditLog,
+  creditGrants,
+  creditLedger,
+  creditReservations,
+  users,
+} from "../../db/schema";
 import { randomToken } from "../lib/crypto";
 
 // The credit ledger. Every function here is called only from the user's
@@ -97,6 +105,40 @@ export interface GrantInput {
   kind?: "grant" | "adjust";
   /** Statements to commit in the same atomic write (e.g. recording a webhook event). */
   alsoRun?: Stmt[];
+  /** An admin action's audit row, written in the same atomic batch as the credits. */
+  audit?: AuditEntry;
+}
+
+/** Plain data (it crosses the Durable Object RPC boundary) for one audit_log row. */
+export interface AuditEntry {
+  id: string;
+  actorId: string | null;
+  actorEmail: string;
+  action: AuditAction;
+  reason: string;
+  details?: Record<string, unknown>;
+}
+
+function auditRow(
+  db: Database,
+  userId: string,
+  entry: AuditEntry | undefined,
+  now: number,
+  details: Record<string, unknown>,
+): Stmt[] {
+  if (!entry) return [];
+  return [
+    db.insert(auditLog).values({
+      id: entry.id,
+      actorId: entry.actorId,
+      actorEmail: entry.actorEmail,
+      action: entry.action,
+      targetUserId: userId,
+      reason: entry.reason,
+      details: { ...entry.details, ...details },
+      createdAt: now,
+    }),
+  ];
 }
 
 export async function grant(
@@ -127,6 +169,7 @@ export async function grant(
       }),
     ),
     balanceDelta(db, userId, input.amount, now),
+    ...auditRow(db, userId, input.audit, now, { amount: input.amount, balanceAfter: before + input.amount }),
     ...(input.alsoRun ?? []),
   ]);
   return { ok: true, duplicate: false, balance: before + input.amount };
@@ -254,6 +297,7 @@ export async function deduct(
   idempotencyKey: string,
   actorId: string | null,
   now: number,
+  audit?: AuditEntry,
 ): Promise<LedgerResult<{ duplicate: boolean }>> {
   if (!Number.isInteger(amount) || amount <= 0) throw new Error("deduct amount must be a positive integer");
   if ((await cachedBalance(db, userId)) === null) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
@@ -268,6 +312,7 @@ export async function deduct(
     ...spendFromGrants(db, allocations),
     db.insert(creditLedger).values(ledgerRow(userId, "adjust", -amount, reason, idempotencyKey, now, { actorId })),
     balanceDelta(db, userId, -amount, now),
+    ...auditRow(db, userId, audit, now, { amount: -amount, balanceAfter: balance - amount }),
   ]);
   return { ok: true, duplicate: false, balance: balance - amount };
 }

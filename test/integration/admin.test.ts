@@ -1,0 +1,138 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditLog, sessions, users } from "../../db/schema";
+import {
+  adjustCredits,
+  listUsers,
+  revokeSessions,
+  SORT_KEYS,
+  setRole,
+  userListQuery,
+} from "../../workers/services/admin";
+import type { CurrentUser } from "../../workers/services/current-user";
+import { createSession } from "../../workers/services/sessions";
+import { db, makeUser } from "../support/factories";
+
+async function admin(): Promise<CurrentUser> {
+  const u = await makeUser({ role: "admin" });
+  return {
+    id: u.id,
+    email: u.email,
+    name: "admin",
+    role: "admin",
+    verified: true,
+    credits: 0,
+    plan: null,
+    sessionId: "s",
+  };
+}
+
+async function auditRows(targetUserId: string) {
+  return db.select().from(auditLog).where(eq(auditLog.targetUserId, targetUserId)).all();
+}
+
+async function credits(userId: string) {
+  return (await db.select({ c: users.credits }).from(users).where(eq(users.id, userId)).get())?.c;
+}
+
+describe("admin actions", () => {
+  it("grants credits through the user's Durable Object with one audit row", async () => {
+    const a = await admin();
+    const u = await makeUser({ credits: 2 });
+    const res = await adjustCredits(env, db, a, u.id, 5, "Goodwill after a failed shoot");
+    expect(res).toEqual({ ok: true, message: "Granted 5 credits. Balance: 7." });
+    expect(await credits(u.id)).toBe(7);
+    const rows = await auditRows(u.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ action: "credits.grant", actorId: a.id, reason: "Goodwill after a failed shoot" });
+  });
+
+  it("refuses a removal below zero and changes nothing", async () => {
+    const a = await admin();
+    const u = await makeUser({ credits: 2 });
+    const res = await adjustCredits(env, db, a, u.id, -3, "Chargeback");
+    expect(res).toMatchObject({ ok: false, status: 409 });
+    expect(await credits(u.id)).toBe(2);
+    expect(await auditRows(u.id)).toHaveLength(0);
+    const ok = await adjustCredits(env, db, a, u.id, -2, "Chargeback");
+    expect(ok.ok).toBe(true);
+    expect(await credits(u.id)).toBe(0);
+    expect(await auditRows(u.id)).toHaveLength(1);
+  });
+
+  it("revokes every session with one audit row", async () => {
+    const a = await admin();
+    const u = await makeUser();
+    await createSession(db, u.id, "a");
+    await createSession(db, u.id, "b");
+    expect(await revokeSessions(db, a, u.id, "Lost phone")).toEqual({ ok: true, message: "Signed out of 2 sessions." });
+    expect(await db.select().from(sessions).where(eq(sessions.userId, u.id)).all()).toHaveLength(0);
+    expect(await auditRows(u.id)).toHaveLength(1);
+  });
+
+  it("grants and removes the admin role, never the last admin's", async () => {
+    const a = await admin();
+    const u = await makeUser();
+    expect((await setRole(db, a, u.id, "admin", "New support lead")).ok).toBe(true);
+    expect((await setRole(db, a, u.id, "admin", "again")).ok).toBe(false);
+    expect((await setRole(db, a, u.id, "user", "Left the team")).ok).toBe(true);
+    expect((await auditRows(u.id)).map((r) => r.action)).toEqual(["role.grant", "role.remove"]);
+
+    // Demote every other admin, then try to remove the last one.
+    const admins = await db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).all();
+    for (const other of admins.filter((x) => x.id !== a.id)) await setRole(db, a, other.id, "user", "cleanup");
+    const last = await setRole(db, a, a.id, "user", "Stepping down");
+    expect(last).toEqual({ ok: false, status: 409, error: "The last admin cannot lose the admin role." });
+    expect((await db.select({ role: users.role }).from(users).where(eq(users.id, a.id)).get())?.role).toBe("admin");
+    expect(await auditRows(a.id)).toHaveLength(0);
+  });
+
+  it("answers 404 for an unknown user and writes nothing", async () => {
+    const a = await admin();
+    expect(await adjustCredits(env, db, a, "nope", 5, "x")).toMatchObject({ ok: false, status: 404 });
+    expect(await revokeSessions(db, a, "nope", "x")).toMatchObject({ ok: false, status: 404 });
+    expect(await setRole(db, a, "nope", "admin", "x")).toMatchObject({ ok: false, status: 404 });
+    expect(await auditRows("nope")).toHaveLength(0);
+  });
+});
+
+describe("the users table query", () => {
+  it("searches by e-mail prefix and pages with a cursor", async () => {
+    const tag = `pg${crypto.randomUUID().slice(0, 6)}`;
+    for (let i = 0; i < 5; i++) await makeUser({ email: `${tag}-${i}@example.test` });
+    const first = await listUsers(db, { q: tag, sort: "email", dir: "asc", limit: 2 });
+    expect(first.rows.map((r) => r.email)).toEqual([`${tag}-0@example.test`, `${tag}-1@example.test`]);
+    const second = await listUsers(db, {
+      q: tag.toUpperCase(),
+      sort: "email",
+      dir: "asc",
+      limit: 2,
+      cursor: first.nextCursor,
+    });
+    expect(second.rows.map((r) => r.email)).toEqual([`${tag}-2@example.test`, `${tag}-3@example.test`]);
+    const third = await listUsers(db, { q: tag, sort: "email", dir: "asc", limit: 2, cursor: second.nextCursor });
+    expect(third.rows).toHaveLength(1);
+    expect(third.nextCursor).toBeNull();
+  });
+
+  it("uses an index for every search and sort (no full scan, no temporary sort)", async () => {
+    for (const sort of SORT_KEYS) {
+      for (const dir of ["asc", "desc"] as const) {
+        for (const q of [undefined, "demo"]) {
+          for (const cursor of [null, btoa(JSON.stringify([sort === "email" ? "m" : 5, "zzz"]))]) {
+            const { sql, params } = userListQuery(db, { sort, dir, q, cursor }).toSQL();
+            const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+              .bind(...params)
+              .all<{ detail: string }>();
+            const plan = results.map((r) => r.detail).join(" | ");
+            const label = `${sort} ${dir} q=${q} cursor=${Boolean(cursor)}: ${plan}`;
+            expect(plan, label).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
+            expect(plan, label).not.toMatch(/SCAN users(?! USING)/);
+            if (!q || sort === "email") expect(plan, label).not.toContain("TEMP B-TREE");
+          }
+        }
+      }
+    }
+  });
+});

@@ -1,0 +1,65 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { adjustCredits, listUsers, revokeSessions, SORT_KEYS, setRole, userDetail } from "../services/admin";
+import type { ApiEnv } from "./types";
+
+// /api/admin: the admin role only. Everyone else, signed in or not, gets the
+// same 404 as an unknown path, so the API does not reveal that it exists.
+
+const reason = z.string().trim().min(3, "Give a reason of at least 3 characters.").max(500);
+const listQuery = z.object({
+  q: z.string().max(254).optional(),
+  sort: z.enum(SORT_KEYS).default("created"),
+  dir: z.enum(["asc", "desc"]).default("desc"),
+  cursor: z.string().max(512).optional(),
+});
+const creditsBody = z.object({
+  amount: z
+    .number()
+    .int()
+    .refine((n) => n !== 0 && Math.abs(n) <= 10_000, "Amount must be a whole number between -10000 and 10000, not 0."),
+  reason,
+});
+const reasonBody = z.object({ reason });
+const roleBody = z.object({ role: z.enum(["user", "admin"]), reason });
+
+async function body<T extends z.ZodType>(schema: T, req: Request): Promise<z.infer<T> | { error: string }> {
+  const json = await req.json().catch(() => undefined);
+  if (json === undefined) return { error: "The request body must be JSON." };
+  const parsed = schema.safeParse(json);
+  return parsed.success ? parsed.data : { error: parsed.error.issues[0]?.message ?? "Invalid input." };
+}
+
+export const adminApi = new Hono<ApiEnv>()
+  .use(async (c, next) => {
+    const user = c.get("user");
+    if (!user?.verified || user.role !== "admin") return c.json({ error: "Not found." }, 404);
+    await next();
+  })
+  .get("/users", async (c) => {
+    const parsed = listQuery.safeParse(c.req.query());
+    if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message ?? "Invalid query." }, 400);
+    return c.json(await listUsers(c.get("db"), parsed.data));
+  })
+  .get("/users/:id", async (c) => {
+    const detail = await userDetail(c.get("db"), c.req.param("id"));
+    return detail ? c.json(detail) : c.json({ error: "User not found" }, 404);
+  })
+  .post("/users/:id/credits", async (c) => {
+    const input = await body(creditsBody, c.req.raw);
+    if ("error" in input) return c.json(input, 400);
+    const res = await adjustCredits(c.env, c.get("db"), c.get("user")!, c.req.param("id"), input.amount, input.reason);
+    return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
+  })
+  .post("/users/:id/sessions/revoke", async (c) => {
+    const input = await body(reasonBody, c.req.raw);
+    if ("error" in input) return c.json(input, 400);
+    const res = await revokeSessions(c.get("db"), c.get("user")!, c.req.param("id"), input.reason);
+    return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
+  })
+  .post("/users/:id/role", async (c) => {
+    const input = await body(roleBody, c.req.raw);
+    if ("error" in input) return c.json(input, 400);
+    const res = await setRole(c.get("db"), c.get("user")!, c.req.param("id"), input.role, input.reason);
+    return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
+  });

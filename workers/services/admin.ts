@@ -1,0 +1,277 @@
+import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { auditLog, creditLedger, sessions, users } from "../../db/schema";
+import { randomToken } from "../lib/crypto";
+import { userObject } from "../objects/user-object";
+import type { CurrentUser } from "./current-user";
+
+// The admin console's reads and actions. Every action writes exactly one
+// audit_log row in the same atomic write as its effect, and credits change only
+// through the user's Durable Object.
+
+export const SORT_KEYS = ["email", "created", "credits", "active"] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export const PAGE_SIZE = 50;
+
+export interface AdminUserRow {
+  id: string;
+  email: string;
+  name: string;
+  role: "user" | "admin";
+  plan: string | null;
+  credits: number;
+  verified: boolean;
+  createdAt: number;
+  lastActiveAt: number | null;
+}
+
+export interface UserListQuery {
+  /** E-mail prefix (e-mails are stored lower-case, so the prefix is too). */
+  q?: string;
+  sort: SortKey;
+  dir: "asc" | "desc";
+  cursor?: string | null;
+  limit?: number;
+}
+
+function sortExpr(sort: SortKey): SQL {
+  switch (sort) {
+    case "email":
+      return sql`${users.email}`;
+    case "created":
+      return sql`${users.createdAt}`;
+    case "credits":
+      return sql`${users.credits}`;
+    case "active":
+      // Matches the expression index users_last_active.
+      return sql`coalesce(${users.lastActiveAt}, 0)`;
+  }
+}
+
+function encodeCursor(value: string | number, id: string): string {
+  return btoa(JSON.stringify([value, id])).replace(/=+$/, "");
+}
+
+function decodeCursor(cursor: string | null | undefined): [string | number, string] | null {
+  if (!cursor) return null;
+  try {
+    const v = JSON.parse(atob(cursor)) as unknown;
+    if (
+      Array.isArray(v) &&
+      v.length === 2 &&
+      (typeof v[0] === "string" || typeof v[0] === "number") &&
+      typeof v[1] === "string"
+    ) {
+      return [v[0], v[1]];
+    }
+  } catch {
+    // fall through
+  }
+  return null;
+}
+
+/** The SQL of one page of the users table: a keyset page over an index, never a table scan. */
+export function userListQuery(db: Database, query: UserListQuery) {
+  const expr = sortExpr(query.sort);
+  const limit = Math.min(Math.max(query.limit ?? PAGE_SIZE, 1), 200);
+  const where: SQL[] = [];
+  const q = query.q?.trim().toLowerCase();
+  if (q) where.push(sql`${users.email} >= ${q} AND ${users.email} < ${`${q}\u{10FFFF}`}`);
+  const cursor = decodeCursor(query.cursor);
+  if (cursor) {
+    where.push(
+      query.dir === "asc"
+        ? sql`(${expr}, ${users.id}) > (${cursor[0]}, ${cursor[1]})`
+        : sql`(${expr}, ${users.id}) < (${cursor[0]}, ${cursor[1]})`,
+    );
+  }
+  const order = query.dir === "asc" ? [asc(expr), asc(users.id)] : [desc(expr), desc(users.id)];
+  return db
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      role: users.role,
+      plan: users.plan,
+      credits: users.credits,
+      emailVerifiedAt: users.emailVerifiedAt,
+      createdAt: users.createdAt,
+      lastActiveAt: users.lastActiveAt,
+      sortValue: sql<string | number>`${expr}`,
+    })
+    .from(users)
+    .where(where.length ? and(...where) : undefined)
+    .orderBy(...order)
+    .limit(limit + 1);
+}
+
+export async function listUsers(
+  db: Database,
+  query: UserListQuery,
+): Promise<{ rows: AdminUserRow[]; nextCursor: string | null }> {
+  const limit = Math.min(Math.max(query.limit ?? PAGE_SIZE, 1), 200);
+  const found = await userListQuery(db, query).all();
+  const page = found.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    rows: page.map((r) => ({
+      id: r.id,
+      email: r.email,
+      name: r.name,
+      role: r.role,
+      plan: r.plan,
+      credits: r.credits,
+      verified: r.emailVerifiedAt !== null,
+      createdAt: r.createdAt,
+      lastActiveAt: r.lastActiveAt,
+    })),
+    nextCursor: found.length > limit && last ? encodeCursor(last.sortValue, last.id) : null,
+  };
+}
+
+export async function userDetail(db: Database, userId: string) {
+  const user = await db.query.users.findFirst({ where: eq(users.id, userId) });
+  if (!user) return null;
+  const [ledger, sessionRows, audit] = await Promise.all([
+    db
+      .select()
+      .from(creditLedger)
+      .where(eq(creditLedger.userId, userId))
+      .orderBy(desc(creditLedger.createdAt))
+      .limit(200)
+      .all(),
+    db
+      .select({
+        id: sessions.id,
+        createdAt: sessions.createdAt,
+        expiresAt: sessions.expiresAt,
+        userAgent: sessions.userAgent,
+      })
+      .from(sessions)
+      .where(eq(sessions.userId, userId))
+      .orderBy(desc(sessions.createdAt))
+      .all(),
+    db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.targetUserId, userId))
+      .orderBy(desc(auditLog.createdAt))
+      .limit(100)
+      .all(),
+  ]);
+  return {
+    user: {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      role: user.role,
+      plan: user.plan,
+      credits: user.credits,
+      verified: user.emailVerifiedAt !== null,
+      createdAt: user.createdAt,
+      lastActiveAt: user.lastActiveAt,
+    },
+    ledger,
+    // Session ids are hashes of tokens; show only a short prefix.
+    sessions: sessionRows.map((s) => ({ ...s, id: s.id.slice(0, 8) })),
+    audit,
+  };
+}
+
+export type ActionResult = { ok: true; message: string } | { ok: false; status: 400 | 404 | 409; error: string };
+
+function entry(
+  admin: CurrentUser,
+  action: (typeof auditLog.$inferInsert)["action"],
+  reason: string,
+  details: Record<string, unknown> = {},
+) {
+  return { id: randomToken(), actorId: admin.id, actorEmail: admin.email, action, reason, details };
+}
+
+async function exists(db: Database, userId: string): Promise<boolean> {
+  return Boolean(await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get());
+}
+
+/** Adds (amount > 0) or removes (amount < 0) credits; never below zero. */
+export async function adjustCredits(
+  env: Env,
+  db: Database,
+  admin: CurrentUser,
+  userId: string,
+  amount: number,
+  reason: string,
+): Promise<ActionResult> {
+  if (!(await exists(db, userId))) return { ok: false, status: 404, error: "User not found" };
+  const stub = userObject(env, userId);
+  const audit = entry(admin, amount > 0 ? "credits.grant" : "credits.remove", reason);
+  if (amount > 0) {
+    const res = await stub.grant(userId, {
+      amount,
+      source: "admin",
+      kind: "adjust",
+      reason: `Admin: ${reason}`,
+      idempotencyKey: `admin:${audit.id}`,
+      actorId: admin.id,
+      audit,
+    });
+    return res.ok
+      ? { ok: true, message: `Granted ${amount} credits. Balance: ${res.balance}.` }
+      : { ok: false, status: 404, error: res.error };
+  }
+  const res = await stub.deduct(userId, -amount, `Admin: ${reason}`, `admin:${audit.id}`, admin.id, audit);
+  if (!res.ok) return { ok: false, status: 409, error: `${res.error}: the balance is ${res.balance}.` };
+  return { ok: true, message: `Removed ${-amount} credits. Balance: ${res.balance}.` };
+}
+
+export async function revokeSessions(
+  db: Database,
+  admin: CurrentUser,
+  userId: string,
+  reason: string,
+): Promise<ActionResult> {
+  if (!(await exists(db, userId))) return { ok: false, status: 404, error: "User not found" };
+  const e = entry(admin, "sessions.revoke", reason);
+  const [{ n }] = (await db.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)).all()) as [
+    { n: number },
+  ];
+  await db.batch([
+    db.delete(sessions).where(eq(sessions.userId, userId)),
+    db.insert(auditLog).values({ ...e, targetUserId: userId, details: { sessions: n }, createdAt: Date.now() }),
+  ]);
+  return { ok: true, message: `Signed out of ${n} session${n === 1 ? "" : "s"}.` };
+}
+
+/** Grants or removes the admin role. The last admin can never be removed. */
+export async function setRole(
+  db: Database,
+  admin: CurrentUser,
+  userId: string,
+  role: "user" | "admin",
+  reason: string,
+): Promise<ActionResult> {
+  const target = await db.select({ role: users.role }).from(users).where(eq(users.id, userId)).get();
+  if (!target) return { ok: false, status: 404, error: "User not found" };
+  if (target.role === role)
+    return { ok: false, status: 409, error: role === "admin" ? "Already an admin." : "Not an admin." };
+  const e = entry(admin, role === "admin" ? "role.grant" : "role.remove", reason);
+  const now = Date.now();
+  // The guard and the audit row are conditional SQL inside one atomic batch, so
+  // two admins removing each other at once cannot leave no admin behind.
+  const guard = role === "user" ? "AND (SELECT count(*) FROM users WHERE role = 'admin') > 1" : "";
+  const d1 = db.$client;
+  const results = await d1.batch([
+    d1
+      .prepare(`UPDATE users SET role = ?1, updated_at = ?2 WHERE id = ?3 AND role = ?4 ${guard}`)
+      .bind(role, now, userId, target.role),
+    d1
+      .prepare(
+        `INSERT INTO audit_log (id, actor_id, actor_email, action, target_user_id, reason, details, created_at)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, '{}', ?7 WHERE changes() = 1`,
+      )
+      .bind(e.id, e.actorId, e.actorEmail, e.action, userId, reason, now),
+  ]);
+  const changed = results[0]?.meta.changes ?? 0;
+  if (changed !== 1) return { ok: false, status: 409, error: "The last admin cannot lose the admin role." };
+  return { ok: true, message: role === "admin" ? "Admin role granted." : "Admin role removed." };
+}
