@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+
+let b: OpenBrowser;
+beforeAll(async () => {
+  b = await openBrowser();
+});
+afterAll(async () => {
+  await b?.close();
+});
+
+describe("admin console", () => {
+  it("finds a user by e-mail and grants 5 credits with a reason", async () => {
+    const admin = await createUser({ role: "admin" });
+    const target = await createUser({ credits: 2 });
+    const page = await b.newPage(await signedInContext(b, admin));
+    await page.goto("/admin");
+    await page.getByRole("heading", { name: "Admin", level: 1 }).waitFor();
+    await page.getByLabel("Search by e-mail").fill(target.email);
+    await page.getByRole("button", { name: "Search" }).click();
+    const rows = page.getByTestId("admin-user-row");
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.getByRole("link", { name: target.email }).click();
+    await page.getByLabel("Credits (negative to remove)").fill("5");
+    await page.locator("#credits-reason").fill("Welcome bonus for a new agency");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Granted 5 credits. Balance: 7.").waitFor();
+    await expect.poll(() => page.getByTestId("detail-credits").textContent()).toBe("7");
+    await page.getByText("credits.grant by").waitFor();
+    page.assertClean();
+  });
+
+  it("refuses a removal below zero with a clear message", async () => {
+    const admin = await createUser({ role: "admin" });
+    const target = await createUser({ credits: 1 });
+    const page = await b.newPage(await signedInContext(b, admin));
+    await page.goto(`/admin?q=${encodeURIComponent(target.email)}`);
+    await page.getByRole("link", { name: target.email }).click();
+    await page.getByLabel("Credits (negative to remove)").fill("-3");
+    await page.locator("#credits-reason").fill("Chargeback");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Insufficient credits: the balance is 1.").waitFor();
+    expect(await page.getByTestId("detail-credits").textContent()).toBe("1");
+  });
+
+  it("shows a verified non-admin a 404 at /admin and at every admin API", async () => {
+    const user = await createUser();
+    const page = await b.newPage(await signedInContext(b, user));
+    const res = await page.goto("/admin");
+    expect(res?.status()).toBe(404);
+    await page.getByRole("heading", { name: "Page not found" }).waitFor();
+    const detail = await page.goto("/admin/users/anything");
+    expect(detail?.status()).toBe(404);
+    const cookie = `sw_session=${user.sessionToken}`;
+    for (const [method, path] of [
+      ["GET", "/api/admin/users"],
+      ["GET", "/api/admin/users/x"],
+      ["POST", "/api/admin/users/x/credits"],
+      ["POST", "/api/admin/users/x/sessions/revoke"],
+      ["POST", "/api/admin/users/x/role"],
+    ] as const) {
+      const r = await fetch(`${baseUrl()}${path}`, {
+        method,
+        headers: { Cookie: cookie, "Content-Type": "application/json" },
+        body: method === "POST" ? "{}" : undefined,
+      });
+      expect(r.status, `${method} ${path}`).toBe(404);
+    }
+  });
+});
