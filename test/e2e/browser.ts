@@ -81,6 +81,7 @@ export async function createUser(
     role?: "user" | "admin";
     credits?: number;
     session?: boolean;
+    expiredSession?: boolean;
   } = {},
 ): Promise<FixtureUser> {
   const res = await fetch(`${baseUrl()}/api/dev/users`, {

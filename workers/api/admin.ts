@@ -1,12 +1,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { cleanText } from "../lib/text";
 import { adjustCredits, listUsers, revokeSessions, SORT_KEYS, setRole, userDetail } from "../services/admin";
 import type { ApiEnv } from "./types";
 
 // /api/admin: the admin role only. Everyone else, signed in or not, gets the
 // same 404 as an unknown path, so the API does not reveal that it exists.
 
-const reason = z.string().trim().min(3, "Give a reason of at least 3 characters.").max(500);
+const reason = cleanText("Reason", 3, 500);
 const listQuery = z.object({
   q: z.string().max(254).optional(),
   sort: z.enum(SORT_KEYS).default("created"),

@@ -5,7 +5,7 @@ import { randomToken } from "../lib/crypto";
 import { userObject } from "../objects/user-object";
 import { hashPassword } from "../services/password";
 import { seedDemoUsers } from "../services/seed";
-import { createSession } from "../services/sessions";
+import { createSession, SESSION_TTL_MS } from "../services/sessions";
 import type { ApiEnv } from "./types";
 
 // Development and test fixtures. Mounted under /api/dev only when the local
@@ -19,9 +19,46 @@ const fixtureUser = z.object({
   role: z.enum(["user", "admin"]).default("user"),
   credits: z.number().int().min(0).max(10_000).default(0),
   session: z.boolean().default(true),
+  /** Make the session one that expired a day ago (to test expired sessions). */
+  expiredSession: z.boolean().default(false),
 });
 
+// Columns that change on their own (activity timestamps, health probes) are left
+// out of the state digest, so it shows only what a request deliberately wrote.
+const VOLATILE: Record<string, string[]> = { users: ["last_active_at", "updated_at"] };
+const SKIPPED_TABLES = new Set(["health_checks", "d1_migrations", "_cf_KV", "sqlite_sequence"]);
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export const devApi = new Hono<ApiEnv>()
+  // A digest of every D1 table and every R2 object, so a test can prove that a
+  // refused request changed nothing.
+  .get("/state", async (c) => {
+    const tables = await c.env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all<{
+      name: string;
+    }>();
+    const d1: Record<string, { rows: number; digest: string }> = {};
+    for (const { name } of tables.results) {
+      if (SKIPPED_TABLES.has(name) || name.startsWith("sqlite_") || name.startsWith("_cf_")) continue;
+      const { results } = await c.env.DB.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all<
+        Record<string, unknown>
+      >();
+      const skip = VOLATILE[name] ?? [];
+      const rows = results.map((r) => Object.entries(r).filter(([k]) => !skip.includes(k)));
+      d1[name] = { rows: results.length, digest: await sha256(JSON.stringify(rows)) };
+    }
+    const r2: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await c.env.PHOTOS.list({ cursor, limit: 1000 });
+      for (const o of page.objects) if (!o.key.startsWith("health/")) r2.push(`${o.key}:${o.size}:${o.etag}`);
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    return c.json({ d1, r2: { objects: r2.length, digest: await sha256(r2.join("\n")) } });
+  })
   .post("/seed", async (c) => {
     const seeded = await seedDemoUsers(c.get("db"), c.env);
     return c.json({ ok: true, users: seeded });
@@ -54,7 +91,8 @@ export const devApi = new Hono<ApiEnv>()
         idempotencyKey: `fixture:${id}`,
       });
     }
-    const session = input.session ? await createSession(db, id, "e2e fixture") : null;
+    const sessionNow = input.expiredSession ? now - SESSION_TTL_MS - 24 * 60 * 60 * 1000 : now;
+    const session = input.session ? await createSession(db, id, "e2e fixture", sessionNow) : null;
     return c.json({ id, email, sessionToken: session?.token ?? null }, 201);
   })
   // Benchmark: `users` users each make `perUser` concurrent 1-credit

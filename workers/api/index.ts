@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { createDb } from "../../db/client";
 import { devToolsEnabled } from "../context";
@@ -9,6 +10,17 @@ import { health } from "./health";
 import type { ApiEnv } from "./types";
 
 export const api = new Hono<ApiEnv>().basePath("/api");
+
+// JSON endpoints take small bodies; photo bytes go through the upload routes,
+// which check their own sizes.
+const JSON_BODY_LIMIT = 64 * 1024;
+api.use(async (c, next) => {
+  if (c.req.path.startsWith("/api/uploads") || c.req.path.startsWith("/api/webhooks")) return next();
+  return bodyLimit({
+    maxSize: JSON_BODY_LIMIT,
+    onError: (c) => c.json({ error: `The request body is larger than ${JSON_BODY_LIMIT / 1024} KB.` }, 413),
+  })(c, next);
+});
 
 api.use(async (c, next) => {
   const db = createDb(c.env.DB);

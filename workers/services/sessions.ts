@@ -47,10 +47,8 @@ export async function validateSessionToken(
     .where(eq(sessions.id, id))
     .get();
   if (!row) return null;
-  if (row.session.expiresAt <= now) {
-    await db.delete(sessions).where(eq(sessions.id, id));
-    return null;
-  }
+  // An expired session is refused without a write; the daily cron purges it.
+  if (row.session.expiresAt <= now) return null;
   let expiresAt = row.session.expiresAt;
   let renewed = false;
   if (expiresAt - now < SESSION_RENEW_BELOW_MS) {

@@ -1,6 +1,7 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import { z } from "zod";
 import { requestContext } from "../../../workers/context";
+import { cleanText } from "../../../workers/lib/text";
 import { adjustCredits, revokeSessions, setRole, userDetail } from "../../../workers/services/admin";
 import { requireAdmin } from "../../lib/auth.server";
 import { formatDate, formatDateTime } from "../../lib/format";
@@ -16,11 +17,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   return detail;
 }
 
-const reason = z
-  .string()
-  .trim()
-  .min(3, "Give a reason of at least 3 characters.")
-  .max(500, "Keep the reason under 500 characters.");
+const reason = cleanText("Reason", 3, 500);
 const actions = z.discriminatedUnion("intent", [
   z.object({
     intent: z.literal("credits"),

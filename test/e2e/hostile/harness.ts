@@ -1,0 +1,55 @@
+import { expect } from "vitest";
+import { baseUrl } from "../browser.ts";
+
+// The hostile-input harness: each case is sent to the running production
+// build; it must answer 4xx (or the listed status) with a clear message, never
+// 5xx, and leave D1 and R2 exactly as they were (GET /api/dev/state digests).
+
+export interface HostileCase {
+  name: string;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** A string is sent as is; an object is sent as JSON; FormData as a form. */
+  body?: string | Record<string, unknown> | FormData | Uint8Array;
+  /** Expected status; default: any 4xx. */
+  status?: number;
+  /** Text the answer must contain (the clear message). */
+  message?: string | RegExp;
+}
+
+export async function stateDigest(): Promise<unknown> {
+  const res = await fetch(`${baseUrl()}/api/dev/state`);
+  if (!res.ok) throw new Error(`state digest: ${res.status}`);
+  return res.json();
+}
+
+export async function send(c: HostileCase): Promise<{ status: number; text: string }> {
+  const headers: Record<string, string> = { Origin: baseUrl(), ...c.headers };
+  let body: BodyInit | undefined;
+  if (typeof c.body === "string" || c.body instanceof FormData || c.body instanceof Uint8Array)
+    body = c.body as BodyInit;
+  else if (c.body) {
+    body = JSON.stringify(c.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  const res = await fetch(`${baseUrl()}${c.path}`, { method: c.method, headers, body, redirect: "manual" });
+  return { status: res.status, text: await res.text() };
+}
+
+export async function expectRefusedWithoutChange(c: HostileCase): Promise<void> {
+  const before = await stateDigest();
+  const { status, text } = await send(c);
+  const label = `${c.name}: ${c.method} ${c.path} answered ${status} ${text.slice(0, 200)}`;
+  expect(status, label).toBeLessThan(500);
+  if (c.status !== undefined) expect(status, label).toBe(c.status);
+  else expect(status >= 400 && status < 500, label).toBe(true);
+  if (c.message) expect(text, label).toMatch(c.message);
+  expect(await stateDigest(), `${label} changed stored state`).toEqual(before);
+}
+
+const big = "x".repeat(2 * 1024 * 1024);
+export const HUGE_JSON = { reason: big, amount: 1 };
+export const CONTROL_CHARS = "bad\u0000name\u0007\u001b[31m";
+export const SQL_META = "' OR 1=1; DROP TABLE users; --";
+export const TRAVERSAL = "../../../../etc/passwd";
