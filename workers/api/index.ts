@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { createDb } from "../../db/client";
 import { devToolsEnabled } from "../context";
 import { resolveCurrentUser, secureCookies } from "../services/current-user";
+import { adminApi } from "./admin";
 import { devApi } from "./dev";
 import { health } from "./health";
 import type { ApiEnv } from "./types";
@@ -22,6 +23,7 @@ api.use(async (c, next) => {
 });
 
 api.route("/health", health);
+api.route("/admin", adminApi);
 
 // Development-only endpoints (seeding). Mounted only when the local
 // configuration turns dev tools on; a deployed worker answers 404.
