@@ -5,5 +5,12 @@ export default [
   route("landing", "routes/home.tsx", { id: "landing" }),
   route("logout", "routes/logout.tsx"),
   route("dev/mailbox", "routes/dev/mailbox.tsx"),
+  route("auth", "routes/auth/auth.tsx"),
+  route("login", "routes/auth/login.tsx"),
+  route("auth/google", "routes/auth/google.tsx"),
+  route("auth/google/callback", "routes/auth/google-callback.tsx"),
+  route("verify-email", "routes/auth/verify-email.tsx"),
+  route("reset-password", "routes/auth/reset-password.tsx"),
+  route("admin", "routes/admin/index.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;
