@@ -210,7 +210,8 @@ describe("Google sign-in in Chromium", () => {
     expect(await hasSessionCookie(page)).toBe(true);
     await page.goto("/");
     await page.getByRole("button", { name: "Logout" }).click();
-    await page.waitForURL(url("/"));
+    await page.getByRole("link", { name: "Login", exact: true }).waitFor();
+    expect(await hasSessionCookie(page)).toBe(false);
 
     await signInWithGoogle(page, email);
     await page.waitForURL(url("/dashboard"));

@@ -24,6 +24,9 @@ export function loader({ request, context }: Route.LoaderArgs) {
 
 export const action = authAction;
 
+// Passes the action's headers (Retry-After on a 429) to the page's response.
+export const headers: Route.HeadersFunction = ({ actionHeaders }) => actionHeaders;
+
 export default function Auth({ loaderData, actionData }: Route.ComponentProps) {
   const { redirectTo, plan } = loaderData;
   // After a failed sign-in the page stays in sign-in mode even without ?mode.

@@ -32,6 +32,9 @@ export function loader({ request, context }: Route.LoaderArgs) {
 
 export const action = authAction;
 
+// Passes the action's headers (Retry-After on a 429) to the page's response.
+export const headers: Route.HeadersFunction = ({ actionHeaders }) => actionHeaders;
+
 export default function Login({ loaderData, actionData }: Route.ComponentProps) {
   const { redirectTo, notice } = loaderData;
   const create = redirectTo ? `/auth?redirectTo=${encodeURIComponent(redirectTo)}` : "/auth";
