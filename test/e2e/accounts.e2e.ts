@@ -137,6 +137,20 @@ describe("e-mail accounts in Chromium", () => {
     page.assertClean();
   });
 
+  it("sends a sign-up with a used address to /login with the spec's message", async () => {
+    const taken = await createUser({ session: false });
+    const page = await b.newPage();
+    await page.goto("/auth");
+    await page.getByLabel("Email address").fill(taken.email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByLabel("I am at least 18 and accept the Terms of Service").check();
+    await page.getByRole("button", { name: "Sign up", exact: true }).click();
+    await page.waitForURL(/\/login\?notice=email-in-use/);
+    await page.getByText("Email address is already in use. Please log in.").waitFor();
+    await page.getByRole("heading", { name: "Welcome back" }).waitFor();
+    page.assertClean();
+  });
+
   it("sends a signed-in user away from the sign-in pages", async () => {
     const user = await createUser({ credits: 5 });
     const page = await b.newPage(await signedInContext(b, user));
