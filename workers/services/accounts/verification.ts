@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { users } from "../../../db/schema";
 import { userObject } from "../../objects/user-object";
-import { type AccountDeps, checkLimits, deliverLater, LIMITS } from "./deps";
+import { type AccountDeps, checkLimits, deliverLater, type Failure, LIMITS } from "./deps";
 import { appLink, verificationEmail } from "./emails";
 import { MESSAGES } from "./messages";
 import { consumeToken, issueToken, revokeTokens } from "./tokens";
@@ -76,9 +76,7 @@ export async function verifyEmail(deps: AccountDeps, token: string): Promise<Ver
   return { ok: true, redirectTo: spent.redirectTo };
 }
 
-export type ResendResult =
-  | { ok: true; message: string }
-  | { ok: false; status: 400 | 429; error?: string; fieldErrors?: { email?: string } };
+export type ResendResult = { ok: true; message: string } | Failure<"email">;
 
 /**
  * Sends a fresh verification link when the account exists and is not verified.
@@ -92,7 +90,7 @@ export async function resendVerification(
   if (!parsed.success) return { ok: false, status: 400, fieldErrors: { email: parsed.error.issues[0]?.message } };
   const email = parsed.data;
   const limited = await checkLimits(deps, LIMITS.resend, email);
-  if (limited) return { ok: false, status: 429, error: limited.error };
+  if (limited) return limited;
   const user = await deps.db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, email) });
   if (user && user.emailVerifiedAt === null) sendVerification(deps, user, input.redirectTo ?? null);
   return { ok: true, message: MESSAGES.verificationSent };
