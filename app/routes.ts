@@ -7,5 +7,11 @@ export default [
   route("admin", "routes/admin/users.tsx"),
   route("admin/users/:id", "routes/admin/user.tsx"),
   route("dev/mailbox", "routes/dev/mailbox.tsx"),
+  route("auth", "routes/auth/auth.tsx"),
+  route("login", "routes/auth/login.tsx"),
+  route("auth/google", "routes/auth/google.tsx"),
+  route("auth/google/callback", "routes/auth/google-callback.tsx"),
+  route("verify-email", "routes/auth/verify-email.tsx"),
+  route("reset-password", "routes/auth/reset-password.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

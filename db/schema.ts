@@ -89,6 +89,23 @@ export const healthChecks = sqliteTable("health_checks", {
 
 export type User = typeof users.$inferSelect;
 
+// --- Accounts (migrations/0002_accounts.sql) ---
+
+export const emailTokens = sqliteTable("email_tokens", {
+  id: text("id").primaryKey(),
+  userId: text("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
+  purpose: text("purpose", { enum: ["verify_email", "reset_password"] }).notNull(),
+  email: text("email").notNull(),
+  redirectTo: text("redirect_to"),
+  expiresAt: integer("expires_at").notNull(),
+  usedAt: integer("used_at"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export type EmailTokenPurpose = (typeof emailTokens.$inferSelect)["purpose"];
+
 // ---- Admin console ----
 
 export type AuditAction =

@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import { join } from "node:path";
 import { startMailEmulator } from "./mail.ts";
+import { startOAuthEmulator } from "./oauth.ts";
 import { startProviderEmulator } from "./provider.ts";
 import { startStripeEmulator } from "./stripe.ts";
 
@@ -43,6 +44,7 @@ export async function startEmulators(opts: {
   );
   servers.push(await startProviderEmulator({ port: ports.provider, apiKey: opts.vars.PROVIDER_API_KEY ?? "" }));
   servers.push(await startStripeEmulator({ port: ports.stripe, secretKey: opts.vars.STRIPE_SECRET_KEY ?? "" }));
+  servers.push(await startOAuthEmulator({ port: ports.oauth }));
   return {
     ports,
     workerVars: {

@@ -1,5 +1,6 @@
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { requestContext } from "../../workers/context";
+import { safeRedirectPath as sameOriginPath } from "../../workers/services/accounts/landing";
 import { type CurrentUser, resolveCurrentUser, secureCookies } from "../../workers/services/current-user";
 
 export const userContext = createContext<CurrentUser | null>(null);
@@ -23,8 +24,7 @@ export function getUser(context: Readonly<RouterContextProvider>): CurrentUser |
 
 /** A path to come back to after signing in: same-origin paths only. */
 export function safeRedirectPath(value: string | null | undefined, fallback = "/dashboard"): string {
-  if (!value?.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return fallback;
-  return value;
+  return sameOriginPath(value) ?? fallback;
 }
 
 export function loginRedirect(request: Request): Response {

@@ -8,6 +8,7 @@ const paths: [string, string, unknown?][] = [
   ["POST", "/api/admin/users/someone/credits", { amount: 5, reason: "because" }],
   ["POST", "/api/admin/users/someone/sessions/revoke", { reason: "because" }],
   ["POST", "/api/admin/users/someone/role", { role: "admin", reason: "because" }],
+  ["POST", "/api/admin/users/someone/verification", { reason: "because" }],
 ];
 
 function call(method: string, path: string, cookie: string | null, body?: unknown) {

@@ -2,9 +2,11 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, sessions, users } from "../../db/schema";
+import type { MailMessage } from "../../workers/adapters/mail";
 import {
   adjustCredits,
   listUsers,
+  resendVerificationFor,
   revokeSessions,
   SORT_KEYS,
   setRole,
@@ -86,6 +88,28 @@ describe("admin actions", () => {
     expect(last).toEqual({ ok: false, status: 409, error: "The last admin cannot lose the admin role." });
     expect((await db.select({ role: users.role }).from(users).where(eq(users.id, a.id)).get())?.role).toBe("admin");
     expect(await auditRows(a.id)).toHaveLength(0);
+  });
+
+  it("resends verification to an unverified user only, with one audit row", async () => {
+    const a = await admin();
+    const sent: MailMessage[] = [];
+    const pending: Promise<unknown>[] = [];
+    const deps = {
+      db,
+      env,
+      mailer: { send: async (m: MailMessage) => void sent.push(m) },
+      defer: (p: Promise<unknown>) => void pending.push(p),
+      ip: "test",
+    };
+    const unverified = await makeUser({ verified: false });
+    expect((await resendVerificationFor(deps, a, unverified.id, "Customer asked on the phone")).ok).toBe(true);
+    await Promise.all(pending);
+    expect(sent.map((m) => m.to)).toEqual([unverified.email]);
+    expect(sent[0]!.text).toContain("/verify-email");
+    expect(await auditRows(unverified.id)).toHaveLength(1);
+    const verified = await makeUser();
+    expect(await resendVerificationFor(deps, a, verified.id, "again")).toMatchObject({ ok: false, status: 409 });
+    expect(await auditRows(verified.id)).toHaveLength(0);
   });
 
   it("answers 404 for an unknown user and writes nothing", async () => {

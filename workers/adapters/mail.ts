@@ -1,7 +1,7 @@
 // Outbound e-mail through an HTTP e-mail API speaking Resend's contract
 // (POST {base}/emails with a bearer key). Locally MAIL_API_URL points at the
 // mail emulator (emulators/mail.ts), which speaks the same contract and keeps
-// what it receives for /dev/mailbox. See docs/decisions/0007-email.md.
+// what it receives for /dev/mailbox. See docs/decisions/0012-email-provider.md.
 
 export interface MailMessage {
   to: string;

@@ -1,7 +1,17 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { createMailer } from "../adapters/mail";
 import { cleanText } from "../lib/text";
-import { adjustCredits, listUsers, revokeSessions, SORT_KEYS, setRole, userDetail } from "../services/admin";
+import { clientIp } from "../objects/rate-limiter";
+import {
+  adjustCredits,
+  listUsers,
+  resendVerificationFor,
+  revokeSessions,
+  SORT_KEYS,
+  setRole,
+  userDetail,
+} from "../services/admin";
 import type { ApiEnv } from "./types";
 
 // /api/admin: the admin role only. Everyone else, signed in or not, gets the
@@ -37,6 +47,8 @@ export const adminApi = new Hono<ApiEnv>()
     if (!user?.verified || user.role !== "admin") return c.json({ error: "Not found." }, 404);
     await next();
   })
+  // Lets the admin screen (and tests) check access.
+  .get("/", (c) => c.json({ ok: true, admin: c.get("user")?.email }))
   .get("/users", async (c) => {
     const parsed = listQuery.safeParse(c.req.query());
     if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message ?? "Invalid query." }, 400);
@@ -56,6 +68,19 @@ export const adminApi = new Hono<ApiEnv>()
     const input = await body(reasonBody, c.req.raw);
     if ("error" in input) return c.json(input, 400);
     const res = await revokeSessions(c.get("db"), c.get("user")!, c.req.param("id"), input.reason);
+    return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
+  })
+  .post("/users/:id/verification", async (c) => {
+    const input = await body(reasonBody, c.req.raw);
+    if ("error" in input) return c.json(input, 400);
+    const deps = {
+      db: c.get("db"),
+      env: c.env,
+      mailer: createMailer(c.env),
+      defer: (p: Promise<unknown>) => c.executionCtx.waitUntil(p),
+      ip: clientIp(c.req.raw),
+    };
+    const res = await resendVerificationFor(deps, c.get("user")!, c.req.param("id"), input.reason);
     return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
   })
   .post("/users/:id/role", async (c) => {

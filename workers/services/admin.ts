@@ -3,6 +3,8 @@ import type { Database } from "../../db/client";
 import { auditLog, creditLedger, sessions, users } from "../../db/schema";
 import { randomToken } from "../lib/crypto";
 import { userObject } from "../objects/user-object";
+import type { AccountDeps } from "./accounts/deps";
+import { sendVerification } from "./accounts/verification";
 import type { CurrentUser } from "./current-user";
 
 // The admin console's reads and actions. Every action writes exactly one
@@ -274,4 +276,20 @@ export async function setRole(
   const changed = results[0]?.meta.changes ?? 0;
   if (changed !== 1) return { ok: false, status: 409, error: "The last admin cannot lose the admin role." };
   return { ok: true, message: role === "admin" ? "Admin role granted." : "Admin role removed." };
+}
+
+/** Sends a fresh verification link to an unverified account. */
+export async function resendVerificationFor(
+  deps: AccountDeps,
+  admin: CurrentUser,
+  userId: string,
+  reason: string,
+): Promise<ActionResult> {
+  const user = await deps.db.query.users.findFirst({ where: eq(users.id, userId) });
+  if (!user) return { ok: false, status: 404, error: "User not found" };
+  if (user.emailVerifiedAt !== null) return { ok: false, status: 409, error: "This e-mail is already verified." };
+  const e = entry(admin, "verification.resend", reason);
+  await deps.db.insert(auditLog).values({ ...e, targetUserId: userId, createdAt: Date.now() });
+  sendVerification(deps, user, null);
+  return { ok: true, message: `A new verification link is on its way to ${user.email}.` };
 }

@@ -5,7 +5,7 @@ import { timingSafeEqual } from "../lib/crypto";
 // workerd. Production Workers refuse more than 100,000 iterations; local workerd
 // does not, so the cap is enforced here. The parameters live inside each hash
 // ("pbkdf2-sha256$<iterations>$<salt>$<hash>") so they can be raised later and
-// old hashes still verify. See docs/decisions/0004-password-hashing.md.
+// old hashes still verify. See docs/decisions/0010-password-hashing.md.
 export const PBKDF2_MAX_ITERATIONS = 100_000;
 export const PBKDF2_ITERATIONS = 100_000;
 const KEY_BITS = 256;

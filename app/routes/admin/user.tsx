@@ -2,7 +2,14 @@ import { data, Form, Link, useNavigation } from "react-router";
 import { z } from "zod";
 import { requestContext } from "../../../workers/context";
 import { cleanText } from "../../../workers/lib/text";
-import { adjustCredits, revokeSessions, setRole, userDetail } from "../../../workers/services/admin";
+import {
+  adjustCredits,
+  resendVerificationFor,
+  revokeSessions,
+  setRole,
+  userDetail,
+} from "../../../workers/services/admin";
+import { accountDeps } from "../../lib/accounts.server";
 import { requireAdmin } from "../../lib/auth.server";
 import { formatDate, formatDateTime } from "../../lib/format";
 import type { Route } from "./+types/user";
@@ -28,6 +35,7 @@ const actions = z.discriminatedUnion("intent", [
     reason,
   }),
   z.object({ intent: z.literal("revoke"), reason }),
+  z.object({ intent: z.literal("resend"), reason }),
   z.object({ intent: z.literal("role"), role: z.enum(["user", "admin"]), reason }),
 ]);
 
@@ -51,7 +59,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       ? await adjustCredits(env, db, admin, params.id, input.amount, input.reason)
       : input.intent === "revoke"
         ? await revokeSessions(db, admin, params.id, input.reason)
-        : await setRole(db, admin, params.id, input.role, input.reason);
+        : input.intent === "resend"
+          ? await resendVerificationFor(accountDeps(context, request), admin, params.id, input.reason)
+          : await setRole(db, admin, params.id, input.role, input.reason);
   if (!res.ok)
     return data(
       { intent: input.intent, ok: false as const, fieldErrors: noErrors, message: res.error },

@@ -1,0 +1,60 @@
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { requestContext } from "../../../workers/context";
+import { MESSAGES } from "../../../workers/services/accounts/messages";
+import { isTokenUsable } from "../../../workers/services/accounts/tokens";
+import { verifyEmail } from "../../../workers/services/accounts/verification";
+import { Alert } from "../../components/auth/fields";
+import { accountDeps } from "../../lib/accounts.server";
+import type { Route } from "./+types/verify-email";
+
+export const meta: Route.MetaFunction = () => [{ title: "Verify your email · Stagewise" }];
+
+// The link in the verification e-mail opens this page; the button spends it.
+// Opening a link changes nothing (mail scanners open links too).
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const token = new URL(request.url).searchParams.get("token") ?? "";
+  const { db } = context.get(requestContext);
+  const usable = await isTokenUsable(db, token, "verify_email", Date.now());
+  return { token, usable, error: usable ? null : MESSAGES.linkInvalid };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const form = await request.formData();
+  const result = await verifyEmail(accountDeps(context, request), String(form.get("token") ?? ""));
+  if (!result.ok) return data({ error: result.error }, { status: result.status });
+  const params = new URLSearchParams({ notice: "verified" });
+  if (result.redirectTo) params.set("redirectTo", result.redirectTo);
+  return redirect(`/login?${params}`);
+}
+
+export default function VerifyEmail({ loaderData, actionData }: Route.ComponentProps) {
+  const busy = useNavigation().state !== "idle";
+  const usable = loaderData.usable && !actionData?.error;
+  return (
+    <div className="container-page flex justify-center py-12 sm:py-16">
+      <div className="card w-full max-w-md">
+        <h1 className="text-2xl font-bold tracking-tight">Verify your email</h1>
+        {usable ? (
+          <Form method="post" className="mt-6 space-y-4">
+            <p className="text-muted">Confirm that this email address is yours to finish creating your account.</p>
+            <input type="hidden" name="token" value={loaderData.token} />
+            <button type="submit" className="btn-primary w-full" disabled={busy}>
+              Verify email
+            </button>
+          </Form>
+        ) : (
+          <div className="mt-6 space-y-4">
+            <Alert kind="error">{actionData?.error ?? loaderData.error}</Alert>
+            <p className="text-sm text-muted">
+              If your email is already verified, just sign in. Otherwise sign in with your email and password and ask
+              for a new verification email there.
+            </p>
+            <Link to="/login" className="btn-primary w-full">
+              Go to sign in
+            </Link>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+import type { Database } from "../../../db/client";
+import type { Mailer } from "../../adapters/mail";
+import { RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "../../objects/rate-limiter";
+
+/** What every account service needs; routes build it per request, tests pass their own. */
+export interface AccountDeps {
+  db: Database;
+  /** Rate limiter and user Durable Objects, APP_ORIGIN, SIGNUP_CREDITS. */
+  env: Env;
+  mailer: Mailer;
+  /**
+   * Runs work after the answer has been sent (ctx.waitUntil). E-mails go out
+   * this way, so an answer takes the same time whether or not an account exists.
+   */
+  defer: (work: Promise<unknown>) => void;
+  /** The client's address, for per-IP rate limits. */
+  ip: string;
+  now?: number;
+}
+
+export type FieldErrors<F extends string> = Partial<Record<F, string>>;
+
+export interface Failure<F extends string = never> {
+  ok: false;
+  status: 400 | 401 | 403 | 429 | 500;
+  error?: string;
+  fieldErrors?: FieldErrors<F>;
+  /** Set when the password was right but the address is not verified yet. */
+  needsVerification?: boolean;
+  retryAfterSeconds?: number;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * Attempts allowed per e-mail address and per client IP, counted in a Durable
+ * Object so every isolate sees the same count (docs/decisions/0014-abuse-controls.md).
+ */
+export const LIMITS = {
+  signIn: {
+    email: { name: "signin:email", limit: 10, windowMs: 15 * MINUTE },
+    ip: { name: "signin:ip", limit: 100, windowMs: 15 * MINUTE },
+  },
+  signUp: {
+    email: { name: "signup:email", limit: 5, windowMs: HOUR },
+    ip: { name: "signup:ip", limit: 20, windowMs: HOUR },
+  },
+  reset: {
+    email: { name: "reset:email", limit: 5, windowMs: HOUR },
+    ip: { name: "reset:ip", limit: 20, windowMs: HOUR },
+  },
+  resend: {
+    email: { name: "resend:email", limit: 5, windowMs: HOUR },
+    ip: { name: "resend:ip", limit: 20, windowMs: HOUR },
+  },
+} satisfies Record<string, { email: RateRule; ip: RateRule }>;
+
+/** Counts one attempt per e-mail and per IP; a Failure with 429 when either is over. */
+export async function checkLimits(
+  deps: Pick<AccountDeps, "env" | "ip">,
+  rules: { email: RateRule; ip: RateRule },
+  email: string,
+): Promise<Failure | null> {
+  const [byEmail, byIp] = await Promise.all([
+    rateLimit(deps.env, rules.email, [email]),
+    rateLimit(deps.env, rules.ip, [deps.ip]),
+  ]);
+  if (byEmail.allowed && byIp.allowed) return null;
+  return {
+    ok: false,
+    status: 429,
+    error: RATE_LIMITED_MESSAGE,
+    retryAfterSeconds: Math.max(byEmail.retryAfterSeconds, byIp.retryAfterSeconds),
+  };
+}
+
+/**
+ * Issues a link and e-mails it after the answer has gone out, so the answer
+ * takes the same time whether or not an account exists. A failure is logged,
+ * never shown (showing it would tell who has an account).
+ */
+export function deliverLater(
+  deps: Pick<AccountDeps, "mailer" | "defer">,
+  what: string,
+  compose: () => Promise<Parameters<Mailer["send"]>[0] | null>,
+): void {
+  deps.defer(
+    compose()
+      .then((message) => (message ? deps.mailer.send(message) : undefined))
+      .catch((err: unknown) => {
+        console.error("account e-mail not sent", { what, error: String(err) });
+      }),
+  );
+}

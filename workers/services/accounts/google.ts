@@ -1,0 +1,128 @@
+import { eq } from "drizzle-orm";
+import { sessions, users } from "../../../db/schema";
+import type { GoogleIdentity } from "../../adapters/google-oauth";
+import { randomToken } from "../../lib/crypto";
+import { createSession, readCookie } from "../sessions";
+import type { AccountDeps } from "./deps";
+import { returnPath, safeRedirectPath } from "./landing";
+import { MESSAGES } from "./messages";
+import { nameFromEmail } from "./validation";
+import { markVerified } from "./verification";
+
+export type GoogleSignInResult =
+  | { ok: true; userId: string; created: boolean; token: string; expiresAt: number; landing: string }
+  | GoogleFailure;
+
+export type GoogleFailure = { ok: false; reason: "email-unverified" | "linked-elsewhere" | "failed"; error: string };
+
+/**
+ * Signs in with a verified Google identity. Accounts are keyed on Google's
+ * `sub`; an existing e-mail account is linked only when Google says it
+ * verified the address. A first Google sign-in creates a user with no plan
+ * and no credits and lands on /plans; later ones land on /dashboard.
+ */
+export async function signInWithGoogle(
+  deps: Pick<AccountDeps, "db" | "env" | "now">,
+  identity: GoogleIdentity,
+  opts: { redirectTo?: string | null; userAgent?: string | null } = {},
+): Promise<GoogleSignInResult> {
+  const found = await resolveGoogleUser(deps, identity);
+  if (!found.ok) return found;
+  const now = deps.now ?? Date.now();
+  const session = await createSession(deps.db, found.userId, opts.userAgent ?? null, now);
+  return {
+    ok: true,
+    userId: found.userId,
+    created: found.created,
+    token: session.token,
+    expiresAt: session.expiresAt,
+    landing: returnPath(opts.redirectTo) ?? (found.created ? "/plans" : "/dashboard"),
+  };
+}
+
+async function resolveGoogleUser(
+  deps: Pick<AccountDeps, "db" | "env" | "now">,
+  identity: GoogleIdentity,
+  attempt = 0,
+): Promise<{ ok: true; userId: string; created: boolean } | GoogleFailure> {
+  const { db } = deps;
+  const bySub = await db.select({ id: users.id }).from(users).where(eq(users.googleSub, identity.sub)).get();
+  if (bySub) return { ok: true, userId: bySub.id, created: false };
+  if (!identity.emailVerified) return { ok: false, reason: "email-unverified", error: MESSAGES.googleEmailUnverified };
+
+  const now = deps.now ?? Date.now();
+  const byEmail = await db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, identity.email) });
+  if (byEmail) {
+    if (byEmail.googleSub && byEmail.googleSub !== identity.sub)
+      return { ok: false, reason: "linked-elsewhere", error: MESSAGES.googleLinkedElsewhere };
+    if (byEmail.emailVerifiedAt === null) {
+      // Nobody has proved this address until now: whoever signed up with it may
+      // not own it, so their password and sessions go (pre-hijack protection).
+      await db.batch([
+        db
+          .update(users)
+          .set({ googleSub: identity.sub, passwordHash: null, updatedAt: now })
+          .where(eq(users.id, byEmail.id)),
+        db.delete(sessions).where(eq(sessions.userId, byEmail.id)),
+      ]);
+      await markVerified({ ...deps, now }, byEmail.id);
+    } else {
+      await db.update(users).set({ googleSub: identity.sub, updatedAt: now }).where(eq(users.id, byEmail.id));
+    }
+    return { ok: true, userId: byEmail.id, created: false };
+  }
+
+  const id = randomToken();
+  const inserted = await db
+    .insert(users)
+    .values({
+      id,
+      email: identity.email,
+      name: identity.name ?? nameFromEmail(identity.email),
+      googleSub: identity.sub,
+      emailVerifiedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoNothing()
+    .returning({ id: users.id })
+    .all();
+  if (inserted.length > 0) return { ok: true, userId: id, created: true };
+  // A concurrent sign-in created the same account first: use it.
+  if (attempt === 0) return resolveGoogleUser(deps, identity, 1);
+  return { ok: false, reason: "failed", error: MESSAGES.googleFailed };
+}
+
+// The state, PKCE verifier and return address live in a short-lived cookie
+// between leaving for Google and coming back to /auth/google/callback.
+export const OAUTH_COOKIE = "sw_oauth";
+const OAUTH_COOKIE_MAX_AGE_S = 600;
+
+export interface OAuthPending {
+  state: string;
+  codeVerifier: string;
+  redirectTo: string | null;
+}
+
+export function oauthStateCookie(pending: OAuthPending, secure: boolean): string {
+  const value = [pending.state, pending.codeVerifier, encodeURIComponent(pending.redirectTo ?? "")].join(".");
+  return `${OAUTH_COOKIE}=${value}; HttpOnly; SameSite=Lax; Path=/auth/google; Max-Age=${OAUTH_COOKIE_MAX_AGE_S}${secure ? "; Secure" : ""}`;
+}
+
+export function clearOauthStateCookie(secure: boolean): string {
+  return `${OAUTH_COOKIE}=; HttpOnly; SameSite=Lax; Path=/auth/google; Max-Age=0${secure ? "; Secure" : ""}`;
+}
+
+export function readOauthState(cookieHeader: string | null): OAuthPending | null {
+  const raw = readCookie(cookieHeader, OAUTH_COOKIE);
+  if (!raw) return null;
+  const [state, codeVerifier, ...rest] = raw.split(".");
+  if (!state || !codeVerifier) return null;
+  let redirectTo: string | null = null;
+  try {
+    redirectTo = safeRedirectPath(decodeURIComponent(rest.join(".")));
+  } catch {
+    redirectTo = null;
+  }
+  return { state, codeVerifier, redirectTo };
+}

@@ -1,0 +1,76 @@
+import { eq } from "drizzle-orm";
+import { sessions, users } from "../../../db/schema";
+import { hashPassword } from "../password";
+import { type AccountDeps, checkLimits, deliverLater, type Failure, LIMITS } from "./deps";
+import { appLink, passwordResetEmail } from "./emails";
+import { MESSAGES } from "./messages";
+import { consumeToken, issueToken, revokeTokens } from "./tokens";
+import { emailField, newPasswordField } from "./validation";
+import { markVerified } from "./verification";
+
+export type ResetRequestResult = { ok: true; message: string } | Failure<"email">;
+
+/**
+ * 'Forgot Password?': e-mails a one-hour link when the account exists. The
+ * answer, its status and its timing are the same either way (the e-mail goes
+ * out after the answer).
+ */
+export async function requestPasswordReset(deps: AccountDeps, input: { email: unknown }): Promise<ResetRequestResult> {
+  if (typeof input.email !== "string" || input.email.trim() === "") {
+    return {
+      ok: false,
+      status: 400,
+      error: MESSAGES.resetNeedsEmail,
+      fieldErrors: { email: MESSAGES.resetNeedsEmail },
+    };
+  }
+  const parsed = emailField.safeParse(input.email);
+  if (!parsed.success) return { ok: false, status: 400, fieldErrors: { email: parsed.error.issues[0]?.message } };
+  const email = parsed.data;
+
+  const limited = await checkLimits(deps, LIMITS.reset, email);
+  if (limited) return limited;
+
+  deliverLater(deps, "password reset", async () => {
+    const user = await deps.db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, email) });
+    if (!user) return null;
+    const token = await issueToken(
+      deps.db,
+      { userId: user.id, email: user.email, purpose: "reset_password" },
+      deps.now ?? Date.now(),
+    );
+    return passwordResetEmail(user.email, user.name, appLink(deps.env.APP_ORIGIN, "/reset-password", token));
+  });
+  return { ok: true, message: MESSAGES.resetSent };
+}
+
+export type ResetResult = { ok: true; userId: string } | Failure<"password">;
+
+/**
+ * Spends a reset link: sets the new password and ends every session of the
+ * user in one atomic batch. The link proves the address, so an unverified
+ * account becomes verified.
+ */
+export async function resetPassword(
+  deps: AccountDeps,
+  input: { token: unknown; password: unknown },
+): Promise<ResetResult> {
+  const parsed = newPasswordField.safeParse(input.password);
+  // Checked before the link is spent, so a typo does not burn it.
+  if (!parsed.success) return { ok: false, status: 400, fieldErrors: { password: parsed.error.issues[0]?.message } };
+  const now = deps.now ?? Date.now();
+  const token = typeof input.token === "string" ? input.token : "";
+  const spent = await consumeToken(deps.db, token, "reset_password", now);
+  if (!spent) return { ok: false, status: 400, error: MESSAGES.linkInvalid };
+  const user = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, spent.userId)).get();
+  if (!user || user.email !== spent.email) return { ok: false, status: 400, error: MESSAGES.linkInvalid };
+
+  const passwordHash = await hashPassword(parsed.data);
+  await deps.db.batch([
+    deps.db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, spent.userId)),
+    deps.db.delete(sessions).where(eq(sessions.userId, spent.userId)),
+    revokeTokens(deps.db, spent.userId, "reset_password"),
+  ]);
+  await markVerified({ ...deps, now }, spent.userId);
+  return { ok: true, userId: spent.userId };
+}

@@ -1,0 +1,97 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { users } from "../../../db/schema";
+import { userObject } from "../../objects/user-object";
+import { type AccountDeps, checkLimits, deliverLater, type Failure, LIMITS } from "./deps";
+import { appLink, verificationEmail } from "./emails";
+import { MESSAGES } from "./messages";
+import { consumeToken, issueToken, revokeTokens } from "./tokens";
+import { emailField } from "./validation";
+
+/** Issues a 24-hour verification link and e-mails it, after the answer. */
+export function sendVerification(
+  deps: AccountDeps,
+  user: { id: string; email: string; name: string },
+  redirectTo: string | null,
+): void {
+  deliverLater(deps, "verification", async () => {
+    const now = deps.now ?? Date.now();
+    const token = await issueToken(
+      deps.db,
+      { userId: user.id, email: user.email, purpose: "verify_email", redirectTo },
+      now,
+    );
+    return verificationEmail(user.email, user.name, appLink(deps.env.APP_ORIGIN, "/verify-email", token));
+  });
+}
+
+/**
+ * Marks the address verified. On the first verification of an account the
+ * free trial credits (SIGNUP_CREDITS) are granted through the user's Durable
+ * Object; the idempotency key makes a second grant impossible.
+ * Returns whether this call did the verifying.
+ */
+export async function markVerified(deps: Pick<AccountDeps, "db" | "env" | "now">, userId: string): Promise<boolean> {
+  const now = deps.now ?? Date.now();
+  const changed = await deps.db
+    .update(users)
+    .set({ emailVerifiedAt: now, updatedAt: now })
+    .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)))
+    .returning({ id: users.id })
+    .all();
+  if (changed.length === 0) return false;
+  await grantTrialCredits(deps, userId);
+  return true;
+}
+
+async function grantTrialCredits(deps: Pick<AccountDeps, "db" | "env">, userId: string): Promise<void> {
+  const amount = Number.parseInt(deps.env.SIGNUP_CREDITS ?? "0", 10);
+  if (!Number.isInteger(amount) || amount <= 0) return;
+  const row = await deps.db
+    .select({ granted: users.signupCreditsGranted })
+    .from(users)
+    .where(eq(users.id, userId))
+    .get();
+  if (!row || row.granted) return;
+  const result = await userObject(deps.env, userId).grant(userId, {
+    amount,
+    source: "signup",
+    reason: "Free trial credits",
+    idempotencyKey: `signup:${userId}`,
+  });
+  if (result.ok) await deps.db.update(users).set({ signupCreditsGranted: 1 }).where(eq(users.id, userId));
+}
+
+export type VerifyResult = { ok: true; redirectTo: string | null } | { ok: false; status: 400; error: string };
+
+/** Spends a verification link. */
+export async function verifyEmail(deps: AccountDeps, token: string): Promise<VerifyResult> {
+  const now = deps.now ?? Date.now();
+  const spent = await consumeToken(deps.db, token, "verify_email", now);
+  if (!spent) return { ok: false, status: 400, error: MESSAGES.linkInvalid };
+  const user = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, spent.userId)).get();
+  // A link sent to an address the account no longer has proves nothing.
+  if (!user || user.email !== spent.email) return { ok: false, status: 400, error: MESSAGES.linkInvalid };
+  await markVerified({ ...deps, now }, spent.userId);
+  await revokeTokens(deps.db, spent.userId, "verify_email");
+  return { ok: true, redirectTo: spent.redirectTo };
+}
+
+export type ResendResult = { ok: true; message: string } | Failure<"email">;
+
+/**
+ * Sends a fresh verification link when the account exists and is not verified.
+ * The answer is the same in every case, so it tells nobody who has an account.
+ */
+export async function resendVerification(
+  deps: AccountDeps,
+  input: { email: unknown; redirectTo?: string | null },
+): Promise<ResendResult> {
+  const parsed = emailField.safeParse(input.email);
+  if (!parsed.success) return { ok: false, status: 400, fieldErrors: { email: parsed.error.issues[0]?.message } };
+  const email = parsed.data;
+  const limited = await checkLimits(deps, LIMITS.resend, email);
+  if (limited) return limited;
+  const user = await deps.db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, email) });
+  if (user && user.emailVerifiedAt === null) sendVerification(deps, user, input.redirectTo ?? null);
+  return { ok: true, message: MESSAGES.verificationSent };
+}
