@@ -88,3 +88,19 @@ export const healthChecks = sqliteTable("health_checks", {
 });
 
 export type User = typeof users.$inferSelect;
+
+// --- Public site: contact form (migrations/0005_contact.sql) ---
+
+export const contactMessages = sqliteTable(
+  "contact_messages",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    message: text("message").notNull(),
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+    mailedAt: integer("mailed_at"),
+  },
+  (t) => [index("contact_messages_created_at").on(t.createdAt)],
+);
