@@ -434,13 +434,13 @@ export function barStool(s: Scene, x: number, z: number, seat: string, metal = "
   for (const [dx, dz] of [
     [-0.14, 0.12],
     [0.12, 0.12],
-  ])
+  ] as const)
     s.box(box(x + dx, x + dx + 0.025, 0, 0.7, z + dz, z + dz + 0.025), metal);
   s.ellipseFloor(x, z, 0.17, 0.17, 0.27, "none", `stroke="${metal}" stroke-width="3"`);
   for (const [dx, dz] of [
     [-0.14, -0.14],
     [0.12, -0.14],
-  ])
+  ] as const)
     s.box(box(x + dx, x + dx + 0.025, 0, 0.7, z + dz, z + dz + 0.025), metal);
   s.cylinder(x, z, 0.2, 0.2, 0.68, 0.74, seat);
 }
