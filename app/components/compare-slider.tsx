@@ -35,7 +35,10 @@ export function CompareSlider({
   eager?: boolean;
   className?: string;
 }) {
-  const slider = useReactCompareSlider({ defaultPosition: 50, keyboardIncrement: "5%" });
+  // An explicit transition renders the same on the server and in the browser (the
+  // library's default reads matchMedia, which the server lacks); app.css turns it
+  // off for people who prefer reduced motion.
+  const slider = useReactCompareSlider({ defaultPosition: 50, keyboardIncrement: "5%", transition: "0.15s ease-out" });
   const img = (name: string, alt: string) => (
     <Slider.Image
       src={imageSrc(name)}

@@ -68,7 +68,7 @@ export const OPEN_PLAN = pair(
 );
 
 /** The hero picture: a staged room, shown large above the fold. */
-export const HERO_IMAGE = { name: OPEN_PLAN.after, alt: "A virtually staged open-plan living room" };
+export const HERO_IMAGE = { name: OPEN_PLAN.after, alt: "Illustration of a virtually staged open-plan living room" };
 
 /** /gallery: three 300px sliders, then two 400px featured ones. */
 export const GALLERY_ITEMS: readonly BeforeAfter[] = [BEDROOM, LIVING_ROOM, DINING_ROOM];
