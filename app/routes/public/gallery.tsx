@@ -89,7 +89,8 @@ export default function Gallery({ actionData }: Route.ComponentProps) {
         </div>
       </section>
 
-      <section className="container-page py-14" aria-labelledby="featured-title">
+      {/* Bottom padding keeps the floating Contact Us button off the last pictures. */}
+      <section className="container-page pt-14 pb-28" aria-labelledby="featured-title">
         <h2 id="featured-title" className="text-2xl font-bold tracking-tight sm:text-3xl">
           Featured Transformations
         </h2>
