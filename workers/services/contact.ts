@@ -35,9 +35,7 @@ const contactSchema = z.object({
     .string()
     .trim()
     .pipe(
-      z
-        .email("Please enter a valid e-mail address.")
-        .max(CONTACT_LIMITS.email, "Please enter a valid e-mail address."),
+      z.email("Please enter a valid e-mail address.").max(CONTACT_LIMITS.email, "Please enter a valid e-mail address."),
     ),
   message: z
     .string()
