@@ -39,7 +39,7 @@ export async function seriousAxeViolations(page: Page): Promise<AxeProblem[]> {
 
 /**
  * Scrolls through the page so content that reveals on scroll is shown, then
- * waits until no transition is running: axe judges the page as people see it
+ * waits until no finite animation is running: axe judges the page as people see it
  * once it has settled, not half-way through a fade.
  */
 async function settle(page: Page) {
@@ -52,6 +52,11 @@ async function settle(page: Page) {
     window.scrollTo(0, 0);
   });
   await page.waitForFunction(
-    () => !document.querySelector("[data-reveal=hidden]") && document.getAnimations().length === 0,
+    () =>
+      !document.querySelector("[data-reveal=hidden]") &&
+      // Endless animations (spinners) never settle; everything else must have finished.
+      document
+        .getAnimations()
+        .every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Number.POSITIVE_INFINITY),
   );
 }
