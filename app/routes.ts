@@ -13,5 +13,11 @@ export default [
   route("auth/google/callback", "routes/auth/google-callback.tsx"),
   route("verify-email", "routes/auth/verify-email.tsx"),
   route("reset-password", "routes/auth/reset-password.tsx"),
+  route("gallery", "routes/public/gallery.tsx"),
+  route("features", "routes/public/features.tsx"),
+  route("blog", "routes/public/blog.tsx"),
+  route("terms-of-service", "routes/public/terms-of-service.tsx"),
+  route("privacy-policy", "routes/public/privacy-policy.tsx"),
+  route("refund-policy", "routes/public/refund-policy.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -126,3 +126,19 @@ export const auditLog = sqliteTable("audit_log", {
   details: text("details", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
   createdAt: integer("created_at").notNull(),
 });
+
+// --- Public site: contact form (migrations/0005_contact.sql) ---
+
+export const contactMessages = sqliteTable(
+  "contact_messages",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    message: text("message").notNull(),
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+    mailedAt: integer("mailed_at"),
+  },
+  (t) => [index("contact_messages_created_at").on(t.createdAt)],
+);

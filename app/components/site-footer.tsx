@@ -1,4 +1,7 @@
 import { Link } from "react-router";
+import { SectionLink } from "./section-link";
+
+const linkClass = "hover:text-ink";
 
 export function SiteFooter({ supportEmail }: { supportEmail: string }) {
   return (
@@ -20,37 +23,38 @@ export function SiteFooter({ supportEmail }: { supportEmail: string }) {
           <h2 className="text-sm font-semibold">Quick Links</h2>
           <ul className="mt-3 grid grid-cols-2 gap-2 text-sm text-muted">
             <li>
-              <Link className="hover:text-ink" to="/#features">
+              {/* On the landing page these scroll; elsewhere they go to / and scroll there. */}
+              <SectionLink className={linkClass} section="features">
                 Features
-              </Link>
+              </SectionLink>
             </li>
             <li>
-              <Link className="hover:text-ink" to="/#before-after-gallery">
+              <SectionLink className={linkClass} section="before-after-gallery">
                 Gallery
-              </Link>
+              </SectionLink>
             </li>
             <li>
-              <Link className="hover:text-ink" to="/plans">
+              <Link className={linkClass} to="/plans">
                 Pricing
               </Link>
             </li>
             <li>
-              <Link className="hover:text-ink" to="/blog">
+              <Link className={linkClass} to="/blog">
                 Blog
               </Link>
             </li>
             <li>
-              <Link className="hover:text-ink" to="/terms-of-service">
+              <Link className={linkClass} to="/terms-of-service">
                 Terms of Service
               </Link>
             </li>
             <li>
-              <Link className="hover:text-ink" to="/privacy-policy">
+              <Link className={linkClass} to="/privacy-policy">
                 Privacy Policy
               </Link>
             </li>
             <li>
-              <Link className="hover:text-ink" to="/refund-policy">
+              <Link className={linkClass} to="/refund-policy">
                 Refund Policy
               </Link>
             </li>

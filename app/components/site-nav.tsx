@@ -1,4 +1,7 @@
-import { Form, Link } from "react-router";
+import { useEffect, useRef } from "react";
+import { Form, Link, useLocation } from "react-router";
+import { getStartedPath } from "../lib/get-started";
+import { SectionLink } from "./section-link";
 
 export interface NavUser {
   name: string;
@@ -7,19 +10,26 @@ export interface NavUser {
   hasPlan: boolean;
 }
 
-function NavItems({ user, onMobile }: { user: NavUser | null; onMobile?: boolean }) {
+function NavItems({
+  user,
+  onMobile,
+  onNavigate,
+}: {
+  user: NavUser | null;
+  onMobile?: boolean;
+  onNavigate?: () => void;
+}) {
   const item = onMobile
     ? "block rounded-lg px-3 py-3 text-base font-medium hover:bg-slate-100"
     : "rounded-lg px-3 py-2 text-sm font-medium text-muted hover:text-ink";
-  const getStarted = user && (user.hasPlan || user.credits > 0) ? "/dashboard" : "/auth";
   return (
     <>
-      <Link to="/#features" className={item}>
+      <SectionLink section="features" className={item} onNavigate={onNavigate}>
         Features
-      </Link>
-      <Link to="/#before-after-gallery" className={item}>
+      </SectionLink>
+      <SectionLink section="before-after-gallery" className={item} onNavigate={onNavigate}>
         Gallery
-      </Link>
+      </SectionLink>
       <Link to="/plans" className={item}>
         Pricing
       </Link>
@@ -39,7 +49,7 @@ function NavItems({ user, onMobile }: { user: NavUser | null; onMobile?: boolean
           Login
         </Link>
       )}
-      <Link to={getStarted} className={onMobile ? "btn-primary mt-2 w-full" : "btn-primary ml-2"}>
+      <Link to={getStartedPath(user)} className={onMobile ? "btn-primary mt-2 w-full" : "btn-primary ml-2"}>
         Get Started
       </Link>
     </>
@@ -47,6 +57,13 @@ function NavItems({ user, onMobile }: { user: NavUser | null; onMobile?: boolean
 }
 
 export function SiteNav({ user }: { user: NavUser | null }) {
+  const menu = useRef<HTMLDetailsElement>(null);
+  const { pathname } = useLocation();
+  const close = () => {
+    if (menu.current) menu.current.open = false;
+  };
+  // A client-side navigation keeps the page, so the open menu has to be closed by hand.
+  useEffect(close, [pathname]);
   return (
     <header className="sticky top-0 z-40 border-b border-line bg-white/95 backdrop-blur">
       <a
@@ -66,7 +83,15 @@ export function SiteNav({ user }: { user: NavUser | null }) {
           <NavItems user={user} />
         </div>
         {/* A <details> menu opens without JavaScript, so it works before the page hydrates. */}
-        <details className="group relative md:hidden">
+        <details
+          ref={menu}
+          className="group relative md:hidden"
+          onKeyDown={(e) => {
+            if (e.key !== "Escape" || !menu.current?.open) return;
+            close();
+            menu.current.querySelector("summary")?.focus();
+          }}
+        >
           <summary className="btn-ghost list-none [&::-webkit-details-marker]:hidden" aria-label="Menu">
             <svg
               aria-hidden="true"
@@ -76,14 +101,15 @@ export function SiteNav({ user }: { user: NavUser | null }) {
               stroke="currentColor"
               strokeWidth="2"
             >
-              <path d="M4 6h16M4 12h16M4 18h16" />
+              <path d="M4 6h16M4 12h16M4 18h16" className="group-open:hidden" />
+              <path d="M6 6l12 12M18 6L6 18" className="hidden group-open:block" />
             </svg>
           </summary>
           <div
             className="absolute right-0 mt-2 w-64 rounded-2xl border border-line bg-white p-3 shadow-xl"
             data-testid="mobile-menu"
           >
-            <NavItems user={user} onMobile />
+            <NavItems user={user} onMobile onNavigate={close} />
           </div>
         </details>
       </nav>

@@ -53,7 +53,8 @@ describe("credit ledger in the user's Durable Object", () => {
     expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.error === "Insufficient credits")).toBe(true);
     expect(Math.min(...results.map((r) => r.balance))).toBe(0);
     expect(await cached(id)).toBe(0);
-  });
+    // A generous limit: 200 serialised D1 batches take seconds on a loaded 2-core machine.
+  }, 30_000);
 
   it("refund restores the balance and commit keeps it spent; both are idempotent", async () => {
     const { id, stub } = await userWith(3);

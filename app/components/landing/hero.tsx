@@ -1,0 +1,68 @@
+import { Link } from "react-router";
+import { HERO_IMAGE, IMAGE_HEIGHT, IMAGE_WIDTH, imageSrc, imageSrcSet } from "../../lib/gallery";
+import { Icon, Stars } from "../icons";
+import { SectionLink } from "../section-link";
+
+const BADGES = ["15-second results", "24/7 availability", "100% automated"];
+
+function FloatingCard({ label, value, className }: { label: string; value: string; className: string }) {
+  return (
+    <div className={`absolute flex items-center gap-3 rounded-xl bg-white px-4 py-3 shadow-xl ${className}`}>
+      <span className="inline-flex h-9 w-9 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
+        <Icon name={label.startsWith("Processing") ? "bolt" : "check"} className="h-5 w-5" />
+      </span>
+      <span>
+        <span className="block text-xs font-medium text-muted">{label}</span>
+        <span className="block text-lg font-bold leading-tight">{value}</span>
+      </span>
+    </div>
+  );
+}
+
+export function Hero({ startHref }: { startHref: string }) {
+  return (
+    <section className="overflow-hidden bg-gradient-to-b from-brand-50 to-white">
+      <div className="container-page grid items-center gap-12 py-12 sm:py-20 lg:grid-cols-2">
+        <div>
+          <p className="inline-flex items-center gap-2 rounded-full bg-white px-3 py-1 text-sm font-medium shadow-sm">
+            <Stars /> Trusted by realtors
+          </p>
+          <h1 className="mt-6 text-4xl font-extrabold tracking-tight sm:text-6xl">Transform Spaces Instantly</h1>
+          <p className="mt-4 max-w-xl text-lg text-muted">
+            Professional virtual staging powered by AI. Transform any space in seconds.
+          </p>
+          <div className="mt-8 flex flex-wrap gap-3">
+            <Link to={startHref} className="btn-primary px-6 text-base">
+              Start Staging Now
+            </Link>
+            <SectionLink section="before-after-gallery" className="btn-secondary px-6 text-base">
+              View Gallery
+            </SectionLink>
+          </div>
+          <ul className="mt-8 flex flex-wrap gap-x-6 gap-y-2 text-sm font-medium">
+            {BADGES.map((b) => (
+              <li key={b} className="flex items-center gap-1.5">
+                <Icon name="check" className="h-4 w-4 text-success" />
+                {b}
+              </li>
+            ))}
+          </ul>
+        </div>
+        <div className="relative mx-2 sm:mx-6">
+          <img
+            src={imageSrc(HERO_IMAGE.name)}
+            srcSet={imageSrcSet(HERO_IMAGE.name)}
+            sizes="(min-width: 1152px) 528px, (min-width: 1024px) 45vw, calc(100vw - 3rem)"
+            width={IMAGE_WIDTH}
+            height={IMAGE_HEIGHT}
+            alt={HERO_IMAGE.alt}
+            fetchPriority="high"
+            className="h-auto w-full rounded-2xl shadow-2xl ring-1 ring-black/5"
+          />
+          <FloatingCard label="Processing Time" value="15s" className="-bottom-5 -left-2 sm:-left-6" />
+          <FloatingCard label="Success Rate" value="99%" className="-top-5 -right-2 sm:-right-6" />
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { CONTACT_HONEYPOT, CONTACT_LIMITS, type ContactField, type ContactResult } from "../../app/lib/contact";
+import type { Database } from "../../db/client";
+import { contactMessages } from "../../db/schema";
+import { escapeHtml, type Mailer } from "../adapters/mail";
+import { randomToken } from "../lib/crypto";
+import { RATE_LIMITED_MESSAGE, type RateRule } from "../objects/rate-limiter";
+
+// The public contact form (/gallery): validate, rate limit per IP and per
+// e-mail, store, then e-mail the support address. Invalid or refused input
+// changes nothing; a honeypot hit is answered like a success and dropped.
+
+/** At most 5 messages an hour from one IP address, and 5 an hour from one e-mail address. */
+export const CONTACT_RULE: RateRule = { name: "contact", limit: 5, windowMs: 60 * 60 * 1000 };
+
+export const CONTACT_FAILED_MESSAGE =
+  "We could not send your message just now. Please try again in a few minutes, or write to us by e-mail.";
+
+// Control characters other than tab and newline have no place in a message.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+const contactSchema = z.object({
+  name: z
+    .string()
+    .transform((s) => s.replace(CONTROL, "").replace(/\s+/g, " ").trim())
+    .pipe(
+      z
+        .string()
+        .min(1, "Please enter your name.")
+        .max(CONTACT_LIMITS.name, `Please keep your name under ${CONTACT_LIMITS.name} characters.`),
+    ),
+  email: z
+    .string()
+    .trim()
+    .pipe(
+      z.email("Please enter a valid e-mail address.").max(CONTACT_LIMITS.email, "Please enter a valid e-mail address."),
+    ),
+  message: z
+    .string()
+    .transform((s) => s.replace(/\r\n/g, "\n").replace(CONTROL, "").trim())
+    .pipe(
+      z
+        .string()
+        .min(1, "Please write a message.")
+        .max(CONTACT_LIMITS.message, `Please keep your message under ${CONTACT_LIMITS.message} characters.`),
+    ),
+});
+
+export interface ContactDeps {
+  db: Database;
+  mailer: Mailer;
+  supportEmail: string;
+  /** Counts one attempt against every key; see rateLimit() in workers/objects/rate-limiter.ts. */
+  rateLimit: (keys: string[]) => Promise<{ allowed: boolean }>;
+  ip: string;
+  userId?: string | null;
+  now?: () => number;
+}
+
+function field(form: FormData, name: string): string {
+  const v = form.get(name);
+  return typeof v === "string" ? v : "";
+}
+
+export async function submitContactMessage(form: FormData, deps: ContactDeps): Promise<ContactResult> {
+  const values: Record<ContactField, string> = {
+    name: field(form, "name").slice(0, CONTACT_LIMITS.name * 2),
+    email: field(form, "email").slice(0, CONTACT_LIMITS.email * 2),
+    message: field(form, "message").slice(0, CONTACT_LIMITS.message * 2),
+  };
+  const parsed = contactSchema.safeParse(values);
+  if (!parsed.success) {
+    const errors: Partial<Record<ContactField, string>> = {};
+    for (const issue of parsed.error.issues) {
+      const key = issue.path[0] as ContactField;
+      errors[key] ??= issue.message;
+    }
+    return { status: "invalid", errors, values };
+  }
+  const input = parsed.data;
+
+  // A filled honeypot: look like a success, keep nothing.
+  if (field(form, CONTACT_HONEYPOT) !== "") return { status: "sent", name: input.name };
+
+  const email = input.email.toLowerCase();
+  const limit = await deps.rateLimit([`ip:${deps.ip}`, `email:${email}`]);
+  if (!limit.allowed) return { status: "rate_limited", message: RATE_LIMITED_MESSAGE };
+
+  const now = deps.now ?? Date.now;
+  const id = randomToken();
+  await deps.db.insert(contactMessages).values({
+    id,
+    name: input.name,
+    email: input.email,
+    message: input.message,
+    userId: deps.userId ?? null,
+    createdAt: now(),
+  });
+
+  try {
+    await deps.mailer.send(contactMail(input, deps.supportEmail));
+  } catch (err) {
+    console.warn("contact: the e-mail to support failed; the message is stored as", id, err);
+    return { status: "failed", message: CONTACT_FAILED_MESSAGE, values };
+  }
+  await deps.db.update(contactMessages).set({ mailedAt: now() }).where(eq(contactMessages.id, id));
+  return { status: "sent", name: input.name };
+}
+
+export function contactMail(input: { name: string; email: string; message: string }, supportEmail: string) {
+  return {
+    to: supportEmail,
+    replyTo: input.email,
+    subject: `Contact form: ${input.name}`,
+    text: `From: ${input.name} <${input.email}>\n\n${input.message}\n`,
+    html: `<p>From: ${escapeHtml(input.name)} &lt;${escapeHtml(input.email)}&gt;</p><p style="white-space:pre-wrap">${escapeHtml(input.message)}</p>`,
+  };
+}
