@@ -4,7 +4,9 @@ import { api } from "./api";
 import { requestContext } from "./context";
 import { randomToken } from "./lib/crypto";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "./security";
+import { purgeTrash } from "./services/library";
 import { purgeExpiredSessions } from "./services/maintenance";
+import { expireStaleUploads } from "./services/uploads";
 
 export { RateLimiter } from "./objects/rate-limiter";
 export { UserObject } from "./objects/user-object";
@@ -30,6 +32,10 @@ export default {
   },
 
   async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(purgeExpiredSessions(createDb(env.DB)));
+    const db = createDb(env.DB);
+    ctx.waitUntil(purgeExpiredSessions(db));
+    // Photos 30 days in the trash, and the bytes of uploads abandoned for a day.
+    ctx.waitUntil(purgeTrash(db, env.PHOTOS));
+    ctx.waitUntil(expireStaleUploads({ db, bucket: env.PHOTOS }));
   },
 } satisfies ExportedHandler<Env>;
