@@ -5,5 +5,6 @@ export default [
   route("landing", "routes/home.tsx", { id: "landing" }),
   route("logout", "routes/logout.tsx"),
   route("dev/mailbox", "routes/dev/mailbox.tsx"),
+  route("dashboard", "routes/dashboard/dashboard.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -31,11 +31,16 @@ export default {
     return withSecurityHeaders(await handleDocument(request, context), nonce, dev);
   },
 
-  async scheduled(_controller, env, ctx) {
+  async scheduled(_controller, env) {
     const db = createDb(env.DB);
-    ctx.waitUntil(purgeExpiredSessions(db));
-    // Photos 30 days in the trash, and the bytes of uploads abandoned for a day.
-    ctx.waitUntil(purgeTrash(db, env.PHOTOS));
-    ctx.waitUntil(expireStaleUploads({ db, bucket: env.PHOTOS }));
+    // Awaited (not waitUntil) so a failure marks the cron run failed and tests can wait for it.
+    const results = await Promise.allSettled([
+      purgeExpiredSessions(db),
+      // Photos 30 days in the trash, and the bytes of uploads abandoned for a day.
+      purgeTrash(db, env.PHOTOS),
+      expireStaleUploads({ db, bucket: env.PHOTOS }),
+    ]);
+    const failed = results.filter((r) => r.status === "rejected").map((r) => r.reason);
+    if (failed.length > 0) throw new AggregateError(failed, "daily maintenance failed");
   },
 } satisfies ExportedHandler<Env>;

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
+import { viewFromSearch } from "../../app/lib/library-view";
 import type { Photo } from "../../db/schema";
 import { contentDisposition } from "../lib/content-disposition";
-import { getPhoto, type LibraryView, listPhotos } from "../services/library";
+import { getPhoto, listPhotos } from "../services/library";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -38,17 +39,11 @@ async function serve(
   return new Response(obj.body, { headers: h });
 }
 
-function parseView(view: string | undefined, folder: string | undefined): LibraryView {
-  if (folder) return { kind: "folder", folderId: folder };
-  if (view === "unassigned" || view === "trash") return { kind: view };
-  return { kind: "all" };
-}
-
 export const photosApi = new Hono<ApiEnv>()
   .use(requireApiUser)
   // The grid's pages as JSON, for scripts and other screens; /dashboard renders the same on the server.
   .get("/", async (c) => {
-    const view = parseView(c.req.query("view"), c.req.query("folder"));
+    const view = viewFromSearch(new URL(c.req.url).searchParams);
     const page = await listPhotos(c.get("db"), c.get("user")!.id, view, { cursor: c.req.query("cursor") });
     c.header("Cache-Control", "private, no-store");
     return c.json(page);

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type SQL } from "drizzle-orm";
+import type { LibraryView } from "../../app/lib/library-view";
 import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "../../app/lib/upload-rules";
 import type { Database } from "../../db/client";
 import { type Folder, folders, type Photo, photos } from "../../db/schema";
@@ -9,13 +10,9 @@ import { deletePrefix, photoPrefix } from "./photo-storage";
 // function takes the owner's id and filters by it, so another user's photo or
 // folder is simply not found.
 
-export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+export type { LibraryView };
 
-export type LibraryView =
-  | { kind: "all" }
-  | { kind: "unassigned" }
-  | { kind: "trash" }
-  | { kind: "folder"; folderId: string };
+export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** What the grid shows of a photo (never a storage key). */
 export interface PhotoCard {
