@@ -22,9 +22,11 @@ export interface GridFolder {
 
 const dateFormat = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
 
-// Visible on touch screens; on devices that hover, shown on hover or keyboard focus.
+// On touch screens the actions sit under the name, always visible. On devices
+// that hover they lie over the photo and show on hover or keyboard focus.
+// (Class names written out in full: Tailwind finds them by reading the source.)
 const ACTIONS =
-  "flex flex-wrap items-center gap-2 opacity-100 transition-opacity [@media(hover:hover)]:opacity-0 group-hover:opacity-100 group-focus-within:opacity-100";
+  "flex flex-wrap items-center gap-1.5 px-3 pb-3 [@media(hover:hover)]:absolute [@media(hover:hover)]:inset-x-0 [@media(hover:hover)]:top-0 [@media(hover:hover)]:bg-gradient-to-b [@media(hover:hover)]:from-slate-900/60 [@media(hover:hover)]:to-transparent [@media(hover:hover)]:p-2 [@media(hover:hover)]:pb-8 [@media(hover:hover)]:opacity-0 group-hover:opacity-100 group-focus-within:opacity-100";
 const SMALL = "min-h-9 px-3 py-1 text-xs";
 
 /** Whether an action just sent on a card takes the photo out of the view being shown. */
@@ -63,7 +65,7 @@ function PhotoCard({ photo, view, folders }: { photo: GridPhoto; view: LibraryVi
         decoding="async"
         className="aspect-[4/3] w-full bg-slate-100 object-cover"
       />
-      <div className="space-y-2 p-3">
+      <div className="p-3">
         <div className="flex items-baseline justify-between gap-2">
           <p className="truncate text-sm font-semibold" title={photo.name} data-testid="photo-name">
             {photo.name}
@@ -73,87 +75,91 @@ function PhotoCard({ photo, view, folders }: { photo: GridPhoto; view: LibraryVi
         <p className="text-xs text-muted">
           <time dateTime={new Date(photo.createdAt).toISOString()}>{dateFormat.format(photo.createdAt)}</time>
         </p>
-        <div className={ACTIONS}>
-          <a
-            href={`/api/photos/${photo.id}/download`}
-            download
-            className={`btn-secondary ${SMALL}`}
-            aria-label={`Download ${photo.name}`}
-          >
-            Download
-          </a>
-          {inTrash ? (
-            <>
-              <fetcher.Form method="post">
-                <input type="hidden" name="photoId" value={photo.id} />
-                <button
-                  type="submit"
-                  name="intent"
-                  value="restore"
-                  className={`btn-secondary ${SMALL}`}
-                  aria-label={`Restore ${photo.name}`}
-                >
-                  Restore
-                </button>
-              </fetcher.Form>
-              <fetcher.Form
-                method="post"
-                onSubmit={(e) => {
-                  if (!window.confirm(`Delete "${photo.name}" for good? This cannot be undone.`)) e.preventDefault();
-                }}
+      </div>
+      <div className={ACTIONS} data-testid="photo-actions">
+        <a
+          href={`/api/photos/${photo.id}/download`}
+          download
+          className={`btn-secondary ${SMALL}`}
+          aria-label={`Download ${photo.name}`}
+        >
+          Download
+        </a>
+        {inTrash ? (
+          <>
+            <fetcher.Form method="post">
+              <input type="hidden" name="photoId" value={photo.id} />
+              <button
+                type="submit"
+                name="intent"
+                value="restore"
+                className={`btn-secondary ${SMALL}`}
+                aria-label={`Restore ${photo.name}`}
               >
-                <input type="hidden" name="photoId" value={photo.id} />
-                <button
-                  type="submit"
-                  name="intent"
-                  value="delete-forever"
-                  className={`btn-danger ${SMALL}`}
-                  aria-label={`Delete ${photo.name} forever`}
-                >
-                  Delete forever
-                </button>
-              </fetcher.Form>
-            </>
-          ) : (
-            <>
-              <fetcher.Form method="post">
-                <input type="hidden" name="photoId" value={photo.id} />
-                <button
-                  type="submit"
-                  name="intent"
-                  value="trash"
-                  className={`btn-danger ${SMALL}`}
-                  aria-label={`Delete ${photo.name}`}
-                >
-                  Delete
-                </button>
-              </fetcher.Form>
-              <fetcher.Form method="post" className="flex items-center gap-1">
-                <input type="hidden" name="intent" value="move" />
-                <input type="hidden" name="photoId" value={photo.id} />
-                <label className="sr-only" htmlFor={`move-${photo.id}`}>
-                  Move {photo.name} to
-                </label>
-                <select
-                  id={`move-${photo.id}`}
-                  name="folderId"
-                  defaultValue={photo.folderId ?? ""}
-                  className="min-h-9 max-w-32 rounded-lg border border-slate-300 bg-white px-2 text-xs"
-                >
-                  <option value="">Unassigned</option>
-                  {folders.map((f) => (
-                    <option key={f.id} value={f.id}>
-                      {f.name}
-                    </option>
-                  ))}
-                </select>
+                Restore
+              </button>
+            </fetcher.Form>
+            <fetcher.Form
+              method="post"
+              onSubmit={(e) => {
+                if (!window.confirm(`Delete "${photo.name}" for good? This cannot be undone.`)) e.preventDefault();
+              }}
+            >
+              <input type="hidden" name="photoId" value={photo.id} />
+              <button
+                type="submit"
+                name="intent"
+                value="delete-forever"
+                className={`btn-danger ${SMALL}`}
+                aria-label={`Delete ${photo.name} forever`}
+              >
+                Delete forever
+              </button>
+            </fetcher.Form>
+          </>
+        ) : (
+          <>
+            <fetcher.Form method="post">
+              <input type="hidden" name="photoId" value={photo.id} />
+              <button
+                type="submit"
+                name="intent"
+                value="trash"
+                className={`btn-danger ${SMALL}`}
+                aria-label={`Delete ${photo.name}`}
+              >
+                Delete
+              </button>
+            </fetcher.Form>
+            <fetcher.Form method="post" className="flex items-center gap-1">
+              <input type="hidden" name="intent" value="move" />
+              <input type="hidden" name="photoId" value={photo.id} />
+              <label className="sr-only" htmlFor={`move-${photo.id}`}>
+                Move {photo.name} to
+              </label>
+              <select
+                id={`move-${photo.id}`}
+                name="folderId"
+                value={String(fetcher.formData?.get("folderId") ?? photo.folderId ?? "")}
+                onChange={(e) => fetcher.submit(e.currentTarget.form)}
+                className="min-h-9 max-w-36 rounded-lg border border-slate-300 bg-white px-2 text-xs"
+              >
+                <option value="">Unassigned</option>
+                {folders.map((f) => (
+                  <option key={f.id} value={f.id}>
+                    {f.name}
+                  </option>
+                ))}
+              </select>
+              {/* With JavaScript the choice applies at once; without, this button sends it. */}
+              <noscript>
                 <button type="submit" className={`btn-secondary ${SMALL}`}>
                   Move
                 </button>
-              </fetcher.Form>
-            </>
-          )}
-        </div>
+              </noscript>
+            </fetcher.Form>
+          </>
+        )}
       </div>
     </li>
   );
