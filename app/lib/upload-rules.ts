@@ -66,10 +66,11 @@ export function checkChosenFile(file: { name: string; type: string; size: number
 
 /** A photo's display name from a file name: no extension, no control characters, at most 100 characters. */
 export function photoNameFromFileName(fileName: string): string {
-  const base = fileName.replace(/\.[A-Za-z0-9]{1,5}$/, "");
-  const clean = base
-    .replace(/\p{Cc}/gu, "")
+  const clean = fileName
+    .trim()
+    .replace(/\.[A-Za-z0-9]{1,5}$/, "")
     .replace(/\s+/g, " ")
+    .replace(/\p{Cc}/gu, "")
     .trim();
   return clean.slice(0, 100) || DEFAULT_PHOTO_NAME;
 }

@@ -3,8 +3,8 @@
 
 function clean(name: string): string {
   return name
-    .replace(/[\p{Cc}"\\/]/gu, "")
     .replace(/\s+/g, " ")
+    .replace(/[\p{Cc}"\\/]/gu, "")
     .trim();
 }
 

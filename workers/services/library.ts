@@ -120,8 +120,8 @@ export async function getFolder(db: Database, userId: string, folderId: string):
 
 export function cleanFolderName(name: string | null | undefined): string {
   const clean = (name ?? "")
-    .replace(/\p{Cc}/gu, "")
     .replace(/\s+/g, " ")
+    .replace(/\p{Cc}/gu, "")
     .trim();
   return clean.slice(0, 100) || DEFAULT_FOLDER_NAME;
 }
