@@ -114,6 +114,36 @@ describe("uploading a photo", () => {
   });
 });
 
+describe("limits and races", () => {
+  it("allows ten unfinished uploads per user at once", async () => {
+    const user = await signedIn();
+    const api = uploadClient(user.cookie);
+    const made = [];
+    for (let i = 0; i < 10; i++) made.push(await api.create({ size: 1000, type: "image/jpeg" }));
+    expect(made.every((r) => r.status === 201)).toBe(true);
+    const eleventh = await api.create({ size: 1000, type: "image/jpeg" });
+    expect(eleventh.status).toBe(429);
+    expect(eleventh.body.error).toBe(UPLOAD_MESSAGES.tooManyOpen);
+    await api.abort(made[0]!.body.id as string);
+    expect((await api.create({ size: 1000, type: "image/jpeg" })).status).toBe(201);
+  });
+
+  it("two completions at once store one photo", async () => {
+    const user = await signedIn();
+    const api = uploadClient(user.cookie);
+    const id = (await api.create({ size: BIG_JPEG.byteLength, type: "image/jpeg" })).body.id as string;
+    await api.thumb(id, THUMB);
+    for (let i = 0; i * CHUNK_SIZE < BIG_JPEG.byteLength; i++) {
+      await api.chunk(id, i, BIG_JPEG.subarray(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE));
+    }
+    const both = await Promise.all([api.complete(id), api.complete(id)]);
+    expect(both.map((r) => r.status).sort()).toContain(201);
+    for (const r of both) expect([201, 409]).toContain(r.status);
+    expect(await photoRows(user.id)).toBe(1);
+    expect(await storedKeys(user.id)).toHaveLength(2);
+  });
+});
+
 describe("refusals leave no object and no row", () => {
   it("a text file renamed .jpg is refused at its first chunk", async () => {
     const user = await signedIn();
