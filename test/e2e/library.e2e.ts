@@ -188,6 +188,66 @@ describe("uploading photos", () => {
     page.assertClean();
   });
 
+  it("takes the first of several dropped files", async () => {
+    const user = await createUser({ credits: 1 });
+    const page = await dashboard(user, "/dashboard?upload=1");
+    const first = [...makePng(300, 200)];
+    const second = [...makeJpeg(300, 200)];
+    const drop = await page.evaluateHandle(
+      ([a, b]: number[][]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([new Uint8Array(a ?? [])], "Dropped first.png", { type: "image/png" }));
+        dt.items.add(new File([new Uint8Array(b ?? [])], "Dropped second.jpg", { type: "image/jpeg" }));
+        return dt;
+      },
+      [first, second],
+    );
+    await page
+      .getByText("Drag & drop or click to browse • Max 10MB • JPG, PNG")
+      .dispatchEvent("drop", { dataTransfer: drop });
+    await page.waitForSelector("[data-testid=upload-panel][data-state=success]");
+    await page.getByTestId("photo-name").first().waitFor();
+    expect(await gridNames(page)).toEqual(["Dropped first"]);
+    page.assertClean();
+  });
+
+  it("cancels an upload under throttling and the server keeps nothing", async () => {
+    const user = await createUser({ credits: 1 });
+    const page = await dashboard(user, "/dashboard?upload=1");
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 150,
+      downloadThroughput: 256 * 1024,
+      uploadThroughput: 64 * 1024,
+    });
+    let uploadId = "";
+    const started = new Promise<void>((resolve) => {
+      page.on("request", (r) => {
+        const m = /\/api\/uploads\/([a-z0-9]+)\/chunks\/\d+$/.exec(r.url());
+        if (m) {
+          uploadId = m[1]!;
+          resolve();
+        }
+      });
+    });
+    await page.getByTestId("upload-input").setInputFiles({
+      name: "Attic.jpg",
+      mimeType: "image/jpeg",
+      buffer: Buffer.from(makeJpeg(2400, 1600, 92, 40, 11)),
+    });
+    await started;
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.waitForSelector("[data-testid=upload-panel][data-state=canceled]");
+    const status = await fetch(`${baseUrl()}/api/uploads/${uploadId}`, {
+      headers: { Cookie: `sw_session=${user.sessionToken}` },
+    });
+    expect(await status.json()).toMatchObject({ status: "aborted", received: [], thumb: false });
+    expect(await page.getByTestId("photo-card").count()).toBe(0);
+    page.assertClean();
+  });
+
   it("has no upload button without credits", async () => {
     const user = await createUser({ credits: 0 });
     const page = await dashboard(user, "/dashboard?upload=1");
@@ -318,6 +378,26 @@ describe("viewing and downloading", () => {
     const href = await ownerPage.getByRole("link", { name: "New Folder" }).getAttribute("href");
     const res = await page.goto(href!);
     expect(res?.status()).toBe(404);
+  });
+
+  it("shows 60 photos, then the rest with Load more; signed-out visitors go to /login", async () => {
+    const user = await createUser({ credits: 1 });
+    await seedPhotos(session(user), 63, "Unit");
+    const page = await dashboard(user);
+    expect(await page.getByTestId("photo-card").count()).toBe(60);
+    await page.getByRole("link", { name: "Load more" }).click();
+    await page
+      .getByTestId("photo-name")
+      .filter({ hasText: /^Unit 1$/ })
+      .waitFor();
+    expect(await page.getByTestId("photo-card").count()).toBe(63);
+    expect(await page.getByRole("link", { name: "Load more" }).count()).toBe(0);
+    expect(page.url()).toBe(`${baseUrl()}/dashboard`);
+    page.assertClean();
+
+    const anonymous = await fetch(`${baseUrl()}/dashboard`, { redirect: "manual" });
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.get("Location")).toBe("/login?redirectTo=%2Fdashboard");
   });
 
   it("loads only thumbnails for a grid of 50 photos, each well under 100 KB", async () => {
