@@ -167,7 +167,8 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
             <div className="border-t border-line pt-4">
               <h2 className="px-3 text-xs font-semibold uppercase tracking-wide text-muted">Folders</h2>
               {/* An inline form stands in for the old name prompt: it works without JavaScript. */}
-              <details className="mt-2 px-3">
+              {/* Keyed by the folder count so it closes and resets once a folder is made. */}
+              <details key={folders.length} className="mt-2 px-3">
                 <summary className="cursor-pointer text-sm font-semibold text-brand-600">Create Folder</summary>
                 <Form method="post" className="mt-2 flex gap-2">
                   <input type="hidden" name="intent" value="create-folder" />
