@@ -18,7 +18,7 @@ import {
 import { createUpload, expireStaleUploads, putChunk, STALE_UPLOAD_MS } from "../../workers/services/uploads";
 import { makeJpeg } from "../fixtures/images";
 import { db, makeUser, signedIn } from "../support/factories";
-import { makePhoto, photoRows, storedKeys } from "../support/photos";
+import { makePhoto, makePhotoRows, photoRows, storedKeys } from "../support/photos";
 import { workerFetch } from "../support/worker";
 
 const ids = (page: { photos: { id: string }[] }) => page.photos.map((p) => p.id);
@@ -126,8 +126,7 @@ describe("trash", () => {
 describe("the grid's pages", () => {
   it("pages 130 photos newest first with no gap and no repeat, equal times included", async () => {
     const { id } = await makeUser();
-    const made = [];
-    for (let i = 0; i < 130; i++) made.push(await makePhoto(id, { createdAt: 1_000 + Math.floor(i / 3) }));
+    const made = await makePhotoRows(id, 130, (i) => 1_000 + Math.floor(i / 3));
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;

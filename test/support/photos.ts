@@ -50,6 +50,36 @@ export async function makePhoto(userId: string, opts: Partial<Photo> = {}): Prom
   return photo;
 }
 
+/** Photo rows only (no bytes), in one D1 batch: for tests of paging and listing. */
+export async function makePhotoRows(userId: string, count: number, createdAt: (i: number) => number): Promise<Photo[]> {
+  const rows: Photo[] = Array.from({ length: count }, (_, i) => {
+    const id = randomToken();
+    return {
+      id,
+      userId,
+      folderId: null,
+      name: `Room ${i + 1}`,
+      originalKey: originalKey(userId, id),
+      thumbKey: thumbKey(userId, id),
+      contentType: "image/jpeg",
+      bytes: 1,
+      width: 40,
+      height: 30,
+      thumbWidth: 40,
+      thumbHeight: 30,
+      processedKey: null,
+      processedThumbKey: null,
+      processedContentType: null,
+      processedAt: null,
+      createdAt: createdAt(i),
+      trashedAt: null,
+    };
+  });
+  const [first, ...rest] = rows.map((r) => db.insert(photos).values(r));
+  if (first) await db.batch([first, ...rest]);
+  return rows;
+}
+
 export { photoPrefix };
 
 export interface UploadCall {
