@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { photos, uploadSessions } from "../../db/schema";
 import {
   createFolder,
@@ -20,6 +20,9 @@ import { makeJpeg } from "../fixtures/images";
 import { db, makeUser, signedIn } from "../support/factories";
 import { makePhoto, makePhotoRows, photoRows, storedKeys } from "../support/photos";
 import { workerFetch } from "../support/worker";
+
+// These move megabytes through workerd; on a busy 2-core machine that can pass the 5 s default.
+vi.setConfig({ testTimeout: 20_000 });
 
 const ids = (page: { photos: { id: string }[] }) => page.photos.map((p) => p.id);
 

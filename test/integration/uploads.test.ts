@@ -1,12 +1,15 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { CHUNK_SIZE, MAX_UPLOAD_BYTES, UPLOAD_MESSAGES } from "../../app/lib/upload-rules";
 import { photos, uploadSessions } from "../../db/schema";
 import { makeJpeg, makePng } from "../fixtures/images";
 import { db, signedIn } from "../support/factories";
 import { photoRows, storedKeys, uploadClient, uploadWhole } from "../support/photos";
 import { workerFetch } from "../support/worker";
+
+// These move megabytes through workerd; on a busy 2-core machine that can pass the 5 s default.
+vi.setConfig({ testTimeout: 20_000 });
 
 // A JPEG of about 600 KB: three chunks.
 const BIG_JPEG = makeJpeg(1200, 900, 95, 60, 7);
