@@ -6,6 +6,7 @@ import {
   Outlet,
   Scripts,
   ScrollRestoration,
+  useMatches,
   useRouteLoaderData,
 } from "react-router";
 import type { Route } from "./+types/root";
@@ -68,9 +69,15 @@ function useHydratedMarker() {
   }, []);
 }
 
+/** Whether the current page draws its own chrome (route handle `{ bareLayout: true }`, e.g. /dashboard). */
+function useBareLayout(): boolean {
+  return useMatches().some((m) => (m.handle as { bareLayout?: boolean } | undefined)?.bareLayout === true);
+}
+
 export default function App() {
   useHydratedMarker();
   const data = useRootData();
+  if (useBareLayout()) return <Outlet />;
   return (
     <>
       <SiteNav user={data?.user ?? null} />

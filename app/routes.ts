@@ -19,5 +19,6 @@ export default [
   route("terms-of-service", "routes/public/terms-of-service.tsx"),
   route("privacy-policy", "routes/public/privacy-policy.tsx"),
   route("refund-policy", "routes/public/refund-policy.tsx"),
+  route("dashboard", "routes/dashboard/dashboard.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -142,3 +142,56 @@ export const contactMessages = sqliteTable(
   },
   (t) => [index("contact_messages_created_at").on(t.createdAt)],
 );
+
+// ---------------------------------------------------------------------------
+// Photo library (migrations/0004_photos.sql): folders, photos, upload sessions.
+
+export const folders = sqliteTable("folders", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  name: text("name").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+export type PhotoContentType = "image/jpeg" | "image/png";
+
+export const photos = sqliteTable("photos", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  folderId: text("folder_id"),
+  name: text("name").notNull(),
+  originalKey: text("original_key").notNull(),
+  thumbKey: text("thumb_key").notNull(),
+  contentType: text("content_type", { enum: ["image/jpeg", "image/png"] }).notNull(),
+  bytes: integer("bytes").notNull(),
+  width: integer("width").notNull(),
+  height: integer("height").notNull(),
+  thumbWidth: integer("thumb_width").notNull(),
+  thumbHeight: integer("thumb_height").notNull(),
+  processedKey: text("processed_key"),
+  processedThumbKey: text("processed_thumb_key"),
+  processedContentType: text("processed_content_type"),
+  processedAt: integer("processed_at"),
+  createdAt: integer("created_at").notNull(),
+  trashedAt: integer("trashed_at"),
+});
+
+export type UploadStatus = "open" | "completing" | "completed" | "aborted" | "rejected" | "expired";
+
+export const uploadSessions = sqliteTable("upload_sessions", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  photoId: text("photo_id").notNull(),
+  name: text("name").notNull(),
+  contentType: text("content_type", { enum: ["image/jpeg", "image/png"] }).notNull(),
+  declaredBytes: integer("declared_bytes").notNull(),
+  chunkSize: integer("chunk_size").notNull(),
+  chunkCount: integer("chunk_count").notNull(),
+  status: text("status", { enum: ["open", "completing", "completed", "aborted", "rejected", "expired"] }).notNull(),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export type Photo = typeof photos.$inferSelect;
+export type Folder = typeof folders.$inferSelect;
+export type UploadSession = typeof uploadSessions.$inferSelect;

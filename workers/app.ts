@@ -4,7 +4,9 @@ import { api } from "./api";
 import { requestContext } from "./context";
 import { randomToken } from "./lib/crypto";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "./security";
+import { purgeTrash } from "./services/library";
 import { purgeExpiredSessions } from "./services/maintenance";
+import { expireStaleUploads } from "./services/uploads";
 
 export { RateLimiter } from "./objects/rate-limiter";
 export { UserObject } from "./objects/user-object";
@@ -29,7 +31,16 @@ export default {
     return withSecurityHeaders(await handleDocument(request, context), nonce, dev);
   },
 
-  async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(purgeExpiredSessions(createDb(env.DB)));
+  async scheduled(_controller, env) {
+    const db = createDb(env.DB);
+    // Awaited (not waitUntil) so a failure marks the cron run failed and tests can wait for it.
+    const results = await Promise.allSettled([
+      purgeExpiredSessions(db),
+      // Photos 30 days in the trash, and the bytes of uploads abandoned for a day.
+      purgeTrash(db, env.PHOTOS),
+      expireStaleUploads({ db, bucket: env.PHOTOS }),
+    ]);
+    const failed = results.filter((r) => r.status === "rejected").map((r) => r.reason);
+    if (failed.length > 0) throw new AggregateError(failed, "daily maintenance failed");
   },
 } satisfies ExportedHandler<Env>;

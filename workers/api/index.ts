@@ -7,7 +7,9 @@ import { resolveCurrentUser, secureCookies } from "../services/current-user";
 import { adminApi } from "./admin";
 import { devApi } from "./dev";
 import { health } from "./health";
+import { photosApi } from "./photos";
 import type { ApiEnv } from "./types";
+import { uploadsApi } from "./uploads";
 
 export const api = new Hono<ApiEnv>().basePath("/api");
 
@@ -36,6 +38,8 @@ api.use(async (c, next) => {
 
 api.route("/health", health);
 api.route("/admin", adminApi);
+api.route("/uploads", uploadsApi);
+api.route("/photos", photosApi);
 
 // Development-only endpoints (seeding). Mounted only when the local
 // configuration turns dev tools on; a deployed worker answers 404.

@@ -1,0 +1,52 @@
+import { Form, Link } from "react-router";
+
+/** The dashboard's own top bar: brand, billing and sign-out. */
+export function DashboardTopBar() {
+  return (
+    <header className="sticky top-0 z-40 border-b border-line bg-white/95 backdrop-blur">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+      >
+        Skip to content
+      </a>
+      <nav aria-label="Account" className="container-page flex h-16 items-center justify-between">
+        <Link to="/" className="flex items-center gap-2 text-lg font-bold tracking-tight text-ink" data-testid="brand">
+          <svg aria-hidden="true" viewBox="0 0 24 24" className="h-7 w-7 text-brand-600" fill="currentColor">
+            <path d="M12 3 2 11h3v9h6v-6h2v6h6v-9h3z" />
+          </svg>
+          Stagewise
+        </Link>
+        <div className="flex items-center gap-1">
+          <Link to="/billing" className="btn-ghost px-3" aria-label="Billing" title="Billing">
+            <svg
+              aria-hidden="true"
+              viewBox="0 0 24 24"
+              className="h-6 w-6"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="2"
+            >
+              <rect x="3" y="5" width="18" height="14" rx="2" />
+              <path d="M3 10h18M7 15h4" />
+            </svg>
+          </Link>
+          <Form method="post" action="/logout">
+            <button type="submit" className="btn-ghost px-3" aria-label="Log out" title="Log out">
+              <svg
+                aria-hidden="true"
+                viewBox="0 0 24 24"
+                className="h-6 w-6"
+                fill="none"
+                stroke="currentColor"
+                strokeWidth="2"
+              >
+                <path d="M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3M10 16l-4-4 4-4M6 12h10" />
+              </svg>
+            </button>
+          </Form>
+        </div>
+      </nav>
+    </header>
+  );
+}

@@ -1,0 +1,263 @@
+import { useEffect, useRef, useState } from "react";
+import { Link, useFetcher } from "react-router";
+import type { LibraryView } from "../../lib/library-view";
+
+/** What the grid gets of each photo (mirrors workers/services/library.ts PhotoCard). */
+export interface GridPhoto {
+  id: string;
+  name: string;
+  createdAt: number;
+  trashedAt: number | null;
+  folderId: string | null;
+  processed: boolean;
+  thumbUrl: string;
+  thumbWidth: number;
+  thumbHeight: number;
+}
+
+export interface GridFolder {
+  id: string;
+  name: string;
+}
+
+const dateFormat = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
+
+// On touch screens the actions sit under the name, always visible. On devices
+// that hover they lie over the photo and show on hover or keyboard focus.
+// (Class names written out in full: Tailwind finds them by reading the source.)
+const ACTIONS =
+  "flex flex-wrap items-center gap-1.5 px-3 pb-3 [@media(hover:hover)]:absolute [@media(hover:hover)]:inset-x-0 [@media(hover:hover)]:top-0 [@media(hover:hover)]:bg-gradient-to-b [@media(hover:hover)]:from-slate-900/60 [@media(hover:hover)]:to-transparent [@media(hover:hover)]:p-2 [@media(hover:hover)]:pb-8 [@media(hover:hover)]:opacity-0 group-hover:opacity-100 group-focus-within:opacity-100";
+const SMALL = "min-h-9 px-3 py-1 text-xs";
+
+/** Whether an action just sent on a card takes the photo out of the view being shown. */
+function leavesView(view: LibraryView, form: FormData | undefined): boolean {
+  const intent = form?.get("intent");
+  if (intent === "trash" || intent === "restore" || intent === "delete-forever") return true;
+  if (intent !== "move") return false;
+  const target = String(form?.get("folderId") ?? "");
+  if (view.kind === "unassigned") return target !== "";
+  if (view.kind === "folder") return target !== view.folderId;
+  return false;
+}
+
+function PhotoCard({ photo, view, folders }: { photo: GridPhoto; view: LibraryView; folders: GridFolder[] }) {
+  const fetcher = useFetcher<{ ok: boolean }>();
+  const [sent, setSent] = useState<FormData | undefined>(undefined);
+  useEffect(() => {
+    if (fetcher.formData) setSent(fetcher.formData);
+  }, [fetcher.formData]);
+  const pending = fetcher.formData ?? (fetcher.data?.ok ? sent : undefined);
+  if (leavesView(view, pending)) return null;
+
+  const inTrash = photo.trashedAt !== null;
+  return (
+    <li
+      className="group relative overflow-hidden rounded-xl border border-line bg-white shadow-sm"
+      data-testid="photo-card"
+      data-photo-id={photo.id}
+    >
+      <img
+        src={photo.thumbUrl}
+        width={photo.thumbWidth}
+        height={photo.thumbHeight}
+        alt={photo.name}
+        loading="lazy"
+        decoding="async"
+        className="aspect-[4/3] w-full bg-slate-100 object-cover"
+      />
+      <div className="p-3">
+        <div className="flex items-baseline justify-between gap-2">
+          <p className="truncate text-sm font-semibold" title={photo.name} data-testid="photo-name">
+            {photo.name}
+          </p>
+          {photo.processed ? <span className="shrink-0 text-xs font-semibold text-brand-600">AI Enhanced</span> : null}
+        </div>
+        <p className="text-xs text-muted">
+          <time dateTime={new Date(photo.createdAt).toISOString()}>{dateFormat.format(photo.createdAt)}</time>
+        </p>
+      </div>
+      <div className={ACTIONS} data-testid="photo-actions">
+        <a
+          href={`/api/photos/${photo.id}/download`}
+          download
+          className={`btn-secondary ${SMALL}`}
+          aria-label={`Download ${photo.name}`}
+        >
+          Download
+        </a>
+        {inTrash ? (
+          <>
+            <fetcher.Form method="post">
+              <input type="hidden" name="photoId" value={photo.id} />
+              <button
+                type="submit"
+                name="intent"
+                value="restore"
+                className={`btn-secondary ${SMALL}`}
+                aria-label={`Restore ${photo.name}`}
+              >
+                Restore
+              </button>
+            </fetcher.Form>
+            <fetcher.Form
+              method="post"
+              onSubmit={(e) => {
+                if (!window.confirm(`Delete "${photo.name}" for good? This cannot be undone.`)) e.preventDefault();
+              }}
+            >
+              <input type="hidden" name="photoId" value={photo.id} />
+              <button
+                type="submit"
+                name="intent"
+                value="delete-forever"
+                className={`btn-danger ${SMALL}`}
+                aria-label={`Delete ${photo.name} forever`}
+              >
+                Delete forever
+              </button>
+            </fetcher.Form>
+          </>
+        ) : (
+          <>
+            <fetcher.Form method="post">
+              <input type="hidden" name="photoId" value={photo.id} />
+              <button
+                type="submit"
+                name="intent"
+                value="trash"
+                className={`btn-danger ${SMALL}`}
+                aria-label={`Delete ${photo.name}`}
+              >
+                Delete
+              </button>
+            </fetcher.Form>
+            <fetcher.Form method="post" className="flex items-center gap-1">
+              <input type="hidden" name="intent" value="move" />
+              <input type="hidden" name="photoId" value={photo.id} />
+              <label className="sr-only" htmlFor={`move-${photo.id}`}>
+                Move {photo.name} to
+              </label>
+              <select
+                id={`move-${photo.id}`}
+                name="folderId"
+                value={String(fetcher.formData?.get("folderId") ?? photo.folderId ?? "")}
+                onChange={(e) => fetcher.submit(e.currentTarget.form)}
+                className="min-h-9 max-w-36 rounded-lg border border-slate-300 bg-white px-2 text-xs"
+              >
+                <option value="">Unassigned</option>
+                {folders.map((f) => (
+                  <option key={f.id} value={f.id}>
+                    {f.name}
+                  </option>
+                ))}
+              </select>
+              {/* With JavaScript the choice applies at once; without, this button sends it. */}
+              <noscript>
+                <button type="submit" className={`btn-secondary ${SMALL}`}>
+                  Move
+                </button>
+              </noscript>
+            </fetcher.Form>
+          </>
+        )}
+      </div>
+    </li>
+  );
+}
+
+interface Page {
+  photos: GridPhoto[];
+  nextCursor: string | null;
+}
+
+function olderThan(a: string, b: string): boolean {
+  const [ta = "", ia = ""] = a.split("-");
+  const [tb = "", ib = ""] = b.split("-");
+  return Number(ta) < Number(tb) || (Number(ta) === Number(tb) && ia < ib);
+}
+
+/**
+ * The grid: the first page from the loader, and with JavaScript "Load more"
+ * appends the next pages in place (without it, the link opens the next page).
+ */
+export function PhotoGrid({
+  page,
+  view,
+  folders,
+  moreHref,
+  emptyText,
+}: {
+  page: Page;
+  view: LibraryView;
+  folders: GridFolder[];
+  moreHref: (cursor: string) => string;
+  emptyText: string;
+}) {
+  const more = useFetcher<{ page: Page }>();
+  const requested = useRef<string | null>(null);
+  const [extra, setExtra] = useState<{ anchor: string; pages: { cursor: string; page: Page }[] } | null>(null);
+  const firstNext = page.nextCursor;
+
+  // Each answer fills the page it was asked for. React Router reloads the
+  // last one after every change, which then replaces it rather than repeating it.
+  useEffect(() => {
+    const loaded = more.data?.page;
+    const cursor = requested.current;
+    if (!loaded || !cursor) return;
+    setExtra((prev) => ({
+      anchor: prev?.anchor ?? firstNext ?? "",
+      pages: [...(prev?.pages ?? []).filter((p) => p.cursor !== cursor), { cursor, page: loaded }],
+    }));
+  }, [more.data, firstNext]);
+
+  // After a change the first page may end earlier (a photo was added at the
+  // top): the pages loaded after it would leave a gap, so they are dropped.
+  const keepExtra =
+    extra !== null &&
+    extra.pages.length > 0 &&
+    firstNext !== null &&
+    (firstNext === extra.anchor || olderThan(firstNext, extra.anchor));
+  const all = [...page.photos, ...(keepExtra ? extra.pages.flatMap((p) => p.page.photos) : [])];
+  const seen = new Set<string>();
+  const photos: GridPhoto[] = [];
+  for (const p of all) {
+    if (seen.has(p.id)) continue;
+    seen.add(p.id);
+    photos.push(p);
+  }
+  const next = keepExtra ? (extra.pages[extra.pages.length - 1]?.page.nextCursor ?? null) : firstNext;
+
+  if (photos.length === 0) {
+    return (
+      <p className="rounded-2xl border border-dashed border-line p-10 text-center text-muted" data-testid="grid-empty">
+        {emptyText}
+      </p>
+    );
+  }
+  return (
+    <>
+      <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-4" data-testid="photo-grid">
+        {photos.map((p) => (
+          <PhotoCard key={p.id} photo={p} view={view} folders={folders} />
+        ))}
+      </ul>
+      {next ? (
+        <div className="mt-6 flex justify-center">
+          <Link
+            to={moreHref(next)}
+            className="btn-secondary"
+            preventScrollReset
+            onClick={(e) => {
+              e.preventDefault();
+              if (more.state !== "idle") return;
+              requested.current = next;
+              void more.load(moreHref(next));
+            }}
+          >
+            {more.state === "loading" ? "Loading…" : "Load more"}
+          </Link>
+        </div>
+      ) : null}
+    </>
+  );
+}

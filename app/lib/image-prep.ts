@@ -1,0 +1,100 @@
+// Runs in the browser before an upload (docs/decisions/0041): checks the
+// file's bytes, downscales the photo to a 3000 px long edge and re-encodes
+// it, and draws the grid's thumbnail. A phone's 12 MP JPEG of 4-10 MB leaves
+// as roughly 1-3 MB; the thumbnail is a 400 px JPEG of about 20-40 KB.
+import { type ImageType, sniffImageType } from "./image-format";
+import {
+  fitWithin,
+  JPEG_QUALITY,
+  LONG_EDGE_LIMIT,
+  MAX_UPLOAD_BYTES,
+  THUMB_LONG_EDGE,
+  THUMB_MAX_BYTES,
+  THUMB_QUALITY,
+  UPLOAD_MESSAGES,
+} from "./upload-rules";
+
+export class PrepareError extends Error {}
+
+export interface PreparedPhoto {
+  photo: Blob;
+  thumb: Blob;
+  type: ImageType;
+  width: number;
+  height: number;
+}
+
+type AnyCanvas = OffscreenCanvas | HTMLCanvasElement;
+
+function canvas(width: number, height: number): AnyCanvas {
+  if (typeof OffscreenCanvas !== "undefined") return new OffscreenCanvas(width, height);
+  const c = document.createElement("canvas");
+  c.width = width;
+  c.height = height;
+  return c;
+}
+
+function draw(source: ImageBitmap, width: number, height: number, background: string | null): AnyCanvas {
+  const c = canvas(width, height);
+  const ctx = c.getContext("2d") as CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D | null;
+  if (!ctx) throw new PrepareError(UPLOAD_MESSAGES.unreadable);
+  if (background) {
+    ctx.fillStyle = background;
+    ctx.fillRect(0, 0, width, height);
+  }
+  ctx.imageSmoothingEnabled = true;
+  ctx.imageSmoothingQuality = "high";
+  ctx.drawImage(source, 0, 0, width, height);
+  return c;
+}
+
+async function encode(c: AnyCanvas, type: ImageType, quality?: number): Promise<Blob> {
+  if ("convertToBlob" in c) return c.convertToBlob({ type, quality });
+  return new Promise((resolve, reject) =>
+    c.toBlob((b) => (b ? resolve(b) : reject(new PrepareError(UPLOAD_MESSAGES.unreadable))), type, quality),
+  );
+}
+
+/** Reads, checks and shrinks a chosen file; throws PrepareError with a message for the person. */
+export async function preparePhoto(file: Blob): Promise<PreparedPhoto> {
+  const head = new Uint8Array(await file.slice(0, 16).arrayBuffer());
+  const type = sniffImageType(head);
+  if (!type) throw new PrepareError(UPLOAD_MESSAGES.notAnImage);
+
+  let bitmap: ImageBitmap;
+  try {
+    // Applies the EXIF orientation, so the re-encoded photo stands the right way up.
+    bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+  } catch {
+    throw new PrepareError(UPLOAD_MESSAGES.unreadable);
+  }
+  try {
+    const size = fitWithin(bitmap.width, bitmap.height, LONG_EDGE_LIMIT);
+    const shrunk = size.width !== bitmap.width || size.height !== bitmap.height;
+
+    let photo: Blob;
+    let outType: ImageType = type;
+    if (type === "image/png" && !shrunk) {
+      // A PNG within the limit is sent as it is: lossless and already small enough.
+      photo = file;
+    } else {
+      // JPEGs are always re-encoded: that also drops EXIF metadata such as the GPS position.
+      const drawn = draw(bitmap, size.width, size.height, type === "image/jpeg" ? "#fff" : null);
+      photo = await encode(drawn, type, type === "image/jpeg" ? JPEG_QUALITY : undefined);
+      if (photo.size > MAX_UPLOAD_BYTES) {
+        // A huge PNG photograph: JPEG keeps it within the limit.
+        outType = "image/jpeg";
+        photo = await encode(draw(bitmap, size.width, size.height, "#fff"), outType, JPEG_QUALITY);
+      }
+    }
+    if (photo.size > MAX_UPLOAD_BYTES) throw new PrepareError(UPLOAD_MESSAGES.tooLarge);
+
+    const t = fitWithin(bitmap.width, bitmap.height, THUMB_LONG_EDGE);
+    const thumbCanvas = draw(bitmap, t.width, t.height, "#fff");
+    let thumb = await encode(thumbCanvas, "image/jpeg", THUMB_QUALITY);
+    if (thumb.size > THUMB_MAX_BYTES) thumb = await encode(thumbCanvas, "image/jpeg", 0.5);
+    return { photo, thumb, type: outType, width: size.width, height: size.height };
+  } finally {
+    bitmap.close();
+  }
+}

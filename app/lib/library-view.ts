@@ -1,0 +1,29 @@
+// Which part of the library the dashboard shows, and its address.
+
+export type LibraryView =
+  | { kind: "all" }
+  | { kind: "unassigned" }
+  | { kind: "trash" }
+  | { kind: "folder"; folderId: string };
+
+export function viewFromSearch(params: URLSearchParams): LibraryView {
+  const folder = params.get("folder");
+  if (folder && /^[a-z0-9]{1,64}$/.test(folder)) return { kind: "folder", folderId: folder };
+  const view = params.get("view");
+  if (view === "unassigned" || view === "trash") return { kind: view };
+  return { kind: "all" };
+}
+
+/** The dashboard address of a view, with extra query parameters. */
+export function viewHref(view: LibraryView, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams();
+  if (view.kind === "folder") params.set("folder", view.folderId);
+  else if (view.kind !== "all") params.set("view", view.kind);
+  for (const [k, v] of Object.entries(extra)) params.set(k, v);
+  const q = params.toString();
+  return q ? `/dashboard?${q}` : "/dashboard";
+}
+
+export function sameView(a: LibraryView, b: LibraryView): boolean {
+  return a.kind === b.kind && (a.kind !== "folder" || (b.kind === "folder" && a.folderId === b.folderId));
+}

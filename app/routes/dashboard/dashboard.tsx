@@ -1,0 +1,288 @@
+import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-router";
+import { z } from "zod";
+import { requestContext } from "../../../workers/context";
+import {
+  createFolder,
+  deleteFolder,
+  deletePhotoForever,
+  emptyTrash,
+  getFolder,
+  listFolders,
+  listPhotos,
+  movePhoto,
+  restorePhoto,
+  trashPhoto,
+} from "../../../workers/services/library";
+import { planSummary } from "../../../workers/services/plan-summary";
+import { DashboardTopBar } from "../../components/library/dashboard-top-bar";
+import { PhotoGrid } from "../../components/library/photo-grid";
+import { UploadPanel } from "../../components/library/upload-panel";
+import { PlanStatusCard } from "../../components/plan-status-card";
+import { requireUser } from "../../lib/auth.server";
+import { type LibraryView, sameView, viewFromSearch, viewHref } from "../../lib/library-view";
+import { DEFAULT_FOLDER_NAME } from "../../lib/upload-rules";
+import type { Route } from "./+types/dashboard";
+
+// Pages without the site's navigation and footer: the dashboard has its own top bar.
+export const handle = { bareLayout: true };
+
+export const meta: Route.MetaFunction = () => [{ title: "Dashboard · Stagewise" }];
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const user = requireUser(context, request);
+  const { db } = context.get(requestContext);
+  const url = new URL(request.url);
+  const view = viewFromSearch(url.searchParams);
+  const cursor = url.searchParams.get("cursor");
+  const [folders, page, plan, folder] = await Promise.all([
+    listFolders(db, user.id),
+    listPhotos(db, user.id, view, { cursor }),
+    planSummary(db, user.id),
+    view.kind === "folder" ? getFolder(db, user.id, view.folderId) : null,
+  ]);
+  // Someone else's folder looks exactly like one that does not exist.
+  if (view.kind === "folder" && !folder) throw data(null, { status: 404 });
+  return {
+    user: { name: user.name, email: user.email },
+    credits: user.credits,
+    plan,
+    folders,
+    view,
+    folderName: folder?.name ?? null,
+    page,
+    paged: cursor !== null,
+    uploading: url.searchParams.get("upload") === "1" && view.kind === "all" && user.credits > 0,
+  };
+}
+
+const photoId = z.string().regex(/^[a-z0-9]{1,64}$/);
+const intents = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("create-folder"), name: z.string().max(500).optional() }),
+  z.object({ intent: z.literal("delete-folder"), folderId: photoId }),
+  z.object({ intent: z.literal("move"), photoId, folderId: z.union([photoId, z.literal("")]) }),
+  z.object({ intent: z.literal("trash"), photoId }),
+  z.object({ intent: z.literal("restore"), photoId }),
+  z.object({ intent: z.literal("delete-forever"), photoId }),
+  z.object({ intent: z.literal("empty-trash") }),
+]);
+
+const NOT_FOUND = "That photo or folder was not found. It may have been moved or deleted.";
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = requireUser(context, request);
+  const { db, env } = context.get(requestContext);
+  const parsed = intents.safeParse(Object.fromEntries(await request.formData()));
+  if (!parsed.success) return data({ ok: false, error: "That request was not understood." }, { status: 400 });
+  const input = parsed.data;
+  const found = (ok: boolean, message: string) =>
+    ok ? data({ ok: true, message }) : data({ ok: false, error: NOT_FOUND }, { status: 404 });
+
+  switch (input.intent) {
+    case "create-folder": {
+      const folder = await createFolder(db, user.id, input.name ?? DEFAULT_FOLDER_NAME);
+      return data({ ok: true, message: `Folder "${folder.name}" created.` });
+    }
+    case "delete-folder": {
+      const ok = await deleteFolder(db, user.id, input.folderId);
+      const shown = viewFromSearch(new URL(request.url).searchParams);
+      // Deleting the folder being shown: its photos are now unassigned, so show them there.
+      if (ok && shown.kind === "folder" && shown.folderId === input.folderId) {
+        throw redirect(viewHref({ kind: "unassigned" }));
+      }
+      return found(ok, "Folder deleted. Its photos are now under Unassigned Photos.");
+    }
+    case "move": {
+      const res = await movePhoto(db, user.id, input.photoId, input.folderId || null);
+      return found(res === "moved", input.folderId ? "Photo moved." : "Photo moved to Unassigned Photos.");
+    }
+    case "trash":
+      return found(await trashPhoto(db, user.id, input.photoId), "Photo moved to the trash.");
+    case "restore":
+      return found(await restorePhoto(db, user.id, input.photoId), "Photo restored.");
+    case "delete-forever":
+      return found(await deletePhotoForever(db, env.PHOTOS, user.id, input.photoId), "Photo deleted for good.");
+    case "empty-trash": {
+      const n = await emptyTrash(db, env.PHOTOS, user.id);
+      return data({ ok: true, message: n === 1 ? "1 photo deleted for good." : `${n} photos deleted for good.` });
+    }
+  }
+}
+
+function viewTitle(view: LibraryView, folderName: string | null): string {
+  if (view.kind === "unassigned") return "Unassigned Photos";
+  if (view.kind === "trash") return "Trash";
+  if (view.kind === "folder") return folderName ?? "Folder";
+  return "All Photos";
+}
+
+function emptyText(view: LibraryView): string {
+  if (view.kind === "trash") return "The trash is empty. Deleted photos stay here for 30 days.";
+  if (view.kind === "folder") return "No photos in this folder yet. Move photos here from All Photos.";
+  if (view.kind === "unassigned") return "Every photo is in a folder.";
+  return "No photos yet. Upload a room photo to get started.";
+}
+
+function SideLink({ to, active, children }: { to: string; active: boolean; children: React.ReactNode }) {
+  return (
+    <NavLink
+      to={to}
+      aria-current={active ? "page" : undefined}
+      className={`block rounded-lg px-3 py-2 text-sm font-medium ${active ? "bg-brand-50 text-brand-700" : "text-ink hover:bg-slate-100"}`}
+    >
+      {children}
+    </NavLink>
+  );
+}
+
+export default function Dashboard({ loaderData, actionData }: Route.ComponentProps) {
+  const { user, credits, plan, folders, view, folderName, page, paged, uploading } = loaderData;
+  const revalidator = useRevalidator();
+  const title = viewTitle(view, folderName);
+  const is = (v: LibraryView) => sameView(view, v);
+
+  return (
+    <div className="flex min-h-dvh flex-col bg-slate-50">
+      <DashboardTopBar />
+      <main id="main" className="container-page grid flex-1 gap-6 py-6 lg:grid-cols-[17rem_1fr]">
+        <aside className="space-y-4" aria-label="Library">
+          <PlanStatusCard credits={credits} plan={plan} />
+          <div className="card space-y-4 p-4">
+            <div>
+              <p className="font-semibold" data-testid="user-name">
+                {user.name}
+              </p>
+              <p className="truncate text-sm text-muted">{user.email}</p>
+            </div>
+            <nav aria-label="Photos" className="space-y-1">
+              <SideLink to={viewHref({ kind: "all" })} active={is({ kind: "all" })}>
+                All Photos
+              </SideLink>
+              <SideLink to={viewHref({ kind: "unassigned" })} active={is({ kind: "unassigned" })}>
+                Unassigned Photos
+              </SideLink>
+              <SideLink to={viewHref({ kind: "trash" })} active={is({ kind: "trash" })}>
+                Trash
+              </SideLink>
+            </nav>
+            <div className="border-t border-line pt-4">
+              <h2 className="px-3 text-xs font-semibold uppercase tracking-wide text-muted">Folders</h2>
+              {/* An inline form stands in for the old name prompt: it works without JavaScript. */}
+              {/* Keyed by the folder count so it closes and resets once a folder is made. */}
+              <details key={folders.length} className="mt-2 px-3">
+                <summary className="cursor-pointer text-sm font-semibold text-brand-600">Create Folder</summary>
+                <Form method="post" className="mt-2 flex gap-2">
+                  <input type="hidden" name="intent" value="create-folder" />
+                  <label htmlFor="folder-name" className="sr-only">
+                    Folder name
+                  </label>
+                  <input
+                    id="folder-name"
+                    name="name"
+                    defaultValue={DEFAULT_FOLDER_NAME}
+                    maxLength={100}
+                    className="input min-h-9 py-1 text-sm"
+                  />
+                  <button type="submit" className="btn-primary min-h-9 px-3 py-1">
+                    Create
+                  </button>
+                </Form>
+              </details>
+              <ul className="mt-2 space-y-1" data-testid="folder-list">
+                {folders.map((f) => (
+                  <li key={f.id} className="flex items-center gap-1">
+                    <div className="min-w-0 flex-1">
+                      <SideLink
+                        to={viewHref({ kind: "folder", folderId: f.id })}
+                        active={is({ kind: "folder", folderId: f.id })}
+                      >
+                        <span className="block truncate">{f.name}</span>
+                      </SideLink>
+                    </div>
+                    <Form method="post">
+                      <input type="hidden" name="intent" value="delete-folder" />
+                      <input type="hidden" name="folderId" value={f.id} />
+                      <button
+                        type="submit"
+                        className="btn-ghost min-h-9 px-2 py-1 text-xs text-danger"
+                        aria-label={`Delete folder ${f.name}`}
+                      >
+                        Delete
+                      </button>
+                    </Form>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          </div>
+        </aside>
+
+        <section aria-labelledby="view-title" className="min-w-0 space-y-4">
+          <div className="flex flex-wrap items-center justify-between gap-3">
+            <h1 id="view-title" className="text-2xl font-bold tracking-tight">
+              {title}
+            </h1>
+            {view.kind === "all" && credits > 0 ? (
+              <Link to={viewHref(view, { upload: "1" })} className="btn-primary" preventScrollReset>
+                Upload Photo ({credits} credits left)
+              </Link>
+            ) : null}
+            {view.kind === "trash" && page.photos.length > 0 ? (
+              <Form
+                method="post"
+                onSubmit={(e) => {
+                  if (!window.confirm("Delete every photo in the trash for good? This cannot be undone."))
+                    e.preventDefault();
+                }}
+              >
+                <button type="submit" name="intent" value="empty-trash" className="btn-danger">
+                  Empty Trash
+                </button>
+              </Form>
+            ) : null}
+          </div>
+
+          {actionData ? (
+            <p
+              className={actionData.ok ? "alert-success" : "alert-error"}
+              role={actionData.ok ? "status" : "alert"}
+              data-testid="action-message"
+            >
+              {"message" in actionData ? actionData.message : actionData.error}
+            </p>
+          ) : null}
+
+          {uploading ? (
+            <section aria-labelledby="upload-title" className="card space-y-3">
+              <div className="flex items-center justify-between gap-3">
+                <h2 id="upload-title" className="text-lg font-semibold">
+                  Upload Photo
+                </h2>
+                <Link to={viewHref(view)} className="btn-ghost min-h-9 px-3 py-1" preventScrollReset>
+                  Close
+                </Link>
+              </div>
+              <UploadPanel onUploaded={() => revalidator.revalidate()} />
+            </section>
+          ) : null}
+
+          {paged ? (
+            <p className="text-sm">
+              <Link to={viewHref(view)} className="font-semibold text-brand-600 hover:underline">
+                ← Back to the newest photos
+              </Link>
+            </p>
+          ) : null}
+
+          <PhotoGrid
+            key={viewHref(view)}
+            page={page}
+            view={view}
+            folders={folders}
+            moreHref={(cursor) => viewHref(view, { cursor })}
+            emptyText={emptyText(view)}
+          />
+        </section>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+import { Hono } from "hono";
+import { viewFromSearch } from "../../app/lib/library-view";
+import type { Photo } from "../../db/schema";
+import { contentDisposition } from "../lib/content-disposition";
+import { getPhoto, listPhotos } from "../services/library";
+import { requireApiUser } from "./require-user";
+import type { ApiEnv } from "./types";
+
+// Photo bytes come from our origin, only to their owner (anyone else gets the
+// same 404 as for a photo that does not exist), with private caching.
+
+const EXTENSIONS: Record<string, string> = { "image/jpeg": "jpg", "image/png": "png" };
+
+function currentImage(photo: Photo, variant: string | undefined) {
+  if (photo.processedKey && variant !== "original") {
+    return {
+      key: photo.processedKey,
+      type: photo.processedContentType ?? "image/jpeg",
+      fileName: `${photo.name} (staged)`,
+    };
+  }
+  return { key: photo.originalKey, type: photo.contentType, fileName: photo.name };
+}
+
+async function serve(
+  bucket: R2Bucket,
+  request: Request,
+  key: string,
+  headers: Record<string, string>,
+): Promise<Response> {
+  const obj = await bucket.get(key, { onlyIf: request.headers });
+  if (!obj) return Response.json({ error: "Not found." }, { status: 404 });
+  const h = new Headers(headers);
+  h.set("ETag", obj.httpEtag);
+  h.set("Vary", "Cookie");
+  if (!("body" in obj)) return new Response(null, { status: 304, headers: h });
+  h.set("Content-Type", obj.httpMetadata?.contentType ?? "application/octet-stream");
+  h.set("Content-Length", String(obj.size));
+  return new Response(obj.body, { headers: h });
+}
+
+export const photosApi = new Hono<ApiEnv>()
+  .use(requireApiUser)
+  // The grid's pages as JSON, for scripts and other screens; /dashboard renders the same on the server.
+  .get("/", async (c) => {
+    const view = viewFromSearch(new URL(c.req.url).searchParams);
+    const page = await listPhotos(c.get("db"), c.get("user")!.id, view, { cursor: c.req.query("cursor") });
+    c.header("Cache-Control", "private, no-store");
+    return c.json(page);
+  })
+  .get("/:id/thumb", async (c) => {
+    const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    if (!photo) return c.json({ error: "Not found." }, 404);
+    const version = String(photo.processedAt ?? 0);
+    const key = photo.processedThumbKey ?? photo.thumbKey;
+    // The grid asks with the current version in the address, so that address never changes meaning.
+    const cache = c.req.query("v") === version ? "private, max-age=31536000, immutable" : "private, no-cache";
+    return serve(c.env.PHOTOS, c.req.raw, key, { "Cache-Control": cache });
+  })
+  .get("/:id/original", async (c) => {
+    const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    if (!photo) return c.json({ error: "Not found." }, 404);
+    const image = currentImage(photo, "original");
+    const fileName = `${image.fileName}.${EXTENSIONS[image.type] ?? "jpg"}`;
+    return serve(c.env.PHOTOS, c.req.raw, image.key, {
+      "Cache-Control": "private, no-cache",
+      "Content-Disposition": contentDisposition("inline", fileName),
+    });
+  })
+  .get("/:id/download", async (c) => {
+    const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    if (!photo) return c.json({ error: "Not found." }, 404);
+    const image = currentImage(photo, c.req.query("variant"));
+    const fileName = `${image.fileName}.${EXTENSIONS[image.type] ?? "jpg"}`;
+    return serve(c.env.PHOTOS, c.req.raw, image.key, {
+      "Cache-Control": "private, no-cache",
+      "Content-Disposition": contentDisposition("attachment", fileName),
+    });
+  });

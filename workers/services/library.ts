@@ -1,0 +1,235 @@
+import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type SQL } from "drizzle-orm";
+import type { LibraryView } from "../../app/lib/library-view";
+import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "../../app/lib/upload-rules";
+import type { Database } from "../../db/client";
+import { type Folder, folders, type Photo, photos } from "../../db/schema";
+import { randomToken } from "../lib/crypto";
+import { deletePrefix, photoPrefix } from "./photo-storage";
+
+// The photo library: folders, the grid's pages, moves, trash and purge. Every
+// function takes the owner's id and filters by it, so another user's photo or
+// folder is simply not found.
+
+export type { LibraryView };
+
+export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** What the grid shows of a photo (never a storage key). */
+export interface PhotoCard {
+  id: string;
+  name: string;
+  createdAt: number;
+  trashedAt: number | null;
+  folderId: string | null;
+  processed: boolean;
+  thumbUrl: string;
+  thumbWidth: number;
+  thumbHeight: number;
+}
+
+export function toCard(p: Photo): PhotoCard {
+  return {
+    id: p.id,
+    name: p.name,
+    createdAt: p.createdAt,
+    trashedAt: p.trashedAt,
+    folderId: p.folderId,
+    processed: p.processedKey !== null,
+    // The version in the address lets the browser cache each thumbnail for good.
+    thumbUrl: `/api/photos/${p.id}/thumb?v=${p.processedAt ?? 0}`,
+    thumbWidth: p.thumbWidth,
+    thumbHeight: p.thumbHeight,
+  };
+}
+
+export function encodeCursor(p: { createdAt: number; id: string }): string {
+  return `${p.createdAt}-${p.id}`;
+}
+
+export function decodeCursor(value: string | null | undefined): { createdAt: number; id: string } | null {
+  const m = value ? /^(\d{1,15})-([a-z0-9]{1,64})$/.exec(value) : null;
+  return m ? { createdAt: Number(m[1]), id: m[2]! } : null;
+}
+
+function viewFilter(userId: string, view: LibraryView): SQL {
+  const own = eq(photos.userId, userId);
+  switch (view.kind) {
+    case "all":
+      return and(own, isNull(photos.trashedAt))!;
+    case "unassigned":
+      return and(own, isNull(photos.trashedAt), isNull(photos.folderId))!;
+    case "trash":
+      return and(own, isNotNull(photos.trashedAt))!;
+    case "folder":
+      return and(own, isNull(photos.trashedAt), eq(photos.folderId, view.folderId))!;
+  }
+}
+
+/** One page of the grid, newest first; `nextCursor` continues after its last photo. */
+export async function listPhotos(
+  db: Database,
+  userId: string,
+  view: LibraryView,
+  opts: { cursor?: string | null; limit?: number } = {},
+): Promise<{ photos: PhotoCard[]; nextCursor: string | null }> {
+  const limit = Math.min(Math.max(opts.limit ?? PAGE_SIZE, 1), 200);
+  const after = decodeCursor(opts.cursor);
+  const where = after
+    ? and(
+        viewFilter(userId, view),
+        or(lt(photos.createdAt, after.createdAt), and(eq(photos.createdAt, after.createdAt), lt(photos.id, after.id))),
+      )
+    : viewFilter(userId, view);
+  const rows = await db
+    .select()
+    .from(photos)
+    .where(where)
+    .orderBy(desc(photos.createdAt), desc(photos.id))
+    .limit(limit + 1)
+    .all();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { photos: page.map(toCard), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+export async function getPhoto(db: Database, userId: string, photoId: string): Promise<Photo | undefined> {
+  return db
+    .select()
+    .from(photos)
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId)))
+    .get();
+}
+
+/** Newest first: a new folder appears at the top. */
+export async function listFolders(db: Database, userId: string): Promise<Pick<Folder, "id" | "name">[]> {
+  return db
+    .select({ id: folders.id, name: folders.name })
+    .from(folders)
+    .where(eq(folders.userId, userId))
+    .orderBy(desc(folders.createdAt), desc(folders.id))
+    .all();
+}
+
+export async function getFolder(db: Database, userId: string, folderId: string): Promise<Folder | undefined> {
+  return db
+    .select()
+    .from(folders)
+    .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
+    .get();
+}
+
+export function cleanFolderName(name: string | null | undefined): string {
+  const clean = (name ?? "")
+    .replace(/\s+/g, " ")
+    .replace(/\p{Cc}/gu, "")
+    .trim();
+  return clean.slice(0, 100) || DEFAULT_FOLDER_NAME;
+}
+
+export async function createFolder(db: Database, userId: string, name: string, now = Date.now()): Promise<Folder> {
+  const folder = { id: randomToken(), userId, name: cleanFolderName(name), createdAt: now };
+  await db.insert(folders).values(folder);
+  return folder;
+}
+
+/** Deletes a folder and keeps its photos: they become unassigned (trashed ones too). */
+export async function deleteFolder(db: Database, userId: string, folderId: string): Promise<boolean> {
+  const folder = await getFolder(db, userId, folderId);
+  if (!folder) return false;
+  await db.batch([
+    db
+      .update(photos)
+      .set({ folderId: null })
+      .where(and(eq(photos.userId, userId), eq(photos.folderId, folderId))),
+    db.delete(folders).where(and(eq(folders.id, folderId), eq(folders.userId, userId))),
+  ]);
+  return true;
+}
+
+/** Moves a live photo into one of the owner's folders, or out of any (folderId null). */
+export async function movePhoto(
+  db: Database,
+  userId: string,
+  photoId: string,
+  folderId: string | null,
+): Promise<"moved" | "not-found"> {
+  if (folderId !== null && !(await getFolder(db, userId, folderId))) return "not-found";
+  const res = await db
+    .update(photos)
+    .set({ folderId })
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), isNull(photos.trashedAt)))
+    .run();
+  return res.meta.changes === 1 ? "moved" : "not-found";
+}
+
+export async function trashPhoto(db: Database, userId: string, photoId: string, now = Date.now()): Promise<boolean> {
+  const res = await db
+    .update(photos)
+    .set({ trashedAt: now })
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), isNull(photos.trashedAt)))
+    .run();
+  return res.meta.changes === 1;
+}
+
+export async function restorePhoto(db: Database, userId: string, photoId: string): Promise<boolean> {
+  const res = await db
+    .update(photos)
+    .set({ trashedAt: null })
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), isNotNull(photos.trashedAt)))
+    .run();
+  return res.meta.changes === 1;
+}
+
+/**
+ * Deletes trashed photos for good: their bytes first, then their rows, so a
+ * failure half-way leaves a row to retry rather than bytes nobody can find.
+ */
+async function destroy(db: Database, bucket: R2Bucket, rows: Pick<Photo, "id" | "userId">[]): Promise<number> {
+  let deleted = 0;
+  for (const row of rows) {
+    await deletePrefix(bucket, photoPrefix(row.userId, row.id));
+    const res = await db
+      .delete(photos)
+      .where(and(eq(photos.id, row.id), eq(photos.userId, row.userId), isNotNull(photos.trashedAt)))
+      .run();
+    deleted += res.meta.changes;
+  }
+  return deleted;
+}
+
+export async function deletePhotoForever(
+  db: Database,
+  bucket: R2Bucket,
+  userId: string,
+  photoId: string,
+): Promise<boolean> {
+  const row = await getPhoto(db, userId, photoId);
+  if (!row || row.trashedAt === null) return false;
+  return (await destroy(db, bucket, [row])) === 1;
+}
+
+export async function emptyTrash(db: Database, bucket: R2Bucket, userId: string): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const rows = await db
+      .select({ id: photos.id, userId: photos.userId })
+      .from(photos)
+      .where(and(eq(photos.userId, userId), isNotNull(photos.trashedAt)))
+      .limit(100)
+      .all();
+    if (rows.length === 0) return total;
+    total += await destroy(db, bucket, rows);
+  }
+}
+
+/** Daily cron: deletes photos that have been in the trash for 30 days. */
+export async function purgeTrash(db: Database, bucket: R2Bucket, now = Date.now(), limit = 500): Promise<number> {
+  const rows = await db
+    .select({ id: photos.id, userId: photos.userId })
+    .from(photos)
+    .where(lte(photos.trashedAt, now - TRASH_RETENTION_MS))
+    .orderBy(asc(photos.trashedAt))
+    .limit(limit)
+    .all();
+  return destroy(db, bucket, rows);
+}

@@ -1,0 +1,73 @@
+// Where a photo's bytes live in R2. Everything of one photo (its chunks while
+// uploading, the original, the thumbnail, later its processed versions) sits
+// under one prefix, so one listing finds all of it and nothing leaks on delete.
+
+export function photoPrefix(userId: string, photoId: string): string {
+  return `photos/${userId}/${photoId}/`;
+}
+
+export function chunkPrefix(userId: string, photoId: string): string {
+  return `${photoPrefix(userId, photoId)}chunks/`;
+}
+
+export function chunkKey(userId: string, photoId: string, index: number): string {
+  return `${chunkPrefix(userId, photoId)}${String(index).padStart(4, "0")}`;
+}
+
+export function originalKey(userId: string, photoId: string): string {
+  return `${photoPrefix(userId, photoId)}original`;
+}
+
+export function thumbKey(userId: string, photoId: string): string {
+  return `${photoPrefix(userId, photoId)}thumb`;
+}
+
+/** Every key under a prefix (R2 lists at most 1,000 per call). */
+export async function listKeys(bucket: R2Bucket, prefix: string): Promise<R2Object[]> {
+  const found: R2Object[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, cursor, limit: 1000 });
+    found.push(...page.objects);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return found;
+}
+
+/** Deletes every object under a prefix; returns how many there were. */
+export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<number> {
+  const keys = (await listKeys(bucket, prefix)).map((o) => o.key);
+  for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
+  return keys.length;
+}
+
+/**
+ * Reads a request body into memory, refusing it once it passes `max` bytes
+ * (whatever Content-Length claimed), so an oversized body is never stored.
+ */
+export async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<Uint8Array | "too-large"> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      return "too-large";
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}

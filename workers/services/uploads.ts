@@ -1,0 +1,398 @@
+import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo, sniffImageType } from "../../app/lib/image-format";
+import {
+  ACCEPTED_UPLOAD_TYPES,
+  CHUNK_SIZE,
+  chunkCount,
+  chunkLength,
+  MAX_UPLOAD_BYTES,
+  photoNameFromFileName,
+  THUMB_LONG_EDGE,
+  THUMB_MAX_BYTES,
+  UPLOAD_MESSAGES,
+} from "../../app/lib/upload-rules";
+import type { Database } from "../../db/client";
+import { type Photo, photos, type UploadSession, uploadSessions } from "../../db/schema";
+import { randomToken } from "../lib/crypto";
+import {
+  chunkKey,
+  chunkPrefix,
+  deletePrefix,
+  listKeys,
+  originalKey,
+  photoPrefix,
+  readCapped,
+  thumbKey,
+} from "./photo-storage";
+
+// Resumable uploads (docs/decisions/0040-resumable-uploads.md): the browser
+// declares a photo, sends it in small chunks that R2 keeps as temporary
+// objects, sends a thumbnail, and asks to complete. Completion joins the
+// chunks, checks the whole file, and only then stores the photo and its row.
+// Any refusal of the bytes deletes everything the upload stored.
+
+export interface UploadDeps {
+  db: Database;
+  bucket: R2Bucket;
+  now?: number;
+}
+
+export type Refusal = {
+  ok: false;
+  status: 400 | 404 | 409 | 413 | 415 | 422 | 429;
+  error: string;
+  missing?: number[];
+  retry?: boolean;
+};
+
+const NOT_FOUND: Refusal = { ok: false, status: 404, error: "Not found." };
+const MAX_OPEN_UPLOADS = 10;
+/** An open upload untouched this long is abandoned: the daily cron deletes its bytes. */
+export const STALE_UPLOAD_MS = 24 * 60 * 60 * 1000;
+/** A completion that has not finished in this long may be taken over by a retry. */
+const COMPLETION_LEASE_MS = 60 * 1000;
+/** Thumbnails are made for a 400 px long edge; allow some room, never a full photo. */
+const THUMB_MAX_EDGE = Math.round(THUMB_LONG_EDGE * 1.5);
+
+function isAccepted(type: string): type is (typeof ACCEPTED_UPLOAD_TYPES)[number] {
+  return (ACCEPTED_UPLOAD_TYPES as readonly string[]).includes(type);
+}
+
+async function findSession(db: Database, userId: string, uploadId: string): Promise<UploadSession | undefined> {
+  return db
+    .select()
+    .from(uploadSessions)
+    .where(and(eq(uploadSessions.id, uploadId), eq(uploadSessions.userId, userId)))
+    .get();
+}
+
+/** Refuses the upload's bytes: deletes everything it stored and closes it. */
+async function reject(deps: UploadDeps, s: UploadSession, status: Refusal["status"], error: string): Promise<Refusal> {
+  await deletePrefix(deps.bucket, photoPrefix(s.userId, s.photoId));
+  await deps.db
+    .update(uploadSessions)
+    .set({ status: "rejected", updatedAt: deps.now ?? Date.now() })
+    .where(eq(uploadSessions.id, s.id));
+  return { ok: false, status, error };
+}
+
+export interface CreatedUpload {
+  ok: true;
+  id: string;
+  chunkSize: number;
+  chunkCount: number;
+}
+
+export async function createUpload(
+  deps: UploadDeps,
+  userId: string,
+  input: { name: string; size: number; type: string },
+): Promise<CreatedUpload | Refusal> {
+  const now = deps.now ?? Date.now();
+  if (!isAccepted(input.type)) return { ok: false, status: 415, error: UPLOAD_MESSAGES.wrongType };
+  if (input.size > MAX_UPLOAD_BYTES) return { ok: false, status: 413, error: UPLOAD_MESSAGES.tooLarge };
+  if (input.size <= 0) return { ok: false, status: 400, error: UPLOAD_MESSAGES.empty };
+
+  const open = await deps.db
+    .select({ n: sql<number>`count(*)` })
+    .from(uploadSessions)
+    .where(
+      and(
+        eq(uploadSessions.userId, userId),
+        inArray(uploadSessions.status, ["open", "completing"]),
+        sql`${uploadSessions.updatedAt} > ${now - STALE_UPLOAD_MS}`,
+      ),
+    )
+    .get();
+  if ((open?.n ?? 0) >= MAX_OPEN_UPLOADS) return { ok: false, status: 429, error: UPLOAD_MESSAGES.tooManyOpen };
+
+  const id = randomToken();
+  const count = chunkCount(input.size, CHUNK_SIZE);
+  await deps.db.insert(uploadSessions).values({
+    id,
+    userId,
+    photoId: randomToken(),
+    name: photoNameFromFileName(input.name),
+    contentType: input.type,
+    declaredBytes: input.size,
+    chunkSize: CHUNK_SIZE,
+    chunkCount: count,
+    status: "open",
+    createdAt: now,
+    updatedAt: now,
+  });
+  return { ok: true, id, chunkSize: CHUNK_SIZE, chunkCount: count };
+}
+
+/** After a write, makes sure the upload was not closed meanwhile; if it was, takes the write back. */
+async function keepOnlyIfOpen(deps: UploadDeps, s: UploadSession, key: string): Promise<Refusal | null> {
+  const now = await findSession(deps.db, s.userId, s.id);
+  if (now?.status === "open") {
+    await deps.db
+      .update(uploadSessions)
+      .set({ updatedAt: deps.now ?? Date.now() })
+      .where(eq(uploadSessions.id, s.id));
+    return null;
+  }
+  await deps.bucket.delete(key);
+  return { ok: false, status: 409, error: "This upload is no longer open." };
+}
+
+export async function putChunk(
+  deps: UploadDeps,
+  userId: string,
+  uploadId: string,
+  index: number,
+  body: ReadableStream<Uint8Array> | null,
+): Promise<{ ok: true; index: number } | Refusal> {
+  const s = await findSession(deps.db, userId, uploadId);
+  if (!s) return NOT_FOUND;
+  if (s.status !== "open") return { ok: false, status: 409, error: "This upload is no longer open." };
+  if (!Number.isInteger(index) || index < 0 || index >= s.chunkCount) {
+    return { ok: false, status: 400, error: "There is no such part in this upload." };
+  }
+  const expected = chunkLength(index, s.declaredBytes, s.chunkSize);
+  const bytes = await readCapped(body, expected);
+  if (bytes === "too-large") return reject(deps, s, 413, "This part is larger than the upload declared.");
+  if (bytes.byteLength !== expected) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+  if (index === 0) {
+    const type = sniffImageType(bytes);
+    if (type === null) return reject(deps, s, 415, UPLOAD_MESSAGES.notAnImage);
+    if (type !== s.contentType) return reject(deps, s, 415, UPLOAD_MESSAGES.mismatch);
+  }
+  const key = chunkKey(userId, s.photoId, index);
+  await deps.bucket.put(key, bytes);
+  const closed = await keepOnlyIfOpen(deps, s, key);
+  return closed ?? { ok: true, index };
+}
+
+export async function putThumb(
+  deps: UploadDeps,
+  userId: string,
+  uploadId: string,
+  body: ReadableStream<Uint8Array> | null,
+): Promise<{ ok: true } | Refusal> {
+  const s = await findSession(deps.db, userId, uploadId);
+  if (!s) return NOT_FOUND;
+  if (s.status !== "open") return { ok: false, status: 409, error: "This upload is no longer open." };
+  const bytes = await readCapped(body, THUMB_MAX_BYTES);
+  if (bytes === "too-large") return reject(deps, s, 413, UPLOAD_MESSAGES.thumbTooLarge);
+  const info = readImageInfo(bytes.subarray(0, IMAGE_HEAD_BYTES));
+  if (!info) return reject(deps, s, 415, UPLOAD_MESSAGES.notAnImage);
+  if (!hasCompleteEnding(info.type, bytes)) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+  if (Math.max(info.width, info.height) > THUMB_MAX_EDGE) return reject(deps, s, 422, UPLOAD_MESSAGES.thumbTooLarge);
+  const key = thumbKey(userId, s.photoId);
+  await deps.bucket.put(key, bytes, {
+    httpMetadata: { contentType: info.type },
+    customMetadata: { width: String(info.width), height: String(info.height) },
+  });
+  return (await keepOnlyIfOpen(deps, s, key)) ?? { ok: true };
+}
+
+async function storedChunks(deps: UploadDeps, s: UploadSession): Promise<Map<number, R2Object>> {
+  const found = new Map<number, R2Object>();
+  for (const obj of await listKeys(deps.bucket, chunkPrefix(s.userId, s.photoId))) {
+    const index = Number(obj.key.slice(obj.key.lastIndexOf("/") + 1));
+    if (obj.size === chunkLength(index, s.declaredBytes, s.chunkSize)) found.set(index, obj);
+  }
+  return found;
+}
+
+export interface UploadStatus {
+  ok: true;
+  id: string;
+  status: UploadSession["status"];
+  size: number;
+  chunkSize: number;
+  chunkCount: number;
+  received: number[];
+  thumb: boolean;
+  photoId: string | null;
+}
+
+export async function uploadStatus(
+  deps: UploadDeps,
+  userId: string,
+  uploadId: string,
+): Promise<UploadStatus | Refusal> {
+  const s = await findSession(deps.db, userId, uploadId);
+  if (!s) return NOT_FOUND;
+  const live = s.status === "open" || s.status === "completing";
+  const received = live ? [...(await storedChunks(deps, s)).keys()].sort((a, b) => a - b) : [];
+  const thumb = live ? (await deps.bucket.head(thumbKey(userId, s.photoId))) !== null : false;
+  return {
+    ok: true,
+    id: s.id,
+    status: s.status,
+    size: s.declaredBytes,
+    chunkSize: s.chunkSize,
+    chunkCount: s.chunkCount,
+    received,
+    thumb,
+    photoId: s.status === "completed" ? s.photoId : null,
+  };
+}
+
+async function completedPhoto(deps: UploadDeps, s: UploadSession): Promise<{ ok: true; photo: Photo } | Refusal> {
+  const photo = await deps.db
+    .select()
+    .from(photos)
+    .where(and(eq(photos.id, s.photoId), eq(photos.userId, s.userId)))
+    .get();
+  return photo ? { ok: true, photo } : NOT_FOUND;
+}
+
+export async function completeUpload(
+  deps: UploadDeps,
+  userId: string,
+  uploadId: string,
+): Promise<{ ok: true; photo: Photo } | Refusal> {
+  const now = deps.now ?? Date.now();
+  const s = await findSession(deps.db, userId, uploadId);
+  if (!s) return NOT_FOUND;
+  // A retried completion (its answer was lost on the way) gets the same photo.
+  if (s.status === "completed") return completedPhoto(deps, s);
+  if (s.status !== "open" && s.status !== "completing") {
+    return { ok: false, status: 409, error: "This upload is no longer open." };
+  }
+
+  // Claim the completion so two concurrent requests never both store the photo.
+  const claim = await deps.db
+    .update(uploadSessions)
+    .set({ status: "completing", updatedAt: now })
+    .where(
+      and(
+        eq(uploadSessions.id, s.id),
+        or(
+          eq(uploadSessions.status, "open"),
+          and(eq(uploadSessions.status, "completing"), lt(uploadSessions.updatedAt, now - COMPLETION_LEASE_MS)),
+        ),
+      ),
+    )
+    .run();
+  if (claim.meta.changes !== 1) {
+    return { ok: false, status: 409, error: "This upload is already being completed.", retry: true };
+  }
+  const reopen = () =>
+    deps.db.update(uploadSessions).set({ status: "open", updatedAt: now }).where(eq(uploadSessions.id, s.id));
+
+  const chunks = await storedChunks(deps, s);
+  const missing = Array.from({ length: s.chunkCount }, (_, i) => i).filter((i) => !chunks.has(i));
+  const thumb = await deps.bucket.head(thumbKey(userId, s.photoId));
+  if (missing.length > 0 || !thumb) {
+    await reopen();
+    const error = missing.length > 0 ? UPLOAD_MESSAGES.incomplete : UPLOAD_MESSAGES.noThumb;
+    return { ok: false, status: 409, error, missing };
+  }
+
+  // Join the chunks (at most 10 MB) and check the whole file before storing it.
+  const whole = new Uint8Array(s.declaredBytes);
+  const parts = await Promise.all(
+    Array.from({ length: s.chunkCount }, (_, i) => deps.bucket.get(chunkKey(userId, s.photoId, i))),
+  );
+  let at = 0;
+  for (const part of parts) {
+    if (!part) {
+      await reopen();
+      return { ok: false, status: 409, error: UPLOAD_MESSAGES.incomplete, missing: [] };
+    }
+    const bytes = new Uint8Array(await part.arrayBuffer());
+    if (at + bytes.byteLength > whole.byteLength) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+    whole.set(bytes, at);
+    at += bytes.byteLength;
+  }
+  if (at !== s.declaredBytes || at > MAX_UPLOAD_BYTES) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+  const info = readImageInfo(whole.subarray(0, IMAGE_HEAD_BYTES));
+  if (!info) return reject(deps, s, 415, UPLOAD_MESSAGES.notAnImage);
+  if (info.type !== s.contentType) return reject(deps, s, 415, UPLOAD_MESSAGES.mismatch);
+  if (!hasCompleteEnding(info.type, whole)) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+
+  const key = originalKey(userId, s.photoId);
+  const stored = await deps.bucket.put(key, whole, {
+    httpMetadata: { contentType: info.type },
+    customMetadata: { userId },
+  });
+  if (stored.size !== s.declaredBytes) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+
+  const photo: Photo = {
+    id: s.photoId,
+    userId,
+    folderId: null,
+    name: s.name,
+    originalKey: key,
+    thumbKey: thumbKey(userId, s.photoId),
+    contentType: info.type,
+    bytes: s.declaredBytes,
+    width: info.width,
+    height: info.height,
+    thumbWidth: Number(thumb.customMetadata?.width ?? 0) || 1,
+    thumbHeight: Number(thumb.customMetadata?.height ?? 0) || 1,
+    processedKey: null,
+    processedThumbKey: null,
+    processedContentType: null,
+    processedAt: null,
+    createdAt: now,
+    trashedAt: null,
+  };
+  try {
+    await deps.db.batch([
+      deps.db.insert(photos).values(photo),
+      deps.db.update(uploadSessions).set({ status: "completed", updatedAt: now }).where(eq(uploadSessions.id, s.id)),
+    ]);
+  } catch (err) {
+    await deps.bucket.delete(key);
+    await reopen();
+    throw err;
+  }
+  await deps.bucket.delete([...chunks.values()].map((o) => o.key));
+  return { ok: true, photo };
+}
+
+export async function abortUpload(
+  deps: UploadDeps,
+  userId: string,
+  uploadId: string,
+): Promise<{ ok: true; status: UploadSession["status"] } | Refusal> {
+  const s = await findSession(deps.db, userId, uploadId);
+  if (!s) return NOT_FOUND;
+  const now = deps.now ?? Date.now();
+  if (s.status === "completed") return { ok: false, status: 409, error: "This photo has already been uploaded." };
+  if (s.status === "completing" && s.updatedAt >= now - COMPLETION_LEASE_MS) {
+    return { ok: false, status: 409, error: "This upload is already being completed.", retry: true };
+  }
+  if (s.status === "open" || s.status === "completing") {
+    await deps.db.update(uploadSessions).set({ status: "aborted", updatedAt: now }).where(eq(uploadSessions.id, s.id));
+    await deletePrefix(deps.bucket, photoPrefix(userId, s.photoId));
+    return { ok: true, status: "aborted" };
+  }
+  return { ok: true, status: s.status };
+}
+
+/** Daily cron: deletes the bytes of uploads left unfinished for a day, and forgets old closed ones. */
+export async function expireStaleUploads(deps: UploadDeps, limit = 200): Promise<number> {
+  const now = deps.now ?? Date.now();
+  const stale = await deps.db
+    .select()
+    .from(uploadSessions)
+    .where(
+      and(inArray(uploadSessions.status, ["open", "completing"]), lt(uploadSessions.updatedAt, now - STALE_UPLOAD_MS)),
+    )
+    .limit(limit)
+    .all();
+  for (const s of stale) {
+    await deps.db
+      .update(uploadSessions)
+      .set({ status: "expired", updatedAt: now })
+      .where(and(eq(uploadSessions.id, s.id), inArray(uploadSessions.status, ["open", "completing"])));
+    await deletePrefix(deps.bucket, photoPrefix(s.userId, s.photoId));
+  }
+  await deps.db
+    .delete(uploadSessions)
+    .where(
+      and(
+        inArray(uploadSessions.status, ["completed", "aborted", "rejected", "expired"]),
+        lt(uploadSessions.updatedAt, now - 7 * STALE_UPLOAD_MS),
+      ),
+    );
+  return stale.length;
+}
