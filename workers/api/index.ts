@@ -5,7 +5,9 @@ import { devToolsEnabled } from "../context";
 import { resolveCurrentUser, secureCookies } from "../services/current-user";
 import { devApi } from "./dev";
 import { health } from "./health";
+import { me } from "./me";
 import type { ApiEnv } from "./types";
+import { webhooks } from "./webhooks";
 
 export const api = new Hono<ApiEnv>().basePath("/api");
 
@@ -22,6 +24,8 @@ api.use(async (c, next) => {
 });
 
 api.route("/health", health);
+api.route("/me", me);
+api.route("/webhooks", webhooks);
 
 // Development-only endpoints (seeding). Mounted only when the local
 // configuration turns dev tools on; a deployed worker answers 404.
