@@ -5,5 +5,9 @@ export default [
   route("landing", "routes/home.tsx", { id: "landing" }),
   route("logout", "routes/logout.tsx"),
   route("dev/mailbox", "routes/dev/mailbox.tsx"),
+  route("plans", "routes/billing/plans.tsx"),
+  route("checkout", "routes/billing/checkout.tsx"),
+  route("billing", "routes/billing/billing.tsx"),
+  route("dashboard", "routes/dashboard.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;
