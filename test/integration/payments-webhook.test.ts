@@ -91,7 +91,10 @@ describe("the Stripe webhook's signature check", () => {
     const { id, story } = await payingUser();
     const { completed } = story.checkout();
     const sig = await signature(JSON.stringify(completed, null, 2));
-    const tampered = { ...completed, data: { object: { ...completed.data.object, client_reference_id: "someone" } } };
+    const tampered = {
+      ...completed,
+      data: { object: { ...(completed.data.object as object), client_reference_id: "someone" } },
+    };
     const res = await deliver(tampered, { signature: sig });
     expect(res.status).toBe(400);
     expect((await paymentState(id)).user.credits).toBe(0);
@@ -165,7 +168,7 @@ describe("payment events", () => {
       const { id, story } = await payingUser({ start });
       const events = story.checkout();
       for (const name of order) await deliverOk(events[name]);
-      await deliverOk(events[order[0]]);
+      await deliverOk(events[order[0]!]);
       expect(await paymentState(id, story), order.join(" > ")).toEqual(expected);
     }
   });

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { createDb, type Database } from "../../db/client";
 import { users } from "../../db/schema";
 import { devToolsEnabled } from "../context";
@@ -53,11 +53,10 @@ export class UserObject extends DurableObject<Env> {
   }
 
   async #scheduleAlarm(userId: string): Promise<void> {
-    const times = [await ledger.nextWakeAt(this.#db, userId), await payments.nextMonthlyGrantAt(this.#db, userId)];
-    const due = times.filter((t): t is number => t !== null);
-    const at = due.length ? Math.min(...due) : null;
+    const at = await nextWakeAt(this.#db, userId);
     if (at === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.max(at, Date.now() + 1000) - this.#clockOffset);
+    // `at` is on this object's clock; the runtime's alarm runs on the real one.
+    else await this.ctx.storage.setAlarm(Math.max(at - this.#clockOffset, Date.now() + 1000));
   }
 
   #change<T>(userId: string, fn: (now: number) => Promise<T>): Promise<T> {
@@ -137,7 +136,7 @@ export class UserObject extends DurableObject<Env> {
 
   balance(userId: string): Promise<number> {
     return this.#change(userId, async (now) => {
-      await ledger.expireGrants(this.#db, userId, now);
+      await this.#catchUp(userId, now);
       const row = await this.#db.query.users.findFirst({
         where: (u, { eq }) => eq(u.id, userId),
         columns: { credits: true },
@@ -198,10 +197,33 @@ export class UserObject extends DurableObject<Env> {
       for (const key of await ledger.staleReservationKeys(this.#db, userId, now)) {
         await ledger.refund(this.#db, userId, key, "Job did not finish in time", now);
       }
-      await ledger.expireGrants(this.#db, userId, now);
-      await payments.grantDueMonths(this.#db, userId, now);
+      await this.#catchUp(userId, now);
     });
   }
+
+  /** Time-driven changes that are due: expiries, then yearly plans' monthly grants. */
+  async #catchUp(userId: string, now: number): Promise<void> {
+    await ledger.expireGrants(this.#db, userId, now);
+    await payments.grantDueMonths(this.#db, userId, now);
+  }
+}
+
+/**
+ * When the alarm should next wake, in one query: the earliest grant expiry,
+ * reservation timeout or monthly plan grant (see ledger.nextWakeAt and
+ * payments.nextMonthlyGrantAt, which answer the same question separately).
+ */
+async function nextWakeAt(db: Database, userId: string): Promise<number | null> {
+  const row = await db.get<{ at: number | null }>(sql`
+    SELECT min(at) AS at FROM (
+      SELECT min(expires_at) AS at FROM credit_grants WHERE user_id = ${userId} AND remaining > 0
+      UNION ALL
+      SELECT min(created_at) + ${ledger.RESERVATION_TIMEOUT_MS} FROM credit_reservations
+        WHERE user_id = ${userId} AND status = 'held'
+      UNION ALL
+      SELECT min(next_grant_at) FROM paid_periods WHERE user_id = ${userId}
+    )`);
+  return row?.at ?? null;
 }
 
 export function userObject(env: Env, userId: string): DurableObjectStub<UserObject> {
