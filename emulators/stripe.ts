@@ -707,6 +707,10 @@ ${returnLink}`,
     const path = url.pathname;
     const form = () => new URLSearchParams(body.toString("utf8"));
 
+    if (path === "/favicon.ico") {
+      res.writeHead(204).end();
+      return;
+    }
     if (path.startsWith("/v1/")) {
       if (bearer(req) !== opts.secretKey) {
         return json(res, 401, {

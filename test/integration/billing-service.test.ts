@@ -69,7 +69,7 @@ const userOf = async () => {
   return { id: u.id, email: u.email, name: "Agent" };
 };
 
-describe("starting a checkout", () => {
+describe("starting a checkout", { timeout: 30_000 }, () => {
   it("creates the customer first, then a subscription Checkout Session, with an idempotency key on every POST", async () => {
     const user = await userOf();
     const { calls, deps } = fakeStripe();
@@ -141,7 +141,7 @@ describe("starting a checkout", () => {
   });
 });
 
-describe("the billing portal", () => {
+describe("the billing portal", { timeout: 30_000 }, () => {
   it("needs a Stripe customer", async () => {
     const user = await userOf();
     const { deps, calls } = fakeStripe();

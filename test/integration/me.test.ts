@@ -7,7 +7,7 @@ import { db, signedIn } from "../support/factories";
 import { deliverOk, SubscriptionStory } from "../support/stripe";
 import { workerFetch } from "../support/worker";
 
-describe("GET /api/me", () => {
+describe("GET /api/me", { timeout: 30_000 }, () => {
   it("answers 401 JSON when signed out", async () => {
     const res = await workerFetch("/api/me");
     expect(res.status).toBe(401);
@@ -52,7 +52,7 @@ function nextMessage(ws: WebSocket): Promise<{ type: string; credits: number; pl
   });
 }
 
-describe("GET /api/me/live", () => {
+describe("GET /api/me/live", { timeout: 30_000 }, () => {
   const upgrade = { Upgrade: "websocket", Origin: "http://localhost" };
 
   it("refuses signed-out visitors, other sites and plain requests", async () => {

@@ -63,7 +63,7 @@ async function eventRows(eventId: string) {
   return db.select().from(stripeEvents).where(eq(stripeEvents.id, eventId)).all();
 }
 
-describe("the Stripe webhook's signature check", () => {
+describe("the Stripe webhook's signature check", { timeout: 30_000 }, () => {
   it("refuses a bad signature with 400 and writes nothing", async () => {
     const { id, story } = await payingUser();
     const { completed } = story.checkout();
@@ -101,7 +101,7 @@ describe("the Stripe webhook's signature check", () => {
   });
 });
 
-describe("payment events", () => {
+describe("payment events", { timeout: 30_000 }, () => {
   it("grants once when one signed event is delivered 5 times, one after another and at once", async () => {
     const { id, story } = await payingUser();
     const { completed } = story.checkout();

@@ -32,7 +32,7 @@ async function yearlySubscriber() {
   return { id: user.id, story, start: start * 1000, stub: userObject(env, user.id), invoiceId: events.invoice.id };
 }
 
-describe("yearly plans", () => {
+describe("yearly plans", { timeout: 30_000 }, () => {
   it("grant the plan's credits at the start of each of the 12 months, once each, and then stop", async () => {
     const { id, stub, start, invoiceId } = await yearlySubscriber();
     expect(await planGrants(id)).toEqual([{ key: `plan:${invoiceId}:0`, amount: 22 }]);
