@@ -593,6 +593,22 @@ ${returnLink}`,
       const data = [...prices.values()].filter((p) => keys.length === 0 || keys.includes(p.lookup_key));
       return send(200, { object: "list", data, has_more: false, url: "/v1/prices" });
     }
+    if (a === "prices" && req.method === "POST" && !b) {
+      const lookupKey = params.lookup_key as string | undefined;
+      if (lookupKey && [...prices.values()].some((p) => p.lookup_key === lookupKey)) {
+        return stripeError(res, 400, `A price (\`${lookupKey}\`) already uses that lookup key.`);
+      }
+      const recurring = params.recurring as { interval?: string } | undefined;
+      const created = priceObject({
+        id: id("price"),
+        lookupKey: lookupKey ?? "",
+        unitAmount: Number(params.unit_amount),
+        interval: recurring?.interval === "year" ? "year" : "month",
+        productId: (params.product as string | undefined) ?? id("prod"),
+      });
+      prices.set(created.id, created);
+      return send(200, created);
+    }
     if (a === "prices" && req.method === "GET" && b) {
       const p = price(b);
       return p ? send(200, p) : missing(res, "price", b);
@@ -690,6 +706,15 @@ ${returnLink}`,
       state.portalSessions[psId] = ps;
       const { afterUrl, ...publicSession } = ps;
       return send(200, publicSession);
+    }
+    if (a === "billing_portal" && b === "configurations" && req.method === "GET") {
+      const config = {
+        id: "bpc_emulator_default",
+        object: "billing_portal.configuration",
+        is_default: true,
+        active: true,
+      };
+      return send(200, { object: "list", data: [config], has_more: false, url: "/v1/billing_portal/configurations" });
     }
     if (a === "invoices" && req.method === "GET" && b) {
       const inv = state.invoices[b];
