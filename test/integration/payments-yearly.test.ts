@@ -73,4 +73,21 @@ describe("yearly plans", { timeout: 30_000 }, () => {
     const user = await db.query.users.findFirst({ where: eq(users.id, id) });
     expect(user?.plan).toBeNull();
   });
+
+  it("stop granting the old plan's months once a plan switch starts a new period", async () => {
+    const { id, stub, start, story, invoiceId } = await yearlySubscriber();
+    const oneMonth = addMonthsUtc(start, 1);
+    await stub.advanceClockForTesting(oneMonth - start);
+    await stub.balance(id);
+    const sw = story.switchTo("popular", "month", Math.floor((oneMonth - start) / 1000) + 3600);
+    await deliverOk(sw.invoicePaid);
+    await deliverOk(sw.updated);
+    await stub.advanceClockForTesting(addMonthsUtc(start, 4) - oneMonth);
+    await stub.balance(id);
+    expect((await planGrants(id)).map((g) => g.key).sort()).toEqual(
+      [`plan:${invoiceId}:0`, `plan:${invoiceId}:1`, `plan:${sw.invoice.id}:0`].sort(),
+    );
+    const user = await db.query.users.findFirst({ where: eq(users.id, id) });
+    expect(user).toMatchObject({ plan: "Popular plan", planInterval: "month" });
+  });
 });

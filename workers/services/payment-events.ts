@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, lte, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, lte, sql } from "drizzle-orm";
 import { type BillingInterval, findPlan, type Plan, type PlanId } from "../../app/lib/catalog";
 import type { Database } from "../../db/client";
 import {
@@ -388,6 +388,27 @@ function endedBy(sub: SubscriptionRow | undefined, at: number): boolean {
 }
 
 /**
+ * Whether a later paid period of the same subscription (a plan switch restarts
+ * the period) had begun by `at`: the earlier period's remaining months were
+ * credited back by Stripe and buy no more credits.
+ */
+async function supersededBy(db: Database, p: PaidPeriodRow, at: number): Promise<boolean> {
+  if (p.periodStart === null) return false;
+  const later = await db
+    .select({ id: paidPeriods.invoiceId })
+    .from(paidPeriods)
+    .where(
+      and(
+        eq(paidPeriods.subscriptionId, p.subscriptionId),
+        gt(paidPeriods.periodStart, p.periodStart),
+        lte(paidPeriods.periodStart, at),
+      ),
+    )
+    .get();
+  return Boolean(later);
+}
+
+/**
  * Grants every monthly plan grant that has come due (yearly periods), catching
  * up on months missed. Each month is its own batch, keyed plan:<invoice>:<month>.
  * Returns the credits granted.
@@ -404,7 +425,7 @@ export async function grantDueMonths(db: Database, userId: string, now: number):
     let p: PaidPeriodRow = period;
     while (p.nextGrantAt !== null && p.nextGrantAt <= now) {
       const month = p.monthsGranted;
-      if (endedBy(sub, p.nextGrantAt)) {
+      if (endedBy(sub, p.nextGrantAt) || (await supersededBy(db, p, p.nextGrantAt))) {
         await db.update(paidPeriods).set({ nextGrantAt: null }).where(eq(paidPeriods.invoiceId, p.invoiceId));
         break;
       }
