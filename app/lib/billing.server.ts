@@ -3,7 +3,8 @@ import Stripe from "stripe";
 import { createStripe } from "../../workers/adapters/stripe";
 import { requestContext } from "../../workers/context";
 import { accountSummary } from "../../workers/services/account";
-import { type BillingDeps, type BillingOutcome, PROVIDER_DOWN_MESSAGE } from "../../workers/services/billing";
+import type { BillingDeps, BillingOutcome } from "../../workers/services/billing";
+import { PROVIDER_DOWN_MESSAGE } from "./billing-messages";
 import type { LiveCredits } from "./use-live-credits";
 
 export function billingDeps(context: Readonly<RouterContextProvider>): BillingDeps {

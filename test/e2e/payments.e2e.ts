@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ROOT } from "../../scripts/stack.ts";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
 
 // Plans, checkout through the Stripe emulator's hosted page, the signed
@@ -78,7 +81,7 @@ describe("paying for a plan", () => {
     await page.waitForURL(/\/checkout\?planId=Popular\+plan&price=89$/);
     await page.getByRole("heading", { name: "Choose a Plan" }).waitFor();
     expect(await page.getByRole("radio", { name: /Popular plan/ }).isChecked()).toBe(true);
-    expect(await page.getByRole("radio", { name: "Monthly" }).isChecked()).toBe(true);
+    expect(await page.getByRole("radio", { name: "Monthly", exact: true }).isChecked()).toBe(true);
 
     await page.getByRole("button", { name: "Subscribe Now" }).click();
     await page.waitForURL(`${stripeOrigin()}/c/pay/**`);
@@ -133,6 +136,42 @@ describe("paying for a plan", () => {
     other.assertClean();
   });
 
+  it("a subscriber switches plans from /checkout (no second subscription) and a renewal grants again", async () => {
+    const user = await createUser();
+    const page = await b.newPage(await signedInContext(b, user));
+    await page.goto("/checkout?planId=small&interval=month");
+    await page.getByRole("button", { name: "Subscribe Now" }).click();
+    await page.waitForURL(`${stripeOrigin()}/c/pay/**`);
+    await page.getByRole("button", { name: "Pay", exact: true }).click();
+    await page.waitForURL(`${baseUrl()}/dashboard?checkout=success`);
+    expect(await page.getByTestId("credits").textContent()).toBe("9");
+
+    await page.goto("/plans?billing=yearly");
+    await page.getByRole("link", { name: "Select Plan: Professional plan" }).click();
+    await page.getByText("You are on the Small plan.", { exact: false }).waitFor();
+    expect(await page.getByRole("radio", { name: "Yearly", exact: true }).isChecked()).toBe(true);
+    await page.getByRole("button", { name: "Subscribe Now" }).click();
+    await page.waitForURL(`${baseUrl()}/billing?changed=1`);
+    expect(await page.getByTestId("billing-plan-name").textContent()).toBe("Professional plan");
+    expect(await page.getByTestId("billing-plan-price").textContent()).toBe("$96.00 per month (billed yearly)");
+    expect(await page.getByTestId("credits").textContent()).toBe(String(9 + 88));
+
+    // One customer, one subscription: the switch updated it.
+    const subs = await (await fetch(`${stripeOrigin()}/_emulator/events?type=customer.subscription.created`)).json();
+    const mine = (subs as { payload: { data: { object: { metadata: { userId: string } } } } }[]).filter(
+      (e) => e.payload.data.object.metadata.userId === user.id,
+    );
+    expect(mine).toHaveLength(1);
+
+    // The emulator's portal can start the next period now: a renewal pays and grants again.
+    await page.getByRole("button", { name: "Manage payment" }).click();
+    await page.waitForURL(`${stripeOrigin()}/p/session/**`);
+    await page.getByRole("button", { name: "Emulator: start next billing period now" }).click();
+    await page.getByText("A new billing period has started and was paid.").waitFor();
+    expect((await me(user.sessionToken!)).credits).toBe(9 + 88 + 88);
+    page.assertClean();
+  });
+
   it("without JavaScript: no choice is refused with the spec's message, and cancelling on the checkout page charges nothing", async () => {
     const user = await createUser();
     const ctx = await signedInContext(b, user, { javaScriptEnabled: false });
@@ -143,7 +182,7 @@ describe("paying for a plan", () => {
     expect((await refused).status()).toBe(400);
     expect(await page.getByRole("alert").textContent()).toBe("Please select a plan before proceeding.");
 
-    await page.getByRole("radio", { name: "Yearly" }).check({ force: true });
+    await page.getByRole("radio", { name: "Yearly", exact: true }).check({ force: true });
     await page.getByRole("radio", { name: /Small plan/ }).check();
     await page.getByRole("button", { name: "Subscribe Now" }).click();
     await page.waitForURL(`${stripeOrigin()}/c/pay/**`);
@@ -186,6 +225,19 @@ describe("paying for a plan", () => {
       const location = new URL(res.headers.get("Location")!, baseUrl());
       expect(location.pathname).toBe("/login");
       expect(location.searchParams.get("redirectTo")).toBe(path);
+    }
+  });
+});
+
+describe("the browser bundle", () => {
+  it("carries no database or Stripe SDK code (pages import their messages from app/lib, not workers/)", () => {
+    const dir = join(ROOT, "build", "client", "assets");
+    const code = readdirSync(dir)
+      .filter((f) => f.endsWith(".js"))
+      .map((f) => readFileSync(join(dir, f), "utf8"))
+      .join("\n");
+    for (const needle of ["drizzle:entityKind", "Stripe-Version", "constructEventAsync", "credit_ledger"]) {
+      expect(code.includes(needle), needle).toBe(false);
     }
   });
 });

@@ -1,5 +1,11 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type Stripe from "stripe";
+import {
+  ALREADY_ON_PLAN_MESSAGE,
+  NO_BILLING_ACCOUNT_MESSAGE,
+  PLAN_REQUIRED_MESSAGE,
+  PROVIDER_DOWN_MESSAGE,
+} from "../../app/lib/billing-messages";
 import { type BillingInterval, findPlan, type Plan } from "../../app/lib/catalog";
 import type { Database } from "../../db/client";
 import { subscriptions, users } from "../../db/schema";
@@ -26,10 +32,12 @@ export interface BillingUser {
 
 export type BillingOutcome = { ok: true; url: string } | { ok: false; message: string };
 
-export const PLAN_REQUIRED_MESSAGE = "Please select a plan before proceeding.";
-export const ALREADY_ON_PLAN_MESSAGE = "You are already on this plan.";
-export const PROVIDER_DOWN_MESSAGE = "We could not reach our payment provider. Please try again in a minute.";
-export const NO_BILLING_ACCOUNT_MESSAGE = "There is no payment method on file yet. Choose a plan first.";
+export {
+  ALREADY_ON_PLAN_MESSAGE,
+  NO_BILLING_ACCOUNT_MESSAGE,
+  PLAN_REQUIRED_MESSAGE,
+  PROVIDER_DOWN_MESSAGE,
+} from "../../app/lib/billing-messages";
 export const CHECKOUT_SUCCESS_PATH = "/dashboard?checkout=success";
 
 /** Requests repeated within this window (a double click, a retried submit) reuse Stripe's first answer. */

@@ -3,9 +3,10 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { requestContext } from "../../../workers/context";
 import { RATE_LIMITED_MESSAGE, rateLimit } from "../../../workers/objects/rate-limiter";
-import { PLAN_REQUIRED_MESSAGE, startCheckout } from "../../../workers/services/billing";
+import { startCheckout } from "../../../workers/services/billing";
 import { requireUser } from "../../lib/auth.server";
 import { billingDeps, callStripe } from "../../lib/billing.server";
+import { PLAN_REQUIRED_MESSAGE } from "../../lib/billing-messages";
 import { type BillingInterval, findPlan, PLANS, yearlyMonthlyEquivalent } from "../../lib/catalog";
 import type { Route } from "./+types/checkout";
 
@@ -92,7 +93,7 @@ export default function Checkout({ loaderData, actionData }: Route.ComponentProp
             {(["month", "year"] as const).map((value) => (
               <label
                 key={value}
-                className="cursor-pointer rounded-md px-4 py-2 text-sm font-medium has-[:checked]:bg-brand-600 has-[:checked]:text-white"
+                className="cursor-pointer rounded-md px-4 py-2 text-sm font-medium has-[:checked]:bg-brand-600 has-[:checked]:text-white has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-brand-500"
               >
                 <input
                   type="radio"
@@ -107,7 +108,7 @@ export default function Checkout({ loaderData, actionData }: Route.ComponentProp
             ))}
           </div>
         </fieldset>
-        <fieldset aria-describedby={error ? "plan-error" : undefined} aria-invalid={error ? true : undefined}>
+        <fieldset aria-describedby={error ? "plan-error" : undefined}>
           <legend className="label">Plan</legend>
           <div className="mt-2 space-y-3">
             {PLANS.map((plan) => (
