@@ -113,3 +113,5 @@ export function LivePlanStatusCard({ initial }: { initial: LiveCredits }) {
   const live = useLiveCredits(initial);
   return <PlanStatusCard credits={live.credits} plan={live.plan} live={live.live} />;
 }
+
+export { type LiveCredits, useLiveCredits };

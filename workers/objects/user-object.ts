@@ -210,8 +210,7 @@ export class UserObject extends DurableObject<Env> {
 
 /**
  * When the alarm should next wake, in one query: the earliest grant expiry,
- * reservation timeout or monthly plan grant (see ledger.nextWakeAt and
- * payments.nextMonthlyGrantAt, which answer the same question separately).
+ * reservation timeout (ledger) or monthly plan grant (paid_periods).
  */
 async function nextWakeAt(db: Database, userId: string): Promise<number | null> {
   const row = await db.get<{ at: number | null }>(sql`

@@ -298,24 +298,6 @@ export async function staleReservationKeys(db: Database, userId: string, now: nu
   return rows.map((r) => r.key);
 }
 
-/** When the DO's alarm should next wake: the earliest grant expiry or reservation timeout. */
-export async function nextWakeAt(db: Database, userId: string): Promise<number | null> {
-  const g = await db
-    .select({ at: sql<number | null>`min(${creditGrants.expiresAt})` })
-    .from(creditGrants)
-    .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0)))
-    .get();
-  const r = await db
-    .select({ at: sql<number | null>`min(${creditReservations.createdAt})` })
-    .from(creditReservations)
-    .where(and(eq(creditReservations.userId, userId), eq(creditReservations.status, "held")))
-    .get();
-  const times = [g?.at, r?.at == null ? null : r.at + RESERVATION_TIMEOUT_MS].filter(
-    (t): t is number => typeof t === "number",
-  );
-  return times.length ? Math.min(...times) : null;
-}
-
 /**
  * The free trial credits (DECISIONS.md: SIGNUP_CREDITS, once per verified
  * e-mail, never plan credits). The flag on the user is set in the same batch

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNotNull, lte, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, lte } from "drizzle-orm";
 import { type BillingInterval, findPlan, type Plan, type PlanId } from "../../app/lib/catalog";
 import type { Database } from "../../db/client";
 import {
@@ -458,14 +458,4 @@ export async function grantDueMonths(db: Database, userId: string, now: number):
     }
   }
   return total;
-}
-
-/** The earliest monthly grant still to come, for the Durable Object's alarm. */
-export async function nextMonthlyGrantAt(db: Database, userId: string): Promise<number | null> {
-  const row = await db
-    .select({ at: sql<number | null>`min(${paidPeriods.nextGrantAt})` })
-    .from(paidPeriods)
-    .where(eq(paidPeriods.userId, userId))
-    .get();
-  return row?.at ?? null;
 }
