@@ -241,3 +241,35 @@ describe("the browser bundle", () => {
     }
   });
 });
+
+describe("accessibility", () => {
+  it("/plans, /checkout, /billing and /dashboard have no serious or critical axe violations", async () => {
+    const user = await createUser({ credits: 3 });
+    // bypassCSP lets the test inject axe; the pages themselves run under the real CSP elsewhere.
+    const page = await b.newPage(await signedInContext(b, user, { bypassCSP: true }));
+    const axe = readFileSync(join(ROOT, "node_modules", "axe-core", "axe.min.js"), "utf8");
+    for (const path of [
+      "/plans",
+      "/plans?billing=yearly",
+      "/checkout?planId=Popular+plan&price=89",
+      "/billing",
+      "/dashboard",
+    ]) {
+      await page.goto(path);
+      await page.waitForSelector("html[data-hydrated=true]");
+      await page.addScriptTag({ content: axe });
+      const violations = await page.evaluate(async () => {
+        const result = await (
+          window as unknown as {
+            axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
+          }
+        ).axe.run();
+        return result.violations
+          .filter((v) => v.impact === "serious" || v.impact === "critical")
+          .map((v) => `${v.id} (${v.nodes.length})`);
+      });
+      expect(violations, path).toEqual([]);
+    }
+    page.assertClean();
+  });
+});

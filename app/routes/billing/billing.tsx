@@ -84,22 +84,26 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
         <dl className="mt-4 grid gap-4 sm:grid-cols-2">
           <div>
             <dt className="text-sm text-muted">Email address</dt>
-            <dd className="mt-1 break-all font-medium">{summary.email}</dd>
-            <a
-              className="mt-1 inline-block text-sm font-medium text-brand-700 underline"
-              href={`mailto:${supportEmail}?subject=${encodeURIComponent("Update email address")}&body=${encodeURIComponent(`Please change the e-mail address of my account ${summary.email} to: `)}`}
-            >
-              Update email address
-            </a>
+            <dd className="mt-1">
+              <span className="block break-all font-medium">{summary.email}</span>
+              <a
+                className="mt-1 inline-block text-sm font-medium text-brand-700 underline"
+                href={`mailto:${supportEmail}?subject=${encodeURIComponent("Update email address")}&body=${encodeURIComponent(`Please change the e-mail address of my account ${summary.email} to: `)}`}
+              >
+                Update email address
+              </a>
+            </dd>
           </div>
           <div>
             <dt className="text-sm text-muted">Next payment date</dt>
-            <dd className="mt-1 font-medium" data-testid="next-payment-date">
-              {formatDate(plan?.nextPaymentDate ?? null)}
+            <dd className="mt-1">
+              <span className="block font-medium" data-testid="next-payment-date">
+                {formatDate(plan?.nextPaymentDate ?? null)}
+              </span>
+              {plan?.endsAt ? (
+                <span className="mt-1 block text-sm text-muted">Your plan ends on {formatDate(plan.endsAt)}.</span>
+              ) : null}
             </dd>
-            {plan?.endsAt ? (
-              <p className="mt-1 text-sm text-muted">Your plan ends on {formatDate(plan.endsAt)}.</p>
-            ) : null}
           </div>
         </dl>
         <Form method="post" className="mt-6">
