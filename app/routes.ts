@@ -20,5 +20,8 @@ export default [
   route("privacy-policy", "routes/public/privacy-policy.tsx"),
   route("refund-policy", "routes/public/refund-policy.tsx"),
   route("dashboard", "routes/dashboard/dashboard.tsx"),
+  route("plans", "routes/billing/plans.tsx"),
+  route("checkout", "routes/billing/checkout.tsx"),
+  route("billing", "routes/billing/billing.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -195,3 +195,47 @@ export const uploadSessions = sqliteTable("upload_sessions", {
 export type Photo = typeof photos.$inferSelect;
 export type Folder = typeof folders.$inferSelect;
 export type UploadSession = typeof uploadSessions.$inferSelect;
+
+// ---- Payments (migrations/0003_payments.sql) ----
+
+export const stripeEvents = sqliteTable("stripe_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  userId: text("user_id"),
+  eventCreatedAt: integer("event_created_at").notNull(),
+  outcome: text("outcome", { enum: ["applied", "ignored"] }).notNull(),
+  processedAt: integer("processed_at").notNull(),
+});
+
+export const subscriptions = sqliteTable("subscriptions", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  customerId: text("customer_id").notNull(),
+  planId: text("plan_id").notNull(),
+  interval: text("interval", { enum: ["month", "year"] }).notNull(),
+  status: text("status").notNull(),
+  cancelAtPeriodEnd: integer("cancel_at_period_end", { mode: "boolean" }).notNull().default(false),
+  currentPeriodStart: integer("current_period_start"),
+  currentPeriodEnd: integer("current_period_end"),
+  endedAt: integer("ended_at"),
+  stateVersion: integer("state_version").notNull().default(0),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const paidPeriods = sqliteTable("paid_periods", {
+  invoiceId: text("invoice_id").primaryKey(),
+  userId: text("user_id").notNull(),
+  subscriptionId: text("subscription_id").notNull(),
+  planId: text("plan_id").notNull(),
+  interval: text("interval", { enum: ["month", "year"] }).notNull(),
+  credits: integer("credits").notNull(),
+  periodStart: integer("period_start"),
+  periodEnd: integer("period_end"),
+  monthsGranted: integer("months_granted").notNull().default(0),
+  nextGrantAt: integer("next_grant_at"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+export type PaidPeriodRow = typeof paidPeriods.$inferSelect;

@@ -43,7 +43,15 @@ export async function startEmulators(opts: {
     }),
   );
   servers.push(await startProviderEmulator({ port: ports.provider, apiKey: opts.vars.PROVIDER_API_KEY ?? "" }));
-  servers.push(await startStripeEmulator({ port: ports.stripe, secretKey: opts.vars.STRIPE_SECRET_KEY ?? "" }));
+  servers.push(
+    await startStripeEmulator({
+      port: ports.stripe,
+      secretKey: opts.vars.STRIPE_SECRET_KEY ?? "",
+      webhookSecret: opts.vars.STRIPE_WEBHOOK_SECRET ?? "",
+      appUrl: opts.appUrl,
+      storeFile: join(opts.stateDir, "emulators", "stripe.json"),
+    }),
+  );
   servers.push(await startOAuthEmulator({ port: ports.oauth }));
   return {
     ports,

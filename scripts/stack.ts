@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { copyFileSync, createWriteStream, existsSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { startEmulators } from "../emulators/index.ts";
 
@@ -98,6 +99,18 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number
   throw new Error(`${url}/api/health did not answer 200 within ${timeoutMs} ms (last: ${last})`);
 }
 
+/**
+ * Fails fast when another process already listens on the port: otherwise the
+ * health check passes against that process and the tests run against it.
+ */
+export function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const probe = createServer();
+    probe.once("error", () => reject(new Error(`Port ${port} is already in use; choose another (E2E_PORT / PORT).`)));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolvePromise()));
+  });
+}
+
 export interface StackOptions {
   port: number;
   emulatorPortBase: number;
@@ -121,6 +134,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   const devVarsPath = ensureDevVars();
   const fileVars = parseEnvFile(devVarsPath);
   const url = `http://localhost:${opts.port}`;
+  await assertPortFree(opts.port);
   if (opts.build) await buildApp(opts.quiet);
   await applyMigrations(opts.persistDir, opts.quiet);
 

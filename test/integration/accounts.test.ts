@@ -161,7 +161,8 @@ describe("e-mail verification", () => {
         kind: "grant",
         amount: TRIAL,
         reason: "Free trial credits",
-        idempotencyKey: `signup:${user!.id}`,
+        // Once per verified e-mail address (DECISIONS.md), whatever account holds it.
+        idempotencyKey: `signup:${email.toLowerCase()}`,
       }),
     ]);
   });

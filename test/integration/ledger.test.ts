@@ -1,9 +1,10 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { creditLedger, users } from "../../db/schema";
 import { userObject } from "../../workers/objects/user-object";
-import { GRANT_LIFETIME_MS } from "../../workers/services/ledger";
+import { GRANT_LIFETIME_MS, RESERVATION_TIMEOUT_MS } from "../../workers/services/ledger";
 import { db, makeUser } from "../support/factories";
 
 const touched = new Set<string>();
@@ -53,8 +54,8 @@ describe("credit ledger in the user's Durable Object", () => {
     expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.error === "Insufficient credits")).toBe(true);
     expect(Math.min(...results.map((r) => r.balance))).toBe(0);
     expect(await cached(id)).toBe(0);
-    // A generous limit: 200 serialised D1 batches take seconds on a loaded 2-core machine.
-  }, 30_000);
+    // 200 serialised ledger writes: generous on a loaded 2-core machine.
+  }, 60_000);
 
   it("refund restores the balance and commit keeps it spent; both are idempotent", async () => {
     const { id, stub } = await userWith(3);
@@ -86,5 +87,45 @@ describe("credit ledger in the user's Durable Object", () => {
     const res = await stub.deduct(id, 3, "admin removal", `deduct:${id}`, null);
     expect(res).toMatchObject({ ok: false, error: "Insufficient credits", balance: 2 });
     expect(await cached(id)).toBe(2);
+  });
+
+  it("the alarm returns a reservation left unsettled for 10 minutes, and only that one", async () => {
+    const { id, stub } = await userWith(3);
+    await stub.reserve(id, `stuck-${id}`, 1, "job that died");
+    await stub.advanceClockForTesting(RESERVATION_TIMEOUT_MS - 60_000);
+    await stub.reserve(id, `fresh-${id}`, 1, "job still running");
+    expect(await cached(id)).toBe(1);
+    await stub.advanceClockForTesting(60_000);
+    await runDurableObjectAlarm(stub);
+    expect(await cached(id)).toBe(2);
+    const rows = await db.query.creditReservations.findMany({ where: (r, { eq }) => eq(r.userId, id) });
+    expect(Object.fromEntries(rows.map((r) => [r.key.split("-")[0], r.status]))).toEqual({
+      stuck: "refunded",
+      fresh: "held",
+    });
+  });
+
+  it("a held reservation's credit is refused to others: a short balance gets 'Insufficient credits'", async () => {
+    const { id, stub } = await userWith(1);
+    expect(await stub.reserve(id, `a-${id}`, 1, "t")).toMatchObject({ ok: true, balance: 0 });
+    expect(await stub.reserve(id, `b-${id}`, 1, "t")).toEqual({ ok: false, error: "Insufficient credits", balance: 0 });
+  });
+});
+
+describe("free trial credits", () => {
+  it("grants SIGNUP_CREDITS once, and only to a verified user", async () => {
+    const unverified = await makeUser({ verified: false });
+    touched.add(unverified.id);
+    const stub1 = userObject(env, unverified.id);
+    expect(await stub1.grantSignupCredits(unverified.id)).toMatchObject({ ok: true, granted: 0, balance: 0 });
+
+    const verified = await makeUser();
+    touched.add(verified.id);
+    const stub = userObject(env, verified.id);
+    const results = await Promise.all([1, 2, 3].map(() => stub.grantSignupCredits(verified.id)));
+    expect(results.map((r) => (r.ok ? r.granted : -1)).sort()).toEqual([0, 0, Number(env.SIGNUP_CREDITS)]);
+    expect(await cached(verified.id)).toBe(Number(env.SIGNUP_CREDITS));
+    const grant = await db.query.creditGrants.findFirst({ where: (g, { eq }) => eq(g.userId, verified.id) });
+    expect(grant?.source).toBe("signup");
   });
 });

@@ -1,6 +1,6 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, vi } from "vitest";
+import { afterEach, beforeEach, expect, vi } from "vitest";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 
@@ -27,3 +27,16 @@ export function takeConsoleErrors(): unknown[][] {
   errors = [];
   return taken;
 }
+
+// After every test, for every user: the cached balance equals the ledger's sum
+// and what is left in their grants (docs/decisions/0020-credit-ledger.md).
+afterEach(async () => {
+  const { results } = await env.DB.prepare(
+    `SELECT u.id, u.credits,
+            (SELECT coalesce(sum(amount), 0) FROM credit_ledger l WHERE l.user_id = u.id) AS ledger,
+            (SELECT coalesce(sum(remaining), 0) FROM credit_grants g WHERE g.user_id = u.id) AS remaining
+       FROM users u
+      WHERE u.credits != ledger OR u.credits != remaining`,
+  ).all();
+  expect(results, "users whose cached balance differs from their ledger").toEqual([]);
+});

@@ -7,11 +7,29 @@ import { resolveCurrentUser, secureCookies } from "../services/current-user";
 import { adminApi } from "./admin";
 import { devApi } from "./dev";
 import { health } from "./health";
+import { me } from "./me";
 import { photosApi } from "./photos";
 import type { ApiEnv } from "./types";
 import { uploadsApi } from "./uploads";
+import { webhooks } from "./webhooks";
 
 export const api = new Hono<ApiEnv>().basePath("/api");
+
+async function drain(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<void> {
+  if (!body) return;
+  const reader = body.getReader();
+  let seen = 0;
+  try {
+    while (seen < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      seen += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // the client went away: nothing to answer
+  }
+}
 
 // JSON endpoints take small bodies; photo bytes go through the upload routes,
 // which check their own sizes.
@@ -20,7 +38,12 @@ api.use(async (c, next) => {
   if (c.req.path.startsWith("/api/uploads") || c.req.path.startsWith("/api/webhooks")) return next();
   return bodyLimit({
     maxSize: JSON_BODY_LIMIT,
-    onError: (c) => c.json({ error: `The request body is larger than ${JSON_BODY_LIMIT / 1024} KB.` }, 413),
+    onError: async (c) => {
+      // Read (and drop) what the client is still sending, up to a bound, so it
+      // gets the 413 instead of a connection reset mid-upload.
+      await drain(c.req.raw.body, 16 * 1024 * 1024);
+      return c.json({ error: `The request body is larger than ${JSON_BODY_LIMIT / 1024} KB.` }, 413);
+    },
   })(c, next);
 });
 
@@ -40,6 +63,8 @@ api.route("/health", health);
 api.route("/admin", adminApi);
 api.route("/uploads", uploadsApi);
 api.route("/photos", photosApi);
+api.route("/me", me);
+api.route("/webhooks", webhooks);
 
 // Development-only endpoints (seeding). Mounted only when the local
 // configuration turns dev tools on; a deployed worker answers 404.

@@ -1,12 +1,24 @@
 import { DurableObject } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
 import { createDb, type Database } from "../../db/client";
+import { users } from "../../db/schema";
 import { devToolsEnabled } from "../context";
 import * as ledger from "../services/ledger";
+import * as payments from "../services/payment-events";
+
+/** What the user's open pages are told after every change (see useLiveCredits). */
+export interface LiveBalance {
+  type: "balance";
+  credits: number;
+  plan: { name: string; credits: number } | null;
+}
 
 /**
  * One instance per user (addressed by user id). It is the only writer of that
- * user's credits: every change runs here, one at a time, so concurrent
- * requests from many isolates can never interleave a read-check-write.
+ * user's credits and plan: every change runs here, one at a time, so
+ * concurrent requests from many isolates can never interleave a
+ * read-check-write. After each change it pushes the balance to the user's open
+ * pages over hibernating WebSockets (docs/decisions/0023-live-balance-push.md).
  */
 export class UserObject extends DurableObject<Env> {
   #db: Database;
@@ -19,6 +31,8 @@ export class UserObject extends DurableObject<Env> {
     ctx.blockConcurrencyWhile(async () => {
       this.#clockOffset = (await ctx.storage.get<number>("clockOffset")) ?? 0;
     });
+    // Keep-alive pings are answered without waking a hibernating object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   }
 
   /** Runs `fn` after every earlier change of this user has finished. */
@@ -39,9 +53,10 @@ export class UserObject extends DurableObject<Env> {
   }
 
   async #scheduleAlarm(userId: string): Promise<void> {
-    const at = await ledger.nextWakeAt(this.#db, userId);
+    const at = await nextWakeAt(this.#db, userId);
     if (at === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.max(at, Date.now() + 1000) - this.#clockOffset);
+    // `at` is on this object's clock; the runtime's alarm runs on the real one.
+    else await this.ctx.storage.setAlarm(Math.max(at - this.#clockOffset, Date.now() + 1000));
   }
 
   #change<T>(userId: string, fn: (now: number) => Promise<T>): Promise<T> {
@@ -49,8 +64,67 @@ export class UserObject extends DurableObject<Env> {
       await this.#bind(userId);
       const result = await fn(this.#now());
       await this.#scheduleAlarm(userId);
+      await this.#broadcast(userId);
       return result;
     });
+  }
+
+  async #liveBalance(userId: string): Promise<LiveBalance> {
+    const row = await this.#db
+      .select({ credits: users.credits, plan: users.plan, planCredits: users.planCredits })
+      .from(users)
+      .where(eq(users.id, userId))
+      .get();
+    return {
+      type: "balance",
+      credits: row?.credits ?? 0,
+      plan: row?.plan ? { name: row.plan, credits: row.planCredits } : null,
+    };
+  }
+
+  async #broadcast(userId: string): Promise<void> {
+    const sockets = this.ctx.getWebSockets();
+    if (sockets.length === 0) return;
+    const message = JSON.stringify(await this.#liveBalance(userId));
+    for (const ws of sockets) {
+      try {
+        ws.send(message);
+      } catch {
+        // A socket closing right now: it is dropped from getWebSockets() on its own.
+      }
+    }
+  }
+
+  /**
+   * Opens a live balance channel (a WebSocket the runtime keeps while this
+   * object hibernates). Only reached through GET /api/me/live, which has
+   * checked the session and the page's origin and names the user.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const userId = request.headers.get("X-User-Id");
+    if (request.headers.get("Upgrade") !== "websocket" || !userId) {
+      return new Response("Expected a WebSocket upgrade", { status: 426 });
+    }
+    await this.#bind(userId);
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server);
+    server.send(JSON.stringify(await this.#liveBalance(userId)));
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    // The page may ask for the balance again (e.g. after its tab wakes up).
+    if (message !== "refresh") return;
+    const userId = await this.ctx.storage.get<string>("userId");
+    if (userId) ws.send(JSON.stringify(await this.#liveBalance(userId)));
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
+    } catch {
+      // Already closed.
+    }
   }
 
   /** Health probe: proves the object answers and its storage writes. */
@@ -62,7 +136,7 @@ export class UserObject extends DurableObject<Env> {
 
   balance(userId: string): Promise<number> {
     return this.#change(userId, async (now) => {
-      await ledger.expireGrants(this.#db, userId, now);
+      await this.#catchUp(userId, now);
       const row = await this.#db.query.users.findFirst({
         where: (u, { eq }) => eq(u.id, userId),
         columns: { credits: true },
@@ -72,8 +146,25 @@ export class UserObject extends DurableObject<Env> {
   }
 
   grant(userId: string, input: ledger.GrantInput) {
-    const { alsoRun: _ignored, ...plain } = input;
-    return this.#change(userId, (now) => ledger.grant(this.#db, userId, plain, now));
+    return this.#change(userId, (now) => ledger.grant(this.#db, userId, input, now));
+  }
+
+  /**
+   * Applies a verified Stripe event (as plain data): its record, the
+   * subscription state, the plan fields and any grant, in one D1 batch.
+   */
+  applyPaymentEvent(userId: string, event: payments.PaymentEvent): Promise<payments.ApplyResult> {
+    return this.#change(userId, (now) => payments.applyPaymentEvent(this.#db, userId, event, now));
+  }
+
+  /**
+   * The free trial credits (SIGNUP_CREDITS), once per user, only once their
+   * e-mail is verified. The accounts flow calls this on the first verification.
+   */
+  grantSignupCredits(userId: string) {
+    return this.#change(userId, (now) =>
+      ledger.grantSignupCredits(this.#db, userId, Number(this.env.SIGNUP_CREDITS), now),
+    );
   }
 
   reserve(userId: string, key: string, amount: number, reason: string) {
@@ -115,9 +206,32 @@ export class UserObject extends DurableObject<Env> {
       for (const key of await ledger.staleReservationKeys(this.#db, userId, now)) {
         await ledger.refund(this.#db, userId, key, "Job did not finish in time", now);
       }
-      await ledger.expireGrants(this.#db, userId, now);
+      await this.#catchUp(userId, now);
     });
   }
+
+  /** Time-driven changes that are due: expiries, then yearly plans' monthly grants. */
+  async #catchUp(userId: string, now: number): Promise<void> {
+    await ledger.expireGrants(this.#db, userId, now);
+    await payments.grantDueMonths(this.#db, userId, now);
+  }
+}
+
+/**
+ * When the alarm should next wake, in one query: the earliest grant expiry,
+ * reservation timeout (ledger) or monthly plan grant (paid_periods).
+ */
+async function nextWakeAt(db: Database, userId: string): Promise<number | null> {
+  const row = await db.get<{ at: number | null }>(sql`
+    SELECT min(at) AS at FROM (
+      SELECT min(expires_at) AS at FROM credit_grants WHERE user_id = ${userId} AND remaining > 0
+      UNION ALL
+      SELECT min(created_at) + ${ledger.RESERVATION_TIMEOUT_MS} FROM credit_reservations
+        WHERE user_id = ${userId} AND status = 'held'
+      UNION ALL
+      SELECT min(next_grant_at) FROM paid_periods WHERE user_id = ${userId}
+    )`);
+  return row?.at ?? null;
 }
 
 export function userObject(env: Env, userId: string): DurableObjectStub<UserObject> {

@@ -27,14 +27,14 @@ export type LedgerResult<T = object> =
   | ({ ok: true; balance: number } & T)
   | { ok: false; error: string; balance: number };
 
-type Stmt = BatchItem<"sqlite">;
+export type Stmt = BatchItem<"sqlite">;
 
-async function cachedBalance(db: Database, userId: string): Promise<number | null> {
+export async function cachedBalance(db: Database, userId: string): Promise<number | null> {
   const row = await db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)).get();
   return row ? row.credits : null;
 }
 
-async function run(db: Database, stmts: Stmt[]): Promise<void> {
+export async function run(db: Database, stmts: Stmt[]): Promise<void> {
   if (stmts.length === 0) return;
   await db.batch(stmts as [Stmt, ...Stmt[]]);
 }
@@ -58,7 +58,7 @@ function balanceDelta(db: Database, userId: string, delta: number, now: number):
     .where(eq(users.id, userId));
 }
 
-async function alreadyRecorded(db: Database, idempotencyKey: string): Promise<boolean> {
+export async function alreadyRecorded(db: Database, idempotencyKey: string): Promise<boolean> {
   const row = await db
     .select({ id: creditLedger.id })
     .from(creditLedger)
@@ -103,8 +103,6 @@ export interface GrantInput {
   idempotencyKey: string;
   actorId?: string | null;
   kind?: "grant" | "adjust";
-  /** Statements to commit in the same atomic write (e.g. recording a webhook event). */
-  alsoRun?: Stmt[];
   /** An admin action's audit row, written in the same atomic batch as the credits. */
   audit?: AuditEntry;
 }
@@ -141,18 +139,17 @@ function auditRow(
   ];
 }
 
-export async function grant(
-  db: Database,
-  userId: string,
-  input: GrantInput,
-  now: number,
-): Promise<LedgerResult<{ duplicate: boolean }>> {
+/**
+ * The statements that grant credits, for a caller that commits them in one
+ * batch with other writes (a payment event and its record). The caller must
+ * have checked `alreadyRecorded` for the key inside the user's Durable Object;
+ * the unique index on the key makes a mistake fail the whole batch instead of
+ * granting twice.
+ */
+export function grantStatements(db: Database, userId: string, input: GrantInput, now: number): Stmt[] {
   if (!Number.isInteger(input.amount) || input.amount <= 0) throw new Error("grant amount must be a positive integer");
-  const before = await cachedBalance(db, userId);
-  if (before === null) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
-  if (await alreadyRecorded(db, input.idempotencyKey)) return { ok: true, duplicate: true, balance: before };
   const grantId = randomToken();
-  await run(db, [
+  return [
     db.insert(creditGrants).values({
       id: grantId,
       userId,
@@ -169,8 +166,24 @@ export async function grant(
       }),
     ),
     balanceDelta(db, userId, input.amount, now),
+  ];
+}
+
+export async function grant(
+  db: Database,
+  userId: string,
+  input: GrantInput,
+  now: number,
+  alsoRun: Stmt[] = [],
+): Promise<LedgerResult<{ duplicate: boolean }>> {
+  if (!Number.isInteger(input.amount) || input.amount <= 0) throw new Error("grant amount must be a positive integer");
+  const before = await cachedBalance(db, userId);
+  if (before === null) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
+  if (await alreadyRecorded(db, input.idempotencyKey)) return { ok: true, duplicate: true, balance: before };
+  await run(db, [
+    ...grantStatements(db, userId, input, now),
     ...auditRow(db, userId, input.audit, now, { amount: input.amount, balanceAfter: before + input.amount }),
-    ...(input.alsoRun ?? []),
+    ...alsoRun,
   ]);
   return { ok: true, duplicate: false, balance: before + input.amount };
 }
@@ -333,20 +346,48 @@ export async function staleReservationKeys(db: Database, userId: string, now: nu
   return rows.map((r) => r.key);
 }
 
-/** When the DO's alarm should next wake: the earliest grant expiry or reservation timeout. */
-export async function nextWakeAt(db: Database, userId: string): Promise<number | null> {
-  const g = await db
-    .select({ at: sql<number | null>`min(${creditGrants.expiresAt})` })
-    .from(creditGrants)
-    .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0)))
+/**
+ * The free trial credits (DECISIONS.md: SIGNUP_CREDITS, once per verified
+ * e-mail, never plan credits). The flag on the user is set in the same batch
+ * as the grant, so a repeated verification grants nothing.
+ */
+export async function grantSignupCredits(
+  db: Database,
+  userId: string,
+  amount: number,
+  now: number,
+): Promise<LedgerResult<{ granted: number }>> {
+  const user = await db
+    .select({
+      credits: users.credits,
+      verified: users.emailVerifiedAt,
+      done: users.signupCreditsGranted,
+      email: users.email,
+    })
+    .from(users)
+    .where(eq(users.id, userId))
     .get();
-  const r = await db
-    .select({ at: sql<number | null>`min(${creditReservations.createdAt})` })
-    .from(creditReservations)
-    .where(and(eq(creditReservations.userId, userId), eq(creditReservations.status, "held")))
-    .get();
-  const times = [g?.at, r?.at == null ? null : r.at + RESERVATION_TIMEOUT_MS].filter(
-    (t): t is number => typeof t === "number",
-  );
-  return times.length ? Math.min(...times) : null;
+  if (!user) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
+  if (user.done || user.verified === null || !Number.isInteger(amount) || amount <= 0) {
+    return { ok: true, granted: 0, balance: user.credits };
+  }
+  const key = `signup:${user.email.toLowerCase()}`;
+  const markDone = db
+    .update(users)
+    .set({ signupCreditsGranted: 1 })
+    .where(and(eq(users.id, userId), eq(users.signupCreditsGranted, 0)));
+  if (await alreadyRecorded(db, key)) {
+    await run(db, [markDone]);
+    return { ok: true, granted: 0, balance: user.credits };
+  }
+  await run(db, [
+    ...grantStatements(
+      db,
+      userId,
+      { amount, source: "signup", reason: "Free trial credits", idempotencyKey: key },
+      now,
+    ),
+    markDone,
+  ]);
+  return { ok: true, granted: amount, balance: user.credits + amount };
 }

@@ -13,14 +13,15 @@ import {
   restorePhoto,
   trashPhoto,
 } from "../../../workers/services/library";
-import { planSummary } from "../../../workers/services/plan-summary";
 import { DashboardTopBar } from "../../components/library/dashboard-top-bar";
 import { PhotoGrid } from "../../components/library/photo-grid";
 import { UploadPanel } from "../../components/library/upload-panel";
 import { PlanStatusCard } from "../../components/plan-status-card";
 import { requireUser } from "../../lib/auth.server";
+import { liveCreditsFor } from "../../lib/billing.server";
 import { type LibraryView, sameView, viewFromSearch, viewHref } from "../../lib/library-view";
 import { DEFAULT_FOLDER_NAME } from "../../lib/upload-rules";
+import { useLiveCredits } from "../../lib/use-live-credits";
 import type { Route } from "./+types/dashboard";
 
 // Pages without the site's navigation and footer: the dashboard has its own top bar.
@@ -34,18 +35,19 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const view = viewFromSearch(url.searchParams);
   const cursor = url.searchParams.get("cursor");
-  const [folders, page, plan, folder] = await Promise.all([
+  const [folders, page, initial, folder] = await Promise.all([
     listFolders(db, user.id),
     listPhotos(db, user.id, view, { cursor }),
-    planSummary(db, user.id),
+    liveCreditsFor(context, user.id),
     view.kind === "folder" ? getFolder(db, user.id, view.folderId) : null,
   ]);
   // Someone else's folder looks exactly like one that does not exist.
   if (view.kind === "folder" && !folder) throw data(null, { status: 404 });
   return {
     user: { name: user.name, email: user.email },
-    credits: user.credits,
-    plan,
+    initial,
+    // Stripe sends people here after paying (success_url): say so while the webhook lands.
+    justPaid: url.searchParams.get("checkout") === "success",
     folders,
     view,
     folderName: folder?.name ?? null,
@@ -135,7 +137,10 @@ function SideLink({ to, active, children }: { to: string; active: boolean; child
 }
 
 export default function Dashboard({ loaderData, actionData }: Route.ComponentProps) {
-  const { user, credits, plan, folders, view, folderName, page, paged, uploading } = loaderData;
+  const { user, initial, justPaid, folders, view, folderName, page, paged, uploading } = loaderData;
+  // One live balance for the card and the upload button, pushed by the user's Durable Object.
+  const live = useLiveCredits(initial);
+  const credits = live.credits;
   const revalidator = useRevalidator();
   const title = viewTitle(view, folderName);
   const is = (v: LibraryView) => sameView(view, v);
@@ -145,7 +150,12 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
       <DashboardTopBar />
       <main id="main" className="container-page grid flex-1 gap-6 py-6 lg:grid-cols-[17rem_1fr]">
         <aside className="space-y-4" aria-label="Library">
-          <PlanStatusCard credits={credits} plan={plan} />
+          {justPaid ? (
+            <p className="alert-success" role="status">
+              Thank you! Your payment went through. Your credits appear here as soon as Stripe confirms it.
+            </p>
+          ) : null}
+          <PlanStatusCard {...live} />
           <div className="card space-y-4 p-4">
             <div>
               <p className="font-semibold" data-testid="user-name">

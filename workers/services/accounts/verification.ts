@@ -43,22 +43,9 @@ export async function markVerified(deps: Pick<AccountDeps, "db" | "env" | "now">
   return true;
 }
 
-async function grantTrialCredits(deps: Pick<AccountDeps, "db" | "env">, userId: string): Promise<void> {
-  const amount = Number.parseInt(deps.env.SIGNUP_CREDITS ?? "0", 10);
-  if (!Number.isInteger(amount) || amount <= 0) return;
-  const row = await deps.db
-    .select({ granted: users.signupCreditsGranted })
-    .from(users)
-    .where(eq(users.id, userId))
-    .get();
-  if (!row || row.granted) return;
-  const result = await userObject(deps.env, userId).grant(userId, {
-    amount,
-    source: "signup",
-    reason: "Free trial credits",
-    idempotencyKey: `signup:${userId}`,
-  });
-  if (result.ok) await deps.db.update(users).set({ signupCreditsGranted: 1 }).where(eq(users.id, userId));
+/** Free trial credits, once per verified e-mail address, in one atomic write with the "granted" mark. */
+async function grantTrialCredits(deps: Pick<AccountDeps, "env">, userId: string): Promise<void> {
+  await userObject(deps.env, userId).grantSignupCredits(userId);
 }
 
 export type VerifyResult = { ok: true; redirectTo: string | null } | { ok: false; status: 400; error: string };

@@ -1,0 +1,356 @@
+// Builders for Stripe API objects in the shapes of API version 2026-10-28
+// (the stripe SDK 23.1.0's), used by the Stripe emulator and by the workerd
+// tests, so the events our webhook is tested with are the events the emulator
+// sends. Pure: no imports, no I/O. Times are Unix seconds, as in Stripe.
+
+export const STRIPE_API_VERSION = "2026-10-28.endive";
+
+export type Interval = "month" | "year";
+type Metadata = Record<string, string>;
+
+export interface PriceSpec {
+  id: string;
+  lookupKey: string;
+  unitAmount: number;
+  interval: Interval;
+  productId: string;
+}
+
+export function priceObject(p: PriceSpec, created = 1_700_000_000) {
+  return {
+    id: p.id,
+    object: "price",
+    active: true,
+    billing_scheme: "per_unit",
+    created,
+    currency: "usd",
+    custom_unit_amount: null,
+    livemode: false,
+    lookup_key: p.lookupKey,
+    metadata: {},
+    nickname: null,
+    product: p.productId,
+    recurring: {
+      interval: p.interval,
+      interval_count: 1,
+      meter: null,
+      trial_period_days: null,
+      usage_type: "licensed",
+    },
+    tax_behavior: "unspecified",
+    tiers_mode: null,
+    transform_quantity: null,
+    type: "recurring",
+    unit_amount: p.unitAmount,
+    unit_amount_decimal: String(p.unitAmount),
+  };
+}
+
+export type PriceObject = ReturnType<typeof priceObject>;
+
+/** One calendar interval later, clamped to the month's last day (UTC). */
+export function addInterval(seconds: number, interval: Interval, count = 1): number {
+  const d = new Date(seconds * 1000);
+  const months = interval === "year" ? 12 * count : count;
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth() + months;
+  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return (
+    Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()) / 1000
+  );
+}
+
+export interface SubscriptionSpec {
+  id: string;
+  customer: string;
+  itemId: string;
+  price: PriceObject;
+  status: string;
+  created: number;
+  periodStart: number;
+  periodEnd: number;
+  metadata: Metadata;
+  cancelAtPeriodEnd?: boolean;
+  canceledAt?: number | null;
+  endedAt?: number | null;
+  latestInvoice?: string | null;
+}
+
+export function subscriptionObject(s: SubscriptionSpec) {
+  return {
+    id: s.id,
+    object: "subscription",
+    application: null,
+    application_fee_percent: null,
+    automatic_tax: { disabled_reason: null, enabled: false, liability: null },
+    billing_cycle_anchor: s.periodStart,
+    billing_cycle_anchor_config: null,
+    billing_mode: { flexible: null, type: "classic" },
+    billing_thresholds: null,
+    cancel_at: s.cancelAtPeriodEnd ? s.periodEnd : null,
+    cancel_at_period_end: Boolean(s.cancelAtPeriodEnd),
+    canceled_at: s.canceledAt ?? null,
+    cancellation_details: { comment: null, feedback: null, reason: s.canceledAt ? "cancellation_requested" : null },
+    collection_method: "charge_automatically",
+    created: s.created,
+    currency: "usd",
+    customer: s.customer,
+    days_until_due: null,
+    default_payment_method: "pm_card_visa",
+    default_source: null,
+    description: null,
+    discounts: [],
+    ended_at: s.endedAt ?? null,
+    invoice_settings: { account_tax_ids: null, issuer: { type: "self" } },
+    items: {
+      object: "list",
+      data: [
+        {
+          id: s.itemId,
+          object: "subscription_item",
+          billing_thresholds: null,
+          created: s.created,
+          current_period_end: s.periodEnd,
+          current_period_start: s.periodStart,
+          discounts: [],
+          metadata: {},
+          price: s.price,
+          quantity: 1,
+          subscription: s.id,
+          tax_rates: [],
+        },
+      ],
+      has_more: false,
+      total_count: 1,
+      url: `/v1/subscription_items?subscription=${s.id}`,
+    },
+    latest_invoice: s.latestInvoice ?? null,
+    livemode: false,
+    metadata: s.metadata,
+    next_pending_invoice_item_invoice: null,
+    on_behalf_of: null,
+    pause_collection: null,
+    payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: "off" },
+    pending_invoice_item_interval: null,
+    pending_setup_intent: null,
+    pending_update: null,
+    schedule: null,
+    start_date: s.created,
+    status: s.status,
+    test_clock: null,
+    transfer_data: null,
+    trial_end: null,
+    trial_settings: { end_behavior: { missing_payment_method: "create_invoice" } },
+    trial_start: null,
+  };
+}
+
+export type SubscriptionObject = ReturnType<typeof subscriptionObject>;
+
+export interface InvoiceSpec {
+  id: string;
+  number: string;
+  customer: string;
+  customerEmail?: string | null;
+  subscriptionId: string;
+  subscriptionItemId: string;
+  /** The subscription's metadata when the invoice was finalized. */
+  metadata: Metadata;
+  price: PriceObject;
+  created: number;
+  periodStart: number;
+  periodEnd: number;
+  billingReason: "subscription_create" | "subscription_cycle" | "subscription_update";
+  /** Credit for unused time of the previous price (a negative proration line), in cents. */
+  prorationCredit?: number;
+  hostedUrl?: string | null;
+}
+
+export function invoiceObject(i: InvoiceSpec) {
+  const lines = [];
+  if (i.prorationCredit) {
+    lines.push({
+      id: `${i.id}_il_proration`,
+      object: "line_item",
+      amount: -i.prorationCredit,
+      currency: "usd",
+      description: "Unused time on previous plan",
+      discount_amounts: [],
+      discountable: false,
+      discounts: [],
+      invoice: i.id,
+      livemode: false,
+      metadata: {},
+      parent: {
+        type: "subscription_item_details",
+        invoice_item_details: null,
+        subscription_item_details: {
+          invoice_item: `ii_${i.id.slice(3)}`,
+          proration: true,
+          proration_details: { credited_items: null },
+          subscription: i.subscriptionId,
+          subscription_item: i.subscriptionItemId,
+        },
+      },
+      period: { start: i.periodStart, end: i.periodStart },
+      pretax_credit_amounts: [],
+      pricing: {
+        type: "price_details",
+        price_details: { price: i.price.id, product: i.price.product },
+        unit_amount_decimal: null,
+      },
+      quantity: 1,
+      subtotal: -i.prorationCredit,
+      taxes: [],
+    });
+  }
+  lines.push({
+    id: `${i.id}_il_period`,
+    object: "line_item",
+    amount: i.price.unit_amount,
+    currency: "usd",
+    description: `1 × ${i.price.lookup_key} (at $${(i.price.unit_amount / 100).toFixed(2)} / ${i.price.recurring.interval})`,
+    discount_amounts: [],
+    discountable: true,
+    discounts: [],
+    invoice: i.id,
+    livemode: false,
+    metadata: i.metadata,
+    parent: {
+      type: "subscription_item_details",
+      invoice_item_details: null,
+      subscription_item_details: {
+        invoice_item: null,
+        proration: false,
+        proration_details: { credited_items: null },
+        subscription: i.subscriptionId,
+        subscription_item: i.subscriptionItemId,
+      },
+    },
+    period: { start: i.periodStart, end: i.periodEnd },
+    pretax_credit_amounts: [],
+    pricing: {
+      type: "price_details",
+      price_details: { price: i.price.id, product: i.price.product },
+      unit_amount_decimal: String(i.price.unit_amount),
+    },
+    quantity: 1,
+    subtotal: i.price.unit_amount,
+    taxes: [],
+  });
+  const total = Math.max(
+    0,
+    lines.reduce((sum, l) => sum + l.amount, 0),
+  );
+  return {
+    id: i.id,
+    object: "invoice",
+    account_country: "US",
+    account_name: "Stagewise (emulated)",
+    amount_due: total,
+    amount_paid: total,
+    amount_remaining: 0,
+    attempt_count: 1,
+    attempted: true,
+    billing_reason: i.billingReason,
+    collection_method: "charge_automatically",
+    created: i.created,
+    currency: "usd",
+    customer: i.customer,
+    customer_email: i.customerEmail ?? null,
+    hosted_invoice_url: i.hostedUrl ?? null,
+    lines: {
+      object: "list",
+      data: lines,
+      has_more: false,
+      total_count: lines.length,
+      url: `/v1/invoices/${i.id}/lines`,
+    },
+    livemode: false,
+    metadata: {},
+    number: i.number,
+    parent: {
+      type: "subscription_details",
+      quote_details: null,
+      subscription_details: { metadata: i.metadata, subscription: i.subscriptionId },
+    },
+    period_end: i.created,
+    period_start: i.created,
+    status: "paid",
+    status_transitions: { finalized_at: i.created, marked_uncollectible_at: null, paid_at: i.created, voided_at: null },
+    subtotal: total,
+    total,
+  };
+}
+
+export type InvoiceObject = ReturnType<typeof invoiceObject>;
+
+export interface CheckoutSessionSpec {
+  id: string;
+  url: string | null;
+  customer: string;
+  customerEmail: string | null;
+  clientReferenceId: string | null;
+  metadata: Metadata;
+  subscriptionMetadata: Metadata;
+  price: PriceObject;
+  successUrl: string;
+  cancelUrl: string | null;
+  created: number;
+  status: "open" | "complete" | "expired";
+  paymentStatus: "paid" | "unpaid";
+  subscription: string | null;
+  invoice: string | null;
+}
+
+export function checkoutSessionObject(s: CheckoutSessionSpec) {
+  return {
+    id: s.id,
+    object: "checkout.session",
+    amount_subtotal: s.price.unit_amount,
+    amount_total: s.price.unit_amount,
+    billing_address_collection: null,
+    cancel_url: s.cancelUrl,
+    client_reference_id: s.clientReferenceId,
+    created: s.created,
+    currency: "usd",
+    customer: s.customer,
+    customer_creation: null,
+    customer_details: s.customerEmail ? { email: s.customerEmail } : null,
+    customer_email: null,
+    expires_at: s.created + 24 * 3600,
+    invoice: s.invoice,
+    livemode: false,
+    metadata: s.metadata,
+    mode: "subscription",
+    payment_intent: null,
+    payment_status: s.paymentStatus,
+    status: s.status,
+    subscription: s.subscription,
+    success_url: s.successUrl,
+    ui_mode: "hosted",
+    url: s.status === "open" ? s.url : null,
+  };
+}
+
+export type CheckoutSessionObject = ReturnType<typeof checkoutSessionObject>;
+
+export function eventObject(
+  id: string,
+  type: string,
+  object: unknown,
+  created: number,
+  previousAttributes?: Record<string, unknown>,
+) {
+  return {
+    id,
+    object: "event",
+    api_version: STRIPE_API_VERSION,
+    created,
+    data: previousAttributes ? { object, previous_attributes: previousAttributes } : { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  };
+}

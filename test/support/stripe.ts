@@ -1,0 +1,223 @@
+import { env } from "cloudflare:workers";
+import Stripe from "stripe";
+import { type BillingInterval, findPlan, type PlanId } from "../../app/lib/catalog";
+import {
+  addInterval,
+  checkoutSessionObject,
+  eventObject,
+  type InvoiceObject,
+  invoiceObject,
+  type PriceObject,
+  priceObject,
+  type SubscriptionObject,
+  subscriptionObject,
+} from "../../emulators/stripe-objects";
+import { randomToken } from "../../workers/lib/crypto";
+import { workerFetch } from "./worker";
+
+// Signed Stripe events for the webhook tests, built with the same builders the
+// Stripe emulator uses, so the tests exercise the shapes the emulator sends.
+
+export type TestEvent = ReturnType<typeof eventObject>;
+
+export function priceFor(planId: PlanId, interval: BillingInterval): PriceObject {
+  const plan = findPlan(planId)!;
+  const lookupKey = plan.lookupKeys[interval];
+  return priceObject({
+    id: `price_${lookupKey}`,
+    lookupKey,
+    unitAmount: (interval === "month" ? plan.price : plan.yearlyPrice) * 100,
+    interval,
+    productId: `prod_${plan.id}`,
+  });
+}
+
+export async function signature(payload: string, opts: { timestamp?: number; secret?: string } = {}): Promise<string> {
+  return Stripe.webhooks.generateTestHeaderStringAsync({
+    payload,
+    secret: opts.secret ?? env.STRIPE_WEBHOOK_SECRET!,
+    timestamp: opts.timestamp ?? Math.floor(Date.now() / 1000),
+    cryptoProvider: Stripe.createSubtleCryptoProvider(),
+  });
+}
+
+/** Posts an event to the webhook as Stripe would: JSON body, Stripe-Signature header. */
+export async function deliver(
+  event: TestEvent,
+  opts: { timestamp?: number; secret?: string; signature?: string | null } = {},
+): Promise<Response> {
+  const payload = JSON.stringify(event, null, 2);
+  const sig = opts.signature === undefined ? await signature(payload, opts) : opts.signature;
+  const headers: Record<string, string> = { "Content-Type": "application/json; charset=utf-8" };
+  if (sig !== null) headers["Stripe-Signature"] = sig;
+  return workerFetch("/api/webhooks/stripe", { method: "POST", headers, body: payload });
+}
+
+export async function deliverOk(event: TestEvent): Promise<{ outcome: string; duplicate: boolean }> {
+  const res = await deliver(event);
+  if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as { outcome: string; duplicate: boolean };
+}
+
+const id = (prefix: string) => `${prefix}_${randomToken(10)}`;
+
+/**
+ * One customer's subscription, step by step, producing the events Stripe
+ * sends. `clock` is Stripe's time in seconds; each step may move it.
+ */
+export class SubscriptionStory {
+  readonly customer: string;
+  readonly subscriptionId = id("sub");
+  readonly itemId = id("si");
+  clock: number;
+  sub!: SubscriptionObject;
+  invoices: InvoiceObject[] = [];
+  private price: PriceObject;
+  private readonly metadata: Record<string, string>;
+
+  constructor(
+    readonly userId: string,
+    readonly planId: PlanId,
+    readonly interval: BillingInterval,
+    opts: { customer?: string; start?: number } = {},
+  ) {
+    this.customer = opts.customer ?? id("cus");
+    this.clock = opts.start ?? Math.floor(Date.now() / 1000);
+    this.price = priceFor(planId, interval);
+    this.metadata = { userId, planId, interval };
+  }
+
+  private event(type: string, object: unknown, previous?: Record<string, unknown>, created = this.clock): TestEvent {
+    return eventObject(id("evt"), type, object, created, previous);
+  }
+
+  private build(changes: Partial<Parameters<typeof subscriptionObject>[0]> = {}): SubscriptionObject {
+    const item = this.sub?.items.data[0];
+    this.sub = subscriptionObject({
+      id: this.subscriptionId,
+      customer: this.customer,
+      itemId: this.itemId,
+      price: this.price,
+      status: this.sub?.status ?? "active",
+      created: this.sub?.created ?? this.clock,
+      periodStart: item?.current_period_start ?? this.clock,
+      periodEnd: item?.current_period_end ?? addInterval(this.clock, this.interval),
+      metadata: { ...this.metadata },
+      cancelAtPeriodEnd: this.sub?.cancel_at_period_end ?? false,
+      canceledAt: this.sub?.canceled_at ?? null,
+      endedAt: this.sub?.ended_at ?? null,
+      latestInvoice: this.sub?.latest_invoice ?? null,
+      ...changes,
+    });
+    return this.sub;
+  }
+
+  private invoice(
+    reason: "subscription_create" | "subscription_cycle" | "subscription_update",
+    start: number,
+    end: number,
+    prorationCredit = 0,
+  ): InvoiceObject {
+    const inv = invoiceObject({
+      id: id("in"),
+      number: `TEST-${this.invoices.length + 1}`,
+      customer: this.customer,
+      subscriptionId: this.subscriptionId,
+      subscriptionItemId: this.itemId,
+      metadata: { ...this.metadata },
+      price: this.price,
+      created: this.clock,
+      periodStart: start,
+      periodEnd: end,
+      billingReason: reason,
+      prorationCredit,
+    });
+    this.invoices.push(inv);
+    return inv;
+  }
+
+  /** A paid checkout: subscription.created, invoice.paid and checkout.session.completed. */
+  checkout() {
+    const start = this.clock;
+    const end = addInterval(start, this.interval);
+    const inv = this.invoice("subscription_create", start, end);
+    const sub = this.build({ status: "active", periodStart: start, periodEnd: end, latestInvoice: inv.id });
+    const session = checkoutSessionObject({
+      id: id("cs_test"),
+      url: null,
+      customer: this.customer,
+      customerEmail: null,
+      clientReferenceId: this.userId,
+      metadata: { ...this.metadata },
+      subscriptionMetadata: { ...this.metadata },
+      price: this.price,
+      successUrl: "http://localhost/dashboard?checkout=success",
+      cancelUrl: "http://localhost/checkout",
+      created: start,
+      status: "complete",
+      paymentStatus: "paid",
+      subscription: this.subscriptionId,
+      invoice: inv.id,
+    });
+    return {
+      created: this.event("customer.subscription.created", sub),
+      invoicePaid: this.event("invoice.paid", inv),
+      completed: this.event("checkout.session.completed", session),
+      invoice: inv,
+    };
+  }
+
+  /** The next period, paid: invoice.paid and customer.subscription.updated. */
+  renew() {
+    const item = this.sub.items.data[0]!;
+    const start = item.current_period_end;
+    const end = addInterval(start, this.interval);
+    this.clock = Math.max(this.clock + 1, start);
+    const inv = this.invoice("subscription_cycle", start, end);
+    const previous = { items: this.sub.items };
+    const sub = this.build({ periodStart: start, periodEnd: end, latestInvoice: inv.id });
+    return {
+      invoicePaid: this.event("invoice.paid", inv),
+      updated: this.event("customer.subscription.updated", sub, previous),
+      invoice: inv,
+    };
+  }
+
+  setCancelAtPeriodEnd(cancel: boolean, advance = 1) {
+    this.clock += advance;
+    const previous = { cancel_at_period_end: this.sub.cancel_at_period_end };
+    const sub = this.build({ cancelAtPeriodEnd: cancel, canceledAt: cancel ? this.clock : null });
+    return this.event("customer.subscription.updated", sub, previous);
+  }
+
+  deleted(advance = 1) {
+    this.clock += advance;
+    const sub = this.build({ status: "canceled", canceledAt: this.clock, endedAt: this.clock });
+    return this.event("customer.subscription.deleted", sub);
+  }
+
+  /** Switch to another plan now (billing cycle reset): subscription.updated and invoice.paid. */
+  switchTo(planId: PlanId, interval: BillingInterval, advance = 60) {
+    this.clock += advance;
+    (this as { planId: PlanId }).planId = planId;
+    (this as { interval: BillingInterval }).interval = interval;
+    this.metadata.planId = planId;
+    this.metadata.interval = interval;
+    const previous = { items: this.sub.items };
+    this.price = priceFor(planId, interval);
+    const start = this.clock;
+    const end = addInterval(start, interval);
+    const inv = this.invoice("subscription_update", start, end, 1234);
+    const sub = this.build({ periodStart: start, periodEnd: end, latestInvoice: inv.id });
+    return {
+      updated: this.event("customer.subscription.updated", sub, previous),
+      invoicePaid: this.event("invoice.paid", inv),
+      invoice: inv,
+    };
+  }
+
+  /** Any event object with a chosen `created` (for same-second and stale-event cases). */
+  at(event: TestEvent, created: number): TestEvent {
+    return { ...event, created };
+  }
+}

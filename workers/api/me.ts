@@ -1,0 +1,34 @@
+import { Hono } from "hono";
+import { userObject } from "../objects/user-object";
+import { accountSummary } from "../services/account";
+import type { ApiEnv } from "./types";
+
+// The signed-in user's own data, and the live channel that pushes their
+// balance whenever it changes (docs/decisions/0023-live-balance-push.md).
+export const me = new Hono<ApiEnv>()
+  .get("/", async (c) => {
+    const user = c.get("user");
+    if (!user) return c.json({ error: "Not signed in." }, 401);
+    const summary = await accountSummary(c.get("db"), user.id);
+    if (!summary) return c.json({ error: "Not signed in." }, 401);
+    c.header("Cache-Control", "no-store");
+    return c.json(summary);
+  })
+  .get("/live", async (c) => {
+    const user = c.get("user");
+    if (!user) return c.json({ error: "Not signed in." }, 401);
+    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+      return c.json({ error: "Expected a WebSocket upgrade." }, 426);
+    }
+    // Browsers send cookies with cross-site WebSocket handshakes and CORS does
+    // not apply to them: only our own pages may open the channel.
+    const origin = c.req.header("Origin");
+    if (origin !== new URL(c.req.url).origin && origin !== c.env.APP_ORIGIN) {
+      return c.json({ error: "Cross-site request refused." }, 403);
+    }
+    const res = await userObject(c.env, user.id).fetch(
+      new Request("https://user-object/live", { headers: { Upgrade: "websocket", "X-User-Id": user.id } }),
+    );
+    if (!res.webSocket) return c.json({ error: "Live updates are unavailable." }, 503);
+    return new Response(null, { status: 101, webSocket: res.webSocket });
+  });

@@ -1,0 +1,53 @@
+import { eq } from "drizzle-orm";
+import { type BillingInterval, findPlan } from "../../app/lib/catalog";
+import type { Database } from "../../db/client";
+import { subscriptions, users } from "../../db/schema";
+import { currentSubscription } from "./payment-events";
+
+// What the signed-in user sees of their account: e-mail, plan and credits
+// (GET /api/me, /billing, the plan status card).
+
+export interface AccountPlan {
+  id: string;
+  name: string;
+  credits: number;
+  interval: BillingInterval;
+  /** What one billing interval costs, in cents (a year for yearly plans). */
+  priceCents: number;
+  features: string[];
+  /** ISO date of the next charge; null when none is due (e.g. cancelled at period end). */
+  nextPaymentDate: string | null;
+  /** ISO date the plan ends when it was cancelled at the end of its period. */
+  endsAt: string | null;
+}
+
+export interface AccountSummary {
+  email: string;
+  name: string;
+  credits: number;
+  plan: AccountPlan | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export async function accountSummary(db: Database, userId: string): Promise<AccountSummary | null> {
+  const user = await db.query.users.findFirst({ where: eq(users.id, userId) });
+  if (!user) return null;
+  const catalogPlan = findPlan(user.plan);
+  let plan: AccountPlan | null = null;
+  if (user.plan && catalogPlan && user.planInterval) {
+    const rows = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId)).all();
+    const sub = currentSubscription(rows);
+    plan = {
+      id: catalogPlan.id,
+      name: user.plan,
+      credits: user.planCredits,
+      interval: user.planInterval,
+      priceCents: user.planPriceCents,
+      features: user.planFeatures,
+      nextPaymentDate: iso(user.nextPaymentAt),
+      endsAt: sub?.cancelAtPeriodEnd ? iso(sub.currentPeriodEnd) : null,
+    };
+  }
+  return { email: user.email, name: user.name, credits: user.credits, plan };
+}

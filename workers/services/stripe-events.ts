@@ -1,0 +1,131 @@
+import type Stripe from "stripe";
+import { type BillingInterval, findPlan, findPlanByLookupKey, type PlanId } from "../../app/lib/catalog";
+import type { PaymentEvent, PaymentFact } from "./payment-events";
+
+// Turns a verified Stripe event into plain data the user's Durable Object can
+// apply (RPC carries plain data, not SDK objects). Pure: no I/O, so every
+// event shape is unit-tested.
+
+/** Metadata our server puts on checkout sessions and subscriptions. */
+export interface BillingMetadata {
+  userId: string;
+  planId: PlanId;
+  interval: BillingInterval;
+}
+
+function idOf(value: string | { id: string } | null | undefined): string | null {
+  if (!value) return null;
+  return typeof value === "string" ? value : value.id;
+}
+
+function ms(seconds: number | null | undefined): number | null {
+  return typeof seconds === "number" ? seconds * 1000 : null;
+}
+
+function planFromMetadata(
+  metadata: Stripe.Metadata | null | undefined,
+): { planId: PlanId; interval: BillingInterval } | null {
+  const plan = findPlan(metadata?.planId);
+  const interval = metadata?.interval;
+  if (!plan || (interval !== "month" && interval !== "year")) return null;
+  return { planId: plan.id, interval };
+}
+
+function planFromPrice(
+  price: Stripe.Price | undefined,
+  metadata: Stripe.Metadata | null | undefined,
+): { planId: PlanId; interval: BillingInterval } | null {
+  const byKey = price?.lookup_key ? findPlanByLookupKey(price.lookup_key) : undefined;
+  if (byKey) return { planId: byKey.plan.id, interval: byKey.interval };
+  return planFromMetadata(metadata);
+}
+
+const SUBSCRIPTION_EVENTS = new Set([
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "customer.subscription.paused",
+  "customer.subscription.resumed",
+  "customer.subscription.pending_update_applied",
+]);
+
+/** The event types the webhook acts on (configure the Stripe endpoint with these). */
+export const HANDLED_EVENT_TYPES = ["checkout.session.completed", "invoice.paid", ...SUBSCRIPTION_EVENTS] as const;
+
+function subscriptionFact(sub: Stripe.Subscription): { fact: PaymentFact; userHint: string | null } {
+  const item = sub.items?.data?.[0];
+  const plan = planFromPrice(item?.price, sub.metadata);
+  const customerId = idOf(sub.customer);
+  if (!plan || !customerId) return { fact: { kind: "ignored", why: "not one of our plans" }, userHint: null };
+  return {
+    userHint: sub.metadata?.userId ?? null,
+    fact: {
+      kind: "subscription",
+      customerId,
+      subscriptionId: sub.id,
+      ...plan,
+      status: sub.status,
+      cancelAtPeriodEnd: sub.cancel_at_period_end || sub.cancel_at !== null,
+      periodStart: ms(item?.current_period_start),
+      periodEnd: ms(item?.current_period_end),
+      endedAt: ms(sub.ended_at),
+    },
+  };
+}
+
+function invoiceFact(invoice: Stripe.Invoice): { fact: PaymentFact; userHint: string | null } {
+  const details = invoice.parent?.subscription_details;
+  const subscriptionId = idOf(details?.subscription);
+  const customerId = idOf(invoice.customer);
+  if (!subscriptionId || !customerId || !invoice.id) {
+    return { fact: { kind: "ignored", why: "not a subscription invoice" }, userHint: null };
+  }
+  // The line for the period paid (prorations are separate lines and buy no credits).
+  const line = invoice.lines?.data?.find(
+    (l) => l.parent?.subscription_item_details && !l.parent.subscription_item_details.proration,
+  );
+  const plan = planFromMetadata(details?.metadata) ?? planFromMetadata(line?.metadata);
+  if (!line || !plan) return { fact: { kind: "ignored", why: "pays no plan period" }, userHint: null };
+  return {
+    userHint: details?.metadata?.userId ?? null,
+    fact: {
+      kind: "invoice_paid",
+      customerId,
+      subscriptionId,
+      invoiceId: invoice.id,
+      ...plan,
+      periodStart: line.period.start * 1000,
+      periodEnd: line.period.end * 1000,
+    },
+  };
+}
+
+function checkoutFact(session: Stripe.Checkout.Session): { fact: PaymentFact; userHint: string | null } {
+  const userHint = session.client_reference_id ?? session.metadata?.userId ?? null;
+  const paid = session.payment_status === "paid" || session.payment_status === "no_payment_required";
+  const plan = planFromMetadata(session.metadata);
+  const customerId = idOf(session.customer);
+  const subscriptionId = idOf(session.subscription);
+  if (session.mode !== "subscription" || !paid || !plan || !customerId || !subscriptionId) {
+    return { fact: { kind: "ignored", why: "not a paid plan checkout" }, userHint };
+  }
+  return {
+    userHint,
+    fact: { kind: "checkout_completed", customerId, subscriptionId, invoiceId: idOf(session.invoice), ...plan },
+  };
+}
+
+export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
+  const base = { eventId: event.id, type: event.type, createdAt: event.created * 1000 };
+  let parsed: { fact: PaymentFact; userHint: string | null };
+  if (event.type === "checkout.session.completed") parsed = checkoutFact(event.data.object);
+  else if (event.type === "invoice.paid") parsed = invoiceFact(event.data.object);
+  else if (SUBSCRIPTION_EVENTS.has(event.type)) parsed = subscriptionFact(event.data.object as Stripe.Subscription);
+  else parsed = { fact: { kind: "ignored", why: "event type not handled" }, userHint: null };
+  return { ...base, ...parsed };
+}
+
+/** The Stripe customer id an event is about, for finding its user. */
+export function customerOf(ev: PaymentEvent): string | null {
+  return ev.fact.kind === "ignored" ? null : ev.fact.customerId;
+}

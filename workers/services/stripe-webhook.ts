@@ -1,0 +1,69 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { stripeEvents, users } from "../../db/schema";
+import { verifyWebhook } from "../adapters/stripe";
+import { userObject } from "../objects/user-object";
+import type { ApplyResult, PaymentEvent } from "./payment-events";
+import { customerOf, toPaymentEvent } from "./stripe-events";
+
+// POST /api/webhooks/stripe: the only way a payment changes credits or plans.
+// Verify the signature on the raw body, turn the event into plain data, find
+// its user, and let that user's Durable Object apply it in one atomic batch
+// together with the event's record (docs/decisions/0021-webhook-idempotency-and-ordering.md).
+
+export type WebhookResult =
+  | { status: 400; body: { error: string } }
+  | { status: 200; body: { received: true; outcome: "applied" | "ignored"; duplicate: boolean } };
+
+export const BAD_SIGNATURE_MESSAGE = "Invalid or expired Stripe signature.";
+
+/** The user an event is about: by Stripe customer first, else by the user id we put in the checkout. */
+export async function resolveEventUser(db: Database, ev: PaymentEvent): Promise<string | null> {
+  const customer = customerOf(ev);
+  if (customer) {
+    const row = await db.select({ id: users.id }).from(users).where(eq(users.stripeCustomerId, customer)).get();
+    if (row) return row.id;
+  }
+  if (ev.userHint) {
+    const row = await db.select({ id: users.id }).from(users).where(eq(users.id, ev.userHint)).get();
+    if (row) return row.id;
+  }
+  return null;
+}
+
+export async function handleStripeWebhook(
+  env: Env,
+  db: Database,
+  rawBody: string,
+  signature: string | null | undefined,
+): Promise<WebhookResult> {
+  if (!env.STRIPE_WEBHOOK_SECRET) throw new Error("STRIPE_WEBHOOK_SECRET is not set");
+  if (!signature) return { status: 400, body: { error: BAD_SIGNATURE_MESSAGE } };
+  let ev: PaymentEvent;
+  try {
+    ev = toPaymentEvent(await verifyWebhook(rawBody, signature, env.STRIPE_WEBHOOK_SECRET));
+  } catch {
+    return { status: 400, body: { error: BAD_SIGNATURE_MESSAGE } };
+  }
+
+  const userId = ev.fact.kind === "ignored" ? null : await resolveEventUser(db, ev);
+  if (!userId) {
+    if (ev.fact.kind !== "ignored") console.warn(`stripe webhook: no user for ${ev.type} ${ev.eventId}`);
+    const inserted = await db
+      .insert(stripeEvents)
+      .values({
+        id: ev.eventId,
+        type: ev.type,
+        userId: null,
+        eventCreatedAt: ev.createdAt,
+        outcome: "ignored",
+        processedAt: Date.now(),
+      })
+      .onConflictDoNothing()
+      .returning({ id: stripeEvents.id });
+    return { status: 200, body: { received: true, outcome: "ignored", duplicate: inserted.length === 0 } };
+  }
+
+  const result: ApplyResult = await userObject(env, userId).applyPaymentEvent(userId, ev);
+  return { status: 200, body: { received: true, outcome: result.outcome, duplicate: result.duplicate } };
+}
