@@ -24,6 +24,8 @@ export const BUDGETS = {
   js: budget("<=", 130),
   lighthouse: budget(">=", 95),
   lcp: budget("<=", 2),
+  uploadMb: budget("<=", 3),
+  gridKb: budget("<=", 1500),
 };
 
 export function judge(f: Figure): Figure {

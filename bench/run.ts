@@ -5,7 +5,9 @@ import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
+import { chromium } from "playwright-core";
 import { ROOT, startStack } from "../scripts/stack.ts";
+import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
 import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
 
 // `npm run bench`: starts the production build under local workerd with its
@@ -35,14 +37,18 @@ const stack = await startStack({
   quiet: true,
 });
 
-async function fixtureSession(credits = 20): Promise<string> {
+async function fixtureToken(credits = 20): Promise<string> {
   const res = await fetch(`${stack.url}/api/dev/users`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ credits }),
   });
   const body = (await res.json()) as { sessionToken: string };
-  return `sw_session=${body.sessionToken}`;
+  return body.sessionToken;
+}
+
+async function fixtureSession(credits = 20): Promise<string> {
+  return `sw_session=${await fixtureToken(credits)}`;
 }
 
 async function load(path: string, headers: Record<string, string> = {}) {
@@ -100,6 +106,62 @@ try {
       unit: "res/s",
       ...BUDGETS.reservations(users),
     });
+  }
+
+  console.log("Photo bytes: a 10 MB phone photo's upload, and a 50-photo grid…");
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  try {
+    const jpeg = phoneSizedJpeg();
+    const upload = await measureUploadBytes(
+      browser,
+      { baseUrl: stack.url, sessionToken: await fixtureToken() },
+      {
+        name: "phone-photo.jpg",
+        mimeType: "image/jpeg",
+        buffer: Buffer.from(jpeg),
+      },
+    );
+    const mb = (n: number) => Math.round(n / 10485.76) / 100;
+    add({ group: "Photos", name: "phone JPEG before upload", value: mb(upload.fileBytes), unit: "MB" });
+    add({
+      group: "Photos",
+      name: "bytes sent to upload it",
+      value: mb(upload.sentTotalBytes),
+      unit: "MB",
+      baseline: `${Math.round((upload.sentTotalBytes / upload.fileBytes) * 100)}% of the file, ${upload.requests} requests`,
+      ...BUDGETS.uploadMb,
+    });
+    const gridToken = await fixtureToken();
+    await seedPhotos({ baseUrl: stack.url, sessionToken: gridToken }, 50);
+    const grid = await measureGridBytes(browser, { baseUrl: stack.url, sessionToken: gridToken });
+    if (grid.originalRequests > 0) throw new Error(`the grid loaded ${grid.originalRequests} originals`);
+    add({
+      group: "Photos",
+      name: "grid of 50 photos: image bytes",
+      value: Math.round(grid.imageBytes / 102.4) / 10,
+      unit: "KB",
+      baseline: `${grid.imageRequests} thumbnails, largest ${Math.round(grid.largestImageBytes / 1024)} KB`,
+      ...BUDGETS.gridKb,
+    });
+    add({
+      group: "Photos",
+      name: "grid of 50 photos: whole page",
+      value: Math.round(grid.totalBytes / 102.4) / 10,
+      unit: "KB",
+    });
+  } finally {
+    await browser.close();
   }
 
   console.log("JavaScript each route sends (gzipped)…");

@@ -5,6 +5,10 @@ import { z } from "zod";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find control characters
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
+export function hasControlCharacters(s: string): boolean {
+  return CONTROL.test(s);
+}
+
 export function cleanText(label: string, min: number, max: number) {
   return z
     .string({ message: `${label} is required.` })

@@ -36,14 +36,16 @@ export function loader({ request, context }: Route.LoaderArgs) {
 
 const input = z.object({
   planId: z.string().refine((v) => Boolean(findPlan(v)), PLAN_REQUIRED_MESSAGE),
-  interval: z.enum(["month", "year"]).catch("month"),
+  // A missing interval means monthly; a wrong one is refused, not guessed.
+  interval: z.enum(["month", "year"], { message: "Please choose monthly or yearly billing." }),
 });
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = requireUser(context, request);
   const form = await request.formData();
   const parsed = input.safeParse({ planId: form.get("planId") ?? "", interval: form.get("interval") ?? "month" });
-  if (!parsed.success) return data({ error: PLAN_REQUIRED_MESSAGE }, { status: 400 });
+  if (!parsed.success)
+    return data({ error: parsed.error.issues[0]?.message ?? PLAN_REQUIRED_MESSAGE }, { status: 400 });
   const { env } = context.get(requestContext);
   const limited = await rateLimit(env, CHECKOUT_RULE, [`user:${user.id}`]);
   if (!limited.allowed) return data({ error: RATE_LIMITED_MESSAGE }, { status: 429 });

@@ -30,5 +30,6 @@ export const FIELD_MESSAGES = {
   passwordTooShort: "Password must be at least 8 characters.",
   passwordTooLong: "Password must be at most 128 characters.",
   nameTooLong: "Name must be at most 100 characters.",
+  nameInvalid: "Name contains characters that are not allowed.",
   terms: "You must be at least 18 and accept the Terms of Service.",
 } as const;

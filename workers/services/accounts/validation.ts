@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasControlCharacters } from "../../lib/text";
 import type { FieldErrors } from "./deps";
 import { FIELD_MESSAGES as M } from "./messages";
 
@@ -27,7 +28,13 @@ export const newPasswordField = text.pipe(
 /** A sign-in password is only checked for presence: its length says nothing useful. */
 export const passwordField = text.pipe(z.string().min(1, M.passwordRequired));
 
-export const nameField = text.pipe(z.string().trim().max(100, M.nameTooLong));
+export const nameField = text.pipe(
+  z
+    .string()
+    .trim()
+    .max(100, M.nameTooLong)
+    .refine((s) => !hasControlCharacters(s), M.nameInvalid),
+);
 
 export const signUpSchema = z.object({
   name: nameField,
