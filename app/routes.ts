@@ -7,6 +7,7 @@ export default [
   route("admin", "routes/admin/users.tsx"),
   route("admin/users/:id", "routes/admin/user.tsx"),
   route("dev/mailbox", "routes/dev/mailbox.tsx"),
+  route("dev/bare", "routes/dev/bare.tsx"),
   route("auth", "routes/auth/auth.tsx"),
   route("login", "routes/auth/login.tsx"),
   route("auth/google", "routes/auth/google.tsx"),

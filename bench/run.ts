@@ -69,20 +69,36 @@ try {
   const cookie = await fixtureSession();
 
   console.log("Server-rendered pages under load (10 connections, at most 10 s or 5,000 requests each)…");
+  const base = await load("/dev/bare");
+  add({
+    group: "SSR",
+    name: "baseline: bare React Router page requests/s",
+    value: Math.round(base.requests.average),
+    unit: "req/s",
+  });
+  add({ group: "SSR", name: "baseline: bare React Router page p50", value: base.latency.p50, unit: "ms" });
   for (const [label, path, headers] of [
     ["/", "/", {}],
     ["/dashboard", "/dashboard", { Cookie: cookie }],
-    ["baseline: /api/health", "/api/health", {}],
   ] as const) {
     const r = await load(path, headers);
+    const ratio = (x: number, y: number) => `${(x / y).toFixed(2)}x the bare page`;
     add({
       group: "SSR",
       name: `${label} requests/s`,
       value: Math.round(r.requests.average),
       unit: "req/s",
+      baseline: ratio(r.requests.average, base.requests.average),
       ...BUDGETS.rps(label),
     });
-    add({ group: "SSR", name: `${label} p50`, value: r.latency.p50, unit: "ms", ...BUDGETS.p50(label) });
+    add({
+      group: "SSR",
+      name: `${label} p50`,
+      value: r.latency.p50,
+      unit: "ms",
+      baseline: ratio(r.latency.p50, base.latency.p50),
+      ...BUDGETS.p50(label),
+    });
     add({ group: "SSR", name: `${label} p99`, value: r.latency.p99, unit: "ms", ...BUDGETS.p99(label) });
   }
 

@@ -13,10 +13,15 @@ describe("GET /api/health through the Worker", () => {
 
     const row = await db.select().from(healthChecks).get();
     expect(row?.checkedAt).toBeGreaterThanOrEqual(before);
-    const obj = await env.PHOTOS.get("health/probe");
-    expect(Number(await obj?.text())).toBeGreaterThanOrEqual(before);
+    // The R2 probe object is written, read back and removed.
+    expect((await env.PHOTOS.list({ prefix: "health/" })).objects).toHaveLength(0);
     const pings = await env.USER_OBJECT.get(env.USER_OBJECT.idFromName("__health__")).ping();
     expect(pings.pings).toBeGreaterThanOrEqual(2);
+  });
+
+  it("stays healthy under concurrent probes", async () => {
+    const results = await Promise.all(Array.from({ length: 25 }, () => workerFetch("/api/health")));
+    expect(results.map((r) => r.status)).toEqual(Array(25).fill(200));
   });
 
   it("carries the security headers", async () => {

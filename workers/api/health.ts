@@ -15,19 +15,23 @@ export const health = new Hono<ApiEnv>().get("/", async (c) => {
 
   await Promise.all([
     (async () => {
-      await db
+      // RETURNING reads back what this very statement wrote, so concurrent
+      // probes cannot make each other fail.
+      const [row] = await db
         .insert(healthChecks)
         .values({ id: "probe", checkedAt: now })
-        .onConflictDoUpdate({ target: healthChecks.id, set: { checkedAt: now } });
-      const row = await db.query.healthChecks.findFirst({ where: (h, { eq }) => eq(h.id, "probe") });
+        .onConflictDoUpdate({ target: healthChecks.id, set: { checkedAt: now } })
+        .returning();
       if (row?.checkedAt === now) checks.d1 = "ok";
     })().catch((e: unknown) => {
       errors.d1 = String(e);
     }),
     (async () => {
-      await c.env.PHOTOS.put("health/probe", String(now));
-      const obj = await c.env.PHOTOS.get("health/probe");
+      const key = `health/probe-${crypto.randomUUID()}`;
+      await c.env.PHOTOS.put(key, String(now));
+      const obj = await c.env.PHOTOS.get(key);
       if ((await obj?.text()) === String(now)) checks.r2 = "ok";
+      await c.env.PHOTOS.delete(key);
     })().catch((e: unknown) => {
       errors.r2 = String(e);
     }),
