@@ -227,6 +227,10 @@ try {
       });
       const lhr = result?.lhr;
       if (!lhr) throw new Error(`lighthouse gave no result for ${path}`);
+      if (lhr.runtimeError || lhr.categories.performance?.score == null) {
+        // A failed Lighthouse run is a failed measurement, never a score of 0.
+        throw new Error(`lighthouse could not measure ${path}: ${lhr.runtimeError?.message ?? "no performance score"}`);
+      }
       add({
         group: "Lighthouse (mobile)",
         name: `${label} performance score`,

@@ -19,6 +19,9 @@ function FloatingCard({ label, value, className }: { label: string; value: strin
   );
 }
 
+/** Shared with the page's preload link so the browser fetches the same candidate. */
+export const HERO_SIZES = "(min-width: 1152px) 528px, (min-width: 1024px) 45vw, calc(100vw - 3rem)";
+
 export function Hero({ startHref }: { startHref: string }) {
   return (
     <section className="overflow-hidden bg-gradient-to-b from-brand-50 to-white">
@@ -52,7 +55,7 @@ export function Hero({ startHref }: { startHref: string }) {
           <img
             src={imageSrc(HERO_IMAGE.name)}
             srcSet={imageSrcSet(HERO_IMAGE.name)}
-            sizes="(min-width: 1152px) 528px, (min-width: 1024px) 45vw, calc(100vw - 3rem)"
+            sizes={HERO_SIZES}
             width={IMAGE_WIDTH}
             height={IMAGE_HEIGHT}
             alt={HERO_IMAGE.alt}
