@@ -32,7 +32,7 @@ describe("AI staging", () => {
     await page.goto(`${baseUrl()}/dashboard`);
     await page.waitForSelector("html[data-hydrated=true]");
     const credits = page.getByTestId("credits").first();
-    await expect.poll(() => credits.innerText()).toBe("3");
+    await expect.poll(() => credits.textContent()).toBe("3");
 
     await page.getByRole("button", { name: "AI Designer" }).click();
     const dialog = page.getByTestId("designer-dialog");
@@ -54,24 +54,24 @@ describe("AI staging", () => {
       .first()
       .waitFor({ timeout: 60_000 });
     await dialog.getByTestId("result-compare").waitFor();
-    await expect.poll(() => credits.innerText()).toBe("2");
+    await expect.poll(() => credits.textContent()).toBe("2");
 
     await dialog.getByRole("button", { name: "Sky: Dusk" }).click();
     await dialog.getByRole("button", { name: "Processing your design..." }).waitFor();
     await dialog.getByRole("button", { name: "Transform with AI" }).waitFor({ timeout: 60_000 });
     expect(await dialog.getByTestId("job-error").count()).toBe(0);
-    await expect.poll(() => credits.innerText()).toBe("1");
+    await expect.poll(() => credits.textContent()).toBe("1");
 
     await setProviderMode("fail500");
     await dialog.getByRole("button", { name: "Sky: Night" }).click();
     const error = dialog.getByTestId("job-error");
     await error.waitFor({ timeout: 60_000 });
-    expect(await error.innerText()).toBe("Failed to replace sky: 500 - Internal Server Error");
+    expect(await error.textContent()).toBe("Failed to replace sky: 500 - Internal Server Error");
     expect(await error.getAttribute("class")).toContain("alert-error");
     await setProviderMode("ok");
     await page.reload();
     await page.waitForSelector("html[data-hydrated=true]");
-    await expect.poll(() => page.getByTestId("credits").first().innerText()).toBe("1");
+    await expect.poll(() => page.getByTestId("credits").first().textContent()).toBe("1");
 
     // The result is in the library: open the photo and see both versions.
     // Keyboard: on devices that hover, the card's action bar lies over the top of the thumbnail.
