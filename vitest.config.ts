@@ -23,6 +23,8 @@ export default defineConfig(async () => {
             MAIL_API_KEY: "test-mail-key",
             PROVIDER_BASE_URL: "http://provider.test",
             PROVIDER_API_KEY: "test-provider-key",
+            SIGNING_SECRET: "test-signing-secret",
+            PROVIDER_TIMEOUT_MS: "1500",
             STRIPE_SECRET_KEY: "sk_test_vitest",
             STRIPE_WEBHOOK_SECRET: "whsec_vitest_secret",
             STRIPE_API_URL: "http://stripe.test",

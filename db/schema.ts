@@ -239,3 +239,43 @@ export const paidPeriods = sqliteTable("paid_periods", {
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type PaidPeriodRow = typeof paidPeriods.$inferSelect;
+
+// ---- AI jobs and photo versions (migrations/0007_jobs.sql) ----
+
+export type JobKind = "stage" | "sky" | "removal";
+export type JobStatus = "queued" | "running" | "succeeded" | "failed";
+export type JobParams = { roomType?: string; designStyle?: string; skyType?: string; source?: string };
+
+export const jobs = sqliteTable("jobs", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  photoId: text("photo_id").notNull(),
+  kind: text("kind", { enum: ["stage", "sky", "removal"] }).notNull(),
+  params: text("params", { mode: "json" }).$type<JobParams>().notNull(),
+  status: text("status", { enum: ["queued", "running", "succeeded", "failed"] }).notNull(),
+  error: text("error"),
+  versionId: text("version_id"),
+  attempts: integer("attempts").notNull().default(0),
+  createdAt: integer("created_at").notNull(),
+  startedAt: integer("started_at"),
+  finishedAt: integer("finished_at"),
+});
+
+export const photoVersions = sqliteTable("photo_versions", {
+  id: text("id").primaryKey(),
+  photoId: text("photo_id").notNull(),
+  userId: text("user_id").notNull(),
+  jobId: text("job_id").notNull(),
+  kind: text("kind", { enum: ["stage", "sky", "removal"] }).notNull(),
+  params: text("params", { mode: "json" }).$type<JobParams>().notNull(),
+  key: text("key").notNull(),
+  thumbKey: text("thumb_key").notNull(),
+  contentType: text("content_type").notNull(),
+  bytes: integer("bytes").notNull(),
+  width: integer("width").notNull(),
+  height: integer("height").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+export type Job = typeof jobs.$inferSelect;
+export type PhotoVersion = typeof photoVersions.$inferSelect;

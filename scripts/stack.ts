@@ -144,8 +144,11 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     vars: fileVars,
     appUrl: url,
   });
-  const vars: Record<string, string> = { ...fileVars, ...emulators.workerVars, APP_ORIGIN: url };
-  const varArgs = Object.entries({ ...emulators.workerVars, APP_ORIGIN: url }).flatMap(([k, v]) => [
+  // A .dev.vars made before a new setting was added to the example gets that setting from the example.
+  const example = parseEnvFile(join(ROOT, ".dev.vars.example"));
+  const added = Object.fromEntries(Object.entries(example).filter(([k]) => !(k in fileVars)));
+  const vars: Record<string, string> = { ...added, ...fileVars, ...emulators.workerVars, APP_ORIGIN: url };
+  const varArgs = Object.entries({ ...added, ...emulators.workerVars, APP_ORIGIN: url }).flatMap(([k, v]) => [
     "--var",
     `${k}:${v}`,
   ]);

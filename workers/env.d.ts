@@ -18,6 +18,10 @@ declare namespace Cloudflare {
     MAIL_API_KEY?: string;
     PROVIDER_BASE_URL?: string;
     PROVIDER_API_KEY?: string;
+    /** Milliseconds before a provider call is abandoned (default 120 000). */
+    PROVIDER_TIMEOUT_MS?: string;
+    /** HMAC key of the short-lived signed image addresses given to the provider. */
+    SIGNING_SECRET?: string;
     STRIPE_SECRET_KEY?: string;
     STRIPE_WEBHOOK_SECRET?: string;
     STRIPE_API_URL?: string;

@@ -7,6 +7,7 @@ import { resolveCurrentUser, secureCookies } from "../services/current-user";
 import { adminApi } from "./admin";
 import { devApi } from "./dev";
 import { health } from "./health";
+import { jobsApi } from "./jobs";
 import { me } from "./me";
 import { photosApi } from "./photos";
 import type { ApiEnv } from "./types";
@@ -63,6 +64,7 @@ api.route("/health", health);
 api.route("/admin", adminApi);
 api.route("/uploads", uploadsApi);
 api.route("/photos", photosApi);
+api.route("/", jobsApi);
 api.route("/me", me);
 api.route("/webhooks", webhooks);
 

@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { createDb, type Database } from "../../db/client";
 import { users } from "../../db/schema";
 import { devToolsEnabled } from "../context";
+import * as jobsService from "../services/jobs";
 import * as ledger from "../services/ledger";
 import * as payments from "../services/payment-events";
 
@@ -24,6 +25,8 @@ export class UserObject extends DurableObject<Env> {
   #db: Database;
   #queue: Promise<unknown> = Promise.resolve();
   #clockOffset = 0;
+  /** Jobs whose provider call runs in this instance right now. */
+  #active = new Set<string>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -53,7 +56,7 @@ export class UserObject extends DurableObject<Env> {
   }
 
   async #scheduleAlarm(userId: string): Promise<void> {
-    const at = await nextWakeAt(this.#db, userId);
+    const at = await nextWakeAt(this.#db, userId, jobsService.providerTimeoutMs(this.env));
     if (at === null) await this.ctx.storage.deleteAlarm();
     // `at` is on this object's clock; the runtime's alarm runs on the real one.
     else await this.ctx.storage.setAlarm(Math.max(at - this.#clockOffset, Date.now() + 1000));
@@ -192,6 +195,56 @@ export class UserObject extends DurableObject<Env> {
     );
   }
 
+  /**
+   * Starts an AI job: the job row and the reservation of one credit (key = job
+   * id) in one atomic batch, then the provider call runs outside the serial
+   * queue (other credit changes of the user are not held up by it). Returns at
+   * once; the caller polls the job. docs/decisions/0070-ai-jobs-in-the-user-object.md
+   */
+  async startJob(userId: string, input: jobsService.StartJobInput) {
+    const result = await this.#change(userId, (now) =>
+      ledger.reserve(this.#db, userId, input.jobId, 1, `AI ${input.kind}`, now, [
+        jobsService.insertJobStatement(this.#db, userId, input, now),
+      ]),
+    );
+    if (result.ok) this.#launch(userId, input.jobId);
+    return result;
+  }
+
+  #launch(userId: string, jobId: string): void {
+    if (this.#active.has(jobId)) return;
+    this.#active.add(jobId);
+    const run = this.#runJob(userId, jobId).finally(() => this.#active.delete(jobId));
+    this.ctx.waitUntil(run);
+  }
+
+  async #runJob(userId: string, jobId: string): Promise<void> {
+    if (!(await jobsService.markRunning(this.#db, jobId, this.#now()))) return;
+    const job = await jobsService.getJob(this.#db, jobId);
+    if (!job) return;
+    try {
+      const result = await jobsService.produce(this.env, this.#db, job, this.#now());
+      const settled = await this.#change(userId, (now) =>
+        ledger.commit(this.#db, userId, jobId, now, jobsService.succeedStatements(this.#db, job, result, now)),
+      );
+      // Refunded meanwhile (the alarm gave up on it): the result is not kept.
+      if (!(settled.ok && settled.status === "committed" && (await this.#succeeded(jobId)))) {
+        await this.env.PHOTOS.delete([result.key, result.thumbKey]);
+      }
+    } catch (err) {
+      const message = jobsService.failureMessage(job.kind, err);
+      await this.#change(userId, (now) =>
+        ledger.refund(this.#db, userId, jobId, message, now, [
+          jobsService.failJobStatement(this.#db, jobId, message, now),
+        ]),
+      );
+    }
+  }
+
+  async #succeeded(jobId: string): Promise<boolean> {
+    return (await jobsService.getJob(this.#db, jobId))?.status === "succeeded";
+  }
+
   /** Test and development only: moves this object's clock forward. */
   async advanceClockForTesting(ms: number): Promise<void> {
     if (!devToolsEnabled(this.env)) throw new Error("Clock control is disabled");
@@ -203,8 +256,25 @@ export class UserObject extends DurableObject<Env> {
     const userId = await this.ctx.storage.get<string>("userId");
     if (!userId) return;
     await this.#change(userId, async (now) => {
+      // Jobs: a queued one that no instance runs is started; a running one that
+      // this instance does not run was lost with an evicted instance: refund it.
+      const deadline = now - jobsService.providerTimeoutMs(this.env) - jobsService.JOB_WATCH_MARGIN_MS;
+      for (const job of await jobsService.openJobs(this.#db, userId)) {
+        if (this.#active.has(job.id) && (job.startedAt ?? now) > deadline) continue;
+        if (job.status === "queued" && job.attempts === 0) {
+          queueMicrotask(() => this.#launch(userId, job.id));
+          continue;
+        }
+        const message = jobsService.INTERRUPTED_MESSAGE;
+        await ledger.refund(this.#db, userId, job.id, message, now, [
+          jobsService.failJobStatement(this.#db, job.id, message, now),
+        ]);
+      }
       for (const key of await ledger.staleReservationKeys(this.#db, userId, now)) {
-        await ledger.refund(this.#db, userId, key, "Job did not finish in time", now);
+        const reason = "Job did not finish in time";
+        await ledger.refund(this.#db, userId, key, reason, now, [
+          jobsService.failJobStatement(this.#db, key, reason, now),
+        ]);
       }
       await this.#catchUp(userId, now);
     });
@@ -221,7 +291,7 @@ export class UserObject extends DurableObject<Env> {
  * When the alarm should next wake, in one query: the earliest grant expiry,
  * reservation timeout (ledger) or monthly plan grant (paid_periods).
  */
-async function nextWakeAt(db: Database, userId: string): Promise<number | null> {
+async function nextWakeAt(db: Database, userId: string, timeoutMs: number): Promise<number | null> {
   const row = await db.get<{ at: number | null }>(sql`
     SELECT min(at) AS at FROM (
       SELECT min(expires_at) AS at FROM credit_grants WHERE user_id = ${userId} AND remaining > 0
@@ -230,6 +300,9 @@ async function nextWakeAt(db: Database, userId: string): Promise<number | null> 
         WHERE user_id = ${userId} AND status = 'held'
       UNION ALL
       SELECT min(next_grant_at) FROM paid_periods WHERE user_id = ${userId}
+      UNION ALL
+      SELECT min(coalesce(started_at, created_at)) + ${jobsService.JOB_WATCH_MARGIN_MS} + ${timeoutMs}
+        FROM jobs WHERE user_id = ${userId} AND status IN ('queued', 'running')
     )`);
   return row?.at ?? null;
 }

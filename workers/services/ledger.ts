@@ -223,6 +223,7 @@ export async function reserve(
   amount: number,
   reason: string,
   now: number,
+  alsoRun: Stmt[] = [],
 ): Promise<LedgerResult<{ status: "held" | "committed" | "refunded" }>> {
   if (!Number.isInteger(amount) || amount <= 0) throw new Error("reserve amount must be a positive integer");
   const existing = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
@@ -241,6 +242,7 @@ export async function reserve(
       .insert(creditLedger)
       .values(ledgerRow(userId, "reserve", -amount, reason, `reserve:${key}`, now, { reservationKey: key })),
     balanceDelta(db, userId, -amount, now),
+    ...alsoRun,
   ]);
   return { ok: true, status: "held", balance: balance - amount };
 }
@@ -250,6 +252,7 @@ export async function commit(
   userId: string,
   key: string,
   now: number,
+  alsoRun: Stmt[] = [],
 ): Promise<LedgerResult<{ status: string }>> {
   const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
   const balance = (await cachedBalance(db, userId)) ?? 0;
@@ -264,6 +267,7 @@ export async function commit(
     db
       .insert(creditLedger)
       .values(ledgerRow(userId, "commit", 0, "Image delivered", `commit:${key}`, now, { reservationKey: key })),
+    ...alsoRun,
   ]);
   return { ok: true, status: "committed", balance };
 }
@@ -274,6 +278,7 @@ export async function refund(
   key: string,
   reason: string,
   now: number,
+  alsoRun: Stmt[] = [],
 ): Promise<LedgerResult<{ status: string }>> {
   const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
   const balance = (await cachedBalance(db, userId)) ?? 0;
@@ -295,6 +300,7 @@ export async function refund(
       .insert(creditLedger)
       .values(ledgerRow(userId, "refund", r.amount, reason, `refund:${key}`, now, { reservationKey: key })),
     balanceDelta(db, userId, r.amount, now),
+    ...alsoRun,
   ]);
   // A refund into a grant that expired meanwhile is expired again at once.
   await expireGrants(db, userId, now);

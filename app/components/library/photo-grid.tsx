@@ -40,7 +40,19 @@ function leavesView(view: LibraryView, form: FormData | undefined): boolean {
   return false;
 }
 
-function PhotoCard({ photo, view, folders }: { photo: GridPhoto; view: LibraryView; folders: GridFolder[] }) {
+type OpenPhoto = (photo: { id: string; name: string }) => void;
+
+function PhotoCard({
+  photo,
+  view,
+  folders,
+  onOpen,
+}: {
+  photo: GridPhoto;
+  view: LibraryView;
+  folders: GridFolder[];
+  onOpen?: OpenPhoto;
+}) {
   const fetcher = useFetcher<{ ok: boolean }>();
   const [sent, setSent] = useState<FormData | undefined>(undefined);
   useEffect(() => {
@@ -50,21 +62,36 @@ function PhotoCard({ photo, view, folders }: { photo: GridPhoto; view: LibraryVi
   if (leavesView(view, pending)) return null;
 
   const inTrash = photo.trashedAt !== null;
+  const thumb = (
+    <img
+      src={photo.thumbUrl}
+      width={photo.thumbWidth}
+      height={photo.thumbHeight}
+      alt={photo.name}
+      loading="lazy"
+      decoding="async"
+      className="aspect-[4/3] w-full bg-slate-100 object-cover"
+    />
+  );
   return (
     <li
       className="group relative overflow-hidden rounded-xl border border-line bg-white shadow-sm"
       data-testid="photo-card"
       data-photo-id={photo.id}
     >
-      <img
-        src={photo.thumbUrl}
-        width={photo.thumbWidth}
-        height={photo.thumbHeight}
-        alt={photo.name}
-        loading="lazy"
-        decoding="async"
-        className="aspect-[4/3] w-full bg-slate-100 object-cover"
-      />
+      {onOpen && photo.trashedAt === null ? (
+        <button
+          type="button"
+          className="block w-full"
+          onClick={() => onOpen({ id: photo.id, name: photo.name })}
+          aria-label={`Open ${photo.name} for AI editing`}
+          data-testid="photo-open"
+        >
+          {thumb}
+        </button>
+      ) : (
+        thumb
+      )}
       <div className="p-3">
         <div className="flex items-baseline justify-between gap-2">
           <p className="truncate text-sm font-semibold" title={photo.name} data-testid="photo-name">
@@ -186,12 +213,15 @@ export function PhotoGrid({
   folders,
   moreHref,
   emptyText,
+  onOpen,
 }: {
   page: Page;
   view: LibraryView;
   folders: GridFolder[];
   moreHref: (cursor: string) => string;
   emptyText: string;
+  /** Opens the photo's AI dialog (the thumbnail becomes a button). */
+  onOpen?: OpenPhoto;
 }) {
   const more = useFetcher<{ page: Page }>();
   const requested = useRef<string | null>(null);
@@ -238,7 +268,7 @@ export function PhotoGrid({
     <>
       <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-4" data-testid="photo-grid">
         {photos.map((p) => (
-          <PhotoCard key={p.id} photo={p} view={view} folders={folders} />
+          <PhotoCard key={p.id} photo={p} view={view} folders={folders} onOpen={onOpen} />
         ))}
       </ul>
       {next ? (

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-router";
 import { z } from "zod";
 import { requestContext } from "../../../workers/context";
@@ -17,6 +18,7 @@ import { DashboardTopBar } from "../../components/library/dashboard-top-bar";
 import { PhotoGrid } from "../../components/library/photo-grid";
 import { UploadPanel } from "../../components/library/upload-panel";
 import { PlanStatusCard } from "../../components/plan-status-card";
+import { DesignerDialog, QuickDialog } from "../../components/staging/ai-dialogs";
 import { requireUser } from "../../lib/auth.server";
 import { liveCreditsFor } from "../../lib/billing.server";
 import { type LibraryView, sameView, viewFromSearch, viewHref } from "../../lib/library-view";
@@ -144,6 +146,9 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
   const revalidator = useRevalidator();
   const title = viewTitle(view, folderName);
   const is = (v: LibraryView) => sameView(view, v);
+  const [designerOpen, setDesignerOpen] = useState(false);
+  const [quick, setQuick] = useState<{ id: string; name: string } | null>(null);
+  const refreshLibrary = () => revalidator.revalidate();
 
   return (
     <div className="flex min-h-dvh flex-col bg-slate-50">
@@ -231,6 +236,11 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
             <h1 id="view-title" className="text-2xl font-bold tracking-tight">
               {title}
             </h1>
+            {view.kind !== "trash" ? (
+              <button type="button" className="btn-secondary" onClick={() => setDesignerOpen(true)}>
+                AI Designer
+              </button>
+            ) : null}
             {view.kind === "all" && credits > 0 ? (
               <Link to={viewHref(view, { upload: "1" })} className="btn-primary" preventScrollReset>
                 Upload Photo ({credits} credits left)
@@ -290,7 +300,18 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
             folders={folders}
             moreHref={(cursor) => viewHref(view, { cursor })}
             emptyText={emptyText(view)}
+            onOpen={(p) => setQuick(p)}
           />
+          {designerOpen ? <DesignerDialog onClose={() => setDesignerOpen(false)} onChanged={refreshLibrary} /> : null}
+          {quick ? (
+            <QuickDialog
+              key={quick.id}
+              photoId={quick.id}
+              photoName={quick.name}
+              onClose={() => setQuick(null)}
+              onChanged={refreshLibrary}
+            />
+          ) : null}
         </section>
       </main>
     </div>

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
+import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
 import {
   CONTROL_CHARS,
@@ -21,12 +22,16 @@ const cookie = (u: FixtureUser) => ({ Cookie: `sw_session=${u.sessionToken}` });
 const FORGED = { Cookie: "sw_session=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" };
 const MALFORMED_SESSION = { Cookie: "sw_session=%00%0d%0a'\";--" };
 let ran = 0;
+let alicePhoto: string | undefined;
+let bobPhoto: string | undefined;
 
 beforeAll(async () => {
   alice = await createUser({ credits: 3 });
   bob = await createUser({ credits: 3 });
   admin = await createUser({ role: "admin" });
   expired = await createUser({ role: "admin", expiredSession: true });
+  [alicePhoto] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: alice.sessionToken! }, 1, "Alice");
+  [bobPhoto] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: bob.sessionToken! }, 1, "Bob");
 });
 
 afterAll(() => {
@@ -687,6 +692,70 @@ describe("hostile input", () => {
         status: 400,
       },
     ]),
+  );
+
+  it(
+    "AI jobs: another user's photo, bad kinds, bad sky types, missing fields, malformed JSON, forged signed URLs",
+    run(() => {
+      const h = { ...cookie(alice), "Content-Type": "application/json" };
+      const mine = `/api/photos/${alicePhoto}/jobs`;
+      return [
+        {
+          name: "bob's photo",
+          method: "POST",
+          path: `/api/photos/${bobPhoto}/jobs`,
+          headers: h,
+          body: { kind: "stage", roomType: "Bedroom", designStyle: "Modern" },
+          status: 404,
+        },
+        { name: "no session", method: "POST", path: mine, body: { kind: "removal" }, status: 401 },
+        {
+          name: "bad kind",
+          method: "POST",
+          path: mine,
+          headers: h,
+          body: { kind: "paint" },
+          status: 400,
+          message: "Please select all required options",
+        },
+        {
+          name: "bad sky",
+          method: "POST",
+          path: mine,
+          headers: h,
+          body: { kind: "sky", skyType: SQL_META },
+          status: 400,
+          message: "Invalid sky type",
+        },
+        {
+          name: "missing style",
+          method: "POST",
+          path: mine,
+          headers: h,
+          body: { kind: "stage", roomType: "Bedroom" },
+          status: 400,
+          message: "Please select all required options",
+        },
+        {
+          name: "traversal room",
+          method: "POST",
+          path: mine,
+          headers: h,
+          body: { kind: "stage", roomType: TRAVERSAL, designStyle: "Modern" },
+          status: 400,
+        },
+        { name: "malformed JSON", method: "POST", path: mine, headers: h, body: '{"kind": "stage",', status: 400 },
+        { name: "bob's versions", method: "GET", path: `/api/photos/${bobPhoto}/versions`, headers: h, status: 404 },
+        { name: "unknown job", method: "GET", path: "/api/jobs/nope", headers: h, status: 404 },
+        {
+          name: "forged signature",
+          method: "GET",
+          path: `/api/signed/photos/${bobPhoto}/original?exp=99999999999999&sig=${"0".repeat(64)}`,
+          status: 403,
+        },
+        { name: "unsigned", method: "GET", path: `/api/signed/photos/${bobPhoto}/original`, status: 403 },
+      ];
+    }),
   );
 
   it("prints where it ran", () => {

@@ -1,0 +1,358 @@
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { encodeBase64 } from "@oslojs/encoding";
+import { eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { creditReservations, jobs, photos, photoVersions } from "../../db/schema";
+import { userObject } from "../../workers/objects/user-object";
+import { INTERRUPTED_MESSAGE } from "../../workers/services/jobs";
+import { signedImageUrl } from "../../workers/services/signed-urls";
+import { makeJpeg } from "../fixtures/images";
+import { db, signedIn } from "../support/factories";
+import { makePhoto, storedKeys } from "../support/photos";
+import { workerFetch } from "../support/worker";
+
+// The provider is stubbed at the isolate's fetch for its host
+// (PROVIDER_BASE_URL=http://provider.test in vitest.config.ts); every other
+// address goes to the real fetch. PROVIDER_TIMEOUT_MS is 1.5 s here.
+
+type Mode = "ok" | "fail500" | "fail429" | "hang" | "errorBody" | "empty" | "malformed";
+const RESULT = makeJpeg(64, 48, 80);
+const realFetch = globalThis.fetch;
+let mode: Mode = "ok";
+interface ProviderCall {
+  url: string;
+  authorization: string | null;
+  form?: Record<string, string>;
+  json?: { input_image_url?: string; sky_type?: string };
+}
+let providerCalls: ProviderCall[] = [];
+let fetchedSources: number[] = [];
+let release: (() => void) | undefined;
+
+beforeEach(() => {
+  mode = "ok";
+  providerCalls = [];
+  fetchedSources = [];
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const req = new Request(input, init);
+    if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
+    const call: ProviderCall = { url: req.url, authorization: req.headers.get("Authorization") };
+    if (req.headers.get("Content-Type")?.includes("application/json")) call.json = await req.json();
+    else {
+      const form = await req.formData();
+      call.form = {};
+      for (const [k, v] of form) if (typeof v === "string") call.form[k] = v;
+    }
+    providerCalls.push(call);
+    const json = call.json;
+    if (json?.input_image_url) {
+      // The provider fetches our signed address, like the real one does.
+      const src = await workerFetch(json.input_image_url);
+      fetchedSources.push(src.status);
+      await src.arrayBuffer();
+    }
+    switch (mode) {
+      case "fail500":
+        return new Response("boom", { status: 500, statusText: "Internal Server Error" });
+      case "fail429":
+        return new Response("slow down", { status: 429, statusText: "Too Many Requests" });
+      case "hang":
+        return new Promise<Response>((_, reject) => {
+          req.signal.addEventListener("abort", () => reject(req.signal.reason));
+          release = () => reject(new Error("released"));
+        });
+      case "errorBody":
+        return Response.json({ error: "bad_input", message: "The image could not be read" });
+      case "empty":
+        return Response.json({ info: { images: [] } });
+      case "malformed":
+        return new Response("{not json", { headers: { "Content-Type": "application/json" } });
+      default:
+        return req.url.endsWith("/replace_sky")
+          ? Response.json({ info: { output_image: encodeBase64(RESULT) } })
+          : Response.json({ info: { images: [{ data: encodeBase64(RESULT) }] } });
+    }
+  });
+});
+
+afterEach(() => {
+  release?.();
+  release = undefined;
+});
+
+async function post(cookie: string, photoId: string, body: unknown) {
+  return workerFetch(`/api/photos/${photoId}/jobs`, {
+    method: "POST",
+    headers: { Cookie: cookie, "Content-Type": "application/json", Origin: "http://localhost" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+interface JobAnswer {
+  job: { id: string; status: string; error: string | null; versionId: string | null; startedAt: number | null };
+  version: { id: string; imageUrl: string; downloadUrl: string; thumbUrl: string } | null;
+}
+
+async function settle(cookie: string, jobId: string): Promise<JobAnswer> {
+  for (let i = 0; i < 400; i++) {
+    const res = await workerFetch(`/api/jobs/${jobId}`, { headers: { Cookie: cookie } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as JobAnswer;
+    if (body.job.status === "succeeded" || body.job.status === "failed") return body;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("the job did not settle");
+}
+
+async function credits(userId: string): Promise<number> {
+  return userObject(env, userId).balance(userId);
+}
+
+const STAGE = { kind: "stage", roomType: "Bedroom", designStyle: "Scandinavian" };
+
+describe("AI jobs", () => {
+  it("stages a photo: 202 at once, then a committed credit, a version in R2 and the photo pointing at it", async () => {
+    const user = await signedIn({ credits: 3 });
+    const photo = await makePhoto(user.id);
+    const res = await post(user.cookie, photo.id, STAGE);
+    expect(res.status).toBe(202);
+    const { job } = (await res.json()) as JobAnswer;
+    const done = await settle(user.cookie, job.id);
+    expect(done.job.status).toBe("succeeded");
+    expect(done.job.startedAt).toBeTypeOf("number");
+    expect(await credits(user.id)).toBe(2);
+
+    const sent = providerCalls[0]!;
+    expect(sent.url).toBe("http://provider.test/generate_designs");
+    expect(sent.authorization).toBe("Bearer test-provider-key");
+    expect(sent.form?.room_type).toBe("bedroom");
+    expect(sent.form?.design_style).toBe("scandinavian");
+
+    const reservation = await db.select().from(creditReservations).where(eq(creditReservations.key, job.id)).get();
+    expect(reservation?.status).toBe("committed");
+    const row = await db.select().from(photos).where(eq(photos.id, photo.id)).get();
+    const version = await db.select().from(photoVersions).where(eq(photoVersions.jobId, job.id)).get();
+    expect(version).toBeDefined();
+    expect(row?.processedKey).toBe(version!.key);
+    expect(row?.processedThumbKey).toBe(version!.thumbKey);
+    expect(version!.width).toBe(64);
+    const keys = await storedKeys(user.id);
+    expect(keys).toContain(`photos/${user.id}/${photo.id}/versions/${version!.id}.jpg`);
+    expect(keys).toContain(version!.thumbKey);
+
+    const image = await workerFetch(done.version!.imageUrl, { headers: { Cookie: user.cookie } });
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(RESULT);
+    const thumb = await workerFetch(done.version!.thumbUrl, { headers: { Cookie: user.cookie } });
+    const thumbBytes = new Uint8Array(await thumb.arrayBuffer());
+    expect(thumbBytes[0]).toBe(0xff);
+    expect(thumbBytes.byteLength).toBeLessThan(100 * 1024);
+    const download = await workerFetch(done.version!.downloadUrl, { headers: { Cookie: user.cookie } });
+    expect(download.headers.get("Content-Disposition")).toMatch(/^attachment;/);
+    await download.arrayBuffer();
+  });
+
+  it("replaces the sky of the newest version through a signed address, and keeps every version", async () => {
+    const user = await signedIn({ credits: 3 });
+    const photo = await makePhoto(user.id);
+    const posted = (await (await post(user.cookie, photo.id, STAGE)).json()) as JobAnswer;
+    const first = await settle(user.cookie, posted.job.id);
+    const res = await post(user.cookie, photo.id, { kind: "sky", skyType: "dusk" });
+    expect(res.status).toBe(202);
+    const sky = await settle(user.cookie, ((await res.json()) as JobAnswer).job.id);
+    expect(sky.job.status).toBe("succeeded");
+    expect(fetchedSources).toEqual([200]);
+    const body = providerCalls[1]!.json!;
+    expect(body.sky_type).toBe("dusk");
+    expect(body.input_image_url).toContain(`/api/signed/photos/${photo.id}/${first.job.versionId}?`);
+    const versions = (await (
+      await workerFetch(`/api/photos/${photo.id}/versions`, { headers: { Cookie: user.cookie } })
+    ).json()) as { versions: { id: string }[] };
+    expect(versions.versions.map((v) => v.id)).toEqual([sky.job.versionId, first.job.versionId]);
+    expect(await credits(user.id)).toBe(1);
+  });
+
+  it("removes furniture with one credit", async () => {
+    const user = await signedIn({ credits: 1 });
+    const photo = await makePhoto(user.id);
+    const res = await post(user.cookie, photo.id, { kind: "removal" });
+    expect(res.status).toBe(202);
+    const done = await settle(user.cookie, ((await res.json()) as JobAnswer).job.id);
+    expect(done.job.status).toBe("succeeded");
+    expect(providerCalls[0]!.url).toBe("http://provider.test/remove_objects_from_room");
+    expect(await credits(user.id)).toBe(0);
+  });
+
+  const failures: [Mode, string, string][] = [
+    ["fail500", "stage", "Failed to process image: 500 - Internal Server Error"],
+    ["fail429", "stage", "Failed to process image: 429 - Too Many Requests"],
+    ["fail500", "sky", "Failed to replace sky: 500 - Internal Server Error"],
+    ["hang", "stage", "Failed to process image: the provider did not answer within 1.5 s"],
+    ["errorBody", "stage", "Failed to process image: The image could not be read"],
+    ["empty", "stage", "Invalid API response: No processed images received."],
+    ["empty", "sky", "Invalid API response: No replaced sky image returned."],
+    ["malformed", "stage", "Invalid API response: the provider did not send JSON."],
+  ];
+  for (const [failMode, kind, message] of failures) {
+    it(`${kind} with the provider answering ${failMode}: the job fails with the message and the credit comes back`, async () => {
+      const user = await signedIn({ credits: 2 });
+      const photo = await makePhoto(user.id);
+      mode = failMode;
+      const res = await post(user.cookie, photo.id, kind === "sky" ? { kind, skyType: "night" } : STAGE);
+      expect(res.status).toBe(202);
+      const { job } = (await res.json()) as JobAnswer;
+      const done = await settle(user.cookie, job.id);
+      expect(done.job.status).toBe("failed");
+      expect(done.job.error).toBe(message);
+      expect(done.version).toBeNull();
+      expect(await credits(user.id)).toBe(2);
+      const reservation = await db.select().from(creditReservations).where(eq(creditReservations.key, job.id)).get();
+      expect(reservation?.status).toBe("refunded");
+      expect((await storedKeys(user.id)).some((k) => k.includes("/versions/"))).toBe(false);
+      expect((await db.select().from(photos).where(eq(photos.id, photo.id)).get())?.processedKey).toBeNull();
+    });
+  }
+
+  it("20 concurrent requests from a user with 5 credits start exactly 5 jobs and refuse 15", async () => {
+    const user = await signedIn({ credits: 5 });
+    const photo = await makePhoto(user.id);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(user.cookie, photo.id, STAGE)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(15);
+    const bodies = (await Promise.all(answers.map((a) => a.json()))) as (JobAnswer & { error?: string })[];
+    for (const b of bodies.filter((b) => b.error)) expect(b.error).toBe("Insufficient credits");
+    for (const b of bodies.filter((b) => b.job)) await settle(user.cookie, b.job.id);
+    const rows = await db.select().from(jobs).where(eq(jobs.userId, user.id)).all();
+    expect(rows).toHaveLength(5);
+    expect(rows.every((r) => r.status === "succeeded")).toBe(true);
+    expect(await credits(user.id)).toBe(0);
+  });
+
+  it("another user's photo answers 404 and reserves nothing", async () => {
+    const owner = await signedIn({ credits: 2 });
+    const other = await signedIn({ credits: 2 });
+    const photo = await makePhoto(owner.id);
+    const res = await post(other.cookie, photo.id, STAGE);
+    expect(res.status).toBe(404);
+    expect(await credits(other.id)).toBe(2);
+    expect(await db.select().from(jobs).where(eq(jobs.userId, other.id)).all()).toEqual([]);
+    expect(providerCalls).toEqual([]);
+    // Nor can they read the owner's job or versions.
+    const mine = (await (await post(owner.cookie, photo.id, STAGE)).json()) as JobAnswer;
+    const done = await settle(owner.cookie, mine.job.id);
+    expect((await workerFetch(`/api/jobs/${mine.job.id}`, { headers: { Cookie: other.cookie } })).status).toBe(404);
+    expect((await workerFetch(done.version!.imageUrl, { headers: { Cookie: other.cookie } })).status).toBe(404);
+    expect((await workerFetch(`/api/photos/${photo.id}/versions`, { headers: { Cookie: other.cookie } })).status).toBe(
+      404,
+    );
+  });
+
+  it("refuses bad input with the spec's messages and reserves nothing", async () => {
+    const user = await signedIn({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    const cases: [unknown, number, string][] = [
+      [{ kind: "stage", roomType: "Bedroom" }, 400, "Please select all required options"],
+      [{ kind: "stage" }, 400, "Please select all required options"],
+      [{ kind: "paint" }, 400, "Please select all required options"],
+      [{ kind: "sky" }, 400, "Please select all required options"],
+      [{ kind: "sky", skyType: "sunset" }, 400, "Invalid sky type"],
+      ["{oops", 400, "The request body must be a JSON object."],
+    ];
+    for (const [body, status, error] of cases) {
+      const res = await post(user.cookie, photo.id, body);
+      expect(res.status).toBe(status);
+      expect(((await res.json()) as { error: string }).error).toBe(error);
+    }
+    const anon = await post("", photo.id, STAGE);
+    expect(anon.status).toBe(401);
+    expect(((await anon.json()) as { error: string }).error).toBe("User not authenticated");
+    expect(await credits(user.id)).toBe(2);
+    expect(await db.select().from(jobs).where(eq(jobs.userId, user.id)).all()).toEqual([]);
+  });
+
+  it("a user without credits gets 402 Insufficient credits", async () => {
+    const user = await signedIn();
+    const photo = await makePhoto(user.id);
+    const res = await post(user.cookie, photo.id, STAGE);
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as { error: string }).error).toBe("Insufficient credits");
+  });
+
+  it("signed addresses: a forged or expired signature is refused", async () => {
+    const user = await signedIn();
+    const photo = await makePhoto(user.id);
+    const good = await signedImageUrl(env, photo.id, "original", Date.now());
+    const ok = await workerFetch(good);
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+    const forged = good.replace(/sig=([0-9a-f])/, (_m, c: string) => `sig=${c === "0" ? "1" : "0"}`);
+    expect((await workerFetch(forged)).status).toBe(403);
+    const expired = await signedImageUrl(env, photo.id, "original", Date.now() - 60 * 60 * 1000);
+    expect((await workerFetch(expired)).status).toBe(403);
+    const otherPhoto = good.replace(photo.id, "someoneelse");
+    expect((await workerFetch(otherPhoto)).status).toBe(403);
+  });
+
+  // An instance that dies mid-job leaves its job 'running' (or still 'queued')
+  // with the credit held; written here directly, as that instance would have.
+  async function orphanJob(userId: string, photoId: string, status: "queued" | "running") {
+    const jobId = `orphan-${status}-${photoId}`;
+    const stub = userObject(env, userId);
+    await stub.reserve(userId, jobId, 1, "AI stage");
+    const now = Date.now();
+    await db.insert(jobs).values({
+      id: jobId,
+      userId,
+      photoId,
+      kind: "stage",
+      params: { roomType: "bedroom", designStyle: "modern" },
+      status,
+      attempts: status === "running" ? 1 : 0,
+      createdAt: now,
+      startedAt: status === "running" ? now : null,
+    });
+    await evictDurableObject(stub);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    return jobId;
+  }
+
+  it("a job left running by an evicted object is failed and refunded by the alarm", async () => {
+    const user = await signedIn({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    const jobId = await orphanJob(user.id, photo.id, "running");
+    const done = await settle(user.cookie, jobId);
+    expect(done.job.status).toBe("failed");
+    expect(done.job.error).toBe(INTERRUPTED_MESSAGE);
+    expect(await credits(user.id)).toBe(2);
+    expect(providerCalls).toEqual([]);
+  });
+
+  it("a job left queued by an evicted object is started by the alarm and charged once", async () => {
+    const user = await signedIn({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    const jobId = await orphanJob(user.id, photo.id, "queued");
+    const done = await settle(user.cookie, jobId);
+    expect(done.job.status).toBe("succeeded");
+    expect(providerCalls).toHaveLength(1);
+    expect(await credits(user.id)).toBe(1);
+  });
+
+  it("never sends the provider's key or address in an answer", async () => {
+    const user = await signedIn({ credits: 1 });
+    const photo = await makePhoto(user.id);
+    const res = await post(user.cookie, photo.id, STAGE);
+    const text = await res.text();
+    const { job } = JSON.parse(text) as JobAnswer;
+    await settle(user.cookie, job.id);
+    const answers = [
+      text,
+      await (await workerFetch(`/api/jobs/${job.id}`, { headers: { Cookie: user.cookie } })).text(),
+      await (await workerFetch(`/api/photos/${photo.id}/versions`, { headers: { Cookie: user.cookie } })).text(),
+    ];
+    for (const a of answers) {
+      expect(a).not.toContain("test-provider-key");
+      expect(a).not.toContain("provider.test");
+    }
+  });
+});

@@ -1,0 +1,247 @@
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { type Job, type JobKind, type JobParams, jobs, type Photo, photos, photoVersions } from "../../db/schema";
+import { createProviderClient, DEFAULT_PROVIDER_TIMEOUT_MS, ProviderError } from "../adapters/provider";
+import { randomToken } from "../lib/crypto";
+import { describeAndThumb } from "../lib/thumbnail";
+import type { Stmt } from "./ledger";
+import { photoPrefix } from "./photo-storage";
+import { signedImageUrl } from "./signed-urls";
+
+// AI jobs: staging, sky replacement, furniture removal. The user's Durable
+// Object creates the job row in the same batch as the credit reservation (key
+// = job id), runs the provider call, then stores the result as a new version
+// and commits the credit in one batch, or refunds and fails the job in one
+// batch. docs/decisions/0070-ai-jobs-in-the-user-object.md
+
+export const JOB_KINDS = ["stage", "sky", "removal"] as const;
+export const INTERRUPTED_MESSAGE = "The job was interrupted before it finished. Your credit has been returned.";
+export const GENERIC_FAILURE: Record<JobKind, string> = {
+  stage: "Failed to process image",
+  sky: "Failed to replace sky",
+  removal: "Failed to remove furniture",
+};
+/** How long past the provider's timeout the alarm waits before calling a running job lost. */
+export const JOB_WATCH_MARGIN_MS = 30_000;
+
+export function isJobKind(v: unknown): v is JobKind {
+  return typeof v === "string" && (JOB_KINDS as readonly string[]).includes(v);
+}
+
+export function providerTimeoutMs(env: Pick<Env, "PROVIDER_TIMEOUT_MS">): number {
+  const n = Number(env.PROVIDER_TIMEOUT_MS);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_PROVIDER_TIMEOUT_MS;
+}
+
+export function versionKey(userId: string, photoId: string, versionId: string): string {
+  return `${photoPrefix(userId, photoId)}versions/${versionId}.jpg`;
+}
+
+export function versionThumbKey(userId: string, photoId: string, versionId: string): string {
+  return `${photoPrefix(userId, photoId)}versions/${versionId}.thumb.jpg`;
+}
+
+export interface StartJobInput {
+  jobId: string;
+  photoId: string;
+  kind: JobKind;
+  params: JobParams;
+}
+
+export function insertJobStatement(db: Database, userId: string, input: StartJobInput, now: number): Stmt {
+  return db.insert(jobs).values({
+    id: input.jobId,
+    userId,
+    photoId: input.photoId,
+    kind: input.kind,
+    params: input.params,
+    status: "queued",
+    attempts: 0,
+    createdAt: now,
+  });
+}
+
+export function failJobStatement(db: Database, jobId: string, message: string, now: number): Stmt {
+  return db
+    .update(jobs)
+    .set({ status: "failed", error: message, finishedAt: now })
+    .where(and(eq(jobs.id, jobId), inArray(jobs.status, ["queued", "running"])));
+}
+
+export async function getJob(db: Database, jobId: string): Promise<Job | undefined> {
+  return db.select().from(jobs).where(eq(jobs.id, jobId)).get();
+}
+
+export async function openJobs(db: Database, userId: string): Promise<Job[]> {
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.userId, userId), inArray(jobs.status, ["queued", "running"])))
+    .all();
+}
+
+/** Marks a queued job running; false when another start got there first. */
+export async function markRunning(db: Database, jobId: string, now: number): Promise<boolean> {
+  const res = await db
+    .update(jobs)
+    .set({ status: "running", startedAt: now, attempts: sql`${jobs.attempts} + 1` })
+    .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
+    .returning({ id: jobs.id });
+  return res.length === 1;
+}
+
+export interface JobResult {
+  versionId: string;
+  key: string;
+  thumbKey: string;
+  contentType: string;
+  bytes: number;
+  width: number;
+  height: number;
+}
+
+/** The batch that records a finished job's version and points the photo at it. */
+export function succeedStatements(db: Database, job: Job, result: JobResult, now: number): Stmt[] {
+  return [
+    db.insert(photoVersions).values({
+      id: result.versionId,
+      photoId: job.photoId,
+      userId: job.userId,
+      jobId: job.id,
+      kind: job.kind,
+      params: job.params,
+      key: result.key,
+      thumbKey: result.thumbKey,
+      contentType: result.contentType,
+      bytes: result.bytes,
+      width: result.width,
+      height: result.height,
+      createdAt: now,
+    }),
+    db
+      .update(photos)
+      .set({
+        processedKey: result.key,
+        processedThumbKey: result.thumbKey,
+        processedContentType: result.contentType,
+        processedAt: now,
+      })
+      .where(eq(photos.id, job.photoId)),
+    db
+      .update(jobs)
+      .set({ status: "succeeded", versionId: result.versionId, finishedAt: now })
+      .where(and(eq(jobs.id, job.id), eq(jobs.status, "running"))),
+  ];
+}
+
+/** The image a sky or removal job works on: the newest version, else the original. */
+export async function sourceVariant(db: Database, photo: Photo): Promise<string> {
+  const v = await db
+    .select({ id: photoVersions.id })
+    .from(photoVersions)
+    .where(eq(photoVersions.photoId, photo.id))
+    .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
+    .limit(1)
+    .get();
+  return v?.id ?? "original";
+}
+
+/**
+ * Calls the provider for a running job and stores the result's bytes in R2.
+ * Throws ProviderError (or another Error) on any failure; writes no rows.
+ */
+export async function produce(
+  env: Env,
+  db: Database,
+  job: Job,
+  now: number,
+  opts: { fetcher?: typeof fetch } = {},
+): Promise<JobResult> {
+  const photo = await db.select().from(photos).where(eq(photos.id, job.photoId)).get();
+  if (!photo || photo.userId !== job.userId) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
+  const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs: providerTimeoutMs(env) });
+  let bytes: Uint8Array;
+  if (job.kind === "stage") {
+    const original = await env.PHOTOS.get(photo.originalKey);
+    if (!original) throw new ProviderError(`${GENERIC_FAILURE.stage}: the original is missing`, false);
+    bytes = await client.stage({
+      image: new Uint8Array(await original.arrayBuffer()),
+      contentType: photo.contentType,
+      fileName: photo.contentType === "image/png" ? "photo.png" : "photo.jpg",
+      roomType: job.params.roomType ?? "livingroom",
+      designStyle: job.params.designStyle ?? "modern",
+    });
+  } else {
+    const variant = job.params.source ?? "original";
+    const imageUrl = await signedImageUrl(env, photo.id, variant, now);
+    bytes =
+      job.kind === "sky"
+        ? await client.replaceSky({ imageUrl, skyType: job.params.skyType ?? "day" })
+        : await client.removeFurniture({ imageUrl });
+  }
+  let described: ReturnType<typeof describeAndThumb>;
+  try {
+    described = describeAndThumb(bytes);
+  } catch {
+    throw new ProviderError(
+      job.kind === "sky"
+        ? "Invalid API response: No replaced sky image returned."
+        : "Invalid API response: No processed images received.",
+      true,
+    );
+  }
+  const versionId = randomToken();
+  const key = versionKey(job.userId, job.photoId, versionId);
+  const thumbKey = versionThumbKey(job.userId, job.photoId, versionId);
+  await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType: described.info.contentType } });
+  await env.PHOTOS.put(thumbKey, described.thumb, {
+    httpMetadata: { contentType: described.info.contentType === "image/png" ? "image/png" : "image/jpeg" },
+  });
+  return {
+    versionId,
+    key,
+    thumbKey,
+    contentType: described.info.contentType,
+    bytes: bytes.byteLength,
+    width: described.info.width,
+    height: described.info.height,
+  };
+}
+
+export function failureMessage(kind: JobKind, err: unknown): string {
+  if (err instanceof ProviderError) return err.message;
+  return GENERIC_FAILURE[kind];
+}
+
+export async function listVersions(db: Database, userId: string, photoId: string) {
+  return db
+    .select()
+    .from(photoVersions)
+    .where(and(eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
+    .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
+    .all();
+}
+
+export async function getVersion(db: Database, userId: string, photoId: string, versionId: string) {
+  return db
+    .select()
+    .from(photoVersions)
+    .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
+    .get();
+}
+
+/** What the API tells the owner about a job (never the provider's address or key). */
+export function jobView(job: Job) {
+  return {
+    id: job.id,
+    photoId: job.photoId,
+    kind: job.kind,
+    params: job.params,
+    status: job.status,
+    error: job.error,
+    versionId: job.versionId,
+    createdAt: job.createdAt,
+    startedAt: job.startedAt,
+    finishedAt: job.finishedAt,
+  };
+}
