@@ -25,6 +25,8 @@ export const BUDGETS = {
   lighthouse: budget(">=", 95),
   lcp: budget("<=", 2),
   uploadMb: budget("<=", 3),
+  overheadP50: budget("<=", 250),
+  overheadP99: budget("<=", 600),
   gridKb: budget("<=", 1500),
 };
 

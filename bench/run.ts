@@ -51,6 +51,11 @@ async function fixtureSession(credits = 20): Promise<string> {
   return `sw_session=${await fixtureToken(credits)}`;
 }
 
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
 async function load(path: string, headers: Record<string, string> = {}) {
   const result = await autocannon({
     url: `${stack.url}${path}`,
@@ -178,6 +183,82 @@ try {
     });
   } finally {
     await browser.close();
+  }
+
+  console.log("Staging overhead: our end-to-end job time minus the provider emulator's own time…");
+  {
+    const token = await fixtureToken(40);
+    const [photoId] = await seedPhotos({ baseUrl: stack.url, sessionToken: token }, 1, "Bench room");
+    const headers = { Cookie: `sw_session=${token}`, "Content-Type": "application/json", Origin: stack.url };
+    const provider = `http://127.0.0.1:${stack.ports.provider}`;
+    const LATENCY_MS = 300;
+    await fetch(`${provider}/_emulator/mode`, {
+      method: "POST",
+      body: JSON.stringify({ mode: "ok", latencyMs: LATENCY_MS }),
+    });
+    // The same call made directly to the emulator: the time the provider itself takes.
+    const original = new Uint8Array(
+      await (await fetch(`${stack.url}/api/photos/${photoId}/original`, { headers })).arrayBuffer(),
+    );
+    const direct: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const form = new FormData();
+      form.append("input_image", new Blob([original], { type: "image/jpeg" }), "room.jpg");
+      form.append("room_type", "bedroom");
+      form.append("design_style", "scandinavian");
+      form.append("num_images", "1");
+      const t = performance.now();
+      const res = await fetch(`${provider}/generate_designs`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${stack.vars.PROVIDER_API_KEY}` },
+        body: form,
+      });
+      await res.arrayBuffer();
+      direct.push(performance.now() - t);
+    }
+    const directP50 = percentile(direct, 50);
+    const overhead: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t = performance.now();
+      const res = await fetch(`${stack.url}/api/photos/${photoId}/jobs`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ kind: "stage", roomType: "bedroom", designStyle: "scandinavian" }),
+      });
+      if (res.status !== 202) throw new Error(`staging job refused: ${res.status} ${await res.text()}`);
+      const { job } = (await res.json()) as { job: { id: string } };
+      for (;;) {
+        const poll = (await (await fetch(`${stack.url}/api/jobs/${job.id}`, { headers })).json()) as {
+          job: { status: string; error: string | null };
+        };
+        if (poll.job.status === "succeeded") break;
+        if (poll.job.status === "failed") throw new Error(`staging job failed: ${poll.job.error}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      overhead.push(performance.now() - t - directP50);
+    }
+    await fetch(`${provider}/_emulator/mode`, { method: "POST", body: JSON.stringify({ mode: "ok", latencyMs: 0 }) });
+    add({
+      group: "Staging",
+      name: "direct emulator call p50 (baseline)",
+      value: Math.round(directP50),
+      unit: "ms",
+      baseline: `configured latency ${LATENCY_MS} ms`,
+    });
+    add({
+      group: "Staging",
+      name: "our overhead p50",
+      value: Math.round(percentile(overhead, 50)),
+      unit: "ms",
+      ...BUDGETS.overheadP50,
+    });
+    add({
+      group: "Staging",
+      name: "our overhead p99",
+      value: Math.round(percentile(overhead, 99)),
+      unit: "ms",
+      ...BUDGETS.overheadP99,
+    });
   }
 
   console.log("JavaScript each route sends (gzipped)…");
