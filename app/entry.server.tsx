@@ -3,6 +3,8 @@ import { renderToReadableStream } from "react-dom/server";
 import type { EntryContext, RouterContextProvider } from "react-router";
 import { ServerRouter } from "react-router";
 import { requestContext } from "../workers/context";
+import { APP_CSS } from "./lib/app-css.server";
+import { InlineCssProvider } from "./lib/inline-css";
 import { NonceProvider } from "./lib/nonce";
 
 export const streamTimeout = 5_000;
@@ -18,7 +20,9 @@ export default async function handleRequest(
   let shellRendered = false;
   const body = await renderToReadableStream(
     <NonceProvider value={nonce}>
-      <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
+      <InlineCssProvider value={APP_CSS}>
+        <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
+      </InlineCssProvider>
     </NonceProvider>,
     {
       nonce,

@@ -9,12 +9,12 @@ import {
   useMatches,
   useRouteLoaderData,
 } from "react-router";
-import type { Route } from "./+types/root";
-import "./app.css";
 import { requestContext } from "../workers/context";
+import type { Route } from "./+types/root";
 import { SiteFooter } from "./components/site-footer";
 import { SiteNav } from "./components/site-nav";
 import { authMiddleware, getUser } from "./lib/auth.server";
+import { InlineStyles } from "./lib/inline-css";
 import { useNonce } from "./lib/nonce";
 
 export const middleware: Route.MiddlewareFunction[] = [authMiddleware];
@@ -53,6 +53,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Meta />
         {/* Stylesheets come from our origin and need no nonce; an empty one keeps hydration in step. */}
         <Links nonce="" />
+        <InlineStyles />
       </head>
       <body className="flex min-h-dvh flex-col bg-white font-sans antialiased">
         {children}
