@@ -17,6 +17,6 @@ export const InlineCssProvider = InlineCssContext.Provider;
 
 export function InlineStyles() {
   const css = useContext(InlineCssContext) ?? fromDocument();
-  // biome-ignore lint/security/noDangerouslySetInnerHtml: our own build's CSS, not user input
+  // Our own build's CSS, never user input.
   return <style id={INLINE_CSS_ID} dangerouslySetInnerHTML={{ __html: css }} />;
 }
