@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext, signIn } from "./browser.ts";
 
 let b: OpenBrowser;
 beforeAll(async () => {
@@ -10,6 +10,33 @@ afterAll(async () => {
 });
 
 describe("admin console", () => {
+  it("the seeded admin grants 5 credits and the user's open dashboard shows them without a reload", async () => {
+    const target = await createUser({ credits: 2 });
+    const userPage = await b.newPage(await signedInContext(b, target));
+    await userPage.goto("/dashboard");
+    await userPage.waitForSelector("html[data-hydrated=true]");
+    const credits = userPage.getByTestId("plan-status-card").getByTestId("credits");
+    await expect.poll(() => credits.textContent()).toBe("2");
+    await userPage.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 1;
+    });
+
+    const adminPage = await b.newPage(await b.newContext());
+    await signIn(adminPage, "admin@example.com", "staging-demo-1");
+    await adminPage.waitForURL((url) => url.pathname !== "/login");
+    await adminPage.goto(`/admin?q=${encodeURIComponent(target.email)}`);
+    await adminPage.getByRole("link", { name: target.email }).click();
+    await adminPage.getByLabel("Credits (negative to remove)").fill("5");
+    await adminPage.locator("#credits-reason").fill("Sorry for the slow upload yesterday");
+    await adminPage.getByRole("button", { name: "Apply" }).click();
+    await adminPage.getByText("Granted 5 credits. Balance: 7.").waitFor();
+
+    await expect.poll(() => credits.textContent(), { timeout: 15_000 }).toBe("7");
+    // Same page, no reload: the marker set before the grant is still there.
+    expect(await userPage.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    userPage.assertClean();
+  });
+
   it("finds a user by e-mail and grants 5 credits with a reason", async () => {
     const admin = await createUser({ role: "admin" });
     const target = await createUser({ credits: 2 });

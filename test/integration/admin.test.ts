@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, sessions, users } from "../../db/schema";
+import { auditLog, jobs, photos, sessions, users } from "../../db/schema";
 import type { MailMessage } from "../../workers/adapters/mail";
 import {
   adjustCredits,
@@ -10,6 +10,7 @@ import {
   revokeSessions,
   SORT_KEYS,
   setRole,
+  userDetail,
   userListQuery,
 } from "../../workers/services/admin";
 import type { CurrentUser } from "../../workers/services/current-user";
@@ -110,6 +111,37 @@ describe("admin actions", () => {
     const verified = await makeUser();
     expect(await resendVerificationFor(deps, a, verified.id, "again")).toMatchObject({ ok: false, status: 409 });
     expect(await auditRows(verified.id)).toHaveLength(0);
+  });
+
+  it("shows a user's photo and job counts and failed jobs with their errors", async () => {
+    const u = await makeUser();
+    const now = Date.now();
+    const photo = {
+      userId: u.id,
+      name: "Kitchen",
+      originalKey: "k",
+      thumbKey: "t",
+      contentType: "image/jpeg" as const,
+      bytes: 10,
+      width: 1,
+      height: 1,
+      thumbWidth: 1,
+      thumbHeight: 1,
+      createdAt: now,
+    };
+    await db.insert(photos).values([
+      { ...photo, id: `p1${u.id}` },
+      { ...photo, id: `p2${u.id}`, trashedAt: now },
+    ]);
+    const job = { userId: u.id, photoId: `p1${u.id}`, kind: "stage" as const, params: {}, createdAt: now };
+    await db.insert(jobs).values([
+      { ...job, id: `j1${u.id}`, status: "succeeded" },
+      { ...job, id: `j2${u.id}`, status: "failed", error: "Failed to process image: 500 - Internal Server Error" },
+    ]);
+    const detail = await userDetail(db, u.id);
+    expect(detail?.photos).toEqual({ total: 2, trashed: 1 });
+    expect(detail?.jobs).toEqual({ succeeded: 1, failed: 1 });
+    expect(detail?.failedJobs.map((j) => j.error)).toEqual(["Failed to process image: 500 - Internal Server Error"]);
   });
 
   it("answers 404 for an unknown user and writes nothing", async () => {

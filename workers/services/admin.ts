@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { auditLog, creditLedger, sessions, users } from "../../db/schema";
+import { auditLog, creditLedger, jobs, photos, sessions, users } from "../../db/schema";
 import { randomToken } from "../lib/crypto";
 import { userObject } from "../objects/user-object";
 import type { AccountDeps } from "./accounts/deps";
@@ -134,7 +134,7 @@ export async function listUsers(
 export async function userDetail(db: Database, userId: string) {
   const user = await db.query.users.findFirst({ where: eq(users.id, userId) });
   if (!user) return null;
-  const [ledger, sessionRows, audit] = await Promise.all([
+  const [ledger, sessionRows, audit, photoCounts, jobCounts, failedJobs] = await Promise.all([
     db
       .select()
       .from(creditLedger)
@@ -160,6 +160,19 @@ export async function userDetail(db: Database, userId: string) {
       .orderBy(desc(auditLog.createdAt))
       .limit(100)
       .all(),
+    db
+      .select({ total: count(), trashed: sql<number>`count(${photos.trashedAt})` })
+      .from(photos)
+      .where(eq(photos.userId, userId))
+      .get(),
+    db.select({ status: jobs.status, n: count() }).from(jobs).where(eq(jobs.userId, userId)).groupBy(jobs.status).all(),
+    db
+      .select({ id: jobs.id, kind: jobs.kind, error: jobs.error, createdAt: jobs.createdAt })
+      .from(jobs)
+      .where(and(eq(jobs.userId, userId), eq(jobs.status, "failed")))
+      .orderBy(desc(jobs.createdAt))
+      .limit(50)
+      .all(),
   ]);
   return {
     user: {
@@ -174,6 +187,11 @@ export async function userDetail(db: Database, userId: string) {
       lastActiveAt: user.lastActiveAt,
     },
     ledger,
+    photos: { total: photoCounts?.total ?? 0, trashed: photoCounts?.trashed ?? 0 },
+    jobs: Object.fromEntries(jobCounts.map((j) => [j.status, j.n])) as Partial<
+      Record<(typeof jobs.$inferSelect)["status"], number>
+    >,
+    failedJobs,
     // Session ids are hashes of tokens; show only a short prefix.
     sessions: sessionRows.map((s) => ({ ...s, id: s.id.slice(0, 8) })),
     audit,

@@ -129,7 +129,7 @@ function ActionCard({
 }
 
 export default function AdminUser({ loaderData, actionData }: Route.ComponentProps) {
-  const { user, ledger, sessions, audit } = loaderData;
+  const { user, ledger, sessions, audit, photos, jobs, failedJobs } = loaderData;
   const amountError = actionData?.intent === "credits" ? actionData.fieldErrors.amount : undefined;
   return (
     <div className="container-page py-8">
@@ -146,6 +146,11 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
           ["Signed up", formatDate(user.createdAt)],
           ["Last active", formatDateTime(user.lastActiveAt)],
           ["Sessions", String(sessions.length)],
+          ["Photos", `${photos.total}${photos.trashed ? ` (${photos.trashed} in trash)` : ""}`],
+          [
+            "Jobs",
+            `${(jobs.succeeded ?? 0) + (jobs.failed ?? 0) + (jobs.running ?? 0) + (jobs.queued ?? 0)} (${jobs.failed ?? 0} failed)`,
+          ],
         ].map(([k, v]) => (
           <div key={k} className="rounded-xl bg-slate-50 p-3">
             <dt className="text-xs uppercase tracking-wide text-muted">{k}</dt>
@@ -224,6 +229,20 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
           </table>
           {ledger.length === 0 ? <p className="p-4 text-muted">No credit movements yet.</p> : null}
         </div>
+      </section>
+
+      <section className="mt-10">
+        <h2 className="text-lg font-semibold">Failed jobs</h2>
+        <ul className="mt-3 space-y-2 text-sm">
+          {failedJobs.map((j) => (
+            <li key={j.id} className="rounded-xl border border-line p-3">
+              <span className="font-medium">{j.kind}</span> · {formatDateTime(j.createdAt)}
+              <br />
+              <span className="text-danger">{j.error ?? "No error recorded"}</span>
+            </li>
+          ))}
+          {failedJobs.length === 0 ? <li className="text-muted">No failed jobs.</li> : null}
+        </ul>
       </section>
 
       <section className="mt-10 grid gap-8 lg:grid-cols-2">
