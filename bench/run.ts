@@ -7,6 +7,7 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { chromium } from "playwright-core";
 import { ROOT, startStack } from "../scripts/stack.ts";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
 import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
 
@@ -15,7 +16,6 @@ import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
 // folder), measures, and writes bench/results/report.{md,json}. Every load
 // test targets 127.0.0.1 and is bounded in count and time.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const figures: Figure[] = [];
 const started = Date.now();
 
@@ -131,16 +131,8 @@ try {
 
   console.log("Photo bytes: a 10 MB phone photo's upload, and a 50-photo grid…");
   const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
   });
   try {
     const jpeg = phoneSizedJpeg();
@@ -282,17 +274,8 @@ try {
 
   console.log("Lighthouse, mobile profile…");
   const chrome = await chromeLauncher.launch({
-    chromePath: CHROMIUM,
-    chromeFlags: [
-      "--headless=new",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    chromePath: CHROMIUM_PATH,
+    chromeFlags: ["--headless=new", ...CHROMIUM_ARGS],
   });
   try {
     for (const [label, path, headers] of [

@@ -1,7 +1,9 @@
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { inject } from "vitest";
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.ts";
+
+export { CHROMIUM_PATH };
 
 export function baseUrl(): string {
   return inject("baseUrl");
@@ -18,15 +20,7 @@ export interface OpenBrowser {
 export async function openBrowser(): Promise<OpenBrowser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    args: CHROMIUM_ARGS,
   });
   const contexts: BrowserContext[] = [];
   const newContext: OpenBrowser["newContext"] = async (opts) => {

@@ -53,3 +53,10 @@ export const HUGE_JSON = { reason: big, amount: 1 };
 export const CONTROL_CHARS = "bad\u0000name\u0007\u001b[31m";
 export const SQL_META = "' OR 1=1; DROP TABLE users; --";
 export const TRAVERSAL = "../../../../etc/passwd";
+
+/** A form body, as a browser without JavaScript would post it. */
+export function form(fields: Record<string, string>): FormData {
+  const fd = new FormData();
+  for (const [k, v] of Object.entries(fields)) fd.set(k, v);
+  return fd;
+}

@@ -4,6 +4,7 @@ import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
 import {
   CONTROL_CHARS,
   expectRefusedWithoutChange,
+  form,
   type HostileCase,
   HUGE_JSON,
   SQL_META,
@@ -227,11 +228,6 @@ describe("hostile input", () => {
   it(
     "admin form actions",
     run((): HostileCase[] => {
-      const form = (fields: Record<string, string>) => {
-        const f = new FormData();
-        for (const [k, v] of Object.entries(fields)) f.set(k, v);
-        return f;
-      };
       const path = `/admin/users/${bob.id}`;
       return [
         {
@@ -297,19 +293,14 @@ describe("hostile input", () => {
   it(
     "account forms: sign-up, sign-in, reset and resend",
     run((): HostileCase[] => {
-      const f = (fields: Record<string, string>) => {
-        const fd = new FormData();
-        for (const [k, v] of Object.entries(fields)) fd.set(k, v);
-        return fd;
-      };
       const fresh = () => `hostile-${crypto.randomUUID().slice(0, 8)}@example.test`;
       return [
-        { name: "sign-up with nothing", method: "POST", path: "/auth", body: f({ intent: "signup" }), status: 400 },
+        { name: "sign-up with nothing", method: "POST", path: "/auth", body: form({ intent: "signup" }), status: 400 },
         {
           name: "sign-up short password",
           method: "POST",
           path: "/auth",
-          body: f({ intent: "signup", name: "A", email: fresh(), password: "short", acceptTerms: "on" }),
+          body: form({ intent: "signup", name: "A", email: fresh(), password: "short", acceptTerms: "on" }),
           status: 400,
           message: "8",
         },
@@ -317,21 +308,21 @@ describe("hostile input", () => {
           name: "sign-up huge password",
           method: "POST",
           path: "/auth",
-          body: f({ intent: "signup", name: "A", email: fresh(), password: "p".repeat(5000), acceptTerms: "on" }),
+          body: form({ intent: "signup", name: "A", email: fresh(), password: "p".repeat(5000), acceptTerms: "on" }),
           status: 400,
         },
         {
           name: "sign-up without terms",
           method: "POST",
           path: "/auth",
-          body: f({ intent: "signup", name: "A", email: fresh(), password: "long enough pass" }),
+          body: form({ intent: "signup", name: "A", email: fresh(), password: "long enough pass" }),
           status: 400,
         },
         {
           name: "sign-up control characters in name",
           method: "POST",
           path: "/auth",
-          body: f({
+          body: form({
             intent: "signup",
             name: CONTROL_CHARS,
             email: fresh(),
@@ -345,14 +336,20 @@ describe("hostile input", () => {
           name: "sign-up SQL in e-mail",
           method: "POST",
           path: "/auth",
-          body: f({ intent: "signup", name: "A", email: SQL_META, password: "long enough pass", acceptTerms: "on" }),
+          body: form({ intent: "signup", name: "A", email: SQL_META, password: "long enough pass", acceptTerms: "on" }),
           status: 400,
         },
         {
           name: "sign-up e-mail already used",
           method: "POST",
           path: "/auth",
-          body: f({ intent: "signup", name: "A", email: alice.email, password: "long enough pass", acceptTerms: "on" }),
+          body: form({
+            intent: "signup",
+            name: "A",
+            email: alice.email,
+            password: "long enough pass",
+            acceptTerms: "on",
+          }),
           // The spec sends a used address to /login with its message: a redirect, and still no write.
           status: 302,
         },
@@ -360,7 +357,7 @@ describe("hostile input", () => {
           name: "sign-in unknown e-mail",
           method: "POST",
           path: "/login",
-          body: f({ intent: "signin", email: fresh(), password: "whatever123" }),
+          body: form({ intent: "signin", email: fresh(), password: "whatever123" }),
           status: 401,
           message: "Invalid email or password.",
         },
@@ -368,7 +365,7 @@ describe("hostile input", () => {
           name: "sign-in wrong password",
           method: "POST",
           path: "/login",
-          body: f({ intent: "signin", email: alice.email, password: "wrong-password" }),
+          body: form({ intent: "signin", email: alice.email, password: "wrong-password" }),
           status: 401,
           message: "Invalid email or password.",
         },
@@ -376,15 +373,15 @@ describe("hostile input", () => {
           name: "sign-in SQL",
           method: "POST",
           path: "/login",
-          body: f({ intent: "signin", email: SQL_META, password: SQL_META }),
+          body: form({ intent: "signin", email: SQL_META, password: SQL_META }),
           status: 400,
         },
-        { name: "unknown intent", method: "POST", path: "/login", body: f({ intent: "drop" }), status: 400 },
+        { name: "unknown intent", method: "POST", path: "/login", body: form({ intent: "drop" }), status: 400 },
         {
           name: "forgot without e-mail",
           method: "POST",
           path: "/login",
-          body: f({ intent: "forgot" }),
+          body: form({ intent: "forgot" }),
           status: 400,
           message: "Please Enter email address above.",
         },
@@ -392,21 +389,21 @@ describe("hostile input", () => {
           name: "open redirect",
           method: "POST",
           path: "/login",
-          body: f({ intent: "signin", email: fresh(), password: "whatever123", redirectTo: "//evil.example/x" }),
+          body: form({ intent: "signin", email: fresh(), password: "whatever123", redirectTo: "//evil.example/x" }),
           status: 401,
         },
         {
           name: "reset with a forged token",
           method: "POST",
           path: "/reset-password",
-          body: f({ token: "a".repeat(32), password: "a new long password" }),
+          body: form({ token: "a".repeat(32), password: "a new long password" }),
           status: 400,
         },
         {
           name: "verify with a forged token",
           method: "POST",
           path: "/verify-email",
-          body: f({ token: TRAVERSAL }),
+          body: form({ token: TRAVERSAL }),
           status: 400,
         },
       ];
@@ -508,18 +505,13 @@ describe("hostile input", () => {
   it(
     "dashboard form actions",
     run((): HostileCase[] => {
-      const f = (fields: Record<string, string>) => {
-        const fd = new FormData();
-        for (const [k, v] of Object.entries(fields)) fd.set(k, v);
-        return fd;
-      };
       return [
         {
           name: "move a stranger's photo",
           method: "POST",
           path: "/dashboard",
           headers: cookie(bob),
-          body: f({ intent: "move", photoId: "nosuchphoto", folderId: "" }),
+          body: form({ intent: "move", photoId: "nosuchphoto", folderId: "" }),
           status: 404,
         },
         {
@@ -527,7 +519,7 @@ describe("hostile input", () => {
           method: "POST",
           path: "/dashboard",
           headers: cookie(alice),
-          body: f({ intent: "trash", photoId: TRAVERSAL }),
+          body: form({ intent: "trash", photoId: TRAVERSAL }),
           status: 400,
         },
         {
@@ -535,7 +527,7 @@ describe("hostile input", () => {
           method: "POST",
           path: "/dashboard",
           headers: cookie(alice),
-          body: f({ intent: "delete-folder", folderId: "nosuchfolder" }),
+          body: form({ intent: "delete-folder", folderId: "nosuchfolder" }),
           status: 404,
         },
         {
@@ -543,7 +535,7 @@ describe("hostile input", () => {
           method: "POST",
           path: "/dashboard",
           headers: cookie(alice),
-          body: f({ intent: "format-disk" }),
+          body: form({ intent: "format-disk" }),
           status: 400,
         },
       ];
@@ -553,11 +545,6 @@ describe("hostile input", () => {
   it(
     "payments: forged webhooks, checkout and billing input",
     run((): HostileCase[] => {
-      const f = (fields: Record<string, string>) => {
-        const fd = new FormData();
-        for (const [k, v] of Object.entries(fields)) fd.set(k, v);
-        return fd;
-      };
       const event = JSON.stringify({
         id: "evt_forged",
         type: "checkout.session.completed",
@@ -604,7 +591,7 @@ describe("hostile input", () => {
           method: "POST",
           path: "/checkout",
           headers: cookie(alice),
-          body: f({}),
+          body: form({}),
           status: 400,
           message: "Please select a plan before proceeding.",
         },
@@ -613,7 +600,7 @@ describe("hostile input", () => {
           method: "POST",
           path: "/checkout",
           headers: cookie(alice),
-          body: f({ planId: SQL_META }),
+          body: form({ planId: SQL_META }),
           status: 400,
         },
         {
@@ -621,7 +608,7 @@ describe("hostile input", () => {
           method: "POST",
           path: "/checkout",
           headers: cookie(alice),
-          body: f({ planId: "popular", interval: "decade" }),
+          body: form({ planId: "popular", interval: "decade" }),
           status: 400,
         },
         {
@@ -629,7 +616,7 @@ describe("hostile input", () => {
           method: "POST",
           path: "/billing",
           headers: cookie(alice),
-          body: f({ intent: "refund-me" }),
+          body: form({ intent: "refund-me" }),
           status: 400,
         },
         { name: "me signed out", method: "GET", path: "/api/me", status: 401 },
@@ -641,32 +628,27 @@ describe("hostile input", () => {
   it(
     "contact form",
     run((): HostileCase[] => {
-      const f = (fields: Record<string, string>) => {
-        const fd = new FormData();
-        for (const [k, v] of Object.entries(fields)) fd.set(k, v);
-        return fd;
-      };
       return [
-        { name: "empty", method: "POST", path: "/gallery", body: f({}), status: 400 },
+        { name: "empty", method: "POST", path: "/gallery", body: form({}), status: 400 },
         {
           name: "bad e-mail",
           method: "POST",
           path: "/gallery",
-          body: f({ name: "Eve", email: SQL_META, message: "hi" }),
+          body: form({ name: "Eve", email: SQL_META, message: "hi" }),
           status: 400,
         },
         {
           name: "huge message",
           method: "POST",
           path: "/gallery",
-          body: f({ name: "Eve", email: "eve@example.test", message: "x".repeat(6000) }),
+          body: form({ name: "Eve", email: "eve@example.test", message: "x".repeat(6000) }),
           status: 400,
         },
         {
           name: "only control characters",
           method: "POST",
           path: "/gallery",
-          body: f({ name: "\u0000\u0007", email: "eve@example.test", message: "\u0000" }),
+          body: form({ name: "\u0000\u0007", email: "eve@example.test", message: "\u0000" }),
           status: 400,
         },
       ];
