@@ -8,6 +8,7 @@ import lighthouse from "lighthouse";
 import { chromium } from "playwright-core";
 import { ROOT, startStack } from "../scripts/stack.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
+import { createFixtureUser } from "../test/e2e/fixtures.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
 import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
 
@@ -38,13 +39,9 @@ const stack = await startStack({
 });
 
 async function fixtureToken(credits = 20): Promise<string> {
-  const res = await fetch(`${stack.url}/api/dev/users`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ credits }),
-  });
-  const body = (await res.json()) as { sessionToken: string };
-  return body.sessionToken;
+  const user = await createFixtureUser(stack.url, { credits });
+  if (!user.sessionToken) throw new Error("fixture user came without a session");
+  return user.sessionToken;
 }
 
 async function fixtureSession(credits = 20): Promise<string> {

@@ -19,7 +19,8 @@ const PATHS = {
 
 export type IconName = keyof typeof PATHS;
 
-export function Icon({ name, className = "h-5 w-5" }: { name: IconName; className?: string }) {
+/** A decorative 24x24 line icon drawn from one path. */
+export function StrokeIcon({ d, className, strokeWidth = 2 }: { d: string; className: string; strokeWidth?: number }) {
   return (
     <svg
       aria-hidden="true"
@@ -27,13 +28,17 @@ export function Icon({ name, className = "h-5 w-5" }: { name: IconName; classNam
       className={className}
       fill="none"
       stroke="currentColor"
-      strokeWidth="2"
+      strokeWidth={strokeWidth}
       strokeLinecap="round"
       strokeLinejoin="round"
     >
-      <path d={PATHS[name]} />
+      <path d={d} />
     </svg>
   );
+}
+
+export function Icon({ name, className = "h-5 w-5" }: { name: IconName; className?: string }) {
+  return <StrokeIcon d={PATHS[name]} className={className} />;
 }
 
 export function Stars({ className = "h-4 w-4" }: { className?: string }) {

@@ -1,4 +1,5 @@
 import type { Plan } from "../lib/catalog";
+import { StrokeIcon } from "./icons";
 
 const PATHS: Record<Plan["icon"], string> = {
   home: "M3 11.5 12 4l9 7.5M5.5 9.5V20h5v-5h3v5h5V9.5",
@@ -9,18 +10,5 @@ const PATHS: Record<Plan["icon"], string> = {
 };
 
 export function PlanIcon({ icon, className = "h-6 w-6" }: { icon: Plan["icon"]; className?: string }) {
-  return (
-    <svg
-      aria-hidden="true"
-      viewBox="0 0 24 24"
-      className={className}
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.8"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-    >
-      <path d={PATHS[icon]} />
-    </svg>
-  );
+  return <StrokeIcon d={PATHS[icon]} className={className} strokeWidth={1.8} />;
 }

@@ -1,6 +1,5 @@
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { requestContext } from "../../workers/context";
-import { safeRedirectPath as sameOriginPath } from "../../workers/services/accounts/landing";
 import { type CurrentUser, resolveCurrentUser, secureCookies } from "../../workers/services/current-user";
 
 export const userContext = createContext<CurrentUser | null>(null);
@@ -20,11 +19,6 @@ export const authMiddleware: MiddlewareFunction<Response> = async ({ request, co
 
 export function getUser(context: Readonly<RouterContextProvider>): CurrentUser | null {
   return context.get(userContext);
-}
-
-/** A path to come back to after signing in: same-origin paths only. */
-export function safeRedirectPath(value: string | null | undefined, fallback = "/dashboard"): string {
-  return sameOriginPath(value) ?? fallback;
 }
 
 export function loginRedirect(request: Request): Response {

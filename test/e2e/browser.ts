@@ -2,6 +2,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { inject } from "vitest";
 
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.ts";
+import { createFixtureUser, type FixtureOptions, type FixtureUser } from "./fixtures.ts";
 
 export { CHROMIUM_PATH };
 
@@ -60,31 +61,11 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
-export interface FixtureUser {
-  id: string;
-  email: string;
-  sessionToken: string | null;
-}
+export type { FixtureUser };
 
 /** Creates a user through the dev-only fixture endpoint; with a session unless `session: false`. */
-export async function createUser(
-  opts: {
-    email?: string;
-    password?: string;
-    verified?: boolean;
-    role?: "user" | "admin";
-    credits?: number;
-    session?: boolean;
-    expiredSession?: boolean;
-  } = {},
-): Promise<FixtureUser> {
-  const res = await fetch(`${baseUrl()}/api/dev/users`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(opts),
-  });
-  if (res.status !== 201) throw new Error(`fixture user: ${res.status} ${await res.text()}`);
-  return (await res.json()) as FixtureUser;
+export function createUser(opts: FixtureOptions = {}): Promise<FixtureUser> {
+  return createFixtureUser(baseUrl(), opts);
 }
 
 /** A browser context already signed in as `user`. */

@@ -5,6 +5,11 @@ import { z } from "zod";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find control characters
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
+/** Removes control characters other than tab and newline (for text that is kept, not refused). */
+export function stripControlCharacters(s: string): string {
+  return s.replace(new RegExp(CONTROL.source, "g"), "");
+}
+
 export function hasControlCharacters(s: string): boolean {
   return CONTROL.test(s);
 }

@@ -5,6 +5,7 @@ import type { Database } from "../../db/client";
 import { contactMessages } from "../../db/schema";
 import { escapeHtml, type Mailer } from "../adapters/mail";
 import { randomToken } from "../lib/crypto";
+import { stripControlCharacters } from "../lib/text";
 import { RATE_LIMITED_MESSAGE, type RateRule } from "../objects/rate-limiter";
 
 // The public contact form (/gallery): validate, rate limit per IP and per
@@ -17,14 +18,10 @@ export const CONTACT_RULE: RateRule = { name: "contact", limit: 5, windowMs: 60 
 export const CONTACT_FAILED_MESSAGE =
   "We could not send your message just now. Please try again in a few minutes, or write to us by e-mail.";
 
-// Control characters other than tab and newline have no place in a message.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
-
 const contactSchema = z.object({
   name: z
     .string()
-    .transform((s) => s.replace(CONTROL, "").replace(/\s+/g, " ").trim())
+    .transform((s) => stripControlCharacters(s).replace(/\s+/g, " ").trim())
     .pipe(
       z
         .string()
@@ -39,7 +36,7 @@ const contactSchema = z.object({
     ),
   message: z
     .string()
-    .transform((s) => s.replace(/\r\n/g, "\n").replace(CONTROL, "").trim())
+    .transform((s) => stripControlCharacters(s.replace(/\r\n/g, "\n")).trim())
     .pipe(
       z
         .string()

@@ -1,22 +1,13 @@
 import { Form, Link } from "react-router";
+import { BrandLink, SkipLink } from "../brand";
 
 /** The dashboard's own top bar: brand, billing and sign-out. */
 export function DashboardTopBar() {
   return (
     <header className="sticky top-0 z-40 border-b border-line bg-white/95 backdrop-blur">
-      <a
-        href="#main"
-        className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-2"
-      >
-        Skip to content
-      </a>
+      <SkipLink />
       <nav aria-label="Account" className="container-page flex h-16 items-center justify-between">
-        <Link to="/" className="flex items-center gap-2 text-lg font-bold tracking-tight text-ink" data-testid="brand">
-          <svg aria-hidden="true" viewBox="0 0 24 24" className="h-7 w-7 text-brand-600" fill="currentColor">
-            <path d="M12 3 2 11h3v9h6v-6h2v6h6v-9h3z" />
-          </svg>
-          Stagewise
-        </Link>
+        <BrandLink />
         <div className="flex items-center gap-1">
           <Link to="/billing" className="btn-ghost px-3" aria-label="Billing" title="Billing">
             <svg

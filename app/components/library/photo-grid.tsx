@@ -1,26 +1,17 @@
 import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher } from "react-router";
+import type { PhotoCard as LibraryPhotoCard } from "../../../workers/services/library";
+import { formatDate } from "../../lib/format";
 import type { LibraryView } from "../../lib/library-view";
 
-/** What the grid gets of each photo (mirrors workers/services/library.ts PhotoCard). */
-export interface GridPhoto {
-  id: string;
-  name: string;
-  createdAt: number;
-  trashedAt: number | null;
-  folderId: string | null;
-  processed: boolean;
-  thumbUrl: string;
-  thumbWidth: number;
-  thumbHeight: number;
-}
+// The service's card type, imported as a type only: nothing of the service
+// reaches the browser bundle.
+export type GridPhoto = LibraryPhotoCard;
 
 export interface GridFolder {
   id: string;
   name: string;
 }
-
-const dateFormat = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
 
 // On touch screens the actions sit under the name, always visible. On devices
 // that hover they lie over the photo and show on hover or keyboard focus.
@@ -28,6 +19,37 @@ const dateFormat = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZ
 const ACTIONS =
   "flex flex-wrap items-center gap-1.5 px-3 pb-3 [@media(hover:hover)]:absolute [@media(hover:hover)]:inset-x-0 [@media(hover:hover)]:top-0 [@media(hover:hover)]:bg-gradient-to-b [@media(hover:hover)]:from-slate-900/60 [@media(hover:hover)]:to-transparent [@media(hover:hover)]:p-2 [@media(hover:hover)]:pb-8 [@media(hover:hover)]:opacity-0 group-hover:opacity-100 group-focus-within:opacity-100";
 const SMALL = "min-h-9 px-3 py-1 text-xs";
+
+/** One button that posts an intent about one photo (works without JavaScript). */
+function PhotoAction({
+  fetcher,
+  photo,
+  intent,
+  label,
+  confirm,
+  className = "btn-danger",
+  children,
+}: {
+  fetcher: ReturnType<typeof useFetcher>;
+  photo: GridPhoto;
+  intent: "restore" | "delete-forever" | "trash";
+  label: string;
+  confirm?: string;
+  className?: string;
+  children: React.ReactNode;
+}) {
+  return (
+    <fetcher.Form
+      method="post"
+      onSubmit={confirm ? (e) => (window.confirm(confirm) ? undefined : e.preventDefault()) : undefined}
+    >
+      <input type="hidden" name="photoId" value={photo.id} />
+      <button type="submit" name="intent" value={intent} className={`${className} ${SMALL}`} aria-label={label}>
+        {children}
+      </button>
+    </fetcher.Form>
+  );
+}
 
 /** Whether an action just sent on a card takes the photo out of the view being shown. */
 function leavesView(view: LibraryView, form: FormData | undefined): boolean {
@@ -100,7 +122,7 @@ function PhotoCard({
           {photo.processed ? <span className="shrink-0 text-xs font-semibold text-brand-600">AI Enhanced</span> : null}
         </div>
         <p className="text-xs text-muted">
-          <time dateTime={new Date(photo.createdAt).toISOString()}>{dateFormat.format(photo.createdAt)}</time>
+          <time dateTime={new Date(photo.createdAt).toISOString()}>{formatDate(photo.createdAt)}</time>
         </p>
       </div>
       <div className={ACTIONS} data-testid="photo-actions">
@@ -114,50 +136,30 @@ function PhotoCard({
         </a>
         {inTrash ? (
           <>
-            <fetcher.Form method="post">
-              <input type="hidden" name="photoId" value={photo.id} />
-              <button
-                type="submit"
-                name="intent"
-                value="restore"
-                className={`btn-secondary ${SMALL}`}
-                aria-label={`Restore ${photo.name}`}
-              >
-                Restore
-              </button>
-            </fetcher.Form>
-            <fetcher.Form
-              method="post"
-              onSubmit={(e) => {
-                if (!window.confirm(`Delete "${photo.name}" for good? This cannot be undone.`)) e.preventDefault();
-              }}
+            <PhotoAction
+              fetcher={fetcher}
+              photo={photo}
+              intent="restore"
+              label={`Restore ${photo.name}`}
+              className="btn-secondary"
             >
-              <input type="hidden" name="photoId" value={photo.id} />
-              <button
-                type="submit"
-                name="intent"
-                value="delete-forever"
-                className={`btn-danger ${SMALL}`}
-                aria-label={`Delete ${photo.name} forever`}
-              >
-                Delete forever
-              </button>
-            </fetcher.Form>
+              Restore
+            </PhotoAction>
+            <PhotoAction
+              fetcher={fetcher}
+              photo={photo}
+              intent="delete-forever"
+              label={`Delete ${photo.name} forever`}
+              confirm={`Delete "${photo.name}" for good? This cannot be undone.`}
+            >
+              Delete forever
+            </PhotoAction>
           </>
         ) : (
           <>
-            <fetcher.Form method="post">
-              <input type="hidden" name="photoId" value={photo.id} />
-              <button
-                type="submit"
-                name="intent"
-                value="trash"
-                className={`btn-danger ${SMALL}`}
-                aria-label={`Delete ${photo.name}`}
-              >
-                Delete
-              </button>
-            </fetcher.Form>
+            <PhotoAction fetcher={fetcher} photo={photo} intent="trash" label={`Delete ${photo.name}`}>
+              Delete
+            </PhotoAction>
             <fetcher.Form method="post" className="flex items-center gap-1">
               <input type="hidden" name="intent" value="move" />
               <input type="hidden" name="photoId" value={photo.id} />

@@ -227,32 +227,22 @@ export function DesignerDialog({ onClose, onChanged }: { onClose: () => void; on
         <UploadPanel onUploaded={(p) => setPhoto(p)} />
       )}
       <div className="grid gap-3 sm:grid-cols-2">
-        <div>
-          <label htmlFor={roomId} className="label">
-            Room type
-          </label>
-          <select id={roomId} className="input" value={room} onChange={(e) => setRoom(e.target.value)}>
-            <option value="">Choose a room type</option>
-            {ROOM_TYPES.map((r) => (
-              <option key={r.code} value={r.code}>
-                {r.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor={styleId} className="label">
-            Design style
-          </label>
-          <select id={styleId} className="input" value={style} onChange={(e) => setStyle(e.target.value)}>
-            <option value="">Choose a style</option>
-            {DESIGN_STYLES.map((s) => (
-              <option key={s.code} value={s.code}>
-                {s.label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <OptionSelect
+          id={roomId}
+          label="Room type"
+          placeholder="Choose a room type"
+          value={room}
+          onChange={setRoom}
+          options={ROOM_TYPES.map((r) => ({ value: r.code, label: r.name }))}
+        />
+        <OptionSelect
+          id={styleId}
+          label="Design style"
+          placeholder="Choose a style"
+          value={style}
+          onChange={setStyle}
+          options={DESIGN_STYLES.map((d) => ({ value: d.code, label: d.label }))}
+        />
       </div>
       <button type="button" className="btn-primary w-full" disabled={!ready || job.busy} onClick={transform}>
         {job.busy ? "Processing your design..." : "Transform with AI"}
@@ -354,32 +344,22 @@ export function QuickDialog({
       </fieldset>
       {action === "add" ? (
         <div className="grid gap-3 sm:grid-cols-2">
-          <div>
-            <label htmlFor={roomId} className="label">
-              Room type
-            </label>
-            <select id={roomId} className="input" value={room} onChange={(e) => setRoom(e.target.value)}>
-              <option value="">Choose a room type</option>
-              {QUICK_ROOM_TYPES.map((r) => (
-                <option key={r.name} value={r.name}>
-                  {r.name}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label htmlFor={styleId} className="label">
-              Furniture style
-            </label>
-            <select id={styleId} className="input" value={style} onChange={(e) => setStyle(e.target.value)}>
-              <option value="">Choose a style</option>
-              {QUICK_FURNITURE_STYLES.map((s) => (
-                <option key={s.name} value={s.name}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
-          </div>
+          <OptionSelect
+            id={roomId}
+            label="Room type"
+            placeholder="Choose a room type"
+            value={room}
+            onChange={setRoom}
+            options={QUICK_ROOM_TYPES.map((r) => ({ value: r.name, label: r.name }))}
+          />
+          <OptionSelect
+            id={styleId}
+            label="Furniture style"
+            placeholder="Choose a style"
+            value={style}
+            onChange={setStyle}
+            options={QUICK_FURNITURE_STYLES.map((f) => ({ value: f.name, label: f.name }))}
+          />
         </div>
       ) : null}
       <button type="button" className="btn-primary w-full" disabled={!ready || job.busy} onClick={processPhoto}>
@@ -433,4 +413,37 @@ function versionLabel(v: VersionView): string {
   const style = DESIGN_STYLES.find((s) => s.code === v.params.designStyle)?.label ?? v.params.designStyle ?? "";
   const room = ROOM_TYPES.find((r) => r.code === v.params.roomType)?.name ?? v.params.roomType ?? "";
   return `${room} · ${style}`;
+}
+
+/** A labelled select with an empty first choice, so "nothing chosen yet" is visible. */
+function OptionSelect({
+  id,
+  label,
+  placeholder,
+  value,
+  onChange,
+  options,
+}: {
+  id: string;
+  label: string;
+  placeholder: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: { value: string; label: string }[];
+}) {
+  return (
+    <div>
+      <label htmlFor={id} className="label">
+        {label}
+      </label>
+      <select id={id} className="input" value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">{placeholder}</option>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
 }
