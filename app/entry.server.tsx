@@ -1,11 +1,11 @@
+import { requestContext } from "@workers/http/context";
 import { isbot } from "isbot";
 import { renderToReadableStream } from "react-dom/server";
 import type { EntryContext, RouterContextProvider } from "react-router";
 import { ServerRouter } from "react-router";
-import { requestContext } from "../workers/context";
-import { APP_CSS } from "./lib/app-css.server";
-import { InlineCssProvider } from "./lib/inline-css";
-import { NonceProvider } from "./lib/nonce";
+import { APP_CSS } from "~/lib/app-css.server";
+import { InlineCssProvider } from "~/lib/inline-css";
+import { NonceProvider } from "~/lib/nonce";
 
 export const streamTimeout = 5_000;
 

@@ -1,3 +1,5 @@
+import { authMiddleware, getUser } from "@workers/http/auth";
+import { requestContext } from "@workers/http/context";
 import { useEffect } from "react";
 import {
   isRouteErrorResponse,
@@ -9,13 +11,11 @@ import {
   useMatches,
   useRouteLoaderData,
 } from "react-router";
-import { requestContext } from "../workers/context";
+import { SiteFooter } from "~/components/site-footer";
+import { SiteNav } from "~/components/site-nav";
+import { InlineStyles } from "~/lib/inline-css";
+import { useNonce } from "~/lib/nonce";
 import type { Route } from "./+types/root";
-import { SiteFooter } from "./components/site-footer";
-import { SiteNav } from "./components/site-nav";
-import { authMiddleware, getUser } from "./lib/auth.server";
-import { InlineStyles } from "./lib/inline-css";
-import { useNonce } from "./lib/nonce";
 
 export const middleware: Route.MiddlewareFunction[] = [authMiddleware];
 

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname } from "node:path";
-import { PLANS } from "../app/lib/catalog.ts";
+import { PLANS } from "../app/shared/catalog.ts";
 import { bearer, json, listen } from "./http.ts";
 import {
   addInterval,

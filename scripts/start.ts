@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { DEMO_PASSWORD } from "../workers/services/seed-constants.ts";
+import { DEMO_PASSWORD } from "../app/shared/seed-constants.ts";
 import { ROOT, startStack } from "./stack.ts";
 
 // `npm start`: the production build under local workerd with every emulator.

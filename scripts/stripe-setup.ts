@@ -1,5 +1,5 @@
 import Stripe from "stripe";
-import { PLANS } from "../app/lib/catalog.ts";
+import { PLANS } from "../app/shared/catalog.ts";
 
 // One-time (and repeatable) setup of a Stripe account for this app:
 //  - a recurring price per plan and interval, found by its lookup key

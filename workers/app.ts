@@ -1,15 +1,15 @@
+import { createDb } from "@db/client";
+import { api } from "@workers/api";
+import { requestContext } from "@workers/http/context";
+import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
+import { randomToken } from "@workers/lib/crypto";
+import { purgeTrash } from "@workers/services/library";
+import { purgeExpiredSessions } from "@workers/services/maintenance";
+import { expireStaleUploads } from "@workers/services/uploads";
 import { createRequestHandler, RouterContextProvider } from "react-router";
-import { createDb } from "../db/client";
-import { api } from "./api";
-import { requestContext } from "./context";
-import { randomToken } from "./lib/crypto";
-import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "./security";
-import { purgeTrash } from "./services/library";
-import { purgeExpiredSessions } from "./services/maintenance";
-import { expireStaleUploads } from "./services/uploads";
 
-export { RateLimiter } from "./objects/rate-limiter";
-export { UserObject } from "./objects/user-object";
+export { RateLimiter } from "@workers/objects/rate-limiter";
+export { UserObject } from "@workers/objects/user-object";
 
 const handleDocument = createRequestHandler(() => import("virtual:react-router/server-build"), import.meta.env.MODE);
 

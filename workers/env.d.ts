@@ -4,8 +4,8 @@ declare namespace Cloudflare {
   interface Env {
     DB: D1Database;
     PHOTOS: R2Bucket;
-    USER_OBJECT: DurableObjectNamespace<import("./objects/user-object").UserObject>;
-    RATE_LIMITER: DurableObjectNamespace<import("./objects/rate-limiter").RateLimiter>;
+    USER_OBJECT: DurableObjectNamespace<import("@workers/objects/user-object").UserObject>;
+    RATE_LIMITER: DurableObjectNamespace<import("@workers/objects/rate-limiter").RateLimiter>;
 
     APP_ENV: string;
     APP_ORIGIN: string;

@@ -1,6 +1,6 @@
 import * as Slider from "react-compare-slider/components";
 import { useReactCompareSlider } from "react-compare-slider/hooks";
-import { type BeforeAfter, IMAGE_HEIGHT, IMAGE_WIDTH, imageSrc, imageSrcSet } from "../lib/gallery";
+import { type BeforeAfter, IMAGE_HEIGHT, IMAGE_WIDTH, imageSrc, imageSrcSet } from "~/lib/gallery";
 
 // A before/after drag slider (react-compare-slider: pointer, touch, and arrow
 // keys in 5% steps on a role="slider" handle that reports its value). It starts

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { useFetcher } from "react-router";
-import { CONTACT_HONEYPOT, CONTACT_LIMITS, type ContactResult } from "../lib/contact";
+import { CONTACT_HONEYPOT, CONTACT_LIMITS, type ContactResult } from "~/shared/contact";
 import { Icon } from "./icons";
 
 export const CONTACT_ACTION = "/gallery?contact=1";

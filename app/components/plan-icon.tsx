@@ -1,4 +1,4 @@
-import type { Plan } from "../lib/catalog";
+import type { Plan } from "~/shared/catalog";
 import { StrokeIcon } from "./icons";
 
 const PATHS: Record<Plan["icon"], string> = {

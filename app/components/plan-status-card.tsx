@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { type LiveCredits, useLiveCredits } from "../lib/use-live-credits";
+import { type LiveCredits, useLiveCredits } from "~/lib/use-live-credits";
 
 // The plan and credits status card (spec section 4, "Plan status card"):
 //  - a plan: 'Plan Status', a usage bar (credits over plan credits, capped at

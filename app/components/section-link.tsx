@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { useLocation, useNavigate } from "react-router";
-import { isLandingPath, type LandingSection, scrollToSection } from "../lib/get-started";
+import { isLandingPath, type LandingSection, scrollToSection } from "~/lib/get-started";
 
 /**
  * A link to a landing-page section. On the landing page it scrolls there; on

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { Form, Link, useLocation } from "react-router";
-import { getStartedPath } from "../lib/get-started";
+import { getStartedPath } from "~/lib/get-started";
 import { BrandLink, SkipLink } from "./brand";
 import { SectionLink } from "./section-link";
 

@@ -2,7 +2,7 @@
 // file's bytes, downscales the photo to a 3000 px long edge and re-encodes
 // it, and draws the grid's thumbnail. A phone's 12 MP JPEG of 4-10 MB leaves
 // as roughly 1-3 MB; the thumbnail is a 400 px JPEG of about 20-40 KB.
-import { type ImageType, sniffImageType } from "./image-format";
+import { type ImageType, sniffImageType } from "~/shared/image-format";
 import {
   fitWithin,
   JPEG_QUALITY,
@@ -12,7 +12,7 @@ import {
   THUMB_MAX_BYTES,
   THUMB_QUALITY,
   UPLOAD_MESSAGES,
-} from "./upload-rules";
+} from "~/shared/upload-rules";
 
 export class PrepareError extends Error {}
 

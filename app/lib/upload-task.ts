@@ -4,8 +4,8 @@
 // success, error. Network failures are retried with backoff for up to 10
 // minutes; pausing aborts the request in flight, and resuming first asks the
 // server which chunks it already stored, so nothing finished is sent again.
-import type { ImageType } from "./image-format";
-import { UPLOAD_MESSAGES } from "./upload-rules";
+import type { ImageType } from "~/shared/image-format";
+import { UPLOAD_MESSAGES } from "~/shared/upload-rules";
 
 export type UploadState = "running" | "pausing" | "paused" | "canceling" | "canceled" | "success" | "error";
 

@@ -1,13 +1,13 @@
 import { useEffect } from "react";
 import { Link, useLocation } from "react-router";
-import { CompareSlider } from "../components/compare-slider";
-import { Faq } from "../components/faq";
-import { landingFaq } from "../components/landing/faq-items";
-import { Comparison, FeatureGrid } from "../components/landing/features";
-import { HERO_SIZES, Hero } from "../components/landing/hero";
-import { HERO_IMAGE, imageSrc, imageSrcSet, LIVING_ROOM } from "../lib/gallery";
-import { getStartedPath, scrollTarget, scrollToSection } from "../lib/get-started";
-import { useRootData } from "../root";
+import { CompareSlider } from "~/components/compare-slider";
+import { Faq } from "~/components/faq";
+import { landingFaq } from "~/components/landing/faq-items";
+import { Comparison, FeatureGrid } from "~/components/landing/features";
+import { HERO_SIZES, Hero } from "~/components/landing/hero";
+import { HERO_IMAGE, imageSrc, imageSrcSet, LIVING_ROOM } from "~/lib/gallery";
+import { getStartedPath, scrollTarget, scrollToSection } from "~/lib/get-started";
+import { useRootData } from "~/root";
 import type { Route } from "./+types/home";
 
 export const meta: Route.MetaFunction = () => [

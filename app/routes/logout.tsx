@@ -1,8 +1,8 @@
+import { getUser } from "@workers/http/auth";
+import { requestContext } from "@workers/http/context";
+import { secureCookies } from "@workers/services/current-user";
+import { clearSessionCookie, invalidateSession } from "@workers/services/sessions";
 import { redirect } from "react-router";
-import { requestContext } from "../../workers/context";
-import { secureCookies } from "../../workers/services/current-user";
-import { clearSessionCookie, invalidateSession } from "../../workers/services/sessions";
-import { getUser } from "../lib/auth.server";
 import type { Route } from "./+types/logout";
 
 export async function action({ request, context }: Route.ActionArgs) {

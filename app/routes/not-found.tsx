@@ -1,5 +1,5 @@
+import { getUser, loginRedirect } from "@workers/http/auth";
 import { data } from "react-router";
-import { getUser, loginRedirect } from "../lib/auth.server";
 import type { Route } from "./+types/not-found";
 
 // Any unknown address: a signed-out visitor is sent to /login (spec section 2),

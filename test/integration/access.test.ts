@@ -1,9 +1,9 @@
+import { db, makeUser, signedIn } from "@test/support/factories";
+import { workerFetch } from "@test/support/worker";
+import { oauthStateCookie, readOauthState } from "@workers/services/accounts/google";
+import { secureCookies } from "@workers/services/current-user";
+import { clearSessionCookie, createSession, SESSION_TTL_MS, sessionCookie } from "@workers/services/sessions";
 import { describe, expect, it } from "vitest";
-import { oauthStateCookie, readOauthState } from "../../workers/services/accounts/google";
-import { secureCookies } from "../../workers/services/current-user";
-import { clearSessionCookie, createSession, SESSION_TTL_MS, sessionCookie } from "../../workers/services/sessions";
-import { db, makeUser, signedIn } from "../support/factories";
-import { workerFetch } from "../support/worker";
 
 describe("cookies", () => {
   it("carries the session token with HttpOnly, SameSite=Lax, Path=/ and a 30-day Max-Age, Secure except on local http", async () => {

@@ -1,17 +1,17 @@
 import { env } from "cloudflare:workers";
+import { creditLedger, emailTokens, sessions, users } from "@db/schema";
+import { accountDeps, tokenFrom, uniqueEmail } from "@test/support/accounts";
+import { db, makeUser } from "@test/support/factories";
+import { sha256Hex } from "@workers/lib/crypto";
+import { RATE_LIMITED_MESSAGE } from "@workers/objects/rate-limiter";
+import { userObject } from "@workers/objects/user-object";
+import { signInWithPassword, signUp } from "@workers/services/accounts/password-auth";
+import { requestPasswordReset, resetPassword } from "@workers/services/accounts/password-reset";
+import { resendVerification, verifyEmail } from "@workers/services/accounts/verification";
+import { dummyPasswordHash } from "@workers/services/password";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { creditLedger, emailTokens, sessions, users } from "../../db/schema";
-import { sha256Hex } from "../../workers/lib/crypto";
-import { RATE_LIMITED_MESSAGE } from "../../workers/objects/rate-limiter";
-import { userObject } from "../../workers/objects/user-object";
-import { MESSAGES } from "../../workers/services/accounts/messages";
-import { signInWithPassword, signUp } from "../../workers/services/accounts/password-auth";
-import { requestPasswordReset, resetPassword } from "../../workers/services/accounts/password-reset";
-import { resendVerification, verifyEmail } from "../../workers/services/accounts/verification";
-import { dummyPasswordHash } from "../../workers/services/password";
-import { accountDeps, tokenFrom, uniqueEmail } from "../support/accounts";
-import { db, makeUser } from "../support/factories";
+import { MESSAGES } from "~/shared/account-messages";
 
 const PASSWORD = "correct horse battery";
 const HOUR = 60 * 60 * 1000;

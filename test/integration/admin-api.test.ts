@@ -1,6 +1,6 @@
+import { signedIn } from "@test/support/factories";
+import { workerFetch } from "@test/support/worker";
 import { describe, expect, it } from "vitest";
-import { signedIn } from "../support/factories";
-import { workerFetch } from "../support/worker";
 
 const paths: [string, string, unknown?][] = [
   ["GET", "/api/admin/users"],

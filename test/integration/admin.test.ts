@@ -1,8 +1,7 @@
 import { env } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
-import { auditLog, jobs, photos, sessions, users } from "../../db/schema";
-import type { MailMessage } from "../../workers/adapters/mail";
+import { auditLog, jobs, photos, sessions, users } from "@db/schema";
+import { db, makeUser } from "@test/support/factories";
+import type { MailMessage } from "@workers/adapters/mail";
 import {
   adjustCredits,
   listUsers,
@@ -12,10 +11,11 @@ import {
   setRole,
   userDetail,
   userListQuery,
-} from "../../workers/services/admin";
-import type { CurrentUser } from "../../workers/services/current-user";
-import { createSession } from "../../workers/services/sessions";
-import { db, makeUser } from "../support/factories";
+} from "@workers/services/admin";
+import type { CurrentUser } from "@workers/services/current-user";
+import { createSession } from "@workers/services/sessions";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
 
 async function admin(): Promise<CurrentUser> {
   const u = await makeUser({ role: "admin" });

@@ -1,17 +1,17 @@
-import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
-import { users } from "../../db/schema";
-import { subscriptionObject } from "../../emulators/stripe-objects";
-import { createStripe } from "../../workers/adapters/stripe";
+import { users } from "@db/schema";
+import { db, makeUser } from "@test/support/factories";
+import { deliverOk, priceFor, SubscriptionStory } from "@test/support/stripe";
+import { createStripe } from "@workers/adapters/stripe";
 import {
   ALREADY_ON_PLAN_MESSAGE,
   type BillingDeps,
   NO_BILLING_ACCOUNT_MESSAGE,
   openBillingPortal,
   startCheckout,
-} from "../../workers/services/billing";
-import { db, makeUser } from "../support/factories";
-import { deliverOk, priceFor, SubscriptionStory } from "../support/stripe";
+} from "@workers/services/billing";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { subscriptionObject } from "../../emulators/stripe-objects";
 
 // The calls our pages make to Stripe, through the real SDK with a recording
 // fetch in place of the network.

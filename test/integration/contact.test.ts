@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
+import { contactMessages } from "@db/schema";
+import { db, makeUser } from "@test/support/factories";
+import { createMailer } from "@workers/adapters/mail";
+import { RATE_LIMITED_MESSAGE, rateLimit } from "@workers/objects/rate-limiter";
+import { CONTACT_FAILED_MESSAGE, CONTACT_RULE, submitContactMessage } from "@workers/services/contact";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { CONTACT_HONEYPOT } from "../../app/lib/contact";
-import { contactMessages } from "../../db/schema";
-import { createMailer } from "../../workers/adapters/mail";
-import { RATE_LIMITED_MESSAGE, rateLimit } from "../../workers/objects/rate-limiter";
-import { CONTACT_FAILED_MESSAGE, CONTACT_RULE, submitContactMessage } from "../../workers/services/contact";
-import { db, makeUser } from "../support/factories";
+import { CONTACT_HONEYPOT } from "~/shared/contact";
 
 // The contact service against real D1 and the real Durable Object rate
 // limiter; the mail API is a recording fetch behind the real mail adapter.

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
+import { healthChecks } from "@db/schema";
+import { db } from "@test/support/factories";
+import { workerFetch } from "@test/support/worker";
 import { describe, expect, it } from "vitest";
-import { healthChecks } from "../../db/schema";
-import { db } from "../support/factories";
-import { workerFetch } from "../support/worker";
 
 describe("GET /api/health through the Worker", () => {
   it("writes and reads D1, puts and gets R2, and calls the Durable Object", async () => {

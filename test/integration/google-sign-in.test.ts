@@ -1,15 +1,15 @@
 import { env } from "cloudflare:workers";
+import { sessions } from "@db/schema";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
+import { accountDeps, uniqueEmail } from "@test/support/accounts";
+import { db, makeUser } from "@test/support/factories";
+import { googleOAuth, verifyIdToken } from "@workers/adapters/google-oauth";
+import { userObject } from "@workers/objects/user-object";
+import { signInWithGoogle } from "@workers/services/accounts/google";
+import { signUp } from "@workers/services/accounts/password-auth";
 import { eq } from "drizzle-orm";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { sessions } from "../../db/schema";
-import { googleOAuth, verifyIdToken } from "../../workers/adapters/google-oauth";
-import { userObject } from "../../workers/objects/user-object";
-import { signInWithGoogle } from "../../workers/services/accounts/google";
-import { MESSAGES } from "../../workers/services/accounts/messages";
-import { signUp } from "../../workers/services/accounts/password-auth";
-import { accountDeps, uniqueEmail } from "../support/accounts";
-import { db, makeUser } from "../support/factories";
+import { MESSAGES } from "~/shared/account-messages";
 
 // A stand-in OpenID provider at GOOGLE_ISSUER_URL (http://oauth.test in the
 // test configuration): discovery, JWKS and a token endpoint that returns an

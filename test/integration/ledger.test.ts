@@ -1,11 +1,11 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { creditLedger, users } from "@db/schema";
+import { db, makeUser } from "@test/support/factories";
+import { userObject } from "@workers/objects/user-object";
+import { GRANT_LIFETIME_MS, RESERVATION_TIMEOUT_MS } from "@workers/services/ledger";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { creditLedger, users } from "../../db/schema";
-import { userObject } from "../../workers/objects/user-object";
-import { GRANT_LIFETIME_MS, RESERVATION_TIMEOUT_MS } from "../../workers/services/ledger";
-import { db, makeUser } from "../support/factories";
 
 const touched = new Set<string>();
 

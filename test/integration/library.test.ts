@@ -1,7 +1,9 @@
 import { env, exports } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
-import { photos, uploadSessions } from "../../db/schema";
+import { photos, uploadSessions } from "@db/schema";
+import { makeJpeg } from "@test/fixtures/images";
+import { db, makeUser, signedIn } from "@test/support/factories";
+import { makePhoto, makePhotoRows, photoRows, storedKeys } from "@test/support/photos";
+import { workerFetch } from "@test/support/worker";
 import {
   createFolder,
   deleteFolder,
@@ -14,12 +16,10 @@ import {
   restorePhoto,
   TRASH_RETENTION_MS,
   trashPhoto,
-} from "../../workers/services/library";
-import { createUpload, expireStaleUploads, putChunk, STALE_UPLOAD_MS } from "../../workers/services/uploads";
-import { makeJpeg } from "../fixtures/images";
-import { db, makeUser, signedIn } from "../support/factories";
-import { makePhoto, makePhotoRows, photoRows, storedKeys } from "../support/photos";
-import { workerFetch } from "../support/worker";
+} from "@workers/services/library";
+import { createUpload, expireStaleUploads, putChunk, STALE_UPLOAD_MS } from "@workers/services/uploads";
+import { eq } from "drizzle-orm";
+import { describe, expect, it, vi } from "vitest";
 
 // These move megabytes through workerd; on a busy 2-core machine that can pass the 5 s default.
 vi.setConfig({ testTimeout: 20_000 });

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
+import { users } from "@db/schema";
+import { db, signedIn } from "@test/support/factories";
+import { deliverOk, SubscriptionStory } from "@test/support/stripe";
+import { workerFetch } from "@test/support/worker";
+import { userObject } from "@workers/objects/user-object";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { users } from "../../db/schema";
-import { userObject } from "../../workers/objects/user-object";
-import { db, signedIn } from "../support/factories";
-import { deliverOk, SubscriptionStory } from "../support/stripe";
-import { workerFetch } from "../support/worker";
 
 describe("GET /api/me", { timeout: 30_000 }, () => {
   it("answers 401 JSON when signed out", async () => {

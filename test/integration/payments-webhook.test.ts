@@ -1,8 +1,8 @@
+import { creditLedger, paidPeriods, stripeEvents, subscriptions, users } from "@db/schema";
+import { db, makeUser } from "@test/support/factories";
+import { deliver, deliverOk, SubscriptionStory, signature, type TestEvent } from "@test/support/stripe";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { creditLedger, paidPeriods, stripeEvents, subscriptions, users } from "../../db/schema";
-import { db, makeUser } from "../support/factories";
-import { deliver, deliverOk, SubscriptionStory, signature, type TestEvent } from "../support/stripe";
 
 // POST /api/webhooks/stripe through the Worker, with events signed by the
 // webhook secret exactly as Stripe signs them.

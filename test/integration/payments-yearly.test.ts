@@ -1,12 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { creditLedger, paidPeriods, users } from "@db/schema";
+import { db, makeUser } from "@test/support/factories";
+import { deliverOk, SubscriptionStory } from "@test/support/stripe";
+import { userObject } from "@workers/objects/user-object";
+import { addMonthsUtc } from "@workers/services/payment-events";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { creditLedger, paidPeriods, users } from "../../db/schema";
-import { userObject } from "../../workers/objects/user-object";
-import { addMonthsUtc } from "../../workers/services/payment-events";
-import { db, makeUser } from "../support/factories";
-import { deliverOk, SubscriptionStory } from "../support/stripe";
 
 // Yearly subscribers pay once a year and receive their plan's credits every
 // month: the user's Durable Object grants month k at period start + k months,

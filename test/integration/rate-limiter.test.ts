@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
+import { rateLimit } from "@workers/objects/rate-limiter";
 import { describe, expect, it } from "vitest";
-import { rateLimit } from "../../workers/objects/rate-limiter";
 
 describe("rate limiter", () => {
   it("allows up to the limit per key and refuses after, with a retry time", async () => {

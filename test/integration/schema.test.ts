@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
+import * as schema from "@db/schema";
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
-import * as schema from "../../db/schema";
 
 // The SQL migrations are the source of truth; this keeps db/schema.ts honest.
 describe("drizzle schema", () => {

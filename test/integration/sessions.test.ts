@@ -1,10 +1,10 @@
+import { sessions } from "@db/schema";
+import { db, makeUser } from "@test/support/factories";
+import { purgeExpiredSessions } from "@workers/services/maintenance";
+import { hashPassword, needsRehash, PBKDF2_MAX_ITERATIONS, verifyPassword } from "@workers/services/password";
+import { createSession, SESSION_TTL_MS, sessionCookie, validateSessionToken } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { sessions } from "../../db/schema";
-import { purgeExpiredSessions } from "../../workers/services/maintenance";
-import { hashPassword, needsRehash, PBKDF2_MAX_ITERATIONS, verifyPassword } from "../../workers/services/password";
-import { createSession, SESSION_TTL_MS, sessionCookie, validateSessionToken } from "../../workers/services/sessions";
-import { db, makeUser } from "../support/factories";
 
 const DAY = 24 * 60 * 60 * 1000;
 

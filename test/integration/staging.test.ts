@@ -1,16 +1,16 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { creditReservations, jobs, photos, photoVersions } from "@db/schema";
 import { encodeBase64 } from "@oslojs/encoding";
+import { makeJpeg } from "@test/fixtures/images";
+import { db, signedIn } from "@test/support/factories";
+import { makePhoto, storedKeys } from "@test/support/photos";
+import { workerFetch } from "@test/support/worker";
+import { userObject } from "@workers/objects/user-object";
+import { INTERRUPTED_MESSAGE } from "@workers/services/jobs";
+import { signedImageUrl } from "@workers/services/signed-urls";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { creditReservations, jobs, photos, photoVersions } from "../../db/schema";
-import { userObject } from "../../workers/objects/user-object";
-import { INTERRUPTED_MESSAGE } from "../../workers/services/jobs";
-import { signedImageUrl } from "../../workers/services/signed-urls";
-import { makeJpeg } from "../fixtures/images";
-import { db, signedIn } from "../support/factories";
-import { makePhoto, storedKeys } from "../support/photos";
-import { workerFetch } from "../support/worker";
 
 // The provider is stubbed at the isolate's fetch for its host
 // (PROVIDER_BASE_URL=http://provider.test in vitest.config.ts); every other

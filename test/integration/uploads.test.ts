@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
+import { photos, uploadSessions } from "@db/schema";
+import { makeJpeg, makePng } from "@test/fixtures/images";
+import { db, signedIn } from "@test/support/factories";
+import { photoRows, storedKeys, uploadClient, uploadWhole } from "@test/support/photos";
+import { workerFetch } from "@test/support/worker";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { CHUNK_SIZE, MAX_UPLOAD_BYTES, UPLOAD_MESSAGES } from "../../app/lib/upload-rules";
-import { photos, uploadSessions } from "../../db/schema";
-import { makeJpeg, makePng } from "../fixtures/images";
-import { db, signedIn } from "../support/factories";
-import { photoRows, storedKeys, uploadClient, uploadWhole } from "../support/photos";
-import { workerFetch } from "../support/worker";
+import { CHUNK_SIZE, MAX_UPLOAD_BYTES, UPLOAD_MESSAGES } from "~/shared/upload-rules";
 
 // These move megabytes through workerd; on a busy 2-core machine that can pass the 5 s default.
 vi.setConfig({ testTimeout: 20_000 });

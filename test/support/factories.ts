@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
-import { createDb } from "../../db/client";
-import { users } from "../../db/schema";
-import { randomToken } from "../../workers/lib/crypto";
-import { userObject } from "../../workers/objects/user-object";
-import { hashPassword } from "../../workers/services/password";
-import { createSession } from "../../workers/services/sessions";
+import { createDb } from "@db/client";
+import { users } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { userObject } from "@workers/objects/user-object";
+import { hashPassword } from "@workers/services/password";
+import { createSession } from "@workers/services/sessions";
 
 export const db = createDb(env.DB);
 

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
+import { type Photo, photos } from "@db/schema";
+import { makeJpeg } from "@test/fixtures/images";
+import { randomToken } from "@workers/lib/crypto";
+import { originalKey, photoPrefix, thumbKey } from "@workers/services/photo-storage";
 import { eq, sql } from "drizzle-orm";
-import { type Photo, photos } from "../../db/schema";
-import { randomToken } from "../../workers/lib/crypto";
-import { originalKey, photoPrefix, thumbKey } from "../../workers/services/photo-storage";
-import { makeJpeg } from "../fixtures/images";
 import { db } from "./factories";
 import { workerFetch } from "./worker";
 

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
+import { randomToken } from "@workers/lib/crypto";
 import Stripe from "stripe";
-import { type BillingInterval, findPlan, type PlanId } from "../../app/lib/catalog";
+import { type BillingInterval, findPlan, type PlanId } from "~/shared/catalog";
 import {
   addInterval,
   checkoutSessionObject,
@@ -12,7 +13,6 @@ import {
   type SubscriptionObject,
   subscriptionObject,
 } from "../../emulators/stripe-objects";
-import { randomToken } from "../../workers/lib/crypto";
 import { workerFetch } from "./worker";
 
 // Signed Stripe events for the webhook tests, built with the same builders the

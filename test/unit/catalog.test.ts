@@ -12,7 +12,7 @@ import {
   roomTypeCode,
   SKY_TYPES,
   yearlyMonthlyEquivalent,
-} from "../../app/lib/catalog";
+} from "~/shared/catalog";
 
 describe("plans", () => {
   it("has the five checkout-catalogue plans with their prices and credits", () => {

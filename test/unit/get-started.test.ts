@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getStartedPath, isLandingPath, scrollTarget } from "../../app/lib/get-started";
+import { getStartedPath, isLandingPath, scrollTarget } from "~/lib/get-started";
 
 describe("getStartedPath", () => {
   it("sends someone who can stage to the dashboard and everyone else to sign-up", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import * as m from "~/lib/marketing";
 import {
   BULK_MIN_PROPERTIES,
   BULK_PRICE_PER_PROPERTY,
@@ -6,8 +7,7 @@ import {
   MAX_UPLOAD_BYTES,
   PLANS,
   ROOM_TYPES,
-} from "../../app/lib/catalog";
-import * as m from "../../app/lib/marketing";
+} from "~/shared/catalog";
 
 describe("figures quoted on the public pages", () => {
   it("match the catalogue", () => {

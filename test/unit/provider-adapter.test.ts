@@ -1,6 +1,6 @@
 import { encodeBase64 } from "@oslojs/encoding";
+import { createProviderClient, ProviderError } from "@workers/adapters/provider";
 import { describe, expect, it } from "vitest";
-import { createProviderClient, ProviderError } from "../../workers/adapters/provider";
 
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]);
 const env = { PROVIDER_BASE_URL: "http://provider.test", PROVIDER_API_KEY: "secret-key" };

@@ -1,6 +1,8 @@
+import { GIF_BYTES, makeJpeg, makePng } from "@test/fixtures/images";
+import { contentDisposition } from "@workers/lib/content-disposition";
 import { describe, expect, it } from "vitest";
-import { hasCompleteEnding, readImageInfo, sniffImageType } from "../../app/lib/image-format";
-import { sameView, viewFromSearch, viewHref } from "../../app/lib/library-view";
+import { hasCompleteEnding, readImageInfo, sniffImageType } from "~/shared/image-format";
+import { sameView, viewFromSearch, viewHref } from "~/shared/library-view";
 import {
   CHUNK_SIZE,
   checkChosenFile,
@@ -10,9 +12,7 @@ import {
   MAX_UPLOAD_BYTES,
   photoNameFromFileName,
   UPLOAD_MESSAGES,
-} from "../../app/lib/upload-rules";
-import { contentDisposition } from "../../workers/lib/content-disposition";
-import { GIF_BYTES, makeJpeg, makePng } from "../fixtures/images";
+} from "~/shared/upload-rules";
 
 describe("recognising images by their bytes", () => {
   it("knows JPEG and PNG signatures and nothing else", () => {

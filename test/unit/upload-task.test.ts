@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { type Transport, type TransportRequest, type UploadState, UploadTask } from "../../app/lib/upload-task";
+import { type Transport, type TransportRequest, type UploadState, UploadTask } from "~/lib/upload-task";
 
 // The browser's upload task against an in-memory stand-in for /api/uploads.
 

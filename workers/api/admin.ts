@@ -1,8 +1,5 @@
-import { Hono } from "hono";
-import { z } from "zod";
-import { createMailer } from "../adapters/mail";
-import { cleanText } from "../lib/text";
-import { clientIp } from "../objects/rate-limiter";
+import { createMailer } from "@workers/adapters/mail";
+import { clientIp } from "@workers/objects/rate-limiter";
 import {
   adjustCredits,
   listUsers,
@@ -11,7 +8,10 @@ import {
   SORT_KEYS,
   setRole,
   userDetail,
-} from "../services/admin";
+} from "@workers/services/admin";
+import { Hono } from "hono";
+import { z } from "zod";
+import { cleanText } from "~/shared/text";
 import type { ApiEnv } from "./types";
 
 // /api/admin: the admin role only. Everyone else, signed in or not, gets the

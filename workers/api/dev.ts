@@ -1,11 +1,11 @@
+import { users } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { userObject } from "@workers/objects/user-object";
+import { hashPassword } from "@workers/services/password";
+import { seedDemoUsers } from "@workers/services/seed";
+import { createSession, SESSION_TTL_MS } from "@workers/services/sessions";
 import { Hono } from "hono";
 import { z } from "zod";
-import { users } from "../../db/schema";
-import { randomToken } from "../lib/crypto";
-import { userObject } from "../objects/user-object";
-import { hashPassword } from "../services/password";
-import { seedDemoUsers } from "../services/seed";
-import { createSession, SESSION_TTL_MS } from "../services/sessions";
 import type { ApiEnv } from "./types";
 
 // Development and test fixtures. Mounted under /api/dev only when the local

@@ -1,6 +1,6 @@
+import { healthChecks } from "@db/schema";
+import { userObject } from "@workers/objects/user-object";
 import { Hono } from "hono";
-import { healthChecks } from "../../db/schema";
-import { userObject } from "../objects/user-object";
 import type { ApiEnv } from "./types";
 
 type Check = "ok" | "error";

@@ -1,9 +1,9 @@
+import { createDb } from "@db/client";
+import { devToolsEnabled } from "@workers/http/context";
+import { resolveCurrentUser, secureCookies } from "@workers/services/current-user";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { createDb } from "../../db/client";
-import { devToolsEnabled } from "../context";
-import { resolveCurrentUser, secureCookies } from "../services/current-user";
 import { adminApi } from "./admin";
 import { devApi } from "./dev";
 import { health } from "./health";

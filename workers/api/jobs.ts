@@ -1,18 +1,12 @@
+import type { JobParams } from "@db/schema";
+import { contentDisposition } from "@workers/lib/content-disposition";
+import { randomToken } from "@workers/lib/crypto";
+import { userObject } from "@workers/objects/user-object";
+import { getJob, getVersion, isJobKind, jobView, listVersions, sourceVariant } from "@workers/services/jobs";
+import { getPhoto } from "@workers/services/library";
+import { verifySignature } from "@workers/services/signed-urls";
 import { Hono } from "hono";
-import {
-  designStyleCode,
-  isSkyType,
-  QUICK_FURNITURE_STYLES,
-  QUICK_ROOM_TYPES,
-  ROOM_TYPES,
-} from "../../app/lib/catalog";
-import type { JobParams } from "../../db/schema";
-import { contentDisposition } from "../lib/content-disposition";
-import { randomToken } from "../lib/crypto";
-import { userObject } from "../objects/user-object";
-import { getJob, getVersion, isJobKind, jobView, listVersions, sourceVariant } from "../services/jobs";
-import { getPhoto } from "../services/library";
-import { verifySignature } from "../services/signed-urls";
+import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 

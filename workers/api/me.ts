@@ -1,6 +1,6 @@
+import { userObject } from "@workers/objects/user-object";
+import { accountSummary } from "@workers/services/account";
 import { Hono } from "hono";
-import { userObject } from "../objects/user-object";
-import { accountSummary } from "../services/account";
 import type { ApiEnv } from "./types";
 
 // The signed-in user's own data, and the live channel that pushes their

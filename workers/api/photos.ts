@@ -1,8 +1,8 @@
+import type { Photo } from "@db/schema";
+import { contentDisposition } from "@workers/lib/content-disposition";
+import { getPhoto, listPhotos } from "@workers/services/library";
 import { Hono } from "hono";
-import { viewFromSearch } from "../../app/lib/library-view";
-import type { Photo } from "../../db/schema";
-import { contentDisposition } from "../lib/content-disposition";
-import { getPhoto, listPhotos } from "../services/library";
+import { viewFromSearch } from "~/shared/library-view";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 

@@ -1,5 +1,5 @@
-import type { Database } from "../../db/client";
-import type { CurrentUser } from "../services/current-user";
+import type { Database } from "@db/client";
+import type { CurrentUser } from "@workers/services/current-user";
 
 export interface ApiEnv {
   Bindings: Env;

@@ -1,7 +1,5 @@
-import { Hono } from "hono";
-import { z } from "zod";
-import { RATE_LIMITED_MESSAGE, rateLimit } from "../objects/rate-limiter";
-import { toCard } from "../services/library";
+import { RATE_LIMITED_MESSAGE, rateLimit } from "@workers/objects/rate-limiter";
+import { toCard } from "@workers/services/library";
 import {
   abortUpload,
   completeUpload,
@@ -10,7 +8,9 @@ import {
   putThumb,
   type Refusal,
   uploadStatus,
-} from "../services/uploads";
+} from "@workers/services/uploads";
+import { Hono } from "hono";
+import { z } from "zod";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 

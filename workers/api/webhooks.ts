@@ -1,5 +1,5 @@
+import { handleStripeWebhook } from "@workers/services/stripe-webhook";
 import { Hono } from "hono";
-import { handleStripeWebhook } from "../services/stripe-webhook";
 import type { ApiEnv } from "./types";
 
 // Stripe's signed webhook. No session, no cookies: the signature on the raw

@@ -1,11 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
+import { createDb, type Database } from "@db/client";
+import { users } from "@db/schema";
+import { devToolsEnabled } from "@workers/http/context";
+import * as jobsService from "@workers/services/jobs";
+import * as ledger from "@workers/services/ledger";
+import * as payments from "@workers/services/payment-events";
 import { eq, sql } from "drizzle-orm";
-import { createDb, type Database } from "../../db/client";
-import { users } from "../../db/schema";
-import { devToolsEnabled } from "../context";
-import * as jobsService from "../services/jobs";
-import * as ledger from "../services/ledger";
-import * as payments from "../services/payment-events";
 
 /** What the user's open pages are told after every change (see useLiveCredits). */
 export interface LiveBalance {

@@ -1,7 +1,7 @@
+import type { Database } from "@db/client";
+import { subscriptions, users } from "@db/schema";
 import { eq } from "drizzle-orm";
-import { type BillingInterval, findPlan } from "../../app/lib/catalog";
-import type { Database } from "../../db/client";
-import { subscriptions, users } from "../../db/schema";
+import { type BillingInterval, findPlan } from "~/shared/catalog";
 import { currentSubscription } from "./payment-events";
 
 // What the signed-in user sees of their account: e-mail, plan and credits

@@ -1,10 +1,10 @@
+import type { Database } from "@db/client";
+import { auditLog, creditLedger, jobs, photos, sessions, users } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { userObject } from "@workers/objects/user-object";
+import type { AccountDeps } from "@workers/services/accounts/deps";
+import { sendVerification } from "@workers/services/accounts/verification";
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
-import type { Database } from "../../db/client";
-import { auditLog, creditLedger, jobs, photos, sessions, users } from "../../db/schema";
-import { randomToken } from "../lib/crypto";
-import { userObject } from "../objects/user-object";
-import type { AccountDeps } from "./accounts/deps";
-import { sendVerification } from "./accounts/verification";
 import type { CurrentUser } from "./current-user";
 
 // The admin console's reads and actions. Every action writes exactly one

@@ -1,3 +1,5 @@
+import type { Database } from "@db/client";
+import { subscriptions, users } from "@db/schema";
 import { and, eq, isNull } from "drizzle-orm";
 import type Stripe from "stripe";
 import {
@@ -5,10 +7,8 @@ import {
   NO_BILLING_ACCOUNT_MESSAGE,
   PLAN_REQUIRED_MESSAGE,
   PROVIDER_DOWN_MESSAGE,
-} from "../../app/lib/billing-messages";
-import { type BillingInterval, findPlan, type Plan } from "../../app/lib/catalog";
-import type { Database } from "../../db/client";
-import { subscriptions, users } from "../../db/schema";
+} from "~/shared/billing-messages";
+import { type BillingInterval, findPlan, type Plan } from "~/shared/catalog";
 import { currentSubscription, LIVE_STATUSES } from "./payment-events";
 import type { BillingMetadata } from "./stripe-events";
 
@@ -37,7 +37,7 @@ export {
   NO_BILLING_ACCOUNT_MESSAGE,
   PLAN_REQUIRED_MESSAGE,
   PROVIDER_DOWN_MESSAGE,
-} from "../../app/lib/billing-messages";
+} from "~/shared/billing-messages";
 export const CHECKOUT_SUCCESS_PATH = "/dashboard?checkout=success";
 
 /** Requests repeated within this window (a double click, a retried submit) reuse Stripe's first answer. */

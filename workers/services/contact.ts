@@ -1,12 +1,12 @@
+import type { Database } from "@db/client";
+import { contactMessages } from "@db/schema";
+import { escapeHtml, type Mailer } from "@workers/adapters/mail";
+import { randomToken } from "@workers/lib/crypto";
+import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/rate-limiter";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { CONTACT_HONEYPOT, CONTACT_LIMITS, type ContactField, type ContactResult } from "../../app/lib/contact";
-import type { Database } from "../../db/client";
-import { contactMessages } from "../../db/schema";
-import { escapeHtml, type Mailer } from "../adapters/mail";
-import { randomToken } from "../lib/crypto";
-import { stripControlCharacters } from "../lib/text";
-import { RATE_LIMITED_MESSAGE, type RateRule } from "../objects/rate-limiter";
+import { CONTACT_HONEYPOT, CONTACT_LIMITS, type ContactField, type ContactResult } from "~/shared/contact";
+import { stripControlCharacters } from "~/shared/text";
 
 // The public contact form (/gallery): validate, rate limit per IP and per
 // e-mail, store, then e-mail the support address. Invalid or refused input

@@ -1,6 +1,6 @@
+import type { Database } from "@db/client";
+import { type User, users } from "@db/schema";
 import { eq } from "drizzle-orm";
-import type { Database } from "../../db/client";
-import { type User, users } from "../../db/schema";
 import { readCookie, SESSION_COOKIE, sessionCookie, validateSessionToken } from "./sessions";
 
 export interface CurrentUser {

@@ -1,9 +1,9 @@
+import type { Database } from "@db/client";
+import { type Job, type JobKind, type JobParams, jobs, type Photo, photos, photoVersions } from "@db/schema";
+import { createProviderClient, DEFAULT_PROVIDER_TIMEOUT_MS, ProviderError } from "@workers/adapters/provider";
+import { randomToken } from "@workers/lib/crypto";
+import { describeAndThumb } from "@workers/lib/thumbnail";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Database } from "../../db/client";
-import { type Job, type JobKind, type JobParams, jobs, type Photo, photos, photoVersions } from "../../db/schema";
-import { createProviderClient, DEFAULT_PROVIDER_TIMEOUT_MS, ProviderError } from "../adapters/provider";
-import { randomToken } from "../lib/crypto";
-import { describeAndThumb } from "../lib/thumbnail";
 import type { Stmt } from "./ledger";
 import { photoPrefix } from "./photo-storage";
 import { signedImageUrl } from "./signed-urls";

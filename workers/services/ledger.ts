@@ -1,6 +1,4 @@
-import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../../db/client";
+import type { Database } from "@db/client";
 import {
   type Allocation,
   type AuditAction,
@@ -9,8 +7,10 @@ import {
   creditLedger,
   creditReservations,
   users,
-} from "../../db/schema";
-import { randomToken } from "../lib/crypto";
+} from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 
 // The credit ledger. Every function here is called only from the user's
 // Durable Object (workers/objects/user-object.ts), which runs them one at a

@@ -1,9 +1,9 @@
+import type { Database } from "@db/client";
+import { type Folder, folders, type Photo, photos } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
 import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type SQL } from "drizzle-orm";
-import type { LibraryView } from "../../app/lib/library-view";
-import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "../../app/lib/upload-rules";
-import type { Database } from "../../db/client";
-import { type Folder, folders, type Photo, photos } from "../../db/schema";
-import { randomToken } from "../lib/crypto";
+import type { LibraryView } from "~/shared/library-view";
+import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "~/shared/upload-rules";
 import { deletePrefix, photoPrefix } from "./photo-storage";
 
 // The photo library: folders, the grid's pages, moves, trash and purge. Every

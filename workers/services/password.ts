@@ -1,5 +1,5 @@
 import { decodeBase64, encodeBase64 } from "@oslojs/encoding";
-import { timingSafeEqual } from "../lib/crypto";
+import { timingSafeEqual } from "@workers/lib/crypto";
 
 // PBKDF2-SHA-256 through WebCrypto: the only password KDF that runs natively in
 // workerd. Production Workers refuse more than 100,000 iterations; local workerd

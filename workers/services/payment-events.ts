@@ -1,14 +1,7 @@
+import type { Database } from "@db/client";
+import { type PaidPeriodRow, paidPeriods, type SubscriptionRow, stripeEvents, subscriptions, users } from "@db/schema";
 import { and, eq, gt, isNotNull, lte } from "drizzle-orm";
-import { type BillingInterval, findPlan, type Plan, type PlanId } from "../../app/lib/catalog";
-import type { Database } from "../../db/client";
-import {
-  type PaidPeriodRow,
-  paidPeriods,
-  type SubscriptionRow,
-  stripeEvents,
-  subscriptions,
-  users,
-} from "../../db/schema";
+import { type BillingInterval, findPlan, type Plan, type PlanId } from "~/shared/catalog";
 import { alreadyRecorded, cachedBalance, grantStatements, run, type Stmt } from "./ledger";
 
 // What a verified Stripe event means for one user, as plain data (the webhook

@@ -1,9 +1,9 @@
-import type { Database } from "../../db/client";
-import { users } from "../../db/schema";
-import { randomToken } from "../lib/crypto";
-import { userObject } from "../objects/user-object";
+import type { Database } from "@db/client";
+import { users } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { userObject } from "@workers/objects/user-object";
+import { DEMO_PASSWORD, DEMO_USERS } from "~/shared/seed-constants";
 import { hashPassword } from "./password";
-import { DEMO_PASSWORD, DEMO_USERS } from "./seed-constants";
 
 // Local demo data. Reached only through /api/dev/seed, which exists only when
 // the local configuration turns dev tools on.

@@ -1,7 +1,7 @@
+import type { Database } from "@db/client";
+import { sessions, type User, users } from "@db/schema";
+import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { eq } from "drizzle-orm";
-import type { Database } from "../../db/client";
-import { sessions, type User, users } from "../../db/schema";
-import { randomToken, sha256Hex } from "../lib/crypto";
 
 // Revocable, hashed sessions (docs/decisions/0011-sessions-and-email-links.md): the cookie holds
 // a 160-bit random token; D1 holds only its SHA-256. 30-day lifetime, extended

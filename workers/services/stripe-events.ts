@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import { type BillingInterval, findPlan, findPlanByLookupKey, type PlanId } from "../../app/lib/catalog";
+import { type BillingInterval, findPlan, findPlanByLookupKey, type PlanId } from "~/shared/catalog";
 import type { PaymentEvent, PaymentFact } from "./payment-events";
 
 // Turns a verified Stripe event into plain data the user's Durable Object can

@@ -1,8 +1,8 @@
+import type { Database } from "@db/client";
+import { stripeEvents, users } from "@db/schema";
+import { verifyWebhook } from "@workers/adapters/stripe";
+import { userObject } from "@workers/objects/user-object";
 import { eq } from "drizzle-orm";
-import type { Database } from "../../db/client";
-import { stripeEvents, users } from "../../db/schema";
-import { verifyWebhook } from "../adapters/stripe";
-import { userObject } from "../objects/user-object";
 import type { ApplyResult, PaymentEvent } from "./payment-events";
 import { customerOf, toPaymentEvent } from "./stripe-events";
 

@@ -1,5 +1,8 @@
+import type { Database } from "@db/client";
+import { type Photo, photos, type UploadSession, uploadSessions } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
 import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
-import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo, sniffImageType } from "../../app/lib/image-format";
+import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo, sniffImageType } from "~/shared/image-format";
 import {
   ACCEPTED_UPLOAD_TYPES,
   CHUNK_SIZE,
@@ -10,10 +13,7 @@ import {
   THUMB_LONG_EDGE,
   THUMB_MAX_BYTES,
   UPLOAD_MESSAGES,
-} from "../../app/lib/upload-rules";
-import type { Database } from "../../db/client";
-import { type Photo, photos, type UploadSession, uploadSessions } from "../../db/schema";
-import { randomToken } from "../lib/crypto";
+} from "~/shared/upload-rules";
 import {
   chunkKey,
   chunkPrefix,

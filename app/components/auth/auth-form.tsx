@@ -1,5 +1,5 @@
 import { Form, Link, useNavigation } from "react-router";
-import type { AuthActionData } from "../../lib/forms";
+import type { AuthActionData } from "~/shared/auth-forms";
 import { Alert, Honeypot, TextField } from "./fields";
 
 interface AuthFormProps {

@@ -1,5 +1,5 @@
 import type { InputHTMLAttributes } from "react";
-import { HONEYPOT_FIELD } from "../../lib/forms";
+import { HONEYPOT_FIELD } from "~/shared/auth-forms";
 
 /** A labelled input with its error next to it (aria-invalid, aria-describedby). */
 export function TextField({

@@ -1,4 +1,5 @@
 import { Link } from "react-router";
+import type { FaqItem } from "~/components/faq";
 import {
   BULK_MIN,
   BULK_PRICE,
@@ -8,8 +9,7 @@ import {
   REFUND_WINDOW_HOURS,
   ROOM_TYPE_COUNT,
   UPLOAD_LIMIT_MB,
-} from "../../lib/marketing";
-import type { FaqItem } from "../faq";
+} from "~/lib/marketing";
 
 const link = "font-medium text-brand-700 underline";
 

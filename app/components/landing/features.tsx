@@ -1,6 +1,6 @@
-import { DESIGN_STYLE_COUNT, MAX_PRICE_PER_PHOTO, ROOM_TYPE_COUNT } from "../../lib/marketing";
-import { Icon, type IconName } from "../icons";
-import { useRevealOnce } from "../reveal";
+import { Icon, type IconName } from "~/components/icons";
+import { useRevealOnce } from "~/components/reveal";
+import { DESIGN_STYLE_COUNT, MAX_PRICE_PER_PHOTO, ROOM_TYPE_COUNT } from "~/lib/marketing";
 
 export const FEATURES: { icon: IconName; title: string; text: string }[] = [
   {

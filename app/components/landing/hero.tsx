@@ -1,7 +1,7 @@
 import { Link } from "react-router";
-import { HERO_IMAGE, IMAGE_HEIGHT, IMAGE_WIDTH, imageSrc, imageSrcSet } from "../../lib/gallery";
-import { Icon, Stars } from "../icons";
-import { SectionLink } from "../section-link";
+import { Icon, Stars } from "~/components/icons";
+import { SectionLink } from "~/components/section-link";
+import { HERO_IMAGE, IMAGE_HEIGHT, IMAGE_WIDTH, imageSrc, imageSrcSet } from "~/lib/gallery";
 
 const BADGES = ["15-second results", "24/7 availability", "100% automated"];
 

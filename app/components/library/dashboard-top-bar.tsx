@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { BrandLink, SkipLink } from "../brand";
+import { BrandLink, SkipLink } from "~/components/brand";
 
 /** The dashboard's own top bar: brand, billing and sign-out. */
 export function DashboardTopBar() {

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, useSyncExternalStore } from "react";
-import { PrepareError, preparePhoto } from "../../lib/image-prep";
-import { checkChosenFile, UPLOAD_HINT, UPLOAD_MESSAGES } from "../../lib/upload-rules";
-import { type UploadSnapshot, UploadTask, xhrTransport } from "../../lib/upload-task";
+import { PrepareError, preparePhoto } from "~/lib/image-prep";
+import { type UploadSnapshot, UploadTask, xhrTransport } from "~/lib/upload-task";
+import { checkChosenFile, UPLOAD_HINT, UPLOAD_MESSAGES } from "~/shared/upload-rules";
 
 export interface UploadedPhoto {
   id: string;

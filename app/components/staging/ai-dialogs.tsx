@@ -1,8 +1,8 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import * as Slider from "react-compare-slider/components";
 import { useReactCompareSlider } from "react-compare-slider/hooks";
-import { DESIGN_STYLES, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES, SKY_TYPES } from "../../lib/catalog";
-import { type UploadedPhoto, UploadPanel } from "../library/upload-panel";
+import { type UploadedPhoto, UploadPanel } from "~/components/library/upload-panel";
+import { DESIGN_STYLES, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
 
 // The AI dialogs on /dashboard: the designer (upload, room, style, 'Transform
 // with AI', sky buttons) and the quick dialog opened from a photo (remove or

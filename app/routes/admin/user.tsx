@@ -1,17 +1,11 @@
+import { requireAdmin } from "@workers/http/auth";
+import { requestContext } from "@workers/http/context";
+import { adjustCredits, resendVerificationFor, revokeSessions, setRole, userDetail } from "@workers/services/admin";
 import { data, Form, Link, useNavigation } from "react-router";
 import { z } from "zod";
-import { requestContext } from "../../../workers/context";
-import { cleanText } from "../../../workers/lib/text";
-import {
-  adjustCredits,
-  resendVerificationFor,
-  revokeSessions,
-  setRole,
-  userDetail,
-} from "../../../workers/services/admin";
-import { accountDeps } from "../../lib/accounts.server";
-import { requireAdmin } from "../../lib/auth.server";
-import { formatDate, formatDateTime } from "../../lib/format";
+import { formatDate, formatDateTime } from "~/lib/format";
+import { accountDeps } from "~/routes/auth/auth-action.server";
+import { cleanText } from "~/shared/text";
 import type { Route } from "./+types/user";
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `Admin · ${loaderData?.user.email ?? "User"}` }];

@@ -1,9 +1,9 @@
+import { requireAdmin } from "@workers/http/auth";
+import { requestContext } from "@workers/http/context";
+import { listUsers, SORT_KEYS, type SortKey } from "@workers/services/admin";
 import { useEffect } from "react";
 import { Form, Link, useRevalidator, useSearchParams } from "react-router";
-import { requestContext } from "../../../workers/context";
-import { listUsers, SORT_KEYS, type SortKey } from "../../../workers/services/admin";
-import { requireAdmin } from "../../lib/auth.server";
-import { formatDate } from "../../lib/format";
+import { formatDate } from "~/lib/format";
 import type { Route } from "./+types/users";
 
 export const meta: Route.MetaFunction = () => [{ title: "Admin · Users" }];

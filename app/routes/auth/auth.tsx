@@ -1,10 +1,10 @@
+import { getUser } from "@workers/http/auth";
+import { landingPath, safeRedirectPath } from "@workers/services/accounts/landing";
 import { Link, redirect } from "react-router";
-import { landingPath, safeRedirectPath } from "../../../workers/services/accounts/landing";
-import { AuthForm } from "../../components/auth/auth-form";
-import { authAction } from "../../lib/accounts.server";
-import { getUser } from "../../lib/auth.server";
-import { findPlan } from "../../lib/catalog";
+import { AuthForm } from "~/components/auth/auth-form";
+import { findPlan } from "~/shared/catalog";
 import type { Route } from "./+types/auth";
+import { authAction } from "./auth-action.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Create your account · Stagewise" }];
 

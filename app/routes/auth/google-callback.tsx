@@ -1,10 +1,10 @@
+import { googleOAuth } from "@workers/adapters/google-oauth";
+import { requestContext } from "@workers/http/context";
+import { timingSafeEqual } from "@workers/lib/crypto";
+import { clearOauthStateCookie, readOauthState, signInWithGoogle } from "@workers/services/accounts/google";
+import { secureCookies } from "@workers/services/current-user";
+import { sessionCookie } from "@workers/services/sessions";
 import { redirect } from "react-router";
-import { googleOAuth } from "../../../workers/adapters/google-oauth";
-import { requestContext } from "../../../workers/context";
-import { timingSafeEqual } from "../../../workers/lib/crypto";
-import { clearOauthStateCookie, readOauthState, signInWithGoogle } from "../../../workers/services/accounts/google";
-import { secureCookies } from "../../../workers/services/current-user";
-import { sessionCookie } from "../../../workers/services/sessions";
 import type { Route } from "./+types/google-callback";
 
 function sameState(a: string, b: string): boolean {

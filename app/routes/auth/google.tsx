@@ -1,9 +1,9 @@
+import { googleOAuth } from "@workers/adapters/google-oauth";
+import { requestContext } from "@workers/http/context";
+import { oauthStateCookie } from "@workers/services/accounts/google";
+import { safeRedirectPath } from "@workers/services/accounts/landing";
+import { secureCookies } from "@workers/services/current-user";
 import { redirect } from "react-router";
-import { googleOAuth } from "../../../workers/adapters/google-oauth";
-import { requestContext } from "../../../workers/context";
-import { oauthStateCookie } from "../../../workers/services/accounts/google";
-import { safeRedirectPath } from "../../../workers/services/accounts/landing";
-import { secureCookies } from "../../../workers/services/current-user";
 import type { Route } from "./+types/google";
 
 // POST /auth/google: leaves for Google's consent screen with a fresh state and

@@ -1,11 +1,11 @@
+import { getUser } from "@workers/http/auth";
+import { landingPath, safeRedirectPath } from "@workers/services/accounts/landing";
 import { Link, redirect } from "react-router";
-import { landingPath, safeRedirectPath } from "../../../workers/services/accounts/landing";
-import { MESSAGES } from "../../../workers/services/accounts/messages";
-import { AuthForm } from "../../components/auth/auth-form";
-import { Alert } from "../../components/auth/fields";
-import { authAction } from "../../lib/accounts.server";
-import { getUser } from "../../lib/auth.server";
+import { AuthForm } from "~/components/auth/auth-form";
+import { Alert } from "~/components/auth/fields";
+import { MESSAGES } from "~/shared/account-messages";
 import type { Route } from "./+types/login";
+import { authAction } from "./auth-action.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Sign in · Stagewise" }];
 

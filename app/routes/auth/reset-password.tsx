@@ -1,13 +1,13 @@
+import { requestContext } from "@workers/http/context";
+import { resetPassword } from "@workers/services/accounts/password-reset";
+import { isTokenUsable } from "@workers/services/accounts/tokens";
+import { secureCookies } from "@workers/services/current-user";
+import { clearSessionCookie } from "@workers/services/sessions";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { requestContext } from "../../../workers/context";
-import { MESSAGES } from "../../../workers/services/accounts/messages";
-import { resetPassword } from "../../../workers/services/accounts/password-reset";
-import { isTokenUsable } from "../../../workers/services/accounts/tokens";
-import { secureCookies } from "../../../workers/services/current-user";
-import { clearSessionCookie } from "../../../workers/services/sessions";
-import { Alert, TextField } from "../../components/auth/fields";
-import { accountDeps } from "../../lib/accounts.server";
+import { Alert, TextField } from "~/components/auth/fields";
+import { MESSAGES } from "~/shared/account-messages";
 import type { Route } from "./+types/reset-password";
+import { accountDeps } from "./auth-action.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Choose a new password · Stagewise" }];
 

@@ -1,11 +1,11 @@
+import { requestContext } from "@workers/http/context";
+import { isTokenUsable } from "@workers/services/accounts/tokens";
+import { verifyEmail } from "@workers/services/accounts/verification";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { requestContext } from "../../../workers/context";
-import { MESSAGES } from "../../../workers/services/accounts/messages";
-import { isTokenUsable } from "../../../workers/services/accounts/tokens";
-import { verifyEmail } from "../../../workers/services/accounts/verification";
-import { Alert } from "../../components/auth/fields";
-import { accountDeps } from "../../lib/accounts.server";
+import { Alert } from "~/components/auth/fields";
+import { MESSAGES } from "~/shared/account-messages";
 import type { Route } from "./+types/verify-email";
+import { accountDeps } from "./auth-action.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Verify your email · Stagewise" }];
 

@@ -1,10 +1,10 @@
+import { requireUser } from "@workers/http/auth";
+import { billingDeps, callStripe } from "@workers/http/billing";
+import { requestContext } from "@workers/http/context";
+import { accountSummary } from "@workers/services/account";
+import { openBillingPortal } from "@workers/services/billing";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { requestContext } from "../../../workers/context";
-import { accountSummary } from "../../../workers/services/account";
-import { openBillingPortal } from "../../../workers/services/billing";
-import { LivePlanStatusCard } from "../../components/plan-status-card";
-import { requireUser } from "../../lib/auth.server";
-import { billingDeps, callStripe } from "../../lib/billing.server";
+import { LivePlanStatusCard } from "~/components/plan-status-card";
 import type { Route } from "./+types/billing";
 
 export const meta: Route.MetaFunction = () => [{ title: "Billing · Stagewise" }];

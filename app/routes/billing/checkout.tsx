@@ -1,13 +1,13 @@
+import { requireUser } from "@workers/http/auth";
+import { billingDeps, callStripe } from "@workers/http/billing";
+import { requestContext } from "@workers/http/context";
+import { RATE_LIMITED_MESSAGE, rateLimit } from "@workers/objects/rate-limiter";
+import { startCheckout } from "@workers/services/billing";
 import { useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { z } from "zod";
-import { requestContext } from "../../../workers/context";
-import { RATE_LIMITED_MESSAGE, rateLimit } from "../../../workers/objects/rate-limiter";
-import { startCheckout } from "../../../workers/services/billing";
-import { requireUser } from "../../lib/auth.server";
-import { billingDeps, callStripe } from "../../lib/billing.server";
-import { PLAN_REQUIRED_MESSAGE } from "../../lib/billing-messages";
-import { type BillingInterval, findPlan, PLANS, yearlyMonthlyEquivalent } from "../../lib/catalog";
+import { PLAN_REQUIRED_MESSAGE } from "~/shared/billing-messages";
+import { type BillingInterval, findPlan, PLANS, yearlyMonthlyEquivalent } from "~/shared/catalog";
 import type { Route } from "./+types/checkout";
 
 export const meta: Route.MetaFunction = () => [{ title: "Choose a Plan · Stagewise" }];

@@ -1,14 +1,14 @@
+import { getUser } from "@workers/http/auth";
+import { requestContext } from "@workers/http/context";
 import { Link } from "react-router";
-import { requestContext } from "../../../workers/context";
-import { PlanIcon } from "../../components/plan-icon";
-import { getUser } from "../../lib/auth.server";
+import { PlanIcon } from "~/components/plan-icon";
 import {
   BULK_MIN_PROPERTIES,
   BULK_PRICE_PER_PROPERTY,
   PLANS,
   type Plan,
   yearlyMonthlyEquivalent,
-} from "../../lib/catalog";
+} from "~/shared/catalog";
 import type { Route } from "./+types/plans";
 
 export const meta: Route.MetaFunction = () => [

@@ -1,7 +1,6 @@
-import { useState } from "react";
-import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-router";
-import { z } from "zod";
-import { requestContext } from "../../../workers/context";
+import { requireUser } from "@workers/http/auth";
+import { liveCreditsFor } from "@workers/http/billing";
+import { requestContext } from "@workers/http/context";
 import {
   createFolder,
   deleteFolder,
@@ -13,17 +12,18 @@ import {
   movePhoto,
   restorePhoto,
   trashPhoto,
-} from "../../../workers/services/library";
-import { DashboardTopBar } from "../../components/library/dashboard-top-bar";
-import { PhotoGrid } from "../../components/library/photo-grid";
-import { UploadPanel } from "../../components/library/upload-panel";
-import { PlanStatusCard } from "../../components/plan-status-card";
-import { DesignerDialog, QuickDialog } from "../../components/staging/ai-dialogs";
-import { requireUser } from "../../lib/auth.server";
-import { liveCreditsFor } from "../../lib/billing.server";
-import { type LibraryView, sameView, viewFromSearch, viewHref } from "../../lib/library-view";
-import { DEFAULT_FOLDER_NAME } from "../../lib/upload-rules";
-import { useLiveCredits } from "../../lib/use-live-credits";
+} from "@workers/services/library";
+import { useState } from "react";
+import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-router";
+import { z } from "zod";
+import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
+import { PhotoGrid } from "~/components/library/photo-grid";
+import { UploadPanel } from "~/components/library/upload-panel";
+import { PlanStatusCard } from "~/components/plan-status-card";
+import { DesignerDialog, QuickDialog } from "~/components/staging/ai-dialogs";
+import { useLiveCredits } from "~/lib/use-live-credits";
+import { type LibraryView, sameView, viewFromSearch, viewHref } from "~/shared/library-view";
+import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
 import type { Route } from "./+types/dashboard";
 
 // Pages without the site's navigation and footer: the dashboard has its own top bar.

@@ -1,5 +1,5 @@
+import { devToolsEnabled, requestContext } from "@workers/http/context";
 import { data } from "react-router";
-import { devToolsEnabled, requestContext } from "../../../workers/context";
 import type { Route } from "./+types/bare";
 
 // Benchmark baseline (dev only): a page with no data of its own, rendered

@@ -1,9 +1,9 @@
 import { Link } from "react-router";
-import { Article } from "../../components/article";
-import { CompareSlider } from "../../components/compare-slider";
-import { PLANS } from "../../lib/catalog";
-import { BEDROOM } from "../../lib/gallery";
-import { DESIGN_STYLE_COUNT } from "../../lib/marketing";
+import { Article } from "~/components/article";
+import { CompareSlider } from "~/components/compare-slider";
+import { BEDROOM } from "~/lib/gallery";
+import { DESIGN_STYLE_COUNT } from "~/lib/marketing";
+import { PLANS } from "~/shared/catalog";
 import type { Route } from "./+types/blog";
 
 export const meta: Route.MetaFunction = () => [

@@ -1,8 +1,8 @@
 import { Link } from "react-router";
-import { BackLink } from "../../components/back-link";
-import { Comparison, FeatureGrid } from "../../components/landing/features";
-import { getStartedPath } from "../../lib/get-started";
-import { useRootData } from "../../root";
+import { BackLink } from "~/components/back-link";
+import { Comparison, FeatureGrid } from "~/components/landing/features";
+import { getStartedPath } from "~/lib/get-started";
+import { useRootData } from "~/root";
 import type { Route } from "./+types/features";
 
 export const meta: Route.MetaFunction = () => [

@@ -1,14 +1,14 @@
+import { createMailer } from "@workers/adapters/mail";
+import { getUser } from "@workers/http/auth";
+import { requestContext } from "@workers/http/context";
+import { clientIp, rateLimit } from "@workers/objects/rate-limiter";
+import { CONTACT_RULE, submitContactMessage } from "@workers/services/contact";
 import { data, Link, useSearchParams } from "react-router";
-import { createMailer } from "../../../workers/adapters/mail";
-import { requestContext } from "../../../workers/context";
-import { clientIp, rateLimit } from "../../../workers/objects/rate-limiter";
-import { CONTACT_RULE, submitContactMessage } from "../../../workers/services/contact";
-import { CompareSlider } from "../../components/compare-slider";
-import { ContactDialog } from "../../components/contact-dialog";
-import { getUser } from "../../lib/auth.server";
-import { FEATURED_ITEMS, GALLERY_ITEMS } from "../../lib/gallery";
-import { getStartedPath } from "../../lib/get-started";
-import { useRootData } from "../../root";
+import { CompareSlider } from "~/components/compare-slider";
+import { ContactDialog } from "~/components/contact-dialog";
+import { FEATURED_ITEMS, GALLERY_ITEMS } from "~/lib/gallery";
+import { getStartedPath } from "~/lib/get-started";
+import { useRootData } from "~/root";
 import type { Route } from "./+types/gallery";
 
 export const meta: Route.MetaFunction = () => [

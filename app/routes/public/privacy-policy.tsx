@@ -1,5 +1,5 @@
-import { Article, CounselNote } from "../../components/article";
-import { useRootData } from "../../root";
+import { Article, CounselNote } from "~/components/article";
+import { useRootData } from "~/root";
 import type { Route } from "./+types/privacy-policy";
 
 export const meta: Route.MetaFunction = () => [

@@ -1,6 +1,6 @@
-import { Article, CounselNote } from "../../components/article";
-import { REFUND_MAX_PHOTOS, REFUND_WINDOW_HOURS } from "../../lib/marketing";
-import { useRootData } from "../../root";
+import { Article, CounselNote } from "~/components/article";
+import { REFUND_MAX_PHOTOS, REFUND_WINDOW_HOURS } from "~/lib/marketing";
+import { useRootData } from "~/root";
 import type { Route } from "./+types/refund-policy";
 
 export const meta: Route.MetaFunction = () => [

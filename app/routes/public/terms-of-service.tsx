@@ -1,6 +1,6 @@
 import { Link } from "react-router";
-import { Article, CounselNote } from "../../components/article";
-import { useRootData } from "../../root";
+import { Article, CounselNote } from "~/components/article";
+import { useRootData } from "~/root";
 import type { Route } from "./+types/terms-of-service";
 
 export const meta: Route.MetaFunction = () => [

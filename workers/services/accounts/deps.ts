@@ -1,6 +1,6 @@
-import type { Database } from "../../../db/client";
-import type { Mailer } from "../../adapters/mail";
-import { RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "../../objects/rate-limiter";
+import type { Database } from "@db/client";
+import type { Mailer } from "@workers/adapters/mail";
+import { RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "@workers/objects/rate-limiter";
 
 /** What every account service needs; routes build it per request, tests pass their own. */
 export interface AccountDeps {

@@ -1,4 +1,4 @@
-import { escapeHtml, type MailMessage } from "../../adapters/mail";
+import { escapeHtml, type MailMessage } from "@workers/adapters/mail";
 
 // The account e-mails. Plain text first (the dev mailbox shows it with its
 // links clickable), with a simple HTML twin.

@@ -1,11 +1,11 @@
+import { sessions, users } from "@db/schema";
+import type { GoogleIdentity } from "@workers/adapters/google-oauth";
+import { randomToken } from "@workers/lib/crypto";
+import { createSession, readCookie } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
-import { sessions, users } from "../../../db/schema";
-import type { GoogleIdentity } from "../../adapters/google-oauth";
-import { randomToken } from "../../lib/crypto";
-import { createSession, readCookie } from "../sessions";
+import { MESSAGES } from "~/shared/account-messages";
 import type { AccountDeps } from "./deps";
 import { returnPath, safeRedirectPath } from "./landing";
-import { MESSAGES } from "./messages";
 import { nameFromEmail } from "./validation";
 import { markVerified } from "./verification";
 

@@ -1,11 +1,11 @@
+import { users } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "@workers/services/password";
+import { createSession } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
-import { users } from "../../../db/schema";
-import { randomToken } from "../../lib/crypto";
-import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "../password";
-import { createSession } from "../sessions";
+import { MESSAGES } from "~/shared/account-messages";
 import { type AccountDeps, checkLimits, type Failure, LIMITS } from "./deps";
 import { landingPath } from "./landing";
-import { MESSAGES } from "./messages";
 import { fieldErrors, nameFromEmail, PASSWORD_MAX, signInSchema, signUpSchema } from "./validation";
 import { sendVerification } from "./verification";
 

@@ -1,9 +1,9 @@
+import { sessions, users } from "@db/schema";
+import { hashPassword } from "@workers/services/password";
 import { eq } from "drizzle-orm";
-import { sessions, users } from "../../../db/schema";
-import { hashPassword } from "../password";
+import { MESSAGES } from "~/shared/account-messages";
 import { type AccountDeps, checkLimits, deliverLater, type Failure, LIMITS } from "./deps";
 import { appLink, passwordResetEmail } from "./emails";
-import { MESSAGES } from "./messages";
 import { consumeToken, issueToken, revokeTokens } from "./tokens";
 import { emailField, newPasswordField } from "./validation";
 import { markVerified } from "./verification";

@@ -1,7 +1,7 @@
+import type { Database } from "@db/client";
+import { type EmailTokenPurpose, emailTokens } from "@db/schema";
+import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { and, eq, gt, isNull, lte, or } from "drizzle-orm";
-import type { Database } from "../../../db/client";
-import { type EmailTokenPurpose, emailTokens } from "../../../db/schema";
-import { randomToken, sha256Hex } from "../../lib/crypto";
 
 // Single-use links sent by e-mail. The token (160 random bits) is only in the
 // e-mail; D1 keeps its SHA-256, so a database leak yields no usable link.

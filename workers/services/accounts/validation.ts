@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { hasControlCharacters } from "../../lib/text";
+import { FIELD_MESSAGES as M } from "~/shared/account-messages";
+import { hasControlCharacters } from "~/shared/text";
 import type { FieldErrors } from "./deps";
-import { FIELD_MESSAGES as M } from "./messages";
 
 // Server-side rules for the account forms. Passwords: 8 to 128 characters and
 // nothing else (NIST 800-63B; shared spec DECISIONS.md).

@@ -1,9 +1,9 @@
+import { users } from "@db/schema";
+import { userObject } from "@workers/objects/user-object";
 import { and, eq, isNull } from "drizzle-orm";
-import { users } from "../../../db/schema";
-import { userObject } from "../../objects/user-object";
+import { MESSAGES } from "~/shared/account-messages";
 import { type AccountDeps, checkLimits, deliverLater, type Failure, LIMITS } from "./deps";
 import { appLink, verificationEmail } from "./emails";
-import { MESSAGES } from "./messages";
 import { consumeToken, issueToken, revokeTokens } from "./tokens";
 import { emailField } from "./validation";
 

@@ -1,6 +1,6 @@
+import { type CurrentUser, resolveCurrentUser, secureCookies } from "@workers/services/current-user";
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
-import { requestContext } from "../../workers/context";
-import { type CurrentUser, resolveCurrentUser, secureCookies } from "../../workers/services/current-user";
+import { requestContext } from "./context";
 
 export const userContext = createContext<CurrentUser | null>(null);
 

@@ -1,16 +1,16 @@
+import { createMailer } from "@workers/adapters/mail";
+import { requestContext } from "@workers/http/context";
+import { clientIp } from "@workers/objects/rate-limiter";
+import type { AccountDeps, Failure } from "@workers/services/accounts/deps";
+import { safeRedirectPath } from "@workers/services/accounts/landing";
+import { signInWithPassword, signUp } from "@workers/services/accounts/password-auth";
+import { requestPasswordReset } from "@workers/services/accounts/password-reset";
+import { resendVerification } from "@workers/services/accounts/verification";
+import { secureCookies } from "@workers/services/current-user";
+import { sessionCookie } from "@workers/services/sessions";
 import { data, type RouterContextProvider, redirect } from "react-router";
-import { createMailer } from "../../workers/adapters/mail";
-import { requestContext } from "../../workers/context";
-import { clientIp } from "../../workers/objects/rate-limiter";
-import type { AccountDeps, Failure } from "../../workers/services/accounts/deps";
-import { safeRedirectPath } from "../../workers/services/accounts/landing";
-import { MESSAGES } from "../../workers/services/accounts/messages";
-import { signInWithPassword, signUp } from "../../workers/services/accounts/password-auth";
-import { requestPasswordReset } from "../../workers/services/accounts/password-reset";
-import { resendVerification } from "../../workers/services/accounts/verification";
-import { secureCookies } from "../../workers/services/current-user";
-import { sessionCookie } from "../../workers/services/sessions";
-import { type AuthActionData, type AuthIntent, HONEYPOT_FIELD } from "./forms";
+import { MESSAGES } from "~/shared/account-messages";
+import { type AuthActionData, type AuthIntent, HONEYPOT_FIELD } from "~/shared/auth-forms";
 
 /** The account services' dependencies for this request. */
 export function accountDeps(context: Readonly<RouterContextProvider>, request: Request): AccountDeps {

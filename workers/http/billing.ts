@@ -1,11 +1,11 @@
+import { createStripe } from "@workers/adapters/stripe";
+import { accountSummary } from "@workers/services/account";
+import type { BillingDeps, BillingOutcome } from "@workers/services/billing";
 import type { RouterContextProvider } from "react-router";
 import Stripe from "stripe";
-import { createStripe } from "../../workers/adapters/stripe";
-import { requestContext } from "../../workers/context";
-import { accountSummary } from "../../workers/services/account";
-import type { BillingDeps, BillingOutcome } from "../../workers/services/billing";
-import { PROVIDER_DOWN_MESSAGE } from "./billing-messages";
-import type { LiveCredits } from "./use-live-credits";
+import type { LiveCredits } from "~/lib/use-live-credits";
+import { PROVIDER_DOWN_MESSAGE } from "~/shared/billing-messages";
+import { requestContext } from "./context";
 
 export function billingDeps(context: Readonly<RouterContextProvider>): BillingDeps {
   const { env, db } = context.get(requestContext);

@@ -1,5 +1,5 @@
+import type { Database } from "@db/client";
 import { createContext } from "react-router";
-import type { Database } from "../db/client";
 
 /** What every loader, action and Hono route gets for one request. */
 export interface RequestContext {
