@@ -1,6 +1,7 @@
 import { createDb } from "@db/client";
 import { api } from "@workers/api";
 import { requestContext } from "@workers/http/context";
+import { buildDeps } from "@workers/http/deps";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
 import { randomToken } from "@workers/lib/crypto";
 import { purgeTrash } from "@workers/services/library";
@@ -27,7 +28,8 @@ export default {
     if (isApi(pathname)) return withSecurityHeaders(await api.fetch(request, env, ctx), nonce, dev);
 
     const context = new RouterContextProvider();
-    context.set(requestContext, { env, ctx, db: createDb(env.DB), nonce });
+    const deps = buildDeps(env, ctx, request);
+    context.set(requestContext, { env, ctx, db: deps.db, deps, nonce });
     return withSecurityHeaders(await handleDocument(request, context), nonce, dev);
   },
 

@@ -1,11 +1,15 @@
 import { getUser } from "@workers/http/auth";
+import { checkMethod } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
 import { secureCookies } from "@workers/services/current-user";
 import { clearSessionCookie, invalidateSession } from "@workers/services/sessions";
 import { redirect } from "react-router";
 import type { Route } from "./+types/logout";
 
 export async function action({ request, context }: Route.ActionArgs) {
+  const wrongMethod = checkMethod(request);
+  if (wrongMethod) return failureData(wrongMethod, ["POST"]);
   const user = getUser(context);
   const { db, env } = context.get(requestContext);
   if (user) await invalidateSession(db, user.sessionId);

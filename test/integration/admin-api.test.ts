@@ -49,7 +49,14 @@ describe("/api/admin", () => {
       headers: { Cookie: adminUser.cookie },
       body: "{",
     });
-    expect(notJson.status).toBe(400);
+    // No Content-Type: not a body this endpoint reads (415); the same bytes declared as JSON are malformed (400).
+    expect(notJson.status).toBe(415);
+    const malformed = await workerFetch(`/api/admin/users/${target.id}/credits`, {
+      method: "POST",
+      headers: { Cookie: adminUser.cookie, "Content-Type": "application/json" },
+      body: "{",
+    });
+    expect(malformed.status).toBe(400);
     const ok = await call("POST", `/api/admin/users/${target.id}/credits`, adminUser.cookie, {
       amount: 5,
       reason: "welcome",

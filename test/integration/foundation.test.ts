@@ -36,7 +36,7 @@ describe("GET /api/health through the Worker", () => {
     for (const method of ["GET", "POST", "PUT", "DELETE", "PATCH"]) {
       const res = await workerFetch("/api/does-not-exist", { method });
       expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ error: "Not found." });
+      expect(await res.json()).toEqual({ ok: false, code: "not_found", error: "Not found." });
     }
   });
 });

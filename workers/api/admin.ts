@@ -1,4 +1,6 @@
 import { createMailer } from "@workers/adapters/mail";
+import { readJson } from "@workers/http/body";
+import { failureJson } from "@workers/http/result";
 import { clientIp } from "@workers/objects/rate-limiter";
 import {
   adjustCredits,
@@ -34,13 +36,6 @@ const creditsBody = z.object({
 const reasonBody = z.object({ reason });
 const roleBody = z.object({ role: z.enum(["user", "admin"]), reason });
 
-async function body<T extends z.ZodType>(schema: T, req: Request): Promise<z.infer<T> | { error: string }> {
-  const json = await req.json().catch(() => undefined);
-  if (json === undefined) return { error: "The request body must be JSON." };
-  const parsed = schema.safeParse(json);
-  return parsed.success ? parsed.data : { error: parsed.error.issues[0]?.message ?? "Invalid input." };
-}
-
 export const adminApi = new Hono<ApiEnv>()
   .use(async (c, next) => {
     const user = c.get("user");
@@ -59,20 +54,23 @@ export const adminApi = new Hono<ApiEnv>()
     return detail ? c.json(detail) : c.json({ error: "User not found" }, 404);
   })
   .post("/users/:id/credits", async (c) => {
-    const input = await body(creditsBody, c.req.raw);
-    if ("error" in input) return c.json(input, 400);
+    const parsed = await readJson(c.req.raw, creditsBody);
+    if (!parsed.ok) return failureJson(parsed);
+    const input = parsed.data;
     const res = await adjustCredits(c.env, c.get("db"), c.get("user")!, c.req.param("id"), input.amount, input.reason);
     return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
   })
   .post("/users/:id/sessions/revoke", async (c) => {
-    const input = await body(reasonBody, c.req.raw);
-    if ("error" in input) return c.json(input, 400);
+    const parsed = await readJson(c.req.raw, reasonBody);
+    if (!parsed.ok) return failureJson(parsed);
+    const input = parsed.data;
     const res = await revokeSessions(c.get("db"), c.get("user")!, c.req.param("id"), input.reason);
     return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
   })
   .post("/users/:id/verification", async (c) => {
-    const input = await body(reasonBody, c.req.raw);
-    if ("error" in input) return c.json(input, 400);
+    const parsed = await readJson(c.req.raw, reasonBody);
+    if (!parsed.ok) return failureJson(parsed);
+    const input = parsed.data;
     const deps = {
       db: c.get("db"),
       env: c.env,
@@ -84,8 +82,9 @@ export const adminApi = new Hono<ApiEnv>()
     return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
   })
   .post("/users/:id/role", async (c) => {
-    const input = await body(roleBody, c.req.raw);
-    if ("error" in input) return c.json(input, 400);
+    const parsed = await readJson(c.req.raw, roleBody);
+    if (!parsed.ok) return failureJson(parsed);
+    const input = parsed.data;
     const res = await setRole(c.get("db"), c.get("user")!, c.req.param("id"), input.role, input.reason);
     return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
   });

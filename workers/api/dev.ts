@@ -1,4 +1,6 @@
 import { users } from "@db/schema";
+import { readJson } from "@workers/http/body";
+import { failureJson } from "@workers/http/result";
 import { randomToken } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/user-object";
 import { hashPassword } from "@workers/services/password";
@@ -66,8 +68,8 @@ export const devApi = new Hono<ApiEnv>()
   // Creates a user (and a session) for an end-to-end test, so each test owns
   // its data instead of sharing the demo users.
   .post("/users", async (c) => {
-    const parsed = fixtureUser.safeParse(await c.req.json().catch(() => null));
-    if (!parsed.success) return c.json({ error: "Invalid fixture", issues: parsed.error.issues }, 400);
+    const parsed = await readJson(c.req.raw, fixtureUser);
+    if (!parsed.ok) return failureJson(parsed);
     const input = parsed.data;
     const db = c.get("db");
     const id = randomToken();
@@ -99,10 +101,11 @@ export const devApi = new Hono<ApiEnv>()
   // reservations against a balance of exactly `perUser`; reports throughput and
   // proves no balance went negative (npm run bench).
   .post("/bench/reservations", async (c) => {
-    const parsed = z
-      .object({ users: z.number().int().min(1).max(200), perUser: z.number().int().min(1).max(500) })
-      .safeParse(await c.req.json().catch(() => null));
-    if (!parsed.success) return c.json({ error: "Invalid input" }, 400);
+    const parsed = await readJson(
+      c.req.raw,
+      z.object({ users: z.number().int().min(1).max(200), perUser: z.number().int().min(1).max(500) }),
+    );
+    if (!parsed.ok) return failureJson(parsed);
     const { users: count, perUser } = parsed.data;
     const db = c.get("db");
     const now = Date.now();

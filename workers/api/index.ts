@@ -1,9 +1,11 @@
-import { createDb } from "@db/client";
+import { sessionFor } from "@workers/http/auth";
 import { devToolsEnabled } from "@workers/http/context";
-import { resolveCurrentUser, secureCookies } from "@workers/services/current-user";
+import { buildDeps } from "@workers/http/deps";
+import { allowedMethods } from "@workers/http/methods";
+import { failureJson } from "@workers/http/result";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
+import { fail } from "~/shared/result";
 import { adminApi } from "./admin";
 import { devApi } from "./dev";
 import { health } from "./health";
@@ -16,45 +18,11 @@ import { webhooks } from "./webhooks";
 
 export const api = new Hono<ApiEnv>().basePath("/api");
 
-async function drain(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<void> {
-  if (!body) return;
-  const reader = body.getReader();
-  let seen = 0;
-  try {
-    while (seen < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      seen += value.byteLength;
-    }
-    await reader.cancel();
-  } catch {
-    // the client went away: nothing to answer
-  }
-}
-
-// JSON endpoints take small bodies; photo bytes go through the upload routes,
-// which check their own sizes.
-const JSON_BODY_LIMIT = 64 * 1024;
 api.use(async (c, next) => {
-  if (c.req.path.startsWith("/api/uploads") || c.req.path.startsWith("/api/webhooks")) return next();
-  return bodyLimit({
-    maxSize: JSON_BODY_LIMIT,
-    onError: async (c) => {
-      // Read (and drop) what the client is still sending, up to a bound, so it
-      // gets the 413 instead of a connection reset mid-upload.
-      await drain(c.req.raw.body, 16 * 1024 * 1024);
-      return c.json({ error: `The request body is larger than ${JSON_BODY_LIMIT / 1024} KB.` }, 413);
-    },
-  })(c, next);
-});
-
-api.use(async (c, next) => {
-  const db = createDb(c.env.DB);
-  c.set("db", db);
-  const { user, setCookie } = await resolveCurrentUser(db, c.req.raw, {
-    secureCookies: secureCookies(c.env, c.req.raw),
-    waitUntil: (p) => c.executionCtx.waitUntil(p),
-  });
+  const deps = buildDeps(c.env, c.executionCtx, c.req.raw);
+  c.set("deps", deps);
+  c.set("db", deps.db);
+  const { user, setCookie } = await sessionFor(c.env, c.req.raw, deps);
   c.set("user", user);
   await next();
   if (setCookie) c.res.headers.append("Set-Cookie", setCookie);
@@ -76,10 +44,19 @@ api.use("/dev/*", async (c, next) => {
 });
 api.route("/dev", devApi);
 
-api.notFound((c) => c.json({ error: "Not found." }, 404));
+// A known path asked with a method it does not take gets 405 and the methods it does.
+api.notFound((c) => {
+  const allowed = allowedMethods(api.routes, c.req.path);
+  if (allowed.length > 0)
+    return failureJson(
+      fail("method_not_allowed", `This address takes ${allowed.join(" or ")} requests only.`),
+      allowed,
+    );
+  return c.json(fail("not_found", "Not found."), 404);
+});
 
 api.onError((err, c) => {
-  if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
+  if (err instanceof HTTPException) return c.json({ ok: false, error: err.message }, err.status);
   console.error("api error", err);
   return c.json({ error: "Something went wrong on our side. Please try again." }, 500);
 });

@@ -1,38 +1,18 @@
 import type { JobParams } from "@db/schema";
+import { readJson } from "@workers/http/body";
+import { failureJson } from "@workers/http/result";
 import { contentDisposition } from "@workers/lib/content-disposition";
-import { randomToken } from "@workers/lib/crypto";
-import { userObject } from "@workers/objects/user-object";
-import { getJob, getVersion, isJobKind, jobView, listVersions, sourceVariant } from "@workers/services/jobs";
+import { jobRequestBody, requestJob } from "@workers/services/job-requests";
+import { getJob, getVersion, jobView, listVersions } from "@workers/services/jobs";
 import { getPhoto } from "@workers/services/library";
 import { verifySignature } from "@workers/services/signed-urls";
 import { Hono } from "hono";
-import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
 // AI jobs and the versions they produce. POST answers 202 with the job at
 // once; the page polls GET /api/jobs/:id. Only the owner sees a job or a
 // version; anyone else gets the same 404 as for one that does not exist.
-
-export const MISSING_OPTIONS = "Please select all required options";
-export const INVALID_SKY_TYPE = "Invalid sky type";
-
-const ROOM_CODES = new Set([...ROOM_TYPES, ...QUICK_ROOM_TYPES].map((r) => r.code));
-const ROOM_NAMES = new Map([...ROOM_TYPES, ...QUICK_ROOM_TYPES].map((r) => [r.name.toLowerCase(), r.code]));
-
-function roomCode(value: string): string | undefined {
-  const v = value.trim().toLowerCase();
-  return ROOM_CODES.has(v) ? v : ROOM_NAMES.get(v);
-}
-
-function styleCode(value: string): string {
-  const quick = QUICK_FURNITURE_STYLES.find((s) => s.name.toLowerCase() === value.trim().toLowerCase());
-  return quick?.code ?? designStyleCode(value);
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === "string" && v.trim().length > 0 && v.length <= 100 ? v : undefined;
-}
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 
@@ -65,49 +45,11 @@ export const jobsApi = new Hono<ApiEnv>()
   .use("/photos/*", requireApiUser)
   .use("/jobs/*", requireApiUser)
   .post("/photos/:id/jobs", async (c) => {
-    const user = c.get("user")!;
-    let body: Record<string, unknown>;
-    try {
-      const parsed = await c.req.json();
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object");
-      body = parsed as Record<string, unknown>;
-    } catch {
-      return c.json({ error: "The request body must be a JSON object." }, 400);
-    }
-    const kind = body.kind;
-    if (!isJobKind(kind)) return c.json({ error: MISSING_OPTIONS }, 400);
-    const params: JobParams = {};
-    if (kind === "stage") {
-      const room = str(body.roomType);
-      const style = str(body.designStyle);
-      if (!room || !style) return c.json({ error: MISSING_OPTIONS }, 400);
-      const code = roomCode(room);
-      if (!code) return c.json({ error: MISSING_OPTIONS }, 400);
-      params.roomType = code;
-      params.designStyle = styleCode(style);
-    } else if (kind === "sky") {
-      if (body.skyType === undefined || body.skyType === null || body.skyType === "") {
-        return c.json({ error: MISSING_OPTIONS }, 400);
-      }
-      if (!isSkyType(body.skyType)) return c.json({ error: INVALID_SKY_TYPE }, 400);
-      params.skyType = body.skyType;
-    }
-    const db = c.get("db");
-    const photo = await getPhoto(db, user.id, c.req.param("id"));
-    if (!photo || photo.trashedAt !== null) return c.json({ error: "Not found." }, 404);
-    if (kind !== "stage") params.source = await sourceVariant(db, photo);
-    const jobId = randomToken();
-    const result = await userObject(c.env, user.id).startJob(user.id, { jobId, photoId: photo.id, kind, params });
-    if (!result.ok) {
-      const status = result.error === "Insufficient credits" ? 402 : 400;
-      return c.json({ error: result.error, credits: result.balance }, status);
-    }
-    const job = await getJob(db, jobId);
-    return c.json(
-      { job: job ? jobView(job) : { id: jobId, status: "queued" }, credits: result.balance },
-      202,
-      NO_STORE,
-    );
+    const body = await readJson(c.req.raw, jobRequestBody);
+    if (!body.ok) return failureJson(body);
+    const res = await requestJob(c.get("deps"), c.get("user")!.id, c.req.param("id"), body.data);
+    if (!res.ok) return failureJson(res);
+    return c.json({ job: res.job, credits: res.credits }, 202, NO_STORE);
   })
   .get("/jobs/:id", async (c) => {
     const db = c.get("db");

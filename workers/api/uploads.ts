@@ -1,3 +1,5 @@
+import { readJson } from "@workers/http/body";
+import { failureJson } from "@workers/http/result";
 import { RATE_LIMITED_MESSAGE, rateLimit } from "@workers/objects/rate-limiter";
 import { toCard } from "@workers/services/library";
 import {
@@ -28,6 +30,7 @@ const declared = z.object({
   type: z.string().max(100),
 });
 
+const DECLARE_MESSAGE = "Please send the photo's name, size and type.";
 const UPLOAD_RULE = { name: "upload-create", limit: 300, windowMs: 60 * 60 * 1000 };
 
 function refuse(c: { json: (body: unknown, status: Refusal["status"]) => Response }, r: Refusal): Response {
@@ -38,8 +41,8 @@ function refuse(c: { json: (body: unknown, status: Refusal["status"]) => Respons
 export const uploadsApi = new Hono<ApiEnv>()
   .use(requireApiUser)
   .post("/", async (c) => {
-    const parsed = declared.safeParse(await c.req.json().catch(() => null));
-    if (!parsed.success) return c.json({ error: "Please send the photo's name, size and type." }, 400);
+    const parsed = await readJson(c.req.raw, declared, { maxBytes: 4096 });
+    if (!parsed.ok) return failureJson(parsed.code === "invalid" ? { ...parsed, error: DECLARE_MESSAGE } : parsed);
     const user = c.get("user")!;
     const limited = await rateLimit(c.env, UPLOAD_RULE, [user.id]);
     if (!limited.allowed) {

@@ -1,3 +1,5 @@
+import { readText } from "@workers/http/body";
+import { failureJson } from "@workers/http/result";
 import { handleStripeWebhook } from "@workers/services/stripe-webhook";
 import { Hono } from "hono";
 import type { ApiEnv } from "./types";
@@ -8,10 +10,8 @@ import type { ApiEnv } from "./types";
 const MAX_EVENT_BYTES = 512 * 1024;
 
 export const webhooks = new Hono<ApiEnv>().post("/stripe", async (c) => {
-  const length = Number(c.req.header("Content-Length") ?? 0);
-  if (length > MAX_EVENT_BYTES) return c.json({ error: "Event too large." }, 413);
-  const raw = await c.req.text();
-  if (raw.length > MAX_EVENT_BYTES) return c.json({ error: "Event too large." }, 413);
-  const result = await handleStripeWebhook(c.env, c.get("db"), raw, c.req.header("Stripe-Signature"));
+  const body = await readText(c.req.raw, { maxBytes: MAX_EVENT_BYTES });
+  if (!body.ok) return failureJson(body);
+  const result = await handleStripeWebhook(c.env, c.get("db"), body.text, c.req.header("Stripe-Signature"));
   return c.json(result.body, result.status);
 });

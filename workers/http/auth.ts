@@ -1,16 +1,23 @@
 import { type CurrentUser, resolveCurrentUser, secureCookies } from "@workers/services/current-user";
+import type { Deps } from "@workers/services/deps";
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { requestContext } from "./context";
 
 export const userContext = createContext<CurrentUser | null>(null);
 
+/** The signed-in user of a request, and the cookie to send when the session was extended (pages and /api alike). */
+export function sessionFor(
+  env: Env,
+  request: Request,
+  deps: Pick<Deps, "db" | "defer">,
+): Promise<{ user: CurrentUser | null; setCookie: string | null }> {
+  return resolveCurrentUser(deps.db, request, { secureCookies: secureCookies(env, request), waitUntil: deps.defer });
+}
+
 /** Root middleware: resolves the session once per request and renews its cookie. */
 export const authMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
   const rc = context.get(requestContext);
-  const { user, setCookie } = await resolveCurrentUser(rc.db, request, {
-    secureCookies: secureCookies(rc.env, request),
-    waitUntil: (p) => rc.ctx.waitUntil(p),
-  });
+  const { user, setCookie } = await sessionFor(rc.env, request, rc.deps);
   context.set(userContext, user);
   const response = await next();
   if (setCookie) response.headers.append("Set-Cookie", setCookie);

@@ -56,12 +56,15 @@ export interface ContactDeps {
   now?: () => number;
 }
 
-function field(form: FormData, name: string): string {
-  const v = form.get(name);
+function field(form: FormData | Record<string, string>, name: string): string {
+  const v = form instanceof FormData ? form.get(name) : form[name];
   return typeof v === "string" ? v : "";
 }
 
-export async function submitContactMessage(form: FormData, deps: ContactDeps): Promise<ContactResult> {
+export async function submitContactMessage(
+  form: FormData | Record<string, string>,
+  deps: ContactDeps,
+): Promise<ContactResult> {
   const values: Record<ContactField, string> = {
     name: field(form, "name").slice(0, CONTACT_LIMITS.name * 2),
     email: field(form, "email").slice(0, CONTACT_LIMITS.email * 2),

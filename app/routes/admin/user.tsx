@@ -1,5 +1,7 @@
 import { requireAdmin } from "@workers/http/auth";
+import { checkFields, readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
 import { adjustCredits, resendVerificationFor, revokeSessions, setRole, userDetail } from "@workers/services/admin";
 import { data, Form, Link, useNavigation } from "react-router";
 import { z } from "zod";
@@ -39,13 +41,12 @@ const noErrors: FieldErrors = {};
 export async function action({ request, params, context }: Route.ActionArgs) {
   const admin = requireAdmin(context);
   const { db, env } = context.get(requestContext);
-  const form = Object.fromEntries(await request.formData());
-  const parsed = actions.safeParse(form);
-  if (!parsed.success) {
-    const fieldErrors: FieldErrors = {};
-    for (const issue of parsed.error.issues)
-      fieldErrors[(issue.path[0] ?? "form") as keyof FieldErrors] ??= issue.message;
-    return data({ intent: String(form.intent ?? ""), ok: false as const, fieldErrors, message: null }, { status: 400 });
+  const raw = await readFormFields(request);
+  if (!raw.ok) return failureData({ ...raw, intent: "", fieldErrors: noErrors, message: raw.error });
+  const parsed = checkFields(actions, raw.fields);
+  if (!parsed.ok) {
+    const fieldErrors: FieldErrors = { ...parsed.fieldErrors };
+    return failureData({ ...parsed, intent: raw.fields.intent ?? "", fieldErrors, message: null });
   }
   const input = parsed.data;
   const res =

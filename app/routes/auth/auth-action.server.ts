@@ -1,5 +1,7 @@
 import { createMailer } from "@workers/adapters/mail";
+import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
 import { clientIp } from "@workers/objects/rate-limiter";
 import type { AccountDeps, Failure } from "@workers/services/accounts/deps";
 import { safeRedirectPath } from "@workers/services/accounts/landing";
@@ -59,11 +61,11 @@ function failure(intent: AuthIntent, values: AuthActionData["values"], f: Failur
 
 /** The one action behind /auth and /login: sign in, sign up, forgot password, resend verification. */
 export async function authAction({ request, context }: { request: Request; context: Readonly<RouterContextProvider> }) {
-  const form = await request.formData();
-  const field = (name: string) => {
-    const v = form.get(name);
-    return typeof v === "string" ? v : "";
-  };
+  const body = await readFormFields(request);
+  if (!body.ok) {
+    return failureData({ ...body, intent: "signin" as AuthIntent, values: { name: "", email: "" } }, ["POST"]);
+  }
+  const field = (name: string) => body.fields[name] ?? "";
   const raw = field("intent");
   const intent: AuthIntent = raw === "signup" || raw === "forgot" || raw === "resend" ? raw : "signin";
   const values = { name: field("name").slice(0, 100), email: field("email").slice(0, 254) };

@@ -1,5 +1,7 @@
 import { googleOAuth } from "@workers/adapters/google-oauth";
+import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { failureHeaders, STATUS } from "@workers/http/result";
 import { oauthStateCookie } from "@workers/services/accounts/google";
 import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { secureCookies } from "@workers/services/current-user";
@@ -10,8 +12,9 @@ import type { Route } from "./+types/google";
 // PKCE verifier, kept in a short-lived HttpOnly cookie until the callback.
 export async function action({ request, context }: Route.ActionArgs) {
   const { env } = context.get(requestContext);
-  const form = await request.formData();
-  const redirectTo = safeRedirectPath(String(form.get("redirectTo") ?? ""));
+  const raw = await readFormFields(request);
+  if (!raw.ok) return new Response(raw.error, { status: STATUS[raw.code], headers: failureHeaders(raw, ["POST"]) });
+  const redirectTo = safeRedirectPath(raw.fields.redirectTo ?? "");
   try {
     const { url, state, codeVerifier } = await googleOAuth(env).start();
     return redirect(url.toString(), {

@@ -1,4 +1,6 @@
+import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
 import { resetPassword } from "@workers/services/accounts/password-reset";
 import { isTokenUsable } from "@workers/services/accounts/tokens";
 import { secureCookies } from "@workers/services/current-user";
@@ -20,10 +22,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 // Sets the new password and ends every session of the account, this browser's too.
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await request.formData();
+  const raw = await readFormFields(request);
+  if (!raw.ok) return failureData({ ...raw, fieldErrors: {} as Record<string, string> });
   const result = await resetPassword(accountDeps(context, request), {
-    token: form.get("token"),
-    password: form.get("password"),
+    token: raw.fields.token ?? null,
+    password: raw.fields.password ?? null,
   });
   if (!result.ok) {
     return data({ error: result.error, fieldErrors: result.fieldErrors ?? {} }, { status: result.status });

@@ -1,4 +1,6 @@
+import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
 import { isTokenUsable } from "@workers/services/accounts/tokens";
 import { verifyEmail } from "@workers/services/accounts/verification";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
@@ -19,8 +21,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await request.formData();
-  const result = await verifyEmail(accountDeps(context, request), String(form.get("token") ?? ""));
+  const raw = await readFormFields(request);
+  if (!raw.ok) return failureData(raw);
+  const result = await verifyEmail(accountDeps(context, request), raw.fields.token ?? "");
   if (!result.ok) return data({ error: result.error }, { status: result.status });
   const params = new URLSearchParams({ notice: "verified" });
   if (result.redirectTo) params.set("redirectTo", result.redirectTo);

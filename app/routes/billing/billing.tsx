@@ -1,6 +1,8 @@
 import { requireUser } from "@workers/http/auth";
 import { billingDeps, callStripe } from "@workers/http/billing";
+import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
 import { accountSummary } from "@workers/services/account";
 import { openBillingPortal } from "@workers/services/billing";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
@@ -24,7 +26,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = requireUser(context, request);
-  const intent = (await request.formData()).get("intent");
+  const raw = await readFormFields(request);
+  if (!raw.ok) return failureData(raw);
+  const intent = raw.fields.intent;
   if (intent !== "manage" && intent !== "cancel") return data({ error: "Unknown action." }, { status: 400 });
   const result = await callStripe(() => openBillingPortal(billingDeps(context), user, intent));
   if (!result.ok) return data({ error: result.message }, { status: 409 });

@@ -1,6 +1,8 @@
 import { requireUser } from "@workers/http/auth";
 import { billingDeps, callStripe } from "@workers/http/billing";
+import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
 import { RATE_LIMITED_MESSAGE, rateLimit } from "@workers/objects/rate-limiter";
 import { startCheckout } from "@workers/services/billing";
 import { useState } from "react";
@@ -42,8 +44,10 @@ const input = z.object({
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = requireUser(context, request);
-  const form = await request.formData();
-  const parsed = input.safeParse({ planId: form.get("planId") ?? "", interval: form.get("interval") ?? "month" });
+  const raw = await readFormFields(request);
+  if (!raw.ok) return failureData(raw);
+  const form = raw.fields;
+  const parsed = input.safeParse({ planId: form.planId ?? "", interval: form.interval ?? "month" });
   if (!parsed.success)
     return data({ error: parsed.error.issues[0]?.message ?? PLAN_REQUIRED_MESSAGE }, { status: 400 });
   const { env } = context.get(requestContext);

@@ -1,6 +1,8 @@
 import { requireUser } from "@workers/http/auth";
 import { liveCreditsFor } from "@workers/http/billing";
+import { checkFields, readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
 import {
   createFolder,
   deleteFolder,
@@ -75,8 +77,10 @@ const NOT_FOUND = "That photo or folder was not found. It may have been moved or
 export async function action({ request, context }: Route.ActionArgs) {
   const user = requireUser(context, request);
   const { db, env } = context.get(requestContext);
-  const parsed = intents.safeParse(Object.fromEntries(await request.formData()));
-  if (!parsed.success) return data({ ok: false, error: "That request was not understood." }, { status: 400 });
+  const raw = await readFormFields(request);
+  if (!raw.ok) return failureData(raw);
+  const parsed = checkFields(intents, raw.fields);
+  if (!parsed.ok) return failureData({ ...parsed, error: "That request was not understood." });
   const input = parsed.data;
   const found = (ok: boolean, message: string) =>
     ok ? data({ ok: true, message }) : data({ ok: false, error: NOT_FOUND }, { status: 404 });

@@ -1,6 +1,8 @@
 import { createMailer } from "@workers/adapters/mail";
 import { getUser } from "@workers/http/auth";
+import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { STATUS as FAILURE_STATUS, failureHeaders } from "@workers/http/result";
 import { clientIp, rateLimit } from "@workers/objects/rate-limiter";
 import { CONTACT_RULE, submitContactMessage } from "@workers/services/contact";
 import { data, Link, useSearchParams } from "react-router";
@@ -9,6 +11,7 @@ import { ContactDialog } from "~/components/contact-dialog";
 import { FEATURED_ITEMS, GALLERY_ITEMS } from "~/lib/gallery";
 import { getStartedPath } from "~/lib/get-started";
 import { useRootData } from "~/root";
+import type { ContactResult } from "~/shared/contact";
 import type { Route } from "./+types/gallery";
 
 export const meta: Route.MetaFunction = () => [
@@ -23,7 +26,16 @@ const STATUS = { sent: 200, invalid: 400, rate_limited: 429, failed: 503 } as co
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { env, db } = context.get(requestContext);
-  const result = await submitContactMessage(await request.formData(), {
+  const raw = await readFormFields(request);
+  if (!raw.ok) {
+    const refused: ContactResult = {
+      status: "failed",
+      message: raw.error,
+      values: { name: "", email: "", message: "" },
+    };
+    return data(refused, { status: FAILURE_STATUS[raw.code], headers: failureHeaders(raw) });
+  }
+  const result = await submitContactMessage(raw.fields, {
     db,
     mailer: createMailer(env),
     supportEmail: env.SUPPORT_EMAIL,

@@ -1,0 +1,26 @@
+import { createDb } from "@db/client";
+import { createMailer } from "@workers/adapters/mail";
+import { createStripe } from "@workers/adapters/stripe";
+import { clientIp, rateLimit } from "@workers/objects/client";
+import type { Deps } from "@workers/services/deps";
+import type Stripe from "stripe";
+
+/** The one place a request's dependencies are built (workers/app.ts for pages, the /api middleware for Hono). */
+export function buildDeps(env: Env, ctx: Pick<ExecutionContext, "waitUntil">, request: Request): Deps {
+  let stripe: Stripe | undefined;
+  return {
+    env,
+    db: createDb(env.DB),
+    bucket: env.PHOTOS,
+    mailer: createMailer(env),
+    get stripe() {
+      stripe ??= createStripe(env);
+      return stripe;
+    },
+    origin: env.APP_ORIGIN.replace(/\/$/, ""),
+    rateLimit: (rule, keys) => rateLimit(env, rule, keys),
+    ip: clientIp(request),
+    defer: (work) => ctx.waitUntil(work),
+    clock: () => Date.now(),
+  };
+}

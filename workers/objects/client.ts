@@ -1,0 +1,14 @@
+// The one way code outside workers/objects reaches a Durable Object: a typed
+// stub per user for credits and jobs, and the shared rate limiter. Services
+// import from here, never from the object classes' modules.
+import type { UserObject } from "./user-object";
+
+export { clientIp, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
+export type { LiveBalance } from "./user-object";
+
+export type UserObjectStub = DurableObjectStub<UserObject>;
+
+/** The user's Durable Object: every change to their credits and every job of theirs runs there. */
+export function userObject(env: Pick<Env, "USER_OBJECT">, userId: string): UserObjectStub {
+  return env.USER_OBJECT.get(env.USER_OBJECT.idFromName(userId));
+}

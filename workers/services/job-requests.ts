@@ -1,0 +1,81 @@
+import type { JobKind, JobParams } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { userObject } from "@workers/objects/client";
+import { z } from "zod";
+import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
+import { fail, ok, type Result } from "~/shared/result";
+import type { Deps } from "./deps";
+import { getJob, isJobKind, jobView, sourceVariant } from "./jobs";
+import { getPhoto } from "./library";
+
+// What a person asks of the AI (POST /api/photos/:id/jobs), checked and turned
+// into provider codes here, then handed to the user's Durable Object, which
+// reserves the credit and runs the job.
+
+export const MISSING_OPTIONS = "Please select all required options";
+export const INVALID_SKY_TYPE = "Invalid sky type";
+
+/** Any JSON object; the fields are read below so each missing one gets the spec's message. */
+export const jobRequestBody = z.record(z.string(), z.unknown(), { message: "The request body must be a JSON object." });
+
+const ROOM_CODES = new Set([...ROOM_TYPES, ...QUICK_ROOM_TYPES].map((r) => r.code));
+const ROOM_NAMES = new Map([...ROOM_TYPES, ...QUICK_ROOM_TYPES].map((r) => [r.name.toLowerCase(), r.code]));
+
+function roomCode(value: string): string | undefined {
+  const v = value.trim().toLowerCase();
+  return ROOM_CODES.has(v) ? v : ROOM_NAMES.get(v);
+}
+
+function styleCode(value: string): string {
+  const quick = QUICK_FURNITURE_STYLES.find((s) => s.name.toLowerCase() === value.trim().toLowerCase());
+  return quick?.code ?? designStyleCode(value);
+}
+
+function text(v: unknown): string | undefined {
+  return typeof v === "string" && v.trim().length > 0 && v.length <= 100 ? v : undefined;
+}
+
+/** The job's kind and provider parameters from the request's fields, or the spec's message. */
+export function jobParamsFrom(body: Record<string, unknown>): Result<{ kind: JobKind; params: JobParams }> {
+  const kind = body.kind;
+  if (!isJobKind(kind)) return fail("invalid", MISSING_OPTIONS);
+  const params: JobParams = {};
+  if (kind === "stage") {
+    const room = text(body.roomType);
+    const style = text(body.designStyle);
+    const code = room ? roomCode(room) : undefined;
+    if (!code || !style) return fail("invalid", MISSING_OPTIONS);
+    params.roomType = code;
+    params.designStyle = styleCode(style);
+  } else if (kind === "sky") {
+    if (body.skyType === undefined || body.skyType === null || body.skyType === "") {
+      return fail("invalid", MISSING_OPTIONS);
+    }
+    if (!isSkyType(body.skyType)) return fail("invalid", INVALID_SKY_TYPE);
+    params.skyType = body.skyType;
+  }
+  return ok({ kind, params });
+}
+
+/** Starts a job on one of the user's photos: a credit is reserved before it is queued, or nothing happens. */
+export async function requestJob(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  photoId: string,
+  body: Record<string, unknown>,
+): Promise<Result<{ job: ReturnType<typeof jobView> | { id: string; status: "queued" }; credits: number }>> {
+  const asked = jobParamsFrom(body);
+  if (!asked.ok) return asked;
+  const { kind, params } = asked;
+  const photo = await getPhoto(deps.db, userId, photoId);
+  if (!photo || photo.trashedAt !== null) return fail("not_found", "Not found.");
+  if (kind !== "stage") params.source = await sourceVariant(deps.db, photo);
+  const jobId = randomToken();
+  const started = await userObject(deps.env, userId).startJob(userId, { jobId, photoId: photo.id, kind, params });
+  if (!started.ok) {
+    const code = started.error === "Insufficient credits" ? "insufficient_credits" : "invalid";
+    return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
+  }
+  const job = await getJob(deps.db, jobId);
+  return ok({ job: job ? jobView(job) : { id: jobId, status: "queued" as const }, credits: started.balance });
+}
