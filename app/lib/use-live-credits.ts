@@ -1,14 +1,12 @@
 import { useEffect, useState } from "react";
+import type { LiveCredits } from "~/shared/live-credits";
 
 // The signed-in user's balance and plan, kept current while the page is open:
 // the user's Durable Object pushes every change over a WebSocket
 // (GET /api/me/live); when that cannot connect, the page polls /api/me.
 // See docs/decisions/0023-live-balance-push.md.
 
-export interface LiveCredits {
-  credits: number;
-  plan: { name: string; credits: number } | null;
-}
+export type { LiveCredits };
 
 const POLL_MS = 30_000;
 const PING_MS = 30_000;

@@ -27,3 +27,16 @@ export function viewHref(view: LibraryView, extra: Record<string, string> = {}):
 export function sameView(a: LibraryView, b: LibraryView): boolean {
   return a.kind === b.kind && (a.kind !== "folder" || (b.kind === "folder" && a.folderId === b.folderId));
 }
+
+/** What the grid shows of a photo (never a storage key). */
+export interface PhotoCard {
+  id: string;
+  name: string;
+  createdAt: number;
+  trashedAt: number | null;
+  folderId: string | null;
+  processed: boolean;
+  thumbUrl: string;
+  thumbWidth: number;
+  thumbHeight: number;
+}

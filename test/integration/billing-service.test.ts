@@ -1,4 +1,5 @@
 import { users } from "@db/schema";
+import { subscriptionObject } from "@emulators/stripe-objects";
 import { db, makeUser } from "@test/support/factories";
 import { deliverOk, priceFor, SubscriptionStory } from "@test/support/stripe";
 import { createStripe } from "@workers/adapters/stripe";
@@ -11,7 +12,6 @@ import {
 } from "@workers/services/billing";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { subscriptionObject } from "../../emulators/stripe-objects";
 
 // The calls our pages make to Stripe, through the real SDK with a recording
 // fetch in place of the network.

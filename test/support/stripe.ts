@@ -1,7 +1,4 @@
 import { env } from "cloudflare:workers";
-import { randomToken } from "@workers/lib/crypto";
-import Stripe from "stripe";
-import { type BillingInterval, findPlan, type PlanId } from "~/shared/catalog";
 import {
   addInterval,
   checkoutSessionObject,
@@ -12,7 +9,10 @@ import {
   priceObject,
   type SubscriptionObject,
   subscriptionObject,
-} from "../../emulators/stripe-objects";
+} from "@emulators/stripe-objects";
+import { randomToken } from "@workers/lib/crypto";
+import Stripe from "stripe";
+import { type BillingInterval, findPlan, type PlanId } from "~/shared/catalog";
 import { workerFetch } from "./worker";
 
 // Signed Stripe events for the webhook tests, built with the same builders the

@@ -1,10 +1,10 @@
+import { checkoutSessionObject, eventObject } from "@emulators/stripe-objects";
 import { priceFor, SubscriptionStory } from "@test/support/stripe";
 import { addMonthsUtc, currentSubscription, nextGrantAt, supersedes } from "@workers/services/payment-events";
 import { toPaymentEvent } from "@workers/services/stripe-events";
 import type Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { usagePercent } from "~/components/plan-status-card";
-import { checkoutSessionObject, eventObject } from "../../emulators/stripe-objects";
 
 const asEvent = (e: unknown) => e as Stripe.Event;
 const day = 24 * 3600 * 1000;

@@ -1,7 +1,5 @@
-import { createMailer } from "@workers/adapters/mail";
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
-import { clientIp } from "@workers/objects/rate-limiter";
 import {
   adjustCredits,
   listUsers,
@@ -71,14 +69,7 @@ export const adminApi = new Hono<ApiEnv>()
     const parsed = await readJson(c.req.raw, reasonBody);
     if (!parsed.ok) return failureJson(parsed);
     const input = parsed.data;
-    const deps = {
-      db: c.get("db"),
-      env: c.env,
-      mailer: createMailer(c.env),
-      defer: (p: Promise<unknown>) => c.executionCtx.waitUntil(p),
-      ip: clientIp(c.req.raw),
-    };
-    const res = await resendVerificationFor(deps, c.get("user")!, c.req.param("id"), input.reason);
+    const res = await resendVerificationFor(c.get("deps"), c.get("user")!, c.req.param("id"), input.reason);
     return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
   })
   .post("/users/:id/role", async (c) => {

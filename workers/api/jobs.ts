@@ -1,9 +1,8 @@
-import type { JobParams } from "@db/schema";
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { jobRequestBody, requestJob } from "@workers/services/job-requests";
-import { getJob, getVersion, jobView, listVersions } from "@workers/services/jobs";
+import { getJob, getVersion, type JobParams, jobView, listVersions } from "@workers/services/jobs";
 import { getPhoto } from "@workers/services/library";
 import { verifySignature } from "@workers/services/signed-urls";
 import { Hono } from "hono";

@@ -1,5 +1,4 @@
-import { userObject } from "@workers/objects/user-object";
-import { accountSummary } from "@workers/services/account";
+import { accountSummary, openLiveChannel } from "@workers/services/account";
 import { Hono } from "hono";
 import type { ApiEnv } from "./types";
 
@@ -26,9 +25,7 @@ export const me = new Hono<ApiEnv>()
     if (origin !== new URL(c.req.url).origin && origin !== c.env.APP_ORIGIN) {
       return c.json({ error: "Cross-site request refused." }, 403);
     }
-    const res = await userObject(c.env, user.id).fetch(
-      new Request("https://user-object/live", { headers: { Upgrade: "websocket", "X-User-Id": user.id } }),
-    );
-    if (!res.webSocket) return c.json({ error: "Live updates are unavailable." }, 503);
-    return new Response(null, { status: 101, webSocket: res.webSocket });
+    const socket = await openLiveChannel(c.env, user.id);
+    if (!socket) return c.json({ error: "Live updates are unavailable." }, 503);
+    return new Response(null, { status: 101, webSocket: socket });
   });

@@ -1,6 +1,5 @@
-import type { Photo } from "@db/schema";
 import { contentDisposition } from "@workers/lib/content-disposition";
-import { getPhoto, listPhotos } from "@workers/services/library";
+import { getPhoto, listPhotos, type Photo } from "@workers/services/library";
 import { Hono } from "hono";
 import { viewFromSearch } from "~/shared/library-view";
 import { requireApiUser } from "./require-user";

@@ -1,8 +1,7 @@
-import type { Database } from "@db/client";
 import type { CurrentUser } from "@workers/services/current-user";
 import type { Deps } from "@workers/services/deps";
 
 export interface ApiEnv {
   Bindings: Env;
-  Variables: { db: Database; deps: Deps; user: CurrentUser | null };
+  Variables: { db: Deps["db"]; deps: Deps; user: CurrentUser | null };
 }

@@ -1,7 +1,7 @@
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
-import { RATE_LIMITED_MESSAGE, rateLimit } from "@workers/objects/rate-limiter";
 import { toCard } from "@workers/services/library";
+import { overLimit, UPLOAD_RULE } from "@workers/services/limits";
 import {
   abortUpload,
   completeUpload,
@@ -31,7 +31,6 @@ const declared = z.object({
 });
 
 const DECLARE_MESSAGE = "Please send the photo's name, size and type.";
-const UPLOAD_RULE = { name: "upload-create", limit: 300, windowMs: 60 * 60 * 1000 };
 
 function refuse(c: { json: (body: unknown, status: Refusal["status"]) => Response }, r: Refusal): Response {
   const { ok: _ok, status, ...body } = r;
@@ -44,11 +43,8 @@ export const uploadsApi = new Hono<ApiEnv>()
     const parsed = await readJson(c.req.raw, declared, { maxBytes: 4096 });
     if (!parsed.ok) return failureJson(parsed.code === "invalid" ? { ...parsed, error: DECLARE_MESSAGE } : parsed);
     const user = c.get("user")!;
-    const limited = await rateLimit(c.env, UPLOAD_RULE, [user.id]);
-    if (!limited.allowed) {
-      c.header("Retry-After", String(limited.retryAfterSeconds));
-      return c.json({ error: RATE_LIMITED_MESSAGE }, 429);
-    }
+    const limited = await overLimit(c.get("deps"), UPLOAD_RULE, [user.id]);
+    if (limited) return failureJson(limited);
     const res = await createUpload({ db: c.get("db"), bucket: c.env.PHOTOS }, user.id, parsed.data);
     if (!res.ok) return refuse(c, res);
     const { ok: _ok, ...body } = res;

@@ -3,8 +3,8 @@ import { accountSummary } from "@workers/services/account";
 import type { BillingDeps, BillingOutcome } from "@workers/services/billing";
 import type { RouterContextProvider } from "react-router";
 import Stripe from "stripe";
-import type { LiveCredits } from "~/lib/use-live-credits";
 import { PROVIDER_DOWN_MESSAGE } from "~/shared/billing-messages";
+import type { LiveCredits } from "~/shared/live-credits";
 import { requestContext } from "./context";
 
 export function billingDeps(context: Readonly<RouterContextProvider>): BillingDeps {

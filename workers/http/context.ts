@@ -20,6 +20,4 @@ export function getDeps(context: Readonly<RouterContextProvider>): Deps {
   return context.get(requestContext).deps;
 }
 
-export function devToolsEnabled(env: Pick<Env, "DEV_TOOLS" | "APP_ENV">): boolean {
-  return env.DEV_TOOLS === "1" && env.APP_ENV !== "production";
-}
+export { devToolsEnabled } from "@workers/lib/dev-tools";

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb, type Database } from "@db/client";
 import { users } from "@db/schema";
-import { devToolsEnabled } from "@workers/http/context";
+import { devToolsEnabled } from "@workers/lib/dev-tools";
 import * as jobsService from "@workers/services/jobs";
 import * as ledger from "@workers/services/ledger";
 import * as payments from "@workers/services/payment-events";

@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import { subscriptions, users } from "@db/schema";
+import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { type BillingInterval, findPlan } from "~/shared/catalog";
 import { currentSubscription } from "./payment-events";
@@ -50,4 +51,12 @@ export async function accountSummary(db: Database, userId: string): Promise<Acco
     };
   }
   return { email: user.email, name: user.name, credits: user.credits, plan };
+}
+
+/** Opens the user's live balance channel: a WebSocket held by their Durable Object (docs/decisions/0023-live-balance-push.md). */
+export async function openLiveChannel(env: Pick<Env, "USER_OBJECT">, userId: string): Promise<WebSocket | null> {
+  const res = await userObject(env, userId).fetch(
+    new Request("https://user-object/live", { headers: { Upgrade: "websocket", "X-User-Id": userId } }),
+  );
+  return res.webSocket ?? null;
 }

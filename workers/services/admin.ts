@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
 import { auditLog, creditLedger, jobs, photos, sessions, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { userObject } from "@workers/objects/user-object";
+import { userObject } from "@workers/objects/client";
 import type { AccountDeps } from "@workers/services/accounts/deps";
 import { sendVerification } from "@workers/services/accounts/verification";
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";

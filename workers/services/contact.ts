@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { contactMessages } from "@db/schema";
 import { escapeHtml, type Mailer } from "@workers/adapters/mail";
 import { randomToken } from "@workers/lib/crypto";
-import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/rate-limiter";
+import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { CONTACT_HONEYPOT, CONTACT_LIMITS, type ContactField, type ContactResult } from "~/shared/contact";

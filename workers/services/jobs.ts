@@ -14,6 +14,8 @@ import { signedImageUrl } from "./signed-urls";
 // and commits the credit in one batch, or refunds and fails the job in one
 // batch. docs/decisions/0070-ai-jobs-in-the-user-object.md
 
+export type { Job, JobKind, JobParams };
+
 export const JOB_KINDS = ["stage", "sky", "removal"] as const;
 export const INTERRUPTED_MESSAGE = "The job was interrupted before it finished. Your credit has been returned.";
 export const GENERIC_FAILURE: Record<JobKind, string> = {

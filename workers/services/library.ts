@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { type Folder, folders, type Photo, photos } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type SQL } from "drizzle-orm";
-import type { LibraryView } from "~/shared/library-view";
+import type { LibraryView, PhotoCard } from "~/shared/library-view";
 import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "~/shared/upload-rules";
 import { deletePrefix, photoPrefix } from "./photo-storage";
 
@@ -14,18 +14,7 @@ export type { LibraryView };
 
 export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** What the grid shows of a photo (never a storage key). */
-export interface PhotoCard {
-  id: string;
-  name: string;
-  createdAt: number;
-  trashedAt: number | null;
-  folderId: string | null;
-  processed: boolean;
-  thumbUrl: string;
-  thumbWidth: number;
-  thumbHeight: number;
-}
+export type { Photo, PhotoCard };
 
 export function toCard(p: Photo): PhotoCard {
   return {

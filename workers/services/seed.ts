@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
 import { users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { userObject } from "@workers/objects/user-object";
+import { userObject } from "@workers/objects/client";
 import { DEMO_PASSWORD, DEMO_USERS } from "~/shared/seed-constants";
 import { hashPassword } from "./password";
 

@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
 import { stripeEvents, users } from "@db/schema";
 import { verifyWebhook } from "@workers/adapters/stripe";
-import { userObject } from "@workers/objects/user-object";
+import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import type { ApplyResult, PaymentEvent } from "./payment-events";
 import { customerOf, toPaymentEvent } from "./stripe-events";

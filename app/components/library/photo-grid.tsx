@@ -1,8 +1,7 @@
-import type { PhotoCard as LibraryPhotoCard } from "@workers/services/library";
 import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import { formatDate } from "~/lib/format";
-import type { LibraryView } from "~/shared/library-view";
+import type { PhotoCard as LibraryPhotoCard, LibraryView } from "~/shared/library-view";
 
 // The service's card type, imported as a type only: nothing of the service
 // reaches the browser bundle.

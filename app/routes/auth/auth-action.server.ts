@@ -1,8 +1,6 @@
-import { createMailer } from "@workers/adapters/mail";
 import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import { clientIp } from "@workers/objects/rate-limiter";
 import type { AccountDeps, Failure } from "@workers/services/accounts/deps";
 import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { signInWithPassword, signUp } from "@workers/services/accounts/password-auth";
@@ -15,9 +13,9 @@ import { MESSAGES } from "~/shared/account-messages";
 import { type AuthActionData, type AuthIntent, HONEYPOT_FIELD } from "~/shared/auth-forms";
 
 /** The account services' dependencies for this request. */
-export function accountDeps(context: Readonly<RouterContextProvider>, request: Request): AccountDeps {
-  const { env, ctx, db } = context.get(requestContext);
-  return { db, env, mailer: createMailer(env), defer: (p) => ctx.waitUntil(p), ip: clientIp(request) };
+export function accountDeps(context: Readonly<RouterContextProvider>, _request?: Request): AccountDeps {
+  const { deps, env, db } = context.get(requestContext);
+  return { db, env, mailer: deps.mailer, defer: deps.defer, ip: deps.ip };
 }
 
 /** Redirects with a new session cookie (after any sign-in). */

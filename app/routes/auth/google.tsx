@@ -1,8 +1,7 @@
-import { googleOAuth } from "@workers/adapters/google-oauth";
 import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { failureHeaders, STATUS } from "@workers/http/result";
-import { oauthStateCookie } from "@workers/services/accounts/google";
+import { startGoogleSignIn } from "@workers/services/accounts/google";
 import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { secureCookies } from "@workers/services/current-user";
 import { redirect } from "react-router";
@@ -15,15 +14,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const raw = await readFormFields(request);
   if (!raw.ok) return new Response(raw.error, { status: STATUS[raw.code], headers: failureHeaders(raw, ["POST"]) });
   const redirectTo = safeRedirectPath(raw.fields.redirectTo ?? "");
-  try {
-    const { url, state, codeVerifier } = await googleOAuth(env).start();
-    return redirect(url.toString(), {
-      headers: { "Set-Cookie": oauthStateCookie({ state, codeVerifier, redirectTo }, secureCookies(env, request)) },
-    });
-  } catch (err) {
-    console.error("google sign-in could not start", err);
-    return redirect("/login?notice=google-failed");
-  }
+  const started = await startGoogleSignIn(env, redirectTo, secureCookies(env, request));
+  if (!started.ok) return redirect("/login?notice=google-failed");
+  return redirect(started.url, { headers: { "Set-Cookie": started.cookie } });
 }
 
 export function loader() {

@@ -1,10 +1,10 @@
 import { requireUser } from "@workers/http/auth";
 import { billingDeps, callStripe } from "@workers/http/billing";
 import { readFormFields } from "@workers/http/body";
-import { requestContext } from "@workers/http/context";
+import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import { RATE_LIMITED_MESSAGE, rateLimit } from "@workers/objects/rate-limiter";
 import { startCheckout } from "@workers/services/billing";
+import { CHECKOUT_RULE, overLimit } from "@workers/services/limits";
 import { useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { z } from "zod";
@@ -13,8 +13,6 @@ import { type BillingInterval, findPlan, PLANS, yearlyMonthlyEquivalent } from "
 import type { Route } from "./+types/checkout";
 
 export const meta: Route.MetaFunction = () => [{ title: "Choose a Plan · Stagewise" }];
-
-const CHECKOUT_RULE = { name: "checkout", limit: 20, windowMs: 10 * 60 * 1000 };
 
 /** The interval a /plans link meant: its price is the yearly price in yearly mode. */
 function intervalFrom(params: URLSearchParams): BillingInterval {
@@ -50,9 +48,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const parsed = input.safeParse({ planId: form.planId ?? "", interval: form.interval ?? "month" });
   if (!parsed.success)
     return data({ error: parsed.error.issues[0]?.message ?? PLAN_REQUIRED_MESSAGE }, { status: 400 });
-  const { env } = context.get(requestContext);
-  const limited = await rateLimit(env, CHECKOUT_RULE, [`user:${user.id}`]);
-  if (!limited.allowed) return data({ error: RATE_LIMITED_MESSAGE }, { status: 429 });
+  const limited = await overLimit(getDeps(context), CHECKOUT_RULE, [`user:${user.id}`]);
+  if (limited) return failureData(limited);
   const result = await callStripe(() =>
     startCheckout(billingDeps(context), user, parsed.data.planId, parsed.data.interval),
   );

@@ -1,9 +1,7 @@
-import { createMailer } from "@workers/adapters/mail";
 import { getUser } from "@workers/http/auth";
 import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { STATUS as FAILURE_STATUS, failureHeaders } from "@workers/http/result";
-import { clientIp, rateLimit } from "@workers/objects/rate-limiter";
 import { CONTACT_RULE, submitContactMessage } from "@workers/services/contact";
 import { data, Link, useSearchParams } from "react-router";
 import { CompareSlider } from "~/components/compare-slider";
@@ -25,7 +23,7 @@ export const meta: Route.MetaFunction = () => [
 const STATUS = { sent: 200, invalid: 400, rate_limited: 429, failed: 503 } as const;
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { env, db } = context.get(requestContext);
+  const { env, db, deps } = context.get(requestContext);
   const raw = await readFormFields(request);
   if (!raw.ok) {
     const refused: ContactResult = {
@@ -37,10 +35,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const result = await submitContactMessage(raw.fields, {
     db,
-    mailer: createMailer(env),
+    mailer: deps.mailer,
     supportEmail: env.SUPPORT_EMAIL,
-    rateLimit: (keys) => rateLimit(env, CONTACT_RULE, keys),
-    ip: clientIp(request),
+    rateLimit: (keys) => deps.rateLimit(CONTACT_RULE, keys),
+    ip: deps.ip,
     userId: getUser(context)?.id ?? null,
   });
   return data(result, { status: STATUS[result.status] });

@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
 import type { Mailer } from "@workers/adapters/mail";
-import { RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "@workers/objects/rate-limiter";
+import { RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "@workers/objects/client";
 
 /** What every account service needs; routes build it per request, tests pass their own. */
 export interface AccountDeps {

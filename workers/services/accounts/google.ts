@@ -1,7 +1,7 @@
 import { sessions, users } from "@db/schema";
-import type { GoogleIdentity } from "@workers/adapters/google-oauth";
-import { randomToken } from "@workers/lib/crypto";
-import { createSession, readCookie } from "@workers/services/sessions";
+import { type GoogleIdentity, googleOAuth } from "@workers/adapters/google-oauth";
+import { randomToken, timingSafeEqual } from "@workers/lib/crypto";
+import { createSession, readCookie, sessionCookie } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
 import type { AccountDeps } from "./deps";
@@ -125,4 +125,58 @@ export function readOauthState(cookieHeader: string | null): OAuthPending | null
     redirectTo = null;
   }
   return { state, codeVerifier, redirectTo };
+}
+
+/** Where to send the browser to start a Google sign-in, and the cookie that remembers state, verifier and return address. */
+export async function startGoogleSignIn(
+  env: Env,
+  redirectTo: string | null,
+  secure: boolean,
+): Promise<{ ok: true; url: string; cookie: string } | { ok: false }> {
+  try {
+    const { url, state, codeVerifier } = await googleOAuth(env).start();
+    return { ok: true, url: url.toString(), cookie: oauthStateCookie({ state, codeVerifier, redirectTo }, secure) };
+  } catch (err) {
+    console.error("google sign-in could not start", err);
+    return { ok: false };
+  }
+}
+
+function sameState(a: string, b: string): boolean {
+  const enc = new TextEncoder();
+  return timingSafeEqual(enc.encode(a), enc.encode(b));
+}
+
+/**
+ * Google's return to /auth/google/callback: the state must match the cookie,
+ * the code is exchanged with the PKCE verifier, and the ID token's signature
+ * and claims are checked by the adapter. Answers where to go and the cookies
+ * to set (the state cookie is always cleared; a session cookie on success).
+ */
+export async function finishGoogleSignIn(
+  deps: Pick<AccountDeps, "db" | "env" | "now">,
+  request: Request,
+  secure: boolean,
+): Promise<{ location: string; cookies: string[] }> {
+  const cookies = [clearOauthStateCookie(secure)];
+  const failed = (notice: string) => ({ location: `/login?notice=${notice}`, cookies });
+  const url = new URL(request.url);
+  const pending = readOauthState(request.headers.get("Cookie"));
+  if (url.searchParams.get("error")) return failed("google-denied");
+  const code = url.searchParams.get("code");
+  const state = url.searchParams.get("state");
+  if (!pending || !code || !state || !sameState(state, pending.state)) return failed("google-expired");
+  try {
+    const identity = await googleOAuth(deps.env).finish(code, pending.codeVerifier);
+    const result = await signInWithGoogle(deps, identity, {
+      redirectTo: pending.redirectTo,
+      userAgent: request.headers.get("User-Agent"),
+    });
+    if (!result.ok) return failed(`google-${result.reason}`);
+    cookies.push(sessionCookie(result.token, result.expiresAt, secure));
+    return { location: result.landing, cookies };
+  } catch (err) {
+    console.error("google sign-in failed", err);
+    return failed("google-failed");
+  }
 }

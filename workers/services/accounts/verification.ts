@@ -1,5 +1,5 @@
 import { users } from "@db/schema";
-import { userObject } from "@workers/objects/user-object";
+import { userObject } from "@workers/objects/client";
 import { and, eq, isNull } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
 import { type AccountDeps, checkLimits, deliverLater, type Failure, LIMITS } from "./deps";
