@@ -1,5 +1,6 @@
 import { createDb } from "@db/client";
 import { api } from "@workers/api";
+import { ConfigError, config } from "@workers/config";
 import { requestContext } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
@@ -14,12 +15,26 @@ export { UserObject } from "@workers/objects/user-object";
 
 const handleDocument = createRequestHandler(() => import("virtual:react-router/server-build"), import.meta.env.MODE);
 
+/** Refuses to serve with a configuration that is incomplete (a missing secret), once per isolate, loudly. */
+function checkConfig(env: Env): Response | null {
+  try {
+    config(env);
+    return null;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    return Response.json({ ok: false, error: "This service is not configured yet." }, { status: 503 });
+  }
+}
+
 function isApi(pathname: string): boolean {
   return pathname === "/api" || pathname.startsWith("/api/");
 }
 
 export default {
   async fetch(request, env, ctx) {
+    const misconfigured = checkConfig(env);
+    if (misconfigured) return misconfigured;
     const nonce = randomToken(16);
     const dev = import.meta.env.DEV;
     if (isCrossSiteWrite(request, env.APP_ORIGIN)) return withSecurityHeaders(crossSiteRefusal(), nonce, dev);

@@ -2,8 +2,8 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { creditLedger, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
+import { GRANT_LIFETIME_MS, RESERVATION_TIMEOUT_MS } from "@workers/objects/user/ledger";
 import { userObject } from "@workers/objects/user-object";
-import { GRANT_LIFETIME_MS, RESERVATION_TIMEOUT_MS } from "@workers/services/ledger";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 

@@ -3,8 +3,8 @@ import { env } from "cloudflare:workers";
 import { creditLedger, paidPeriods, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
 import { deliverOk, SubscriptionStory } from "@test/support/stripe";
+import { addMonthsUtc } from "@workers/objects/user/payment-events";
 import { userObject } from "@workers/objects/user-object";
-import { addMonthsUtc } from "@workers/services/payment-events";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 

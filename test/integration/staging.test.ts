@@ -6,9 +6,9 @@ import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { makePhoto, storedKeys } from "@test/support/photos";
 import { workerFetch } from "@test/support/worker";
+import { signedImageUrl } from "@workers/lib/signed-urls";
+import { INTERRUPTED_MESSAGE } from "@workers/objects/user/jobs";
 import { userObject } from "@workers/objects/user-object";
-import { INTERRUPTED_MESSAGE } from "@workers/services/jobs";
-import { signedImageUrl } from "@workers/services/signed-urls";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 

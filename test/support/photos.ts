@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { type Photo, photos } from "@db/schema";
 import { makeJpeg } from "@test/fixtures/images";
 import { randomToken } from "@workers/lib/crypto";
-import { originalKey, photoPrefix, thumbKey } from "@workers/services/photo-storage";
+import { originalKey, photoPrefix, thumbKey } from "@workers/lib/photo-storage";
 import { eq, sql } from "drizzle-orm";
 import { db } from "./factories";
 import { workerFetch } from "./worker";

@@ -1,6 +1,6 @@
 import { checkoutSessionObject, eventObject } from "@emulators/stripe-objects";
 import { priceFor, SubscriptionStory } from "@test/support/stripe";
-import { addMonthsUtc, currentSubscription, nextGrantAt, supersedes } from "@workers/services/payment-events";
+import { addMonthsUtc, currentSubscription, nextGrantAt, supersedes } from "@workers/objects/user/payment-events";
 import { toPaymentEvent } from "@workers/services/stripe-events";
 import type Stripe from "stripe";
 import { describe, expect, it } from "vitest";

@@ -119,7 +119,7 @@ describe("provider adapter", () => {
   });
 
   it("refuses to call without a key", async () => {
-    const api = createProviderClient({ PROVIDER_BASE_URL: "http://provider.test" });
+    const api = createProviderClient({ PROVIDER_BASE_URL: "http://provider.test", PROVIDER_API_KEY: "" });
     expect((await failure(api.stage(stageInput))).message).toMatch(/key is not configured/);
   });
 });

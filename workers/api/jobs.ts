@@ -1,10 +1,17 @@
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { contentDisposition } from "@workers/lib/content-disposition";
-import { jobRequestBody, requestJob } from "@workers/services/job-requests";
-import { getJob, getVersion, type JobParams, jobView, listVersions } from "@workers/services/jobs";
+import { verifySignature } from "@workers/lib/signed-urls";
+import {
+  getJob,
+  getVersion,
+  type JobParams,
+  jobRequestBody,
+  jobView,
+  listVersions,
+  requestJob,
+} from "@workers/services/job-requests";
 import { getPhoto } from "@workers/services/library";
-import { verifySignature } from "@workers/services/signed-urls";
 import { Hono } from "hono";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";

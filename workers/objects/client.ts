@@ -12,3 +12,24 @@ export type UserObjectStub = DurableObjectStub<UserObject>;
 export function userObject(env: Pick<Env, "USER_OBJECT">, userId: string): UserObjectStub {
   return env.USER_OBJECT.get(env.USER_OBJECT.idFromName(userId));
 }
+
+// Reads of the state the user's object writes, and the shapes it takes: jobs
+// and versions, and the subscription rules the billing pages share with it.
+export {
+  getJob,
+  getVersion,
+  isJobKind,
+  type Job,
+  type JobKind,
+  type JobParams,
+  jobView,
+  listVersions,
+  sourceVariant,
+} from "./user/jobs";
+export {
+  type ApplyResult,
+  currentSubscription,
+  LIVE_STATUSES,
+  type PaymentEvent,
+  type PaymentFact,
+} from "./user/payment-events";

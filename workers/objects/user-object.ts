@@ -1,10 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb, type Database } from "@db/client";
 import { users } from "@db/schema";
+import { config } from "@workers/config";
 import { devToolsEnabled } from "@workers/lib/dev-tools";
-import * as jobsService from "@workers/services/jobs";
-import * as ledger from "@workers/services/ledger";
-import * as payments from "@workers/services/payment-events";
+import * as jobsService from "@workers/objects/user/jobs";
+import * as ledger from "@workers/objects/user/ledger";
+import * as payments from "@workers/objects/user/payment-events";
 import { eq, sql } from "drizzle-orm";
 
 /** What the user's open pages are told after every change (see useLiveCredits). */
@@ -166,7 +167,7 @@ export class UserObject extends DurableObject<Env> {
    */
   grantSignupCredits(userId: string) {
     return this.#change(userId, (now) =>
-      ledger.grantSignupCredits(this.#db, userId, Number(this.env.SIGNUP_CREDITS), now),
+      ledger.grantSignupCredits(this.#db, userId, config(this.env).SIGNUP_CREDITS, now),
     );
   }
 

@@ -1,9 +1,8 @@
 import type { Database } from "@db/client";
 import { subscriptions, users } from "@db/schema";
-import { userObject } from "@workers/objects/client";
+import { currentSubscription, userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { type BillingInterval, findPlan } from "~/shared/catalog";
-import { currentSubscription } from "./payment-events";
 
 // What the signed-in user sees of their account: e-mail, plan and credits
 // (GET /api/me, /billing, the plan status card).

@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import { subscriptions, users } from "@db/schema";
+import { currentSubscription, LIVE_STATUSES } from "@workers/objects/client";
 import { and, eq, isNull } from "drizzle-orm";
 import type Stripe from "stripe";
 import {
@@ -9,7 +10,6 @@ import {
   PROVIDER_DOWN_MESSAGE,
 } from "~/shared/billing-messages";
 import { type BillingInterval, findPlan, type Plan } from "~/shared/catalog";
-import { currentSubscription, LIVE_STATUSES } from "./payment-events";
 import type { BillingMetadata } from "./stripe-events";
 
 // Checkout, plan changes and the billing portal: the calls our pages make to

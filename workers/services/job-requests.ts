@@ -1,11 +1,10 @@
 import type { JobKind, JobParams } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { userObject } from "@workers/objects/client";
+import { getJob, isJobKind, jobView, sourceVariant, userObject } from "@workers/objects/client";
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
-import { getJob, isJobKind, jobView, sourceVariant } from "./jobs";
 import { getPhoto } from "./library";
 
 // What a person asks of the AI (POST /api/photos/:id/jobs), checked and turned
@@ -79,3 +78,5 @@ export async function requestJob(
   const job = await getJob(deps.db, jobId);
   return ok({ job: job ? jobView(job) : { id: jobId, status: "queued" as const }, credits: started.balance });
 }
+
+export { getJob, getVersion, type JobParams, jobView, listVersions } from "@workers/objects/client";

@@ -1,10 +1,10 @@
 import type { Database } from "@db/client";
 import { type Folder, folders, type Photo, photos } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import { deletePrefix, photoPrefix } from "@workers/lib/photo-storage";
 import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type SQL } from "drizzle-orm";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
 import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "~/shared/upload-rules";
-import { deletePrefix, photoPrefix } from "./photo-storage";
 
 // The photo library: folders, the grid's pages, moves, trash and purge. Every
 // function takes the owner's id and filters by it, so another user's photo or

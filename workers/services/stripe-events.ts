@@ -1,6 +1,6 @@
+import type { PaymentEvent, PaymentFact } from "@workers/objects/client";
 import type Stripe from "stripe";
 import { type BillingInterval, findPlan, findPlanByLookupKey, type PlanId } from "~/shared/catalog";
-import type { PaymentEvent, PaymentFact } from "./payment-events";
 
 // Turns a verified Stripe event into plain data the user's Durable Object can
 // apply (RPC carries plain data, not SDK objects). Pure: no I/O, so every

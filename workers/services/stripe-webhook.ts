@@ -1,9 +1,9 @@
 import type { Database } from "@db/client";
 import { stripeEvents, users } from "@db/schema";
 import { verifyWebhook } from "@workers/adapters/stripe";
+import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
-import type { ApplyResult, PaymentEvent } from "./payment-events";
 import { customerOf, toPaymentEvent } from "./stripe-events";
 
 // POST /api/webhooks/stripe: the only way a payment changes credits or plans.

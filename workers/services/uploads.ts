@@ -1,6 +1,16 @@
 import type { Database } from "@db/client";
 import { type Photo, photos, type UploadSession, uploadSessions } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import {
+  chunkKey,
+  chunkPrefix,
+  deletePrefix,
+  listKeys,
+  originalKey,
+  photoPrefix,
+  readCapped,
+  thumbKey,
+} from "@workers/lib/photo-storage";
 import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
 import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo, sniffImageType } from "~/shared/image-format";
 import {
@@ -14,16 +24,6 @@ import {
   THUMB_MAX_BYTES,
   UPLOAD_MESSAGES,
 } from "~/shared/upload-rules";
-import {
-  chunkKey,
-  chunkPrefix,
-  deletePrefix,
-  listKeys,
-  originalKey,
-  photoPrefix,
-  readCapped,
-  thumbKey,
-} from "./photo-storage";
 
 // Resumable uploads (docs/decisions/0040-resumable-uploads.md): the browser
 // declares a photo, sends it in small chunks that R2 keeps as temporary

@@ -1,5 +1,5 @@
 import { decodeHex, encodeHexLowerCase } from "@oslojs/encoding";
-import { timingSafeEqual } from "@workers/lib/crypto";
+import { timingSafeEqual } from "./crypto";
 
 // Short-lived signed addresses of our own images, for the provider's
 // input_image_url (sky replacement, furniture removal). HMAC-SHA256 with

@@ -2,11 +2,11 @@ import type { Database } from "@db/client";
 import { type Job, type JobKind, type JobParams, jobs, type Photo, photos, photoVersions } from "@db/schema";
 import { createProviderClient, DEFAULT_PROVIDER_TIMEOUT_MS, ProviderError } from "@workers/adapters/provider";
 import { randomToken } from "@workers/lib/crypto";
+import { photoPrefix } from "@workers/lib/photo-storage";
+import { signedImageUrl } from "@workers/lib/signed-urls";
 import { describeAndThumb } from "@workers/lib/thumbnail";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Stmt } from "./ledger";
-import { photoPrefix } from "./photo-storage";
-import { signedImageUrl } from "./signed-urls";
 
 // AI jobs: staging, sky replacement, furniture removal. The user's Durable
 // Object creates the job row in the same batch as the credit reservation (key

@@ -1,0 +1,86 @@
+import { z } from "zod";
+
+// The Worker's configuration, checked once per isolate before the first
+// request is served (workers/app.ts). Binding and variable types come from
+// `npm run types` (wrangler types: wrangler.toml plus the names in
+// .dev.vars.example) into workers/worker-configuration.d.ts; the settings
+// that only a local or test run sets are typed from OPTIONAL_SETTINGS below.
+// Nothing here is kept by hand twice.
+
+/** Settings a deployed worker may leave unset: local emulator addresses and tuning. */
+export const OPTIONAL_SETTINGS = [
+  "MAIL_API_URL",
+  "PROVIDER_BASE_URL",
+  "PROVIDER_TIMEOUT_MS",
+  "STRIPE_API_URL",
+  "GOOGLE_ISSUER_URL",
+  "HEALTH_PROBE_SECRET",
+] as const;
+export type OptionalSettings = { [K in (typeof OPTIONAL_SETTINGS)[number]]?: string };
+
+const secret = z.string().min(1, "is not set");
+const url = z.url({ message: "must be an absolute URL" });
+const integer = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.number().int().min(min).max(max));
+
+const common = z.object({
+  APP_ENV: z.enum(["production", "development", "test"]),
+  APP_ORIGIN: url,
+  SUPPORT_EMAIL: z.email(),
+  MAIL_FROM: z.string().min(3),
+  SIGNUP_CREDITS: integer(0, 1000),
+  DEV_TOOLS: z.enum(["0", "1"]),
+  MAIL_API_KEY: secret,
+  PROVIDER_API_KEY: secret,
+  SIGNING_SECRET: secret,
+  STRIPE_SECRET_KEY: secret,
+  STRIPE_WEBHOOK_SECRET: secret,
+  GOOGLE_CLIENT_ID: secret,
+  GOOGLE_CLIENT_SECRET: secret,
+  MAIL_API_URL: url.optional(),
+  PROVIDER_BASE_URL: url.optional(),
+  PROVIDER_TIMEOUT_MS: integer(1_000, 600_000).optional(),
+  STRIPE_API_URL: url.optional(),
+  GOOGLE_ISSUER_URL: url.optional(),
+  HEALTH_PROBE_SECRET: z.string().min(16).optional(),
+});
+
+/** A deployed worker: every secret real, no emulator address, no dev tools. */
+const production = common.extend({
+  APP_ORIGIN: url.refine((v) => v.startsWith("https://"), "must be https"),
+  DEV_TOOLS: z.literal("0", { message: "must be 0 in production" }),
+  PROVIDER_BASE_URL: url.refine((v) => v.startsWith("https://"), "must be https"),
+  SIGNING_SECRET: z.string().min(32, "must be at least 32 characters"),
+  STRIPE_WEBHOOK_SECRET: z.string().startsWith("whsec_", "must start with whsec_"),
+  MAIL_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
+  STRIPE_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
+  GOOGLE_ISSUER_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
+});
+
+export type Config = z.output<typeof common>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`The Worker's configuration is incomplete: ${problems.join("; ")}`);
+  }
+}
+
+/** Checks the environment: production requires every secret; a local or test run only what it uses. */
+export function parseConfig(env: Record<string, unknown>): Config {
+  const schema = env.APP_ENV === "production" ? production : common;
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data as Config;
+  throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".") || "environment"} ${i.message}`));
+}
+
+const checked = new WeakMap<object, Config>();
+
+/** The checked configuration of this environment object (parsed once per isolate). */
+export function config(env: Env): Config {
+  let c = checked.get(env);
+  if (!c) {
+    c = parseConfig(env as unknown as Record<string, unknown>);
+    checked.set(env, c);
+  }
+  return c;
+}
