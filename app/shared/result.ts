@@ -20,6 +20,8 @@ export const FAILURE_CODES = [
   "gone",
   /** Not enough credits for what was asked (402). */
   "insufficient_credits",
+  /** Well-formed, but its content cannot be used: a file that is not the image it claims to be (422). */
+  "unprocessable",
   /** The body is larger than this route takes (413). */
   "too_large",
   /** The body is not of a media type this route reads (415). */

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { creditLedger, emailTokens, sessions, users } from "@db/schema";
 import { accountDeps, tokenFrom, uniqueEmail } from "@test/support/accounts";
 import { db, makeUser } from "@test/support/factories";
+import { STATUS } from "@workers/http/result";
 import { sha256Hex } from "@workers/lib/crypto";
 import { RATE_LIMITED_MESSAGE } from "@workers/objects/rate-limiter";
 import { userObject } from "@workers/objects/user-object";
@@ -61,15 +62,21 @@ describe("sign-up", () => {
     const short = await signUp(deps, { email, password: "seven77", acceptTerms: "on" });
     expect(short).toMatchObject({
       ok: false,
-      status: 400,
+      code: "invalid",
       fieldErrors: { password: "Password must be at least 8 characters." },
     });
     const long = await signUp(deps, { email, password: "x".repeat(129), acceptTerms: "on" });
-    expect(long).toMatchObject({ status: 400, fieldErrors: { password: "Password must be at most 128 characters." } });
+    expect(long).toMatchObject({
+      code: "invalid",
+      fieldErrors: { password: "Password must be at most 128 characters." },
+    });
     const terms = await signUp(deps, { email, password: PASSWORD });
-    expect(terms).toMatchObject({ status: 400, fieldErrors: { acceptTerms: expect.stringContaining("at least 18") } });
+    expect(terms).toMatchObject({
+      code: "invalid",
+      fieldErrors: { acceptTerms: expect.stringContaining("at least 18") },
+    });
     const bad = await signUp(deps, { email: "not-an-email", password: PASSWORD, acceptTerms: "on" });
-    expect(bad).toMatchObject({ status: 400, fieldErrors: { email: "Enter a valid email address." } });
+    expect(bad).toMatchObject({ code: "invalid", fieldErrors: { email: "Enter a valid email address." } });
     expect(await userByEmail(email)).toBeUndefined();
     // Exactly 128 characters is allowed.
     const max = await signUp(deps, { email, password: "y".repeat(128), acceptTerms: "on" });
@@ -81,7 +88,7 @@ describe("sign-up", () => {
     const again = accountDeps();
     const result = await signUp(again.deps, { email: email.toUpperCase(), password: PASSWORD, acceptTerms: "on" });
     await again.flush();
-    expect(result).toEqual({ ok: false, status: 409, error: MESSAGES.emailInUse, emailInUse: true });
+    expect(result).toEqual({ ok: false, code: "conflict", error: MESSAGES.emailInUse, emailInUse: true });
     expect(again.sent).toHaveLength(0);
   });
 });
@@ -92,7 +99,7 @@ describe("e-mail sign-in", () => {
     const result = await signInWithPassword(accountDeps().deps, { email, password: PASSWORD });
     expect(result).toEqual({
       ok: false,
-      status: 403,
+      code: "forbidden",
       error: "Please verify your email before logging in.",
       needsVerification: true,
     });
@@ -106,7 +113,7 @@ describe("e-mail sign-in", () => {
     const derive = vi.spyOn(crypto.subtle, "deriveBits");
     const wrong = await signInWithPassword(accountDeps().deps, { email, password: "not the password" });
     const unknown = await signInWithPassword(accountDeps().deps, { email: uniqueEmail(), password: PASSWORD });
-    expect(wrong).toEqual({ ok: false, status: 401, error: "Invalid email or password." });
+    expect(wrong).toEqual({ ok: false, code: "unauthenticated", error: "Invalid email or password." });
     expect(unknown).toEqual(wrong);
     // One PBKDF2 run at the full cost on each path.
     const iterations = derive.mock.calls.map(([params]) => (params as Pbkdf2Params).iterations);
@@ -153,7 +160,7 @@ describe("e-mail verification", () => {
     expect(await userObject(env, user!.id).balance(user!.id)).toBe(TRIAL);
 
     const reused = await verifyEmail(accountDeps().deps, token);
-    expect(reused).toEqual({ ok: false, status: 400, error: MESSAGES.linkInvalid });
+    expect(reused).toEqual({ ok: false, code: "invalid", error: MESSAGES.linkInvalid });
 
     const ledger = await db.select().from(creditLedger).where(eq(creditLedger.userId, user!.id)).all();
     expect(ledger).toEqual([
@@ -176,7 +183,7 @@ describe("e-mail verification", () => {
 
   it("refuses made-up and malformed tokens", async () => {
     for (const token of ["", "abc", "a".repeat(32), "<script>"]) {
-      expect(await verifyEmail(accountDeps().deps, token)).toMatchObject({ ok: false, status: 400 });
+      expect(await verifyEmail(accountDeps().deps, token)).toMatchObject({ ok: false, code: "invalid" });
     }
   });
 
@@ -220,7 +227,7 @@ describe("password reset", () => {
 
   it("asks for the e-mail when the field is empty", async () => {
     const r = await requestPasswordReset(accountDeps().deps, { email: "  " });
-    expect(r).toMatchObject({ ok: false, status: 400, error: "Please Enter email address above." });
+    expect(r).toMatchObject({ ok: false, code: "invalid", error: "Please Enter email address above." });
   });
 
   it("sets the new password, ends every session, and refuses the link a second time", async () => {
@@ -238,7 +245,7 @@ describe("password reset", () => {
     // A password that breaks the rules does not spend the link.
     expect(await resetPassword(accountDeps().deps, { token, password: "short" })).toMatchObject({
       ok: false,
-      status: 400,
+      code: "invalid",
       fieldErrors: { password: "Password must be at least 8 characters." },
     });
     expect(await resetPassword(accountDeps().deps, { token, password: "a brand new secret" })).toEqual({
@@ -246,13 +253,15 @@ describe("password reset", () => {
       userId: user!.id,
     });
     expect(await db.select().from(sessions).where(eq(sessions.userId, user!.id)).all()).toHaveLength(0);
-    expect(await signInWithPassword(accountDeps().deps, { email, password: PASSWORD })).toMatchObject({ status: 401 });
+    expect(await signInWithPassword(accountDeps().deps, { email, password: PASSWORD })).toMatchObject({
+      code: "unauthenticated",
+    });
     expect(await signInWithPassword(accountDeps().deps, { email, password: "a brand new secret" })).toMatchObject({
       ok: true,
     });
     expect(await resetPassword(accountDeps().deps, { token, password: "yet another secret" })).toEqual({
       ok: false,
-      status: 400,
+      code: "invalid",
       error: MESSAGES.linkInvalid,
     });
   });
@@ -265,7 +274,7 @@ describe("password reset", () => {
     const late = accountDeps({ now: Date.now() + HOUR + 1000 });
     expect(await resetPassword(late.deps, { token: tokenFrom(t.sent[0]), password: "a brand new secret" })).toEqual({
       ok: false,
-      status: 400,
+      code: "invalid",
       error: MESSAGES.linkInvalid,
     });
   });
@@ -289,10 +298,12 @@ describe("rate limits", () => {
     for (let i = 0; i < 11; i++) {
       results.push(await signInWithPassword(accountDeps().deps, { email, password: "wrong password" }));
     }
-    expect(results.slice(0, 10).every((r) => !r.ok && r.status === 401)).toBe(true);
-    expect(results[10]).toMatchObject({ ok: false, status: 429, error: RATE_LIMITED_MESSAGE });
+    expect(results.slice(0, 10).every((r) => !r.ok && r.code === "unauthenticated")).toBe(true);
+    expect(results[10]).toMatchObject({ ok: false, code: "rate_limited", error: RATE_LIMITED_MESSAGE });
     // Even the right password is refused until the window passes.
-    expect(await signInWithPassword(accountDeps().deps, { email, password: PASSWORD })).toMatchObject({ status: 429 });
+    expect(await signInWithPassword(accountDeps().deps, { email, password: PASSWORD })).toMatchObject({
+      code: "rate_limited",
+    });
   });
 
   it("answers 429 after 20 reset requests from one IP, whatever the address", async () => {
@@ -300,7 +311,7 @@ describe("rate limits", () => {
     const results = [];
     for (let i = 0; i < 21; i++) results.push(await requestPasswordReset(deps, { email: uniqueEmail() }));
     expect(results.slice(0, 20).every((r) => r.ok)).toBe(true);
-    expect(results[20]).toMatchObject({ ok: false, status: 429, error: RATE_LIMITED_MESSAGE });
+    expect(results[20]).toMatchObject({ ok: false, code: "rate_limited", error: RATE_LIMITED_MESSAGE });
     expect(results[20]!.ok === false && results[20]!.retryAfterSeconds).toBeGreaterThan(0);
   });
 
@@ -311,11 +322,11 @@ describe("rate limits", () => {
       signups.push(await signUp(accountDeps().deps, { email, password: PASSWORD, acceptTerms: "on" }));
     }
     // The first call above was the real sign-up, so four more are answered before the limit.
-    expect(signups.map((r) => (r.ok ? 200 : r.status))).toEqual([409, 409, 409, 409, 429, 429]);
+    expect(signups.map((r) => (r.ok ? 200 : STATUS[r.code]))).toEqual([409, 409, 409, 409, 429, 429]);
     const resends = [];
     for (let i = 0; i < 6; i++) resends.push(await resendVerification(accountDeps().deps, { email }));
     expect(resends.map((r) => r.ok)).toEqual([true, true, true, true, true, false]);
-    expect(resends[5]).toMatchObject({ status: 429, error: RATE_LIMITED_MESSAGE });
+    expect(resends[5]).toMatchObject({ code: "rate_limited", error: RATE_LIMITED_MESSAGE });
   });
 });
 

@@ -55,7 +55,7 @@ describe("admin actions", () => {
     const a = await admin();
     const u = await makeUser({ credits: 2 });
     const res = await adjustCredits(env, db, a, u.id, -3, "Chargeback");
-    expect(res).toMatchObject({ ok: false, status: 409 });
+    expect(res).toMatchObject({ ok: false, code: "conflict" });
     expect(await credits(u.id)).toBe(2);
     expect(await auditRows(u.id)).toHaveLength(0);
     const ok = await adjustCredits(env, db, a, u.id, -2, "Chargeback");
@@ -86,7 +86,7 @@ describe("admin actions", () => {
     const admins = await db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).all();
     for (const other of admins.filter((x) => x.id !== a.id)) await setRole(db, a, other.id, "user", "cleanup");
     const last = await setRole(db, a, a.id, "user", "Stepping down");
-    expect(last).toEqual({ ok: false, status: 409, error: "The last admin cannot lose the admin role." });
+    expect(last).toEqual({ ok: false, code: "conflict", error: "The last admin cannot lose the admin role." });
     expect((await db.select({ role: users.role }).from(users).where(eq(users.id, a.id)).get())?.role).toBe("admin");
     expect(await auditRows(a.id)).toHaveLength(0);
   });
@@ -109,7 +109,7 @@ describe("admin actions", () => {
     expect(sent[0]!.text).toContain("/verify-email");
     expect(await auditRows(unverified.id)).toHaveLength(1);
     const verified = await makeUser();
-    expect(await resendVerificationFor(deps, a, verified.id, "again")).toMatchObject({ ok: false, status: 409 });
+    expect(await resendVerificationFor(deps, a, verified.id, "again")).toMatchObject({ ok: false, code: "conflict" });
     expect(await auditRows(verified.id)).toHaveLength(0);
   });
 
@@ -146,9 +146,9 @@ describe("admin actions", () => {
 
   it("answers 404 for an unknown user and writes nothing", async () => {
     const a = await admin();
-    expect(await adjustCredits(env, db, a, "nope", 5, "x")).toMatchObject({ ok: false, status: 404 });
-    expect(await revokeSessions(db, a, "nope", "x")).toMatchObject({ ok: false, status: 404 });
-    expect(await setRole(db, a, "nope", "admin", "x")).toMatchObject({ ok: false, status: 404 });
+    expect(await adjustCredits(env, db, a, "nope", 5, "x")).toMatchObject({ ok: false, code: "not_found" });
+    expect(await revokeSessions(db, a, "nope", "x")).toMatchObject({ ok: false, code: "not_found" });
+    expect(await setRole(db, a, "nope", "admin", "x")).toMatchObject({ ok: false, code: "not_found" });
     expect(await auditRows("nope")).toHaveLength(0);
   });
 });

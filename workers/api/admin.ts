@@ -56,26 +56,26 @@ export const adminApi = new Hono<ApiEnv>()
     if (!parsed.ok) return failureJson(parsed);
     const input = parsed.data;
     const res = await adjustCredits(c.env, c.get("db"), c.get("user")!, c.req.param("id"), input.amount, input.reason);
-    return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
+    return res.ok ? c.json(res) : failureJson(res);
   })
   .post("/users/:id/sessions/revoke", async (c) => {
     const parsed = await readJson(c.req.raw, reasonBody);
     if (!parsed.ok) return failureJson(parsed);
     const input = parsed.data;
     const res = await revokeSessions(c.get("db"), c.get("user")!, c.req.param("id"), input.reason);
-    return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
+    return res.ok ? c.json(res) : failureJson(res);
   })
   .post("/users/:id/verification", async (c) => {
     const parsed = await readJson(c.req.raw, reasonBody);
     if (!parsed.ok) return failureJson(parsed);
     const input = parsed.data;
     const res = await resendVerificationFor(c.get("deps"), c.get("user")!, c.req.param("id"), input.reason);
-    return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
+    return res.ok ? c.json(res) : failureJson(res);
   })
   .post("/users/:id/role", async (c) => {
     const parsed = await readJson(c.req.raw, roleBody);
     if (!parsed.ok) return failureJson(parsed);
     const input = parsed.data;
     const res = await setRole(c.get("db"), c.get("user")!, c.req.param("id"), input.role, input.reason);
-    return res.ok ? c.json(res) : c.json({ error: res.error }, res.status);
+    return res.ok ? c.json(res) : failureJson(res);
   });

@@ -32,9 +32,8 @@ const declared = z.object({
 
 const DECLARE_MESSAGE = "Please send the photo's name, size and type.";
 
-function refuse(c: { json: (body: unknown, status: Refusal["status"]) => Response }, r: Refusal): Response {
-  const { ok: _ok, status, ...body } = r;
-  return c.json(body, status);
+function refuse(_c: unknown, r: Refusal): Response {
+  return failureJson(r);
 }
 
 export const uploadsApi = new Hono<ApiEnv>()

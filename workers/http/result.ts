@@ -18,6 +18,7 @@ export const STATUS: Record<FailureCode, ContentfulStatusCode> = {
   gone: 410,
   too_large: 413,
   unsupported_media_type: 415,
+  unprocessable: 422,
   rate_limited: 429,
   unavailable: 503,
 };

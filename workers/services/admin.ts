@@ -5,6 +5,7 @@ import { userObject } from "@workers/objects/client";
 import type { AccountDeps } from "@workers/services/accounts/deps";
 import { sendVerification } from "@workers/services/accounts/verification";
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
+import type { Result } from "~/shared/result";
 import type { CurrentUser } from "./current-user";
 
 // The admin console's reads and actions. Every action writes exactly one
@@ -198,7 +199,7 @@ export async function userDetail(db: Database, userId: string) {
   };
 }
 
-export type ActionResult = { ok: true; message: string } | { ok: false; status: 400 | 404 | 409; error: string };
+export type ActionResult = Result<{ message: string }>;
 
 function entry(
   admin: CurrentUser,
@@ -222,7 +223,7 @@ export async function adjustCredits(
   amount: number,
   reason: string,
 ): Promise<ActionResult> {
-  if (!(await exists(db, userId))) return { ok: false, status: 404, error: "User not found" };
+  if (!(await exists(db, userId))) return { ok: false, code: "not_found", error: "User not found" };
   const stub = userObject(env, userId);
   const audit = entry(admin, amount > 0 ? "credits.grant" : "credits.remove", reason);
   if (amount > 0) {
@@ -237,10 +238,10 @@ export async function adjustCredits(
     });
     return res.ok
       ? { ok: true, message: `Granted ${amount} credits. Balance: ${res.balance}.` }
-      : { ok: false, status: 404, error: res.error };
+      : { ok: false, code: "not_found", error: res.error };
   }
   const res = await stub.deduct(userId, -amount, `Admin: ${reason}`, `admin:${audit.id}`, admin.id, audit);
-  if (!res.ok) return { ok: false, status: 409, error: `${res.error}: the balance is ${res.balance}.` };
+  if (!res.ok) return { ok: false, code: "conflict", error: `${res.error}: the balance is ${res.balance}.` };
   return { ok: true, message: `Removed ${-amount} credits. Balance: ${res.balance}.` };
 }
 
@@ -250,7 +251,7 @@ export async function revokeSessions(
   userId: string,
   reason: string,
 ): Promise<ActionResult> {
-  if (!(await exists(db, userId))) return { ok: false, status: 404, error: "User not found" };
+  if (!(await exists(db, userId))) return { ok: false, code: "not_found", error: "User not found" };
   const e = entry(admin, "sessions.revoke", reason);
   const [{ n }] = (await db.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)).all()) as [
     { n: number },
@@ -271,9 +272,9 @@ export async function setRole(
   reason: string,
 ): Promise<ActionResult> {
   const target = await db.select({ role: users.role }).from(users).where(eq(users.id, userId)).get();
-  if (!target) return { ok: false, status: 404, error: "User not found" };
+  if (!target) return { ok: false, code: "not_found", error: "User not found" };
   if (target.role === role)
-    return { ok: false, status: 409, error: role === "admin" ? "Already an admin." : "Not an admin." };
+    return { ok: false, code: "conflict", error: role === "admin" ? "Already an admin." : "Not an admin." };
   const e = entry(admin, role === "admin" ? "role.grant" : "role.remove", reason);
   const now = Date.now();
   // The guard and the audit row are conditional SQL inside one atomic batch, so
@@ -292,7 +293,7 @@ export async function setRole(
       .bind(e.id, e.actorId, e.actorEmail, e.action, userId, reason, now),
   ]);
   const changed = results[0]?.meta.changes ?? 0;
-  if (changed !== 1) return { ok: false, status: 409, error: "The last admin cannot lose the admin role." };
+  if (changed !== 1) return { ok: false, code: "conflict", error: "The last admin cannot lose the admin role." };
   return { ok: true, message: role === "admin" ? "Admin role granted." : "Admin role removed." };
 }
 
@@ -304,8 +305,8 @@ export async function resendVerificationFor(
   reason: string,
 ): Promise<ActionResult> {
   const user = await deps.db.query.users.findFirst({ where: eq(users.id, userId) });
-  if (!user) return { ok: false, status: 404, error: "User not found" };
-  if (user.emailVerifiedAt !== null) return { ok: false, status: 409, error: "This e-mail is already verified." };
+  if (!user) return { ok: false, code: "not_found", error: "User not found" };
+  if (user.emailVerifiedAt !== null) return { ok: false, code: "conflict", error: "This e-mail is already verified." };
   const e = entry(admin, "verification.resend", reason);
   await deps.db.insert(auditLog).values({ ...e, targetUserId: userId, createdAt: Date.now() });
   sendVerification(deps, user, null);

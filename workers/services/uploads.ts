@@ -13,6 +13,7 @@ import {
 } from "@workers/lib/photo-storage";
 import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
 import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo, sniffImageType } from "~/shared/image-format";
+import type { Failure } from "~/shared/result";
 import {
   ACCEPTED_UPLOAD_TYPES,
   CHUNK_SIZE,
@@ -37,15 +38,10 @@ export interface UploadDeps {
   now?: number;
 }
 
-export type Refusal = {
-  ok: false;
-  status: 400 | 404 | 409 | 413 | 415 | 422 | 429;
-  error: string;
-  missing?: number[];
-  retry?: boolean;
-};
+/** Why an upload step was refused; `missing` lists chunks still to send, `retry` says trying again later may work. */
+export type Refusal = Failure & { missing?: number[]; retry?: boolean };
 
-const NOT_FOUND: Refusal = { ok: false, status: 404, error: "Not found." };
+const NOT_FOUND: Refusal = { ok: false, code: "not_found", error: "Not found." };
 const MAX_OPEN_UPLOADS = 10;
 /** An open upload untouched this long is abandoned: the daily cron deletes its bytes. */
 export const STALE_UPLOAD_MS = 24 * 60 * 60 * 1000;
@@ -67,13 +63,13 @@ async function findSession(db: Database, userId: string, uploadId: string): Prom
 }
 
 /** Refuses the upload's bytes: deletes everything it stored and closes it. */
-async function reject(deps: UploadDeps, s: UploadSession, status: Refusal["status"], error: string): Promise<Refusal> {
+async function reject(deps: UploadDeps, s: UploadSession, code: Refusal["code"], error: string): Promise<Refusal> {
   await deletePrefix(deps.bucket, photoPrefix(s.userId, s.photoId));
   await deps.db
     .update(uploadSessions)
     .set({ status: "rejected", updatedAt: deps.now ?? Date.now() })
     .where(eq(uploadSessions.id, s.id));
-  return { ok: false, status, error };
+  return { ok: false, code, error };
 }
 
 export interface CreatedUpload {
@@ -89,9 +85,9 @@ export async function createUpload(
   input: { name: string; size: number; type: string },
 ): Promise<CreatedUpload | Refusal> {
   const now = deps.now ?? Date.now();
-  if (!isAccepted(input.type)) return { ok: false, status: 415, error: UPLOAD_MESSAGES.wrongType };
-  if (input.size > MAX_UPLOAD_BYTES) return { ok: false, status: 413, error: UPLOAD_MESSAGES.tooLarge };
-  if (input.size <= 0) return { ok: false, status: 400, error: UPLOAD_MESSAGES.empty };
+  if (!isAccepted(input.type)) return { ok: false, code: "unsupported_media_type", error: UPLOAD_MESSAGES.wrongType };
+  if (input.size > MAX_UPLOAD_BYTES) return { ok: false, code: "too_large", error: UPLOAD_MESSAGES.tooLarge };
+  if (input.size <= 0) return { ok: false, code: "invalid", error: UPLOAD_MESSAGES.empty };
 
   const open = await deps.db
     .select({ n: sql<number>`count(*)` })
@@ -104,7 +100,8 @@ export async function createUpload(
       ),
     )
     .get();
-  if ((open?.n ?? 0) >= MAX_OPEN_UPLOADS) return { ok: false, status: 429, error: UPLOAD_MESSAGES.tooManyOpen };
+  if ((open?.n ?? 0) >= MAX_OPEN_UPLOADS)
+    return { ok: false, code: "rate_limited", error: UPLOAD_MESSAGES.tooManyOpen };
 
   const id = randomToken();
   const count = chunkCount(input.size, CHUNK_SIZE);
@@ -135,7 +132,7 @@ async function keepOnlyIfOpen(deps: UploadDeps, s: UploadSession, key: string): 
     return null;
   }
   await deps.bucket.delete(key);
-  return { ok: false, status: 409, error: "This upload is no longer open." };
+  return { ok: false, code: "conflict", error: "This upload is no longer open." };
 }
 
 export async function putChunk(
@@ -147,18 +144,18 @@ export async function putChunk(
 ): Promise<{ ok: true; index: number } | Refusal> {
   const s = await findSession(deps.db, userId, uploadId);
   if (!s) return NOT_FOUND;
-  if (s.status !== "open") return { ok: false, status: 409, error: "This upload is no longer open." };
+  if (s.status !== "open") return { ok: false, code: "conflict", error: "This upload is no longer open." };
   if (!Number.isInteger(index) || index < 0 || index >= s.chunkCount) {
-    return { ok: false, status: 400, error: "There is no such part in this upload." };
+    return { ok: false, code: "invalid", error: "There is no such part in this upload." };
   }
   const expected = chunkLength(index, s.declaredBytes, s.chunkSize);
   const bytes = await readCapped(body, expected);
-  if (bytes === "too-large") return reject(deps, s, 413, "This part is larger than the upload declared.");
-  if (bytes.byteLength !== expected) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+  if (bytes === "too-large") return reject(deps, s, "too_large", "This part is larger than the upload declared.");
+  if (bytes.byteLength !== expected) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
   if (index === 0) {
     const type = sniffImageType(bytes);
-    if (type === null) return reject(deps, s, 415, UPLOAD_MESSAGES.notAnImage);
-    if (type !== s.contentType) return reject(deps, s, 415, UPLOAD_MESSAGES.mismatch);
+    if (type === null) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
+    if (type !== s.contentType) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.mismatch);
   }
   const key = chunkKey(userId, s.photoId, index);
   await deps.bucket.put(key, bytes);
@@ -174,13 +171,14 @@ export async function putThumb(
 ): Promise<{ ok: true } | Refusal> {
   const s = await findSession(deps.db, userId, uploadId);
   if (!s) return NOT_FOUND;
-  if (s.status !== "open") return { ok: false, status: 409, error: "This upload is no longer open." };
+  if (s.status !== "open") return { ok: false, code: "conflict", error: "This upload is no longer open." };
   const bytes = await readCapped(body, THUMB_MAX_BYTES);
-  if (bytes === "too-large") return reject(deps, s, 413, UPLOAD_MESSAGES.thumbTooLarge);
+  if (bytes === "too-large") return reject(deps, s, "too_large", UPLOAD_MESSAGES.thumbTooLarge);
   const info = readImageInfo(bytes.subarray(0, IMAGE_HEAD_BYTES));
-  if (!info) return reject(deps, s, 415, UPLOAD_MESSAGES.notAnImage);
-  if (!hasCompleteEnding(info.type, bytes)) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
-  if (Math.max(info.width, info.height) > THUMB_MAX_EDGE) return reject(deps, s, 422, UPLOAD_MESSAGES.thumbTooLarge);
+  if (!info) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
+  if (!hasCompleteEnding(info.type, bytes)) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
+  if (Math.max(info.width, info.height) > THUMB_MAX_EDGE)
+    return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.thumbTooLarge);
   const key = thumbKey(userId, s.photoId);
   await deps.bucket.put(key, bytes, {
     httpMetadata: { contentType: info.type },
@@ -253,7 +251,7 @@ export async function completeUpload(
   // A retried completion (its answer was lost on the way) gets the same photo.
   if (s.status === "completed") return completedPhoto(deps, s);
   if (s.status !== "open" && s.status !== "completing") {
-    return { ok: false, status: 409, error: "This upload is no longer open." };
+    return { ok: false, code: "conflict", error: "This upload is no longer open." };
   }
 
   // Claim the completion so two concurrent requests never both store the photo.
@@ -271,7 +269,7 @@ export async function completeUpload(
     )
     .run();
   if (claim.meta.changes !== 1) {
-    return { ok: false, status: 409, error: "This upload is already being completed.", retry: true };
+    return { ok: false, code: "conflict", error: "This upload is already being completed.", retry: true };
   }
   const reopen = () =>
     deps.db.update(uploadSessions).set({ status: "open", updatedAt: now }).where(eq(uploadSessions.id, s.id));
@@ -282,7 +280,7 @@ export async function completeUpload(
   if (missing.length > 0 || !thumb) {
     await reopen();
     const error = missing.length > 0 ? UPLOAD_MESSAGES.incomplete : UPLOAD_MESSAGES.noThumb;
-    return { ok: false, status: 409, error, missing };
+    return { ok: false, code: "conflict", error, missing };
   }
 
   // Join the chunks (at most 10 MB) and check the whole file before storing it.
@@ -294,25 +292,25 @@ export async function completeUpload(
   for (const part of parts) {
     if (!part) {
       await reopen();
-      return { ok: false, status: 409, error: UPLOAD_MESSAGES.incomplete, missing: [] };
+      return { ok: false, code: "conflict", error: UPLOAD_MESSAGES.incomplete, missing: [] };
     }
     const bytes = new Uint8Array(await part.arrayBuffer());
-    if (at + bytes.byteLength > whole.byteLength) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+    if (at + bytes.byteLength > whole.byteLength) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
     whole.set(bytes, at);
     at += bytes.byteLength;
   }
-  if (at !== s.declaredBytes || at > MAX_UPLOAD_BYTES) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+  if (at !== s.declaredBytes || at > MAX_UPLOAD_BYTES) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
   const info = readImageInfo(whole.subarray(0, IMAGE_HEAD_BYTES));
-  if (!info) return reject(deps, s, 415, UPLOAD_MESSAGES.notAnImage);
-  if (info.type !== s.contentType) return reject(deps, s, 415, UPLOAD_MESSAGES.mismatch);
-  if (!hasCompleteEnding(info.type, whole)) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+  if (!info) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
+  if (info.type !== s.contentType) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.mismatch);
+  if (!hasCompleteEnding(info.type, whole)) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
 
   const key = originalKey(userId, s.photoId);
   const stored = await deps.bucket.put(key, whole, {
     httpMetadata: { contentType: info.type },
     customMetadata: { userId },
   });
-  if (stored.size !== s.declaredBytes) return reject(deps, s, 422, UPLOAD_MESSAGES.damaged);
+  if (stored.size !== s.declaredBytes) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
 
   const photo: Photo = {
     id: s.photoId,
@@ -356,9 +354,9 @@ export async function abortUpload(
   const s = await findSession(deps.db, userId, uploadId);
   if (!s) return NOT_FOUND;
   const now = deps.now ?? Date.now();
-  if (s.status === "completed") return { ok: false, status: 409, error: "This photo has already been uploaded." };
+  if (s.status === "completed") return { ok: false, code: "conflict", error: "This photo has already been uploaded." };
   if (s.status === "completing" && s.updatedAt >= now - COMPLETION_LEASE_MS) {
-    return { ok: false, status: 409, error: "This upload is already being completed.", retry: true };
+    return { ok: false, code: "conflict", error: "This upload is already being completed.", retry: true };
   }
   if (s.status === "open" || s.status === "completing") {
     await deps.db.update(uploadSessions).set({ status: "aborted", updatedAt: now }).where(eq(uploadSessions.id, s.id));

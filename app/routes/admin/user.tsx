@@ -57,11 +57,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         : input.intent === "resend"
           ? await resendVerificationFor(accountDeps(context, request), admin, params.id, input.reason)
           : await setRole(db, admin, params.id, input.role, input.reason);
-  if (!res.ok)
-    return data(
-      { intent: input.intent, ok: false as const, fieldErrors: noErrors, message: res.error },
-      { status: res.status },
-    );
+  if (!res.ok) return failureData({ ...res, intent: input.intent, fieldErrors: noErrors, message: res.error });
   return { intent: input.intent, ok: true as const, fieldErrors: noErrors, message: res.message };
 }
 

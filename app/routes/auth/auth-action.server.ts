@@ -1,6 +1,6 @@
 import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
-import { failureData } from "@workers/http/result";
+import { failureData, STATUS } from "@workers/http/result";
 import type { AccountDeps, Failure } from "@workers/services/accounts/deps";
 import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { signInWithPassword, signUp } from "@workers/services/accounts/password-auth";
@@ -52,7 +52,7 @@ function failure(intent: AuthIntent, values: AuthActionData["values"], f: Failur
       fieldErrors: f.fieldErrors as AuthActionData["fieldErrors"],
       needsVerification: f.needsVerification,
     },
-    f.status,
+    STATUS[f.code],
     f.retryAfterSeconds,
   );
 }
@@ -80,7 +80,7 @@ export async function authAction({ request, context }: { request: Request; conte
           redirectTo,
         );
         if (r.ok) return answer({ intent, values, signedUp: true, message: r.message });
-        if (r.status === 409) {
+        if (r.code === "conflict") {
           const params = new URLSearchParams({ notice: "email-in-use" });
           if (redirectTo) params.set("redirectTo", redirectTo);
           return redirect(`/login?${params}`);

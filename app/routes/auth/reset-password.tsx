@@ -29,7 +29,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     password: raw.fields.password ?? null,
   });
   if (!result.ok) {
-    return data({ error: result.error, fieldErrors: result.fieldErrors ?? {} }, { status: result.status });
+    return failureData({ ...result, fieldErrors: result.fieldErrors ?? {} });
   }
   const { env } = context.get(requestContext);
   return redirect("/login?notice=password-changed", {

@@ -24,7 +24,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const raw = await readFormFields(request);
   if (!raw.ok) return failureData(raw);
   const result = await verifyEmail(accountDeps(context, request), raw.fields.token ?? "");
-  if (!result.ok) return data({ error: result.error }, { status: result.status });
+  if (!result.ok) return failureData(result);
   const params = new URLSearchParams({ notice: "verified" });
   if (result.redirectTo) params.set("redirectTo", result.redirectTo);
   return redirect(`/login?${params}`);

@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
 import type { Mailer } from "@workers/adapters/mail";
 import { RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "@workers/objects/client";
+import type { Failure as SharedFailure } from "~/shared/result";
 
 /** What every account service needs; routes build it per request, tests pass their own. */
 export interface AccountDeps {
@@ -20,14 +21,13 @@ export interface AccountDeps {
 
 export type FieldErrors<F extends string> = Partial<Record<F, string>>;
 
-export interface Failure<F extends string = never> {
-  ok: false;
-  status: 400 | 401 | 403 | 429 | 500;
-  error?: string;
-  fieldErrors?: FieldErrors<F>;
-  /** Set when the password was right but the address is not verified yet. */
-  needsVerification?: boolean;
-  retryAfterSeconds?: number;
+/** The one failure shape (app/shared/result.ts); `needsVerification` is set when the password was right but the address is not verified yet. */
+export type Failure<F extends string = never> = SharedFailure<F> & { needsVerification?: boolean };
+
+/** Field errors as a failure: the message is the first field's, shown beside that field. */
+export function invalidFields<F extends string>(fieldErrors: FieldErrors<F>): Failure<F> {
+  const first = Object.values<string | undefined>(fieldErrors).find(Boolean) ?? "Please check the highlighted fields.";
+  return { ok: false, code: "invalid", error: first, fieldErrors };
 }
 
 const MINUTE = 60_000;
@@ -69,7 +69,7 @@ export async function checkLimits(
   if (byEmail.allowed && byIp.allowed) return null;
   return {
     ok: false,
-    status: 429,
+    code: "rate_limited",
     error: RATE_LIMITED_MESSAGE,
     retryAfterSeconds: Math.max(byEmail.retryAfterSeconds, byIp.retryAfterSeconds),
   };

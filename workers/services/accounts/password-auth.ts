@@ -4,7 +4,7 @@ import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "@w
 import { createSession } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
-import { type AccountDeps, checkLimits, type Failure, LIMITS } from "./deps";
+import { type AccountDeps, checkLimits, type Failure, invalidFields, LIMITS } from "./deps";
 import { landingPath } from "./landing";
 import { fieldErrors, nameFromEmail, PASSWORD_MAX, signInSchema, signUpSchema } from "./validation";
 import { sendVerification } from "./verification";
@@ -13,7 +13,7 @@ export type SignUpField = "name" | "email" | "password" | "acceptTerms";
 
 export type SignUpResult =
   | { ok: true; userId: string; email: string; message: string }
-  | { ok: false; status: 409; error: string; emailInUse: true }
+  | { ok: false; code: "conflict"; error: string; emailInUse: true }
   | Failure<SignUpField>;
 
 /**
@@ -26,14 +26,14 @@ export async function signUp(
   redirectTo: string | null = null,
 ): Promise<SignUpResult> {
   const parsed = signUpSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, status: 400, fieldErrors: fieldErrors<SignUpField>(parsed.error) };
+  if (!parsed.success) return invalidFields(fieldErrors<SignUpField>(parsed.error));
   const { email, password } = parsed.data;
   const name = parsed.data.name || nameFromEmail(email);
 
   const limited = await checkLimits(deps, LIMITS.signUp, email);
   if (limited) return limited;
 
-  const inUse = { ok: false, status: 409, error: MESSAGES.emailInUse, emailInUse: true } as const;
+  const inUse = { ok: false, code: "conflict", error: MESSAGES.emailInUse, emailInUse: true } as const;
   const existing = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
   if (existing) return inUse;
 
@@ -68,13 +68,13 @@ export async function signInWithPassword(
   opts: { redirectTo?: string | null; userAgent?: string | null } = {},
 ): Promise<SignInResult> {
   const parsed = signInSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, status: 400, fieldErrors: fieldErrors<SignInField>(parsed.error) };
+  if (!parsed.success) return invalidFields(fieldErrors<SignInField>(parsed.error));
   const { email, password } = parsed.data;
 
   const limited = await checkLimits(deps, LIMITS.signIn, email);
   if (limited) return limited;
 
-  const invalid: Failure<SignInField> = { ok: false, status: 401, error: MESSAGES.invalidCredentials };
+  const invalid: Failure<SignInField> = { ok: false, code: "unauthenticated", error: MESSAGES.invalidCredentials };
   const user = await deps.db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, email) });
   // Longer than any password we accept: it cannot match, and hashing it would only cost CPU.
   const candidate = password.length > PASSWORD_MAX ? "" : password;
@@ -82,7 +82,7 @@ export async function signInWithPassword(
   if (!user?.passwordHash || !matches || candidate === "") return invalid;
 
   if (user.emailVerifiedAt === null) {
-    return { ok: false, status: 403, error: MESSAGES.verifyFirst, needsVerification: true };
+    return { ok: false, code: "forbidden", error: MESSAGES.verifyFirst, needsVerification: true };
   }
 
   const now = deps.now ?? Date.now();

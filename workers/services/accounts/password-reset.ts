@@ -2,7 +2,7 @@ import { sessions, users } from "@db/schema";
 import { hashPassword } from "@workers/services/password";
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
-import { type AccountDeps, checkLimits, deliverLater, type Failure, LIMITS } from "./deps";
+import { type AccountDeps, checkLimits, deliverLater, type Failure, invalidFields, LIMITS } from "./deps";
 import { appLink, passwordResetEmail } from "./emails";
 import { consumeToken, issueToken, revokeTokens } from "./tokens";
 import { emailField, newPasswordField } from "./validation";
@@ -19,13 +19,13 @@ export async function requestPasswordReset(deps: AccountDeps, input: { email: un
   if (typeof input.email !== "string" || input.email.trim() === "") {
     return {
       ok: false,
-      status: 400,
+      code: "invalid",
       error: MESSAGES.resetNeedsEmail,
       fieldErrors: { email: MESSAGES.resetNeedsEmail },
     };
   }
   const parsed = emailField.safeParse(input.email);
-  if (!parsed.success) return { ok: false, status: 400, fieldErrors: { email: parsed.error.issues[0]?.message } };
+  if (!parsed.success) return invalidFields({ email: parsed.error.issues[0]?.message });
   const email = parsed.data;
 
   const limited = await checkLimits(deps, LIMITS.reset, email);
@@ -57,13 +57,13 @@ export async function resetPassword(
 ): Promise<ResetResult> {
   const parsed = newPasswordField.safeParse(input.password);
   // Checked before the link is spent, so a typo does not burn it.
-  if (!parsed.success) return { ok: false, status: 400, fieldErrors: { password: parsed.error.issues[0]?.message } };
+  if (!parsed.success) return invalidFields({ password: parsed.error.issues[0]?.message });
   const now = deps.now ?? Date.now();
   const token = typeof input.token === "string" ? input.token : "";
   const spent = await consumeToken(deps.db, token, "reset_password", now);
-  if (!spent) return { ok: false, status: 400, error: MESSAGES.linkInvalid };
+  if (!spent) return { ok: false, code: "invalid", error: MESSAGES.linkInvalid };
   const user = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, spent.userId)).get();
-  if (!user || user.email !== spent.email) return { ok: false, status: 400, error: MESSAGES.linkInvalid };
+  if (!user || user.email !== spent.email) return { ok: false, code: "invalid", error: MESSAGES.linkInvalid };
 
   const passwordHash = await hashPassword(parsed.data);
   await deps.db.batch([

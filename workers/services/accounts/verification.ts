@@ -2,7 +2,7 @@ import { users } from "@db/schema";
 import { userObject } from "@workers/objects/client";
 import { and, eq, isNull } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
-import { type AccountDeps, checkLimits, deliverLater, type Failure, LIMITS } from "./deps";
+import { type AccountDeps, checkLimits, deliverLater, type Failure, invalidFields, LIMITS } from "./deps";
 import { appLink, verificationEmail } from "./emails";
 import { consumeToken, issueToken, revokeTokens } from "./tokens";
 import { emailField } from "./validation";
@@ -48,16 +48,16 @@ async function grantTrialCredits(deps: Pick<AccountDeps, "env">, userId: string)
   await userObject(deps.env, userId).grantSignupCredits(userId);
 }
 
-export type VerifyResult = { ok: true; redirectTo: string | null } | { ok: false; status: 400; error: string };
+export type VerifyResult = { ok: true; redirectTo: string | null } | Failure;
 
 /** Spends a verification link. */
 export async function verifyEmail(deps: AccountDeps, token: string): Promise<VerifyResult> {
   const now = deps.now ?? Date.now();
   const spent = await consumeToken(deps.db, token, "verify_email", now);
-  if (!spent) return { ok: false, status: 400, error: MESSAGES.linkInvalid };
+  if (!spent) return { ok: false, code: "invalid", error: MESSAGES.linkInvalid };
   const user = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, spent.userId)).get();
   // A link sent to an address the account no longer has proves nothing.
-  if (!user || user.email !== spent.email) return { ok: false, status: 400, error: MESSAGES.linkInvalid };
+  if (!user || user.email !== spent.email) return { ok: false, code: "invalid", error: MESSAGES.linkInvalid };
   await markVerified({ ...deps, now }, spent.userId);
   await revokeTokens(deps.db, spent.userId, "verify_email");
   return { ok: true, redirectTo: spent.redirectTo };
@@ -74,7 +74,7 @@ export async function resendVerification(
   input: { email: unknown; redirectTo?: string | null },
 ): Promise<ResendResult> {
   const parsed = emailField.safeParse(input.email);
-  if (!parsed.success) return { ok: false, status: 400, fieldErrors: { email: parsed.error.issues[0]?.message } };
+  if (!parsed.success) return invalidFields({ email: parsed.error.issues[0]?.message });
   const email = parsed.data;
   const limited = await checkLimits(deps, LIMITS.resend, email);
   if (limited) return limited;
