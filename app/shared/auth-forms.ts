@@ -13,5 +13,7 @@ export interface AuthActionData {
   /** What the visitor typed, to fill the form again (never the password). */
   values: { name: string; email: string };
   needsVerification?: boolean;
+  /** The error repeats a field's message: show it beside the field only. */
+  fieldsOnly?: boolean;
   signedUp?: boolean;
 }

@@ -88,9 +88,8 @@ export function AuthForm({ mode, redirectTo, actionData, forgotHint }: AuthFormP
   }
 
   // Messages of the whole form (field messages sit next to their fields).
-  // A message that belongs to a field is shown beside it, not again above the form.
-  const fieldMessage = data?.error ? Object.values(errors).includes(data.error) : false;
-  const formError = data?.error && data.intent !== "resend" && !fieldMessage ? data.error : null;
+  // Messages that belong to fields are shown beside them, not again above the form.
+  const formError = data?.error && data.intent !== "resend" && !data.fieldsOnly ? data.error : null;
   const notice = data?.message && !data.error ? data.message : null;
 
   return (

@@ -51,6 +51,7 @@ function failure(intent: AuthIntent, values: AuthActionData["values"], f: Failur
       error: f.error,
       fieldErrors: f.fieldErrors as AuthActionData["fieldErrors"],
       needsVerification: f.needsVerification,
+      fieldsOnly: f.fieldsOnly,
     },
     STATUS[f.code],
     f.retryAfterSeconds,

@@ -22,12 +22,16 @@ export interface AccountDeps {
 export type FieldErrors<F extends string> = Partial<Record<F, string>>;
 
 /** The one failure shape (app/shared/result.ts); `needsVerification` is set when the password was right but the address is not verified yet. */
-export type Failure<F extends string = never> = SharedFailure<F> & { needsVerification?: boolean };
+export type Failure<F extends string = never> = SharedFailure<F> & {
+  needsVerification?: boolean;
+  /** Every message belongs to a field: the form shows them beside the fields, not above. */
+  fieldsOnly?: boolean;
+};
 
 /** Field errors as a failure: the message is the first field's, shown beside that field. */
 export function invalidFields<F extends string>(fieldErrors: FieldErrors<F>): Failure<F> {
   const first = Object.values<string | undefined>(fieldErrors).find(Boolean) ?? "Please check the highlighted fields.";
-  return { ok: false, code: "invalid", error: first, fieldErrors };
+  return { ok: false, code: "invalid", error: first, fieldErrors, fieldsOnly: true };
 }
 
 const MINUTE = 60_000;
