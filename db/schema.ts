@@ -244,7 +244,18 @@ export type PaidPeriodRow = typeof paidPeriods.$inferSelect;
 
 export type JobKind = "stage" | "sky" | "removal";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed";
-export type JobParams = { roomType?: string; designStyle?: string; skyType?: string; source?: string };
+export type JobParams = {
+  roomType?: string;
+  designStyle?: string;
+  skyType?: string;
+  /** "original" or the id of the version the job starts from. */
+  source?: string;
+  /** Advanced customization (plans that include it): the provider's codes. */
+  colorScheme?: string;
+  specialityDecor?: string;
+  keepOriginalFloor?: boolean;
+  prompt?: string;
+};
 
 export const jobs = sqliteTable("jobs", {
   id: text("id").primaryKey(),

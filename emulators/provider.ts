@@ -52,7 +52,29 @@ function source(bytes: Uint8Array | null): Raster {
   return blank(800, 600, [200, 200, 200]);
 }
 
-function stage(img: Raster, room: string, style: string): Raster {
+/** The provider refuses unknown codes like any invalid input: 200 with an error body. */
+function invalidOption(o: Record<string, string | undefined>): string | null {
+  if (o.color_scheme !== undefined && !/^COLOR_SCHEME_([0-9]|1[0-9]|20)$/.test(o.color_scheme))
+    return `color_scheme must be one of COLOR_SCHEME_0 ... COLOR_SCHEME_20`;
+  if (o.speciality_decor !== undefined && !/^SPECIALITY_DECOR_[0-7]$/.test(o.speciality_decor))
+    return `speciality_decor must be one of SPECIALITY_DECOR_0 ... SPECIALITY_DECOR_7`;
+  if (o.keep_original_floor !== undefined && !["true", "false"].includes(o.keep_original_floor))
+    return "keep_original_floor must be true or false";
+  return null;
+}
+
+/** What the emulated image says about the options it received, so a test (or a person) can see they arrived. */
+function optionLine(o: Record<string, string | undefined>): string | null {
+  const parts = [
+    o.color_scheme && o.color_scheme.replace("COLOR_SCHEME_", "palette "),
+    o.speciality_decor && o.speciality_decor.replace("SPECIALITY_DECOR_", "decor "),
+    o.keep_original_floor === "true" && "floor kept",
+    o.prompt && `prompt ${o.prompt.length} chars`,
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(", ") : null;
+}
+
+function stage(img: Raster, room: string, style: string, options: string | null = null): Raster {
   // Warm the room and drop simple "furniture" blocks in the lower third.
   mapPixels(img, (r, g, b) => [r * 0.95 + 18, g * 0.93 + 10, b * 0.85]);
   const w = img.width;
@@ -62,7 +84,8 @@ function stage(img: Raster, room: string, style: string): Raster {
   fillRect(img, w * 0.64, h * 0.7, w * 0.2, h * 0.05, [150, 111, 74]); // table
   fillRect(img, w * 0.1, h * 0.8, w * 0.8, h * 0.06, [196, 168, 130], 0.8); // rug
   const bh = drawBanner(img, "EMULATED STAGING - NOT AI", 0);
-  drawBanner(img, `${room} / ${style}`, bh);
+  const bh2 = drawBanner(img, `${room} / ${style}`, bh);
+  if (options) drawBanner(img, options.toUpperCase(), bh + bh2);
   return img;
 }
 
@@ -127,6 +150,8 @@ async function fetchImage(url: string): Promise<Uint8Array | null> {
 export async function startProviderEmulator(opts: { port: number; apiKey: string }) {
   const control: Control = { mode: "ok", latencyMs: 0, remaining: -1 };
   let calls = 0;
+  /** What each answered call asked for (never the image bytes): tests read it from GET /_emulator/requests. */
+  const requests: Record<string, unknown>[] = [];
   return listen("provider", opts.port, async (req, body, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname === "/_emulator/mode") {
@@ -138,6 +163,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       }
       return json(res, 200, { ...control, calls });
     }
+    if (url.pathname === "/_emulator/requests" && req.method === "GET") return json(res, 200, requests.slice(-200));
     if (req.method !== "POST") return json(res, 404, { error: "NotFound", message: "Unknown endpoint" });
     if (bearer(req) !== opts.apiKey) return json(res, 401, { error: "Unauthorized", message: "Invalid API key" });
     const known = ["/generate_designs", "/replace_sky", "/remove_objects_from_room"];
@@ -170,15 +196,26 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       const parts = parseMultipart(req, body);
       const input = parts.input_image?.value;
       if (!input?.length) return json(res, 200, { error: "InvalidInput", message: "input_image is required" });
+      const options = {
+        color_scheme: parts.color_scheme?.value.toString(),
+        speciality_decor: parts.speciality_decor?.value.toString(),
+        keep_original_floor: parts.keep_original_floor?.value.toString(),
+        prompt: parts.prompt?.value.toString(),
+      };
+      const invalid = invalidOption(options);
+      if (invalid) return json(res, 200, { error: "InvalidInput", message: invalid });
+      requests.push({ path: url.pathname, room_type: parts.room_type?.value.toString(), ...options });
       out = stage(
         source(input),
         parts.room_type?.value.toString() ?? "livingroom",
         parts.design_style?.value.toString() ?? "modern",
+        optionLine(options),
       );
     } else {
       const input = JSON.parse(body.toString("utf8") || "{}") as { input_image_url?: string; sky_type?: string };
       if (!input.input_image_url)
         return json(res, 200, { error: "InvalidInput", message: "input_image_url is required" });
+      requests.push({ path: url.pathname, input_image_url: input.input_image_url, sky_type: input.sky_type });
       const bytes = await fetchImage(input.input_image_url);
       if (!bytes) return json(res, 200, { error: "InvalidInput", message: "input_image_url could not be fetched" });
       if (url.pathname === "/replace_sky") {

@@ -17,6 +17,10 @@ export interface Plan {
   properties: number;
   icon: "home" | "key" | "star" | "building" | "briefcase";
   features: string[];
+  /** Colour palette, seasonal decor, keep the floor and a short instruction (enforced on the server). */
+  advancedCustomization: boolean;
+  /** How many of the user's photos are sent to the AI provider at once; the rest wait in their queue. */
+  batchConcurrency: number;
   /** Stripe price lookup keys, one per billing interval. */
   lookupKeys: Record<BillingInterval, string>;
 }
@@ -43,6 +47,8 @@ export const PLANS: readonly Plan[] = [
     properties: 1,
     icon: "home",
     features: features(1),
+    advancedCustomization: false,
+    batchConcurrency: 4,
     lookupKeys: { month: "small_monthly", year: "small_yearly" },
   },
   {
@@ -54,6 +60,8 @@ export const PLANS: readonly Plan[] = [
     properties: 2,
     icon: "key",
     features: features(2, ["Advanced customization"]),
+    advancedCustomization: true,
+    batchConcurrency: 4,
     lookupKeys: { month: "starter_monthly", year: "starter_yearly" },
   },
   {
@@ -65,6 +73,8 @@ export const PLANS: readonly Plan[] = [
     properties: 4,
     icon: "star",
     features: features(4),
+    advancedCustomization: false,
+    batchConcurrency: 4,
     lookupKeys: { month: "popular_monthly", year: "popular_yearly" },
   },
   {
@@ -76,6 +86,8 @@ export const PLANS: readonly Plan[] = [
     properties: 6,
     icon: "building",
     features: features(6, ["Advanced customization"]),
+    advancedCustomization: true,
+    batchConcurrency: 4,
     lookupKeys: { month: "standard_monthly", year: "standard_yearly" },
   },
   {
@@ -86,7 +98,9 @@ export const PLANS: readonly Plan[] = [
     credits: 88,
     properties: 8,
     icon: "briefcase",
-    features: features(8, ["Advanced customization", "20-second turnaround"]),
+    features: features(8, ["Advanced customization", "Faster batches: 8 photos at once"]),
+    advancedCustomization: true,
+    batchConcurrency: 8,
     lookupKeys: { month: "professional_monthly", year: "professional_yearly" },
   },
 ];

@@ -22,6 +22,11 @@ export interface StageInput {
   fileName: string;
   roomType: string;
   designStyle: string;
+  /** Advanced customization, as the provider's codes; left out when not asked for. */
+  colorScheme?: string;
+  specialityDecor?: string;
+  keepOriginalFloor?: boolean;
+  prompt?: string;
 }
 
 export interface ProviderClient {
@@ -139,6 +144,10 @@ export function createProviderClient(
       form.append("room_type", input.roomType);
       form.append("design_style", input.designStyle);
       form.append("num_images", "1");
+      if (input.colorScheme) form.append("color_scheme", input.colorScheme);
+      if (input.specialityDecor) form.append("speciality_decor", input.specialityDecor);
+      if (input.keepOriginalFloor) form.append("keep_original_floor", "true");
+      if (input.prompt) form.append("prompt", input.prompt);
       const info = await call("stage", "/generate_designs", form, {}, signal);
       return firstImage("stage", info, signal);
     },

@@ -1,9 +1,17 @@
 import type { JobKind, JobParams } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { getJob, isJobKind, jobView, sourceVariant, userObject } from "@workers/objects/client";
+import { getJob, getVersion, isJobKind, jobView, sourceVariant, userObject } from "@workers/objects/client";
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
+import {
+  ADVANCED_REFUSED_MESSAGE,
+  COLOR_SCHEME_CODES,
+  PROMPT_MAX,
+  planAllowsAdvanced,
+  SPECIALITY_DECOR_CODES,
+} from "~/shared/staging-options";
+import { hasControlCharacters } from "~/shared/text";
 import type { Deps } from "./deps";
 import { getPhoto } from "./library";
 
@@ -34,6 +42,46 @@ function text(v: unknown): string | undefined {
   return typeof v === "string" && v.trim().length > 0 && v.length <= 100 ? v : undefined;
 }
 
+const advancedFields = z.object({
+  colorScheme: z
+    .string()
+    .refine((v) => COLOR_SCHEME_CODES.has(v), "Unknown colour palette.")
+    .optional(),
+  specialityDecor: z
+    .string()
+    .refine((v) => SPECIALITY_DECOR_CODES.has(v), "Unknown decor theme.")
+    .optional(),
+  keepOriginalFloor: z.boolean().optional(),
+  prompt: z
+    .string()
+    .trim()
+    .max(PROMPT_MAX, `Instructions must be at most ${PROMPT_MAX} characters.`)
+    .refine((v) => !hasControlCharacters(v), "Instructions cannot contain control characters.")
+    .optional(),
+});
+
+/** The advanced options asked for (only what differs from the provider's defaults), or why they are refused. */
+export function advancedOptionsFrom(
+  body: Record<string, unknown>,
+  plan: string | null,
+): Result<{ options: Pick<JobParams, "colorScheme" | "specialityDecor" | "keepOriginalFloor" | "prompt"> }> {
+  const parsed = advancedFields.safeParse({
+    colorScheme: body.colorScheme ?? undefined,
+    specialityDecor: body.specialityDecor ?? undefined,
+    keepOriginalFloor: body.keepOriginalFloor ?? undefined,
+    prompt: body.prompt ?? undefined,
+  });
+  if (!parsed.success) return fail("invalid", parsed.error.issues[0]?.message ?? MISSING_OPTIONS);
+  const o = parsed.data;
+  const options: Pick<JobParams, "colorScheme" | "specialityDecor" | "keepOriginalFloor" | "prompt"> = {};
+  if (o.colorScheme && o.colorScheme !== "COLOR_SCHEME_0") options.colorScheme = o.colorScheme;
+  if (o.specialityDecor && o.specialityDecor !== "SPECIALITY_DECOR_0") options.specialityDecor = o.specialityDecor;
+  if (o.keepOriginalFloor) options.keepOriginalFloor = true;
+  if (o.prompt) options.prompt = o.prompt;
+  if (Object.keys(options).length > 0 && !planAllowsAdvanced(plan)) return fail("forbidden", ADVANCED_REFUSED_MESSAGE);
+  return ok({ options });
+}
+
 /** The job's kind and provider parameters from the request's fields, or the spec's message. */
 export function jobParamsFrom(body: Record<string, unknown>): Result<{ kind: JobKind; params: JobParams }> {
   const kind = body.kind;
@@ -59,16 +107,28 @@ export function jobParamsFrom(body: Record<string, unknown>): Result<{ kind: Job
 /** Starts a job on one of the user's photos: a credit is reserved before it is queued, or nothing happens. */
 export async function requestJob(
   deps: Pick<Deps, "db" | "env">,
-  userId: string,
+  user: { id: string; plan: string | null },
   photoId: string,
   body: Record<string, unknown>,
 ): Promise<Result<{ job: ReturnType<typeof jobView> | { id: string; status: "queued" }; credits: number }>> {
+  const userId = user.id;
   const asked = jobParamsFrom(body);
   if (!asked.ok) return asked;
   const { kind, params } = asked;
+  if (kind === "stage") {
+    const advanced = advancedOptionsFrom(body, user.plan);
+    if (!advanced.ok) return advanced;
+    Object.assign(params, advanced.options);
+  }
   const photo = await getPhoto(deps.db, userId, photoId);
   if (!photo || photo.trashedAt !== null) return fail("not_found", "Not found.");
-  if (kind !== "stage") params.source = await sourceVariant(deps.db, photo);
+  const from = body.sourceVersionId;
+  if (from !== undefined && from !== null && from !== "" && from !== "original") {
+    const version = typeof from === "string" ? await getVersion(deps.db, userId, photo.id, from) : undefined;
+    if (!version) return fail("not_found", "That version of the photo was not found.");
+    params.source = version.id;
+  } else if (from === "original") params.source = "original";
+  else if (kind !== "stage") params.source = await sourceVariant(deps.db, photo);
   const jobId = randomToken();
   const started = await userObject(deps.env, userId).startJob(userId, { jobId, photoId: photo.id, kind, params });
   if (!started.ok) {

@@ -21,7 +21,7 @@ export function landingFaq(supportEmail: string): FaqItem[] {
     },
     {
       q: "How fast will I get my staged photos?",
-      a: "Most photos are ready in about 15 seconds, and within 30 seconds at most. If you close the page while a photo is processing, the job keeps running and the result appears in your library.",
+      a: "Most photos are usually ready in under a minute; we wait up to two minutes for the AI before returning your credit. If you close the page while a photo is processing, the job keeps running and the result appears in your library.",
     },
     {
       q: "How do credits work?",

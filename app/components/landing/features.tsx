@@ -21,7 +21,7 @@ export const FEATURES: { icon: IconName; title: string; text: string }[] = [
   {
     icon: "clock",
     title: "Quick Turnaround",
-    text: "Get your staged photos within 30 seconds, most in about 15. Close the page and the result still lands in your library.",
+    text: "Staged photos usually arrive in under a minute. Close the page and the result still lands in your library.",
   },
   {
     icon: "sparkles",
@@ -62,7 +62,7 @@ export function FeatureGrid() {
 }
 
 const PAIRS: [ours: string, ourText: string, theirs: string, theirText: string][] = [
-  ["Fast", "Results in about 15 seconds", "Slow", "Days of waiting for a designer"],
+  ["Fast", "Results usually in under a minute", "Slow", "Days of waiting for a designer"],
   ["Simple", "Upload, pick a room and a style", "Complicated", "Quotes, briefs and back-and-forth"],
   ["Affordable", `Under $${MAX_PRICE_PER_PHOTO.toFixed(2)} per photo`, "Expensive", "$20+ per photo"],
   ["Unlimited", "Restage as often as you like", "Limited", "One or two revisions, then fees"],

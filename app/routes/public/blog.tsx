@@ -71,7 +71,7 @@ export default function Blog() {
           yearly, plans start at ${(small.yearlyPrice / 12).toFixed(0)} a month. See <Link to="/plans">all plans</Link>.
         </li>
         <li>
-          <strong>Time:</strong> about 15 seconds per photo, any time of day.
+          <strong>Time:</strong> usually under a minute per photo, any time of day.
         </li>
         <li>
           <strong>Flexibility:</strong> show the same living room as Scandinavian for young buyers and Traditional for

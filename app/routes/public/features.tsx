@@ -9,7 +9,8 @@ export const meta: Route.MetaFunction = () => [
   { title: "Features | Stagewise" },
   {
     name: "description",
-    content: "Virtual staging, furniture removal and sky replacement for real-estate photos, in about 15 seconds.",
+    content:
+      "Virtual staging, furniture removal and sky replacement for real-estate photos, usually in under a minute.",
   },
 ];
 

@@ -87,7 +87,7 @@ export default function Gallery({ actionData }: Route.ComponentProps) {
             </h2>
             <p className="mt-4 text-muted">
               A short video that walks through staging a room from upload to download is coming soon. Until then, the
-              examples on this page show what staging does, and your first staged photo takes about 15 seconds.
+              examples on this page show what staging does, and your first staged photo usually takes under a minute.
             </p>
             <Link to={getStartedPath(root?.user)} className="btn-primary mt-6">
               Try it on your own photo

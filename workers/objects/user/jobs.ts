@@ -164,14 +164,24 @@ export async function produce(
   const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs: providerTimeoutMs(env) });
   let bytes: Uint8Array;
   if (job.kind === "stage") {
-    const original = await env.PHOTOS.get(photo.originalKey);
-    if (!original) throw new ProviderError(`${GENERIC_FAILURE.stage}: the original is missing`, false);
+    // Staging starts from the original, or from the version the person chose (e.g. the emptied room).
+    const from = job.params.source && job.params.source !== "original" ? job.params.source : null;
+    const version = from ? await getVersion(db, job.userId, job.photoId, from) : undefined;
+    if (from && !version)
+      throw new ProviderError(`${GENERIC_FAILURE.stage}: the version it starts from is gone`, false);
+    const source = await env.PHOTOS.get(version?.key ?? photo.originalKey);
+    if (!source) throw new ProviderError(`${GENERIC_FAILURE.stage}: the original is missing`, false);
+    const contentType = version?.contentType ?? photo.contentType;
     bytes = await client.stage({
-      image: new Uint8Array(await original.arrayBuffer()),
-      contentType: photo.contentType,
-      fileName: photo.contentType === "image/png" ? "photo.png" : "photo.jpg",
+      image: new Uint8Array(await source.arrayBuffer()),
+      contentType,
+      fileName: contentType === "image/png" ? "photo.png" : "photo.jpg",
       roomType: job.params.roomType ?? "livingroom",
       designStyle: job.params.designStyle ?? "modern",
+      colorScheme: job.params.colorScheme,
+      specialityDecor: job.params.specialityDecor,
+      keepOriginalFloor: job.params.keepOriginalFloor,
+      prompt: job.params.prompt,
     });
   } else {
     const variant = job.params.source ?? "original";
