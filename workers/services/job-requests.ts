@@ -4,6 +4,7 @@ import { getJob, isJobKind, jobView, sourceVariant, userObject } from "@workers/
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
+import { idempotentJobId, MISMATCH } from "./api-idempotency";
 import type { Deps } from "./deps";
 import { getPhoto } from "./library";
 
@@ -56,19 +57,31 @@ export function jobParamsFrom(body: Record<string, unknown>): Result<{ kind: Job
   return ok({ kind, params });
 }
 
+/** What the public API adds to a job request (docs/decisions/0120-public-api.md). */
+export interface ApiJobOptions {
+  /** Retries with this key get the first answer and are never charged again. */
+  idempotency?: { key: string; hash: string };
+  /** Where the signed job.succeeded / job.failed event is POSTed, and the key whose secret signs it. */
+  callback?: { url: string; apiKeyId: string };
+}
+
 /** Starts a job on one of the user's photos: a credit is reserved before it is queued, or nothing happens. */
 export async function requestJob(
   deps: Pick<Deps, "db" | "env">,
   userId: string,
   photoId: string,
   body: Record<string, unknown>,
-): Promise<Result<{ job: ReturnType<typeof jobView> | { id: string; status: "queued" }; credits: number }>> {
+  api?: ApiJobOptions,
+): Promise<
+  Result<{ job: ReturnType<typeof jobView> | { id: string; status: "queued" }; credits: number; replayed?: boolean }>
+> {
   const asked = jobParamsFrom(body);
   if (!asked.ok) return asked;
   const { kind, params } = asked;
   const photo = await getPhoto(deps.db, userId, photoId);
   if (!photo || photo.trashedAt !== null) return fail("not_found", "Not found.");
   if (kind !== "stage") params.source = await sourceVariant(deps.db, photo);
+  if (api) return requestApiJob(deps, userId, { photoId: photo.id, kind, params }, api);
   const jobId = randomToken();
   const started = await userObject(deps.env, userId).startJob(userId, { jobId, photoId: photo.id, kind, params });
   if (!started.ok) {
@@ -77,6 +90,22 @@ export async function requestJob(
   }
   const job = await getJob(deps.db, jobId);
   return ok({ job: job ? jobView(job) : { id: jobId, status: "queued" as const }, credits: started.balance });
+}
+
+async function requestApiJob(
+  deps: Pick<Deps, "env">,
+  userId: string,
+  job: { photoId: string; kind: JobKind; params: JobParams },
+  api: ApiJobOptions,
+) {
+  const jobId = api.idempotency ? idempotentJobId(userId, api.idempotency.key) : randomToken();
+  const started = await userObject(deps.env, userId).startApiJob(userId, { job: { jobId, ...job }, ...api });
+  if (!started.ok) {
+    if (started.mismatch) return fail("conflict", MISMATCH);
+    const code = started.error === "Insufficient credits" ? "insufficient_credits" : "invalid";
+    return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
+  }
+  return ok({ ...started.answer, replayed: started.replayed });
 }
 
 export { getJob, getVersion, type JobParams, jobView, listVersions } from "@workers/objects/client";
