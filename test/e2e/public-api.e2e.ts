@@ -68,6 +68,16 @@ describe("public API", () => {
     await expect(generated).toMatchFileSnapshot("./api-v1.ts");
   });
 
+  it("/developers renders the served document server-side, with every operation and the callback signature scheme", async () => {
+    const res = await fetch(`${baseUrl()}/developers`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html.match(/data-testid="operation"/g)).toHaveLength(7);
+    expect(html).toContain("/photos/{photoId}/versions/{versionId}/download");
+    expect(html).toContain("Stagewise-Signature");
+    expect(html).toContain("Idempotency-Key");
+  });
+
   it("a typed client uploads, stages with a signed callback, downloads the result and sees one credit spent", async () => {
     const user = await createUser({ credits: 2 });
     const ctx = await signedInContext(b, user);
