@@ -159,6 +159,28 @@ describe("idempotent job creation", () => {
     expect(await db.select().from(jobs).where(eq(jobs.userId, user.id)).all()).toHaveLength(1);
   });
 
+  it("answers 402 without credits and stores no answer, so the same key works after a top-up", async () => {
+    const user = await makeUser();
+    const photo = await makePhoto(user.id);
+    const { token } = await keyFor(user.id);
+    const send = () => call(token, `/photos/${photo.id}/jobs`, { method: "POST", json: STAGE, idem: "retry-me" });
+    const broke = await send();
+    expect(broke.status).toBe(402);
+    expect(await db.select().from(jobs).where(eq(jobs.userId, user.id)).all()).toHaveLength(0);
+    await userObject(env, user.id).grant(user.id, {
+      amount: 1,
+      source: "admin",
+      reason: "top-up",
+      idempotencyKey: `topup:${user.id}`,
+    });
+    const paid = await send();
+    expect(paid.status).toBe(202);
+    expect(((await paid.json()) as { credits: number }).credits).toBe(0);
+    expect(await db.select().from(creditReservations).where(eq(creditReservations.userId, user.id)).all()).toHaveLength(
+      1,
+    );
+  });
+
   it("uploads a photo once per Idempotency-Key, and refuses bad bodies with 4xx and no row", async () => {
     const user = await makeUser();
     const { token } = await keyFor(user.id);

@@ -130,3 +130,8 @@ async function release(db: Database, userId: string, key: string): Promise<void>
 export function idempotentJobId(userId: string, key: string): string {
   return `k${sha256Hex(`job:${userId}:${key}`).slice(0, 31)}`;
 }
+
+/** Daily cron: forget stored answers older than a day (and claims whose request died). */
+export async function purgeIdempotency(db: Database, now = Date.now()): Promise<void> {
+  await db.delete(apiIdempotency).where(lt(apiIdempotency.createdAt, now - IDEMPOTENCY_TTL_MS));
+}
