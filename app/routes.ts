@@ -24,5 +24,7 @@ export default [
   route("plans", "routes/billing/plans.tsx"),
   route("checkout", "routes/billing/checkout.tsx"),
   route("billing", "routes/billing/billing.tsx"),
+  route("settings", "routes/settings/settings.tsx"),
+  route("developers", "routes/public/developers.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

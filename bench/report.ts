@@ -28,6 +28,9 @@ export const BUDGETS = {
   overheadP50: budget("<=", 250),
   overheadP99: budget("<=", 600),
   gridKb: budget("<=", 1500),
+  // The public API's extra work per job creation (key, rate limit, idempotency): docs/performance.md.
+  apiOverheadP50: budget("<=", 25),
+  apiOverheadP99: budget("<=", 100),
 };
 
 export function judge(f: Figure): Figure {

@@ -9,6 +9,7 @@ import { chromium } from "playwright-core";
 import { ROOT, startStack } from "../scripts/stack.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
+import { measureApiJobCreation } from "./api.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
 import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
 
@@ -173,6 +174,9 @@ try {
   } finally {
     await browser.close();
   }
+
+  console.log("Public API: job creation through /api/v1 against the page's own call…");
+  for (const f of await measureApiJobCreation(stack)) add(f);
 
   console.log("Staging overhead: our end-to-end job time minus the provider emulator's own time…");
   {

@@ -290,3 +290,48 @@ export const photoVersions = sqliteTable("photo_versions", {
 
 export type Job = typeof jobs.$inferSelect;
 export type PhotoVersion = typeof photoVersions.$inferSelect;
+
+// ---- The public API (migrations/0008_api_keys.sql) ----
+
+export type ApiScope = "stage" | "read";
+
+export const apiKeys = sqliteTable("api_keys", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  tokenHash: text("token_hash").notNull(),
+  prefix: text("prefix").notNull(),
+  name: text("name").notNull(),
+  scopes: text("scopes", { mode: "json" }).$type<ApiScope[]>().notNull(),
+  createdAt: integer("created_at").notNull(),
+  lastUsedAt: integer("last_used_at"),
+  revokedAt: integer("revoked_at"),
+});
+
+export const apiIdempotency = sqliteTable("api_idempotency", {
+  userId: text("user_id").notNull(),
+  key: text("key").notNull(),
+  requestHash: text("request_hash").notNull(),
+  status: integer("status"),
+  response: text("response"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const apiCallbacks = sqliteTable("api_callbacks", {
+  jobId: text("job_id").primaryKey(),
+  userId: text("user_id").notNull(),
+  apiKeyId: text("api_key_id").notNull(),
+  url: text("url").notNull(),
+  status: text("status", { enum: ["waiting", "pending", "delivered", "failed"] }).notNull(),
+  payload: text("payload"),
+  attempts: integer("attempts").notNull().default(0),
+  nextAt: integer("next_at"),
+  lastAttemptAt: integer("last_attempt_at"),
+  lastStatus: integer("last_status"),
+  lastError: text("last_error"),
+  createdAt: integer("created_at").notNull(),
+  finishedAt: integer("finished_at"),
+  deliveredAt: integer("delivered_at"),
+});
+
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type ApiCallback = typeof apiCallbacks.$inferSelect;

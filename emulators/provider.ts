@@ -66,8 +66,8 @@ function invalidOption(o: Record<string, string | undefined>): string | null {
 /** What the emulated image says about the options it received, so a test (or a person) can see they arrived. */
 function optionLine(o: Record<string, string | undefined>): string | null {
   const parts = [
-    o.color_scheme && o.color_scheme.replace("COLOR_SCHEME_", "palette "),
-    o.speciality_decor && o.speciality_decor.replace("SPECIALITY_DECOR_", "decor "),
+    o.color_scheme?.replace("COLOR_SCHEME_", "palette "),
+    o.speciality_decor?.replace("SPECIALITY_DECOR_", "decor "),
     o.keep_original_floor === "true" && "floor kept",
     o.prompt && `prompt ${o.prompt.length} chars`,
   ].filter(Boolean);

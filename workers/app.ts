@@ -5,6 +5,7 @@ import { requestContext } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
 import { randomToken } from "@workers/lib/crypto";
+import { purgeIdempotency } from "@workers/services/api-idempotency";
 import { purgeTrash } from "@workers/services/library";
 import { purgeExpiredSessions } from "@workers/services/maintenance";
 import { expireStaleUploads } from "@workers/services/uploads";
@@ -56,6 +57,8 @@ export default {
       // Photos 30 days in the trash, and the bytes of uploads abandoned for a day.
       purgeTrash(db, env.PHOTOS),
       expireStaleUploads({ db, bucket: env.PHOTOS }),
+      // Public API Idempotency-Key answers older than a day (docs/decisions/0120-public-api.md).
+      purgeIdempotency(db),
     ]);
     const failed = results.filter((r) => r.status === "rejected").map((r) => r.reason);
     if (failed.length > 0) throw new AggregateError(failed, "daily maintenance failed");

@@ -10,6 +10,14 @@ export const UPLOAD_HINT = "Drag & drop or click to browse • Max 10MB • JPG,
 export const LONG_EDGE_LIMIT = 3000;
 export const JPEG_QUALITY = 0.85;
 
+/**
+ * Most pixels a photo may have when the server receives it whole (the public
+ * API, which has no browser to downscale first): a 24 MP camera frame. The
+ * server makes its thumbnail, and must decode it within a Worker's memory.
+ */
+export const MAX_PHOTO_PIXELS = 24_000_000;
+export const MAX_PHOTO_EDGE = 10_000;
+
 /** The grid's thumbnail: long edge and the most bytes the server accepts for one. */
 export const THUMB_LONG_EDGE = 400;
 export const THUMB_QUALITY = 0.72;
@@ -35,6 +43,7 @@ export const UPLOAD_MESSAGES = {
   thumbTooLarge: "The thumbnail is too large.",
   incomplete: "Some parts of the photo have not arrived yet.",
   noThumb: "The thumbnail has not arrived yet.",
+  tooManyPixels: "This photo has more than 24 megapixels. Please send a smaller one.",
   tooManyOpen: "Too many uploads are in progress. Please finish or cancel one first.",
   network: "The connection dropped. Retrying…",
   gaveUp: "The upload could not reach our servers. Check your connection and press Try again.",

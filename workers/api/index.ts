@@ -1,3 +1,4 @@
+import { provideApiReference } from "@workers/http/api-reference";
 import { sessionFor } from "@workers/http/auth";
 import { devToolsEnabled } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
@@ -14,6 +15,7 @@ import { me } from "./me";
 import { photosApi } from "./photos";
 import type { ApiEnv } from "./types";
 import { uploadsApi } from "./uploads";
+import { openApiDocument, v1 } from "./v1";
 import { webhooks } from "./webhooks";
 
 export const api = new Hono<ApiEnv>().basePath("/api");
@@ -35,6 +37,9 @@ api.route("/photos", photosApi);
 api.route("/", jobsApi);
 api.route("/me", me);
 api.route("/webhooks", webhooks);
+// The public API for integrators, authenticated by API key (docs/decisions/0120-public-api.md).
+api.route("/v1", v1);
+provideApiReference(openApiDocument);
 
 // Development-only endpoints (seeding). Mounted only when the local
 // configuration turns dev tools on; a deployed worker answers 404.

@@ -53,7 +53,7 @@ export const jobsApi = new Hono<ApiEnv>()
   .post("/photos/:id/jobs", async (c) => {
     const body = await readJson(c.req.raw, jobRequestBody);
     if (!body.ok) return failureJson(body);
-    const res = await requestJob(c.get("deps"), c.get("user")!, c.req.param("id"), body.data);
+    const res = await requestJob(c.get("deps"), c.get("user")!.id, c.req.param("id"), body.data);
     if (!res.ok) return failureJson(res);
     return c.json({ job: res.job, credits: res.credits }, 202, NO_STORE);
   })

@@ -201,3 +201,31 @@ export async function readText(request: Request, options: BodyOptions = {}): Pro
     return fail("invalid", MESSAGES.unreadable);
   }
 }
+
+/** A multipart/form-data body: its text fields and its files (e.g. a photo sent to the public API). */
+export async function readMultipart(
+  request: Request,
+  options: BodyOptions = {},
+): Promise<Result<{ fields: Record<string, string>; files: Record<string, File> }>> {
+  const wrongMethod = checkMethod(request, options.methods);
+  if (wrongMethod) return wrongMethod;
+  const contentType = request.headers.get("Content-Type") ?? "";
+  if (mediaType(request) !== "multipart/form-data") {
+    return fail("unsupported_media_type", "This endpoint takes a multipart/form-data body.");
+  }
+  if (!/;\s*boundary=/i.test(contentType)) return fail("invalid", MESSAGES.badForm);
+  const body = await readBytes(request, options.maxBytes ?? DEFAULT_BODY_LIMIT);
+  if (!body.ok) return body;
+  const fields: Record<string, string> = {};
+  const files: Record<string, File> = {};
+  try {
+    const form = await new Response(body.bytes, { headers: { "Content-Type": contentType } }).formData();
+    for (const [k, v] of form) {
+      if (typeof v === "string") fields[k] = v;
+      else if (!(k in files)) files[k] = v;
+    }
+  } catch {
+    return fail("invalid", "The multipart body could not be read.");
+  }
+  return ok({ fields, files });
+}

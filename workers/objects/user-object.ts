@@ -3,6 +3,8 @@ import { createDb, type Database } from "@db/client";
 import { users } from "@db/schema";
 import { config } from "@workers/config";
 import { devToolsEnabled } from "@workers/lib/dev-tools";
+import * as apiJobs from "@workers/objects/user/api-jobs";
+import * as callbacks from "@workers/objects/user/callbacks";
 import * as jobsService from "@workers/objects/user/jobs";
 import * as ledger from "@workers/objects/user/ledger";
 import * as payments from "@workers/objects/user/payment-events";
@@ -57,7 +59,10 @@ export class UserObject extends DurableObject<Env> {
   }
 
   async #scheduleAlarm(userId: string): Promise<void> {
-    const at = await nextWakeAt(this.#db, userId, jobsService.providerTimeoutMs(this.env));
+    const jobsAt = await nextWakeAt(this.#db, userId, jobsService.providerTimeoutMs(this.env));
+    // Public API callbacks of jobs that reached a final state (docs/decisions/0120-public-api.md).
+    const callbackAt = await callbacks.afterChange(this.ctx.storage, this.#db, userId, this.#now());
+    const at = jobsAt === null ? callbackAt : callbackAt === null ? jobsAt : Math.min(jobsAt, callbackAt);
     if (at === null) await this.ctx.storage.deleteAlarm();
     // `at` is on this object's clock; the runtime's alarm runs on the real one.
     else await this.ctx.storage.setAlarm(Math.max(at - this.#clockOffset, Date.now() + 1000));
@@ -212,6 +217,13 @@ export class UserObject extends DurableObject<Env> {
     return result;
   }
 
+  /** A job started through the public API: idempotent per Idempotency-Key, with an optional signed callback. */
+  async startApiJob(userId: string, input: apiJobs.ApiJobInput) {
+    const result = await this.#change(userId, (now) => apiJobs.start(this.#db, this.ctx.storage, userId, input, now));
+    if (result.ok && result.launch) this.#launch(userId, input.job.jobId);
+    return result;
+  }
+
   #launch(userId: string, jobId: string): void {
     if (this.#active.has(jobId)) return;
     this.#active.add(jobId);
@@ -279,6 +291,9 @@ export class UserObject extends DurableObject<Env> {
       }
       await this.#catchUp(userId, now);
     });
+    if ((await callbacks.deliverDue(this.env, this.#db, userId, this.#now())) > 0) {
+      await this.#serial(() => this.#scheduleAlarm(userId));
+    }
   }
 
   /** Time-driven changes that are due: expiries, then yearly plans' monthly grants. */

@@ -59,3 +59,8 @@ export async function openLiveChannel(env: Pick<Env, "USER_OBJECT">, userId: str
   );
   return res.webSocket ?? null;
 }
+
+/** The user's balance as their Durable Object holds it (after any expiry that is due). */
+export function currentBalance(env: Pick<Env, "USER_OBJECT">, userId: string): Promise<number> {
+  return userObject(env, userId).balance(userId);
+}

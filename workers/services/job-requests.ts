@@ -1,6 +1,7 @@
-import type { JobKind, JobParams } from "@db/schema";
+import { type JobKind, type JobParams, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { getJob, getVersion, isJobKind, jobView, sourceVariant, userObject } from "@workers/objects/client";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
@@ -12,6 +13,7 @@ import {
   SPECIALITY_DECOR_CODES,
 } from "~/shared/staging-options";
 import { hasControlCharacters } from "~/shared/text";
+import { idempotentJobId, MISMATCH } from "./api-idempotency";
 import type { Deps } from "./deps";
 import { getPhoto } from "./library";
 
@@ -61,10 +63,10 @@ const advancedFields = z.object({
 });
 
 /** The advanced options asked for (only what differs from the provider's defaults), or why they are refused. */
-export function advancedOptionsFrom(
+export async function advancedOptionsFrom(
   body: Record<string, unknown>,
-  plan: string | null,
-): Result<{ options: Pick<JobParams, "colorScheme" | "specialityDecor" | "keepOriginalFloor" | "prompt"> }> {
+  plan: () => Promise<string | null>,
+): Promise<Result<{ options: Pick<JobParams, "colorScheme" | "specialityDecor" | "keepOriginalFloor" | "prompt"> }>> {
   const parsed = advancedFields.safeParse({
     colorScheme: body.colorScheme ?? undefined,
     specialityDecor: body.specialityDecor ?? undefined,
@@ -78,8 +80,16 @@ export function advancedOptionsFrom(
   if (o.specialityDecor && o.specialityDecor !== "SPECIALITY_DECOR_0") options.specialityDecor = o.specialityDecor;
   if (o.keepOriginalFloor) options.keepOriginalFloor = true;
   if (o.prompt) options.prompt = o.prompt;
-  if (Object.keys(options).length > 0 && !planAllowsAdvanced(plan)) return fail("forbidden", ADVANCED_REFUSED_MESSAGE);
+  if (Object.keys(options).length > 0 && !planAllowsAdvanced(await plan())) {
+    return fail("forbidden", ADVANCED_REFUSED_MESSAGE);
+  }
   return ok({ options });
+}
+
+/** The plan the user is on now, as the payment webhook last recorded it. */
+async function currentPlan(db: Deps["db"], userId: string): Promise<string | null> {
+  const row = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
+  return row?.plan ?? null;
 }
 
 /** The job's kind and provider parameters from the request's fields, or the spec's message. */
@@ -104,19 +114,29 @@ export function jobParamsFrom(body: Record<string, unknown>): Result<{ kind: Job
   return ok({ kind, params });
 }
 
+/** What the public API adds to a job request (docs/decisions/0120-public-api.md). */
+export interface ApiJobOptions {
+  /** Retries with this key get the first answer and are never charged again. */
+  idempotency?: { key: string; hash: string };
+  /** Where the signed job.succeeded / job.failed event is POSTed, and the key whose secret signs it. */
+  callback?: { url: string; apiKeyId: string };
+}
+
 /** Starts a job on one of the user's photos: a credit is reserved before it is queued, or nothing happens. */
 export async function requestJob(
   deps: Pick<Deps, "db" | "env">,
-  user: { id: string; plan: string | null },
+  userId: string,
   photoId: string,
   body: Record<string, unknown>,
-): Promise<Result<{ job: ReturnType<typeof jobView> | { id: string; status: "queued" }; credits: number }>> {
-  const userId = user.id;
+  api?: ApiJobOptions,
+): Promise<
+  Result<{ job: ReturnType<typeof jobView> | { id: string; status: "queued" }; credits: number; replayed?: boolean }>
+> {
   const asked = jobParamsFrom(body);
   if (!asked.ok) return asked;
   const { kind, params } = asked;
   if (kind === "stage") {
-    const advanced = advancedOptionsFrom(body, user.plan);
+    const advanced = await advancedOptionsFrom(body, () => currentPlan(deps.db, userId));
     if (!advanced.ok) return advanced;
     Object.assign(params, advanced.options);
   }
@@ -129,6 +149,7 @@ export async function requestJob(
     params.source = version.id;
   } else if (from === "original") params.source = "original";
   else if (kind !== "stage") params.source = await sourceVariant(deps.db, photo);
+  if (api) return requestApiJob(deps, userId, { photoId: photo.id, kind, params }, api);
   const jobId = randomToken();
   const started = await userObject(deps.env, userId).startJob(userId, { jobId, photoId: photo.id, kind, params });
   if (!started.ok) {
@@ -137,6 +158,22 @@ export async function requestJob(
   }
   const job = await getJob(deps.db, jobId);
   return ok({ job: job ? jobView(job) : { id: jobId, status: "queued" as const }, credits: started.balance });
+}
+
+async function requestApiJob(
+  deps: Pick<Deps, "env">,
+  userId: string,
+  job: { photoId: string; kind: JobKind; params: JobParams },
+  api: ApiJobOptions,
+) {
+  const jobId = api.idempotency ? idempotentJobId(userId, api.idempotency.key) : randomToken();
+  const started = await userObject(deps.env, userId).startApiJob(userId, { job: { jobId, ...job }, ...api });
+  if (!started.ok) {
+    if (started.mismatch) return fail("conflict", MISMATCH);
+    const code = started.error === "Insufficient credits" ? "insufficient_credits" : "invalid";
+    return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
+  }
+  return ok({ ...started.answer, replayed: started.replayed });
 }
 
 export { getJob, getVersion, type JobParams, jobView, listVersions } from "@workers/objects/client";

@@ -1,7 +1,7 @@
 import { Form, Link } from "react-router";
 import { BrandLink, SkipLink } from "~/components/brand";
 
-/** The dashboard's own top bar: brand, billing and sign-out. */
+/** The dashboard's own top bar: brand, billing, settings (API keys) and sign-out. */
 export function DashboardTopBar() {
   return (
     <header className="sticky top-0 z-40 border-b border-line bg-white/95 backdrop-blur">
@@ -20,6 +20,19 @@ export function DashboardTopBar() {
             >
               <rect x="3" y="5" width="18" height="14" rx="2" />
               <path d="M3 10h18M7 15h4" />
+            </svg>
+          </Link>
+          <Link to="/settings" className="btn-ghost px-3" aria-label="Settings and API keys" title="Settings">
+            <svg
+              aria-hidden="true"
+              viewBox="0 0 24 24"
+              className="h-6 w-6"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="2"
+            >
+              <circle cx="8" cy="15" r="4" />
+              <path d="M11 12l9-9M16 7l3 3M14 9l2 2" />
             </svg>
           </Link>
           <Form method="post" action="/logout">

@@ -5,7 +5,7 @@ import { resetPassword } from "@workers/services/accounts/password-reset";
 import { isTokenUsable } from "@workers/services/accounts/tokens";
 import { secureCookies } from "@workers/services/current-user";
 import { clearSessionCookie } from "@workers/services/sessions";
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { Form, Link, redirect, useNavigation } from "react-router";
 import { Alert, TextField } from "~/components/auth/fields";
 import { MESSAGES } from "~/shared/account-messages";
 import type { Route } from "./+types/reset-password";

@@ -3,7 +3,7 @@ import { requestContext } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
 import { isTokenUsable } from "@workers/services/accounts/tokens";
 import { verifyEmail } from "@workers/services/accounts/verification";
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { Form, Link, redirect, useNavigation } from "react-router";
 import { Alert } from "~/components/auth/fields";
 import { MESSAGES } from "~/shared/account-messages";
 import type { Route } from "./+types/verify-email";

@@ -115,6 +115,12 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
             Manage payment
           </button>
         </Form>
+        <p className="mt-4 text-sm">
+          <Link to="/settings" className="font-medium text-brand-700 underline">
+            API keys
+          </Link>{" "}
+          for connecting your own software.
+        </p>
       </section>
 
       <section className="card mt-6" aria-labelledby="billing-plan-title">

@@ -1,0 +1,115 @@
+import { fileURLToPath } from "node:url";
+import { createFixtureUser } from "../test/e2e/fixtures.ts";
+import { seedPhotos } from "./library-bytes.ts";
+import { BUDGETS, type Figure } from "./report.ts";
+
+// Job creation through the public API (/api/v1, an API key, an
+// Idempotency-Key) against the same job created by the page's own call
+// (/api/photos/:id/jobs with the session cookie): the time until the 202, and
+// the API's overhead over it (key lookup, rate limit, idempotency record).
+// Called by bench/run.ts; `node bench/api.ts` runs it alone on its own stack.
+
+const ROUNDS = 40;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** Creates an API key through the settings page's form, as a person would, and reads it off the answer. */
+async function createKey(baseUrl: string, cookie: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/settings`, {
+    method: "POST",
+    headers: { Cookie: cookie, Origin: baseUrl, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ intent: "create", name: "bench", scope_stage: "on", scope_read: "on" }),
+  });
+  const token = /sw_[a-z2-7]{32}/.exec(await res.text())?.[0];
+  if (!token) throw new Error(`bench: no API key in the settings answer (${res.status})`);
+  return token;
+}
+
+export async function measureApiJobCreation(stack: { url: string; ports: { provider: number } }): Promise<Figure[]> {
+  const provider = `http://127.0.0.1:${stack.ports.provider}`;
+  await fetch(`${provider}/_emulator/mode`, { method: "POST", body: JSON.stringify({ mode: "ok", latencyMs: 0 }) });
+  const user = await createFixtureUser(stack.url, { credits: ROUNDS * 2 + 10 });
+  if (!user.sessionToken) throw new Error("bench: fixture user came without a session");
+  const cookie = `sw_session=${user.sessionToken}`;
+  const [photoId] = await seedPhotos({ baseUrl: stack.url, sessionToken: user.sessionToken }, 1, "API bench room");
+  const token = await createKey(stack.url, cookie);
+  const body = JSON.stringify({ kind: "stage", roomType: "bedroom", designStyle: "scandinavian" });
+
+  const timed = async (url: string, headers: Record<string, string>): Promise<number> => {
+    const t = performance.now();
+    const res = await fetch(url, { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body });
+    const text = await res.text();
+    const ms = performance.now() - t;
+    if (res.status !== 202) throw new Error(`bench: job creation answered ${res.status} ${text.slice(0, 200)}`);
+    return ms;
+  };
+  const ui: number[] = [];
+  const api: number[] = [];
+  // Interleaved, so both paths see the same machine load; the first round of each warms up.
+  for (let i = 0; i <= ROUNDS; i++) {
+    const u = await timed(`${stack.url}/api/photos/${photoId}/jobs`, { Cookie: cookie, Origin: stack.url });
+    const a = await timed(`${stack.url}/api/v1/photos/${photoId}/jobs`, {
+      Authorization: `Bearer ${token}`,
+      "Idempotency-Key": `bench-${i}`,
+    });
+    if (i > 0) {
+      ui.push(u);
+      api.push(a);
+    }
+  }
+  const round = (n: number) => Math.round(n * 10) / 10;
+  const uiP50 = percentile(ui, 50);
+  const uiP99 = percentile(ui, 99);
+  const apiP50 = percentile(api, 50);
+  const apiP99 = percentile(api, 99);
+  return [
+    { group: "Public API", name: "job creation via the page's call p50 (baseline)", value: round(uiP50), unit: "ms" },
+    { group: "Public API", name: "job creation via the page's call p99 (baseline)", value: round(uiP99), unit: "ms" },
+    { group: "Public API", name: "job creation via /api/v1 p50", value: round(apiP50), unit: "ms" },
+    { group: "Public API", name: "job creation via /api/v1 p99", value: round(apiP99), unit: "ms" },
+    {
+      group: "Public API",
+      name: "API overhead over the page's call p50",
+      value: round(apiP50 - uiP50),
+      unit: "ms",
+      ...BUDGETS.apiOverheadP50,
+    },
+    {
+      group: "Public API",
+      name: "API overhead over the page's call p99",
+      value: round(apiP99 - uiP99),
+      unit: "ms",
+      ...BUDGETS.apiOverheadP99,
+    },
+  ];
+}
+
+// `node bench/api.ts`: this measurement alone, on its own stack.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { startStack } = await import("../scripts/stack.ts");
+  const { judge } = await import("./report.ts");
+  const stateDir = mkdtempSync(join(tmpdir(), "stagewise-bench-api-"));
+  const stack = await startStack({
+    port: Number(process.env.BENCH_PORT ?? 5191),
+    emulatorPortBase: Number(process.env.BENCH_EMULATOR_PORT_BASE ?? 4095),
+    persistDir: stateDir,
+    build: process.env.SKIP_BUILD !== "1",
+    logFile: join(stateDir, "wrangler.log"),
+    quiet: true,
+  });
+  try {
+    for (const f of (await measureApiJobCreation(stack)).map(judge)) {
+      const budget = f.budget === undefined ? "" : ` (budget ${f.op} ${f.budget}${f.pass ? "" : ", OVER"})`;
+      console.log(`  ${f.name}: ${f.value} ${f.unit}${budget}`);
+    }
+  } finally {
+    await stack.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,391 @@
+import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import type { ApiEnv } from "@workers/api/types";
+import { checkFields, readJson, readMultipart } from "@workers/http/body";
+import { failureJson } from "@workers/http/result";
+import { contentDisposition } from "@workers/lib/content-disposition";
+import { checkUrlSyntax, urlPolicy } from "@workers/lib/safe-url";
+import { currentBalance } from "@workers/services/account";
+import { IDEMPOTENCY_HEADER, idempotencyKey, onceForKey, requestHash } from "@workers/services/api-idempotency";
+import { type ApiCaller, authenticateApiKey } from "@workers/services/api-keys";
+import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
+import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/job-requests";
+import { getPhoto } from "@workers/services/library";
+import type { Context } from "hono";
+import type { z } from "zod";
+import { type Failure, fail } from "~/shared/result";
+import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
+import * as S from "./schemas";
+
+// The public API, /api/v1 (docs/decisions/0120-public-api.md): a thin,
+// versioned face over the same services the pages use. Every route is
+// declared once with its zod schemas; that declaration both mounts the
+// handler and feeds /api/v1/openapi.json. Bodies are read by workers/http/body
+// (never by a validator that could throw), so bad input is a 4xx.
+
+type V1Env = ApiEnv & { Variables: { caller: ApiCaller } };
+type Ctx = Context<V1Env>;
+type Scope = "stage" | "read";
+
+const NO_STORE = { "Cache-Control": "private, no-store" };
+
+export const v1 = new OpenAPIHono<V1Env>();
+
+v1.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+  type: "http",
+  scheme: "bearer",
+  description: "An API key from the API keys section of your account (sw_…).",
+});
+
+const errors = (...codes: number[]) =>
+  Object.fromEntries(
+    codes.map((c) => [
+      String(c),
+      { description: ERROR_TEXT[c] ?? "Refused", content: { "application/json": { schema: S.Failure } } },
+    ]),
+  );
+const ERROR_TEXT: Record<number, string> = {
+  400: "The input is malformed or breaks a rule",
+  401: "No API key, or a revoked one",
+  402: "Not enough credits",
+  403: "The key lacks the scope this route needs",
+  404: "Not there, or not yours",
+  409: "The Idempotency-Key was used for another request, or its first request is still running",
+  413: "The photo is larger than 10 MB or 24 megapixels",
+  415: "Not a JPG or PNG, or the wrong body type",
+  429: "Too many requests for this key; see Retry-After",
+};
+
+function json<T>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** Declares a route once: in the OpenAPI document, and mounted (with key, scope) on the app. */
+function define(
+  route: RouteConfig & { scope: Scope },
+  handler: (c: Ctx, caller: ApiCaller) => Promise<Response>,
+): void {
+  const { scope, ...doc } = route;
+  v1.openAPIRegistry.registerPath({
+    ...doc,
+    security: [{ apiKey: [] }],
+    description: `${doc.description ?? ""}\n\nScope: \`${scope}\`.`.trim(),
+  });
+  const honoPath = route.path.replace(/\{(\w+)\}/g, ":$1");
+  v1.on(route.method.toUpperCase(), honoPath, async (c) => {
+    const auth = await authenticateApiKey(c.get("deps"), c.req.header("Authorization") ?? null);
+    if (!auth.ok) {
+      const res = failureJson(auth);
+      if (auth.code === "unauthenticated") res.headers.set("WWW-Authenticate", 'Bearer realm="api"');
+      return res;
+    }
+    const caller = auth.caller;
+    if (!caller.verified) return failureJson(fail("forbidden", "Verify your e-mail address before using the API."));
+    if (!caller.scopes.includes(scope)) {
+      return failureJson(fail("forbidden", `This API key does not have the "${scope}" scope.`));
+    }
+    c.set("caller", caller);
+    return handler(c, caller);
+  });
+}
+
+function params<T extends z.ZodType>(c: Ctx, schema: T) {
+  return checkFields(schema, c.req.param());
+}
+
+function photoView(p: {
+  id: string;
+  name: string;
+  contentType: string;
+  bytes: number;
+  width: number;
+  height: number;
+  createdAt: number;
+}) {
+  return {
+    id: p.id,
+    name: p.name,
+    contentType: p.contentType as "image/jpeg" | "image/png",
+    bytes: p.bytes,
+    width: p.width,
+    height: p.height,
+    createdAt: p.createdAt,
+  };
+}
+
+function versionView(v: {
+  id: string;
+  photoId: string;
+  kind: "stage" | "sky" | "removal";
+  contentType: string;
+  width: number;
+  height: number;
+  bytes: number;
+  createdAt: number;
+}) {
+  return {
+    id: v.id,
+    photoId: v.photoId,
+    kind: v.kind,
+    contentType: v.contentType,
+    width: v.width,
+    height: v.height,
+    bytes: v.bytes,
+    createdAt: v.createdAt,
+    downloadUrl: `/api/v1/photos/${v.photoId}/versions/${v.id}/download`,
+  };
+}
+
+/** The Idempotency-Key header, checked; a failure answer when malformed. */
+function keyOf(c: Ctx): { key: string | null } | Response {
+  const k = idempotencyKey(c.req.header(IDEMPOTENCY_HEADER));
+  return "ok" in k ? failureJson(k) : k;
+}
+
+function answer(c: Ctx, a: { status: number; body: unknown }, replayed = false): Response {
+  const { status, body } = a;
+  const headers: Record<string, string> = { ...NO_STORE };
+  if (replayed) headers["Idempotent-Replayed"] = "true";
+  return c.json(body as object, status as 200, headers);
+}
+
+// ---- Photos ----
+
+define(
+  {
+    method: "post",
+    path: "/photos",
+    scope: "stage",
+    summary: "Upload a photo",
+    description: "Send a JPG or PNG (at most 10 MB and 24 megapixels) as multipart/form-data, field `file`.",
+    request: {
+      headers: S.IdempotencyHeader,
+      body: { required: true, content: { "multipart/form-data": { schema: S.PhotoUpload } } },
+    },
+    responses: { 201: json(S.PhotoAnswer, "The stored photo"), ...errors(400, 401, 403, 409, 413, 415, 429) },
+  },
+  async (c, caller) => {
+    const key = keyOf(c);
+    if (key instanceof Response) return key;
+    const form = await readMultipart(c.req.raw, { maxBytes: MAX_UPLOAD_BYTES + 64 * 1024 });
+    if (!form.ok) return failureJson(form);
+    const file = form.files.file;
+    if (!file) return failureJson(fail("invalid", "Send the photo in the multipart field `file`."));
+    const name = form.fields.name?.slice(0, 100) || file.name || "photo";
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const hash = requestHash("POST /photos", { name, sha: await digest(bytes) });
+    const deps = c.get("deps");
+    const result = await onceForKey(deps.db, caller.userId, key.key, hash, deps.clock(), async () => {
+      const stored = await storeApiPhoto(deps, caller.userId, name, bytes);
+      return stored.ok ? { status: 201, body: { photo: photoView(stored.photo) } } : failAsAnswer(stored);
+    });
+    return answerOrFailure(c, result);
+  },
+);
+
+define(
+  {
+    method: "post",
+    path: "/photos/from-url",
+    scope: "stage",
+    summary: "Upload a photo by URL",
+    description:
+      "We fetch the photo (http or https only, public addresses only, 15 s, same limits as an upload) and store it.",
+    request: {
+      headers: S.IdempotencyHeader,
+      body: { required: true, content: { "application/json": { schema: S.PhotoFromUrl } } },
+    },
+    responses: { 201: json(S.PhotoAnswer, "The stored photo"), ...errors(400, 401, 403, 409, 413, 415, 429) },
+  },
+  async (c, caller) => {
+    const key = keyOf(c);
+    if (key instanceof Response) return key;
+    const body = await readJson(c.req.raw, S.PhotoFromUrl, { maxBytes: 8 * 1024 });
+    if (!body.ok) return failureJson(body);
+    const policy = urlPolicy(c.env);
+    const syntax = checkUrlSyntax(body.data.url, policy);
+    if (!syntax.ok) return failureJson(fail("invalid", syntax.reason, { fieldErrors: { url: syntax.reason } }));
+    const deps = c.get("deps");
+    const hash = requestHash("POST /photos/from-url", body.data);
+    const result = await onceForKey(deps.db, caller.userId, key.key, hash, deps.clock(), async () => {
+      const fetched = await fetchPhoto(policy, body.data.url);
+      if (!fetched.ok) return failAsAnswer(fetched);
+      const stored = await storeApiPhoto(deps, caller.userId, body.data.name ?? fetched.fileName, fetched.bytes);
+      return stored.ok ? { status: 201, body: { photo: photoView(stored.photo) } } : failAsAnswer(stored);
+    });
+    return answerOrFailure(c, result);
+  },
+);
+
+// ---- Jobs ----
+
+define(
+  {
+    method: "post",
+    path: "/photos/{photoId}/jobs",
+    scope: "stage",
+    summary: "Stage a photo, replace its sky, or remove its furniture",
+    description:
+      "Reserves one credit and queues the job (202). Poll GET /jobs/{jobId}, or name a callbackUrl to receive a signed event when it finishes.",
+    request: {
+      params: S.PhotoParams,
+      headers: S.IdempotencyHeader,
+      body: { required: true, content: { "application/json": { schema: S.JobRequest } } },
+    },
+    responses: {
+      202: json(S.JobAnswer, "The queued job and the balance after the reservation"),
+      ...errors(400, 401, 402, 403, 404, 409, 415, 429),
+    },
+  },
+  async (c, caller) => {
+    const key = keyOf(c);
+    if (key instanceof Response) return key;
+    const p = params(c, S.PhotoParams);
+    if (!p.ok) return failureJson(fail("not_found", "Not found."));
+    const body = await readJson(c.req.raw, S.JobRequest, { maxBytes: 8 * 1024 });
+    if (!body.ok) return failureJson(body);
+    const { callbackUrl, ...job } = body.data;
+    if (callbackUrl !== undefined) {
+      const checked = checkUrlSyntax(callbackUrl, urlPolicy(c.env));
+      if (!checked.ok) {
+        return failureJson(fail("invalid", checked.reason, { fieldErrors: { callbackUrl: checked.reason } }));
+      }
+    }
+    const res = await requestJob(c.get("deps"), caller.userId, p.data.photoId, job, {
+      idempotency: key.key
+        ? { key: key.key, hash: requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data) }
+        : undefined,
+      callback: callbackUrl ? { url: callbackUrl, apiKeyId: caller.keyId } : undefined,
+    });
+    if (!res.ok) return failureJson(res);
+    return answer(c, { status: 202, body: { job: res.job, credits: res.credits } }, res.replayed);
+  },
+);
+
+define(
+  {
+    method: "get",
+    path: "/jobs/{jobId}",
+    scope: "read",
+    summary: "Get a job",
+    request: { params: S.JobParams },
+    responses: { 200: json(S.JobStatus, "The job and, once it succeeded, its version"), ...errors(401, 403, 404, 429) },
+  },
+  async (c, caller) => {
+    const p = params(c, S.JobParams);
+    if (!p.ok) return failureJson(fail("not_found", "Not found."));
+    const db = c.get("db");
+    const job = await getJob(db, p.data.jobId);
+    if (!job || job.userId !== caller.userId) return failureJson(fail("not_found", "Not found."));
+    const version = job.versionId ? await getVersion(db, job.userId, job.photoId, job.versionId) : undefined;
+    return c.json({ job: jobView(job), version: version ? versionView(version) : null }, 200, NO_STORE);
+  },
+);
+
+// ---- Versions ----
+
+define(
+  {
+    method: "get",
+    path: "/photos/{photoId}/versions",
+    scope: "read",
+    summary: "List a photo's versions",
+    request: { params: S.PhotoParams },
+    responses: { 200: json(S.VersionList, "Newest first"), ...errors(401, 403, 404, 429) },
+  },
+  async (c, caller) => {
+    const p = params(c, S.PhotoParams);
+    if (!p.ok) return failureJson(fail("not_found", "Not found."));
+    const db = c.get("db");
+    const photo = await getPhoto(db, caller.userId, p.data.photoId);
+    if (!photo) return failureJson(fail("not_found", "Not found."));
+    const versions = await listVersions(db, caller.userId, photo.id);
+    return c.json({ versions: versions.map(versionView) }, 200, NO_STORE);
+  },
+);
+
+define(
+  {
+    method: "get",
+    path: "/photos/{photoId}/versions/{versionId}/download",
+    scope: "read",
+    summary: "Download a version",
+    request: { params: S.VersionParams },
+    responses: {
+      200: {
+        description: "The image",
+        content: {
+          "image/jpeg": { schema: { type: "string", format: "binary" } },
+          "image/png": { schema: { type: "string", format: "binary" } },
+        },
+      },
+      ...errors(401, 403, 404, 429),
+    },
+  },
+  async (c, caller) => {
+    const p = params(c, S.VersionParams);
+    if (!p.ok) return failureJson(fail("not_found", "Not found."));
+    const version = await getVersion(c.get("db"), caller.userId, p.data.photoId, p.data.versionId);
+    if (!version) return failureJson(fail("not_found", "Not found."));
+    const obj = await c.env.PHOTOS.get(version.key);
+    if (!obj) return failureJson(fail("not_found", "Not found."));
+    const ext = version.contentType === "image/png" ? "png" : "jpg";
+    return new Response(obj.body, {
+      headers: {
+        "Content-Type": version.contentType,
+        "Content-Length": String(obj.size),
+        "Content-Disposition": contentDisposition("attachment", `${version.kind}-${version.id}.${ext}`),
+        ...NO_STORE,
+      },
+    });
+  },
+);
+
+// ---- Balance ----
+
+define(
+  {
+    method: "get",
+    path: "/balance",
+    scope: "read",
+    summary: "Read the credit balance",
+    responses: { 200: json(S.Balance, "Credits left"), ...errors(401, 403, 429) },
+  },
+  async (c, caller) => c.json({ credits: await currentBalance(c.env, caller.userId) }, 200, NO_STORE),
+);
+
+// ---- The document ----
+
+export function openApiDocument(origin: string) {
+  return v1.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Stagewise API",
+      version: "1.0.0",
+      description:
+        "Stage photos, replace skies and remove furniture from your own software. Every job costs one credit, reserved when it is queued and returned if it fails. See /developers.",
+    },
+    servers: [{ url: `${origin}/api/v1` }],
+  });
+}
+
+v1.get("/openapi.json", (c) =>
+  c.json(openApiDocument(new URL(c.req.url).origin), 200, { "Cache-Control": "public, max-age=300" }),
+);
+
+// ---- helpers ----
+
+async function digest(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function failAsAnswer(f: Failure): { status: number; body: unknown } {
+  return { status: 0, body: f };
+}
+
+function answerOrFailure(c: Ctx, r: { status: number; body: unknown } | Failure): Response {
+  if ("ok" in r && r.ok === false) return failureJson(r);
+  const a = r as { status: number; body: unknown };
+  if (a.status === 0) return failureJson(a.body as Failure);
+  return answer(c, a);
+}

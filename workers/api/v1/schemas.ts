@@ -1,0 +1,155 @@
+import { z } from "@hono/zod-openapi";
+import { ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
+
+// The public API's shapes (docs/decisions/0120-public-api.md). The same zod
+// objects check requests and generate /api/v1/openapi.json, so the document
+// cannot drift from what the routes accept.
+
+export const Failure = z
+  .object({
+    ok: z.literal(false),
+    code: z.string().openapi({ example: "invalid" }),
+    error: z.string().openapi({ example: "Please select all required options" }),
+    fieldErrors: z.record(z.string(), z.string()).optional(),
+    retryAfterSeconds: z.number().optional(),
+  })
+  .openapi("Failure");
+
+export const Photo = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    contentType: z.enum(["image/jpeg", "image/png"]),
+    bytes: z.number().int(),
+    width: z.number().int(),
+    height: z.number().int(),
+    createdAt: z.number().int().openapi({ description: "Unix epoch milliseconds." }),
+  })
+  .openapi("Photo");
+
+export const PhotoAnswer = z.object({ photo: Photo }).openapi("PhotoAnswer");
+
+export const PhotoFromUrl = z
+  .object({
+    url: z.string().max(2048).openapi({ example: "https://example.com/listing/living-room.jpg" }),
+    name: z.string().max(100).optional(),
+  })
+  .openapi("PhotoFromUrl");
+
+export const PhotoUpload = z
+  .object({
+    file: z.any().openapi({ type: "string", format: "binary", description: "A JPG or PNG of at most 10 MB." }),
+    name: z.string().max(100).optional(),
+  })
+  .openapi("PhotoUpload");
+
+const roomCodes = ROOM_TYPES.map((r) => r.code);
+
+export const JobRequest = z
+  .object({
+    kind: z.enum(["stage", "sky", "removal"]),
+    roomType: z
+      .string()
+      .max(100)
+      .optional()
+      .openapi({
+        description: `Required for kind=stage: a room code or name, e.g. ${roomCodes.slice(0, 4).join(", ")}.`,
+      }),
+    designStyle: z
+      .string()
+      .max(100)
+      .optional()
+      .openapi({ description: "Required for kind=stage: a design style name, e.g. Scandinavian, Modern." }),
+    skyType: z.enum(SKY_TYPES).optional().openapi({ description: "Required for kind=sky." }),
+    sourceVersionId: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ description: "Start from this version of the photo instead of the original (any kind)." }),
+    colorScheme: z.string().max(32).optional().openapi({
+      description: "Advanced customization (Starter, Standard, Professional): COLOR_SCHEME_0 ... COLOR_SCHEME_20.",
+    }),
+    specialityDecor: z.string().max(32).optional().openapi({
+      description: "Advanced customization: SPECIALITY_DECOR_0 ... SPECIALITY_DECOR_7 (seasonal or thematic decor).",
+    }),
+    keepOriginalFloor: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Advanced customization: keep the photo's floor." }),
+    prompt: z
+      .string()
+      .max(300)
+      .optional()
+      .openapi({ description: "Advanced customization: a short instruction, at most 300 characters." }),
+    callbackUrl: z
+      .string()
+      .max(2048)
+      .optional()
+      .openapi({ description: "An https URL we POST a signed job.succeeded or job.failed event to." }),
+  })
+  .openapi("JobRequest");
+
+export const Job = z
+  .object({
+    id: z.string(),
+    photoId: z.string(),
+    kind: z.enum(["stage", "sky", "removal"]),
+    params: z.object({
+      roomType: z.string().optional(),
+      designStyle: z.string().optional(),
+      skyType: z.string().optional(),
+      source: z.string().optional(),
+      colorScheme: z.string().optional(),
+      specialityDecor: z.string().optional(),
+      keepOriginalFloor: z.boolean().optional(),
+      prompt: z.string().optional(),
+    }),
+    status: z.enum(["queued", "running", "succeeded", "failed"]),
+    error: z.string().nullable(),
+    versionId: z.string().nullable(),
+    createdAt: z.number().int(),
+    startedAt: z.number().int().nullable(),
+    finishedAt: z.number().int().nullable(),
+  })
+  .openapi("Job");
+
+export const Version = z
+  .object({
+    id: z.string(),
+    photoId: z.string(),
+    kind: z.enum(["stage", "sky", "removal"]),
+    contentType: z.string(),
+    width: z.number().int(),
+    height: z.number().int(),
+    bytes: z.number().int(),
+    createdAt: z.number().int(),
+    downloadUrl: z.string().openapi({ description: "GET it with the same API key." }),
+  })
+  .openapi("Version");
+
+export const JobAnswer = z.object({ job: Job, credits: z.number().int() }).openapi("JobCreated");
+export const JobStatus = z.object({ job: Job, version: Version.nullable() }).openapi("JobStatus");
+export const VersionList = z.object({ versions: z.array(Version) }).openapi("VersionList");
+export const Balance = z.object({ credits: z.number().int() }).openapi("Balance");
+
+const id = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9]+$/, "Not found.");
+export const PhotoParams = z.object({ photoId: id.openapi({ param: { name: "photoId", in: "path" } }) });
+export const JobParams = z.object({ jobId: id.openapi({ param: { name: "jobId", in: "path" } }) });
+export const VersionParams = z.object({
+  photoId: id.openapi({ param: { name: "photoId", in: "path" } }),
+  versionId: id.openapi({ param: { name: "versionId", in: "path" } }),
+});
+export const IdempotencyHeader = z.object({
+  "Idempotency-Key": z
+    .string()
+    .max(255)
+    .optional()
+    .openapi({
+      param: { name: "Idempotency-Key", in: "header" },
+      description: "Retries with the same key get the first answer and are never charged twice (kept 24 hours).",
+    }),
+});

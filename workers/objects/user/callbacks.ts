@@ -1,0 +1,213 @@
+import type { Database } from "@db/client";
+import { type ApiCallback, apiCallbacks, apiKeys, jobs, photoVersions } from "@db/schema";
+import { callbackSecret, SIGNATURE_HEADER, signatureHeader } from "@workers/lib/callback-signing";
+import { guardedFetch, urlPolicy } from "@workers/lib/safe-url";
+import { and, asc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
+import type { Stmt } from "./ledger";
+
+// Signed callbacks of jobs created through the public API
+// (docs/decisions/0120-public-api.md). A job that named a callback URL gets a
+// row in the same batch as its reservation ('waiting'). After every change of
+// the user, jobs that reached a final state move their row to 'pending'; the
+// user's alarm POSTs the event, signed with the key's secret, and retries
+// with backoff until 24 hours have passed. The row is the delivery log.
+
+/** Retry for this long after the job finished, then give up. */
+export const CALLBACK_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Waits after the 1st, 2nd, … failed attempt; the last repeats. */
+export const BACKOFF_MS = [30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 * 60_000, 2 * 3_600_000, 4 * 3_600_000];
+const ATTEMPT_TIMEOUT_MS = 10_000;
+/** How long an attempt holds its row, so an overlapping alarm does not send it twice. */
+const LEASE_MS = 60_000;
+const BATCH = 10;
+/** A flag in the object's storage: some of this user's callbacks are not settled (saves a query per change). */
+const OPEN_FLAG = "apiCallbacksOpen";
+
+export function insertCallbackStatement(
+  db: Database,
+  row: { jobId: string; userId: string; apiKeyId: string; url: string },
+  now: number,
+): Stmt {
+  return db.insert(apiCallbacks).values({ ...row, status: "waiting", createdAt: now });
+}
+
+export async function markOpen(storage: DurableObjectStorage): Promise<void> {
+  await storage.put(OPEN_FLAG, true);
+}
+
+/**
+ * Called after every change of the user: callbacks of jobs that reached a
+ * final state become due now. Returns when the alarm must next deliver one.
+ */
+export async function afterChange(
+  storage: DurableObjectStorage,
+  db: Database,
+  userId: string,
+  now: number,
+): Promise<number | null> {
+  if (!(await storage.get<boolean>(OPEN_FLAG))) return null;
+  await db
+    .update(apiCallbacks)
+    .set({ status: "pending", nextAt: now, finishedAt: now })
+    .where(
+      and(
+        eq(apiCallbacks.userId, userId),
+        eq(apiCallbacks.status, "waiting"),
+        inArray(
+          apiCallbacks.jobId,
+          db
+            .select({ id: jobs.id })
+            .from(jobs)
+            .where(and(eq(jobs.userId, userId), inArray(jobs.status, ["succeeded", "failed"]))),
+        ),
+      ),
+    );
+  const row = await db
+    .select({
+      next: min(apiCallbacks.nextAt),
+      open: sql<number>`count(*)`,
+    })
+    .from(apiCallbacks)
+    .where(and(eq(apiCallbacks.userId, userId), inArray(apiCallbacks.status, ["waiting", "pending"])))
+    .get();
+  if (!row || row.open === 0) {
+    await storage.delete(OPEN_FLAG);
+    return null;
+  }
+  return row.next ?? null;
+}
+
+/** The event a callback carries (what docs/api and /developers describe). */
+async function eventFor(db: Database, env: Pick<Env, "APP_ORIGIN">, cb: ApiCallback): Promise<string | null> {
+  const job = await db.select().from(jobs).where(eq(jobs.id, cb.jobId)).get();
+  if (!job || (job.status !== "succeeded" && job.status !== "failed")) return null;
+  const version = job.versionId
+    ? await db.select().from(photoVersions).where(eq(photoVersions.id, job.versionId)).get()
+    : undefined;
+  const origin = env.APP_ORIGIN.replace(/\/$/, "");
+  const base = `${origin}/api/v1/photos/${job.photoId}/versions`;
+  return JSON.stringify({
+    id: `evt_${job.id}`,
+    type: job.status === "succeeded" ? "job.succeeded" : "job.failed",
+    created: Math.floor((job.finishedAt ?? Date.now()) / 1000),
+    data: {
+      job: {
+        id: job.id,
+        photoId: job.photoId,
+        kind: job.kind,
+        status: job.status,
+        error: job.error,
+        versionId: job.versionId,
+        createdAt: job.createdAt,
+        finishedAt: job.finishedAt,
+      },
+      version: version
+        ? {
+            id: version.id,
+            photoId: version.photoId,
+            kind: version.kind,
+            contentType: version.contentType,
+            width: version.width,
+            height: version.height,
+            bytes: version.bytes,
+            downloadUrl: `${base}/${version.id}/download`,
+          }
+        : null,
+    },
+  });
+}
+
+function backoff(attempts: number): number {
+  return BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)] ?? BACKOFF_MS[0]!;
+}
+
+/**
+ * Sends every callback that is due; returns how many were tried (from the alarm, outside the serial queue:
+ * a slow receiver never holds up the user's credit changes).
+ */
+export async function deliverDue(
+  env: Env,
+  db: Database,
+  userId: string,
+  now: number,
+  fetcher: typeof fetch = fetch,
+): Promise<number> {
+  const due = await db
+    .select()
+    .from(apiCallbacks)
+    .where(
+      and(
+        eq(apiCallbacks.userId, userId),
+        eq(apiCallbacks.status, "pending"),
+        isNotNull(apiCallbacks.nextAt),
+        lte(apiCallbacks.nextAt, now),
+      ),
+    )
+    .orderBy(asc(apiCallbacks.nextAt))
+    .limit(BATCH)
+    .all();
+  for (const cb of due) {
+    // Hold the row for this attempt.
+    const held = await db
+      .update(apiCallbacks)
+      .set({ nextAt: now + LEASE_MS })
+      .where(
+        and(eq(apiCallbacks.jobId, cb.jobId), eq(apiCallbacks.status, "pending"), eq(apiCallbacks.nextAt, cb.nextAt!)),
+      )
+      .run();
+    if (held.meta.changes !== 1) continue;
+    const settle = (fields: Partial<ApiCallback>) =>
+      db.update(apiCallbacks).set(fields).where(eq(apiCallbacks.jobId, cb.jobId));
+    const key = await db
+      .select({ revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, cb.apiKeyId))
+      .get();
+    if (!key || key.revokedAt !== null) {
+      await settle({
+        status: "failed",
+        nextAt: null,
+        lastError: "The API key was revoked; the callback was not sent.",
+      });
+      continue;
+    }
+    const payload = cb.payload ?? (await eventFor(db, env, cb));
+    if (payload === null) {
+      await settle({ status: "failed", nextAt: null, lastError: "The job no longer exists." });
+      continue;
+    }
+    const attempts = cb.attempts + 1;
+    const t = Math.floor(Date.now() / 1000);
+    const signature = await signatureHeader(await callbackSecret(env.SIGNING_SECRET, cb.apiKeyId), t, payload);
+    const res = await guardedFetch(cb.url, urlPolicy(env, fetcher), {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "User-Agent": "Stagewise-Callbacks/1",
+        [SIGNATURE_HEADER]: signature,
+      },
+      body: payload,
+      timeoutMs: ATTEMPT_TIMEOUT_MS,
+      maxRedirects: 0,
+      fetchImpl: fetcher,
+    });
+    let status: number | null = null;
+    let error: string | null = null;
+    if (res.ok) {
+      status = res.response.status;
+      await res.response.body?.cancel();
+      if (status < 200 || status >= 300) error = `The receiver answered ${status}.`;
+    } else {
+      error = res.reason;
+    }
+    const base = { payload, attempts, lastAttemptAt: now, lastStatus: status, lastError: error };
+    if (error === null) {
+      await settle({ ...base, status: "delivered", nextAt: null, deliveredAt: now });
+    } else {
+      const next = now + backoff(attempts);
+      const giveUp = next > (cb.finishedAt ?? cb.createdAt) + CALLBACK_WINDOW_MS;
+      await settle({ ...base, status: giveUp ? "failed" : "pending", nextAt: giveUp ? null : next });
+    }
+  }
+  return due.length;
+}

@@ -1,0 +1,137 @@
+import type { Database } from "@db/client";
+import { apiIdempotency } from "@db/schema";
+import { sha256Hex } from "@workers/lib/crypto";
+import { and, eq, isNull, lt } from "drizzle-orm";
+import { type Failure, fail } from "~/shared/result";
+
+// Idempotency-Key for the public API's POSTs (docs/decisions/0120-public-api.md).
+// The first request with a key claims it in D1 (an INSERT that only one
+// request can win); its 2xx answer is stored and replayed to every retry.
+// A retry that arrives while the first still runs gets 409 with Retry-After;
+// a key reused for a different request gets 409 too. Failures are not stored:
+// nothing was written, so a retry may run again.
+// Job creation does the same inside the user's Durable Object instead, so
+// concurrent retries wait for each other and all get the first answer.
+
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+/** Stored answers are kept this long. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A claim whose request has not finished in this long is taken over (its request died). */
+const CLAIM_LEASE_MS = 2 * 60 * 1000;
+
+export const MISMATCH = "This Idempotency-Key was already used for a different request.";
+
+/** The key from the header: 1-255 visible ASCII characters, or a failure; null when none was sent. */
+export function idempotencyKey(header: string | null | undefined): { key: string | null } | Failure {
+  if (header === null || header === undefined) return { key: null };
+  if (!/^[\x21-\x7e]{1,255}$/.test(header)) {
+    return fail("invalid", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+  return { key: header };
+}
+
+/** A stable digest of what was asked: the route and its canonical input. */
+export function requestHash(route: string, input: unknown): string {
+  return sha256Hex(`${route}\n${canonicalJson(input)}`);
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  if (v && typeof v === "object") {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
+}
+
+export interface StoredAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Runs `work` once per (user, key): the first call's 2xx answer is stored and
+ * returned to every later call with the same request.
+ */
+export async function onceForKey(
+  db: Database,
+  userId: string,
+  key: string | null,
+  hash: string,
+  now: number,
+  work: () => Promise<StoredAnswer>,
+): Promise<StoredAnswer | Failure> {
+  if (key === null) return work();
+  await db
+    .delete(apiIdempotency)
+    .where(
+      and(
+        eq(apiIdempotency.userId, userId),
+        eq(apiIdempotency.key, key),
+        lt(apiIdempotency.createdAt, now - IDEMPOTENCY_TTL_MS),
+      ),
+    );
+  const claimed = await db
+    .insert(apiIdempotency)
+    .values({ userId, key, requestHash: hash, status: null, response: null, createdAt: now })
+    .onConflictDoNothing()
+    .returning({ key: apiIdempotency.key });
+  if (claimed.length === 0) {
+    const row = await db
+      .select()
+      .from(apiIdempotency)
+      .where(and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key)))
+      .get();
+    if (!row) return fail("conflict", "This request is being retried; please try again.", { retryAfterSeconds: 1 });
+    if (row.requestHash !== hash) return fail("conflict", MISMATCH);
+    if (row.status !== null && row.response !== null) return { status: row.status, body: JSON.parse(row.response) };
+    // Still running, or taken over by another retry since its request died.
+    const takeover = await db
+      .update(apiIdempotency)
+      .set({ createdAt: now })
+      .where(
+        and(
+          eq(apiIdempotency.userId, userId),
+          eq(apiIdempotency.key, key),
+          isNull(apiIdempotency.status),
+          lt(apiIdempotency.createdAt, now - CLAIM_LEASE_MS),
+        ),
+      )
+      .run();
+    if (takeover.meta.changes !== 1) {
+      return fail("conflict", "A request with this Idempotency-Key is still running.", { retryAfterSeconds: 1 });
+    }
+  }
+  let answer: StoredAnswer;
+  try {
+    answer = await work();
+  } catch (err) {
+    await release(db, userId, key);
+    throw err;
+  }
+  if (answer.status >= 200 && answer.status < 300) {
+    await db
+      .update(apiIdempotency)
+      .set({ status: answer.status, response: JSON.stringify(answer.body), createdAt: now })
+      .where(and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key)));
+  } else {
+    await release(db, userId, key);
+  }
+  return answer;
+}
+
+async function release(db: Database, userId: string, key: string): Promise<void> {
+  await db.delete(apiIdempotency).where(and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key)));
+}
+
+/** The id of the job a keyed job request creates: the same key always names the same job, so it is charged once. */
+export function idempotentJobId(userId: string, key: string): string {
+  return `k${sha256Hex(`job:${userId}:${key}`).slice(0, 31)}`;
+}
+
+/** Daily cron: forget stored answers older than a day (and claims whose request died). */
+export async function purgeIdempotency(db: Database, now = Date.now()): Promise<void> {
+  await db.delete(apiIdempotency).where(lt(apiIdempotency.createdAt, now - IDEMPOTENCY_TTL_MS));
+}

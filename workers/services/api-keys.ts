@@ -1,0 +1,174 @@
+import type { Database } from "@db/client";
+import { type ApiKey, type ApiScope, apiCallbacks, apiKeys, users } from "@db/schema";
+import { callbackSecret } from "@workers/lib/callback-signing";
+import { randomToken, sha256Hex } from "@workers/lib/crypto";
+import type { RateRule } from "@workers/objects/client";
+import { and, desc, eq, isNull } from "drizzle-orm";
+import { z } from "zod";
+import { fail, ok, type Result } from "~/shared/result";
+import type { Deps } from "./deps";
+import { overLimit } from "./limits";
+
+// API keys for the public API (docs/decisions/0120-public-api.md). A key acts
+// as its user, within its scopes. Like a session token, the key is 160 random
+// bits shown once; D1 keeps only its SHA-256, so a leaked database holds no
+// usable key. Every request reads the row, so a revocation takes effect on
+// the next request.
+
+export const API_SCOPES = ["stage", "read"] as const satisfies readonly ApiScope[];
+export const KEY_PREFIX = "sw_";
+const MAX_KEYS = 20;
+/** Requests one key may make per minute, counted in the RateLimiter Durable Object. */
+export const API_KEY_RULE: RateRule = { name: "api-key", limit: 300, windowMs: 60 * 1000 };
+/** last_used_at is written at most this often per key. */
+const LAST_USED_WRITE_MS = 60 * 1000;
+
+export const createKeyInput = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1, "Please give the key a name.")
+    .max(60, "Names are at most 60 characters.")
+    .refine((s) => !/\p{Cc}/u.test(s), "Names cannot contain control characters."),
+  scopes: z.array(z.enum(API_SCOPES)).min(1, "Please choose at least one scope."),
+});
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: ApiScope[];
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+function view(k: ApiKey): ApiKeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
+    revokedAt: k.revokedAt,
+  };
+}
+
+export async function listApiKeys(db: Database, userId: string): Promise<ApiKeyView[]> {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.userId, userId))
+    .orderBy(desc(apiKeys.createdAt))
+    .limit(100)
+    .all();
+  return rows.map(view);
+}
+
+/** Creates a key; its secret and its callback signing secret are in this answer only. */
+export async function createApiKey(
+  deps: Pick<Deps, "db" | "env" | "clock">,
+  userId: string,
+  input: z.infer<typeof createKeyInput>,
+): Promise<Result<{ key: ApiKeyView; token: string; callbackSecret: string }>> {
+  const active = await deps.db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .all();
+  if (active.length >= MAX_KEYS) return fail("conflict", `You can have at most ${MAX_KEYS} active keys.`);
+  const token = `${KEY_PREFIX}${randomToken(20)}`;
+  const row: ApiKey = {
+    id: randomToken(10),
+    userId,
+    tokenHash: sha256Hex(token),
+    prefix: token.slice(0, 10),
+    name: input.name,
+    scopes: [...new Set(input.scopes)],
+    createdAt: deps.clock(),
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  await deps.db.insert(apiKeys).values(row);
+  return ok({ key: view(row), token, callbackSecret: await callbackSecret(deps.env.SIGNING_SECRET, row.id) });
+}
+
+export async function revokeApiKey(deps: Pick<Deps, "db" | "clock">, userId: string, keyId: string): Promise<Result> {
+  const res = await deps.db
+    .update(apiKeys)
+    .set({ revokedAt: deps.clock() })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .run();
+  return res.meta.changes === 1 ? ok({}) : fail("not_found", "This key does not exist or is already revoked.");
+}
+
+export interface ApiCaller {
+  userId: string;
+  verified: boolean;
+  keyId: string;
+  scopes: ApiScope[];
+}
+
+/** The key in `Authorization: Bearer sw_…`, checked and counted against its rate limit. */
+export async function authenticateApiKey(
+  deps: Pick<Deps, "db" | "defer" | "rateLimit" | "clock">,
+  authorization: string | null,
+): Promise<Result<{ caller: ApiCaller }>> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  const token = m?.[1] ?? "";
+  if (!/^sw_[a-z2-7]{32}$/.test(token)) {
+    return fail("unauthenticated", "Send your API key as Authorization: Bearer sw_….");
+  }
+  const row = await deps.db
+    .select({ key: apiKeys, verifiedAt: users.emailVerifiedAt })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(eq(apiKeys.tokenHash, sha256Hex(token)))
+    .get();
+  if (!row || row.key.revokedAt !== null) return fail("unauthenticated", "This API key is not valid or was revoked.");
+  const limited = await overLimit(deps, API_KEY_RULE, [row.key.id]);
+  if (limited) return limited;
+  const now = deps.clock();
+  if (row.key.lastUsedAt === null || row.key.lastUsedAt < now - LAST_USED_WRITE_MS) {
+    deps.defer(deps.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.key.id)).run());
+  }
+  return ok({
+    caller: { userId: row.key.userId, verified: row.verifiedAt !== null, keyId: row.key.id, scopes: row.key.scopes },
+  });
+}
+
+export interface DeliveryView {
+  jobId: string;
+  url: string;
+  status: "waiting" | "pending" | "delivered" | "failed";
+  attempts: number;
+  lastAttemptAt: number | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAt: number | null;
+  createdAt: number;
+  deliveredAt: number | null;
+}
+
+/** The user's newest callbacks and how their delivery went (the log on the API keys page). */
+export async function listDeliveries(db: Database, userId: string, limit = 30): Promise<DeliveryView[]> {
+  return db
+    .select({
+      jobId: apiCallbacks.jobId,
+      url: apiCallbacks.url,
+      status: apiCallbacks.status,
+      attempts: apiCallbacks.attempts,
+      lastAttemptAt: apiCallbacks.lastAttemptAt,
+      lastStatus: apiCallbacks.lastStatus,
+      lastError: apiCallbacks.lastError,
+      nextAt: apiCallbacks.nextAt,
+      createdAt: apiCallbacks.createdAt,
+      deliveredAt: apiCallbacks.deliveredAt,
+    })
+    .from(apiCallbacks)
+    .where(eq(apiCallbacks.userId, userId))
+    .orderBy(desc(apiCallbacks.createdAt))
+    .limit(limit)
+    .all();
+}

@@ -1,0 +1,136 @@
+import type { Photo } from "@db/schema";
+import { photos } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { originalKey, readCapped, thumbKey } from "@workers/lib/photo-storage";
+import { guardedFetch, type UrlPolicy } from "@workers/lib/safe-url";
+import { describeAndThumb } from "@workers/lib/thumbnail";
+import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo } from "~/shared/image-format";
+import { fail, ok, type Result } from "~/shared/result";
+import {
+  ACCEPTED_UPLOAD_TYPES,
+  MAX_PHOTO_EDGE,
+  MAX_PHOTO_PIXELS,
+  MAX_UPLOAD_BYTES,
+  photoNameFromFileName,
+  UPLOAD_MESSAGES,
+} from "~/shared/upload-rules";
+import type { Deps } from "./deps";
+
+// Photos sent whole through the public API (docs/decisions/0120-public-api.md):
+// as a multipart file, or by a URL our server fetches. The same rules as the
+// browser's resumable upload (docs/decisions/0040-resumable-uploads.md): JPG or
+// PNG by their bytes, 10 MB at most, a complete file; plus a pixel limit,
+// because here the server makes the thumbnail.
+
+/** How long fetching a photo by URL may take, headers and body together. */
+export const FETCH_TIMEOUT_MS = 15_000;
+
+/** Checks the bytes and stores the photo, its thumbnail and its row. */
+export async function storeApiPhoto(
+  deps: Pick<Deps, "db" | "bucket" | "clock">,
+  userId: string,
+  fileName: string,
+  bytes: Uint8Array,
+): Promise<Result<{ photo: Photo }>> {
+  if (bytes.byteLength === 0) return fail("invalid", UPLOAD_MESSAGES.empty);
+  if (bytes.byteLength > MAX_UPLOAD_BYTES) return fail("too_large", UPLOAD_MESSAGES.tooLarge);
+  const info = readImageInfo(bytes.subarray(0, IMAGE_HEAD_BYTES));
+  if (!info || !(ACCEPTED_UPLOAD_TYPES as readonly string[]).includes(info.type)) {
+    return fail("unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
+  }
+  if (!hasCompleteEnding(info.type, bytes)) return fail("invalid", UPLOAD_MESSAGES.damaged);
+  if (info.width * info.height > MAX_PHOTO_PIXELS || Math.max(info.width, info.height) > MAX_PHOTO_EDGE) {
+    return fail("too_large", UPLOAD_MESSAGES.tooManyPixels);
+  }
+  let thumb: Uint8Array;
+  let thumbSize: { width: number; height: number };
+  try {
+    const made = describeAndThumb(bytes);
+    thumb = made.thumb;
+    // A PNG is not decoded here: its thumbnail is the photo itself.
+    thumbSize = made.thumb === bytes ? { width: info.width, height: info.height } : thumbDims(info);
+  } catch {
+    return fail("invalid", UPLOAD_MESSAGES.unreadable);
+  }
+  const id = randomToken();
+  const now = deps.clock();
+  const key = originalKey(userId, id);
+  const tKey = thumbKey(userId, id);
+  await deps.bucket.put(key, bytes, { httpMetadata: { contentType: info.type }, customMetadata: { userId } });
+  await deps.bucket.put(tKey, thumb, {
+    httpMetadata: { contentType: thumb === bytes ? info.type : "image/jpeg" },
+    customMetadata: { width: String(thumbSize.width), height: String(thumbSize.height) },
+  });
+  const photo: Photo = {
+    id,
+    userId,
+    folderId: null,
+    name: photoNameFromFileName(fileName),
+    originalKey: key,
+    thumbKey: tKey,
+    contentType: info.type,
+    bytes: bytes.byteLength,
+    width: info.width,
+    height: info.height,
+    thumbWidth: thumbSize.width,
+    thumbHeight: thumbSize.height,
+    processedKey: null,
+    processedThumbKey: null,
+    processedContentType: null,
+    processedAt: null,
+    createdAt: now,
+    trashedAt: null,
+  };
+  try {
+    await deps.db.insert(photos).values(photo);
+  } catch (err) {
+    await deps.bucket.delete([key, tKey]);
+    throw err;
+  }
+  return ok({ photo });
+}
+
+function thumbDims(info: { width: number; height: number }): { width: number; height: number } {
+  const scale = Math.min(1, 400 / Math.max(info.width, info.height));
+  return { width: Math.max(1, Math.round(info.width * scale)), height: Math.max(1, Math.round(info.height * scale)) };
+}
+
+/** Fetches a photo by URL under the SSRF guard, the timeout and the size cap; nothing is stored here. */
+export async function fetchPhoto(
+  policy: UrlPolicy,
+  url: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<Result<{ bytes: Uint8Array; fileName: string }>> {
+  const got = await guardedFetch(url, policy, {
+    method: "GET",
+    headers: { Accept: "image/jpeg, image/png", "User-Agent": "Stagewise-Fetch/1" },
+    timeoutMs: FETCH_TIMEOUT_MS,
+    fetchImpl,
+  });
+  if (!got.ok) return fail("invalid", `The photo could not be fetched: ${got.reason}`);
+  const res = got.response;
+  if (!res.ok) {
+    await res.body?.cancel();
+    return fail("invalid", `The photo could not be fetched: the address answered ${res.status}.`);
+  }
+  const declared = Number(res.headers.get("Content-Length") ?? "0");
+  if (declared > MAX_UPLOAD_BYTES) {
+    await res.body?.cancel();
+    return fail("too_large", UPLOAD_MESSAGES.tooLarge);
+  }
+  let bytes: Uint8Array | "too-large";
+  try {
+    bytes = await readCapped(res.body, MAX_UPLOAD_BYTES);
+  } catch {
+    return fail("invalid", "The photo could not be fetched: the connection dropped or took too long.");
+  }
+  if (bytes === "too-large") return fail("too_large", UPLOAD_MESSAGES.tooLarge);
+  let last = got.url.pathname.split("/").pop() ?? "";
+  try {
+    last = decodeURIComponent(last);
+  } catch {
+    // Keep it as sent.
+  }
+  last = last.slice(0, 255);
+  return ok({ bytes, fileName: last || "photo" });
+}
