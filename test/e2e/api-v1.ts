@@ -700,6 +700,10 @@ export interface components {
                 designStyle?: string;
                 skyType?: string;
                 source?: string;
+                colorScheme?: string;
+                specialityDecor?: string;
+                keepOriginalFloor?: boolean;
+                prompt?: string;
             };
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed";
@@ -721,6 +725,16 @@ export interface components {
              * @enum {string}
              */
             skyType?: "day" | "dusk" | "night";
+            /** @description Start from this version of the photo instead of the original (any kind). */
+            sourceVersionId?: string;
+            /** @description Advanced customization (Starter, Standard, Professional): COLOR_SCHEME_0 ... COLOR_SCHEME_20. */
+            colorScheme?: string;
+            /** @description Advanced customization: SPECIALITY_DECOR_0 ... SPECIALITY_DECOR_7 (seasonal or thematic decor). */
+            specialityDecor?: string;
+            /** @description Advanced customization: keep the photo's floor. */
+            keepOriginalFloor?: boolean;
+            /** @description Advanced customization: a short instruction, at most 300 characters. */
+            prompt?: string;
             /** @description An https URL we POST a signed job.succeeded or job.failed event to. */
             callbackUrl?: string;
         };
