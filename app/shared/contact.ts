@@ -15,5 +15,5 @@ export type ContactField = "name" | "email" | "message";
 export type ContactResult =
   | { status: "sent"; name: string }
   | { status: "invalid"; errors: Partial<Record<ContactField, string>>; values: Record<ContactField, string> }
-  | { status: "rate_limited"; message: string }
+  | { status: "rate_limited"; message: string; retryAfterSeconds: number }
   | { status: "failed"; message: string; values: Record<ContactField, string> };

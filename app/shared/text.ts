@@ -5,13 +5,30 @@ import { z } from "zod";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find control characters
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
+/**
+ * Bidirectional formatting characters (right-to-left override and friends):
+ * invisible, and able to make "photo\u202Egpj.exe" read as "photoexe.jpg".
+ */
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+
+/** A name shown in lists (photos, folders): no control or bidi characters, one space between words, at most `max`. */
+export function displayName(value: string, fallback: string, max = 100): string {
+  const clean = value
+    .replace(/\s+/g, " ")
+    .replace(/\p{Cc}/gu, "")
+    .replace(new RegExp(BIDI.source, "g"), "")
+    .replace(/ {2,}/g, " ")
+    .trim();
+  return clean.slice(0, max).trim() || fallback;
+}
+
 /** Removes control characters other than tab and newline (for text that is kept, not refused). */
 export function stripControlCharacters(s: string): string {
   return s.replace(new RegExp(CONTROL.source, "g"), "");
 }
 
 export function hasControlCharacters(s: string): boolean {
-  return CONTROL.test(s);
+  return CONTROL.test(s) || BIDI.test(s);
 }
 
 export function cleanText(label: string, min: number, max: number) {
@@ -20,5 +37,5 @@ export function cleanText(label: string, min: number, max: number) {
     .trim()
     .min(min, min <= 1 ? `${label} is required.` : `${label} must be at least ${min} characters.`)
     .max(max, `${label} must be at most ${max} characters.`)
-    .refine((s) => !CONTROL.test(s), `${label} contains characters that are not allowed.`);
+    .refine((s) => !hasControlCharacters(s), `${label} contains characters that are not allowed.`);
 }

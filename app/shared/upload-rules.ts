@@ -1,6 +1,7 @@
 // The upload rules shared by the browser (checks before a byte is sent) and the
 // server (which checks again and decides). See docs/decisions/0040 and 0041.
 import { ACCEPTED_UPLOAD_TYPES, MAX_UPLOAD_BYTES } from "./catalog";
+import { displayName } from "./text";
 
 export { ACCEPTED_UPLOAD_TYPES, MAX_UPLOAD_BYTES };
 
@@ -75,13 +76,7 @@ export function checkChosenFile(file: { name: string; type: string; size: number
 
 /** A photo's display name from a file name: no extension, no control characters, at most 100 characters. */
 export function photoNameFromFileName(fileName: string): string {
-  const clean = fileName
-    .trim()
-    .replace(/\.[A-Za-z0-9]{1,5}$/, "")
-    .replace(/\s+/g, " ")
-    .replace(/\p{Cc}/gu, "")
-    .trim();
-  return clean.slice(0, 100) || DEFAULT_PHOTO_NAME;
+  return displayName(fileName.trim().replace(/\.[A-Za-z0-9]{1,5}$/, ""), DEFAULT_PHOTO_NAME);
 }
 
 export function chunkCount(size: number, chunkSize = CHUNK_SIZE): number {

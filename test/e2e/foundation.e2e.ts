@@ -17,7 +17,7 @@ describe("the running stack", () => {
     const home = await fetch(`${baseUrl()}/`);
     expect(home.status).toBe(200);
     expect(await home.text()).toContain("Transform Spaces Instantly");
-    const health = await fetch(`${baseUrl()}/api/health`);
+    const health = await fetch(`${baseUrl()}/api/health?deep=1`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ ok: true, checks: { d1: "ok", r2: "ok", durableObject: "ok" } });
   });

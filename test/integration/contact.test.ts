@@ -127,7 +127,12 @@ describe("submitContactMessage", () => {
     }
     const { sent, deps: fresh } = deps();
     const refused = await submitContactMessage(form({ name: "A", email, message: "one more" }), fresh);
-    expect(refused).toEqual({ status: "rate_limited", message: RATE_LIMITED_MESSAGE });
+    expect(refused).toEqual({
+      status: "rate_limited",
+      message: RATE_LIMITED_MESSAGE,
+      retryAfterSeconds: expect.any(Number),
+    });
+    expect(refused.status === "rate_limited" && refused.retryAfterSeconds).toBeGreaterThan(0);
     expect(sent).toHaveLength(0);
     expect(await rowsFor(email)).toHaveLength(CONTACT_RULE.limit);
 

@@ -5,9 +5,17 @@ import { workerFetch } from "@test/support/worker";
 import { describe, expect, it } from "vitest";
 
 describe("GET /api/health through the Worker", () => {
-  it("writes and reads D1, puts and gets R2, and calls the Durable Object", async () => {
-    const before = Date.now();
+  it("answers the public probe from a read, writing nothing", async () => {
+    const before = await db.select().from(healthChecks).all();
     const res = await workerFetch("/api/health");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, checks: { d1: "ok" }, failing: [] });
+    expect(await db.select().from(healthChecks).all()).toEqual(before);
+  });
+
+  it("deep probe: writes and reads D1, puts and gets R2, and calls the Durable Object", async () => {
+    const before = Date.now();
+    const res = await workerFetch("/api/health?deep=1");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true, checks: { d1: "ok", r2: "ok", durableObject: "ok" }, failing: [] });
 
@@ -20,7 +28,7 @@ describe("GET /api/health through the Worker", () => {
   });
 
   it("stays healthy under concurrent probes", async () => {
-    const results = await Promise.all(Array.from({ length: 25 }, () => workerFetch("/api/health")));
+    const results = await Promise.all(Array.from({ length: 25 }, () => workerFetch("/api/health?deep=1")));
     expect(results.map((r) => r.status)).toEqual(Array(25).fill(200));
   });
 

@@ -51,7 +51,7 @@ describe("provider adapter", () => {
   it("accepts an image url instead of data", async () => {
     const { api } = client((req) =>
       req.url.endsWith("/generate_designs")
-        ? Response.json({ info: { images: [{ url: "http://cdn.test/x.jpg" }] } })
+        ? Response.json({ info: { images: [{ url: "http://cdn.provider.test/x.jpg" }] } })
         : new Response(JPEG),
     );
     expect(await api.stage(stageInput)).toEqual(JPEG);
@@ -121,5 +121,71 @@ describe("provider adapter", () => {
   it("refuses to call without a key", async () => {
     const api = createProviderClient({ PROVIDER_BASE_URL: "http://provider.test", PROVIDER_API_KEY: "" });
     expect((await failure(api.stage(stageInput))).message).toMatch(/key is not configured/);
+  });
+});
+
+describe("results the provider hands over as an address", () => {
+  const answerWith = (url: string) => (req: Request) =>
+    req.url === url ? new Response(JPEG) : Response.json({ info: { images: [{ url }] } });
+
+  it("are fetched from the provider's own domain", async () => {
+    const { api, seen } = client(answerWith("http://cdn.provider.test/out/1.jpg"));
+    expect(await api.stage(stageInput)).toEqual(JPEG);
+    expect(seen.map((r) => r.url)).toEqual([
+      "http://provider.test/generate_designs",
+      "http://cdn.provider.test/out/1.jpg",
+    ]);
+  });
+
+  it("are refused from any other host, a non-http scheme or with credentials, without fetching", async () => {
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data",
+      "http://localhost:8787/internal",
+      "http://provider.test.evil.example/x.jpg",
+      "file:///etc/passwd",
+      "http://user:pass@provider.test/x.jpg",
+      "not a url",
+    ]) {
+      const { api, seen } = client(answerWith(url));
+      expect((await failure(api.stage(stageInput))).message, url).toMatch(/not the provider's/);
+      expect(seen).toHaveLength(1);
+    }
+  });
+
+  it("are refused when larger than the cap, declared or streamed", async () => {
+    const big = new Uint8Array(31 * 1024 * 1024);
+    const url = "http://provider.test/out/big.jpg";
+    const declared = client((req) =>
+      req.url === url
+        ? new Response(big, { headers: { "Content-Length": String(big.byteLength) } })
+        : Response.json({ info: { images: [{ url }] } }),
+    );
+    expect((await failure(declared.api.stage(stageInput))).message).toMatch(/larger than 30 MB/);
+    const streamed = client((req) =>
+      req.url === url
+        ? new Response(
+            new ReadableStream({
+              start(c) {
+                for (let i = 0; i < 31; i++) c.enqueue(new Uint8Array(1024 * 1024));
+                c.close();
+              },
+            }),
+          )
+        : Response.json({ info: { images: [{ url }] } }),
+    );
+    expect((await failure(streamed.api.stage(stageInput))).message).toMatch(/larger than 30 MB/);
+  });
+});
+
+describe("a result address that redirects", () => {
+  it("is refused instead of followed", async () => {
+    const url = "http://provider.test/out/moved.jpg";
+    const { api, seen } = client((req) =>
+      req.url === url
+        ? new Response(null, { status: 302, headers: { Location: "http://169.254.169.254/" } })
+        : Response.json({ info: { images: [{ url }] } }),
+    );
+    expect((await failure(api.stage(stageInput))).message).toMatch(/not the provider's/);
+    expect(seen.map((r) => r.url)).toEqual(["http://provider.test/generate_designs", url]);
   });
 });

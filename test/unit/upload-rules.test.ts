@@ -110,3 +110,14 @@ describe("dashboard views", () => {
     expect(viewHref({ kind: "trash" }, { cursor: "1-a" })).toBe("/dashboard?view=trash&cursor=1-a");
   });
 });
+
+describe("names shown in the library", () => {
+  it("drop right-to-left overrides and other bidi controls from photo and folder names", async () => {
+    const { photoNameFromFileName } = await import("~/shared/upload-rules");
+    const { displayName } = await import("~/shared/text");
+    expect(photoNameFromFileName("invoice\u202Egpj.exe.jpg")).toBe("invoicegpj.exe");
+    expect(photoNameFromFileName("\u2067Living\u2069 room\u200F.png")).toBe("Living room");
+    expect(displayName("Main\u202E St\u0007 listing", "Folder")).toBe("Main St listing");
+    expect(displayName("\u202E\u202C", "Folder")).toBe("Folder");
+  });
+});

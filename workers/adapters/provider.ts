@@ -47,6 +47,9 @@ const EMPTY_MESSAGE: Record<ProviderOperation, string> = {
 };
 
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
+/** A result given as an address must arrive within this long, and be at most this large. */
+export const RESULT_DOWNLOAD_TIMEOUT_MS = 30_000;
+export const MAX_RESULT_BYTES = 30 * 1024 * 1024;
 
 interface ImageItem {
   data?: unknown;
@@ -119,12 +122,92 @@ export function createProviderClient(
     const item = images[0];
     if (!item) throw new ProviderError(EMPTY_MESSAGE[op], true);
     if (typeof item.data === "string" && item.data.length > 0) return decodeImage(op, item.data);
-    if (typeof item.url === "string" && /^https?:\/\//.test(item.url)) {
-      const res = await fetcher(item.url, { signal });
-      if (!res.ok) throw new ProviderError(`${FAILURE_PREFIX[op]}: ${res.status} - ${res.statusText || "Error"}`, true);
-      return new Uint8Array(await res.arrayBuffer());
-    }
+    if (typeof item.url === "string") return download(op, item.url, signal);
     throw new ProviderError(EMPTY_MESSAGE[op], true);
+  }
+
+  /**
+   * A result the provider hands over as an address: fetched only from the
+   * provider's own domain (https, or http when the provider itself is http, as
+   * the local emulator is), with its own timeout and a size cap, never
+   * following a redirect elsewhere.
+   */
+  async function download(op: ProviderOperation, address: string, signal?: AbortSignal): Promise<Uint8Array> {
+    const refused = new ProviderError(
+      `${EMPTY_MESSAGE[op].replace(/\.$/, "")} (the image address is not the provider's).`,
+      false,
+    );
+    let url: URL;
+    try {
+      url = new URL(address);
+    } catch {
+      throw refused;
+    }
+    const own = new URL(base);
+    const domain = own.hostname.split(".").slice(-2).join(".");
+    const sameDomain = url.hostname === own.hostname || url.hostname === domain || url.hostname.endsWith(`.${domain}`);
+    const scheme = url.protocol === "https:" || (url.protocol === "http:" && own.protocol === "http:");
+    if (!sameDomain || !scheme || url.username || url.password) throw refused;
+    const timeout = AbortSignal.timeout(RESULT_DOWNLOAD_TIMEOUT_MS);
+    let res: Response;
+    try {
+      res = await fetcher(url.toString(), {
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        redirect: "manual",
+      });
+    } catch (err) {
+      const why = timeout.aborted
+        ? "the image did not arrive in time"
+        : err instanceof Error
+          ? err.message
+          : "network error";
+      throw new ProviderError(`${FAILURE_PREFIX[op]}: ${why}`, true);
+    }
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      throw refused;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new ProviderError(`${FAILURE_PREFIX[op]}: ${res.status} - ${res.statusText || "Error"}`, true);
+    }
+    const declared = Number(res.headers.get("Content-Length") ?? "0");
+    const tooLarge = new ProviderError(
+      `${FAILURE_PREFIX[op]}: the image is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MB`,
+      false,
+    );
+    if (declared > MAX_RESULT_BYTES) {
+      await res.body?.cancel();
+      throw tooLarge;
+    }
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const reader = res.body?.getReader();
+    try {
+      for (;;) {
+        const next = await reader?.read();
+        if (!next || next.done) break;
+        total += next.value.byteLength;
+        if (total > MAX_RESULT_BYTES) {
+          await reader?.cancel();
+          throw tooLarge;
+        }
+        chunks.push(next.value);
+      }
+    } catch (err) {
+      if (err === tooLarge) throw err;
+      throw new ProviderError(
+        `${FAILURE_PREFIX[op]}: ${timeout.aborted ? "the image did not arrive in time" : "the download broke off"}`,
+        true,
+      );
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      bytes.set(c, at);
+      at += c.byteLength;
+    }
+    return bytes;
   }
 
   function decodeImage(op: ProviderOperation, b64: string): Uint8Array {

@@ -1,3 +1,4 @@
+import { isForeignOrigin } from "@workers/http/security";
 import { accountSummary, openLiveChannel } from "@workers/services/account";
 import { Hono } from "hono";
 import type { ApiEnv } from "./types";
@@ -22,7 +23,7 @@ export const me = new Hono<ApiEnv>()
     // Browsers send cookies with cross-site WebSocket handshakes and CORS does
     // not apply to them: only our own pages may open the channel.
     const origin = c.req.header("Origin");
-    if (origin !== new URL(c.req.url).origin && origin !== c.env.APP_ORIGIN) {
+    if (!origin || isForeignOrigin(origin, c.env.APP_ORIGIN)) {
       return c.json({ error: "Cross-site request refused." }, 403);
     }
     const socket = await openLiveChannel(c.env, user.id);

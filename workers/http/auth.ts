@@ -1,3 +1,4 @@
+import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { type CurrentUser, resolveCurrentUser, secureCookies } from "@workers/services/current-user";
 import type { Deps } from "@workers/services/deps";
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
@@ -28,10 +29,12 @@ export function getUser(context: Readonly<RouterContextProvider>): CurrentUser |
   return context.get(userContext);
 }
 
+/** To /login, remembering the page (never a .data address of a client navigation) to come back to. */
 export function loginRedirect(request: Request): Response {
   const url = new URL(request.url);
-  const params = new URLSearchParams({ redirectTo: url.pathname + url.search });
-  return redirect(`/login?${params}`);
+  const back = safeRedirectPath(url.pathname + url.search);
+  const params = new URLSearchParams(back ? { redirectTo: back } : {});
+  return redirect(`/login${back ? `?${params}` : ""}`);
 }
 
 /** A signed-in, verified user, or a redirect to /login that comes back here. */

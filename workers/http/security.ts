@@ -35,19 +35,29 @@ export function withSecurityHeaders(response: Response, nonce: string, dev = fal
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** Whether an Origin header names anything but our configured origin (never the Host header, which a client sets). */
+export function isForeignOrigin(origin: string, appOrigin: string): boolean {
+  try {
+    return origin !== new URL(appOrigin).origin;
+  } catch {
+    return true;
+  }
+}
+
 /**
- * Refuses non-GET requests that a browser says come from another site. Requests
- * with neither header (server-to-server, e.g. Stripe's webhooks) pass: they
- * carry no ambient cookies, and the webhook has its own signature check.
+ * Refuses non-GET requests that a browser says come from another site or
+ * origin: an Origin other than the configured APP_ORIGIN, or a Sec-Fetch-Site
+ * of cross-site or same-site (a sibling subdomain is not us). Requests with
+ * neither header (server-to-server, e.g. Stripe's webhooks) pass: they carry no
+ * ambient cookies, and the webhook has its own signature check.
  */
 export function isCrossSiteWrite(request: Request, appOrigin: string): boolean {
   if (SAFE_METHODS.has(request.method)) return false;
   const site = request.headers.get("Sec-Fetch-Site");
-  if (site === "cross-site") return true;
+  if (site === "cross-site" || site === "same-site") return true;
   const origin = request.headers.get("Origin");
   if (origin === null) return false;
-  const own = new URL(request.url).origin;
-  return origin !== own && origin !== appOrigin;
+  return isForeignOrigin(origin, appOrigin);
 }
 
 export function crossSiteRefusal(): Response {

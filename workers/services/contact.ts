@@ -50,7 +50,7 @@ export interface ContactDeps {
   mailer: Mailer;
   supportEmail: string;
   /** Counts one attempt against every key; see rateLimit() in workers/objects/rate-limiter.ts. */
-  rateLimit: (keys: string[]) => Promise<{ allowed: boolean }>;
+  rateLimit: (keys: string[]) => Promise<{ allowed: boolean; retryAfterSeconds?: number }>;
   ip: string;
   userId?: string | null;
   now?: () => number;
@@ -86,7 +86,13 @@ export async function submitContactMessage(
 
   const email = input.email.toLowerCase();
   const limit = await deps.rateLimit([`ip:${deps.ip}`, `email:${email}`]);
-  if (!limit.allowed) return { status: "rate_limited", message: RATE_LIMITED_MESSAGE };
+  if (!limit.allowed) {
+    return {
+      status: "rate_limited",
+      message: RATE_LIMITED_MESSAGE,
+      retryAfterSeconds: Math.max(1, limit.retryAfterSeconds ?? 60),
+    };
+  }
 
   const now = deps.now ?? Date.now;
   const id = randomToken();

@@ -4,6 +4,7 @@ import { randomToken } from "@workers/lib/crypto";
 import { deletePrefix, photoPrefix } from "@workers/lib/photo-storage";
 import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type SQL } from "drizzle-orm";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
+import { displayName } from "~/shared/text";
 import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "~/shared/upload-rules";
 
 // The photo library: folders, the grid's pages, moves, trash and purge. Every
@@ -108,11 +109,7 @@ export async function getFolder(db: Database, userId: string, folderId: string):
 }
 
 export function cleanFolderName(name: string | null | undefined): string {
-  const clean = (name ?? "")
-    .replace(/\s+/g, " ")
-    .replace(/\p{Cc}/gu, "")
-    .trim();
-  return clean.slice(0, 100) || DEFAULT_FOLDER_NAME;
+  return displayName(name ?? "", DEFAULT_FOLDER_NAME);
 }
 
 export async function createFolder(db: Database, userId: string, name: string, now = Date.now()): Promise<Folder> {

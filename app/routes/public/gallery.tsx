@@ -41,7 +41,9 @@ export async function action({ request, context }: Route.ActionArgs) {
     ip: deps.ip,
     userId: getUser(context)?.id ?? null,
   });
-  return data(result, { status: STATUS[result.status] });
+  const headers: HeadersInit =
+    result.status === "rate_limited" ? { "Retry-After": String(result.retryAfterSeconds) } : {};
+  return data(result, { status: STATUS[result.status], headers });
 }
 
 const SMALL_SIZES = "(min-width: 1152px) 352px, (min-width: 768px) calc((100vw - 5rem) / 3), calc(100vw - 2rem)";
