@@ -27,6 +27,18 @@ function paeth(a: number, b: number, c: number): number {
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
+/** The largest image the emulators decode: like the provider, they refuse bigger ones before allocating a pixel. */
+export const MAX_DECODE_EDGE = 12_000;
+export const MAX_DECODE_PIXELS = 50_000_000;
+
+export class ImageTooLarge extends Error {}
+
+function checkSize(width: number, height: number): void {
+  if (width > MAX_DECODE_EDGE || height > MAX_DECODE_EDGE || width * height > MAX_DECODE_PIXELS) {
+    throw new ImageTooLarge(`the image is ${width}x${height}; at most ${MAX_DECODE_EDGE} px a side and 50 MP`);
+  }
+}
+
 export function decodePng(buf: Uint8Array): Raster {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let pos = 8;
@@ -41,6 +53,7 @@ export function decodePng(buf: Uint8Array): Raster {
     if (type === "IHDR") {
       width = view.getUint32(pos + 8);
       height = view.getUint32(pos + 12);
+      checkSize(width, height);
       const bitDepth = chunk[8];
       colorType = chunk[9] ?? 0;
       if (bitDepth !== 8 || chunk[12] !== 0) throw new Error("only 8-bit non-interlaced PNG");
@@ -95,11 +108,28 @@ export function decodePng(buf: Uint8Array): Raster {
 
 export function decodeImage(buf: Uint8Array): Raster {
   if (isJpeg(buf)) {
+    const size = jpegSize(buf);
+    if (size) checkSize(size.width, size.height);
     const img = jpeg.decode(buf, { useTArray: true, maxMemoryUsageInMB: 512, maxResolutionInMP: 50 });
     return { width: img.width, height: img.height, data: img.data };
   }
   if (isPng(buf)) return decodePng(buf);
   throw new Error("not a JPEG or PNG");
+}
+
+/** A JPEG's dimensions from its SOF marker, without decoding. */
+function jpegSize(buf: Uint8Array): { width: number; height: number } | null {
+  let i = 2;
+  while (i + 9 < buf.length) {
+    if (buf[i] !== 0xff) return null;
+    const marker = buf[i + 1]!;
+    const len = (buf[i + 2]! << 8) | buf[i + 3]!;
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: (buf[i + 5]! << 8) | buf[i + 6]!, width: (buf[i + 7]! << 8) | buf[i + 8]! };
+    }
+    i += 2 + len;
+  }
+  return null;
 }
 
 export function encodeJpeg(img: Raster, quality = 80): Uint8Array {

@@ -1,6 +1,16 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearer, json, listen } from "./http.ts";
-import { blank, decodeImage, drawBanner, encodeJpeg, fillRect, mapPixels, type Raster, shrinkToFit } from "./images.ts";
+import {
+  blank,
+  decodeImage,
+  drawBanner,
+  encodeJpeg,
+  fillRect,
+  ImageTooLarge,
+  mapPixels,
+  type Raster,
+  shrinkToFit,
+} from "./images.ts";
 
 // The AI provider emulator: the same HTTP contract as the real provider
 // (shared spec provider-api.md), with a bearer check. It does NOT generate AI
@@ -45,8 +55,9 @@ function source(bytes: Uint8Array | null): Raster {
   if (bytes) {
     try {
       return shrinkToFit(decodeImage(bytes), MAX_EDGE);
-    } catch {
-      // fall through to a plain canvas
+    } catch (err) {
+      if (err instanceof ImageTooLarge) throw err;
+      // anything else: a plain canvas
     }
   }
   return blank(800, 600, [200, 200, 200]);
@@ -153,6 +164,15 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
   /** What each answered call asked for (never the image bytes): tests read it from GET /_emulator/requests. */
   const requests: Record<string, unknown>[] = [];
   return listen("provider", opts.port, async (req, body, res) => {
+    try {
+      return await answer(req, body, res);
+    } catch (err) {
+      if (err instanceof ImageTooLarge) return json(res, 200, { error: "InvalidInput", message: err.message });
+      throw err;
+    }
+  });
+
+  async function answer(req: IncomingMessage, body: Buffer, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname === "/_emulator/mode") {
       if (req.method === "POST") {
@@ -228,5 +248,5 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       out = removal(source(bytes));
     }
     return json(res, 200, { info: { images: [{ data: Buffer.from(encodeJpeg(out)).toString("base64") }] } });
-  });
+  }
 }

@@ -34,6 +34,8 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping…`);
+  // Whatever happens to be running (a hung request, a busy emulator), the processes are gone within 10 s.
+  setTimeout(() => process.exit(1), 10_000).unref();
   await stack.stop();
   process.exit(0);
 }

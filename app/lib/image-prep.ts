@@ -2,7 +2,7 @@
 // file's bytes, downscales the photo to a 3000 px long edge and re-encodes
 // it, and draws the grid's thumbnail. A phone's 12 MP JPEG of 4-10 MB leaves
 // as roughly 1-3 MB; the thumbnail is a 400 px JPEG of about 20-40 KB.
-import { type ImageType, sniffImageType } from "~/shared/image-format";
+import { IMAGE_HEAD_BYTES, type ImageType, readImageInfo, sniffImageType } from "~/shared/image-format";
 import {
   fitWithin,
   JPEG_QUALITY,
@@ -56,10 +56,19 @@ async function encode(c: AnyCanvas, type: ImageType, quality?: number): Promise<
 }
 
 /** Reads, checks and shrinks a chosen file; throws PrepareError with a message for the person. */
+/** What a browser is asked to decode before shrinking: a 200 MP phone camera frame at most. */
+const BROWSER_MAX_EDGE = 16_384;
+const BROWSER_MAX_PIXELS = 200_000_000;
+
 export async function preparePhoto(file: Blob): Promise<PreparedPhoto> {
-  const head = new Uint8Array(await file.slice(0, 16).arrayBuffer());
+  const head = new Uint8Array(await file.slice(0, IMAGE_HEAD_BYTES).arrayBuffer());
   const type = sniffImageType(head);
   if (!type) throw new PrepareError(UPLOAD_MESSAGES.notAnImage);
+  // A header can claim any size: refuse what no phone can decode before trying (the server checks again).
+  const info = readImageInfo(head);
+  if (info && (Math.max(info.width, info.height) > BROWSER_MAX_EDGE || info.width * info.height > BROWSER_MAX_PIXELS)) {
+    throw new PrepareError(UPLOAD_MESSAGES.tooManyPixels);
+  }
 
   let bitmap: ImageBitmap;
   try {

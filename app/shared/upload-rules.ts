@@ -12,12 +12,20 @@ export const LONG_EDGE_LIMIT = 3000;
 export const JPEG_QUALITY = 0.85;
 
 /**
- * Most pixels a photo may have when the server receives it whole (the public
- * API, which has no browser to downscale first): a 24 MP camera frame. The
- * server makes its thumbnail, and must decode it within a Worker's memory.
+ * The most pixels a stored photo may have, read from its header before any
+ * decoding (docs/decisions/0103-pixel-limits.md): 24 megapixels and 10,000 px a
+ * side. A 68-byte PNG can claim 60000x60000; nobody decodes that.
  */
 export const MAX_PHOTO_PIXELS = 24_000_000;
 export const MAX_PHOTO_EDGE = 10_000;
+
+/** Why a photo of these dimensions is refused, or null when it is within the limits. */
+export function pixelProblem(width: number, height: number): string | null {
+  if (!(width >= 1 && height >= 1)) return UPLOAD_MESSAGES.notAnImage;
+  if (Math.max(width, height) > MAX_PHOTO_EDGE || width * height > MAX_PHOTO_PIXELS)
+    return UPLOAD_MESSAGES.tooManyPixels;
+  return null;
+}
 
 /** The grid's thumbnail: long edge and the most bytes the server accepts for one. */
 export const THUMB_LONG_EDGE = 400;
@@ -44,7 +52,8 @@ export const UPLOAD_MESSAGES = {
   thumbTooLarge: "The thumbnail is too large.",
   incomplete: "Some parts of the photo have not arrived yet.",
   noThumb: "The thumbnail has not arrived yet.",
-  tooManyPixels: "This photo has more than 24 megapixels. Please send a smaller one.",
+  tooManyPixels:
+    "This photo is too large in pixels (at most 10,000 px a side and 24 megapixels). Please send a smaller one.",
   tooManyOpen: "Too many uploads are in progress. Please finish or cancel one first.",
   network: "The connection dropped. Retrying…",
   gaveUp: "The upload could not reach our servers. Check your connection and press Try again.",

@@ -268,3 +268,43 @@ describe("refusals leave no object and no row", () => {
     expect((await uploadClient(user.cookie).create({ size: 100, type: "image/jpeg" })).status).toBe(401);
   });
 });
+
+describe("photos with absurd dimensions", () => {
+  function claimPng(width: number, height: number): Uint8Array<ArrayBuffer> {
+    const png = makePng(8, 8);
+    const view = new DataView(png.buffer);
+    view.setUint32(16, width);
+    view.setUint32(20, height);
+    return png;
+  }
+  function claimJpeg(width: number, height: number): Uint8Array<ArrayBuffer> {
+    const jpeg = makeJpeg(16, 16);
+    for (let i = 2; i < jpeg.length - 8; i++) {
+      if (jpeg[i] === 0xff && (jpeg[i + 1] === 0xc0 || jpeg[i + 1] === 0xc2)) {
+        const view = new DataView(jpeg.buffer);
+        view.setUint16(i + 5, height);
+        view.setUint16(i + 7, width);
+        return jpeg;
+      }
+    }
+    throw new Error("no SOF marker");
+  }
+
+  it("are refused from their header with the size message, and nothing is stored", async () => {
+    for (const [name, bytes] of [
+      ["60000x60000 PNG", claimPng(60000, 60000)],
+      ["4294967295x1 PNG", claimPng(4294967295, 1)],
+      ["65535x65535 JPEG", claimJpeg(65535, 65535)],
+      ["10001x10 PNG", claimPng(10_001, 10)],
+      ["6000x4001 PNG (24 MP and a bit)", claimPng(6000, 4001)],
+    ] as const) {
+      const user = await signedIn();
+      const type = name.includes("JPEG") ? "image/jpeg" : "image/png";
+      const res = await uploadWhole(user.cookie, bytes, { name, type, thumb: THUMB });
+      expect(res.status, name).toBeGreaterThanOrEqual(400);
+      expect(res.status, name).toBeLessThan(500);
+      expect(JSON.stringify(res.body), name).toContain(UPLOAD_MESSAGES.tooManyPixels);
+      await expectNothingStored(user.id);
+    }
+  });
+});

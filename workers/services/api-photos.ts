@@ -8,10 +8,9 @@ import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo } from "~/shared/ima
 import { fail, ok, type Result } from "~/shared/result";
 import {
   ACCEPTED_UPLOAD_TYPES,
-  MAX_PHOTO_EDGE,
-  MAX_PHOTO_PIXELS,
   MAX_UPLOAD_BYTES,
   photoNameFromFileName,
+  pixelProblem,
   UPLOAD_MESSAGES,
 } from "~/shared/upload-rules";
 import type { Deps } from "./deps";
@@ -39,8 +38,9 @@ export async function storeApiPhoto(
     return fail("unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
   }
   if (!hasCompleteEnding(info.type, bytes)) return fail("invalid", UPLOAD_MESSAGES.damaged);
-  if (info.width * info.height > MAX_PHOTO_PIXELS || Math.max(info.width, info.height) > MAX_PHOTO_EDGE) {
-    return fail("too_large", UPLOAD_MESSAGES.tooManyPixels);
+  const pixels = pixelProblem(info.width, info.height);
+  if (pixels) {
+    return fail("too_large", pixels);
   }
   let thumb: Uint8Array;
   let thumbSize: { width: number; height: number };

@@ -21,6 +21,7 @@ import {
   chunkLength,
   MAX_UPLOAD_BYTES,
   photoNameFromFileName,
+  pixelProblem,
   THUMB_LONG_EDGE,
   THUMB_MAX_BYTES,
   UPLOAD_MESSAGES,
@@ -156,6 +157,10 @@ export async function putChunk(
     const type = sniffImageType(bytes);
     if (type === null) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
     if (type !== s.contentType) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.mismatch);
+    // The header's dimensions, checked before a byte is kept (again at completion, when the whole file is there).
+    const head = readImageInfo(bytes.subarray(0, IMAGE_HEAD_BYTES));
+    const pixels = head ? pixelProblem(head.width, head.height) : null;
+    if (pixels) return reject(deps, s, "unprocessable", pixels);
   }
   const key = chunkKey(userId, s.photoId, index);
   await deps.bucket.put(key, bytes);
@@ -304,6 +309,8 @@ export async function completeUpload(
   if (!info) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
   if (info.type !== s.contentType) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.mismatch);
   if (!hasCompleteEnding(info.type, whole)) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
+  const pixels = pixelProblem(info.width, info.height);
+  if (pixels) return reject(deps, s, "unprocessable", pixels);
 
   const key = originalKey(userId, s.photoId);
   const stored = await deps.bucket.put(key, whole, {
