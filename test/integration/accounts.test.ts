@@ -6,6 +6,7 @@ import { STATUS } from "@workers/http/result";
 import { sha256Hex } from "@workers/lib/crypto";
 import { RATE_LIMITED_MESSAGE } from "@workers/objects/rate-limiter";
 import { userObject } from "@workers/objects/user-object";
+import { SIGN_IN_SLOWDOWN_MS } from "@workers/services/accounts/deps";
 import { signInWithPassword, signUp } from "@workers/services/accounts/password-auth";
 import { requestPasswordReset, resetPassword } from "@workers/services/accounts/password-reset";
 import { resendVerification, verifyEmail } from "@workers/services/accounts/verification";
@@ -292,18 +293,39 @@ describe("password reset", () => {
 });
 
 describe("rate limits", () => {
-  it("answers 429 after 10 sign-in attempts for one address, from any IP", async () => {
+  it("slows guessing at one address from anywhere, but never locks out the right password", async () => {
     const { email } = await signUpAndVerify();
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+    };
     const results = [];
     for (let i = 0; i < 11; i++) {
-      results.push(await signInWithPassword(accountDeps().deps, { email, password: "wrong password" }));
+      results.push(await signInWithPassword(accountDeps({ sleep }).deps, { email, password: "wrong password" }));
     }
+    // Each guess came from another IP: all answered "invalid", the 11th after a wait.
+    expect(results.every((r) => !r.ok && r.code === "unauthenticated")).toBe(true);
+    expect(waits).toEqual([SIGN_IN_SLOWDOWN_MS]);
+    // The owner, from their own IP, still signs in (after the same wait).
+    expect(await signInWithPassword(accountDeps({ sleep }).deps, { email, password: PASSWORD })).toMatchObject({
+      ok: true,
+    });
+    expect(waits).toEqual([SIGN_IN_SLOWDOWN_MS, SIGN_IN_SLOWDOWN_MS]);
+  });
+
+  it("refuses one client after 10 failures at one address, and only that client", async () => {
+    const { email } = await signUpAndVerify();
+    const guesser = accountDeps({ sleep: async () => {} }).deps;
+    const results = [];
+    for (let i = 0; i < 11; i++) results.push(await signInWithPassword(guesser, { email, password: "wrong password" }));
     expect(results.slice(0, 10).every((r) => !r.ok && r.code === "unauthenticated")).toBe(true);
     expect(results[10]).toMatchObject({ ok: false, code: "rate_limited", error: RATE_LIMITED_MESSAGE });
-    // Even the right password is refused until the window passes.
-    expect(await signInWithPassword(accountDeps().deps, { email, password: PASSWORD })).toMatchObject({
-      code: "rate_limited",
-    });
+    expect(results[10]!.ok === false && results[10]!.retryAfterSeconds).toBeGreaterThan(0);
+    // That client is refused even with the right password until the window passes...
+    expect(await signInWithPassword(guesser, { email, password: PASSWORD })).toMatchObject({ code: "rate_limited" });
+    // ...while the owner elsewhere is not.
+    const owner = accountDeps({ sleep: async () => {} }).deps;
+    expect(await signInWithPassword(owner, { email, password: PASSWORD })).toMatchObject({ ok: true });
   });
 
   it("answers 429 after 20 reset requests from one IP, whatever the address", async () => {

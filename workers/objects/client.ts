@@ -3,7 +3,7 @@
 // import from here, never from the object classes' modules.
 import type { UserObject } from "./user-object";
 
-export { clientIp, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
+export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
 export type { LiveBalance } from "./user-object";
 
 export type UserObjectStub = DurableObjectStub<UserObject>;

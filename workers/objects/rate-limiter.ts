@@ -29,6 +29,15 @@ export class RateLimiter extends DurableObject<Env> {
     };
   }
 
+  /** The count in the current window, without counting this look. */
+  async peek(windowMs: number): Promise<{ count: number; retryAfterSeconds: number }> {
+    const now = Date.now();
+    const windowStart = now - (now % windowMs);
+    const state = await this.ctx.storage.get<{ windowStart: number; count: number }>("w");
+    const count = state && state.windowStart === windowStart ? state.count : 0;
+    return { count, retryAfterSeconds: Math.ceil((windowStart + windowMs - now) / 1000) };
+  }
+
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
   }
@@ -65,6 +74,19 @@ export async function rateLimit(
     allowed: refused.length === 0,
     retryAfterSeconds: Math.max(0, ...refused.map((r) => r.retryAfterSeconds)),
   };
+}
+
+function limiter(env: Env, rule: RateRule, key: string) {
+  return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`${rule.name}:${key.toLowerCase()}`));
+}
+
+/** How many attempts one key has made in the rule's current window (counts nothing). */
+export function peekLimit(
+  env: Env,
+  rule: RateRule,
+  key: string,
+): Promise<{ count: number; retryAfterSeconds: number }> {
+  return limiter(env, rule, key).peek(rule.windowMs);
 }
 
 export function clientIp(request: Request): string {

@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
 import type { Mailer } from "@workers/adapters/mail";
-import { RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "@workers/objects/client";
+import { peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "@workers/objects/client";
 import type { Failure as SharedFailure } from "~/shared/result";
 
 /** What every account service needs; routes build it per request, tests pass their own. */
@@ -17,6 +17,8 @@ export interface AccountDeps {
   /** The client's address, for per-IP rate limits. */
   ip: string;
   now?: number;
+  /** Waits before answering (slowing guesses at one account); tests pass their own. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export type FieldErrors<F extends string> = Partial<Record<F, string>>;
@@ -43,7 +45,8 @@ const HOUR = 60 * MINUTE;
  */
 export const LIMITS = {
   signIn: {
-    email: { name: "signin:email", limit: 10, windowMs: 15 * MINUTE },
+    // Failures, not attempts (docs/decisions/0104-sign-in-throttling.md): the pair is refused, the address is slowed.
+    email: { name: "signin:fail:email", limit: 10, windowMs: 15 * MINUTE },
     ip: { name: "signin:ip", limit: 100, windowMs: 15 * MINUTE },
   },
   signUp: {
@@ -59,6 +62,49 @@ export const LIMITS = {
     ip: { name: "resend:ip", limit: 20, windowMs: HOUR },
   },
 } satisfies Record<string, { email: RateRule; ip: RateRule }>;
+
+/** Sign-in failures one client may make at one address in 15 minutes before that pair is refused. */
+export const SIGN_IN_PAIR_RULE: RateRule = { name: "signin:fail:pair", limit: 10, windowMs: 15 * MINUTE };
+/** The wait added to every sign-in at an address with more failures than LIMITS.signIn.email allows. */
+export const SIGN_IN_SLOWDOWN_MS = 2_000;
+
+/**
+ * Sign-in throttling that slows guessing without letting a stranger lock an
+ * account: attempts are counted per IP (refused over the limit), failures per
+ * address and client IP (that pair is refused), and failures per address from
+ * anywhere (every attempt at that address then waits SIGN_IN_SLOWDOWN_MS, and a
+ * right password still signs in).
+ */
+export async function signInGate(
+  deps: Pick<AccountDeps, "env" | "ip" | "sleep">,
+  email: string,
+): Promise<Failure | null> {
+  const [byIp, pair, address] = await Promise.all([
+    rateLimit(deps.env, LIMITS.signIn.ip, [deps.ip]),
+    peekLimit(deps.env, SIGN_IN_PAIR_RULE, `${email}|${deps.ip}`),
+    peekLimit(deps.env, LIMITS.signIn.email, email),
+  ]);
+  if (!byIp.allowed || pair.count >= SIGN_IN_PAIR_RULE.limit) {
+    return {
+      ok: false,
+      code: "rate_limited",
+      error: RATE_LIMITED_MESSAGE,
+      retryAfterSeconds: byIp.allowed ? pair.retryAfterSeconds : byIp.retryAfterSeconds,
+    };
+  }
+  if (address.count >= LIMITS.signIn.email.limit) {
+    await (deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms))))(SIGN_IN_SLOWDOWN_MS);
+  }
+  return null;
+}
+
+/** Records a failed sign-in against the address and the address+client pair. */
+export async function countSignInFailure(deps: Pick<AccountDeps, "env" | "ip">, email: string): Promise<void> {
+  await Promise.all([
+    rateLimit(deps.env, SIGN_IN_PAIR_RULE, [`${email}|${deps.ip}`]),
+    rateLimit(deps.env, LIMITS.signIn.email, [email]),
+  ]);
+}
 
 /** Counts one attempt per e-mail and per IP; a Failure with 429 when either is over. */
 export async function checkLimits(

@@ -4,7 +4,15 @@ import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "@w
 import { createSession } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
-import { type AccountDeps, checkLimits, type Failure, invalidFields, LIMITS } from "./deps";
+import {
+  type AccountDeps,
+  checkLimits,
+  countSignInFailure,
+  type Failure,
+  invalidFields,
+  LIMITS,
+  signInGate,
+} from "./deps";
 import { landingPath } from "./landing";
 import { fieldErrors, nameFromEmail, PASSWORD_MAX, signInSchema, signUpSchema } from "./validation";
 import { sendVerification } from "./verification";
@@ -71,7 +79,7 @@ export async function signInWithPassword(
   if (!parsed.success) return invalidFields(fieldErrors<SignInField>(parsed.error));
   const { email, password } = parsed.data;
 
-  const limited = await checkLimits(deps, LIMITS.signIn, email);
+  const limited = await signInGate(deps, email);
   if (limited) return limited;
 
   const invalid: Failure<SignInField> = { ok: false, code: "unauthenticated", error: MESSAGES.invalidCredentials };
@@ -79,7 +87,10 @@ export async function signInWithPassword(
   // Longer than any password we accept: it cannot match, and hashing it would only cost CPU.
   const candidate = password.length > PASSWORD_MAX ? "" : password;
   const matches = await verifyPassword(candidate, user?.passwordHash ?? (await dummyPasswordHash()));
-  if (!user?.passwordHash || !matches || candidate === "") return invalid;
+  if (!user?.passwordHash || !matches || candidate === "") {
+    await countSignInFailure(deps, email);
+    return invalid;
+  }
 
   if (user.emailVerifiedAt === null) {
     return { ok: false, code: "forbidden", error: MESSAGES.verifyFirst, needsVerification: true };
