@@ -221,6 +221,9 @@ export const subscriptions = sqliteTable("subscriptions", {
   stateVersion: integer("state_version").notNull().default(0),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /** When the current credit window began, and the most plan credits granted in it (migrations/0009). */
+  windowStart: integer("window_start"),
+  windowCredits: integer("window_credits").notNull().default(0),
 });
 
 export const paidPeriods = sqliteTable("paid_periods", {
@@ -235,6 +238,12 @@ export const paidPeriods = sqliteTable("paid_periods", {
   monthsGranted: integer("months_granted").notNull().default(0),
   nextGrantAt: integer("next_grant_at"),
   createdAt: integer("created_at").notNull(),
+  billingReason: text("billing_reason"),
+  /** The invoice total in cents after prorations and discounts, before any customer balance (negative: a credit). */
+  invoiceTotal: integer("invoice_total"),
+  /** Credits granted for the first month (0 for a downgrade or a $0 invoice). */
+  firstGrant: integer("first_grant").notNull().default(0),
+  paymentIntentId: text("payment_intent_id"),
 });
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;

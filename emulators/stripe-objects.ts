@@ -238,17 +238,17 @@ export function invoiceObject(i: InvoiceSpec) {
     subtotal: i.price.unit_amount,
     taxes: [],
   });
-  const total = Math.max(
-    0,
-    lines.reduce((sum, l) => sum + l.amount, 0),
-  );
+  // Like Stripe: the total may be negative (a downgrade's unused time exceeds the new price); nothing is charged
+  // then, and the difference becomes the customer's credit balance.
+  const total = lines.reduce((sum, l) => sum + l.amount, 0);
+  const charged = Math.max(0, total);
   return {
     id: i.id,
     object: "invoice",
     account_country: "US",
     account_name: "Stagewise (emulated)",
-    amount_due: total,
-    amount_paid: total,
+    amount_due: charged,
+    amount_paid: charged,
     amount_remaining: 0,
     attempt_count: 1,
     attempted: true,

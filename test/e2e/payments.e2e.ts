@@ -154,7 +154,8 @@ describe("paying for a plan", () => {
     await page.waitForURL(`${baseUrl()}/billing?changed=1`);
     expect(await page.getByTestId("billing-plan-name").textContent()).toBe("Professional plan");
     expect(await page.getByTestId("billing-plan-price").textContent()).toBe("$96.00 per month (billed yearly)");
-    expect(await page.getByTestId("credits").textContent()).toBe(String(9 + 88));
+    // An upgrade grants the difference: 9 for Small, then 88 - 9 for Professional (docs/decisions/0080).
+    expect(await page.getByTestId("credits").textContent()).toBe(String(88));
 
     // One customer, one subscription: the switch updated it.
     const subs = await (await fetch(`${stripeOrigin()}/_emulator/events?type=customer.subscription.created`)).json();
@@ -168,7 +169,7 @@ describe("paying for a plan", () => {
     await page.waitForURL(`${stripeOrigin()}/p/session/**`);
     await page.getByRole("button", { name: "Emulator: start next billing period now" }).click();
     await page.getByText("A new billing period has started and was paid.").waitFor();
-    expect((await me(user.sessionToken!)).credits).toBe(9 + 88 + 88);
+    expect((await me(user.sessionToken!)).credits).toBe(88 + 88);
     page.assertClean();
   });
 

@@ -204,10 +204,15 @@ export class SubscriptionStory {
     this.metadata.planId = planId;
     this.metadata.interval = interval;
     const previous = { items: this.sub.items };
+    // Stripe credits the unused part of the old period (the billing cycle restarts now).
+    const item = this.sub.items.data[0]!;
+    const total = item.current_period_end - item.current_period_start;
+    const unused = Math.max(0, item.current_period_end - this.clock);
+    const credit = total > 0 ? Math.round((item.price.unit_amount * unused) / total) : 0;
     this.price = priceFor(planId, interval);
     const start = this.clock;
     const end = addInterval(start, interval);
-    const inv = this.invoice("subscription_update", start, end, 1234);
+    const inv = this.invoice("subscription_update", start, end, credit);
     const sub = this.build({ periodStart: start, periodEnd: end, latestInvoice: inv.id });
     return {
       updated: this.event("customer.subscription.updated", sub, previous),

@@ -64,6 +64,8 @@ describe("which subscription state wins", () => {
       stateVersion: 1,
       createdAt: 0,
       updatedAt: 0,
+      windowStart: null,
+      windowCredits: 0,
     });
     expect(currentSubscription([row("a", "active", 5), row("b", "active", 9), row("c", "canceled", 20)])?.id).toBe("b");
     expect(currentSubscription([row("a", "canceled", 5), row("b", "incomplete", 9)])).toBeNull();
@@ -87,6 +89,7 @@ describe("Stripe events as plain data", () => {
         invoiceId: events.invoice.id,
         planId: "standard",
         interval: "year",
+        total: events.invoice.total,
       },
     });
   });
@@ -102,6 +105,9 @@ describe("Stripe events as plain data", () => {
       interval: "year",
       periodStart: 1_800_000_000_000,
       periodEnd: addMonthsUtc(1_800_000_000_000, 12),
+      billingReason: "subscription_create",
+      total: events.invoice.total,
+      paymentIntentId: null,
     });
   });
 

@@ -96,8 +96,20 @@ function invoiceFact(invoice: Stripe.Invoice): { fact: PaymentFact; userHint: st
       ...plan,
       periodStart: line.period.start * 1000,
       periodEnd: line.period.end * 1000,
+      billingReason: invoice.billing_reason ?? null,
+      total: invoice.total,
+      paymentIntentId: paymentIntentOf(invoice),
     },
   };
+}
+
+/** The PaymentIntent that paid an invoice (a refund or a dispute names it, not the invoice). */
+function paymentIntentOf(invoice: Stripe.Invoice): string | null {
+  for (const p of invoice.payments?.data ?? []) {
+    const pi = idOf(p.payment?.payment_intent);
+    if (pi) return pi;
+  }
+  return null;
 }
 
 function checkoutFact(session: Stripe.Checkout.Session): { fact: PaymentFact; userHint: string | null } {
@@ -111,7 +123,14 @@ function checkoutFact(session: Stripe.Checkout.Session): { fact: PaymentFact; us
   }
   return {
     userHint,
-    fact: { kind: "checkout_completed", customerId, subscriptionId, invoiceId: idOf(session.invoice), ...plan },
+    fact: {
+      kind: "checkout_completed",
+      customerId,
+      subscriptionId,
+      invoiceId: idOf(session.invoice),
+      ...plan,
+      total: session.amount_total ?? null,
+    },
   };
 }
 

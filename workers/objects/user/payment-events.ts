@@ -20,6 +20,8 @@ export type PaymentFact =
       invoiceId: string | null;
       planId: PlanId;
       interval: BillingInterval;
+      /** The checkout's total in cents (0 with a 100% discount: no credits). */
+      total: number | null;
     }
   | {
       kind: "invoice_paid";
@@ -30,6 +32,11 @@ export type PaymentFact =
       interval: BillingInterval;
       periodStart: number;
       periodEnd: number;
+      /** Stripe's billing_reason: subscription_create, subscription_cycle, subscription_update, … */
+      billingReason: string | null;
+      /** The invoice total in cents after proration credits and discounts (negative: a credit to the customer). */
+      total: number;
+      paymentIntentId: string | null;
     }
   | {
       kind: "subscription";
@@ -201,6 +208,8 @@ function inferSubscription(
       stateVersion: 0,
       createdAt: w.now,
       updatedAt: w.now,
+      windowStart: null,
+      windowCredits: 0,
     });
     w.changedSubs.add(f.subscriptionId);
     return;
@@ -219,6 +228,44 @@ function inferSubscription(
   }
 }
 
+/**
+ * The credits an invoice's first month grants (docs/decisions/0080-credits-follow-payments.md):
+ * - nothing when it charged nothing ($0 or less, e.g. a downgrade paid for by the unused time);
+ * - a new subscription or a renewal opens a credit window and grants the plan's credits;
+ * - a plan change grants only what the new plan has beyond the most credits already granted in
+ *   the window, so switching back and forth grants nothing and a window never yields more than
+ *   its highest plan;
+ * - a new-window invoice that arrives after a later plan change in the same window (webhooks come
+ *   in any order) grants only what that change has not already covered, so every order converges.
+ * Returns the grant and the subscription's window after it.
+ */
+export function firstMonthGrant(
+  invoice: { reason: string | null; total: number | null; periodStart: number | null; periodEnd: number | null },
+  planCredits: number,
+  window: { start: number | null; credits: number },
+): { grant: number; window: { start: number | null; credits: number } } {
+  const paid = invoice.total === null || invoice.total > 0;
+  if (invoice.reason === "subscription_update") {
+    if (!paid) return { grant: 0, window };
+    const grant = Math.max(0, planCredits - window.credits);
+    return {
+      grant,
+      window: { start: window.start ?? invoice.periodStart, credits: Math.max(window.credits, planCredits) },
+    };
+  }
+  if (!paid) return { grant: 0, window: { start: invoice.periodStart, credits: 0 } };
+  const late = window.start !== null && invoice.periodStart !== null && invoice.periodStart < window.start;
+  if (late) {
+    const overlaps = invoice.periodEnd === null || invoice.periodEnd > window.start!;
+    if (!overlaps) return { grant: planCredits, window };
+    return {
+      grant: Math.max(0, planCredits - window.credits),
+      window: { ...window, credits: Math.max(window.credits, planCredits) },
+    };
+  }
+  return { grant: planCredits, window: { start: invoice.periodStart, credits: planCredits } };
+}
+
 /** Records a paid invoice and grants its first month of credits (once, whichever event brings it first). */
 async function recordPaidPeriod(
   w: Work,
@@ -229,12 +276,29 @@ async function recordPaidPeriod(
     interval: BillingInterval;
     periodStart: number | null;
     periodEnd: number | null;
+    billingReason: string | null;
+    total: number | null;
+    paymentIntentId: string | null;
+    /** A checkout names its first invoice before invoice.paid brings the invoice itself. */
+    fromCheckout: boolean;
   },
 ): Promise<void> {
   const { db } = w;
   const existing = await db.select().from(paidPeriods).where(eq(paidPeriods.invoiceId, p.invoiceId)).get();
   if (!existing) {
     const plan = requirePlan(p.planId);
+    const sub = w.subs.get(p.subscriptionId);
+    const decided = firstMonthGrant(
+      { reason: p.billingReason, total: p.total, periodStart: p.periodStart, periodEnd: p.periodEnd },
+      plan.credits,
+      { start: sub?.windowStart ?? null, credits: sub?.windowCredits ?? 0 },
+    );
+    if (sub) {
+      w.subs.set(sub.id, { ...sub, windowStart: decided.window.start, windowCredits: decided.window.credits });
+      w.changedSubs.add(sub.id);
+    }
+    // A period paid with nothing (a 100% discount) buys no monthly grants either; a downgrade's does.
+    const unpaidNewPeriod = p.billingReason !== "subscription_update" && p.total !== null && p.total <= 0;
     w.stmts.push(
       db.insert(paidPeriods).values({
         invoiceId: p.invoiceId,
@@ -246,34 +310,48 @@ async function recordPaidPeriod(
         periodStart: p.periodStart,
         periodEnd: p.periodEnd,
         monthsGranted: 1,
-        nextGrantAt: nextGrantAt(p.interval, p.periodStart, p.periodEnd, 1),
+        nextGrantAt: unpaidNewPeriod ? null : nextGrantAt(p.interval, p.periodStart, p.periodEnd, 1),
         createdAt: w.now,
+        billingReason: p.billingReason,
+        // A checkout only knows its session's total; the invoice's own arrives with invoice.paid.
+        invoiceTotal: p.fromCheckout ? null : p.total,
+        firstGrant: decided.grant,
+        paymentIntentId: p.paymentIntentId,
       }),
     );
     const key = planGrantKey(p.invoiceId, 0);
-    if (!(await alreadyRecorded(db, key))) {
+    if (decided.grant > 0 && !(await alreadyRecorded(db, key))) {
+      const what = p.billingReason === "subscription_update" ? `${plan.name} upgrade` : `${plan.name} payment`;
       w.stmts.push(
         ...grantStatements(
           db,
           w.userId,
-          { amount: plan.credits, source: "plan", reason: `${plan.name} payment`, idempotencyKey: key },
+          { amount: decided.grant, source: "plan", reason: what, idempotencyKey: key },
           w.now,
         ),
       );
     }
     return;
   }
+  const fill: Partial<PaidPeriodRow> = {};
   if (existing.periodStart === null && p.periodStart !== null) {
-    w.stmts.push(
-      db
-        .update(paidPeriods)
-        .set({
-          periodStart: p.periodStart,
-          periodEnd: p.periodEnd,
-          nextGrantAt: nextGrantAt(existing.interval, p.periodStart, p.periodEnd, existing.monthsGranted),
-        })
-        .where(eq(paidPeriods.invoiceId, p.invoiceId)),
-    );
+    fill.periodStart = p.periodStart;
+    fill.periodEnd = p.periodEnd;
+    fill.nextGrantAt = nextGrantAt(existing.interval, p.periodStart, p.periodEnd, existing.monthsGranted);
+  }
+  if (existing.paymentIntentId === null && p.paymentIntentId) fill.paymentIntentId = p.paymentIntentId;
+  if (existing.billingReason === null && p.billingReason) fill.billingReason = p.billingReason;
+  if (existing.invoiceTotal === null && !p.fromCheckout) fill.invoiceTotal = p.total;
+  if (fill.periodStart !== undefined && existing.billingReason !== "subscription_update") {
+    // The checkout recorded this period before its dates were known: its window starts with them.
+    const sub = w.subs.get(existing.subscriptionId);
+    if (sub && sub.windowStart === null) {
+      w.subs.set(sub.id, { ...sub, windowStart: fill.periodStart ?? null });
+      w.changedSubs.add(sub.id);
+    }
+  }
+  if (Object.keys(fill).length > 0) {
+    w.stmts.push(db.update(paidPeriods).set(fill).where(eq(paidPeriods.invoiceId, p.invoiceId)));
   }
 }
 
@@ -294,6 +372,8 @@ function applySubscriptionState(w: Work, createdAt: number, f: Extract<PaymentFa
     stateVersion: createdAt,
     createdAt: row?.createdAt ?? w.now,
     updatedAt: w.now,
+    windowStart: row?.windowStart ?? null,
+    windowCredits: row?.windowCredits ?? 0,
   });
   w.changedSubs.add(f.subscriptionId);
 }
@@ -325,13 +405,21 @@ export async function applyPaymentEvent(
       customerId = f.customerId;
       inferSubscription(w, f, null);
       if (f.invoiceId) {
-        await recordPaidPeriod(w, { ...f, invoiceId: f.invoiceId, periodStart: null, periodEnd: null });
+        await recordPaidPeriod(w, {
+          ...f,
+          invoiceId: f.invoiceId,
+          periodStart: null,
+          periodEnd: null,
+          billingReason: "subscription_create",
+          paymentIntentId: null,
+          fromCheckout: true,
+        });
       }
       break;
     case "invoice_paid":
       customerId = f.customerId;
       inferSubscription(w, f, { start: f.periodStart, end: f.periodEnd });
-      await recordPaidPeriod(w, f);
+      await recordPaidPeriod(w, { ...f, fromCheckout: false });
       break;
     case "subscription":
       customerId = f.customerId;
@@ -444,6 +532,11 @@ export async function grantDueMonths(db: Database, userId: string, now: number):
             now,
           ),
           advance,
+          // Each month of a yearly plan opens a new credit window.
+          db
+            .update(subscriptions)
+            .set({ windowStart: p.nextGrantAt, windowCredits: p.credits })
+            .where(eq(subscriptions.id, p.subscriptionId)),
         ]);
         total += p.credits;
       }
