@@ -246,6 +246,20 @@ export const paidPeriods = sqliteTable("paid_periods", {
   paymentIntentId: text("payment_intent_id"),
 });
 
+/** A refund or dispute that took back a payment's unspent credits (migrations/0009). */
+export const paymentReversals = sqliteTable("payment_reversals", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  paymentIntentId: text("payment_intent_id").notNull(),
+  cause: text("cause", { enum: ["refund", "dispute"] }).notNull(),
+  granted: integer("granted").notNull(),
+  due: integer("due").notNull(),
+  taken: integer("taken").notNull(),
+  alreadySpent: integer("already_spent").notNull(),
+  restoredAt: integer("restored_at"),
+  createdAt: integer("created_at").notNull(),
+});
+
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type PaidPeriodRow = typeof paidPeriods.$inferSelect;
 

@@ -1,3 +1,22 @@
+import type Stripe from "stripe";
+
+// Every object here is checked against the stripe package's own types
+// (\`satisfies Partial<Stripe.X>\`): a field Stripe renames, retypes or drops
+// fails the typecheck, so the emulator cannot drift from Stripe's shapes unnoticed.
+
+/** The API sends decimals as strings; the SDK's types describe them after parsing into Decimal. */
+function decimal(value: string): string {
+  return value;
+}
+
+/** A Stripe type as it travels over the wire: decimals are strings. */
+type Wire<T> = T extends Stripe.Decimal
+  ? string
+  : T extends (infer U)[]
+    ? Wire<U>[]
+    : T extends object
+      ? { [K in keyof T]: Wire<T[K]> }
+      : T;
 // Builders for Stripe API objects in the shapes of API version 2026-10-28
 // (the stripe SDK 23.1.0's), used by the Stripe emulator and by the workerd
 // tests, so the events our webhook is tested with are the events the emulator
@@ -42,8 +61,8 @@ export function priceObject(p: PriceSpec, created = 1_700_000_000) {
     transform_quantity: null,
     type: "recurring",
     unit_amount: p.unitAmount,
-    unit_amount_decimal: String(p.unitAmount),
-  };
+    unit_amount_decimal: decimal(String(p.unitAmount)),
+  } satisfies Partial<Wire<Stripe.Price>>;
 }
 
 export type PriceObject = ReturnType<typeof priceObject>;
@@ -90,7 +109,12 @@ export function subscriptionObject(s: SubscriptionSpec) {
     cancel_at: s.cancelAtPeriodEnd ? s.periodEnd : null,
     cancel_at_period_end: Boolean(s.cancelAtPeriodEnd),
     canceled_at: s.canceledAt ?? null,
-    cancellation_details: { comment: null, feedback: null, reason: s.canceledAt ? "cancellation_requested" : null },
+    cancellation_details: {
+      comment: null,
+      feedback: null,
+      feedback_option: null,
+      reason: s.canceledAt ? "cancellation_requested" : null,
+    },
     collection_method: "charge_automatically",
     created: s.created,
     currency: "usd",
@@ -101,7 +125,13 @@ export function subscriptionObject(s: SubscriptionSpec) {
     description: null,
     discounts: [],
     ended_at: s.endedAt ?? null,
-    invoice_settings: { account_tax_ids: null, issuer: { type: "self" } },
+    invoice_settings: {
+      account_tax_ids: null,
+      custom_fields: null,
+      description: null,
+      footer: null,
+      issuer: { type: "self" },
+    },
     items: {
       object: "list",
       data: [
@@ -112,8 +142,31 @@ export function subscriptionObject(s: SubscriptionSpec) {
           created: s.created,
           current_period_end: s.periodEnd,
           current_period_start: s.periodStart,
+          current_trial: null,
           discounts: [],
           metadata: {},
+          // Stripe still mirrors the price as a legacy plan on each item.
+          plan: {
+            id: s.price.id,
+            object: "plan",
+            active: true,
+            amount: s.price.unit_amount,
+            amount_decimal: s.price.unit_amount_decimal,
+            billing_scheme: "per_unit",
+            created: s.price.created,
+            currency: s.price.currency,
+            interval: s.price.recurring.interval,
+            interval_count: s.price.recurring.interval_count,
+            livemode: false,
+            metadata: {},
+            meter: null,
+            nickname: null,
+            product: s.price.product,
+            tiers_mode: null,
+            transform_usage: null,
+            trial_period_days: null,
+            usage_type: "licensed",
+          },
           price: s.price,
           quantity: 1,
           subscription: s.id,
@@ -121,7 +174,6 @@ export function subscriptionObject(s: SubscriptionSpec) {
         },
       ],
       has_more: false,
-      total_count: 1,
       url: `/v1/subscription_items?subscription=${s.id}`,
     },
     latest_invoice: s.latestInvoice ?? null,
@@ -140,9 +192,9 @@ export function subscriptionObject(s: SubscriptionSpec) {
     test_clock: null,
     transfer_data: null,
     trial_end: null,
-    trial_settings: { end_behavior: { missing_payment_method: "create_invoice" } },
+    trial_settings: { end_behavior: { billing_cycle_anchor: null, missing_payment_method: "create_invoice" } },
     trial_start: null,
-  };
+  } satisfies Partial<Wire<Stripe.Subscription>>;
 }
 
 export type SubscriptionObject = ReturnType<typeof subscriptionObject>;
@@ -164,6 +216,8 @@ export interface InvoiceSpec {
   /** Credit for unused time of the previous price (a negative proration line), in cents. */
   prorationCredit?: number;
   hostedUrl?: string | null;
+  /** The PaymentIntent that paid it (none when nothing was charged). */
+  paymentIntent?: string | null;
 }
 
 export function invoiceObject(i: InvoiceSpec) {
@@ -171,7 +225,7 @@ export function invoiceObject(i: InvoiceSpec) {
   if (i.prorationCredit) {
     lines.push({
       id: `${i.id}_il_proration`,
-      object: "line_item",
+      object: "line_item" as const,
       amount: -i.prorationCredit,
       currency: "usd",
       description: "Unused time on previous plan",
@@ -195,18 +249,20 @@ export function invoiceObject(i: InvoiceSpec) {
       period: { start: i.periodStart, end: i.periodStart },
       pretax_credit_amounts: [],
       pricing: {
-        type: "price_details",
+        type: "price_details" as const,
         price_details: { price: i.price.id, product: i.price.product },
         unit_amount_decimal: null,
       },
       quantity: 1,
+      quantity_decimal: decimal("1"),
+      subscription: i.subscriptionId,
       subtotal: -i.prorationCredit,
       taxes: [],
     });
   }
   lines.push({
     id: `${i.id}_il_period`,
-    object: "line_item",
+    object: "line_item" as const,
     amount: i.price.unit_amount,
     currency: "usd",
     description: `1 × ${i.price.lookup_key} (at $${(i.price.unit_amount / 100).toFixed(2)} / ${i.price.recurring.interval})`,
@@ -230,11 +286,13 @@ export function invoiceObject(i: InvoiceSpec) {
     period: { start: i.periodStart, end: i.periodEnd },
     pretax_credit_amounts: [],
     pricing: {
-      type: "price_details",
+      type: "price_details" as const,
       price_details: { price: i.price.id, product: i.price.product },
-      unit_amount_decimal: String(i.price.unit_amount),
+      unit_amount_decimal: decimal(String(i.price.unit_amount)),
     },
     quantity: 1,
+    quantity_decimal: decimal("1"),
+    subscription: i.subscriptionId,
     subtotal: i.price.unit_amount,
     taxes: [],
   });
@@ -263,7 +321,6 @@ export function invoiceObject(i: InvoiceSpec) {
       object: "list",
       data: lines,
       has_more: false,
-      total_count: lines.length,
       url: `/v1/invoices/${i.id}/lines`,
     },
     livemode: false,
@@ -274,13 +331,37 @@ export function invoiceObject(i: InvoiceSpec) {
       quote_details: null,
       subscription_details: { metadata: i.metadata, subscription: i.subscriptionId },
     },
+    payments: {
+      object: "list",
+      data:
+        i.paymentIntent && charged > 0
+          ? [
+              {
+                id: `inpay_${i.id.slice(3)}`,
+                object: "invoice_payment" as const,
+                amount_paid: charged,
+                amount_requested: charged,
+                created: i.created,
+                currency: "usd",
+                invoice: i.id,
+                is_default: true,
+                livemode: false,
+                payment: { type: "payment_intent" as const, payment_intent: i.paymentIntent },
+                status: "paid",
+                status_transitions: { canceled_at: null, paid_at: i.created },
+              },
+            ]
+          : [],
+      has_more: false,
+      url: `/v1/invoice_payments?invoice=${i.id}`,
+    },
     period_end: i.created,
     period_start: i.created,
     status: "paid",
     status_transitions: { finalized_at: i.created, marked_uncollectible_at: null, paid_at: i.created, voided_at: null },
     subtotal: total,
     total,
-  };
+  } satisfies Partial<Wire<Stripe.Invoice>>;
 }
 
 export type InvoiceObject = ReturnType<typeof invoiceObject>;
@@ -316,7 +397,18 @@ export function checkoutSessionObject(s: CheckoutSessionSpec) {
     currency: "usd",
     customer: s.customer,
     customer_creation: null,
-    customer_details: s.customerEmail ? { email: s.customerEmail } : null,
+    customer_details: s.customerEmail
+      ? {
+          address: null,
+          business_name: null,
+          email: s.customerEmail,
+          individual_name: null,
+          name: null,
+          phone: null,
+          tax_exempt: null,
+          tax_ids: null,
+        }
+      : null,
     customer_email: null,
     expires_at: s.created + 24 * 3600,
     invoice: s.invoice,
@@ -330,7 +422,7 @@ export function checkoutSessionObject(s: CheckoutSessionSpec) {
     success_url: s.successUrl,
     ui_mode: "hosted",
     url: s.status === "open" ? s.url : null,
-  };
+  } satisfies Partial<Wire<Stripe.Checkout.Session>>;
 }
 
 export type CheckoutSessionObject = ReturnType<typeof checkoutSessionObject>;
@@ -353,4 +445,58 @@ export function eventObject(
     request: { id: null, idempotency_key: null },
     type,
   };
+}
+
+/** The charge of a paid invoice, as charge.refunded carries it. */
+export function chargeObject(c: {
+  id: string;
+  customer: string;
+  paymentIntent: string;
+  amount: number;
+  amountRefunded: number;
+  created: number;
+}) {
+  return {
+    id: c.id,
+    object: "charge",
+    amount: c.amount,
+    amount_captured: c.amount,
+    amount_refunded: c.amountRefunded,
+    captured: true,
+    created: c.created,
+    currency: "usd",
+    customer: c.customer,
+    disputed: false,
+    livemode: false,
+    metadata: {},
+    paid: true,
+    payment_intent: c.paymentIntent,
+    refunded: c.amountRefunded >= c.amount,
+    status: "succeeded",
+  } satisfies Partial<Wire<Stripe.Charge>>;
+}
+
+/** A dispute of a charge, as charge.dispute.created and charge.dispute.closed carry it. */
+export function disputeObject(d: {
+  id: string;
+  charge: string;
+  paymentIntent: string;
+  amount: number;
+  status: "needs_response" | "won" | "lost";
+  created: number;
+}) {
+  return {
+    id: d.id,
+    object: "dispute",
+    amount: d.amount,
+    charge: d.charge,
+    created: d.created,
+    currency: "usd",
+    is_charge_refundable: false,
+    livemode: false,
+    metadata: {},
+    payment_intent: d.paymentIntent,
+    reason: "fraudulent",
+    status: d.status,
+  } satisfies Partial<Wire<Stripe.Dispute>>;
 }

@@ -7,7 +7,9 @@ import { bearer, json, listen } from "./http.ts";
 import {
   addInterval,
   type CheckoutSessionObject,
+  chargeObject,
   checkoutSessionObject,
+  disputeObject,
   eventObject,
   type Interval,
   type InvoiceObject,
@@ -76,6 +78,8 @@ interface State {
   idempotency: Record<string, { fingerprint: string; status: number; body: unknown }>;
   requests: { method: string; path: string; idempotencyKey: string | null; at: string }[];
   invoiceCounter: number;
+  /** The charge behind each paid invoice, with what was refunded and any dispute. */
+  charges: Record<string, { id: string; invoice: string; amountRefunded: number; dispute: string | null }>;
 }
 
 const emptyState = (): State => ({
@@ -88,6 +92,7 @@ const emptyState = (): State => ({
   idempotency: {},
   requests: [],
   invoiceCounter: 0,
+  charges: {},
 });
 
 function id(prefix: string): string {
@@ -277,6 +282,7 @@ export async function startStripeEmulator(opts: StripeEmulatorOptions) {
       billingReason: reason,
       prorationCredit,
       hostedUrl: `${origin}/invoices/${invId}`,
+      paymentIntent: `pi_${invId.slice(3)}`,
     });
     state.invoices[invId] = inv;
     return inv;
@@ -453,6 +459,60 @@ export async function startStripeEmulator(opts: StripeEmulatorOptions) {
       next = (await setCancelAtPeriodEnd(subId, params.cancel_at_period_end === "true")) ?? next;
     }
     return { status: 200, value: next };
+  }
+
+  async function moneyBack(
+    invoiceId: string,
+    what: "refund" | "dispute" | "dispute-won" | "dispute-lost",
+    body: Buffer,
+  ): Promise<unknown> {
+    const inv = state.invoices[invoiceId];
+    const pi = inv?.payments.data[0]?.payment.payment_intent;
+    if (!inv || !pi || inv.amount_paid <= 0) return null;
+    state.charges[invoiceId] ??= {
+      id: `ch_${invoiceId.slice(3)}`,
+      invoice: invoiceId,
+      amountRefunded: 0,
+      dispute: null,
+    };
+    const c = state.charges[invoiceId];
+    const charge = () =>
+      chargeObject({
+        id: c.id,
+        customer: inv.customer,
+        paymentIntent: pi,
+        amount: inv.amount_paid,
+        amountRefunded: c.amountRefunded,
+        created: inv.created,
+      });
+    if (what === "refund") {
+      const asked = Number(
+        (JSON.parse(body.toString("utf8") || "{}") as { amount?: number }).amount ?? inv.amount_paid,
+      );
+      c.amountRefunded = Math.min(inv.amount_paid, c.amountRefunded + Math.max(1, Math.round(asked)));
+      const object = charge();
+      await emit([{ type: "charge.refunded", object }]);
+      return object;
+    }
+    const dispute = (status: "needs_response" | "won" | "lost") =>
+      disputeObject({
+        id: c.dispute!,
+        charge: c.id,
+        paymentIntent: pi,
+        amount: inv.amount_paid,
+        status,
+        created: nowSeconds(),
+      });
+    if (what === "dispute") {
+      c.dispute ??= `dp_${invoiceId.slice(3)}`;
+      const object = dispute("needs_response");
+      await emit([{ type: "charge.dispute.created", object }]);
+      return object;
+    }
+    if (!c.dispute) return null;
+    const object = dispute(what === "dispute-won" ? "won" : "lost");
+    await emit([{ type: "charge.dispute.closed", object }]);
+    return object;
   }
 
   function checkoutPage(session: CheckoutSessionObject & { _extra: SessionExtra }): string {
@@ -846,6 +906,12 @@ ${returnLink}`,
             ? await cancelNow(control[1])
             : await setCancelAtPeriodEnd(control[1], true);
       return sub ? json(res, 200, sub) : json(res, 404, { error: "no such active subscription" });
+    }
+    // A paid invoice's money coming back: a (partial) refund, or a dispute opened and then won or lost.
+    const money = /^\/_emulator\/invoices\/([\w-]+)\/(refund|dispute|dispute-won|dispute-lost)$/.exec(path);
+    if (money?.[1] && req.method === "POST") {
+      const found = await moneyBack(money[1], money[2] as "refund" | "dispute" | "dispute-won" | "dispute-lost", body);
+      return found ? json(res, 200, found) : json(res, 404, { error: "no such paid invoice" });
     }
     const resend = /^\/_emulator\/events\/([\w-]+)\/resend$/.exec(path);
     if (resend?.[1] && req.method === "POST") {

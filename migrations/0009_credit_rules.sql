@@ -15,3 +15,22 @@ ALTER TABLE paid_periods ADD COLUMN invoice_total INTEGER;
 ALTER TABLE paid_periods ADD COLUMN first_grant INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE paid_periods ADD COLUMN payment_intent_id TEXT;
 CREATE INDEX paid_periods_payment_intent ON paid_periods (payment_intent_id);
+
+-- A refunded or disputed payment takes back the unspent credits of its grants
+-- (docs/decisions/0081-refunds-and-disputes.md): one row per refund or dispute,
+-- with what the payment granted, what it should take back, what was taken and
+-- what had already been spent. A dispute won gives back what it took.
+CREATE TABLE payment_reversals (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  payment_intent_id TEXT NOT NULL,
+  cause TEXT NOT NULL CHECK (cause IN ('refund', 'dispute')),
+  granted INTEGER NOT NULL CHECK (granted >= 0),
+  due INTEGER NOT NULL CHECK (due >= 0),
+  taken INTEGER NOT NULL CHECK (taken >= 0),
+  already_spent INTEGER NOT NULL CHECK (already_spent >= 0),
+  restored_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX payment_reversals_user ON payment_reversals (user_id, created_at);
+CREATE INDEX payment_reversals_payment ON payment_reversals (payment_intent_id);

@@ -1,5 +1,6 @@
 import Stripe from "stripe";
 import { PLANS } from "../app/shared/catalog.ts";
+import { HANDLED_EVENT_TYPES } from "../app/shared/stripe-event-types.ts";
 
 // One-time (and repeatable) setup of a Stripe account for this app:
 //  - a recurring price per plan and interval, found by its lookup key
@@ -13,17 +14,7 @@ import { PLANS } from "../app/shared/catalog.ts";
 //
 // STRIPE_API_URL points it at the local emulator instead (it has every price already).
 
-// Keep in step with workers/services/stripe-events.ts HANDLED_EVENT_TYPES.
-const EVENTS = [
-  "checkout.session.completed",
-  "invoice.paid",
-  "customer.subscription.created",
-  "customer.subscription.updated",
-  "customer.subscription.deleted",
-  "customer.subscription.paused",
-  "customer.subscription.resumed",
-  "customer.subscription.pending_update_applied",
-] as const;
+const EVENTS = HANDLED_EVENT_TYPES;
 
 const key = process.env.STRIPE_SECRET_KEY;
 if (!key) throw new Error("Set STRIPE_SECRET_KEY (never commit it).");

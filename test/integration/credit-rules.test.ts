@@ -138,3 +138,73 @@ describe("the rule table", () => {
     expect(r.window.credits).toBe(after);
   });
 });
+
+describe("refunds and disputes", { timeout: 60_000 }, () => {
+  async function spend(userId: string, n: number) {
+    const { userObject } = await import("@workers/objects/client");
+    const { env } = await import("cloudflare:workers");
+    for (let i = 0; i < n; i++) {
+      const key = `spend-${userId}-${i}`;
+      const r = await userObject(env, userId).reserve(userId, key, 1, "test spend");
+      expect(r.ok).toBe(true);
+      await userObject(env, userId).commit(userId, key);
+    }
+  }
+
+  async function reversals(userId: string) {
+    const { paymentReversals } = await import("@db/schema");
+    return db.select().from(paymentReversals).where(eq(paymentReversals.userId, userId)).all();
+  }
+
+  it("a refund takes back exactly the unspent credits of that payment, and says what was spent", async () => {
+    const { id, story } = await customer("popular");
+    await spend(id, 10);
+    expect(await credits(id)).toBe(34);
+    const refund = story.refund(story.invoices[0]!);
+    await deliverOk(refund);
+    await deliverOk(refund);
+    expect(await credits(id)).toBe(0);
+    expect(await reversals(id)).toMatchObject([{ cause: "refund", granted: 44, due: 44, taken: 34, alreadySpent: 10 }]);
+    const rows = await planGrants(id);
+    expect(rows.at(-1)).toEqual({
+      amount: -34,
+      reason: "Payment refunded: 34 of 44 credits taken back (10 already spent)",
+    });
+  });
+
+  it("a partial refund takes back its share; a second refund of the rest takes the remainder", async () => {
+    const { id, story } = await customer("popular");
+    const inv = story.invoices[0]!;
+    await deliverOk(story.refund(inv, inv.amount_paid / 2));
+    expect(await credits(id)).toBe(22);
+    await deliverOk(story.refund(inv, inv.amount_paid / 2));
+    expect(await credits(id)).toBe(0);
+  });
+
+  it("only that payment's credits: other grants (a renewal, trial credits) stay", async () => {
+    const { id, story } = await customer("small");
+    const renewal = story.renew();
+    await deliverAll([renewal.invoicePaid, renewal.updated]);
+    expect(await credits(id)).toBe(18);
+    await deliverOk(story.refund(renewal.invoice));
+    expect(await credits(id)).toBe(9);
+  });
+
+  it("a dispute takes back the unspent credits; won, it gives them back; lost, nothing more changes", async () => {
+    const won = await customer("starter");
+    await spend(won.id, 2);
+    const inv = won.story.invoices[0]!;
+    await deliverOk(won.story.dispute(inv));
+    expect(await credits(won.id)).toBe(0);
+    await deliverOk(won.story.dispute(inv, "won"));
+    await deliverOk(won.story.dispute(inv, "won"));
+    expect(await credits(won.id)).toBe(20);
+    expect(await reversals(won.id)).toMatchObject([{ cause: "dispute", taken: 20, alreadySpent: 2 }]);
+
+    const lost = await customer("starter");
+    const inv2 = lost.story.invoices[0]!;
+    await deliverOk(lost.story.dispute(inv2));
+    await deliverOk(lost.story.dispute(inv2, "lost"));
+    expect(await credits(lost.id)).toBe(0);
+  });
+});

@@ -47,6 +47,8 @@ async function paymentState(userId: string, story?: SubscriptionStory) {
     text = text.replaceAll(story.subscriptionId, "SUB").replaceAll(story.customer, "CUS");
     story.invoices.forEach((inv, i) => {
       text = text.replaceAll(inv.id, `INV${i}`);
+      const pi = inv.payments.data[0]?.payment.payment_intent;
+      if (pi) text = text.replaceAll(pi, `PI${i}`);
     });
   }
   return JSON.parse(text) as typeof state;

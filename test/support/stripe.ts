@@ -1,7 +1,9 @@
 import { env } from "cloudflare:workers";
 import {
   addInterval,
+  chargeObject,
   checkoutSessionObject,
+  disputeObject,
   eventObject,
   type InvoiceObject,
   invoiceObject,
@@ -131,9 +133,42 @@ export class SubscriptionStory {
       periodEnd: end,
       billingReason: reason,
       prorationCredit,
+      paymentIntent: id("pi"),
     });
     this.invoices.push(inv);
     return inv;
+  }
+
+  private refunded = new Map<string, number>();
+
+  /** charge.refunded for an invoice's payment (cumulative, like Stripe's charge.amount_refunded). */
+  refund(inv: InvoiceObject, amount = inv.amount_paid) {
+    this.clock += 1;
+    const total = Math.min(inv.amount_paid, (this.refunded.get(inv.id) ?? 0) + amount);
+    this.refunded.set(inv.id, total);
+    const charge = chargeObject({
+      id: `ch_${inv.id}`,
+      customer: this.customer,
+      paymentIntent: inv.payments.data[0]!.payment.payment_intent!,
+      amount: inv.amount_paid,
+      amountRefunded: total,
+      created: inv.created,
+    });
+    return this.event("charge.refunded", charge);
+  }
+
+  /** charge.dispute.created, then (with a status) charge.dispute.closed, for an invoice's payment. */
+  dispute(inv: InvoiceObject, closed?: "won" | "lost") {
+    this.clock += 1;
+    const dispute = disputeObject({
+      id: `dp_${inv.id}`,
+      charge: `ch_${inv.id}`,
+      paymentIntent: inv.payments.data[0]!.payment.payment_intent!,
+      amount: inv.amount_paid,
+      status: closed ?? "needs_response",
+      created: this.clock,
+    });
+    return this.event(closed ? "charge.dispute.closed" : "charge.dispute.created", dispute);
   }
 
   /** A paid checkout: subscription.created, invoice.paid and checkout.session.completed. */

@@ -107,7 +107,7 @@ describe("Stripe events as plain data", () => {
       periodEnd: addMonthsUtc(1_800_000_000_000, 12),
       billingReason: "subscription_create",
       total: events.invoice.total,
-      paymentIntentId: null,
+      paymentIntentId: events.invoice.payments.data[0]!.payment.payment_intent,
     });
   });
 

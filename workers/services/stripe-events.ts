@@ -1,6 +1,7 @@
 import type { PaymentEvent, PaymentFact } from "@workers/objects/client";
 import type Stripe from "stripe";
 import { type BillingInterval, findPlan, findPlanByLookupKey, type PlanId } from "~/shared/catalog";
+import { HANDLED_EVENT_TYPES, SUBSCRIPTION_EVENT_TYPES } from "~/shared/stripe-event-types";
 
 // Turns a verified Stripe event into plain data the user's Durable Object can
 // apply (RPC carries plain data, not SDK objects). Pure: no I/O, so every
@@ -40,17 +41,43 @@ function planFromPrice(
   return planFromMetadata(metadata);
 }
 
-const SUBSCRIPTION_EVENTS = new Set([
-  "customer.subscription.created",
-  "customer.subscription.updated",
-  "customer.subscription.deleted",
-  "customer.subscription.paused",
-  "customer.subscription.resumed",
-  "customer.subscription.pending_update_applied",
-]);
+const SUBSCRIPTION_EVENTS: ReadonlySet<string> = new Set(SUBSCRIPTION_EVENT_TYPES);
 
-/** The event types the webhook acts on (configure the Stripe endpoint with these). */
-export const HANDLED_EVENT_TYPES = ["checkout.session.completed", "invoice.paid", ...SUBSCRIPTION_EVENTS] as const;
+/** The event types the webhook acts on (scripts/stripe-setup.ts configures the endpoint with them). */
+export { HANDLED_EVENT_TYPES };
+
+/** A refund takes back the refunded share of a payment's unspent credits (cumulative over partial refunds). */
+function refundFact(charge: Stripe.Charge): { fact: PaymentFact; userHint: string | null } {
+  const paymentIntentId = idOf(charge.payment_intent);
+  if (!paymentIntentId || charge.amount <= 0 || charge.amount_refunded <= 0) {
+    return { fact: { kind: "ignored", why: "not a refunded payment" }, userHint: null };
+  }
+  return {
+    userHint: null,
+    fact: {
+      kind: "reversal",
+      customerId: idOf(charge.customer),
+      paymentIntentId,
+      cause: "refund",
+      ref: `${charge.id}:${charge.amount_refunded}`,
+      fraction: charge.amount_refunded / charge.amount,
+    },
+  };
+}
+
+/** A dispute takes back all of a payment's unspent credits; a dispute won gives them back; one lost changes nothing more. */
+function disputeFact(dispute: Stripe.Dispute, closed: boolean): { fact: PaymentFact; userHint: string | null } {
+  const paymentIntentId = idOf(dispute.payment_intent);
+  if (!paymentIntentId) return { fact: { kind: "ignored", why: "a dispute without a payment" }, userHint: null };
+  if (!closed) {
+    return {
+      userHint: null,
+      fact: { kind: "reversal", customerId: null, paymentIntentId, cause: "dispute", ref: dispute.id, fraction: 1 },
+    };
+  }
+  if (dispute.status !== "won") return { fact: { kind: "ignored", why: `dispute ${dispute.status}` }, userHint: null };
+  return { userHint: null, fact: { kind: "reversal_undone", customerId: null, paymentIntentId, ref: dispute.id } };
+}
 
 function subscriptionFact(sub: Stripe.Subscription): { fact: PaymentFact; userHint: string | null } {
   const item = sub.items?.data?.[0];
@@ -140,6 +167,9 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
   if (event.type === "checkout.session.completed") parsed = checkoutFact(event.data.object);
   else if (event.type === "invoice.paid") parsed = invoiceFact(event.data.object);
   else if (SUBSCRIPTION_EVENTS.has(event.type)) parsed = subscriptionFact(event.data.object as Stripe.Subscription);
+  else if (event.type === "charge.refunded") parsed = refundFact(event.data.object);
+  else if (event.type === "charge.dispute.created") parsed = disputeFact(event.data.object, false);
+  else if (event.type === "charge.dispute.closed") parsed = disputeFact(event.data.object, true);
   else parsed = { fact: { kind: "ignored", why: "event type not handled" }, userHint: null };
   return { ...base, ...parsed };
 }
@@ -147,4 +177,9 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
 /** The Stripe customer id an event is about, for finding its user. */
 export function customerOf(ev: PaymentEvent): string | null {
   return ev.fact.kind === "ignored" ? null : ev.fact.customerId;
+}
+
+/** The PaymentIntent a refund or dispute is about (a dispute names no customer). */
+export function paymentIntentOfFact(ev: PaymentEvent): string | null {
+  return ev.fact.kind === "reversal" || ev.fact.kind === "reversal_undone" ? ev.fact.paymentIntentId : null;
 }

@@ -1,10 +1,10 @@
 import type { Database } from "@db/client";
-import { stripeEvents, users } from "@db/schema";
+import { paidPeriods, stripeEvents, users } from "@db/schema";
 import { verifyWebhook } from "@workers/adapters/stripe";
 import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
-import { customerOf, toPaymentEvent } from "./stripe-events";
+import { customerOf, paymentIntentOfFact, toPaymentEvent } from "./stripe-events";
 
 // POST /api/webhooks/stripe: the only way a payment changes credits or plans.
 // Verify the signature on the raw body, turn the event into plain data, find
@@ -22,6 +22,15 @@ export async function resolveEventUser(db: Database, ev: PaymentEvent): Promise<
   const customer = customerOf(ev);
   if (customer) {
     const row = await db.select({ id: users.id }).from(users).where(eq(users.stripeCustomerId, customer)).get();
+    if (row) return row.id;
+  }
+  const paymentIntent = paymentIntentOfFact(ev);
+  if (paymentIntent) {
+    const row = await db
+      .select({ id: paidPeriods.userId })
+      .from(paidPeriods)
+      .where(eq(paidPeriods.paymentIntentId, paymentIntent))
+      .get();
     if (row) return row.id;
   }
   if (ev.userHint) {

@@ -1,0 +1,22 @@
+// The Stripe events the webhook acts on: the one list both the webhook
+// (workers/services/stripe-events.ts) and the endpoint setup script
+// (scripts/stripe-setup.ts) use. Node runs the script directly, so this file
+// imports nothing.
+
+export const SUBSCRIPTION_EVENT_TYPES = [
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "customer.subscription.paused",
+  "customer.subscription.resumed",
+  "customer.subscription.pending_update_applied",
+] as const;
+
+export const HANDLED_EVENT_TYPES = [
+  "checkout.session.completed",
+  "invoice.paid",
+  ...SUBSCRIPTION_EVENT_TYPES,
+  "charge.refunded",
+  "charge.dispute.created",
+  "charge.dispute.closed",
+] as const;
