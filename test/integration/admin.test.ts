@@ -3,6 +3,7 @@ import { auditLog, jobs, photos, sessions, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
 import type { MailMessage } from "@workers/adapters/mail";
 import {
+  ALREADY_APPLIED,
   adjustCredits,
   listUsers,
   resendVerificationFor,
@@ -190,5 +191,26 @@ describe("the users table query", () => {
         }
       }
     }
+  });
+});
+
+describe("admin credit changes are idempotent per form submission", () => {
+  it("a second submit of the same form (or API Idempotency-Key) changes nothing and says so", async () => {
+    const a = await admin();
+    const target = await makeUser();
+    const submission = crypto.randomUUID();
+    const first = await adjustCredits(env, db, a, target.id, 5, "welcome", submission);
+    expect(first).toMatchObject({ ok: true });
+    const again = await adjustCredits(env, db, a, target.id, 5, "welcome", submission);
+    expect(again).toEqual({ ok: false, code: "conflict", error: ALREADY_APPLIED });
+    expect(await credits(target.id)).toBe(5);
+    expect(await auditRows(target.id)).toHaveLength(1);
+    // A removal repeated the same way, too; a new submission is a new change.
+    const removal = crypto.randomUUID();
+    await adjustCredits(env, db, a, target.id, -2, "typo", removal);
+    expect(await adjustCredits(env, db, a, target.id, -2, "typo", removal)).toMatchObject({ code: "conflict" });
+    expect(await credits(target.id)).toBe(3);
+    await adjustCredits(env, db, a, target.id, 5, "welcome", crypto.randomUUID());
+    expect(await credits(target.id)).toBe(8);
   });
 });

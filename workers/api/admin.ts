@@ -11,6 +11,7 @@ import {
 } from "@workers/services/admin";
 import { Hono } from "hono";
 import { z } from "zod";
+import { fail } from "~/shared/result";
 import { cleanText } from "~/shared/text";
 import type { ApiEnv } from "./types";
 
@@ -55,7 +56,19 @@ export const adminApi = new Hono<ApiEnv>()
     const parsed = await readJson(c.req.raw, creditsBody);
     if (!parsed.ok) return failureJson(parsed);
     const input = parsed.data;
-    const res = await adjustCredits(c.env, c.get("db"), c.get("user")!, c.req.param("id"), input.amount, input.reason);
+    const key = c.req.header("Idempotency-Key");
+    if (key !== undefined && !/^[\w-]{8,100}$/.test(key)) {
+      return failureJson(fail("invalid", "Idempotency-Key must be 8 to 100 letters, digits, - or _."));
+    }
+    const res = await adjustCredits(
+      c.env,
+      c.get("db"),
+      c.get("user")!,
+      c.req.param("id"),
+      input.amount,
+      input.reason,
+      key,
+    );
     return res.ok ? c.json(res) : failureJson(res);
   })
   .post("/users/:id/sessions/revoke", async (c) => {

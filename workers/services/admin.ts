@@ -215,6 +215,9 @@ async function exists(db: Database, userId: string): Promise<boolean> {
 }
 
 /** Adds (amount > 0) or removes (amount < 0) credits; never below zero. */
+/** What a second submission of the same credits form answers. */
+export const ALREADY_APPLIED = "This change was already applied; submitting the form again changed nothing.";
+
 export async function adjustCredits(
   env: Env,
   db: Database,
@@ -222,25 +225,31 @@ export async function adjustCredits(
   userId: string,
   amount: number,
   reason: string,
+  /** The form submission (or API Idempotency-Key) this change belongs to: submitting it again changes nothing. */
+  submission?: string,
 ): Promise<ActionResult> {
   if (!(await exists(db, userId))) return { ok: false, code: "not_found", error: "User not found" };
   const stub = userObject(env, userId);
   const audit = entry(admin, amount > 0 ? "credits.grant" : "credits.remove", reason);
+  const key = submission ? `admin:submission:${userId}:${submission}` : `admin:${audit.id}`;
+  const repeated: ActionResult = { ok: false, code: "conflict", error: ALREADY_APPLIED };
   if (amount > 0) {
     const res = await stub.grant(userId, {
       amount,
       source: "admin",
       kind: "adjust",
       reason: `Admin: ${reason}`,
-      idempotencyKey: `admin:${audit.id}`,
+      idempotencyKey: key,
       actorId: admin.id,
       audit,
     });
+    if (res.ok && res.duplicate) return repeated;
     return res.ok
       ? { ok: true, message: `Granted ${amount} credits. Balance: ${res.balance}.` }
       : { ok: false, code: "not_found", error: res.error };
   }
-  const res = await stub.deduct(userId, -amount, `Admin: ${reason}`, `admin:${audit.id}`, admin.id, audit);
+  const res = await stub.deduct(userId, -amount, `Admin: ${reason}`, key, admin.id, audit);
+  if (res.ok && res.duplicate) return repeated;
   if (!res.ok) return { ok: false, code: "conflict", error: `${res.error}: the balance is ${res.balance}.` };
   return { ok: true, message: `Removed ${-amount} credits. Balance: ${res.balance}.` };
 }

@@ -17,13 +17,15 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   const { db } = context.get(requestContext);
   const detail = await userDetail(db, params.id);
   if (!detail) throw data(null, { status: 404 });
-  return detail;
+  // Each rendering of the credits form is one submission: sending it twice changes credits once.
+  return { ...detail, submission: crypto.randomUUID() };
 }
 
 const reason = cleanText("Reason", 3, 500);
 const actions = z.discriminatedUnion("intent", [
   z.object({
     intent: z.literal("credits"),
+    submission: z.uuid().optional(),
     amount: z.coerce
       .number({ message: "Enter a whole number." })
       .int("Enter a whole number.")
@@ -51,7 +53,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const input = parsed.data;
   const res =
     input.intent === "credits"
-      ? await adjustCredits(env, db, admin, params.id, input.amount, input.reason)
+      ? await adjustCredits(env, db, admin, params.id, input.amount, input.reason, input.submission)
       : input.intent === "revoke"
         ? await revokeSessions(db, admin, params.id, input.reason)
         : input.intent === "resend"
@@ -154,6 +156,7 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
 
       <div className="mt-8 grid gap-4 lg:grid-cols-3">
         <ActionCard intent="credits" title="Grant or remove credits" submit="Apply" actionData={actionData}>
+          <input type="hidden" name="submission" value={loaderData.submission} />
           <div>
             <label className="label" htmlFor="credits-amount">
               Credits (negative to remove)
