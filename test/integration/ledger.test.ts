@@ -129,3 +129,25 @@ describe("free trial credits", () => {
     expect(grant?.source).toBe("signup");
   });
 });
+
+describe("refunds into a grant that has expired", () => {
+  it("two in one alarm pass each expire again, with ledger keys that cannot collide", async () => {
+    const { id, stub } = await userWith(2);
+    await stub.reserve(id, `one-${id}`, 1, "job that died");
+    await stub.reserve(id, `two-${id}`, 1, "job that died too");
+    // Both reservations go stale and their grant expires; the alarm refunds both at the same moment.
+    await stub.advanceClockForTesting(GRANT_LIFETIME_MS + RESERVATION_TIMEOUT_MS);
+    await runDurableObjectAlarm(stub);
+    expect(await cached(id)).toBe(0);
+    const expiries = await db
+      .select({ key: creditLedger.idempotencyKey, amount: creditLedger.amount })
+      .from(creditLedger)
+      .where(eq(creditLedger.userId, id))
+      .all();
+    const keys = expiries.filter((r) => r.key.startsWith("expire:")).map((r) => r.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    const rows = await db.query.creditReservations.findMany({ where: (r, { eq }) => eq(r.userId, id) });
+    expect(rows.map((r) => r.status).sort()).toEqual(["refunded", "refunded"]);
+  });
+});

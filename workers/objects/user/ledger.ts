@@ -87,7 +87,9 @@ export async function expireGrants(db: Database, userId: string, now: number): P
       db
         .insert(creditLedger)
         .values(
-          ledgerRow(userId, "expire", -g.remaining, "Credits expired", `expire:${g.id}:${now}`, now, { grantId: g.id }),
+          ledgerRow(userId, "expire", -g.remaining, "Credits expired", `expire:${g.id}:${now}:${randomToken(8)}`, now, {
+            grantId: g.id,
+          }),
         ),
     );
   }
