@@ -296,7 +296,7 @@ describe("AI jobs", () => {
 
   // An instance that dies mid-job leaves its job 'running' (or still 'queued')
   // with the credit held; written here directly, as that instance would have.
-  async function orphanJob(userId: string, photoId: string, status: "queued" | "running") {
+  async function orphanJob(userId: string, photoId: string, status: "queued" | "running", attempts = 1) {
     const jobId = `orphan-${status}-${photoId}`;
     const stub = userObject(env, userId);
     await stub.reserve(userId, jobId, 1, "AI stage");
@@ -308,7 +308,7 @@ describe("AI jobs", () => {
       kind: "stage",
       params: { roomType: "bedroom", designStyle: "modern" },
       status,
-      attempts: status === "running" ? 1 : 0,
+      attempts: status === "running" ? attempts : 0,
       createdAt: now,
       startedAt: status === "running" ? now : null,
     });
@@ -317,15 +317,26 @@ describe("AI jobs", () => {
     return jobId;
   }
 
-  it("a job left running by an evicted object is failed and refunded by the alarm", async () => {
+  it("a job left running by an evicted object is tried once more by the alarm, and charged once", async () => {
     const user = await signedIn({ credits: 2 });
     const photo = await makePhoto(user.id);
     const jobId = await orphanJob(user.id, photo.id, "running");
+    const done = await settle(user.cookie, jobId);
+    expect(done.job.status).toBe("succeeded");
+    expect(providerCalls).toHaveLength(1);
+    expect(await credits(user.id)).toBe(1);
+  });
+
+  it("a job lost twice is failed and refunded by the alarm, keeping no bytes", async () => {
+    const user = await signedIn({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    const jobId = await orphanJob(user.id, photo.id, "running", 2);
     const done = await settle(user.cookie, jobId);
     expect(done.job.status).toBe("failed");
     expect(done.job.error).toBe(INTERRUPTED_MESSAGE);
     expect(await credits(user.id)).toBe(2);
     expect(providerCalls).toEqual([]);
+    expect((await storedKeys(user.id)).filter((k) => k.includes("/versions/"))).toEqual([]);
   });
 
   it("a job left queued by an evicted object is started by the alarm and charged once", async () => {

@@ -28,8 +28,14 @@ export class UserObject extends DurableObject<Env> {
   #db: Database;
   #queue: Promise<unknown> = Promise.resolve();
   #clockOffset = 0;
-  /** Jobs whose provider call runs in this instance right now. */
-  #active = new Set<string>();
+  /**
+   * Jobs whose provider call runs in this instance right now. While any runs,
+   * an alarm handler awaits them (docs/decisions/0085-jobs-held-by-the-alarm.md):
+   * a running alarm keeps the object alive for up to 15 minutes, where a bare
+   * background promise is dropped when the idle object is evicted.
+   */
+  #active = new Map<string, Promise<void>>();
+  #inAlarm = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -63,7 +69,9 @@ export class UserObject extends DurableObject<Env> {
     // Public API callbacks of jobs that reached a final state (docs/decisions/0120-public-api.md).
     const callbackAt = await callbacks.afterChange(this.ctx.storage, this.#db, userId, this.#now());
     const at = jobsAt === null ? callbackAt : callbackAt === null ? jobsAt : Math.min(jobsAt, callbackAt);
-    if (at === null) await this.ctx.storage.deleteAlarm();
+    // A job running here needs an alarm handler holding it: wake now (a running handler keeps holding it).
+    if (this.#active.size > 0 && !this.#inAlarm) await this.ctx.storage.setAlarm(Date.now());
+    else if (at === null) await this.ctx.storage.deleteAlarm();
     // `at` is on this object's clock; the runtime's alarm runs on the real one.
     else await this.ctx.storage.setAlarm(Math.max(at - this.#clockOffset, Date.now() + 1000));
   }
@@ -226,8 +234,9 @@ export class UserObject extends DurableObject<Env> {
 
   #launch(userId: string, jobId: string): void {
     if (this.#active.has(jobId)) return;
-    this.#active.add(jobId);
     const run = this.#runJob(userId, jobId).finally(() => this.#active.delete(jobId));
+    this.#active.set(jobId, run);
+    // Held until an alarm handler awaits it (set by #scheduleAlarm after the change that started it).
     this.ctx.waitUntil(run);
   }
 
@@ -251,6 +260,8 @@ export class UserObject extends DurableObject<Env> {
           jobsService.failJobStatement(this.#db, jobId, message, now),
         ]),
       );
+      // A failed job keeps no bytes: whatever this attempt stored goes.
+      await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
     }
   }
 
@@ -268,32 +279,49 @@ export class UserObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const userId = await this.ctx.storage.get<string>("userId");
     if (!userId) return;
-    await this.#change(userId, async (now) => {
-      // Jobs: a queued one that no instance runs is started; a running one that
-      // this instance does not run was lost with an evicted instance: refund it.
-      const deadline = now - jobsService.providerTimeoutMs(this.env) - jobsService.JOB_WATCH_MARGIN_MS;
-      for (const job of await jobsService.openJobs(this.#db, userId)) {
-        if (this.#active.has(job.id) && (job.startedAt ?? now) > deadline) continue;
-        if (job.status === "queued" && job.attempts === 0) {
-          queueMicrotask(() => this.#launch(userId, job.id));
-          continue;
+    this.#inAlarm = true;
+    try {
+      await this.#change(userId, async (now) => {
+        for (const job of await jobsService.openJobs(this.#db, userId)) {
+          if (this.#active.has(job.id)) continue;
+          if (job.status === "queued") {
+            queueMicrotask(() => this.#launch(userId, job.id));
+            continue;
+          }
+          // Running in D1 but not in this instance: the instance that ran it was evicted or restarted.
+          // The provider call can be repeated (the result overwrites the same keys), so it is tried once
+          // more; after that the credit goes back.
+          if (job.attempts < jobsService.MAX_ATTEMPTS) {
+            await jobsService.requeue(this.#db, job.id);
+            queueMicrotask(() => this.#launch(userId, job.id));
+            continue;
+          }
+          const message = jobsService.INTERRUPTED_MESSAGE;
+          await ledger.refund(this.#db, userId, job.id, message, now, [
+            jobsService.failJobStatement(this.#db, job.id, message, now),
+          ]);
+          await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
         }
-        const message = jobsService.INTERRUPTED_MESSAGE;
-        await ledger.refund(this.#db, userId, job.id, message, now, [
-          jobsService.failJobStatement(this.#db, job.id, message, now),
-        ]);
+        for (const key of await ledger.staleReservationKeys(this.#db, userId, now)) {
+          const reason = "Job did not finish in time";
+          await ledger.refund(this.#db, userId, key, reason, now, [
+            jobsService.failJobStatement(this.#db, key, reason, now),
+          ]);
+        }
+        await this.#catchUp(userId, now);
+      });
+      await callbacks.deliverDue(this.env, this.#db, userId, this.#now());
+      // Hold every job running here until it ends (its provider call has its own timeout), then
+      // deliver the callbacks of the jobs that just ended.
+      await Promise.resolve();
+      while (this.#active.size > 0) {
+        await Promise.allSettled([...this.#active.values()]);
+        await callbacks.deliverDue(this.env, this.#db, userId, this.#now());
       }
-      for (const key of await ledger.staleReservationKeys(this.#db, userId, now)) {
-        const reason = "Job did not finish in time";
-        await ledger.refund(this.#db, userId, key, reason, now, [
-          jobsService.failJobStatement(this.#db, key, reason, now),
-        ]);
-      }
-      await this.#catchUp(userId, now);
-    });
-    if ((await callbacks.deliverDue(this.env, this.#db, userId, this.#now())) > 0) {
-      await this.#serial(() => this.#scheduleAlarm(userId));
+    } finally {
+      this.#inAlarm = false;
     }
+    await this.#serial(() => this.#scheduleAlarm(userId));
   }
 
   /** Time-driven changes that are due: expiries, then yearly plans' monthly grants. */

@@ -63,6 +63,26 @@ export function insertJobStatement(db: Database, userId: string, input: StartJob
   });
 }
 
+/** A job's provider call is tried at most this often (a restart mid-call retries it once). */
+export const MAX_ATTEMPTS = 2;
+
+/** Puts a job whose instance was lost back in the queue for its second attempt. */
+export async function requeue(db: Database, jobId: string): Promise<void> {
+  await db
+    .update(jobs)
+    .set({ status: "queued" })
+    .where(and(eq(jobs.id, jobId), eq(jobs.status, "running")));
+}
+
+/**
+ * Where a job's result is stored. The version id is the job id, so a retried
+ * attempt overwrites the same keys and a failed job's bytes can always be found
+ * and deleted.
+ */
+export function jobResultKeys(job: Pick<Job, "id" | "userId" | "photoId">): string[] {
+  return [versionKey(job.userId, job.photoId, job.id), versionThumbKey(job.userId, job.photoId, job.id)];
+}
+
 export function failJobStatement(db: Database, jobId: string, message: string, now: number): Stmt {
   return db
     .update(jobs)
@@ -202,7 +222,7 @@ export async function produce(
       true,
     );
   }
-  const versionId = randomToken();
+  const versionId = job.id;
   const key = versionKey(job.userId, job.photoId, versionId);
   const thumbKey = versionThumbKey(job.userId, job.photoId, versionId);
   await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType: described.info.contentType } });

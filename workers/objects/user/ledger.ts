@@ -84,13 +84,11 @@ export async function expireGrants(db: Database, userId: string, now: number): P
         .update(creditGrants)
         .set({ remaining: 0 })
         .where(and(eq(creditGrants.id, g.id), eq(creditGrants.remaining, g.remaining))),
-      db
-        .insert(creditLedger)
-        .values(
-          ledgerRow(userId, "expire", -g.remaining, "Credits expired", `expire:${g.id}:${now}:${randomToken(8)}`, now, {
-            grantId: g.id,
-          }),
-        ),
+      db.insert(creditLedger).values(
+        ledgerRow(userId, "expire", -g.remaining, "Credits expired", `expire:${g.id}:${now}:${randomToken(8)}`, now, {
+          grantId: g.id,
+        }),
+      ),
     );
   }
   stmts.push(balanceDelta(db, userId, -total, now));
