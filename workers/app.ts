@@ -5,6 +5,7 @@ import { requestContext } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
 import { randomToken } from "@workers/lib/crypto";
+import { grantAllOwedTrialCredits } from "@workers/services/accounts/verification";
 import { purgeIdempotency } from "@workers/services/api-idempotency";
 import { purgeTrash } from "@workers/services/library";
 import { purgeExpiredSessions } from "@workers/services/maintenance";
@@ -57,6 +58,8 @@ export default {
       // Photos 30 days in the trash, and the bytes of uploads abandoned for a day.
       purgeTrash(db, env.PHOTOS),
       expireStaleUploads({ db, bucket: env.PHOTOS }),
+      // Trial credits still owed after a failure right after verification.
+      grantAllOwedTrialCredits({ env, db }),
       // Public API Idempotency-Key answers older than a day (docs/decisions/0120-public-api.md).
       purgeIdempotency(db),
     ]);

@@ -9,7 +9,7 @@ import { userObject } from "@workers/objects/user-object";
 import { SIGN_IN_SLOWDOWN_MS } from "@workers/services/accounts/deps";
 import { signInWithPassword, signUp } from "@workers/services/accounts/password-auth";
 import { requestPasswordReset, resetPassword } from "@workers/services/accounts/password-reset";
-import { resendVerification, verifyEmail } from "@workers/services/accounts/verification";
+import { grantAllOwedTrialCredits, resendVerification, verifyEmail } from "@workers/services/accounts/verification";
 import { dummyPasswordHash } from "@workers/services/password";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
@@ -358,5 +358,51 @@ describe("users table", () => {
     await expect(
       db.insert(users).values({ id: "dup", email, name: "x", createdAt: 0, updatedAt: 0 }).run(),
     ).rejects.toThrow();
+  });
+});
+
+describe("trial credits owed after a failure right after verification", () => {
+  it("verification still succeeds, and the next sign-in (or the daily sweep) grants them once", async () => {
+    const { email, token } = await signUpUser();
+    // The user's Durable Object fails right after the e-mail is marked verified.
+    const broken = {
+      ...env,
+      USER_OBJECT: {
+        idFromName: (name: string) => env.USER_OBJECT.idFromName(name),
+        get: () => ({
+          grantSignupCredits: () => Promise.reject(new Error("object unavailable")),
+        }),
+      },
+    } as unknown as Env;
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    expect(await verifyEmail(accountDeps({ env: broken }).deps, token)).toMatchObject({ ok: true });
+    warn.mockRestore();
+    const user = (await db.query.users.findFirst({ where: eq(users.email, email) }))!;
+    expect(user.emailVerifiedAt).not.toBeNull();
+    expect(await userObject(env, user.id).balance(user.id)).toBe(0);
+
+    expect(await signInWithPassword(accountDeps().deps, { email, password: PASSWORD })).toMatchObject({ ok: true });
+    expect(await userObject(env, user.id).balance(user.id)).toBe(TRIAL);
+    // A second sign-in, and the sweep, grant nothing more.
+    await signInWithPassword(accountDeps().deps, { email, password: PASSWORD });
+    expect(await grantAllOwedTrialCredits({ env, db })).toBeGreaterThanOrEqual(0);
+    expect(await userObject(env, user.id).balance(user.id)).toBe(TRIAL);
+  });
+
+  it("the daily sweep grants what is owed without a sign-in", async () => {
+    const { email, token } = await signUpUser();
+    const broken = {
+      ...env,
+      USER_OBJECT: {
+        idFromName: (name: string) => env.USER_OBJECT.idFromName(name),
+        get: () => ({ grantSignupCredits: () => Promise.reject(new Error("object unavailable")) }),
+      },
+    } as unknown as Env;
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    await verifyEmail(accountDeps({ env: broken }).deps, token);
+    warn.mockRestore();
+    const user = (await db.query.users.findFirst({ where: eq(users.email, email) }))!;
+    await grantAllOwedTrialCredits({ env, db }, 10_000);
+    expect(await userObject(env, user.id).balance(user.id)).toBe(TRIAL);
   });
 });

@@ -15,7 +15,7 @@ import {
 } from "./deps";
 import { landingPath } from "./landing";
 import { fieldErrors, nameFromEmail, PASSWORD_MAX, signInSchema, signUpSchema } from "./validation";
-import { sendVerification } from "./verification";
+import { grantOwedTrialCredits, sendVerification } from "./verification";
 
 export type SignUpField = "name" | "email" | "password" | "acceptTerms";
 
@@ -97,6 +97,10 @@ export async function signInWithPassword(
   }
 
   const now = deps.now ?? Date.now();
+  // Trial credits a failure after verification left owed are granted now.
+  await grantOwedTrialCredits(deps, user).catch((err: unknown) => {
+    console.warn("trial credits still owed", { userId: user.id, error: String(err) });
+  });
   if (needsRehash(user.passwordHash)) {
     await deps.db
       .update(users)

@@ -1,6 +1,7 @@
 import { users } from "@db/schema";
+import { config } from "@workers/config";
 import { userObject } from "@workers/objects/client";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
 import { type AccountDeps, checkLimits, deliverLater, type Failure, invalidFields, LIMITS } from "./deps";
 import { appLink, verificationEmail } from "./emails";
@@ -39,13 +40,40 @@ export async function markVerified(deps: Pick<AccountDeps, "db" | "env" | "now">
     .returning({ id: users.id })
     .all();
   if (changed.length === 0) return false;
-  await grantTrialCredits(deps, userId);
+  try {
+    await userObject(deps.env, userId).grantSignupCredits(userId);
+  } catch (err) {
+    // Verified stays verified; the credits are still owed and granted at the next sign-in or by the daily sweep.
+    console.warn("trial credits not granted yet", { userId, error: String(err) });
+  }
   return true;
 }
 
-/** Free trial credits, once per verified e-mail address, in one atomic write with the "granted" mark. */
-async function grantTrialCredits(deps: Pick<AccountDeps, "env">, userId: string): Promise<void> {
-  await userObject(deps.env, userId).grantSignupCredits(userId);
+/**
+ * Free trial credits still owed to a verified user (a Durable Object failure
+ * right after verification): granted now. Idempotent in the user's object (one
+ * grant per verified e-mail address); called at sign-in and by the daily sweep.
+ */
+export async function grantOwedTrialCredits(
+  deps: Pick<AccountDeps, "env">,
+  user: { id: string; emailVerifiedAt: number | null; signupCreditsGranted: number },
+): Promise<void> {
+  if (user.emailVerifiedAt === null || user.signupCreditsGranted !== 0) return;
+  if (config(deps.env).SIGNUP_CREDITS <= 0) return;
+  await userObject(deps.env, user.id).grantSignupCredits(user.id);
+}
+
+/** The daily sweep: every verified user still owed trial credits gets them (at most `limit` per run). */
+export async function grantAllOwedTrialCredits(deps: Pick<AccountDeps, "env" | "db">, limit = 200): Promise<number> {
+  if (config(deps.env).SIGNUP_CREDITS <= 0) return 0;
+  const owed = await deps.db
+    .select({ id: users.id, emailVerifiedAt: users.emailVerifiedAt, signupCreditsGranted: users.signupCreditsGranted })
+    .from(users)
+    .where(and(isNotNull(users.emailVerifiedAt), eq(users.signupCreditsGranted, 0)))
+    .limit(limit)
+    .all();
+  for (const u of owed) await grantOwedTrialCredits(deps, u);
+  return owed.length;
 }
 
 export type VerifyResult = { ok: true; redirectTo: string | null } | Failure;
