@@ -30,13 +30,16 @@ export async function seedDemoUsers(
       .onConflictDoNothing({ target: users.email });
     const user = await db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, demo.email) });
     if (!user) throw new Error(`seed: ${demo.email} missing after insert`);
-    let credits = user.credits;
-    if (demo.credits > 0) {
-      const res = await userObject(env, user.id).grant(user.id, {
-        amount: demo.credits,
-        source: "signup",
-        reason: "Demo credits (local seed)",
-        idempotencyKey: `seed:${demo.email}:credits:v1`,
+    // Each start tops the demo user back up to its credits (spent or expired ones included), through
+    // its Durable Object, as a grant with its reason: a long-lived local state stays usable.
+    const stub = userObject(env, user.id);
+    let credits = await stub.balance(user.id);
+    if (demo.credits > credits) {
+      const res = await stub.grant(user.id, {
+        amount: demo.credits - credits,
+        source: "admin",
+        reason: "Demo top-up (local seed)",
+        idempotencyKey: `seed:${demo.email}:topup:${now}:${randomToken(6)}`,
       });
       credits = res.balance;
     }
