@@ -10,6 +10,7 @@ import { ROOT, startStack } from "../scripts/stack.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
 import { measureApiJobCreation } from "./api.ts";
+import { measureJobLatencies } from "./jobs.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
 import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
 
@@ -174,6 +175,9 @@ try {
   } finally {
     await browser.close();
   }
+
+  console.log("Jobs at provider latencies from 1 s to 119 s (about two minutes)…");
+  for (const f of await measureJobLatencies(stack)) add(f);
 
   console.log("Public API: job creation through /api/v1 against the page's own call…");
   for (const f of await measureApiJobCreation(stack)) add(f);

@@ -24,6 +24,8 @@ export type ProviderMode = "ok" | "fail500" | "fail429" | "hang" | "errorBody" |
 interface Control {
   mode: ProviderMode;
   latencyMs: number;
+  /** Latencies for the next calls, one each, in order (then latencyMs again): a bench spreads them. */
+  latencies: number[];
   /** How many more calls the mode applies to; -1 for all. Then it falls back to "ok". */
   remaining: number;
 }
@@ -159,7 +161,7 @@ async function fetchImage(url: string): Promise<Uint8Array | null> {
 }
 
 export async function startProviderEmulator(opts: { port: number; apiKey: string }) {
-  const control: Control = { mode: "ok", latencyMs: 0, remaining: -1 };
+  const control: Control = { mode: "ok", latencyMs: 0, latencies: [], remaining: -1 };
   let calls = 0;
   /** What each answered call asked for (never the image bytes): tests read it from GET /_emulator/requests. */
   const requests: Record<string, unknown>[] = [];
@@ -179,6 +181,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         const next = JSON.parse(body.toString("utf8") || "{}") as Partial<Control> & { times?: number };
         control.mode = next.mode ?? "ok";
         control.latencyMs = next.latencyMs ?? 0;
+        control.latencies = Array.isArray(next.latencies) ? next.latencies.map(Number).filter((n) => n >= 0) : [];
         control.remaining = next.times ?? -1;
       }
       return json(res, 200, { ...control, calls });
@@ -192,7 +195,8 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
 
     const mode = control.mode;
     if (control.remaining > 0 && --control.remaining === 0) control.mode = "ok";
-    if (control.latencyMs > 0) await new Promise((r) => setTimeout(r, control.latencyMs));
+    const wait = control.latencies.shift() ?? control.latencyMs;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     switch (mode) {
       case "hang":
         return; // never answers; the caller's timeout must fire
