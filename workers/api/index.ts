@@ -4,6 +4,7 @@ import { devToolsEnabled } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
 import { allowedMethods } from "@workers/http/methods";
 import { failureJson } from "@workers/http/result";
+import { routeTable } from "@workers/http/route-table";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { fail } from "~/shared/result";
@@ -48,6 +49,8 @@ api.use("/dev/*", async (c, next) => {
   await next();
 });
 api.route("/dev", devApi);
+// The route table, read from the apps themselves, for the hostile-input suite.
+api.get("/dev/routes", async (c) => c.json(await routeTable(api.routes)));
 
 // A known path asked with a method it does not take gets 405 and the methods it does.
 api.notFound((c) => {

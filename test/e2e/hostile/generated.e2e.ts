@@ -1,0 +1,340 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedPhotos } from "../../../bench/library-bytes.ts";
+import { baseUrl } from "../browser.ts";
+import { createFixtureUser, type FixtureUser } from "../fixtures.ts";
+import { stateDigest } from "./harness.ts";
+
+// The hostile-input suite generated from the route table (docs/decisions/0060-hostile-input-suite.md):
+// GET /api/dev/routes lists every Hono route and every React Router route with an action or a loader, read
+// from the apps themselves. Each route gets the attacks that fit it: no, forged and malformed sessions,
+// another user's real ids in every id parameter, traversal and SQL in path parameters, a cross-site origin,
+// wrong media types, malformed and oversized (chunked) bodies, methods it does not take, control characters
+// in form fields. Every answer must be below 500, a redirect must stay on our origin, every refused write
+// must be a 4xx, and D1 and R2 must be exactly as they were. A route whose parameters the suite cannot fill
+// fails the suite: a new route needs a line in ID_SOURCES before it can ship.
+
+interface RouteEntry {
+  app: "api" | "page";
+  method: string;
+  path: string;
+  id?: string;
+  action?: boolean;
+  loader?: boolean;
+}
+
+interface Case {
+  route: string;
+  name: string;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: BodyInit;
+  /** The request must be refused: a 4xx (a GET may also redirect to our sign-in page). */
+  refused: boolean;
+  /** A chunked body: the request needs duplex. */
+  stream?: boolean;
+}
+
+let alice: FixtureUser;
+let bob: FixtureUser;
+let routes: RouteEntry[] = [];
+const ids: Record<string, string> = {};
+let ran = 0;
+
+/** Routes that are development tools (they exist only with dev tools on) and change state by design. */
+const DEV_ONLY = /^\/api\/dev(\/|$)/;
+/** Page actions that take no fields: signing out (a refused one just goes home) and leaving for Google. */
+const NO_FIELDS = new Set(["/logout", "/auth/google"]);
+/** Writes whose refusal is a redirect to one of our pages by design. */
+const REDIRECTS_WHEN_REFUSED = new Set(["/logout"]);
+
+/**
+ * Which real value of Bob's fills each path parameter, by parameter name and route. Alice asks with her own
+ * session, so each of these must answer exactly as for an id that does not exist.
+ */
+const ID_SOURCES: { param: RegExp; route?: RegExp; value: () => string }[] = [
+  { param: /^(photoId)$/, value: () => ids.photo! },
+  { param: /^id$/, route: /\/photos\/:id/, value: () => ids.photo! },
+  { param: /^id$/, route: /\/uploads\/:id/, value: () => ids.upload! },
+  { param: /^id$/, route: /\/jobs\/:id/, value: () => ids.job! },
+  { param: /^jobId$/, value: () => ids.job! },
+  { param: /^id$/, route: /\/users\/:id/, value: () => bob.id },
+  { param: /^versionId$/, value: () => ids.version! },
+  { param: /^variant$/, value: () => "original" },
+  { param: /^index$/, value: () => "0" },
+  { param: /^(token)$/, value: () => "0123456789abcdefghijklmnopqrstuv" },
+];
+
+const PARAM = /:([A-Za-z0-9_]+)(\{[^}]*\})?\??|\{([A-Za-z0-9_]+)\}/g;
+
+function paramsOf(path: string): string[] {
+  return [...path.matchAll(PARAM)].map((m) => m[1] ?? m[3]!);
+}
+
+function fill(path: string, value: (param: string) => string): string {
+  return path.replace(PARAM, (_all, a: string | undefined, _re, b: string | undefined) =>
+    encodeURIComponent(value((a ?? b)!)),
+  );
+}
+
+function strangerValue(route: string, param: string): string | null {
+  const source = ID_SOURCES.find((s) => s.param.test(param) && (!s.route || s.route.test(route)));
+  return source ? source.value() : null;
+}
+
+const session = (u: FixtureUser) => ({ Cookie: `sw_session=${u.sessionToken}` });
+const FORGED = { Cookie: "sw_session=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" };
+const MALFORMED = { Cookie: "sw_session=%00%0d%0a'\";--" };
+
+function chunkedBody(bytes: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent >= bytes) return controller.close();
+      const n = Math.min(64 * 1024, bytes - sent);
+      sent += n;
+      controller.enqueue(new Uint8Array(n).fill(0x7b));
+    },
+  });
+}
+
+function casesFor(r: RouteEntry): Case[] {
+  const key = `${r.app} ${r.method} ${r.path}`;
+  const cases: Case[] = [];
+  const own = fill(r.path, (p) => strangerValue(r.path, p) ?? "x");
+  const add = (c: Omit<Case, "route">) => cases.push({ route: key, ...c });
+  const write = r.method !== "GET" && r.method !== "HEAD";
+  const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+  const FORM = { "Content-Type": "application/x-www-form-urlencoded" };
+
+  // Sessions that are no session at all.
+  for (const [name, headers] of [
+    ["forged session", FORGED],
+    ["malformed session", MALFORMED],
+  ] as const) {
+    add({ name, method: r.method, path: own, headers, refused: write, body: write ? "{}" : undefined });
+  }
+  // Another user's real ids, asked for with Alice's session.
+  if (paramsOf(r.path).length > 0) {
+    for (const method of write ? [r.method] : ["GET"]) {
+      add({
+        name: "another user's ids",
+        method,
+        path: own,
+        headers: { ...session(alice), ...(write ? { "Content-Type": "application/json" } : {}) },
+        body: write
+          ? JSON.stringify({ kind: "stage", roomType: "Bedroom", designStyle: "Modern", reason: "x" })
+          : undefined,
+        refused: true,
+      });
+    }
+    for (const [name, value] of [
+      ["traversal in a path parameter", "../../../../etc/passwd"],
+      ["SQL in a path parameter", "' OR 1=1; DROP TABLE users; --"],
+      ["control characters in a path parameter", "a\u0000b\u001b[31m"],
+    ] as const) {
+      const path = fill(r.path, (p) => (p === "variant" ? "original" : value));
+      add({ name, method: r.method, path, headers: session(alice), refused: true, body: write ? "{}" : undefined });
+    }
+  }
+  if (write) {
+    add({
+      name: "cross-site Origin",
+      method: r.method,
+      path: own,
+      headers: { ...session(alice), Origin: "https://evil.example" },
+      refused: true,
+    });
+    add({
+      name: "Sec-Fetch-Site cross-site",
+      method: r.method,
+      path: own,
+      headers: { ...session(alice), "Sec-Fetch-Site": "cross-site" },
+      refused: true,
+    });
+    const types: [string, string, string][] =
+      r.app === "page"
+        ? [
+            ["text/plain", "text/plain", "intent=x"],
+            ["JSON to a form", "application/json", '{"intent":"x"}'],
+            ["multipart without a boundary", "multipart/form-data", "--x\r\n"],
+            ["broken multipart", "multipart/form-data; boundary=zz", "garbage"],
+          ]
+        : [
+            ["text/plain", "text/plain", "{}"],
+            ["a form to JSON", "application/x-www-form-urlencoded", "a=b"],
+            ["malformed JSON", "application/json", "{oops"],
+            ["JSON that is not an object", "application/json", "[1,2,3]"],
+            ["invalid UTF-8", "application/json", "\u00ff"],
+          ];
+    for (const [name, type, body] of types) {
+      add({
+        name: `wrong or malformed body: ${name}`,
+        method: r.method,
+        path: own,
+        headers: { ...session(alice), "Content-Type": type },
+        body,
+        refused: true,
+      });
+    }
+    add({
+      name: "oversized chunked body",
+      method: r.method,
+      path: own,
+      headers: { ...session(alice), "Content-Type": r.app === "page" ? FORM["Content-Type"] : "application/json" },
+      body: chunkedBody(20 * 1024 * 1024),
+      stream: true,
+      refused: true,
+    });
+    add({
+      name: "oversized declared body",
+      method: r.method,
+      path: own,
+      headers: { ...session(alice), "Content-Type": "application/json" },
+      body: `{"x":"${"y".repeat(300 * 1024)}"}`,
+      refused: true,
+    });
+  }
+  if (r.app === "page" && r.action) {
+    for (const method of ["PATCH", "PUT", "DELETE"]) {
+      add({
+        name: `${method} to a page`,
+        method,
+        path: own,
+        headers: { ...session(alice), ...FORM },
+        body: form({ intent: "x" }),
+        refused: true,
+      });
+    }
+    if (!NO_FIELDS.has(r.path))
+      add({
+        name: "control characters and SQL in every likely field",
+        method: "POST",
+        path: own,
+        headers: { ...session(alice), ...FORM },
+        body: form({
+          intent: "\u0000",
+          name: "bad\u0000name\u202e",
+          email: "' OR 1=1; --",
+          password: "\u0007",
+          reason: "\u001b[31m",
+          amount: "1e309",
+          planId: "../../etc",
+          folderId: "' OR 1=1",
+          photoId: "../../x",
+          token: "\u0000",
+          redirectTo: "/\t/evil.example",
+        }),
+        refused: true,
+      });
+  }
+  if (r.app === "page" && r.loader) {
+    add({ name: "page without a session", method: "GET", path: own, refused: false });
+    add({
+      name: "page data without a session",
+      method: "GET",
+      path: `${own === "/" ? "/_root" : own}.data`,
+      refused: false,
+    });
+  }
+  if (r.app === "api" && !write) {
+    add({ name: "unknown method", method: "PATCH", path: own, headers: session(alice), refused: true });
+  }
+  return cases;
+}
+
+async function send(c: Case): Promise<{ status: number; location: string | null; text: string }> {
+  const init: RequestInit & { duplex?: "half" } = {
+    method: c.method,
+    headers: { Origin: baseUrl(), ...c.headers },
+    body: c.method === "GET" || c.method === "HEAD" ? undefined : c.body,
+    redirect: "manual",
+  };
+  if (c.stream) init.duplex = "half";
+  try {
+    const res = await fetch(`${baseUrl()}${c.path}`, init);
+    return { status: res.status, location: res.headers.get("Location"), text: (await res.text()).slice(0, 300) };
+  } catch (err) {
+    // The server may close a connection it has refused mid-stream (an oversized body): that is a refusal too.
+    if (c.stream) return { status: 413, location: null, text: String(err) };
+    throw err;
+  }
+}
+
+beforeAll(async () => {
+  const res = await fetch(`${baseUrl()}/api/dev/routes`);
+  expect(res.status).toBe(200);
+  routes = ((await res.json()) as RouteEntry[]).filter((r) => !DEV_ONLY.test(r.path));
+  alice = await createFixtureUser(baseUrl(), { credits: 3 });
+  bob = await createFixtureUser(baseUrl(), { credits: 3 });
+  const [photo] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: bob.sessionToken! }, 1, "Bob's room");
+  ids.photo = photo!;
+  const bobHeaders = { ...session(bob), Origin: baseUrl(), "Content-Type": "application/json" };
+  const job = await fetch(`${baseUrl()}/api/photos/${photo}/jobs`, {
+    method: "POST",
+    headers: bobHeaders,
+    body: JSON.stringify({ kind: "removal" }),
+  });
+  ids.job = ((await job.json()) as { job: { id: string } }).job.id;
+  for (let i = 0; i < 200; i++) {
+    const j = (await (await fetch(`${baseUrl()}/api/jobs/${ids.job}`, { headers: session(bob) })).json()) as {
+      job: { status: string; versionId: string | null };
+    };
+    if (j.job.status === "succeeded") {
+      ids.version = j.job.versionId!;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const upload = await fetch(`${baseUrl()}/api/uploads`, {
+    method: "POST",
+    headers: bobHeaders,
+    body: JSON.stringify({ name: "open.jpg", size: 1000, type: "image/jpeg" }),
+  });
+  ids.upload = ((await upload.json()) as { id: string }).id;
+  expect(ids.version && ids.upload, "Bob's fixtures").toBeTruthy();
+}, 120_000);
+
+afterAll(() => {
+  console.log(`hostile-input suite (generated from ${routes.length} routes): ${ran} cases ran`);
+});
+
+describe("hostile input, generated from the route table", () => {
+  it("knows how to fill every path parameter of every route", () => {
+    const unknown = routes.flatMap((r) =>
+      paramsOf(r.path)
+        .filter((p) => strangerValue(r.path, p) === null)
+        .map((p) => `${r.method} ${r.path}: no hostile id source for :${p} (add one to ID_SOURCES)`),
+    );
+    expect(unknown).toEqual([]);
+    expect(routes.filter((r) => r.app === "api").length).toBeGreaterThan(20);
+    expect(routes.filter((r) => r.app === "page").length).toBeGreaterThan(15);
+  });
+
+  it("every route refuses every attack that fits it, never with a 5xx, and nothing stored changes", {
+    timeout: 900_000,
+  }, async () => {
+    const cases = routes.flatMap(casesFor);
+    expect(cases.length).toBeGreaterThanOrEqual(500);
+    const failures: string[] = [];
+    let before = await stateDigest();
+    for (const c of cases) {
+      const { status, location, text } = await send(c);
+      const after = await stateDigest();
+      const label = `${c.route} — ${c.name}: ${c.method} ${c.path.slice(0, 80)} answered ${status} ${text.slice(0, 120)}`;
+      if (status >= 500) failures.push(`5xx: ${label}`);
+      else if (status >= 300 && status < 400) {
+        const to = new URL(location ?? "", baseUrl());
+        if (to.origin !== new URL(baseUrl()).origin) failures.push(`redirect off our origin (${location}): ${label}`);
+        const path = new URL(c.path, baseUrl()).pathname;
+        if (c.refused && c.method !== "GET" && !REDIRECTS_WHEN_REFUSED.has(path)) {
+          failures.push(`a refused write redirected: ${label}`);
+        }
+      } else if (c.refused && (status < 400 || status >= 500)) failures.push(`not refused: ${label}`);
+      if (JSON.stringify(after) !== JSON.stringify(before)) failures.push(`changed stored state: ${label}`);
+      before = after;
+      ran++;
+    }
+    expect(failures).toEqual([]);
+  });
+});
