@@ -1,5 +1,5 @@
 import { getUser } from "@workers/http/auth";
-import { checkMethod } from "@workers/http/body";
+import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
 import { secureCookies } from "@workers/services/current-user";
@@ -8,8 +8,9 @@ import { redirect } from "react-router";
 import type { Route } from "./+types/logout";
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const wrongMethod = checkMethod(request);
-  if (wrongMethod) return failureData(wrongMethod, ["POST"]);
+  // The sign-out form posts no fields, but only a form may sign anyone out.
+  const form = await readFormFields(request);
+  if (!form.ok) return failureData(form, ["POST"]);
   const user = getUser(context);
   const { db, env } = context.get(requestContext);
   if (user) await invalidateSession(db, user.sessionId);
