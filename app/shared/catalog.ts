@@ -1,5 +1,5 @@
 // The catalogue: the one source of plans, room types, design styles and sky
-// types for every screen and for the server (docs: shared spec DECISIONS.md and
+// types for every screen and for the server (docs/product.md and
 // provider-api.md). Prices are whole US dollars.
 
 export type PlanId = "small" | "starter" | "popular" | "standard" | "professional";

@@ -69,7 +69,7 @@ describe("e-mail accounts in Chromium", () => {
     await page.waitForURL(/\/login\?notice=verified/);
     await page.getByText("Your email is verified. Please sign in.").waitFor();
 
-    // Sign in: the free trial credits make it land on the dashboard (DECISIONS.md).
+    // Sign in: the free trial credits make it land on the dashboard (docs/product.md, "Accounts").
     await signIn(page, email, PASSWORD);
     await page.waitForURL(url("/dashboard"));
     expect(await hasSessionCookie(page)).toBe(true);

@@ -121,7 +121,7 @@ describe("e-mail sign-in", () => {
     expect(iterations).toEqual([100_000, 100_000]);
   });
 
-  it("lands per DECISIONS.md and lets a remembered same-origin address win", async () => {
+  it("lands per docs/product.md ("Accounts") and lets a remembered same-origin address win", async () => {
     const { email } = await signUpAndVerify();
     const withTrial = await signInWithPassword(accountDeps().deps, { email, password: PASSWORD });
     expect(withTrial).toMatchObject({ ok: true, landing: "/dashboard" });
@@ -169,7 +169,7 @@ describe("e-mail verification", () => {
         kind: "grant",
         amount: TRIAL,
         reason: "Free trial credits",
-        // Once per verified e-mail address (DECISIONS.md), whatever account holds it.
+        // Once per verified e-mail address (docs/product.md), whatever account holds it.
         idempotencyKey: `signup:${email.toLowerCase()}`,
       }),
     ]);

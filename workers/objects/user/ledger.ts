@@ -353,7 +353,7 @@ export async function staleReservationKeys(db: Database, userId: string, now: nu
 }
 
 /**
- * The free trial credits (DECISIONS.md: SIGNUP_CREDITS, once per verified
+ * The free trial credits (docs/product.md, "Plans and credits": SIGNUP_CREDITS, once per verified
  * e-mail, never plan credits). The flag on the user is set in the same batch
  * as the grant, so a repeated verification grants nothing.
  */

@@ -4,7 +4,7 @@ import { hasControlCharacters } from "~/shared/text";
 import type { FieldErrors } from "./deps";
 
 // Server-side rules for the account forms. Passwords: 8 to 128 characters and
-// nothing else (NIST 800-63B; shared spec DECISIONS.md).
+// nothing else (NIST 800-63B; docs/product.md, "Accounts").
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
