@@ -121,7 +121,7 @@ describe("e-mail sign-in", () => {
     expect(iterations).toEqual([100_000, 100_000]);
   });
 
-  it("lands per docs/product.md ("Accounts") and lets a remembered same-origin address win", async () => {
+  it("lands per docs/product.md (Accounts) and lets a remembered same-origin address win", async () => {
     const { email } = await signUpAndVerify();
     const withTrial = await signInWithPassword(accountDeps().deps, { email, password: PASSWORD });
     expect(withTrial).toMatchObject({ ok: true, landing: "/dashboard" });

@@ -1,7 +1,6 @@
 import type { Database } from "@db/client";
 import { type Job, type JobKind, type JobParams, jobs, type Photo, photos, photoVersions } from "@db/schema";
 import { createProviderClient, DEFAULT_PROVIDER_TIMEOUT_MS, ProviderError } from "@workers/adapters/provider";
-import { randomToken } from "@workers/lib/crypto";
 import { photoPrefix } from "@workers/lib/photo-storage";
 import { signedImageUrl } from "@workers/lib/signed-urls";
 import { describeAndThumb } from "@workers/lib/thumbnail";

@@ -1,17 +1,6 @@
 import type { Database } from "@db/client";
-import {
-  creditGrants,
-  creditLedger,
-  type PaidPeriodRow,
-  paidPeriods,
-  paymentReversals,
-  type SubscriptionRow,
-  stripeEvents,
-  subscriptions,
-  users,
-} from "@db/schema";
-import { randomToken } from "@workers/lib/crypto";
-import { and, eq, gt, isNotNull, like, lte, sql } from "drizzle-orm";
+import { type PaidPeriodRow, paidPeriods, type SubscriptionRow, stripeEvents, subscriptions, users } from "@db/schema";
+import { and, eq, gt, isNotNull, lte } from "drizzle-orm";
 import { type BillingInterval, findPlan, type Plan, type PlanId } from "~/shared/catalog";
 import { alreadyRecorded, cachedBalance, grantStatements, run, type Stmt } from "./ledger";
 import { reversalStatements, undoReversalStatements } from "./reversals";
