@@ -1,6 +1,7 @@
 import { createDb } from "@db/client";
 import { api } from "@workers/api";
 import { ConfigError, config } from "@workers/config";
+import { drain } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
@@ -42,12 +43,18 @@ export default {
     if (isCrossSiteWrite(request, env.APP_ORIGIN)) return withSecurityHeaders(crossSiteRefusal(), nonce, dev);
 
     const { pathname } = new URL(request.url);
-    if (isApi(pathname)) return withSecurityHeaders(await api.fetch(request, env, ctx), nonce, dev);
-
-    const context = new RouterContextProvider();
-    const deps = buildDeps(env, ctx, request);
-    context.set(requestContext, { env, ctx, db: deps.db, deps, nonce });
-    return withSecurityHeaders(await handleDocument(request, context), nonce, dev);
+    let response: Response;
+    if (isApi(pathname)) response = await api.fetch(request, env, ctx);
+    else {
+      const context = new RouterContextProvider();
+      const deps = buildDeps(env, ctx, request);
+      context.set(requestContext, { env, ctx, db: deps.db, deps, nonce });
+      response = await handleDocument(request, context);
+    }
+    // A body the route did not read (a refused request) is read and dropped, up to a bound, so the client
+    // gets the answer instead of a connection reset in the middle of sending.
+    if (request.body && !request.bodyUsed) await drain(request.body.getReader());
+    return withSecurityHeaders(response, nonce, dev);
   },
 
   async scheduled(_controller, env) {

@@ -43,7 +43,10 @@ export function checkMethod(request: Request, methods: readonly string[] = ["POS
   return methods.includes(request.method.toUpperCase()) ? null : fail("method_not_allowed", MESSAGES.method(methods));
 }
 
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, budget: number): Promise<void> {
+export async function drain(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  budget: number = DRAIN_LIMIT,
+): Promise<void> {
   try {
     let seen = 0;
     while (seen < budget) {

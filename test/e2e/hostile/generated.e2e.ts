@@ -180,7 +180,7 @@ function casesFor(r: RouteEntry): Case[] {
       method: r.method,
       path: own,
       headers: { ...session(alice), "Content-Type": r.app === "page" ? FORM["Content-Type"] : "application/json" },
-      body: chunkedBody(20 * 1024 * 1024),
+      body: chunkedBody(4 * 1024 * 1024),
       stream: true,
       refused: true,
     });
