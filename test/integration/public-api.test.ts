@@ -255,7 +255,11 @@ describe("signed callbacks", () => {
     const { job } = (await res.json()) as { job: { id: string } };
     await settle(token, job.id);
     const stub = userObject(env, user.id);
-    await runDurableObjectAlarm(stub);
+    // The alarm that held the job delivers its callback as the job ends; wait for that first attempt.
+    for (let i = 0; i < 100 && received.length === 0; i++) {
+      if (i % 10 === 9) await runDurableObjectAlarm(stub);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     expect(received).toHaveLength(1);
     let row = await db.select().from(apiCallbacks).where(eq(apiCallbacks.jobId, job.id)).get();
     expect(row?.status).toBe("pending");
