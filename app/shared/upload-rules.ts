@@ -56,6 +56,8 @@ export const UPLOAD_MESSAGES = {
     "This photo is too large in pixels (at most 10,000 px a side and 24 megapixels). Please send a smaller one.",
   tooManyOpen: "Too many uploads are in progress. Please finish or cancel one first.",
   network: "The connection dropped. Retrying…",
+  offline: "Paused - waiting for network. The upload carries on by itself when you are back online.",
+  expired: "This upload was stopped or has expired on our side. Please choose the photo again.",
   gaveUp: "The upload could not reach our servers. Check your connection and press Try again.",
 } as const;
 

@@ -20,7 +20,7 @@ import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-route
 import { z } from "zod";
 import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
 import { PhotoGrid } from "~/components/library/photo-grid";
-import { UploadPanel } from "~/components/library/upload-panel";
+import { PendingUploads, UploadPanel } from "~/components/library/upload-panel";
 import { PlanStatusCard } from "~/components/plan-status-card";
 import { DesignerDialog, QuickDialog } from "~/components/staging/ai-dialogs";
 import { useLiveCredits } from "~/lib/use-live-credits";
@@ -285,9 +285,11 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
                   Close
                 </Link>
               </div>
-              <UploadPanel onUploaded={() => revalidator.revalidate()} />
+              <UploadPanel owner={user.email} onUploaded={() => revalidator.revalidate()} />
             </section>
           ) : null}
+
+          <PendingUploads owner={user.email} onUploaded={() => revalidator.revalidate()} />
 
           {paged ? (
             <p className="text-sm">
