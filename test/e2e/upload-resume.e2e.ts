@@ -17,7 +17,9 @@ afterAll(async () => {
   await b?.close();
 });
 
-async function throttled(user: FixtureUser, uploadKBps: number): Promise<{ page: Page; cdp: CDPSession }> {
+type TestPage = Awaited<ReturnType<OpenBrowser["newPage"]>>;
+
+async function throttled(user: FixtureUser, uploadKBps: number): Promise<{ page: TestPage; cdp: CDPSession }> {
   const ctx = await signedInContext(b, user);
   const page = await b.newPage(ctx);
   await page.goto("/dashboard?upload=1");
