@@ -160,7 +160,10 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
       {/* Phone first (docs/decisions/0133-phone-first-library.md): below lg the balance sits in the top bar,
           the actions and the folder drawer in a bar at the bottom (thumb reach), the photos come first and the
           account/folders card last. From lg up the layout is the desktop one, unchanged. */}
-      <main id="main" className="container-page grid flex-1 gap-4 pt-3 pb-24 lg:grid-cols-[17rem_1fr] lg:gap-6 lg:pt-6 lg:pb-6">
+      <main
+        id="main"
+        className="container-page grid flex-1 gap-4 pt-3 pb-24 lg:grid-cols-[17rem_1fr] lg:gap-6 lg:pt-6 lg:pb-6"
+      >
         <aside className="contents space-y-4 lg:block" aria-label="Library">
           {justPaid ? (
             <p className="alert-success" role="status">
