@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, useState, useSyncExternalStore } from "react";
 import { useRouteLoaderData } from "react-router";
-import { PrepareError, preparePhoto } from "~/lib/image-prep";
-import { type QueuedUpload, resumePending, startUpload, type UploadedPhoto } from "~/lib/upload-queue";
+// Type-only at the top: the downscaler and the upload queue load on first use (an upload chosen or a kept
+// one found), keeping them out of /dashboard's first JavaScript.
+import type { QueuedUpload, UploadedPhoto } from "~/lib/upload-queue";
 import type { UploadSnapshot, UploadTask } from "~/lib/upload-task";
 import { checkChosenFile, UPLOAD_HINT, UPLOAD_MESSAGES } from "~/shared/upload-rules";
 
@@ -148,9 +149,11 @@ export function PendingUploads({ owner, onUploaded }: { owner?: string; onUpload
   useEffect(() => {
     if (!who) return;
     let stale = false;
-    void resumePending(who).then((list) => {
-      if (!stale) setPending(list);
-    });
+    void import("~/lib/upload-queue")
+      .then(({ resumePending }) => resumePending(who))
+      .then((list) => {
+        if (!stale) setPending(list);
+      });
     return () => {
       stale = true;
     };
@@ -212,13 +215,22 @@ export function UploadPanel({
       return;
     }
     setPhase({ kind: "preparing", fileName: file.name });
+    let PrepareErrorClass: typeof import("~/lib/image-prep").PrepareError | null = null;
     try {
+      const [{ PrepareError, preparePhoto }, { startUpload }] = await Promise.all([
+        import("~/lib/image-prep"),
+        import("~/lib/upload-queue"),
+      ]);
+      PrepareErrorClass = PrepareError;
       const prepared = await preparePhoto(file);
       // Kept in the browser (when it lets us) before the first byte leaves, so a reload resumes it.
       const next = await startUpload(who ?? "", prepared, file.name);
       setPhase({ kind: "task", upload: next });
     } catch (err) {
-      setPhase({ kind: "idle", message: err instanceof PrepareError ? err.message : UPLOAD_MESSAGES.unreadable });
+      setPhase({
+        kind: "idle",
+        message: PrepareErrorClass && err instanceof PrepareErrorClass ? err.message : UPLOAD_MESSAGES.unreadable,
+      });
     }
   }
 
