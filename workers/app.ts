@@ -3,6 +3,7 @@ import { api } from "@workers/api";
 import { ConfigError, config } from "@workers/config";
 import { requestContext } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
+import { isCacheablePublicRequest, servePublicPage } from "@workers/http/public-pages";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
 import { randomToken } from "@workers/lib/crypto";
 import { purgeIdempotency } from "@workers/services/api-idempotency";
@@ -43,10 +44,22 @@ export default {
     const { pathname } = new URL(request.url);
     if (isApi(pathname)) return withSecurityHeaders(await api.fetch(request, env, ctx), nonce, dev);
 
-    const context = new RouterContextProvider();
-    const deps = buildDeps(env, ctx, request);
-    context.set(requestContext, { env, ctx, db: deps.db, deps, nonce });
-    return withSecurityHeaders(await handleDocument(request, context), nonce, dev);
+    const render = (withNonce: string) => {
+      const context = new RouterContextProvider();
+      const deps = buildDeps(env, ctx, request);
+      context.set(requestContext, { env, ctx, db: deps.db, deps, nonce: withNonce });
+      return handleDocument(request, context);
+    };
+    if (isCacheablePublicRequest(request)) {
+      // The same document for every signed-out visitor: rendered once, CSP by hashes (docs/decisions/0132).
+      const build = await import("virtual:react-router/server-build");
+      const page = await servePublicPage(request, build.assets.version, () => render(""), {
+        dev,
+        waitUntil: (p) => ctx.waitUntil(p),
+      });
+      return withSecurityHeaders(page, nonce, dev);
+    }
+    return withSecurityHeaders(await render(nonce), nonce, dev);
   },
 
   async scheduled(_controller, env) {
