@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
@@ -12,178 +12,188 @@ import { createFixtureUser } from "../test/e2e/fixtures.ts";
 import { measureApiJobCreation } from "./api.ts";
 import { measureJobLatencies } from "./jobs.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
+import { applyRatios, type BenchContext, type BenchModule, MIN_RUNS, mergeRuns, percentile } from "./module.ts";
+import { qualityScore } from "./photo-quality.ts";
 import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
 
 // `npm run bench`: starts the production build under local workerd with its
 // emulators (the same way `npm start` does, on its own ports and a fresh state
-// folder), measures, and writes bench/results/report.{md,json}. Every load
-// test targets 127.0.0.1 and is bounded in count and time.
+// folder), runs every module of MODULES at least 3 times, and writes
+// bench/results/report.{md,json}: each figure the median of its runs with min
+// and max beside it (docs/decisions/0134-bench-reports-its-spread.md). Every
+// load test targets 127.0.0.1 and is bounded in count and time.
+// `BENCH_ONLY=photos,bundle npm run bench` runs only the named modules.
 
-const figures: Figure[] = [];
-const started = Date.now();
+const BARE = "baseline: bare React Router page";
 
-function add(raw: Figure) {
-  const f = judge(raw);
-  figures.push(f);
-  const budget = f.budget === undefined ? "" : ` (budget ${f.op} ${f.budget})`;
-  console.log(`  ${f.name}: ${f.value}${f.unit ? ` ${f.unit}` : ""}${budget}`);
-}
-
-const stateDir = mkdtempSync(join(tmpdir(), "stagewise-bench-"));
-console.log("Starting the production build under local workerd…");
-const stack = await startStack({
-  port: Number(process.env.BENCH_PORT ?? 5190),
-  emulatorPortBase: Number(process.env.BENCH_EMULATOR_PORT_BASE ?? 4090),
-  persistDir: stateDir,
-  build: process.env.SKIP_BUILD !== "1",
-  logFile: join(stateDir, "wrangler.log"),
-  quiet: true,
-});
-
-async function fixtureToken(credits = 20): Promise<string> {
-  const user = await createFixtureUser(stack.url, { credits });
-  if (!user.sessionToken) throw new Error("fixture user came without a session");
-  return user.sessionToken;
-}
-
-async function fixtureSession(credits = 20): Promise<string> {
-  return `sw_session=${await fixtureToken(credits)}`;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-
-async function load(path: string, headers: Record<string, string> = {}) {
-  const result = await autocannon({
-    url: `${stack.url}${path}`,
-    connections: 10,
-    duration: 10,
-    amount: 5000,
-    headers,
-  });
+async function load(url: string, headers: Record<string, string> = {}) {
+  const result = await autocannon({ url, connections: 10, duration: 10, amount: 5000, headers });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${path}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
+    throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
   }
   return result;
 }
 
-try {
-  const cookie = await fixtureSession();
-
-  console.log("Server-rendered pages under load (10 connections, at most 10 s or 5,000 requests each)…");
-  const base = await load("/dev/bare");
-  add({
-    group: "SSR",
-    name: "baseline: bare React Router page requests/s",
-    value: Math.round(base.requests.average),
-    unit: "req/s",
-  });
-  add({ group: "SSR", name: "baseline: bare React Router page p50", value: base.latency.p50, unit: "ms" });
-  for (const [label, path, headers] of [
-    ["/", "/", {}],
-    ["/dashboard", "/dashboard", { Cookie: cookie }],
-  ] as const) {
-    const r = await load(path, headers);
-    const ratio = (x: number, y: number) => `${(x / y).toFixed(2)}x the bare page`;
-    add({
-      group: "SSR",
-      name: `${label} requests/s`,
-      value: Math.round(r.requests.average),
-      unit: "req/s",
-      baseline: ratio(r.requests.average, base.requests.average),
-      ...BUDGETS.rps(label),
-    });
-    add({
-      group: "SSR",
-      name: `${label} p50`,
-      value: r.latency.p50,
-      unit: "ms",
-      baseline: ratio(r.latency.p50, base.latency.p50),
-      ...BUDGETS.p50(label),
-    });
-    add({ group: "SSR", name: `${label} p99`, value: r.latency.p99, unit: "ms", ...BUDGETS.p99(label) });
-  }
-
-  console.log("Credit reservations through the users' Durable Objects…");
-  for (const [users, perUser] of [
-    [1, 200],
-    [100, 10],
-  ] as const) {
-    const res = await fetch(`${stack.url}/api/dev/bench/reservations`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ users, perUser }),
-    });
-    const r = (await res.json()) as { attempts: number; succeeded: number; ms: number; negative: boolean };
-    if (r.negative || r.succeeded !== users * perUser)
-      throw new Error(`reservation bench broke the ledger: ${JSON.stringify(r)}`);
-    add({
-      group: "Credits",
-      name: `reservations/s, ${users} user${users > 1 ? "s" : ""}`,
-      value: Math.round((r.attempts / r.ms) * 1000),
-      unit: "res/s",
-      ...BUDGETS.reservations(users),
-    });
-  }
-
-  console.log("Photo bytes: a 10 MB phone photo's upload, and a 50-photo grid…");
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: CHROMIUM_ARGS,
-  });
-  try {
-    const jpeg = phoneSizedJpeg();
-    const upload = await measureUploadBytes(
-      browser,
-      { baseUrl: stack.url, sessionToken: await fixtureToken() },
-      {
-        name: "phone-photo.jpg",
-        mimeType: "image/jpeg",
-        buffer: Buffer.from(jpeg),
-      },
+/** Server-rendered pages under load, the bare React Router page first in every run (the ratios' baseline). */
+const ssr: BenchModule = {
+  title: "Server-rendered pages under load (10 connections, at most 10 s or 5,000 requests each)",
+  async measure({ stack, fixtureSession }) {
+    const cookie = await fixtureSession();
+    const out: Figure[] = [];
+    const base = await load(`${stack.url}/dev/bare`);
+    out.push(
+      { group: "SSR", name: `${BARE} requests/s`, value: Math.round(base.requests.average), unit: "req/s" },
+      { group: "SSR", name: `${BARE} p50`, value: base.latency.p50, unit: "ms" },
     );
-    const mb = (n: number) => Math.round(n / 10485.76) / 100;
-    add({ group: "Photos", name: "phone JPEG before upload", value: mb(upload.fileBytes), unit: "MB" });
-    add({
-      group: "Photos",
-      name: "bytes sent to upload it",
-      value: mb(upload.sentTotalBytes),
-      unit: "MB",
-      baseline: `${Math.round((upload.sentTotalBytes / upload.fileBytes) * 100)}% of the file, ${upload.requests} requests`,
-      ...BUDGETS.uploadMb,
-    });
-    const gridToken = await fixtureToken();
-    await seedPhotos({ baseUrl: stack.url, sessionToken: gridToken }, 50);
-    const grid = await measureGridBytes(browser, { baseUrl: stack.url, sessionToken: gridToken });
-    if (grid.originalRequests > 0) throw new Error(`the grid loaded ${grid.originalRequests} originals`);
-    add({
-      group: "Photos",
-      name: "grid of 50 photos: image bytes",
-      value: Math.round(grid.imageBytes / 102.4) / 10,
-      unit: "KB",
-      baseline: `${grid.imageRequests} thumbnails, largest ${Math.round(grid.largestImageBytes / 1024)} KB`,
-      ...BUDGETS.gridKb,
-    });
-    add({
-      group: "Photos",
-      name: "grid of 50 photos: whole page",
-      value: Math.round(grid.totalBytes / 102.4) / 10,
-      unit: "KB",
-    });
-  } finally {
-    await browser.close();
-  }
+    for (const [label, path, headers] of [
+      ["/", "/", {}],
+      ["/dashboard", "/dashboard", { Cookie: cookie }],
+    ] as const) {
+      const r = await load(`${stack.url}${path}`, headers);
+      out.push(
+        {
+          group: "SSR",
+          name: `${label} requests/s`,
+          value: Math.round(r.requests.average),
+          unit: "req/s",
+          relativeTo: { name: `${BARE} requests/s`, label: "the bare page" },
+          ...BUDGETS.rps(label),
+        },
+        {
+          group: "SSR",
+          name: `${label} p50`,
+          value: r.latency.p50,
+          unit: "ms",
+          relativeTo: { name: `${BARE} p50`, label: "the bare page" },
+          ...BUDGETS.p50(label),
+        },
+        { group: "SSR", name: `${label} p99`, value: r.latency.p99, unit: "ms", ...BUDGETS.p99(label) },
+      );
+    }
+    return out;
+  },
+};
 
-  console.log("Jobs at provider latencies from 1 s to 119 s (about two minutes)…");
-  for (const f of await measureJobLatencies(stack)) add(f);
+const credits: BenchModule = {
+  title: "Credit reservations through the users' Durable Objects",
+  async measure({ stack }) {
+    const out: Figure[] = [];
+    for (const [users, perUser] of [
+      [1, 200],
+      [100, 10],
+    ] as const) {
+      const res = await fetch(`${stack.url}/api/dev/bench/reservations`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ users, perUser }),
+      });
+      const r = (await res.json()) as { attempts: number; succeeded: number; ms: number; negative: boolean };
+      if (r.negative || r.succeeded !== users * perUser)
+        throw new Error(`reservation bench broke the ledger: ${JSON.stringify(r)}`);
+      out.push({
+        group: "Credits",
+        name: `reservations/s, ${users} user${users > 1 ? "s" : ""}`,
+        value: Math.round((r.attempts / r.ms) * 1000),
+        unit: "res/s",
+        ...BUDGETS.reservations(users),
+      });
+    }
+    return out;
+  },
+};
 
-  console.log("Public API: job creation through /api/v1 against the page's own call…");
-  for (const f of await measureApiJobCreation(stack)) add(f);
+/** The bytes a phone sends for a 10 MB photo (with the stored photo's size and SSIM), and the grid's bytes. */
+function photosModule(): BenchModule {
+  const jpeg = phoneSizedJpeg();
+  let gridToken = "";
+  return {
+    title: "Photo bytes: a 10 MB phone photo's upload (size and SSIM of what is stored), and a 50-photo grid",
+    async setup({ stack, fixtureToken }) {
+      gridToken = await fixtureToken();
+      await seedPhotos({ baseUrl: stack.url, sessionToken: gridToken }, 50);
+    },
+    async measure({ stack, fixtureToken }) {
+      const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+      try {
+        const token = await fixtureToken();
+        const upload = await measureUploadBytes(
+          browser,
+          { baseUrl: stack.url, sessionToken: token },
+          { name: "phone-photo.jpg", mimeType: "image/jpeg", buffer: Buffer.from(jpeg) },
+        );
+        const headers = { Cookie: `sw_session=${token}` };
+        const list = (await (await fetch(`${stack.url}/api/photos`, { headers })).json()) as {
+          photos: { id: string; width: number; height: number }[];
+        };
+        const photo = list.photos[0];
+        if (!photo) throw new Error("the bench upload stored no photo");
+        const stored = new Uint8Array(
+          await (await fetch(`${stack.url}/api/photos/${photo.id}/original`, { headers })).arrayBuffer(),
+        );
+        const { default: jpegJs } = await import("jpeg-js");
+        const { width, height } = jpegJs.decode(stored, { useTArray: true, maxMemoryUsageInMB: 512 });
+        const mb = (n: number) => Math.round(n / 10485.76) / 100;
+        const grid = await measureGridBytes(browser, { baseUrl: stack.url, sessionToken: gridToken });
+        if (grid.originalRequests > 0) throw new Error(`the grid loaded ${grid.originalRequests} originals`);
+        return [
+          { group: "Photos", name: "phone JPEG before upload", value: mb(upload.fileBytes), unit: "MB" },
+          {
+            group: "Photos",
+            name: "bytes sent to upload it",
+            value: mb(upload.sentTotalBytes),
+            unit: "MB",
+            baseline: `${Math.round((upload.sentTotalBytes / upload.fileBytes) * 100)}% of the file, ${upload.requests} requests`,
+            ...BUDGETS.uploadMb,
+          },
+          {
+            group: "Photos",
+            name: "long edge of the photo sent",
+            value: Math.max(width, height),
+            unit: "px",
+            ...BUDGETS.uploadLongEdge,
+          },
+          {
+            group: "Photos",
+            name: "quality: SSIM against the full-size photo scaled to the same size",
+            value: Math.round(qualityScore(jpeg, stored) * 10000) / 10000,
+            unit: "",
+            baseline: "1 = identical; ADR 0131 has the sweep",
+          },
+          {
+            group: "Photos",
+            name: "grid of 50 photos: image bytes",
+            value: Math.round(grid.imageBytes / 102.4) / 10,
+            unit: "KB",
+            baseline: `${grid.imageRequests} thumbnails, largest ${Math.round(grid.largestImageBytes / 1024)} KB`,
+            ...BUDGETS.gridKb,
+          },
+          {
+            group: "Photos",
+            name: "grid of 50 photos: whole page",
+            value: Math.round(grid.totalBytes / 102.4) / 10,
+            unit: "KB",
+          },
+        ];
+      } finally {
+        await browser.close();
+      }
+    },
+  };
+}
 
-  console.log("Staging overhead: our end-to-end job time minus the provider emulator's own time…");
-  {
+const jobs: BenchModule = {
+  title: "Jobs at provider latencies from 1 s to 119 s, all started at once (about two minutes a run)",
+  measure: ({ stack }) => measureJobLatencies(stack),
+};
+
+const api: BenchModule = {
+  title: "Public API: job creation through /api/v1 against the page's own call",
+  measure: ({ stack }) => measureApiJobCreation(stack),
+};
+
+const staging: BenchModule = {
+  title: "Staging overhead: our end-to-end job time minus the provider emulator's own time",
+  async measure({ stack, fixtureToken }) {
     const token = await fixtureToken(40);
     const [photoId] = await seedPhotos({ baseUrl: stack.url, sessionToken: token }, 1, "Bench room");
     const headers = { Cookie: `sw_session=${token}`, "Content-Type": "application/json", Origin: stack.url };
@@ -193,154 +203,256 @@ try {
       method: "POST",
       body: JSON.stringify({ mode: "ok", latencyMs: LATENCY_MS }),
     });
-    // The same call made directly to the emulator: the time the provider itself takes.
-    const original = new Uint8Array(
-      await (await fetch(`${stack.url}/api/photos/${photoId}/original`, { headers })).arrayBuffer(),
-    );
-    const direct: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const form = new FormData();
-      form.append("input_image", new Blob([original], { type: "image/jpeg" }), "room.jpg");
-      form.append("room_type", "bedroom");
-      form.append("design_style", "scandinavian");
-      form.append("num_images", "1");
-      const t = performance.now();
-      const res = await fetch(`${provider}/generate_designs`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${stack.vars.PROVIDER_API_KEY}` },
-        body: form,
-      });
-      await res.arrayBuffer();
-      direct.push(performance.now() - t);
-    }
-    const directP50 = percentile(direct, 50);
-    const overhead: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const t = performance.now();
-      const res = await fetch(`${stack.url}/api/photos/${photoId}/jobs`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ kind: "stage", roomType: "bedroom", designStyle: "scandinavian" }),
-      });
-      if (res.status !== 202) throw new Error(`staging job refused: ${res.status} ${await res.text()}`);
-      const { job } = (await res.json()) as { job: { id: string } };
-      for (;;) {
-        const poll = (await (await fetch(`${stack.url}/api/jobs/${job.id}`, { headers })).json()) as {
-          job: { status: string; error: string | null };
-        };
-        if (poll.job.status === "succeeded") break;
-        if (poll.job.status === "failed") throw new Error(`staging job failed: ${poll.job.error}`);
-        await new Promise((r) => setTimeout(r, 20));
+    try {
+      // The same call made directly to the emulator: the time the provider itself takes.
+      const original = new Uint8Array(
+        await (await fetch(`${stack.url}/api/photos/${photoId}/original`, { headers })).arrayBuffer(),
+      );
+      const direct: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const form = new FormData();
+        form.append("input_image", new Blob([original], { type: "image/jpeg" }), "room.jpg");
+        form.append("room_type", "bedroom");
+        form.append("design_style", "scandinavian");
+        form.append("num_images", "1");
+        const t = performance.now();
+        const res = await fetch(`${provider}/generate_designs`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${stack.vars.PROVIDER_API_KEY}` },
+          body: form,
+        });
+        await res.arrayBuffer();
+        direct.push(performance.now() - t);
       }
-      overhead.push(performance.now() - t - directP50);
+      const directP50 = percentile(direct, 50);
+      const overhead: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t = performance.now();
+        const res = await fetch(`${stack.url}/api/photos/${photoId}/jobs`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ kind: "stage", roomType: "bedroom", designStyle: "scandinavian" }),
+        });
+        if (res.status !== 202) throw new Error(`staging job refused: ${res.status} ${await res.text()}`);
+        const { job } = (await res.json()) as { job: { id: string } };
+        for (;;) {
+          const poll = (await (await fetch(`${stack.url}/api/jobs/${job.id}`, { headers })).json()) as {
+            job: { status: string; error: string | null };
+          };
+          if (poll.job.status === "succeeded") break;
+          if (poll.job.status === "failed") throw new Error(`staging job failed: ${poll.job.error}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        overhead.push(performance.now() - t - directP50);
+      }
+      return [
+        {
+          group: "Staging",
+          name: "direct emulator call p50 (baseline)",
+          value: Math.round(directP50),
+          unit: "ms",
+          baseline: `configured latency ${LATENCY_MS} ms`,
+        },
+        {
+          group: "Staging",
+          name: "our overhead p50",
+          value: Math.round(percentile(overhead, 50)),
+          unit: "ms",
+          ...BUDGETS.overheadP50,
+        },
+        {
+          group: "Staging",
+          name: "our overhead p99",
+          value: Math.round(percentile(overhead, 99)),
+          unit: "ms",
+          ...BUDGETS.overheadP99,
+        },
+      ];
+    } finally {
+      await fetch(`${provider}/_emulator/mode`, { method: "POST", body: JSON.stringify({ mode: "ok", latencyMs: 0 }) });
     }
-    await fetch(`${provider}/_emulator/mode`, { method: "POST", body: JSON.stringify({ mode: "ok", latencyMs: 0 }) });
-    add({
-      group: "Staging",
-      name: "direct emulator call p50 (baseline)",
-      value: Math.round(directP50),
-      unit: "ms",
-      baseline: `configured latency ${LATENCY_MS} ms`,
-    });
-    add({
-      group: "Staging",
-      name: "our overhead p50",
-      value: Math.round(percentile(overhead, 50)),
-      unit: "ms",
-      ...BUDGETS.overheadP50,
-    });
-    add({
-      group: "Staging",
-      name: "our overhead p99",
-      value: Math.round(percentile(overhead, 99)),
-      unit: "ms",
-      ...BUDGETS.overheadP99,
-    });
-  }
+  },
+};
 
-  console.log("JavaScript each route sends (gzipped)…");
-  for (const [label, path, headers] of [
-    ["/", "/", {}],
-    ["/dashboard", "/dashboard", { Cookie: cookie }],
-  ] as const) {
-    const html = await (await fetch(`${stack.url}${path}`, { headers })).text();
-    const srcs = new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!));
-    let bytes = 0;
-    for (const src of srcs)
-      bytes += gzipSync(Buffer.from(await (await fetch(`${stack.url}${src}`)).arrayBuffer())).length;
-    add({
-      group: "Bundle",
-      name: `${label} gzipped JS`,
-      value: Math.round(bytes / 102.4) / 10,
-      unit: "KB",
-      ...BUDGETS.js,
-    });
-  }
+/** The gzipped JavaScript each page's HTML references (modulepreload links and scripts). */
+export async function gzippedJs(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const html = await (await fetch(url, { headers })).text();
+  const origin = new URL(url).origin;
+  const srcs = new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!));
+  let bytes = 0;
+  for (const src of srcs) bytes += gzipSync(Buffer.from(await (await fetch(`${origin}${src}`)).arrayBuffer())).length;
+  return bytes;
+}
 
-  console.log("Lighthouse, mobile profile…");
-  const chrome = await chromeLauncher.launch({
-    chromePath: CHROMIUM_PATH,
-    chromeFlags: ["--headless=new", ...CHROMIUM_ARGS],
-  });
-  try {
+const bundle: BenchModule = {
+  title: "JavaScript each route sends (gzipped)",
+  async measure({ stack, fixtureSession }) {
+    const cookie = await fixtureSession();
+    const out: Figure[] = [];
     for (const [label, path, headers] of [
       ["/", "/", {}],
       ["/dashboard", "/dashboard", { Cookie: cookie }],
     ] as const) {
-      const result = await lighthouse(`${stack.url}${path}`, {
-        port: chrome.port,
-        output: "json",
-        logLevel: "error",
-        onlyCategories: ["performance"],
-        extraHeaders: headers,
-      });
-      const lhr = result?.lhr;
-      if (!lhr) throw new Error(`lighthouse gave no result for ${path}`);
-      if (lhr.runtimeError || lhr.categories.performance?.score == null) {
-        // A failed Lighthouse run is a failed measurement, never a score of 0.
-        throw new Error(`lighthouse could not measure ${path}: ${lhr.runtimeError?.message ?? "no performance score"}`);
-      }
-      add({
-        group: "Lighthouse (mobile)",
-        name: `${label} performance score`,
-        value: Math.round((lhr.categories.performance?.score ?? 0) * 100),
-        unit: "",
-        ...BUDGETS.lighthouse,
-      });
-      add({
-        group: "Lighthouse (mobile)",
-        name: `${label} LCP`,
-        value: Math.round((lhr.audits["largest-contentful-paint"]?.numericValue ?? 0) / 10) / 100,
-        unit: "s",
-        ...BUDGETS.lcp,
-      });
-      add({
-        group: "Lighthouse (mobile)",
-        name: `${label} total bytes`,
-        value: Math.round((lhr.audits["total-byte-weight"]?.numericValue ?? 0) / 102.4) / 10,
+      out.push({
+        group: "Bundle",
+        name: `${label} gzipped JS`,
+        value: Math.round((await gzippedJs(`${stack.url}${path}`, headers)) / 102.4) / 10,
         unit: "KB",
+        ...BUDGETS.js(label),
       });
     }
-  } finally {
-    chrome.kill();
-  }
-} finally {
-  await stack.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+    return out;
+  },
+};
+
+/** Lighthouse on the mobile profile for one page; `runs` separate Lighthouse runs. */
+function lighthouseModule(label: string, path: string, runs: number, signedIn: boolean): BenchModule {
+  let headers: Record<string, string> = {};
+  return {
+    title: `Lighthouse, mobile profile: ${label} (${runs} runs)`,
+    runs,
+    async setup({ fixtureSession }) {
+      if (signedIn) headers = { Cookie: await fixtureSession() };
+    },
+    async measure({ stack }) {
+      const chrome = await chromeLauncher.launch({
+        chromePath: CHROMIUM_PATH,
+        chromeFlags: ["--headless=new", ...CHROMIUM_ARGS],
+      });
+      try {
+        const result = await lighthouse(`${stack.url}${path}`, {
+          port: chrome.port,
+          output: "json",
+          logLevel: "error",
+          onlyCategories: ["performance"],
+          extraHeaders: headers,
+        });
+        const lhr = result?.lhr;
+        if (!lhr) throw new Error(`lighthouse gave no result for ${path}`);
+        if (lhr.runtimeError || lhr.categories.performance?.score == null) {
+          // A failed Lighthouse run is a failed measurement, never a score of 0.
+          throw new Error(
+            `lighthouse could not measure ${path}: ${lhr.runtimeError?.message ?? "no performance score"}`,
+          );
+        }
+        const seconds = (audit: string) => Math.round((lhr.audits[audit]?.numericValue ?? 0) / 10) / 100;
+        return [
+          {
+            group: "Lighthouse (mobile)",
+            name: `${label} performance score`,
+            value: Math.round((lhr.categories.performance?.score ?? 0) * 100),
+            unit: "",
+            ...BUDGETS.lighthouse(label),
+          },
+          {
+            group: "Lighthouse (mobile)",
+            name: `${label} FCP`,
+            value: seconds("first-contentful-paint"),
+            unit: "s",
+            ...BUDGETS.fcp(label),
+          },
+          {
+            group: "Lighthouse (mobile)",
+            name: `${label} LCP`,
+            value: seconds("largest-contentful-paint"),
+            unit: "s",
+            ...BUDGETS.lcp(label),
+          },
+          {
+            group: "Lighthouse (mobile)",
+            name: `${label} total bytes`,
+            value: Math.round((lhr.audits["total-byte-weight"]?.numericValue ?? 0) / 102.4) / 10,
+            unit: "KB",
+          },
+        ];
+      } finally {
+        chrome.kill();
+      }
+    },
+  };
 }
 
-const report = {
-  generatedAt: new Date().toISOString(),
-  durationSeconds: Math.round((Date.now() - started) / 1000),
-  machine: "2 cores (CI kind)",
-  figures,
+/** Everything `npm run bench` measures, in order. Add a module here (see bench/module.ts). */
+export const MODULES: Record<string, BenchModule> = {
+  ssr,
+  credits,
+  photos: photosModule(),
+  jobs,
+  api,
+  staging,
+  bundle,
+  "lighthouse-home": lighthouseModule("/", "/", 5, false),
+  "lighthouse-dashboard": lighthouseModule("/dashboard", "/dashboard", MIN_RUNS, true),
 };
-const out = join(ROOT, "bench", "results");
-mkdirSync(out, { recursive: true });
-writeFileSync(join(out, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
-writeFileSync(join(out, "report.md"), renderMarkdown(report));
-const over = figures.filter((f) => f.pass === false);
-console.log(
-  `\nWrote bench/results/report.md and report.json in ${report.durationSeconds} s. ${over.length} figure(s) over budget.`,
-);
-for (const f of over) console.log(`  OVER: ${f.name} = ${f.value} ${f.unit} (budget ${f.op} ${f.budget})`);
+
+async function main() {
+  const started = Date.now();
+  const loadAtStart = { loadavg: loadavg(), cores: availableParallelism() };
+  console.log(
+    `Machine load at the start: ${loadAtStart.loadavg.map((n) => n.toFixed(2)).join(" / ")} on ${loadAtStart.cores} cores.`,
+  );
+  const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
+  const chosen = Object.entries(MODULES).filter(([name]) => !only || only.includes(name));
+  if (chosen.length === 0) throw new Error(`BENCH_ONLY named no module; modules: ${Object.keys(MODULES).join(", ")}`);
+
+  const stateDir = mkdtempSync(join(tmpdir(), "stagewise-bench-"));
+  console.log("Starting the production build under local workerd…");
+  const stack = await startStack({
+    port: Number(process.env.BENCH_PORT ?? 5190),
+    emulatorPortBase: Number(process.env.BENCH_EMULATOR_PORT_BASE ?? 4090),
+    persistDir: stateDir,
+    build: process.env.SKIP_BUILD !== "1",
+    logFile: join(stateDir, "wrangler.log"),
+    quiet: true,
+  });
+  const fixtureToken = async (credits = 20) => {
+    const user = await createFixtureUser(stack.url, { credits });
+    if (!user.sessionToken) throw new Error("fixture user came without a session");
+    return user.sessionToken;
+  };
+  const ctx: BenchContext = {
+    stack,
+    fixtureToken,
+    fixtureSession: async (credits) => `sw_session=${await fixtureToken(credits)}`,
+  };
+
+  let figures: Figure[] = [];
+  try {
+    for (const [name, mod] of chosen) {
+      const runs = Math.max(MIN_RUNS, mod.runs ?? MIN_RUNS);
+      console.log(`${mod.title} [${name}, ${runs} runs]…`);
+      await mod.setup?.(ctx);
+      const all: Figure[][] = [];
+      for (let run = 0; run < runs; run++) all.push(await mod.measure(ctx, run));
+      for (const f of mergeRuns(all)) figures.push(f);
+    }
+  } finally {
+    await stack.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  figures = applyRatios(figures).map(judge);
+  for (const f of figures) {
+    const budget = f.budget === undefined ? "" : ` (budget ${f.op} ${f.budget})`;
+    console.log(`  ${f.name}: ${f.value}${f.unit ? ` ${f.unit}` : ""} [${f.min}–${f.max}]${budget}`);
+  }
+
+  const report = {
+    generatedAt: new Date().toISOString(),
+    durationSeconds: Math.round((Date.now() - started) / 1000),
+    machine: `${loadAtStart.cores} cores (CI kind)${only ? `; only ${only.join(", ")}` : ""}`,
+    loadAtStart,
+    figures,
+  };
+  const out = join(ROOT, "bench", "results");
+  mkdirSync(out, { recursive: true });
+  const suffix = only ? `-${only.join("+")}` : "";
+  writeFileSync(join(out, `report${suffix}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(out, `report${suffix}.md`), renderMarkdown(report));
+  const over = figures.filter((f) => f.pass === false);
+  console.log(
+    `\nWrote bench/results/report${suffix}.md and .json in ${report.durationSeconds} s. ${over.length} figure(s) over budget.`,
+  );
+  for (const f of over) console.log(`  OVER: ${f.name} = ${f.value} ${f.unit} (budget ${f.op} ${f.budget})`);
+}
+
+await main();

@@ -4,6 +4,7 @@ import { ConfigError, config } from "@workers/config";
 import { drain } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
+import { isCacheablePublicRequest, servePublicPage } from "@workers/http/public-pages";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
 import { randomToken } from "@workers/lib/crypto";
 import { grantAllOwedTrialCredits } from "@workers/services/accounts/verification";
@@ -46,10 +47,20 @@ export default {
     let response: Response;
     if (isApi(pathname)) response = await api.fetch(request, env, ctx);
     else {
-      const context = new RouterContextProvider();
-      const deps = buildDeps(env, ctx, request);
-      context.set(requestContext, { env, ctx, db: deps.db, deps, nonce });
-      response = await handleDocument(request, context);
+      const render = (withNonce: string) => {
+        const context = new RouterContextProvider();
+        const deps = buildDeps(env, ctx, request);
+        context.set(requestContext, { env, ctx, db: deps.db, deps, nonce: withNonce });
+        return handleDocument(request, context);
+      };
+      if (isCacheablePublicRequest(request)) {
+        // The same document for every signed-out visitor: rendered once, CSP by hashes (docs/decisions/0132).
+        const build = await import("virtual:react-router/server-build");
+        response = await servePublicPage(request, build.assets.version, () => render(""), {
+          dev,
+          waitUntil: (p) => ctx.waitUntil(p),
+        });
+      } else response = await render(nonce);
     }
     // A body the route did not read (a refused request) is read and dropped, up to a bound, so the client
     // gets the answer instead of a connection reset in the middle of sending.

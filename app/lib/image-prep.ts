@@ -1,13 +1,17 @@
-// Runs in the browser before an upload (docs/decisions/0041): checks the
-// file's bytes, downscales the photo to a 3000 px long edge and re-encodes
-// it, and draws the grid's thumbnail. A phone's 12 MP JPEG of 4-10 MB leaves
-// as roughly 1-3 MB; the thumbnail is a 400 px JPEG of about 20-40 KB.
+// Runs in the browser before an upload (docs/decisions/0041 and 0131): checks
+// the file's bytes, downscales the photo to a 2560 px long edge (the EXIF
+// orientation applied while drawing) and re-encodes it at the best JPEG
+// quality that fits 1.4 MiB, and draws the grid's thumbnail. Every photo is
+// re-encoded from the canvas, which carries no metadata: EXIF, GPS positions
+// and PNG text chunks never leave the phone. A phone's 12 MP JPEG of 4-10 MB
+// leaves as at most about 1.4 MB; the thumbnail is a 400 px JPEG of 20-40 KB.
 import { IMAGE_HEAD_BYTES, type ImageType, readImageInfo, sniffImageType } from "~/shared/image-format";
 import {
   fitWithin,
-  JPEG_QUALITY,
+  JPEG_QUALITIES,
   LONG_EDGE_LIMIT,
   MAX_UPLOAD_BYTES,
+  PHOTO_BYTE_TARGET,
   THUMB_LONG_EDGE,
   THUMB_MAX_BYTES,
   THUMB_QUALITY,
@@ -55,11 +59,21 @@ async function encode(c: AnyCanvas, type: ImageType, quality?: number): Promise<
   );
 }
 
-/** Reads, checks and shrinks a chosen file; throws PrepareError with a message for the person. */
+/** The best quality whose JPEG fits PHOTO_BYTE_TARGET, or the lowest one tried. */
+async function bestJpeg(c: AnyCanvas): Promise<Blob> {
+  let out: Blob | null = null;
+  for (const q of JPEG_QUALITIES) {
+    out = await encode(c, "image/jpeg", q);
+    if (out.size <= PHOTO_BYTE_TARGET) break;
+  }
+  return out as Blob;
+}
+
 /** What a browser is asked to decode before shrinking: a 200 MP phone camera frame at most. */
 const BROWSER_MAX_EDGE = 16_384;
 const BROWSER_MAX_PIXELS = 200_000_000;
 
+/** Reads, checks and shrinks a chosen file; throws PrepareError with a message for the person. */
 export async function preparePhoto(file: Blob): Promise<PreparedPhoto> {
   const head = new Uint8Array(await file.slice(0, IMAGE_HEAD_BYTES).arrayBuffer());
   const type = sniffImageType(head);
@@ -79,22 +93,21 @@ export async function preparePhoto(file: Blob): Promise<PreparedPhoto> {
   }
   try {
     const size = fitWithin(bitmap.width, bitmap.height, LONG_EDGE_LIMIT);
-    const shrunk = size.width !== bitmap.width || size.height !== bitmap.height;
 
     let photo: Blob;
     let outType: ImageType = type;
-    if (type === "image/png" && !shrunk) {
-      // A PNG within the limit is sent as it is: lossless and already small enough.
-      photo = file;
-    } else {
-      // JPEGs are always re-encoded: that also drops EXIF metadata such as the GPS position.
-      const drawn = draw(bitmap, size.width, size.height, type === "image/jpeg" ? "#fff" : null);
-      photo = await encode(drawn, type, type === "image/jpeg" ? JPEG_QUALITY : undefined);
+    if (type === "image/png") {
+      // Re-encoded even when small enough: the canvas's PNG is lossless and carries none of the
+      // file's eXIf/tEXt chunks (a GPS position must not ride along).
+      photo = await encode(draw(bitmap, size.width, size.height, null), "image/png");
       if (photo.size > MAX_UPLOAD_BYTES) {
         // A huge PNG photograph: JPEG keeps it within the limit.
         outType = "image/jpeg";
-        photo = await encode(draw(bitmap, size.width, size.height, "#fff"), outType, JPEG_QUALITY);
+        photo = await bestJpeg(draw(bitmap, size.width, size.height, "#fff"));
       }
+    } else {
+      // JPEGs are always re-encoded: that also drops EXIF metadata such as the GPS position.
+      photo = await bestJpeg(draw(bitmap, size.width, size.height, "#fff"));
     }
     if (photo.size > MAX_UPLOAD_BYTES) throw new PrepareError(UPLOAD_MESSAGES.tooLarge);
 

@@ -37,11 +37,33 @@ export interface UploadSnapshot<P = unknown> {
   totalBytes: number;
   /** Retrying after a network failure (still "running"). */
   retrying: boolean;
+  /** Offline: waiting for the network to come back before the next try (still "running"). */
+  waitingForNetwork: boolean;
   error: string | null;
   photo: P | null;
 }
 
+/** The upload session the server declared: what a task resumed after a reload starts from. */
+export interface UploadSession {
+  id: string;
+  chunkSize: number;
+  chunkCount: number;
+}
+
+/** Whether the network is there, and a way to wait for it (app/lib/network.ts in the browser). */
+export interface NetworkWatch {
+  /** After a failed request: is the network there at all? (offline flag, then a probe) */
+  reachable(signal: AbortSignal): Promise<boolean>;
+  /** Resolves once the network answers again; rejects with an AbortError when aborted. */
+  waitOnline(signal: AbortSignal): Promise<void>;
+}
+
 export interface UploadOptions {
+  /** Carry on an upload the server already declared (a reload, a crash): no new declaration. */
+  session?: UploadSession;
+  /** Called once the server has declared the upload, so it can be kept for a resume. */
+  onSession?: (session: UploadSession) => void;
+  network?: NetworkWatch;
   retryWindowMs?: number;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
@@ -103,7 +125,8 @@ export class UploadTask<P = unknown> {
   #controller: AbortController | null = null;
   #run = 0;
   #snapshot: UploadSnapshot<P>;
-  readonly #opts: Required<UploadOptions>;
+  #waitingForNetwork = false;
+  readonly #opts: Required<Omit<UploadOptions, "session" | "onSession" | "network">> & UploadOptions;
 
   constructor(
     readonly source: UploadSource,
@@ -118,6 +141,11 @@ export class UploadTask<P = unknown> {
       now: () => Date.now(),
       ...opts,
     };
+    if (opts.session) {
+      this.#id = opts.session.id;
+      this.#chunkSize = opts.session.chunkSize;
+      this.#chunkCount = opts.session.chunkCount;
+    }
     this.#snapshot = this.#makeSnapshot();
   }
 
@@ -198,6 +226,7 @@ export class UploadTask<P = unknown> {
       sentBytes: Math.min(sent, this.source.photo.size),
       totalBytes: this.source.photo.size,
       retrying: this.#retrying,
+      waitingForNetwork: this.#waitingForNetwork,
       error: this.#error,
       photo: this.#photo,
     };
@@ -210,7 +239,10 @@ export class UploadTask<P = unknown> {
 
   #set(state: UploadState): void {
     this.#state = state;
-    if (state !== "running") this.#retrying = false;
+    if (state !== "running") {
+      this.#retrying = false;
+      this.#waitingForNetwork = false;
+    }
     this.#emit();
   }
 
@@ -247,13 +279,28 @@ export class UploadTask<P = unknown> {
       if (signal.aborted) throw abortError();
       const res = await this.transport.send({ ...req, signal });
       if ((res.status >= 200 && res.status < 300) || accept.includes(res.status)) {
-        if (this.#retrying) {
+        if (this.#retrying || this.#waitingForNetwork) {
           this.#retrying = false;
+          this.#waitingForNetwork = false;
           this.#emit();
         }
         return res;
       }
       if (!RETRYABLE(res.status)) throw new Refused(res.status, errorText(res.body) ?? UPLOAD_MESSAGES.gaveUp);
+      const network = this.#opts.network;
+      if (res.status === 0 && network && !(await network.reachable(signal))) {
+        // Offline: wait for the network instead of spending the retry window on a phone in a tunnel.
+        this.#inFlight = 0;
+        this.#retrying = false;
+        this.#waitingForNetwork = true;
+        this.#emit();
+        await network.waitOnline(signal);
+        this.#waitingForNetwork = false;
+        this.#emit();
+        firstFailure = null;
+        attempt = -1;
+        continue;
+      }
       firstFailure ??= this.#opts.now();
       if (this.#opts.now() - firstFailure > this.#opts.retryWindowMs) throw new Refused(0, UPLOAD_MESSAGES.gaveUp);
       this.#inFlight = 0;
@@ -279,6 +326,7 @@ export class UploadTask<P = unknown> {
       this.#id = body.id;
       this.#chunkSize = body.chunkSize;
       this.#chunkCount = body.chunkCount;
+      this.#opts.onSession?.({ id: body.id, chunkSize: body.chunkSize, chunkCount: body.chunkCount });
     } else {
       // Resuming: the server is the record of what arrived.
       const res = await this.#call({ method: "GET", url: `/api/uploads/${this.#id}` }, signal);
@@ -287,6 +335,13 @@ export class UploadTask<P = unknown> {
         this.#stored = new Set(body.received);
         this.#thumbStored = body.thumb;
         this.#emit();
+      } else if (body.status === "completed") {
+        // Finished before the tab went away, its answer lost: completing again returns the same photo.
+        this.#stored = new Set(Array.from({ length: this.#chunkCount }, (_, i) => i));
+        this.#thumbStored = true;
+        this.#emit();
+      } else {
+        throw new Refused(410, UPLOAD_MESSAGES.expired);
       }
     }
     const base = `/api/uploads/${this.#id}`;

@@ -4,8 +4,8 @@ import { CompareSlider } from "~/components/compare-slider";
 import { Faq } from "~/components/faq";
 import { landingFaq } from "~/components/landing/faq-items";
 import { Comparison, FeatureGrid } from "~/components/landing/features";
-import { HERO_SIZES, Hero } from "~/components/landing/hero";
-import { HERO_IMAGE, imageSrc, imageSrcSet, LIVING_ROOM } from "~/lib/gallery";
+import { Hero } from "~/components/landing/hero";
+import { LIVING_ROOM } from "~/lib/gallery";
 import { getStartedPath, scrollTarget, scrollToSection } from "~/lib/get-started";
 import { useRootData } from "~/root";
 import type { Route } from "./+types/home";
@@ -15,18 +15,8 @@ export const meta: Route.MetaFunction = () => [
   { name: "description", content: "Professional virtual staging powered by AI. Transform any space in seconds." },
 ];
 
-// The hero picture is the largest paint on a phone: ask for it in the head, at
-// high priority, before the scripts' modulepreloads take the bandwidth.
-export const links: Route.LinksFunction = () => [
-  {
-    rel: "preload",
-    as: "image",
-    href: imageSrc(HERO_IMAGE.name),
-    imageSrcSet: imageSrcSet(HERO_IMAGE.name),
-    imageSizes: HERO_SIZES,
-    fetchPriority: "high",
-  },
-];
+// The hero picture is the largest paint on a phone. React preloads it in the head by itself (an <img> with
+// fetchPriority="high" in the shell), so the route adds no preload link of its own: that was the second copy.
 
 /** Scrolls to the section another page asked for with `{ scrollTo }` router state. */
 function useScrollTarget() {

@@ -7,9 +7,19 @@ export { ACCEPTED_UPLOAD_TYPES, MAX_UPLOAD_BYTES };
 
 export const UPLOAD_HINT = "Drag & drop or click to browse • Max 10MB • JPG, PNG";
 
-/** Longest edge a photo keeps after the browser's downscale: sharp on MLS listings, a third of a phone's bytes. */
-export const LONG_EDGE_LIMIT = 3000;
-export const JPEG_QUALITY = 0.85;
+/**
+ * Longest edge a photo keeps after the browser's downscale: the AI provider's useful resolution
+ * (docs/decisions/0131-fewer-bytes-per-photo.md). Nothing above it reaches a staged result.
+ */
+export const LONG_EDGE_LIMIT = 2560;
+/**
+ * JPEG qualities tried in turn, best first: the first whose photo fits PHOTO_BYTE_TARGET is sent
+ * (the last one whatever its size). Chosen by the SSIM sweep in bench/photo-quality.ts (ADR 0131).
+ */
+export const JPEG_QUALITIES = [0.9, 0.86, 0.82, 0.78] as const;
+export const JPEG_QUALITY = JPEG_QUALITIES[0];
+/** What a prepared photo aims to stay within: 1.4 MiB, so photo, thumbnail and headers stay under 1.5 MiB. */
+export const PHOTO_BYTE_TARGET = Math.round(1.4 * 1024 * 1024);
 
 /**
  * The most pixels a stored photo may have, read from its header before any
@@ -56,6 +66,8 @@ export const UPLOAD_MESSAGES = {
     "This photo is too large in pixels (at most 10,000 px a side and 24 megapixels). Please send a smaller one.",
   tooManyOpen: "Too many uploads are in progress. Please finish or cancel one first.",
   network: "The connection dropped. Retrying…",
+  offline: "Paused - waiting for network. The upload carries on by itself when you are back online.",
+  expired: "This upload was stopped or has expired on our side. Please choose the photo again.",
   gaveUp: "The upload could not reach our servers. Check your connection and press Try again.",
 } as const;
 

@@ -411,7 +411,7 @@ describe("viewing and downloading", () => {
     expect(grid.largestImageBytes).toBeLessThan(100 * 1024);
   });
 
-  it("sends fewer bytes than the file for a large phone photo (downscaled to 3000 px)", async () => {
+  it("sends fewer bytes than the file for a large phone photo (downscaled to 2560 px)", async () => {
     const user = await createUser({ credits: 1 });
     const file = makeJpeg(4032, 3024, 90, 30, 9);
     const sent = await measureUploadBytes(b.browser, session(user), {

@@ -1,5 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
-import { type Transport, type TransportRequest, type UploadState, UploadTask } from "~/lib/upload-task";
+import {
+  type Transport,
+  type TransportRequest,
+  type UploadOptions,
+  type UploadState,
+  UploadTask,
+} from "~/lib/upload-task";
 
 // The browser's upload task against an in-memory stand-in for /api/uploads.
 
@@ -39,6 +45,7 @@ function fakeServer(size: number) {
         return { status: 200, body: {} };
       }
       if (req.method === "POST" && path === "u1/complete") {
+        if (completed) return { status: 201, body: { photo: { id: "p1" } } };
         const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !stored.has(i));
         if (missing.length || !thumb) return { status: 409, body: { error: "missing", missing } };
         completed = true;
@@ -58,10 +65,20 @@ function fakeServer(size: number) {
     failWith(fn: typeof fail) {
       fail = fn;
     },
+    /** Completion happened, its answer lost (the tab went away). */
+    markCompleted() {
+      completed = true;
+      stored.clear();
+    },
   };
 }
 
-function makeTask(server: ReturnType<typeof fakeServer>, size: number, sleeps: number[] = []) {
+function makeTask(
+  server: ReturnType<typeof fakeServer>,
+  size: number,
+  sleeps: number[] = [],
+  extra: UploadOptions = {},
+) {
   const photo = new Blob([new Uint8Array(size)], { type: "image/jpeg" });
   const thumb = new Blob([new Uint8Array(3)], { type: "image/jpeg" });
   let clock = 0;
@@ -72,6 +89,7 @@ function makeTask(server: ReturnType<typeof fakeServer>, size: number, sleeps: n
     },
     now: () => clock,
     retryWindowMs: 60_000,
+    ...extra,
   });
 }
 
@@ -199,5 +217,75 @@ describe("UploadTask", () => {
     await until(done, ["success"]);
     expect(done.cancel()).toBe(false);
     expect(done.pause()).toBe(false);
+  });
+
+  it("carries on a session kept from before a reload: no new declaration, only the chunks the server lacks", async () => {
+    const server = fakeServer(40);
+    server.stored.add(0);
+    server.stored.add(1);
+    const sessions: unknown[] = [];
+    const task = makeTask(server, 40, [], {
+      session: { id: "u1", chunkSize: CHUNK, chunkCount: 4 },
+      onSession: (s) => sessions.push(s),
+    });
+    expect(task.uploadId).toBe("u1");
+    task.start();
+    expect(await until(task, ["success", "error"])).toBe("success");
+    expect(server.log).toEqual(["GET u1", "PUT u1/thumb", "PUT u1/chunks/2", "PUT u1/chunks/3", "POST u1/complete"]);
+    expect(sessions).toEqual([]);
+  });
+
+  it("reports the declared session once, so the browser can keep it", async () => {
+    const server = fakeServer(15);
+    const sessions: unknown[] = [];
+    const task = makeTask(server, 15, [], { onSession: (s) => sessions.push(s) });
+    task.start();
+    expect(await until(task, ["success", "error"])).toBe("success");
+    expect(sessions).toEqual([{ id: "u1", chunkSize: CHUNK, chunkCount: 2 }]);
+  });
+
+  it("asks for the photo again, sending no chunk, when the upload completed before the reload", async () => {
+    const server = fakeServer(20);
+    server.markCompleted();
+    const task = makeTask(server, 20, [], { session: { id: "u1", chunkSize: CHUNK, chunkCount: 2 } });
+    task.start();
+    expect(await until(task, ["success", "error"])).toBe("success");
+    expect(server.log).toEqual(["GET u1", "POST u1/complete"]);
+    expect(task.snapshot().photo).toEqual({ id: "p1" });
+  });
+
+  it("stops with a message when the server no longer has the kept upload", async () => {
+    const server = fakeServer(20);
+    server.failWith((req) => (req.method === "GET" ? 404 : null));
+    const task = makeTask(server, 20, [], { session: { id: "u1", chunkSize: CHUNK, chunkCount: 2 } });
+    task.start();
+    expect(await until(task, ["success", "error"])).toBe("error");
+    expect(server.log).toEqual(["GET u1"]);
+  });
+
+  it("waits for the network while offline, saying so, without spending the retry window", async () => {
+    const server = fakeServer(20);
+    const sleeps: number[] = [];
+    let offline = true;
+    let wake: () => void = () => undefined;
+    const waited: boolean[] = [];
+    const task = makeTask(server, 20, sleeps, {
+      retryWindowMs: 1,
+      network: {
+        reachable: async () => !offline,
+        waitOnline: () => new Promise<void>((r) => (wake = r)),
+      },
+    });
+    server.failWith((req) => (offline && req.url.endsWith("/chunks/1") ? 0 : null));
+    task.subscribe((s) => waited.push(s.waitingForNetwork));
+    task.start();
+    await vi.waitFor(() => expect(task.snapshot().waitingForNetwork).toBe(true));
+    expect(task.snapshot()).toMatchObject({ state: "running", retrying: false, sentBytes: 10 });
+    offline = false;
+    wake();
+    expect(await until(task, ["success", "error"])).toBe("success");
+    expect(task.snapshot().waitingForNetwork).toBe(false);
+    expect(sleeps).toEqual([]);
+    expect(server.log.filter((l) => l === "PUT u1/chunks/1")).toHaveLength(2);
   });
 });

@@ -1,8 +1,18 @@
 // Headers every response carries, and the one cross-site check for every
 // state-changing request (React Router actions and Hono routes alike).
 
-export function contentSecurityPolicy(nonce: string, dev: boolean): string {
-  const script = dev ? `'self' 'nonce-${nonce}' 'unsafe-eval'` : `'self' 'nonce-${nonce}'`;
+/**
+ * The policy for a document: its inline scripts allowed by a per-request nonce, or (for a cached public page,
+ * docs/decisions/0132) by the SHA-256 hashes of exactly the inline scripts it carries.
+ */
+export function contentSecurityPolicy(nonce: string | null, dev: boolean, hashes: string[] = []): string {
+  const sources = [
+    "'self'",
+    ...(nonce === null ? [] : [`'nonce-${nonce}'`]),
+    ...hashes,
+    ...(dev ? ["'unsafe-eval'"] : []),
+  ];
+  const script = sources.join(" ");
   return [
     "default-src 'self'",
     `script-src ${script}`,

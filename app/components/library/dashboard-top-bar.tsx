@@ -1,14 +1,27 @@
 import { Form, Link } from "react-router";
 import { BrandLink, SkipLink } from "~/components/brand";
 
-/** The dashboard's own top bar: brand, billing, settings (API keys) and sign-out. */
-export function DashboardTopBar() {
+/**
+ * The dashboard's own top bar: brand, billing, settings (API keys) and sign-out; on a phone also the
+ * balance, compact (the desktop shows it in the plan card instead).
+ */
+export function DashboardTopBar({ credits }: { credits?: number }) {
   return (
     <header className="sticky top-0 z-40 border-b border-line bg-white/95 backdrop-blur">
       <SkipLink />
       <nav aria-label="Account" className="container-page flex h-16 items-center justify-between">
         <BrandLink />
         <div className="flex items-center gap-1">
+          {credits === undefined ? null : (
+            <Link
+              to="/plans"
+              className="mr-1 whitespace-nowrap rounded-full bg-brand-50 px-3 py-1.5 text-sm font-semibold text-brand-700 lg:hidden"
+              data-testid="topbar-credits"
+              aria-label={`${credits} ${credits === 1 ? "credit" : "credits"} left. Plans`}
+            >
+              {credits} {credits === 1 ? "credit" : "credits"}
+            </Link>
+          )}
           <Link to="/billing" className="btn-ghost px-3" aria-label="Billing" title="Billing">
             <svg
               aria-hidden="true"

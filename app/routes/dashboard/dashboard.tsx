@@ -20,7 +20,7 @@ import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-route
 import { z } from "zod";
 import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
 import { PhotoGrid } from "~/components/library/photo-grid";
-import { UploadPanel } from "~/components/library/upload-panel";
+import { PendingUploads, UploadPanel } from "~/components/library/upload-panel";
 import { PlanStatusCard } from "~/components/plan-status-card";
 import { DesignerDialog, QuickDialog } from "~/components/staging/ai-dialogs";
 import { useLiveCredits } from "~/lib/use-live-credits";
@@ -156,16 +156,24 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
 
   return (
     <div className="flex min-h-dvh flex-col bg-slate-50">
-      <DashboardTopBar />
-      <main id="main" className="container-page grid flex-1 gap-6 py-6 lg:grid-cols-[17rem_1fr]">
-        <aside className="space-y-4" aria-label="Library">
+      <DashboardTopBar credits={credits} />
+      {/* Phone first (docs/decisions/0133-phone-first-library.md): below lg the balance sits in the top bar,
+          the actions and the folder drawer in a bar at the bottom (thumb reach), the photos come first and the
+          account/folders card last. From lg up the layout is the desktop one, unchanged. */}
+      <main
+        id="main"
+        className="container-page grid flex-1 gap-4 pt-3 pb-24 lg:grid-cols-[17rem_1fr] lg:gap-6 lg:pt-6 lg:pb-6"
+      >
+        <aside className="contents space-y-4 lg:block" aria-label="Library">
           {justPaid ? (
             <p className="alert-success" role="status">
               Thank you! Your payment went through. Your credits appear here as soon as Stripe confirms it.
             </p>
           ) : null}
-          <PlanStatusCard {...live} />
-          <div className="card space-y-4 p-4">
+          <div className="hidden lg:block">
+            <PlanStatusCard {...live} />
+          </div>
+          <div className="card order-last space-y-4 p-4 lg:order-none" id="library-folders">
             <div>
               <p className="font-semibold" data-testid="user-name">
                 {user.name}
@@ -237,32 +245,75 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
 
         <section aria-labelledby="view-title" className="min-w-0 space-y-4">
           <div className="flex flex-wrap items-center justify-between gap-3">
-            <h1 id="view-title" className="text-2xl font-bold tracking-tight">
+            <h1 id="view-title" className="text-xl font-bold tracking-tight lg:text-2xl">
               {title}
             </h1>
-            {view.kind !== "trash" ? (
-              <button type="button" className="btn-secondary" onClick={() => setDesignerOpen(true)}>
-                AI Designer
-              </button>
-            ) : null}
-            {view.kind === "all" && credits > 0 ? (
-              <Link to={viewHref(view, { upload: "1" })} className="btn-primary" preventScrollReset>
-                Upload Photo ({credits} credits left)
-              </Link>
-            ) : null}
-            {view.kind === "trash" && page.photos.length > 0 ? (
-              <Form
-                method="post"
-                onSubmit={(e) => {
-                  if (!window.confirm("Delete every photo in the trash for good? This cannot be undone."))
-                    e.preventDefault();
-                }}
-              >
-                <button type="submit" name="intent" value="empty-trash" className="btn-danger">
-                  Empty Trash
+            {/* One set of actions: a bar fixed at the bottom on a phone, the header row's buttons on a desktop. */}
+            <div
+              className="fixed inset-x-0 bottom-0 z-30 flex items-center gap-2 border-t border-line bg-white/95 px-3 pt-2 pb-[max(0.5rem,env(safe-area-inset-bottom))] backdrop-blur lg:contents"
+              data-testid="library-actions"
+            >
+              <details key={viewHref(view)} className="relative lg:hidden" data-testid="view-drawer">
+                <summary className="btn-secondary cursor-pointer list-none px-3">
+                  <span className="sr-only">Show: </span>
+                  Folders
+                </summary>
+                <nav
+                  aria-label="Photos and folders"
+                  className="card absolute bottom-full left-0 mb-2 max-h-[60dvh] w-64 space-y-1 overflow-auto p-2"
+                >
+                  <SideLink to={viewHref({ kind: "all" })} active={is({ kind: "all" })}>
+                    All Photos
+                  </SideLink>
+                  <SideLink to={viewHref({ kind: "unassigned" })} active={is({ kind: "unassigned" })}>
+                    Unassigned Photos
+                  </SideLink>
+                  <SideLink to={viewHref({ kind: "trash" })} active={is({ kind: "trash" })}>
+                    Trash
+                  </SideLink>
+                  {folders.map((f) => (
+                    <SideLink
+                      key={f.id}
+                      to={viewHref({ kind: "folder", folderId: f.id })}
+                      active={is({ kind: "folder", folderId: f.id })}
+                    >
+                      <span className="block truncate">{f.name}</span>
+                    </SideLink>
+                  ))}
+                  <a href="#library-folders" className="block px-3 py-2 text-sm font-semibold text-brand-600">
+                    Create or delete folders
+                  </a>
+                </nav>
+              </details>
+              {view.kind !== "trash" ? (
+                <button type="button" className="btn-secondary px-3 lg:px-4" onClick={() => setDesignerOpen(true)}>
+                  AI Designer
                 </button>
-              </Form>
-            ) : null}
+              ) : null}
+              {view.kind === "all" && credits > 0 ? (
+                <Link
+                  to={viewHref(view, { upload: "1" })}
+                  className="btn-primary ml-auto px-3 lg:ml-0 lg:px-4"
+                  preventScrollReset
+                  data-testid="upload-action"
+                >
+                  Upload Photo<span className="hidden lg:inline"> ({credits} credits left)</span>
+                </Link>
+              ) : null}
+              {view.kind === "trash" && page.photos.length > 0 ? (
+                <Form
+                  method="post"
+                  onSubmit={(e) => {
+                    if (!window.confirm("Delete every photo in the trash for good? This cannot be undone."))
+                      e.preventDefault();
+                  }}
+                >
+                  <button type="submit" name="intent" value="empty-trash" className="btn-danger">
+                    Empty Trash
+                  </button>
+                </Form>
+              ) : null}
+            </div>
           </div>
 
           {actionData ? (
@@ -285,9 +336,11 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
                   Close
                 </Link>
               </div>
-              <UploadPanel onUploaded={() => revalidator.revalidate()} />
+              <UploadPanel owner={user.email} onUploaded={() => revalidator.revalidate()} />
             </section>
           ) : null}
+
+          <PendingUploads owner={user.email} onUploaded={() => revalidator.revalidate()} />
 
           {paged ? (
             <p className="text-sm">
