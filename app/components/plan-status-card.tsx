@@ -88,23 +88,32 @@ export function PlanStatusCard({ credits, plan, live }: LiveCredits & { live?: b
       data-state="none"
       data-live={liveAttr}
     >
-      <div className="flex flex-wrap items-center justify-between gap-4">
-        <div>
-          <h2 id="plan-status-title" className="text-lg font-semibold">
-            No Active Plan
-          </h2>
-          <p className="text-sm text-muted" aria-live="polite">
-            <span data-testid="credits" className="sr-only">
-              {credits}
-            </span>
-            Choose a plan to start staging your photos.
-          </p>
-        </div>
-        <Link to="/plans" className="btn-primary">
-          Choose Plan
-        </Link>
-      </div>
+      <NoActivePlan titleId="plan-status-title">
+        <span data-testid="credits" className="sr-only">
+          {credits}
+        </span>
+        Choose a plan to start staging your photos.
+      </NoActivePlan>
     </section>
+  );
+}
+
+/** 'No Active Plan' with its 'Choose Plan' link: the plan card's and /billing's empty state. */
+export function NoActivePlan({ titleId, children }: { titleId: string; children: React.ReactNode }) {
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-4">
+      <div>
+        <h2 id={titleId} className="text-lg font-semibold">
+          No Active Plan
+        </h2>
+        <p className="text-sm text-muted" aria-live="polite">
+          {children}
+        </p>
+      </div>
+      <Link to="/plans" className="btn-primary">
+        Choose Plan
+      </Link>
+    </div>
   );
 }
 

@@ -81,6 +81,8 @@ export const devApi = new Hono<ApiEnv>()
       name: input.name ?? email.split("@")[0] ?? "user",
       passwordHash: input.password ? await hashPassword(input.password) : null,
       emailVerifiedAt: input.verified ? now : null,
+      // A fixture has exactly the credits it asks for: no trial credits on top at its first sign-in.
+      signupCreditsGranted: input.verified ? 1 : 0,
       role: input.role,
       createdAt: now,
       updatedAt: now,

@@ -2,6 +2,7 @@ import type { Database } from "@db/client";
 import { users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/client";
+import { eq } from "drizzle-orm";
 import { DEMO_PASSWORD, DEMO_USERS } from "~/shared/seed-constants";
 import { hashPassword } from "./password";
 
@@ -23,11 +24,14 @@ export async function seedDemoUsers(
         name: demo.name,
         passwordHash: await hashPassword(DEMO_PASSWORD),
         emailVerifiedAt: now,
+        // Seeded users get their credits from the seed, not the trial.
+        signupCreditsGranted: 1,
         role: demo.role,
         createdAt: now,
         updatedAt: now,
       })
       .onConflictDoNothing({ target: users.email });
+    await db.update(users).set({ signupCreditsGranted: 1 }).where(eq(users.email, demo.email));
     const user = await db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, demo.email) });
     if (!user) throw new Error(`seed: ${demo.email} missing after insert`);
     // Each start tops the demo user back up to its credits (spent or expired ones included), through

@@ -1,17 +1,21 @@
 import { Form, Link } from "react-router";
 import { BrandLink, SkipLink } from "~/components/brand";
+import { StrokeIcon } from "~/components/icons";
 
 /**
  * The dashboard's own top bar: brand, billing, settings (API keys) and sign-out; on a phone also the
  * balance, compact (the desktop shows it in the plan card instead).
  */
+/** Icon buttons narrow enough that the bar fits a 360 px phone with the balance in it. */
+const ICON_BUTTON = "btn-ghost px-2 sm:px-3";
+
 export function DashboardTopBar({ credits }: { credits?: number }) {
   return (
     <header className="sticky top-0 z-40 border-b border-line bg-white/95 backdrop-blur">
       <SkipLink />
       <nav aria-label="Account" className="container-page flex h-16 items-center justify-between">
-        <BrandLink />
-        <div className="flex items-center gap-1">
+        <BrandLink compact />
+        <div className="flex items-center sm:gap-1">
           {credits === undefined ? null : (
             <Link
               to="/plans"
@@ -22,44 +26,18 @@ export function DashboardTopBar({ credits }: { credits?: number }) {
               {credits} {credits === 1 ? "credit" : "credits"}
             </Link>
           )}
-          <Link to="/billing" className="btn-ghost px-3" aria-label="Billing" title="Billing">
-            <svg
-              aria-hidden="true"
-              viewBox="0 0 24 24"
+          <Link to="/billing" className={ICON_BUTTON} aria-label="Billing" title="Billing">
+            <StrokeIcon
               className="h-6 w-6"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="2"
-            >
-              <rect x="3" y="5" width="18" height="14" rx="2" />
-              <path d="M3 10h18M7 15h4" />
-            </svg>
+              d="M5 5h14a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2zM3 10h18M7 15h4"
+            />
           </Link>
-          <Link to="/settings" className="btn-ghost px-3" aria-label="Settings and API keys" title="Settings">
-            <svg
-              aria-hidden="true"
-              viewBox="0 0 24 24"
-              className="h-6 w-6"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="2"
-            >
-              <circle cx="8" cy="15" r="4" />
-              <path d="M11 12l9-9M16 7l3 3M14 9l2 2" />
-            </svg>
+          <Link to="/settings" className={ICON_BUTTON} aria-label="Settings and API keys" title="Settings">
+            <StrokeIcon className="h-6 w-6" d="M8 11a4 4 0 1 0 0 8 4 4 0 0 0 0-8zM11 12l9-9M16 7l3 3M14 9l2 2" />
           </Link>
           <Form method="post" action="/logout">
-            <button type="submit" className="btn-ghost px-3" aria-label="Log out" title="Log out">
-              <svg
-                aria-hidden="true"
-                viewBox="0 0 24 24"
-                className="h-6 w-6"
-                fill="none"
-                stroke="currentColor"
-                strokeWidth="2"
-              >
-                <path d="M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3M10 16l-4-4 4-4M6 12h10" />
-              </svg>
+            <button type="submit" className={ICON_BUTTON} aria-label="Log out" title="Log out">
+              <StrokeIcon className="h-6 w-6" d="M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3M10 16l-4-4 4-4M6 12h10" />
             </button>
           </Form>
         </div>

@@ -6,7 +6,7 @@ import { failureData } from "@workers/http/result";
 import { accountSummary } from "@workers/services/account";
 import { openBillingPortal } from "@workers/services/billing";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { LivePlanStatusCard } from "~/components/plan-status-card";
+import { LivePlanStatusCard, NoActivePlan } from "~/components/plan-status-card";
 import type { Route } from "./+types/billing";
 
 export const meta: Route.MetaFunction = () => [{ title: "Billing · Stagewise" }];
@@ -175,17 +175,7 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
             </ul>
           </>
         ) : (
-          <div className="flex flex-wrap items-center justify-between gap-4">
-            <div>
-              <h2 id="billing-plan-title" className="text-lg font-semibold">
-                No Active Plan
-              </h2>
-              <p className="text-sm text-muted">You are not subscribed to a plan.</p>
-            </div>
-            <Link to="/plans" className="btn-primary">
-              Choose Plan
-            </Link>
-          </div>
+          <NoActivePlan titleId="billing-plan-title">You are not subscribed to a plan.</NoActivePlan>
         )}
       </section>
     </div>
