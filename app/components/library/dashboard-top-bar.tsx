@@ -11,18 +11,18 @@ export function DashboardTopBar({ credits }: { credits?: number }) {
       <SkipLink />
       <nav aria-label="Account" className="container-page flex h-16 items-center justify-between">
         <BrandLink />
-        <div className="flex items-center gap-1">
+        <div className="flex items-center gap-0.5 sm:gap-1">
           {credits === undefined ? null : (
             <Link
               to="/plans"
-              className="mr-1 whitespace-nowrap rounded-full bg-brand-50 px-3 py-1.5 text-sm font-semibold text-brand-700 lg:hidden"
+              className="mr-1 whitespace-nowrap rounded-full bg-brand-50 px-2.5 py-1.5 text-sm font-semibold text-brand-700 lg:hidden"
               data-testid="topbar-credits"
               aria-label={`${credits} ${credits === 1 ? "credit" : "credits"} left. Plans`}
             >
               {credits} {credits === 1 ? "credit" : "credits"}
             </Link>
           )}
-          <Link to="/billing" className="btn-ghost px-3" aria-label="Billing" title="Billing">
+          <Link to="/billing" className="btn-ghost px-2 sm:px-3" aria-label="Billing" title="Billing">
             <svg
               aria-hidden="true"
               viewBox="0 0 24 24"
@@ -35,7 +35,7 @@ export function DashboardTopBar({ credits }: { credits?: number }) {
               <path d="M3 10h18M7 15h4" />
             </svg>
           </Link>
-          <Link to="/settings" className="btn-ghost px-3" aria-label="Settings and API keys" title="Settings">
+          <Link to="/settings" className="btn-ghost px-2 sm:px-3" aria-label="Settings and API keys" title="Settings">
             <svg
               aria-hidden="true"
               viewBox="0 0 24 24"
@@ -49,7 +49,7 @@ export function DashboardTopBar({ credits }: { credits?: number }) {
             </svg>
           </Link>
           <Form method="post" action="/logout">
-            <button type="submit" className="btn-ghost px-3" aria-label="Log out" title="Log out">
+            <button type="submit" className="btn-ghost px-2 sm:px-3" aria-label="Log out" title="Log out">
               <svg
                 aria-hidden="true"
                 viewBox="0 0 24 24"
