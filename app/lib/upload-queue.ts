@@ -50,15 +50,15 @@ function track(record: StoredUpload, kept: boolean): QueuedUpload {
   return queued;
 }
 
-/** Keeps a prepared photo in the browser, then starts sending it. */
+/** Keeps a prepared photo in the browser (when it knows whose it is), then starts sending it. */
 export async function startUpload(
-  owner: string,
+  owner: string | null,
   prepared: { photo: Blob; thumb: Blob; type: ImageType },
   name: string,
 ): Promise<QueuedUpload> {
   const record: StoredUpload = {
     key: newUploadKey(),
-    owner,
+    owner: owner ?? "",
     name,
     type: prepared.type,
     photo: prepared.photo,
@@ -66,7 +66,7 @@ export async function startUpload(
     session: null,
     createdAt: Date.now(),
   };
-  const kept = await keepUpload(record);
+  const kept = owner !== null && (await keepUpload(record));
   const queued = track(record, kept);
   queued.task.start();
   return queued;

@@ -58,22 +58,35 @@ function run<T>(mode: IDBTransactionMode, fn: (store: IDBObjectStore) => IDBRequ
   );
 }
 
+// One change at a time, in order: a session saved just before the upload's completion must not bring back
+// the record its completion deleted.
+let queue: Promise<unknown> = Promise.resolve();
+function inOrder<T>(fn: () => Promise<T>): Promise<T> {
+  const next = queue.then(fn, fn);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
 export function newUploadKey(): string {
   return crypto.randomUUID();
 }
 
 /** Keeps (or updates) one upload; false when the browser refused to store it. */
-export async function keepUpload(record: StoredUpload): Promise<boolean> {
-  return (await run("readwrite", (s) => s.put(record))) !== null;
+export function keepUpload(record: StoredUpload): Promise<boolean> {
+  return inOrder(async () => (await run("readwrite", (s) => s.put(record))) !== null);
 }
 
-export async function saveSession(key: string, session: UploadSession): Promise<void> {
-  const record = await run<StoredUpload | undefined>("readonly", (s) => s.get(key));
-  if (record) await keepUpload({ ...record, session });
+export function saveSession(key: string, session: UploadSession): Promise<void> {
+  return inOrder(async () => {
+    const record = await run<StoredUpload | undefined>("readonly", (s) => s.get(key));
+    if (record) await run("readwrite", (s) => s.put({ ...record, session }));
+  });
 }
 
-export async function forgetUpload(key: string): Promise<void> {
-  await run("readwrite", (s) => s.delete(key));
+export function forgetUpload(key: string): Promise<void> {
+  return inOrder(async () => {
+    await run("readwrite", (s) => s.delete(key));
+  });
 }
 
 /** This account's pending uploads, oldest first; stale ones are deleted. */

@@ -31,6 +31,8 @@ describe("the library on a phone", () => {
     await page.goto("/dashboard");
     await page.waitForSelector("html[data-hydrated=true]");
     expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    // Nothing wider than the phone: a page that overflows is zoomed out and everything moves.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await page.screenshot({ path: "test-results/phone-library.png" });
 
     const inFirstScreen = async (testId: string, part = 1) => {

@@ -149,8 +149,12 @@ export function PendingUploads({ owner, onUploaded }: { owner?: string; onUpload
   useEffect(() => {
     if (!who) return;
     let stale = false;
-    void import("~/lib/upload-queue")
-      .then(({ resumePending }) => resumePending(who))
+    // Only the small store is read on every visit; the queue (and the upload code) loads when something is pending.
+    void import("~/lib/upload-store")
+      .then(({ pendingUploads }) => pendingUploads(who))
+      .then((records) =>
+        records.length === 0 ? [] : import("~/lib/upload-queue").then(({ resumePending }) => resumePending(who)),
+      )
       .then((list) => {
         if (!stale) setPending(list);
       });
@@ -224,7 +228,7 @@ export function UploadPanel({
       PrepareErrorClass = PrepareError;
       const prepared = await preparePhoto(file);
       // Kept in the browser (when it lets us) before the first byte leaves, so a reload resumes it.
-      const next = await startUpload(who ?? "", prepared, file.name);
+      const next = await startUpload(who, prepared, file.name);
       setPhase({ kind: "task", upload: next });
     } catch (err) {
       setPhase({
