@@ -1,5 +1,6 @@
 import { Form, Link } from "react-router";
 import { BrandLink, SkipLink } from "~/components/brand";
+import { Icon } from "~/components/icons";
 
 /**
  * The dashboard's own top bar: brand, billing, settings (API keys) and sign-out; on a phone also the
@@ -23,43 +24,14 @@ export function DashboardTopBar({ credits }: { credits?: number }) {
             </Link>
           )}
           <Link to="/billing" className="btn-ghost px-3" aria-label="Billing" title="Billing">
-            <svg
-              aria-hidden="true"
-              viewBox="0 0 24 24"
-              className="h-6 w-6"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="2"
-            >
-              <rect x="3" y="5" width="18" height="14" rx="2" />
-              <path d="M3 10h18M7 15h4" />
-            </svg>
+            <Icon name="card" className="h-6 w-6" />
           </Link>
           <Link to="/settings" className="btn-ghost px-3" aria-label="Settings and API keys" title="Settings">
-            <svg
-              aria-hidden="true"
-              viewBox="0 0 24 24"
-              className="h-6 w-6"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="2"
-            >
-              <circle cx="8" cy="15" r="4" />
-              <path d="M11 12l9-9M16 7l3 3M14 9l2 2" />
-            </svg>
+            <Icon name="key" className="h-6 w-6" />
           </Link>
           <Form method="post" action="/logout">
             <button type="submit" className="btn-ghost px-3" aria-label="Log out" title="Log out">
-              <svg
-                aria-hidden="true"
-                viewBox="0 0 24 24"
-                className="h-6 w-6"
-                fill="none"
-                stroke="currentColor"
-                strokeWidth="2"
-              >
-                <path d="M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3M10 16l-4-4 4-4M6 12h10" />
-              </svg>
+              <Icon name="logout" className="h-6 w-6" />
             </button>
           </Form>
         </div>

@@ -6,6 +6,7 @@ import { failureData } from "@workers/http/result";
 import { accountSummary } from "@workers/services/account";
 import { openBillingPortal } from "@workers/services/billing";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { NoActivePlan } from "~/components/no-active-plan";
 import { LivePlanStatusCard } from "~/components/plan-status-card";
 import type { Route } from "./+types/billing";
 
@@ -175,17 +176,9 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
             </ul>
           </>
         ) : (
-          <div className="flex flex-wrap items-center justify-between gap-4">
-            <div>
-              <h2 id="billing-plan-title" className="text-lg font-semibold">
-                No Active Plan
-              </h2>
-              <p className="text-sm text-muted">You are not subscribed to a plan.</p>
-            </div>
-            <Link to="/plans" className="btn-primary">
-              Choose Plan
-            </Link>
-          </div>
+          <NoActivePlan titleId="billing-plan-title">
+            <p className="text-sm text-muted">You are not subscribed to a plan.</p>
+          </NoActivePlan>
         )}
       </section>
     </div>
