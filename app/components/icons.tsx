@@ -15,6 +15,12 @@ const PATHS = {
   robot: "M12 3v3M6 8h12a2 2 0 0 1 2 2v7a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2v-7a2 2 0 0 1 2-2zM9 13h.01M15 13h.01M9.5 16.5h5",
   chevron: "M6 9l6 6 6-6",
   mail: "M3 6h18v12H3zM3 7l9 6 9-6",
+  back: "M15 18l-6-6 6-6",
+  menu: "M4 6h16M4 12h16M4 18h16",
+  card: "M5 5h14a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2zM3 10h18M7 15h4",
+  key: "M4 15a4 4 0 1 0 8 0 4 4 0 1 0-8 0zM11 12l9-9M16 7l3 3M14 9l2 2",
+  logout: "M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3M10 16l-4-4 4-4M6 12h10",
+  upload: "M12 16V4m0 0-4 4m4-4 4 4M4 16v3a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-3",
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -1,4 +1,6 @@
+import type { ReactNode } from "react";
 import { Link } from "react-router";
+import { NoActivePlan } from "~/components/no-active-plan";
 import { type LiveCredits, useLiveCredits } from "~/lib/use-live-credits";
 
 // The plan and credits status card (spec section 4, "Plan status card"):
@@ -13,18 +15,26 @@ export function usagePercent(credits: number, planCredits: number): number {
   return Math.max(0, Math.min(100, (credits / planCredits) * 100));
 }
 
+/** The card's frame; `data-live` says whether the pushed balance is connected (tests wait for it). */
+function StatusSection({ state, live, children }: { state: string; live?: boolean; children: ReactNode }) {
+  return (
+    <section
+      className="card"
+      aria-labelledby="plan-status-title"
+      data-testid="plan-status-card"
+      data-state={state}
+      data-live={live === undefined ? undefined : String(live)}
+    >
+      {children}
+    </section>
+  );
+}
+
 export function PlanStatusCard({ credits, plan, live }: LiveCredits & { live?: boolean }) {
-  const liveAttr = live === undefined ? undefined : String(live);
   if (plan) {
     const pct = usagePercent(credits, plan.credits);
     return (
-      <section
-        className="card"
-        aria-labelledby="plan-status-title"
-        data-testid="plan-status-card"
-        data-state="plan"
-        data-live={liveAttr}
-      >
+      <StatusSection state="plan" live={live}>
         <div className="flex flex-wrap items-start justify-between gap-4">
           <div>
             <h2 id="plan-status-title" className="text-lg font-semibold">
@@ -56,18 +66,12 @@ export function PlanStatusCard({ credits, plan, live }: LiveCredits & { live?: b
         >
           <div className="h-full rounded-full bg-brand-600 transition-[width]" style={{ width: `${pct}%` }} />
         </div>
-      </section>
+      </StatusSection>
     );
   }
   if (credits > 0) {
     return (
-      <section
-        className="card"
-        aria-labelledby="plan-status-title"
-        data-testid="plan-status-card"
-        data-state="credits"
-        data-live={liveAttr}
-      >
+      <StatusSection state="credits" live={live}>
         <h2 id="plan-status-title" className="text-lg font-semibold">
           Active Credits
         </h2>
@@ -77,43 +81,20 @@ export function PlanStatusCard({ credits, plan, live }: LiveCredits & { live?: b
           </span>{" "}
           <span className="text-muted">{credits === 1 ? "credit" : "credits"} available</span>
         </p>
-      </section>
+      </StatusSection>
     );
   }
   return (
-    <section
-      className="card"
-      aria-labelledby="plan-status-title"
-      data-testid="plan-status-card"
-      data-state="none"
-      data-live={liveAttr}
-    >
+    <StatusSection state="none" live={live}>
       <NoActivePlan titleId="plan-status-title">
-        <span data-testid="credits" className="sr-only">
-          {credits}
-        </span>
-        Choose a plan to start staging your photos.
-      </NoActivePlan>
-    </section>
-  );
-}
-
-/** 'No Active Plan' with its 'Choose Plan' link: the plan card's and /billing's empty state. */
-export function NoActivePlan({ titleId, children }: { titleId: string; children: React.ReactNode }) {
-  return (
-    <div className="flex flex-wrap items-center justify-between gap-4">
-      <div>
-        <h2 id={titleId} className="text-lg font-semibold">
-          No Active Plan
-        </h2>
         <p className="text-sm text-muted" aria-live="polite">
-          {children}
+          <span data-testid="credits" className="sr-only">
+            {credits}
+          </span>
+          Choose a plan to start staging your photos.
         </p>
-      </div>
-      <Link to="/plans" className="btn-primary">
-        Choose Plan
-      </Link>
-    </div>
+      </NoActivePlan>
+    </StatusSection>
   );
 }
 

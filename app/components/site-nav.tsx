@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
 import { Form, Link, useLocation } from "react-router";
+import { Icon } from "~/components/icons";
 import { getStartedPath } from "~/lib/get-started";
 import { BrandLink, SkipLink } from "./brand";
 import { SectionLink } from "./section-link";
@@ -84,17 +85,8 @@ export function SiteNav({ user }: { user: NavUser | null }) {
           }}
         >
           <summary className="btn-ghost list-none [&::-webkit-details-marker]:hidden" aria-label="Menu">
-            <svg
-              aria-hidden="true"
-              viewBox="0 0 24 24"
-              className="h-6 w-6"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="2"
-            >
-              <path d="M4 6h16M4 12h16M4 18h16" className="group-open:hidden" />
-              <path d="M6 6l12 12M18 6L6 18" className="hidden group-open:block" />
-            </svg>
+            <Icon name="menu" className="h-6 w-6 group-open:hidden" />
+            <Icon name="x" className="hidden h-6 w-6 group-open:block" />
           </summary>
           <div
             className="absolute right-0 mt-2 w-64 rounded-2xl border border-line bg-white p-3 shadow-xl"

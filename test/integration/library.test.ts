@@ -17,6 +17,7 @@ import {
   TRASH_RETENTION_MS,
   trashPhoto,
 } from "@workers/services/library";
+import { LIBRARY_NOT_FOUND, runLibraryAction } from "@workers/services/library-actions";
 import { createUpload, expireStaleUploads, putChunk, STALE_UPLOAD_MS } from "@workers/services/uploads";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
@@ -76,6 +77,38 @@ describe("folders", () => {
     expect(await photoRows(owner.id)).toBe(1);
     expect(await storedKeys(owner.id)).toHaveLength(2);
     expect(ids(await listPhotos(db, stranger.id, { kind: "folder", folderId: folder.id }))).toEqual([]);
+  });
+});
+
+describe("the dashboard's library actions", () => {
+  const deps = { db, bucket: env.PHOTOS };
+
+  it("answers each intent with the message the page shows, and another user's photo as not found", async () => {
+    const owner = await makeUser();
+    const stranger = await makeUser();
+    const photo = await makePhoto(owner.id);
+    const made = await runLibraryAction(deps, owner.id, { intent: "create-folder", name: "Elm St" });
+    expect(made).toEqual({ ok: true, message: 'Folder "Elm St" created.' });
+    const [folder] = await listFolders(db, owner.id);
+    expect(await runLibraryAction(deps, owner.id, { intent: "move", photoId: photo.id, folderId: folder!.id })).toEqual(
+      { ok: true, message: "Photo moved." },
+    );
+    expect(await runLibraryAction(deps, stranger.id, { intent: "trash", photoId: photo.id })).toEqual({
+      ok: false,
+      code: "not_found",
+      error: LIBRARY_NOT_FOUND,
+    });
+    expect(await runLibraryAction(deps, owner.id, { intent: "trash", photoId: photo.id })).toMatchObject({ ok: true });
+    expect(await runLibraryAction(deps, owner.id, { intent: "empty-trash" })).toEqual({
+      ok: true,
+      message: "1 photo deleted for good.",
+    });
+    expect(await storedKeys(owner.id)).toEqual([]);
+    expect(await runLibraryAction(deps, owner.id, { intent: "delete-folder", folderId: folder!.id })).toEqual({
+      ok: true,
+      message: "Folder deleted. Its photos are now under Unassigned Photos.",
+      deletedFolderId: folder!.id,
+    });
   });
 });
 

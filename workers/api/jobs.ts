@@ -1,5 +1,6 @@
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
+import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { verifySignature } from "@workers/lib/signed-urls";
 import {
@@ -22,16 +23,6 @@ import type { ApiEnv } from "./types";
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 
-async function serveKey(bucket: R2Bucket, key: string, headers: Record<string, string>): Promise<Response> {
-  const obj = await bucket.get(key);
-  if (!obj) return Response.json({ error: "Not found." }, { status: 404 });
-  const h = new Headers(headers);
-  h.set("Content-Type", obj.httpMetadata?.contentType ?? "application/octet-stream");
-  h.set("Content-Length", String(obj.size));
-  h.set("ETag", obj.httpEtag);
-  return new Response(obj.body, { headers: h });
-}
-
 export const jobsApi = new Hono<ApiEnv>()
   // The provider fetches our image through this signed address (no cookie).
   .get("/signed/photos/:photoId/:variant", async (c) => {
@@ -46,7 +37,7 @@ export const jobsApi = new Hono<ApiEnv>()
       if (!version) return c.json({ error: "Not found." }, 404);
       key = version.key;
     }
-    return serveKey(c.env.PHOTOS, key, NO_STORE);
+    return serveObject(c.env.PHOTOS, key, NO_STORE);
   })
   .use("/photos/*", requireApiUser)
   .use("/jobs/*", requireApiUser)
@@ -86,7 +77,7 @@ export const jobsApi = new Hono<ApiEnv>()
         `${photo?.name ?? "photo"} (${version.kind} ${new Date(version.createdAt).toISOString().slice(0, 10)}).${ext}`,
       );
     }
-    return serveKey(c.env.PHOTOS, variant === "thumb" ? version.thumbKey : version.key, headers);
+    return serveObject(c.env.PHOTOS, variant === "thumb" ? version.thumbKey : version.key, headers);
   });
 
 function versionView(v: {

@@ -1,3 +1,4 @@
+import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { getPhoto, listPhotos, type Photo } from "@workers/services/library";
 import { Hono } from "hono";
@@ -21,21 +22,9 @@ function currentImage(photo: Photo, variant: string | undefined) {
   return { key: photo.originalKey, type: photo.contentType, fileName: photo.name };
 }
 
-async function serve(
-  bucket: R2Bucket,
-  request: Request,
-  key: string,
-  headers: Record<string, string>,
-): Promise<Response> {
-  const obj = await bucket.get(key, { onlyIf: request.headers });
-  if (!obj) return Response.json({ error: "Not found." }, { status: 404 });
-  const h = new Headers(headers);
-  h.set("ETag", obj.httpEtag);
-  h.set("Vary", "Cookie");
-  if (!("body" in obj)) return new Response(null, { status: 304, headers: h });
-  h.set("Content-Type", obj.httpMetadata?.contentType ?? "application/octet-stream");
-  h.set("Content-Length", String(obj.size));
-  return new Response(obj.body, { headers: h });
+/** Photo bytes vary with the session cookie (only the owner gets them) and answer 304 when unchanged. */
+function serve(bucket: R2Bucket, request: Request, key: string, headers: Record<string, string>): Promise<Response> {
+  return serveObject(bucket, key, { ...headers, Vary: "Cookie" }, request);
 }
 
 export const photosApi = new Hono<ApiEnv>()

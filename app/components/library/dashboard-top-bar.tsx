@@ -1,11 +1,12 @@
 import { Form, Link } from "react-router";
 import { BrandLink, SkipLink } from "~/components/brand";
-import { StrokeIcon } from "~/components/icons";
+import { Icon } from "~/components/icons";
 
 /**
  * The dashboard's own top bar: brand, billing, settings (API keys) and sign-out; on a phone also the
  * balance, compact (the desktop shows it in the plan card instead).
  */
+
 /** Icon buttons narrow enough that the bar fits a 360 px phone with the balance in it. */
 const ICON_BUTTON = "btn-ghost px-2 sm:px-3";
 
@@ -27,17 +28,14 @@ export function DashboardTopBar({ credits }: { credits?: number }) {
             </Link>
           )}
           <Link to="/billing" className={ICON_BUTTON} aria-label="Billing" title="Billing">
-            <StrokeIcon
-              className="h-6 w-6"
-              d="M5 5h14a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2zM3 10h18M7 15h4"
-            />
+            <Icon name="card" className="h-6 w-6" />
           </Link>
           <Link to="/settings" className={ICON_BUTTON} aria-label="Settings and API keys" title="Settings">
-            <StrokeIcon className="h-6 w-6" d="M8 11a4 4 0 1 0 0 8 4 4 0 0 0 0-8zM11 12l9-9M16 7l3 3M14 9l2 2" />
+            <Icon name="key" className="h-6 w-6" />
           </Link>
           <Form method="post" action="/logout">
             <button type="submit" className={ICON_BUTTON} aria-label="Log out" title="Log out">
-              <StrokeIcon className="h-6 w-6" d="M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3M10 16l-4-4 4-4M6 12h10" />
+              <Icon name="logout" className="h-6 w-6" />
             </button>
           </Form>
         </div>

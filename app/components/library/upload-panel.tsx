@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, useSyncExternalStore } from "react";
 import { useRouteLoaderData } from "react-router";
+import { Icon } from "~/components/icons";
 // Type-only at the top: the downscaler and the upload queue load on first use (an upload chosen or a kept
 // one found), keeping them out of /dashboard's first JavaScript.
 import type { QueuedUpload, UploadedPhoto } from "~/lib/upload-queue";
@@ -262,16 +263,7 @@ export function UploadPanel({
             dragging ? "border-brand-500 bg-brand-50" : "border-slate-300 hover:border-brand-300 hover:bg-slate-50"
           }`}
         >
-          <svg
-            aria-hidden="true"
-            viewBox="0 0 24 24"
-            className="h-8 w-8 text-brand-600"
-            fill="none"
-            stroke="currentColor"
-            strokeWidth="2"
-          >
-            <path d="M12 16V4m0 0-4 4m4-4 4 4M4 16v3a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-3" />
-          </svg>
+          <Icon name="upload" className="h-8 w-8 text-brand-600" />
           <span className="font-semibold">Choose a photo</span>
           <span id={hintId} className="text-sm text-muted">
             {UPLOAD_HINT}

@@ -6,7 +6,8 @@ import { failureData } from "@workers/http/result";
 import { accountSummary } from "@workers/services/account";
 import { openBillingPortal } from "@workers/services/billing";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { LivePlanStatusCard, NoActivePlan } from "~/components/plan-status-card";
+import { NoActivePlan } from "~/components/no-active-plan";
+import { LivePlanStatusCard } from "~/components/plan-status-card";
 import type { Route } from "./+types/billing";
 
 export const meta: Route.MetaFunction = () => [{ title: "Billing · Stagewise" }];
@@ -175,7 +176,9 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
             </ul>
           </>
         ) : (
-          <NoActivePlan titleId="billing-plan-title">You are not subscribed to a plan.</NoActivePlan>
+          <NoActivePlan titleId="billing-plan-title">
+            <p className="text-sm text-muted">You are not subscribed to a plan.</p>
+          </NoActivePlan>
         )}
       </section>
     </div>

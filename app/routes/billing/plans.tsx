@@ -1,6 +1,7 @@
 import { getUser } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { Link } from "react-router";
+import { Icon } from "~/components/icons";
 import { PlanIcon } from "~/components/plan-icon";
 import {
   BULK_MIN_PROPERTIES,
@@ -75,14 +76,7 @@ function PlanCard({ plan, yearly, signedIn }: { plan: Plan; yearly: boolean; sig
       <ul className="mt-4 flex-1 space-y-2 text-sm">
         {plan.features.map((f) => (
           <li key={f} className="flex gap-2">
-            <svg
-              aria-hidden="true"
-              viewBox="0 0 20 20"
-              className="mt-0.5 h-4 w-4 flex-none text-success"
-              fill="currentColor"
-            >
-              <path d="M7.6 13.2 4.4 10l-1.1 1.1 4.3 4.3 9-9-1.1-1.1z" />
-            </svg>
+            <Icon name="check" className="mt-0.5 h-4 w-4 flex-none text-success" />
             {f}
           </li>
         ))}

@@ -1,28 +1,18 @@
 import { requireUser } from "@workers/http/auth";
 import { liveCreditsFor } from "@workers/http/billing";
 import { checkFields, readFormFields } from "@workers/http/body";
-import { requestContext } from "@workers/http/context";
+import { getDeps, requestContext } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import {
-  createFolder,
-  deleteFolder,
-  deletePhotoForever,
-  emptyTrash,
-  getFolder,
-  listFolders,
-  listPhotos,
-  movePhoto,
-  restorePhoto,
-  trashPhoto,
-} from "@workers/services/library";
+import { getFolder, listFolders, listPhotos } from "@workers/services/library";
+import { LIBRARY_NOT_UNDERSTOOD, libraryActionInput, runLibraryAction } from "@workers/services/library-actions";
 import { useState } from "react";
 import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-router";
-import { z } from "zod";
 import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
 import { PhotoGrid } from "~/components/library/photo-grid";
 import { PendingUploads, UploadPanel } from "~/components/library/upload-panel";
 import { PlanStatusCard } from "~/components/plan-status-card";
-import { DesignerDialog, QuickDialog } from "~/components/staging/ai-dialogs";
+import { DesignerDialog } from "~/components/staging/designer-dialog";
+import { QuickDialog } from "~/components/staging/quick-dialog";
 import { useLiveCredits } from "~/lib/use-live-credits";
 import { type LibraryView, sameView, viewFromSearch, viewHref } from "~/shared/library-view";
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
@@ -61,59 +51,20 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-const photoId = z.string().regex(/^[a-z0-9]{1,64}$/);
-const intents = z.discriminatedUnion("intent", [
-  z.object({ intent: z.literal("create-folder"), name: z.string().max(500).optional() }),
-  z.object({ intent: z.literal("delete-folder"), folderId: photoId }),
-  z.object({ intent: z.literal("move"), photoId, folderId: z.union([photoId, z.literal("")]) }),
-  z.object({ intent: z.literal("trash"), photoId }),
-  z.object({ intent: z.literal("restore"), photoId }),
-  z.object({ intent: z.literal("delete-forever"), photoId }),
-  z.object({ intent: z.literal("empty-trash") }),
-]);
-
-const NOT_FOUND = "That photo or folder was not found. It may have been moved or deleted.";
-
 export async function action({ request, context }: Route.ActionArgs) {
   const user = requireUser(context, request);
-  const { db, env } = context.get(requestContext);
   const raw = await readFormFields(request);
   if (!raw.ok) return failureData(raw);
-  const parsed = checkFields(intents, raw.fields);
-  if (!parsed.ok) return failureData({ ...parsed, error: "That request was not understood." });
-  const input = parsed.data;
-  const found = (ok: boolean, message: string) =>
-    ok ? data({ ok: true, message }) : data({ ok: false, error: NOT_FOUND }, { status: 404 });
-
-  switch (input.intent) {
-    case "create-folder": {
-      const folder = await createFolder(db, user.id, input.name ?? DEFAULT_FOLDER_NAME);
-      return data({ ok: true, message: `Folder "${folder.name}" created.` });
-    }
-    case "delete-folder": {
-      const ok = await deleteFolder(db, user.id, input.folderId);
-      const shown = viewFromSearch(new URL(request.url).searchParams);
-      // Deleting the folder being shown: its photos are now unassigned, so show them there.
-      if (ok && shown.kind === "folder" && shown.folderId === input.folderId) {
-        throw redirect(viewHref({ kind: "unassigned" }));
-      }
-      return found(ok, "Folder deleted. Its photos are now under Unassigned Photos.");
-    }
-    case "move": {
-      const res = await movePhoto(db, user.id, input.photoId, input.folderId || null);
-      return found(res === "moved", input.folderId ? "Photo moved." : "Photo moved to Unassigned Photos.");
-    }
-    case "trash":
-      return found(await trashPhoto(db, user.id, input.photoId), "Photo moved to the trash.");
-    case "restore":
-      return found(await restorePhoto(db, user.id, input.photoId), "Photo restored.");
-    case "delete-forever":
-      return found(await deletePhotoForever(db, env.PHOTOS, user.id, input.photoId), "Photo deleted for good.");
-    case "empty-trash": {
-      const n = await emptyTrash(db, env.PHOTOS, user.id);
-      return data({ ok: true, message: n === 1 ? "1 photo deleted for good." : `${n} photos deleted for good.` });
-    }
+  const parsed = checkFields(libraryActionInput, raw.fields);
+  if (!parsed.ok) return failureData({ ...parsed, error: LIBRARY_NOT_UNDERSTOOD });
+  const res = await runLibraryAction(getDeps(context), user.id, parsed.data);
+  if (!res.ok) return failureData(res);
+  // Deleting the folder being shown: its photos are now unassigned, so show them there.
+  const shown = viewFromSearch(new URL(request.url).searchParams);
+  if (res.deletedFolderId && shown.kind === "folder" && shown.folderId === res.deletedFolderId) {
+    throw redirect(viewHref({ kind: "unassigned" }));
   }
+  return data({ ok: true as const, message: res.message });
 }
 
 function viewTitle(view: LibraryView, folderName: string | null): string {

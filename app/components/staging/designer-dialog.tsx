@@ -1,0 +1,81 @@
+import { useState } from "react";
+import { type UploadedPhoto, UploadPanel } from "~/components/library/upload-panel";
+import { useJob } from "~/lib/use-job";
+import { DESIGN_STYLES, ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
+import { JobButton, JobError, JobProgress } from "./job-status";
+import { Modal } from "./modal";
+import { MISSING_OPTIONS, RoomAndStyle } from "./option-selects";
+import { ResultCompare } from "./result-compare";
+import { skyLabel } from "./versions-list";
+
+// The AI Designer on /dashboard: upload, preview, room type, style,
+// 'Transform with AI', the AI Enhanced comparison, then the sky buttons.
+
+const NO_IMAGE = "Please select an image first";
+const ROOMS = ROOM_TYPES.map((r) => ({ value: r.code, label: r.name }));
+const STYLES = DESIGN_STYLES.map((d) => ({ value: d.code, label: d.label }));
+
+export function DesignerDialog({ onClose, onChanged }: { onClose: () => void; onChanged: () => void }) {
+  const [photo, setPhoto] = useState<UploadedPhoto | null>(null);
+  const [room, setRoom] = useState("");
+  const [style, setStyle] = useState("");
+  const job = useJob(onChanged);
+  const ready = photo !== null && room !== "" && style !== "";
+
+  function transform() {
+    if (!photo) return job.setError(NO_IMAGE);
+    if (!room || !style) return job.setError(MISSING_OPTIONS);
+    void job.run(photo.id, { kind: "stage", roomType: room, designStyle: style });
+  }
+
+  return (
+    <Modal title="AI Designer" onClose={onClose} testId="designer-dialog">
+      {photo ? (
+        <img
+          src={`/api/photos/${photo.id}/original`}
+          alt={`Preview of ${photo.name}`}
+          className="max-h-64 w-full rounded-xl bg-slate-100 object-contain"
+          data-testid="designer-preview"
+        />
+      ) : (
+        <UploadPanel onUploaded={(p) => setPhoto(p)} />
+      )}
+      <RoomAndStyle
+        room={room}
+        style={style}
+        onRoom={setRoom}
+        onStyle={setStyle}
+        rooms={ROOMS}
+        styles={STYLES}
+        styleLabel="Design style"
+      />
+      <JobButton label="Transform with AI" ready={ready} busy={job.busy} onClick={transform} />
+      {job.busy ? <JobProgress elapsed={job.elapsed} /> : null}
+      <JobError message={job.error} />
+      {photo && job.version ? (
+        <div className="space-y-3" data-testid="designer-result">
+          <p className="text-sm font-semibold text-brand-600">AI Enhanced</p>
+          <ResultCompare before={`/api/photos/${photo.id}/original`} after={job.version.imageUrl} />
+          <a href={job.version.downloadUrl} download className="btn-secondary">
+            Download
+          </a>
+        </div>
+      ) : null}
+      {photo ? (
+        <fieldset className="flex flex-wrap gap-2" aria-label="Replace the sky">
+          {SKY_TYPES.map((s) => (
+            <button
+              key={s}
+              type="button"
+              className="btn-secondary"
+              disabled={job.busy}
+              onClick={() => void job.run(photo.id, { kind: "sky", skyType: s })}
+            >
+              {skyLabel(s)}
+            </button>
+          ))}
+        </fieldset>
+      ) : null}
+    </Modal>
+  );
+}

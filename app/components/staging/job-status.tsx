@@ -1,0 +1,53 @@
+import { EXPECTED_SECONDS } from "~/lib/use-job";
+
+// What a dialog shows while a job runs and when it fails.
+
+export function JobProgress({ elapsed }: { elapsed: number }) {
+  const pct = Math.min(95, Math.round((elapsed / EXPECTED_SECONDS) * 100));
+  return (
+    <div className="space-y-1" data-testid="job-progress">
+      <div
+        role="progressbar"
+        aria-label="AI processing"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={pct}
+        className="h-2 overflow-hidden rounded-full bg-slate-200"
+      >
+        <div className="h-full bg-brand-600 transition-all" style={{ width: `${pct}%` }} />
+      </div>
+      <p className="text-xs text-muted">
+        {elapsed} s elapsed · usually about {EXPECTED_SECONDS} s. You can close this: the result will be in your
+        library.
+      </p>
+    </div>
+  );
+}
+
+export function JobError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p className="alert-error" role="alert" data-testid="job-error">
+      {message}
+    </p>
+  );
+}
+
+/** The main button of a dialog: its label, or the busy text while the job runs. */
+export function JobButton({
+  label,
+  ready,
+  busy,
+  onClick,
+}: {
+  label: string;
+  ready: boolean;
+  busy: boolean;
+  onClick: () => void;
+}) {
+  return (
+    <button type="button" className="btn-primary w-full" disabled={!ready || busy} onClick={onClick}>
+      {busy ? "Processing your design..." : label}
+    </button>
+  );
+}

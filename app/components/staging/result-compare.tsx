@@ -1,0 +1,41 @@
+import * as Slider from "react-compare-slider/components";
+import { useReactCompareSlider } from "react-compare-slider/hooks";
+
+/** Before/after of two of our own image addresses. */
+export function ResultCompare({
+  before,
+  after,
+  afterLabel = "AI Enhanced",
+}: {
+  before: string;
+  after: string;
+  afterLabel?: string;
+}) {
+  const slider = useReactCompareSlider({ defaultPosition: 50, keyboardIncrement: "5%", transition: "0.15s ease-out" });
+  const tag = (text: string, side: "left" | "right") => (
+    <span
+      className={`pointer-events-none absolute top-3 rounded-full bg-slate-900/75 px-2.5 py-1 text-xs font-semibold text-white ${
+        side === "left" ? "left-3" : "right-3"
+      }`}
+    >
+      {text}
+    </span>
+  );
+  return (
+    <Slider.Provider {...slider}>
+      <Slider.Root className="aspect-[4/3] rounded-xl bg-slate-200" data-testid="result-compare">
+        <Slider.Item item="itemOne">
+          <Slider.Image src={before} alt="Original photo" draggable={false} />
+          {tag("Original", "left")}
+        </Slider.Item>
+        <Slider.Item item="itemTwo">
+          <Slider.Image src={after} alt={`${afterLabel} photo`} draggable={false} />
+          {tag(afterLabel, "right")}
+        </Slider.Item>
+        <Slider.HandleRoot aria-label="Original and result. Drag, or use the arrow keys, to compare.">
+          <Slider.Handle />
+        </Slider.HandleRoot>
+      </Slider.Root>
+    </Slider.Provider>
+  );
+}

@@ -1,0 +1,103 @@
+import { useEffect, useRef, useState } from "react";
+
+// One AI job as the page sees it: start it with POST /api/photos/:id/jobs,
+// then poll GET /api/jobs/:id until it settles. The job runs on the server
+// whether or not this page stays open, so a dropped connection loses neither
+// the result nor the credit; polling just asks again after a network blip.
+
+/** How long a job usually takes, for the progress bar (seconds). */
+export const EXPECTED_SECONDS = 15;
+const POLL_MS = 1500;
+const FAILED = "Failed to process image";
+
+/** A version of a photo as GET /api/jobs/:id and GET /api/photos/:id/versions return it. */
+export interface VersionView {
+  id: string;
+  photoId: string;
+  kind: "stage" | "sky" | "removal";
+  params: { roomType?: string; designStyle?: string; skyType?: string };
+  createdAt: number;
+  imageUrl: string;
+  thumbUrl: string;
+  downloadUrl: string;
+}
+
+/** The states of a job: idle (not busy, no version), busy with seconds elapsed, failed (error), succeeded (version). */
+export interface JobState {
+  busy: boolean;
+  error: string | null;
+  version: VersionView | null;
+  elapsed: number;
+}
+
+/** What the page sends to start a job (see workers/services/job-requests.ts). */
+export type JobBody = Record<string, string>;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts a job and follows it until it settles; `onSettled` runs after success or failure. */
+export function useJob(onSettled?: () => void) {
+  const [state, setState] = useState<JobState>({ busy: false, error: null, version: null, elapsed: 0 });
+  const alive = useRef(true);
+  useEffect(() => {
+    alive.current = true;
+    return () => {
+      alive.current = false;
+    };
+  }, []);
+
+  async function run(photoId: string, body: JobBody) {
+    const started = Date.now();
+    setState((s) => ({ ...s, busy: true, error: null, elapsed: 0 }));
+    const tick = setInterval(() => {
+      if (alive.current) setState((s) => ({ ...s, elapsed: Math.floor((Date.now() - started) / 1000) }));
+    }, 1000);
+    try {
+      const jobId = await startJob(photoId, body);
+      const version = await pollJob(jobId, () => alive.current);
+      if (version !== undefined) setState({ busy: false, error: null, version, elapsed: 0 });
+    } catch (err) {
+      if (alive.current) {
+        setState((s) => ({ ...s, busy: false, error: err instanceof Error ? err.message : FAILED }));
+      }
+    } finally {
+      clearInterval(tick);
+      onSettled?.();
+    }
+  }
+
+  return { ...state, run, setError: (error: string | null) => setState((s) => ({ ...s, error })) };
+}
+
+/** POST the job; its id, or the server's message as the error. */
+async function startJob(photoId: string, body: JobBody): Promise<string> {
+  const res = await fetch(`/api/photos/${photoId}/jobs`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = (await res.json().catch(() => ({}))) as { error?: string; job?: { id: string } };
+  if (!res.ok || !answer.job) throw new Error(answer.error ?? FAILED);
+  return answer.job.id;
+}
+
+/**
+ * Polls until the job succeeds (its version), fails (throws its message) or the
+ * page goes away (undefined). A failed poll is asked again: the job goes on.
+ */
+async function pollJob(jobId: string, alive: () => boolean): Promise<VersionView | null | undefined> {
+  for (;;) {
+    await sleep(POLL_MS);
+    if (!alive()) return undefined;
+    let polled: { job: { status: string; error: string | null }; version: VersionView | null } | null = null;
+    try {
+      const r = await fetch(`/api/jobs/${jobId}`, { cache: "no-store" });
+      if (r.ok) polled = await r.json();
+    } catch {
+      // Offline for a moment: the job goes on on the server; ask again.
+    }
+    if (!polled) continue;
+    if (polled.job.status === "succeeded") return polled.version;
+    if (polled.job.status === "failed") throw new Error(polled.job.error ?? FAILED);
+  }
+}

@@ -1,0 +1,24 @@
+// The one way an R2 object becomes an HTTP answer: its bytes with their type,
+// length and ETag, the caller's caching headers, and a 404 when it is gone.
+// Given the request, the read is conditional (If-None-Match and friends) and
+// an unchanged object answers 304 with no body.
+
+export async function serveObject(
+  bucket: R2Bucket,
+  key: string,
+  headers: Record<string, string>,
+  conditionalOn?: Request,
+): Promise<Response> {
+  const obj: R2Object | R2ObjectBody | null = conditionalOn
+    ? await bucket.get(key, { onlyIf: conditionalOn.headers })
+    : await bucket.get(key);
+  if (!obj) return Response.json({ error: "Not found." }, { status: 404 });
+  const h = new Headers(headers);
+  h.set("ETag", obj.httpEtag);
+  // A conditional read whose condition held returns the object without its body.
+  if (!("body" in obj)) return new Response(null, { status: 304, headers: h });
+  const found = obj as R2ObjectBody;
+  h.set("Content-Type", found.httpMetadata?.contentType ?? "application/octet-stream");
+  h.set("Content-Length", String(found.size));
+  return new Response(found.body, { headers: h });
+}

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { fail, ok, type Result } from "~/shared/result";
+import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
+import type { Deps } from "./deps";
+import {
+  createFolder,
+  deleteFolder,
+  deletePhotoForever,
+  emptyTrash,
+  movePhoto,
+  restorePhoto,
+  trashPhoto,
+} from "./library";
+
+// The library's form actions on /dashboard (folders, moving, trash), each a
+// closed intent checked by `libraryActionInput` and answered with the message
+// the page shows. The route parses the form and maps the result; the rules
+// and the words live here.
+
+const id = z.string().regex(/^[a-z0-9]{1,64}$/);
+
+export const libraryActionInput = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("create-folder"), name: z.string().max(500).optional() }),
+  z.object({ intent: z.literal("delete-folder"), folderId: id }),
+  z.object({ intent: z.literal("move"), photoId: id, folderId: z.union([id, z.literal("")]) }),
+  z.object({ intent: z.literal("trash"), photoId: id }),
+  z.object({ intent: z.literal("restore"), photoId: id }),
+  z.object({ intent: z.literal("delete-forever"), photoId: id }),
+  z.object({ intent: z.literal("empty-trash") }),
+]);
+
+export type LibraryAction = z.infer<typeof libraryActionInput>;
+
+/** Said when the form names something that is not there or not the user's: the two look the same. */
+export const LIBRARY_NOT_FOUND = "That photo or folder was not found. It may have been moved or deleted.";
+/** Said when the form is not one of the intents above. */
+export const LIBRARY_NOT_UNDERSTOOD = "That request was not understood.";
+
+export type LibraryActionResult = Result<{
+  message: string;
+  /** Set by delete-folder, so a page showing that folder can move elsewhere. */
+  deletedFolderId?: string;
+}>;
+
+const found = (done: boolean, message: string): LibraryActionResult =>
+  done ? ok({ message }) : fail("not_found", LIBRARY_NOT_FOUND);
+
+export async function runLibraryAction(
+  deps: Pick<Deps, "db" | "bucket">,
+  userId: string,
+  input: LibraryAction,
+): Promise<LibraryActionResult> {
+  const { db, bucket } = deps;
+  switch (input.intent) {
+    case "create-folder": {
+      const folder = await createFolder(db, userId, input.name ?? DEFAULT_FOLDER_NAME);
+      return ok({ message: `Folder "${folder.name}" created.` });
+    }
+    case "delete-folder": {
+      if (!(await deleteFolder(db, userId, input.folderId))) return fail("not_found", LIBRARY_NOT_FOUND);
+      return ok({
+        message: "Folder deleted. Its photos are now under Unassigned Photos.",
+        deletedFolderId: input.folderId,
+      });
+    }
+    case "move": {
+      const res = await movePhoto(db, userId, input.photoId, input.folderId || null);
+      return found(res === "moved", input.folderId ? "Photo moved." : "Photo moved to Unassigned Photos.");
+    }
+    case "trash":
+      return found(await trashPhoto(db, userId, input.photoId), "Photo moved to the trash.");
+    case "restore":
+      return found(await restorePhoto(db, userId, input.photoId), "Photo restored.");
+    case "delete-forever":
+      return found(await deletePhotoForever(db, bucket, userId, input.photoId), "Photo deleted for good.");
+    case "empty-trash": {
+      const n = await emptyTrash(db, bucket, userId);
+      return ok({ message: n === 1 ? "1 photo deleted for good." : `${n} photos deleted for good.` });
+    }
+  }
+}
