@@ -397,6 +397,15 @@ export function QuickDialog({
                   <a href={v.downloadUrl} download className="btn-ghost min-h-8 px-2 py-0.5">
                     Download
                   </a>
+                  {/* With the disclosure label and QR of the original page (docs/decisions/0110-mls-disclosure-and-original-pages.md). */}
+                  <a
+                    href={`/api/photos/${v.photoId}/versions/${v.id}/labelled`}
+                    download
+                    className="btn-ghost min-h-8 px-2 py-0.5"
+                    data-testid="download-labelled"
+                  >
+                    Download for MLS
+                  </a>
                 </div>
               </li>
             ))}

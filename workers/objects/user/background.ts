@@ -16,7 +16,7 @@ import { createMailer, escapeHtml } from "@workers/adapters/mail";
 import { listKeys } from "@workers/lib/photo-storage";
 import { signLink } from "@workers/lib/signed-links";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 
 // Work of the user's Durable Object that outlives a request, run in batches by
 // its alarm (docs/decisions/0112-account-deletion-and-export.md):
@@ -77,22 +77,12 @@ export async function purgeStep(env: Env, db: Database, userId: string): Promise
       return true;
     }
   }
-  const batch = await db
-    .select({ id: photos.id })
-    .from(photos)
-    .where(eq(photos.userId, userId))
-    .limit(PURGE_ROWS_PER_RUN)
-    .all();
-  if (batch.length > 0) {
-    // Jobs, versions and original links go with their photo (ON DELETE CASCADE).
-    await db.delete(photos).where(
-      inArray(
-        photos.id,
-        batch.map((p) => p.id),
-      ),
-    );
-    return true;
-  }
+  // Jobs, versions and original links go with their photo (ON DELETE CASCADE).
+  // A subquery, not a list of ids: D1 takes at most 100 bound parameters.
+  const deleted = await db.run(
+    sql`DELETE FROM photos WHERE id IN (SELECT id FROM photos WHERE user_id = ${userId} LIMIT ${PURGE_ROWS_PER_RUN})`,
+  );
+  if ((deleted.meta.changes ?? 0) > 0) return true;
   await db.batch([
     db.delete(folders).where(eq(folders.userId, userId)),
     db.delete(uploadSessions).where(eq(uploadSessions.userId, userId)),
