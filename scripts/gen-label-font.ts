@@ -3,7 +3,7 @@
 // printable ASCII and Latin-1 is drawn once, here, by Chromium from DejaVu Sans
 // Bold (Debian's fonts-dejavu-core; Bitstream Vera licence, which allows
 // embedding), and stored as 4-bit coverage. The Worker never loads a font.
-//   npx node scripts/gen-label-font.ts
+//   npx node scripts/gen-label-font.ts && npx biome format --write workers/lib/label/font-data.ts
 import { writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";

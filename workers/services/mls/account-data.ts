@@ -146,7 +146,7 @@ export async function openExport(
   if (!secret || !(await verifyLink(secret, "export", id, exp, sig, deps.clock())))
     return fail("gone", "This link has expired or is not valid. Ask for a new export from your settings.");
   const row = await deps.db.select().from(dataExports).where(eq(dataExports.id, id)).get();
-  if (!row || row.status !== "ready" || !row.objectKey || (row.expiresAt ?? 0) < deps.clock())
+  if (row?.status !== "ready" || !row.objectKey || (row.expiresAt ?? 0) < deps.clock())
     return fail("gone", "This export has expired. Ask for a new one from your settings.");
   const obj = await deps.bucket.get(row.objectKey);
   if (!obj) return fail("gone", "This export has expired. Ask for a new one from your settings.");
