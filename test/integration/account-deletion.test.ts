@@ -17,6 +17,7 @@ import { createStripe } from "@workers/adapters/stripe";
 import { randomToken } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/user-object";
 import { signUp } from "@workers/services/accounts/password-auth";
+import { userDetail } from "@workers/services/admin";
 import { deleteAccount } from "@workers/services/mls/account-data";
 import { ensureLink, resolveLink } from "@workers/services/mls/links";
 import { createSession } from "@workers/services/sessions";
@@ -183,6 +184,8 @@ describe("account deletion", { timeout: 120_000 }, () => {
     expect((await db.select().from(subscriptions).where(eq(subscriptions.userId, user.id)).get())?.status).toBe(
       "canceled",
     );
+    // The admin console shows the account as deleted.
+    expect((await userDetail(db, user.id))?.user.deletedAt).toBe(row?.deletedAt);
     // Accounting: the ledger stays, pointing at the anonymised row.
     const ledgerAfter = await db.select().from(creditLedger).where(eq(creditLedger.userId, user.id)).all();
     expect(ledgerAfter).toEqual(ledgerBefore);
