@@ -26,5 +26,6 @@ export default [
   route("billing", "routes/billing/billing.tsx"),
   route("settings", "routes/settings/settings.tsx"),
   route("developers", "routes/public/developers.tsx"),
+  route("o/:token", "routes/public/original.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

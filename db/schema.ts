@@ -28,6 +28,8 @@ export const users = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     lastActiveAt: integer("last_active_at"),
+    /** Set when the account was deleted: the row stays, anonymised, for the ledger (migrations/0010). */
+    deletedAt: integer("deleted_at"),
   },
   (t) => [uniqueIndex("users_email_unique").on(t.email), index("users_created_at").on(t.createdAt)],
 );
@@ -151,6 +153,9 @@ export const folders = sqliteTable("folders", {
   userId: text("user_id").notNull(),
   name: text("name").notNull(),
   createdAt: integer("created_at").notNull(),
+  /** Optional listing details (migrations/0010). */
+  listingAddress: text("listing_address"),
+  mlsNumber: text("mls_number"),
 });
 
 export type PhotoContentType = "image/jpeg" | "image/png";
@@ -358,3 +363,49 @@ export const apiCallbacks = sqliteTable("api_callbacks", {
 
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type ApiCallback = typeof apiCallbacks.$inferSelect;
+
+// ---- MLS output and the agent's data (migrations/0010_mls.sql) ----
+
+export type LabelCorner = "top-left" | "top-right" | "bottom-left" | "bottom-right";
+export type LabelSize = "small" | "medium" | "large";
+export type LabelTone = "light" | "dark";
+
+export const labelSettings = sqliteTable("label_settings", {
+  userId: text("user_id").primaryKey(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  text: text("text").notNull().default("Virtually Staged"),
+  corner: text("corner", { enum: ["top-left", "top-right", "bottom-left", "bottom-right"] })
+    .notNull()
+    .default("bottom-right"),
+  size: text("size", { enum: ["small", "medium", "large"] })
+    .notNull()
+    .default("medium"),
+  tone: text("tone", { enum: ["light", "dark"] })
+    .notNull()
+    .default("dark"),
+  qr: integer("qr", { mode: "boolean" }).notNull().default(true),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const originalLinks = sqliteTable("original_links", {
+  token: text("token").primaryKey(),
+  userId: text("user_id").notNull(),
+  photoId: text("photo_id").notNull(),
+  versionId: text("version_id").notNull(),
+  createdAt: integer("created_at").notNull(),
+  revokedAt: integer("revoked_at"),
+});
+
+export const dataExports = sqliteTable("data_exports", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  status: text("status", { enum: ["queued", "ready", "failed"] }).notNull(),
+  objectKey: text("object_key"),
+  bytes: integer("bytes"),
+  createdAt: integer("created_at").notNull(),
+  readyAt: integer("ready_at"),
+  expiresAt: integer("expires_at"),
+});
+
+export type OriginalLink = typeof originalLinks.$inferSelect;
+export type DataExport = typeof dataExports.$inferSelect;

@@ -74,3 +74,56 @@ export function CompareSlider({
     </Slider.Provider>
   );
 }
+
+/** The same slider for any two pictures of one size (the public original page, /o/<token>). */
+export function ComparePictures({
+  before,
+  after,
+  width,
+  height,
+  beforeLabel = "Original",
+  afterLabel = "Staged",
+  title,
+}: {
+  before: string;
+  after: string;
+  width: number;
+  height: number;
+  beforeLabel?: string;
+  afterLabel?: string;
+  title: string;
+}) {
+  const slider = useReactCompareSlider({ defaultPosition: 50, keyboardIncrement: "5%", transition: "0.15s ease-out" });
+  const img = (src: string, alt: string) => (
+    <Slider.Image
+      src={src}
+      width={width}
+      height={height}
+      alt={alt}
+      loading="eager"
+      decoding="async"
+      draggable={false}
+    />
+  );
+  return (
+    <Slider.Provider {...slider}>
+      <Slider.Root
+        className="rounded-2xl bg-slate-200 shadow-lg"
+        style={{ aspectRatio: `${width} / ${height}` }}
+        data-testid="compare-slider"
+      >
+        <Slider.Item item="itemOne">
+          {img(before, `${title}: the original photo`)}
+          <Label side="left">{beforeLabel}</Label>
+        </Slider.Item>
+        <Slider.Item item="itemTwo">
+          {img(after, `${title}: the virtually staged version`)}
+          <Label side="right">{afterLabel}</Label>
+        </Slider.Item>
+        <Slider.HandleRoot aria-label={`${title}: original and staged. Drag, or use the arrow keys, to compare.`}>
+          <Slider.Handle />
+        </Slider.HandleRoot>
+      </Slider.Root>
+    </Slider.Provider>
+  );
+}

@@ -13,6 +13,7 @@ import { devApi } from "./dev";
 import { health } from "./health";
 import { jobsApi } from "./jobs";
 import { me } from "./me";
+import { exportsApi, mlsApi, originalImagesApi } from "./mls";
 import { photosApi } from "./photos";
 import type { ApiEnv } from "./types";
 import { uploadsApi } from "./uploads";
@@ -36,6 +37,9 @@ api.route("/admin", adminApi);
 api.route("/uploads", uploadsApi);
 api.route("/photos", photosApi);
 api.route("/", jobsApi);
+api.route("/", mlsApi);
+api.route("/o", originalImagesApi);
+api.route("/exports", exportsApi);
 api.route("/me", me);
 api.route("/webhooks", webhooks);
 // The public API for integrators, authenticated by API key (docs/decisions/0120-public-api.md).

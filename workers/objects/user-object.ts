@@ -4,6 +4,7 @@ import { users } from "@db/schema";
 import { config } from "@workers/config";
 import { devToolsEnabled } from "@workers/lib/dev-tools";
 import * as apiJobs from "@workers/objects/user/api-jobs";
+import * as background from "@workers/objects/user/background";
 import * as callbacks from "@workers/objects/user/callbacks";
 import * as jobsService from "@workers/objects/user/jobs";
 import * as ledger from "@workers/objects/user/ledger";
@@ -68,7 +69,10 @@ export class UserObject extends DurableObject<Env> {
     const jobsAt = await nextWakeAt(this.#db, userId, jobsService.providerTimeoutMs(this.env));
     // Public API callbacks of jobs that reached a final state (docs/decisions/0120-public-api.md).
     const callbackAt = await callbacks.afterChange(this.ctx.storage, this.#db, userId, this.#now());
-    const at = jobsAt === null ? callbackAt : callbackAt === null ? jobsAt : Math.min(jobsAt, callbackAt);
+    let at = jobsAt === null ? callbackAt : callbackAt === null ? jobsAt : Math.min(jobsAt, callbackAt);
+    // Account purge and data exports (workers/objects/user/background.ts), on the real clock.
+    const backgroundAt = await background.nextAt(this.ctx.storage);
+    if (backgroundAt !== null) at = Math.min(at ?? Number.POSITIVE_INFINITY, backgroundAt + this.#clockOffset);
     // A job running here needs an alarm handler holding it: wake now (a running handler keeps holding it).
     if (this.#active.size > 0 && !this.#inAlarm) await this.ctx.storage.setAlarm(Date.now());
     else if (at === null) await this.ctx.storage.deleteAlarm();
@@ -276,9 +280,21 @@ export class UserObject extends DurableObject<Env> {
     await this.ctx.storage.put("clockOffset", this.#clockOffset);
   }
 
+  /** Account deletion or a data export: queued here, run in batches by the alarm (docs/decisions/0112-account-deletion-and-export.md). */
+  startBackground(userId: string, task: { kind: "purge" } | { kind: "export"; exportId: string }) {
+    return this.#change(userId, async (now) => {
+      if (task.kind === "purge") await background.beginPurge(this.ctx.storage, now);
+      else await background.queueExport(this.ctx.storage, task.exportId);
+    });
+  }
+
   override async alarm(): Promise<void> {
     const userId = await this.ctx.storage.get<string>("userId");
     if (!userId) return;
+    if (await background.runDue(this.env, this.#db, this.ctx.storage, userId)) {
+      await this.ctx.storage.setAlarm(Date.now() + 50);
+      return;
+    }
     this.#inAlarm = true;
     try {
       await this.#change(userId, async (now) => {

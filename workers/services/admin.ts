@@ -26,6 +26,8 @@ export interface AdminUserRow {
   verified: boolean;
   createdAt: number;
   lastActiveAt: number | null;
+  /** When the account was deleted (docs/decisions/0112-account-deletion-and-export.md). */
+  deletedAt: number | null;
 }
 
 export interface UserListQuery {
@@ -100,6 +102,7 @@ export function userListQuery(db: Database, query: UserListQuery) {
       emailVerifiedAt: users.emailVerifiedAt,
       createdAt: users.createdAt,
       lastActiveAt: users.lastActiveAt,
+      deletedAt: users.deletedAt,
       sortValue: sql<string | number>`${expr}`,
     })
     .from(users)
@@ -127,6 +130,7 @@ export async function listUsers(
       verified: r.emailVerifiedAt !== null,
       createdAt: r.createdAt,
       lastActiveAt: r.lastActiveAt,
+      deletedAt: r.deletedAt,
     })),
     nextCursor: found.length > limit && last ? encodeCursor(last.sortValue, last.id) : null,
   };
@@ -186,6 +190,7 @@ export async function userDetail(db: Database, userId: string) {
       verified: user.emailVerifiedAt !== null,
       createdAt: user.createdAt,
       lastActiveAt: user.lastActiveAt,
+      deletedAt: user.deletedAt,
     },
     ledger,
     photos: { total: photoCounts?.total ?? 0, trashed: photoCounts?.trashed ?? 0 },

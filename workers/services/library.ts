@@ -113,7 +113,14 @@ export function cleanFolderName(name: string | null | undefined): string {
 }
 
 export async function createFolder(db: Database, userId: string, name: string, now = Date.now()): Promise<Folder> {
-  const folder = { id: randomToken(), userId, name: cleanFolderName(name), createdAt: now };
+  const folder: Folder = {
+    id: randomToken(),
+    userId,
+    name: cleanFolderName(name),
+    createdAt: now,
+    listingAddress: null,
+    mlsNumber: null,
+  };
   await db.insert(folders).values(folder);
   return folder;
 }

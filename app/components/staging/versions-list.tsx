@@ -31,7 +31,7 @@ export function useVersions(photoId: string, refresh: number): VersionView[] | n
   return versions;
 }
 
-/** The versions section: newest first, each with Compare and Download. */
+/** The versions section: newest first, each with Compare, Download and Download for MLS. */
 export function VersionsList({
   versions,
   onCompare,
@@ -64,6 +64,15 @@ export function VersionsList({
                 </button>
                 <a href={v.downloadUrl} download className="btn-ghost min-h-8 px-2 py-0.5">
                   Download
+                </a>
+                {/* With the disclosure label and QR of the original page (docs/decisions/0110-mls-disclosure-and-original-pages.md). */}
+                <a
+                  href={`/api/photos/${v.photoId}/versions/${v.id}/labelled`}
+                  download
+                  className="btn-ghost min-h-8 px-2 py-0.5"
+                  data-testid="download-labelled"
+                >
+                  Download for MLS
                 </a>
               </div>
             </li>

@@ -130,6 +130,11 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
         ← All users
       </Link>
       <h1 className="mt-2 text-2xl font-bold break-all">{user.email}</h1>
+      {user.deletedAt !== null ? (
+        <p className="alert-error mt-2" data-testid="deleted">
+          Account deleted on {formatDateTime(user.deletedAt)}: personal data erased, ledger and payments kept.
+        </p>
+      ) : null}
       <dl className="mt-4 grid grid-cols-2 gap-4 sm:grid-cols-4">
         {[
           ["Credits", String(user.credits)],

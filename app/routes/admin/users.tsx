@@ -112,6 +112,11 @@ export default function AdminUsers({ loaderData }: Route.ComponentProps) {
                   {u.role === "admin" ? (
                     <span className="ml-2 rounded bg-brand-50 px-1.5 py-0.5 text-xs text-brand-700">admin</span>
                   ) : null}
+                  {u.deletedAt !== null ? (
+                    <span className="ml-2 rounded bg-red-50 px-1.5 py-0.5 text-xs text-red-700" data-testid="deleted">
+                      deleted
+                    </span>
+                  ) : null}
                 </td>
                 <td className="px-4 py-3">{u.plan ?? "—"}</td>
                 <td className="px-4 py-3 tabular-nums" data-testid="admin-credits">

@@ -8,6 +8,7 @@ import { LIBRARY_NOT_UNDERSTOOD, libraryActionInput, runLibraryAction } from "@w
 import { useState } from "react";
 import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-router";
 import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
+import { ListingPackPanel } from "~/components/library/listing-pack-panel";
 import { PhotoGrid } from "~/components/library/photo-grid";
 import { PendingUploads, UploadPanel } from "~/components/library/upload-panel";
 import { PlanStatusCard } from "~/components/plan-status-card";
@@ -45,6 +46,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     folders,
     view,
     folderName: folder?.name ?? null,
+    listing: folder ? { address: folder.listingAddress, mlsNumber: folder.mlsNumber } : null,
     page,
     paged: cursor !== null,
     uploading: url.searchParams.get("upload") === "1" && view.kind === "all" && user.credits > 0,
@@ -94,7 +96,7 @@ function SideLink({ to, active, children }: { to: string; active: boolean; child
 }
 
 export default function Dashboard({ loaderData, actionData }: Route.ComponentProps) {
-  const { user, initial, justPaid, folders, view, folderName, page, paged, uploading } = loaderData;
+  const { user, initial, justPaid, folders, view, folderName, listing, page, paged, uploading } = loaderData;
   // One live balance for the card and the upload button, pushed by the user's Durable Object.
   const live = useLiveCredits(initial);
   const credits = live.credits;
@@ -266,6 +268,9 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
               ) : null}
             </div>
           </div>
+          {view.kind === "folder" && listing ? (
+            <ListingPackPanel folderId={view.folderId} address={listing.address} mlsNumber={listing.mlsNumber} />
+          ) : null}
 
           {actionData ? (
             <p

@@ -3,7 +3,11 @@ import { checkFields, readFormFields } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
 import { createApiKey, createKeyInput, listApiKeys, listDeliveries, revokeApiKey } from "@workers/services/api-keys";
-import { data, Form, Link, useNavigation } from "react-router";
+import { deleteAccount, requestExport } from "@workers/services/mls/account-data";
+import { getLabelDefaults, labelDefaultsInput, saveLabelDefaults } from "@workers/services/mls/labels";
+import { clearSessionCookie } from "@workers/services/sessions";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { AccountDataSection, LabelSettingsSection } from "~/components/account-data-settings";
 import type { Route } from "./+types/settings";
 
 // The account's settings: the API keys section (docs/decisions/0120-public-api.md).
@@ -15,8 +19,12 @@ export const meta: Route.MetaFunction = () => [{ title: "Settings · Stagewise" 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const user = requireUser(context, request);
   const { db } = getDeps(context);
-  const [keys, deliveries] = await Promise.all([listApiKeys(db, user.id), listDeliveries(db, user.id)]);
-  return { keys, deliveries };
+  const [keys, deliveries, label] = await Promise.all([
+    listApiKeys(db, user.id),
+    listDeliveries(db, user.id),
+    getLabelDefaults(db, user.id),
+  ]);
+  return { keys, deliveries, label };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -41,6 +49,30 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!res.ok) return failureData(res);
     return { revoked: true };
   }
+  if (f.intent === "label") {
+    const input = checkFields(labelDefaultsInput, {
+      enabled: f.enabled === "on",
+      text: f.text ?? "",
+      corner: f.corner,
+      size: f.size,
+      tone: f.tone,
+      qr: f.qr === "on",
+    });
+    if (!input.ok) return failureData(input);
+    await saveLabelDefaults(deps.db, user.id, input.data, deps.clock());
+    return { saved: "Label saved." };
+  }
+  if (f.intent === "export") {
+    const res = await requestExport(deps, user.id);
+    if (!res.ok) return failureData(res);
+    return { saved: "We are preparing your export and will e-mail you its link." };
+  }
+  if (f.intent === "delete") {
+    const res = await deleteAccount(deps, user.id, { password: f.password ?? "" });
+    if (!res.ok) return failureData(res);
+    const secure = new URL(request.url).protocol === "https:";
+    return redirect("/?deleted=1", { headers: { "Set-Cookie": clearSessionCookie(secure) } });
+  }
   return data({ ok: false, error: "Unknown action." }, { status: 400 });
 }
 
@@ -50,10 +82,11 @@ function when(ms: number | null): string {
 }
 
 export default function Settings({ loaderData, actionData }: Route.ComponentProps) {
-  const { keys, deliveries } = loaderData;
+  const { keys, deliveries, label } = loaderData;
   const busy = useNavigation().state !== "idle";
   const created = actionData && "created" in actionData ? actionData.created : null;
   const error = actionData && "error" in actionData ? actionData.error : null;
+  const saved = actionData && "saved" in actionData ? actionData.saved : null;
   return (
     <div className="container-page max-w-3xl py-10">
       <div className="flex items-center justify-between gap-4">
@@ -204,6 +237,13 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
           </table>
         )}
       </section>
+      {saved ? (
+        <p className="alert-success mt-4" role="status">
+          {saved}
+        </p>
+      ) : null}
+      <LabelSettingsSection defaults={label} busy={busy} />
+      <AccountDataSection busy={busy} />
     </div>
   );
 }

@@ -1,0 +1,122 @@
+import { getDeps } from "@workers/http/context";
+import { PUBLIC_CACHE, resolveLink } from "@workers/services/mls/links";
+import { data, isRouteErrorResponse } from "react-router";
+import { ComparePictures } from "~/components/compare-slider";
+import type { Route } from "./+types/original";
+
+// The public page of an original next to its staged version (/o/<token>), for
+// buyers who scan the label's QR code or follow the listing's link
+// (docs/decisions/0110-mls-disclosure-and-original-pages.md). It shows the two
+// pictures, the disclosure, the date and an optional listing address: nothing
+// else about the agent. A revoked link answers 410 at once.
+
+const KIND: Record<string, string> = {
+  stage: "virtually staged (furniture and decor added by software)",
+  sky: "edited: the sky was replaced by software",
+  removal: "edited: furniture was removed by software",
+};
+
+export const meta: Route.MetaFunction = () => [
+  { title: "Original and virtually staged photo" },
+  { name: "robots", content: "noindex" },
+];
+
+export async function loader({ params, context }: Route.LoaderArgs) {
+  const { db } = getDeps(context);
+  const found = await resolveLink(db, params.token ?? "");
+  if (!found.ok) {
+    throw data(
+      { message: found.error },
+      { status: found.code === "gone" ? 410 : 404, headers: { "Cache-Control": "no-store" } },
+    );
+  }
+  const p = found.page;
+  return data(
+    {
+      token: p.token,
+      stagedAt: new Date(p.stagedAt).toISOString().slice(0, 10),
+      disclosure: KIND[p.kind] ?? "edited by software",
+      width: p.width,
+      height: p.height,
+      listingAddress: p.listingAddress,
+    },
+    { headers: { "Cache-Control": PUBLIC_CACHE, Vary: "Cookie", ETag: p.etag } },
+  );
+}
+
+export function headers({ loaderHeaders }: Route.HeadersArgs) {
+  return loaderHeaders;
+}
+
+export default function OriginalPage({ loaderData }: Route.ComponentProps) {
+  const d = loaderData;
+  const base = `/api/o/${d.token}`;
+  return (
+    <main id="main" className="container-page max-w-4xl py-6 sm:py-10">
+      <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Original photo and virtually staged version</h1>
+      {d.listingAddress ? (
+        <p className="mt-1 text-muted" data-testid="listing-address">
+          {d.listingAddress}
+        </p>
+      ) : null}
+      <p
+        className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-slate-900"
+        data-testid="disclosure"
+      >
+        <strong>Disclosure:</strong> the photo on the right was {d.disclosure} on{" "}
+        <time dateTime={d.stagedAt}>{d.stagedAt}</time>. The photo on the left is the unaltered original. Furniture and
+        decor shown in the staged version are not part of the property.
+      </p>
+      <div className="mt-5">
+        <ComparePictures
+          before={`${base}/original`}
+          after={`${base}/staged`}
+          width={d.width}
+          height={d.height}
+          title="This room"
+        />
+      </div>
+      <div className="mt-5 grid gap-4 sm:grid-cols-2">
+        <figure>
+          <img
+            src={`${base}/original`}
+            width={d.width}
+            height={d.height}
+            alt="The unaltered original"
+            className="h-auto w-full rounded-lg"
+            loading="lazy"
+            decoding="async"
+          />
+          <figcaption className="mt-1 text-sm text-muted">Original (unaltered)</figcaption>
+        </figure>
+        <figure>
+          <img
+            src={`${base}/staged`}
+            width={d.width}
+            height={d.height}
+            alt="The virtually staged version"
+            className="h-auto w-full rounded-lg"
+            loading="lazy"
+            decoding="async"
+          />
+          <figcaption className="mt-1 text-sm text-muted">Virtually staged, {d.stagedAt}</figcaption>
+        </figure>
+      </div>
+    </main>
+  );
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const gone = isRouteErrorResponse(error) && error.status === 410;
+  return (
+    <main id="main" className="container-page flex flex-1 flex-col items-center justify-center py-24 text-center">
+      <p className="text-sm font-semibold text-brand-600">{gone ? "410" : "404"}</p>
+      <h1 className="mt-2 text-3xl font-bold tracking-tight" data-testid="original-gone">
+        {gone ? "This link was withdrawn" : "This link does not exist"}
+      </h1>
+      <p className="mt-4 max-w-md text-muted">
+        {gone ? "The person who shared this photo withdrew its page." : "Check the address: it may have been mistyped."}
+      </p>
+    </main>
+  );
+}

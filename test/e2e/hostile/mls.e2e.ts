@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeJpeg } from "../../fixtures/images.ts";
+import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
+import { expectRefusedWithoutChange } from "./harness.ts";
+import { type MlsFixtures, mlsCases } from "./mls.cases.ts";
+
+// Runs the MLS routes' hostile cases (mls.cases.ts) with the shared harness:
+// each refused with a 4xx, nothing stored changed.
+
+let owner: FixtureUser;
+let stranger: FixtureUser;
+let fixtures: MlsFixtures;
+let ran = 0;
+
+async function call(user: FixtureUser, method: string, path: string, body?: unknown): Promise<Response> {
+  const isForm = body instanceof URLSearchParams;
+  const isBytes = body instanceof Uint8Array;
+  return fetch(`${baseUrl()}${path}`, {
+    method,
+    redirect: "manual",
+    headers: {
+      Cookie: `sw_session=${user.sessionToken}`,
+      Origin: baseUrl(),
+      ...(body !== undefined && !isForm && !isBytes ? { "Content-Type": "application/json" } : {}),
+    },
+    body: body === undefined ? undefined : isForm || isBytes ? (body as BodyInit) : JSON.stringify(body),
+  });
+}
+
+async function stagedVersion(photoId: string): Promise<string> {
+  const started = (await (
+    await call(owner, "POST", `/api/photos/${photoId}/jobs`, {
+      kind: "stage",
+      roomType: "Bedroom",
+      designStyle: "Modern",
+    })
+  ).json()) as { job: { id: string } };
+  for (let i = 0; i < 120; i++) {
+    const r = (await (await call(owner, "GET", `/api/jobs/${started.job.id}`)).json()) as {
+      job: { status: string; versionId: string | null };
+    };
+    if (r.job.status === "succeeded") return r.job.versionId!;
+    if (r.job.status === "failed") throw new Error("staging failed");
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  throw new Error("staging did not finish");
+}
+
+async function uploadPhoto(): Promise<string> {
+  const bytes = makeJpeg(320, 240, 80);
+  const created = (await (
+    await call(owner, "POST", "/api/uploads", { name: "Hostile.jpg", size: bytes.byteLength, type: "image/jpeg" })
+  ).json()) as { id: string };
+  await call(owner, "PUT", `/api/uploads/${created.id}/thumb`, makeJpeg(80, 60, 70));
+  await call(owner, "PUT", `/api/uploads/${created.id}/chunks/0`, bytes);
+  const done = (await (await call(owner, "POST", `/api/uploads/${created.id}/complete`)).json()) as {
+    photo: { id: string };
+  };
+  return done.photo.id;
+}
+
+beforeAll(async () => {
+  owner = await createUser({ credits: 3, password: "hostile-owner-1" });
+  stranger = await createUser({ credits: 1 });
+  const photoId = await uploadPhoto();
+  const versionId = await stagedVersion(photoId);
+  const unlinkedVersionId = await stagedVersion(photoId);
+  // A link, revoked; then a live one (the "stranger revokes" case must find something to refuse).
+  const made = (await (await call(owner, "POST", `/api/photos/${photoId}/versions/${versionId}/link`)).json()) as {
+    url: string;
+  };
+  expect((await call(owner, "DELETE", `/api/photos/${photoId}/versions/${versionId}/link`)).status).toBe(200);
+  expect((await call(owner, "POST", `/api/photos/${photoId}/versions/${versionId}/link`)).status).toBe(200);
+  await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "create-folder", name: "Hostile listing" }));
+  const html = await (await call(owner, "GET", "/dashboard")).text();
+  const folderId = /folder=([a-z2-7]+)/.exec(html)?.[1] ?? "";
+  await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "move", photoId, folderId }));
+  fixtures = {
+    owner: { Cookie: `sw_session=${owner.sessionToken}` },
+    stranger: { Cookie: `sw_session=${stranger.sessionToken}` },
+    photoId,
+    versionId,
+    unlinkedVersionId,
+    folderId,
+    revokedToken: new URL(made.url).pathname.split("/").pop() ?? "",
+  };
+  expect(folderId).not.toBe("");
+}, 120_000);
+
+afterAll(() => {
+  console.log(`hostile-input suite (MLS routes): ${ran} cases ran`);
+});
+
+describe("hostile input: MLS routes", () => {
+  it("refuses every case with a 4xx and changes nothing", async () => {
+    const byRoute = mlsCases(fixtures);
+    for (const [route, cases] of Object.entries(byRoute)) {
+      expect(cases.length, route).toBeGreaterThan(0);
+      for (const c of cases) {
+        await expectRefusedWithoutChange({ ...c, name: `${route}: ${c.name}` });
+        ran++;
+      }
+    }
+    expect(ran).toBeGreaterThan(40);
+  }, 180_000);
+});

@@ -1,0 +1,245 @@
+import type { Database } from "@db/client";
+import {
+  apiKeys,
+  creditLedger,
+  dataExports,
+  folders,
+  jobs,
+  labelSettings,
+  paidPeriods,
+  photos,
+  photoVersions,
+  uploadSessions,
+  users,
+} from "@db/schema";
+import { createMailer, escapeHtml } from "@workers/adapters/mail";
+import { listKeys } from "@workers/lib/photo-storage";
+import { signLink } from "@workers/lib/signed-links";
+import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
+import { and, eq, sql } from "drizzle-orm";
+
+// Work of the user's Durable Object that outlives a request, run in batches by
+// its alarm (docs/decisions/0112-account-deletion-and-export.md):
+// - the purge of a deleted account: R2 objects, then photo rows, a bounded
+//   batch per alarm, resumable after any eviction because the state is in
+//   storage and each batch is idempotent;
+// - "export my data": a ZIP streamed into an R2 multipart upload, mailed as a
+//   signed link that expires in 24 hours; the object is deleted then.
+
+const PURGE = "purge";
+const EXPORTS = "exports";
+/** R2 keys deleted per alarm run (one list page, one delete call). */
+export const PURGE_KEYS_PER_RUN = 1000;
+/** Photo rows deleted per alarm run. */
+export const PURGE_ROWS_PER_RUN = 500;
+export const EXPORT_TTL_MS = 24 * 60 * 60 * 1000;
+/** R2 multipart parts must all be the same size (but the last), at least 5 MiB. */
+const PART_BYTES = 5 * 1024 * 1024;
+
+interface ExportTask {
+  id: string;
+  /** Set once the archive is stored: when to delete it. */
+  expiresAt?: number;
+}
+
+export function userPrefixes(userId: string): string[] {
+  return [`photos/${userId}/`, `exports/${userId}/`];
+}
+
+export async function beginPurge(storage: DurableObjectStorage, now: number): Promise<void> {
+  if (!(await storage.get(PURGE))) await storage.put(PURGE, { since: now });
+}
+
+export async function queueExport(storage: DurableObjectStorage, id: string): Promise<void> {
+  const list = (await storage.get<ExportTask[]>(EXPORTS)) ?? [];
+  if (!list.some((t) => t.id === id)) list.push({ id });
+  await storage.put(EXPORTS, list);
+}
+
+/** When the alarm is next needed for this work (real clock), or null. */
+export async function nextAt(storage: DurableObjectStorage): Promise<number | null> {
+  if (await storage.get(PURGE)) return Date.now();
+  const list = (await storage.get<ExportTask[]>(EXPORTS)) ?? [];
+  let at: number | null = null;
+  for (const t of list) {
+    const due = t.expiresAt ?? Date.now();
+    at = at === null ? due : Math.min(at, due);
+  }
+  return at;
+}
+
+/** One batch of purge: true while more remains. */
+export async function purgeStep(env: Env, db: Database, userId: string): Promise<boolean> {
+  for (const prefix of userPrefixes(userId)) {
+    const page = await env.PHOTOS.list({ prefix, limit: PURGE_KEYS_PER_RUN });
+    if (page.objects.length > 0) {
+      await env.PHOTOS.delete(page.objects.map((o) => o.key));
+      return true;
+    }
+  }
+  // Jobs, versions and original links go with their photo (ON DELETE CASCADE).
+  // A subquery, not a list of ids: D1 takes at most 100 bound parameters.
+  const deleted = await db.run(
+    sql`DELETE FROM photos WHERE id IN (SELECT id FROM photos WHERE user_id = ${userId} LIMIT ${PURGE_ROWS_PER_RUN})`,
+  );
+  if ((deleted.meta.changes ?? 0) > 0) return true;
+  await db.batch([
+    db.delete(folders).where(eq(folders.userId, userId)),
+    db.delete(uploadSessions).where(eq(uploadSessions.userId, userId)),
+    db.delete(dataExports).where(eq(dataExports.userId, userId)),
+  ]);
+  // A job that finished during the purge may have stored a result: look once more.
+  for (const prefix of userPrefixes(userId)) if ((await listKeys(env.PHOTOS, prefix)).length > 0) return true;
+  return false;
+}
+
+/** Runs what is due; true when it should run again soon. */
+export async function runDue(env: Env, db: Database, storage: DurableObjectStorage, userId: string): Promise<boolean> {
+  if (await storage.get(PURGE)) {
+    const more = await purgeStep(env, db, userId);
+    if (!more) await storage.delete([PURGE, EXPORTS]);
+    return more;
+  }
+  const list = (await storage.get<ExportTask[]>(EXPORTS)) ?? [];
+  const now = Date.now();
+  const kept: ExportTask[] = [];
+  for (const task of list) {
+    if (task.expiresAt === undefined) {
+      const expiresAt = await buildExport(env, db, userId, task.id, now);
+      if (expiresAt !== null) kept.push({ id: task.id, expiresAt });
+    } else if (task.expiresAt <= now) {
+      await env.PHOTOS.delete(exportKey(userId, task.id));
+    } else kept.push(task);
+  }
+  await storage.put(EXPORTS, kept);
+  return false;
+}
+
+export function exportKey(userId: string, id: string): string {
+  return `exports/${userId}/${id}.zip`;
+}
+
+/** The JSON part of an export: the account, folders, photos, jobs, versions and ledger. */
+export async function exportJson(db: Database, userId: string) {
+  const [user, folderRows, photoRows, jobRows, versionRows, ledgerRows, payments, labels, keys] = await Promise.all([
+    db.select().from(users).where(eq(users.id, userId)).get(),
+    db.select().from(folders).where(eq(folders.userId, userId)).all(),
+    db.select().from(photos).where(eq(photos.userId, userId)).all(),
+    db.select().from(jobs).where(eq(jobs.userId, userId)).all(),
+    db.select().from(photoVersions).where(eq(photoVersions.userId, userId)).all(),
+    db.select().from(creditLedger).where(eq(creditLedger.userId, userId)).all(),
+    db.select().from(paidPeriods).where(eq(paidPeriods.userId, userId)).all(),
+    db.select().from(labelSettings).where(eq(labelSettings.userId, userId)).get(),
+    db
+      .select({
+        id: apiKeys.id,
+        name: apiKeys.name,
+        prefix: apiKeys.prefix,
+        createdAt: apiKeys.createdAt,
+        revokedAt: apiKeys.revokedAt,
+      })
+      .from(apiKeys)
+      .where(eq(apiKeys.userId, userId))
+      .all(),
+  ]);
+  if (!user) return null;
+  const { passwordHash: _p, ...account } = user;
+  return {
+    exportedAt: new Date().toISOString(),
+    account,
+    labelDefaults: labels ?? null,
+    apiKeys: keys,
+    folders: folderRows,
+    photos: photoRows,
+    jobs: jobRows,
+    versions: versionRows,
+    ledger: ledgerRows,
+    payments,
+  };
+}
+
+/** Streams the export into R2 and mails its link; the expiry, or null when it failed (and was marked so). */
+async function buildExport(env: Env, db: Database, userId: string, id: string, now: number): Promise<number | null> {
+  const row = await db
+    .select()
+    .from(dataExports)
+    .where(and(eq(dataExports.id, id), eq(dataExports.userId, userId)))
+    .get();
+  const data = await exportJson(db, userId);
+  if (!row || !data || data.account.deletedAt !== null) return null;
+  const entries: ZipEntry[] = [
+    {
+      name: "account.json",
+      modifiedAt: now,
+      open: async () => new TextEncoder().encode(JSON.stringify(data, null, 2)),
+    },
+  ];
+  const ext = (t: string) => (t === "image/png" ? "png" : "jpg");
+  for (const p of data.photos) {
+    entries.push({
+      name: `photos/${p.id}/original.${ext(p.contentType)}`,
+      modifiedAt: p.createdAt,
+      open: async () => (await env.PHOTOS.get(p.originalKey))?.body ?? new Uint8Array(0),
+    });
+  }
+  for (const v of data.versions) {
+    entries.push({
+      name: `photos/${v.photoId}/versions/${v.id}-${v.kind}.${ext(v.contentType)}`,
+      modifiedAt: v.createdAt,
+      open: async () => (await env.PHOTOS.get(v.key))?.body ?? new Uint8Array(0),
+    });
+  }
+  const key = exportKey(userId, id);
+  const upload = await env.PHOTOS.createMultipartUpload(key, { httpMetadata: { contentType: "application/zip" } });
+  let bytes = 0;
+  try {
+    const parts: R2UploadedPart[] = [];
+    const reader = zipStream(entries).stream.getReader();
+    let buf = new Uint8Array(PART_BYTES);
+    let fill = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      let at = 0;
+      while (at < value.byteLength) {
+        const n = Math.min(PART_BYTES - fill, value.byteLength - at);
+        buf.set(value.subarray(at, at + n), fill);
+        fill += n;
+        at += n;
+        if (fill === PART_BYTES) {
+          parts.push(await upload.uploadPart(parts.length + 1, buf));
+          bytes += fill;
+          buf = new Uint8Array(PART_BYTES);
+          fill = 0;
+        }
+      }
+    }
+    if (fill > 0 || parts.length === 0) {
+      parts.push(await upload.uploadPart(parts.length + 1, buf.slice(0, fill)));
+      bytes += fill;
+    }
+    await upload.complete(parts);
+  } catch (err) {
+    await upload.abort().catch(() => undefined);
+    await db.update(dataExports).set({ status: "failed" }).where(eq(dataExports.id, id));
+    console.warn("export failed", err);
+    return null;
+  }
+  const expiresAt = now + EXPORT_TTL_MS;
+  await db
+    .update(dataExports)
+    .set({ status: "ready", objectKey: key, bytes, readyAt: now, expiresAt })
+    .where(eq(dataExports.id, id));
+  const origin = env.APP_ORIGIN.replace(/\/$/, "");
+  const sig = env.SIGNING_SECRET ? await signLink(env.SIGNING_SECRET, "export", id, expiresAt) : "";
+  const url = `${origin}/api/exports/${id}?exp=${expiresAt}&sig=${sig}`;
+  await createMailer(env)
+    .send({
+      to: data.account.email,
+      subject: "Your Stagewise data export is ready",
+      text: `Your export (${Math.ceil(bytes / 1024)} KB) is ready. Download it within 24 hours:\n\n${url}\n`,
+      html: `<p>Your export (${Math.ceil(bytes / 1024)} KB) is ready. Download it within 24 hours:</p><p><a href="${escapeHtml(url)}">Download my data</a></p>`,
+    })
+    .catch((err) => console.warn("export mail failed", err));
+  return expiresAt;
+}

@@ -1,0 +1,154 @@
+import {
+  apiCallbacks,
+  apiIdempotency,
+  apiKeys,
+  auditLog,
+  contactMessages,
+  dataExports,
+  emailTokens,
+  labelSettings,
+  originalLinks,
+  sessions,
+  subscriptions,
+  users,
+} from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { verifyLink } from "@workers/lib/signed-links";
+import { LIVE_STATUSES, userObject } from "@workers/objects/client";
+import type { Deps } from "@workers/services/deps";
+import { overLimit } from "@workers/services/limits";
+import { verifyPassword } from "@workers/services/password";
+import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { fail, ok, type Result } from "~/shared/result";
+
+// Account deletion and "export my data" (docs/decisions/0112-account-deletion-and-export.md).
+
+export const DELETE_RULE = { name: "account-delete", limit: 5, windowMs: 15 * 60 * 1000 };
+export const EXPORT_RULE = { name: "account-export", limit: 3, windowMs: 24 * 60 * 60 * 1000 };
+
+/** The address a deleted account keeps: unique, not deliverable, free for a new sign-up of the old one. */
+export function deletedEmail(userId: string): string {
+  return `deleted-${userId}@deleted.invalid`;
+}
+
+type DeletionDeps = Pick<Deps, "db" | "env" | "stripe" | "clock" | "rateLimit">;
+
+/**
+ * Deletes the account after its password was typed again: cancels any live
+ * Stripe subscription (first, so a failure there changes nothing), erases
+ * personal data and ends every session in one batch, then hands the purge of
+ * photos and R2 objects to the user's Durable Object (batched by its alarm).
+ */
+export async function deleteAccount(deps: DeletionDeps, userId: string, proof: { password: string }): Promise<Result> {
+  const limited = await overLimit(deps, DELETE_RULE, [userId]);
+  if (limited) return limited;
+  const { db } = deps;
+  const user = await db.select().from(users).where(eq(users.id, userId)).get();
+  if (!user || user.deletedAt !== null) return fail("not_found", "This account does not exist.");
+  if (!user.passwordHash)
+    return fail("forbidden", "This account signs in with Google: set a password first (Forgot password) to delete it.");
+  if (!proof.password || !(await verifyPassword(proof.password.slice(0, 200), user.passwordHash)))
+    return fail("invalid", "The password is not correct.", {
+      fieldErrors: { password: "The password is not correct." },
+    });
+
+  const subs = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId)).all();
+  for (const sub of subs.filter((s) => LIVE_STATUSES.has(s.status))) {
+    try {
+      await deps.stripe.subscriptions.cancel(sub.id);
+    } catch (err) {
+      console.warn("stripe cancel failed", err);
+      return fail("unavailable", "We could not cancel your subscription with Stripe. Nothing was deleted; try again.");
+    }
+  }
+  const now = deps.clock();
+  await db.batch([
+    db
+      .update(users)
+      .set({
+        email: deletedEmail(userId),
+        name: "Deleted user",
+        passwordHash: null,
+        googleSub: null,
+        emailVerifiedAt: null,
+        role: "user",
+        deletedAt: now,
+        updatedAt: now,
+        lastActiveAt: null,
+      })
+      .where(eq(users.id, userId)),
+    db
+      .update(subscriptions)
+      .set({ status: "canceled", endedAt: now, updatedAt: now })
+      .where(
+        and(
+          eq(subscriptions.userId, userId),
+          or(
+            eq(subscriptions.status, "active"),
+            eq(subscriptions.status, "trialing"),
+            eq(subscriptions.status, "past_due"),
+          ),
+        ),
+      ),
+    db.delete(sessions).where(eq(sessions.userId, userId)),
+    db.delete(emailTokens).where(eq(emailTokens.userId, userId)),
+    db.update(apiKeys).set({ revokedAt: now, name: "deleted" }).where(eq(apiKeys.userId, userId)),
+    db.delete(apiIdempotency).where(eq(apiIdempotency.userId, userId)),
+    db.delete(apiCallbacks).where(eq(apiCallbacks.userId, userId)),
+    db.delete(labelSettings).where(eq(labelSettings.userId, userId)),
+    db
+      .update(originalLinks)
+      .set({ revokedAt: now })
+      .where(and(eq(originalLinks.userId, userId), isNull(originalLinks.revokedAt))),
+    db.delete(contactMessages).where(or(eq(contactMessages.userId, userId), eq(contactMessages.email, user.email))),
+    db.update(auditLog).set({ actorEmail: "deleted user" }).where(eq(auditLog.actorId, userId)),
+  ]);
+  await userObject(deps.env, userId).startBackground(userId, { kind: "purge" });
+  return ok({});
+}
+
+/** Queues an export; its link is mailed when it is ready. */
+export async function requestExport(
+  deps: Pick<Deps, "db" | "env" | "clock" | "rateLimit">,
+  userId: string,
+): Promise<Result<{ id: string }>> {
+  const { db } = deps;
+  const now = deps.clock();
+  const pending = await db
+    .select({ id: dataExports.id })
+    .from(dataExports)
+    .where(
+      and(
+        eq(dataExports.userId, userId),
+        eq(dataExports.status, "queued"),
+        gt(dataExports.createdAt, now - 60 * 60 * 1000),
+      ),
+    )
+    .get();
+  if (pending) return fail("conflict", "An export is already being prepared: we will e-mail you its link.");
+  const limited = await overLimit(deps, EXPORT_RULE, [userId]);
+  if (limited) return limited;
+  const id = randomToken(16);
+  await db.insert(dataExports).values({ id, userId, status: "queued", createdAt: now });
+  await userObject(deps.env, userId).startBackground(userId, { kind: "export", exportId: id });
+  return ok({ id });
+}
+
+/** The export's bytes behind a mailed link (no session needed: the signature is the key). */
+export async function openExport(
+  deps: Pick<Deps, "db" | "env" | "bucket" | "clock">,
+  id: string,
+  exp: string | undefined,
+  sig: string | undefined,
+): Promise<Result<{ body: ReadableStream; size: number }>> {
+  if (!/^[a-z2-7]{26}$/.test(id)) return fail("not_found", "Not found.");
+  const secret = deps.env.SIGNING_SECRET;
+  if (!secret || !(await verifyLink(secret, "export", id, exp, sig, deps.clock())))
+    return fail("gone", "This link has expired or is not valid. Ask for a new export from your settings.");
+  const row = await deps.db.select().from(dataExports).where(eq(dataExports.id, id)).get();
+  if (row?.status !== "ready" || !row.objectKey || (row.expiresAt ?? 0) < deps.clock())
+    return fail("gone", "This export has expired. Ask for a new one from your settings.");
+  const obj = await deps.bucket.get(row.objectKey);
+  if (!obj) return fail("gone", "This export has expired. Ask for a new one from your settings.");
+  return ok({ body: obj.body, size: obj.size });
+}
