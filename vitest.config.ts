@@ -42,6 +42,8 @@ export default defineConfig(async () => {
     test: {
       include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
       setupFiles: ["./test/support/setup.ts"],
+      // Concurrency tests move many requests through workerd; on a loaded 2-core machine 5 s is too tight.
+      testTimeout: 20_000,
     },
   };
 });
