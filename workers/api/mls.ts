@@ -129,6 +129,9 @@ export const mlsApi = new Hono<ApiEnv>()
     });
   })
   .post("/account/export", async (c) => {
+    // An API call with a JSON body (`{}`): anything else is refused before an export starts.
+    const body = await readJson(c.req.raw, z.object({}));
+    if (!body.ok) return failureJson(body);
     const res = await requestExport(c.get("deps"), c.get("user")!.id);
     if (!res.ok) return failureJson(res);
     return c.json({ ok: true, id: res.id }, 202, NO_STORE);

@@ -58,7 +58,11 @@ const ID_SOURCES: { param: RegExp; route?: RegExp; value: () => string }[] = [
   { param: /^jobId$/, value: () => ids.job! },
   { param: /^id$/, route: /\/users\/:id/, value: () => bob.id },
   { param: /^versionId$/, value: () => ids.version! },
+  { param: /^id$/, route: /\/folders\/:id/, value: () => ids.folder! },
   { param: /^variant$/, value: () => "original" },
+  { param: /^which$/, value: () => "original" },
+  // Exports are prepared in the background and mailed; a made-up id stands in for another user's.
+  { param: /^id$/, route: /\/exports\/:id/, value: () => "0123456789abcdefghijklmnopqrstuv" },
   { param: /^index$/, value: () => "0" },
   { param: /^(token)$/, value: () => "0123456789abcdefghijklmnopqrstuv" },
 ];
@@ -284,13 +288,21 @@ beforeAll(async () => {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  // Bob's folder: made through the dashboard's form, its id read off the page's folder links.
+  await fetch(`${baseUrl()}/dashboard`, {
+    method: "POST",
+    headers: { ...session(bob), Origin: baseUrl(), "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ intent: "create-folder", name: "Bob's listing" }).toString(),
+  });
+  const page = await (await fetch(`${baseUrl()}/dashboard`, { headers: session(bob) })).text();
+  ids.folder = /[?&]folder=([a-z0-9]+)/.exec(page)?.[1] ?? "";
   const upload = await fetch(`${baseUrl()}/api/uploads`, {
     method: "POST",
     headers: bobHeaders,
     body: JSON.stringify({ name: "open.jpg", size: 1000, type: "image/jpeg" }),
   });
   ids.upload = ((await upload.json()) as { id: string }).id;
-  expect(ids.version && ids.upload, "Bob's fixtures").toBeTruthy();
+  expect(ids.version && ids.upload && ids.folder, "Bob's fixtures").toBeTruthy();
 }, 120_000);
 
 afterAll(() => {
