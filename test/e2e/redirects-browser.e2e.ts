@@ -6,7 +6,8 @@ import { baseUrl, createUser, type OpenBrowser, openBrowser } from "./browser.ts
 // field, the verification e-mail's token, the Google sign-in's state cookie)
 // fed the payloads a browser would take off our origin. Whatever comes in, the
 // person lands on our origin and no answer is a 5xx (issue 13,
-// workers/services/accounts/landing.ts).
+// workers/services/accounts/landing.ts). Driven in Chromium, so what is checked
+// is where the browser ends up; test/e2e/redirects.e2e.ts checks the raw answers.
 
 let b: OpenBrowser;
 beforeAll(async () => {
