@@ -62,6 +62,26 @@ describe("cross-site writes", () => {
     expect(fetchSite.status).toBe(403);
   });
 
+  it("takes our origin from APP_ORIGIN, never from the Host the client sent", async () => {
+    // The request names evil.example as its host and origin alike: a check built on Host would let it through.
+    for (const path of ["http://evil.example/api/does-not-exist", "http://evil.example/logout"]) {
+      const res = await workerFetch(path, { method: "POST", headers: { Origin: "http://evil.example" } });
+      expect(res.status, path).toBe(403);
+    }
+    // A sibling subdomain is not us either.
+    const sibling = await workerFetch("/api/does-not-exist", {
+      method: "POST",
+      headers: { "Sec-Fetch-Site": "same-site" },
+    });
+    expect(sibling.status).toBe(403);
+    // Our configured origin (vitest.config.ts) passes whatever Host was sent.
+    const ours = await workerFetch("http://other-host.test/api/does-not-exist", {
+      method: "POST",
+      headers: { Origin: "http://localhost" },
+    });
+    expect(ours.status).toBe(404);
+  });
+
   it("lets a same-origin POST through", async () => {
     const res = await workerFetch("/api/does-not-exist", { method: "POST", headers: { Origin: "http://localhost" } });
     expect(res.status).toBe(404);

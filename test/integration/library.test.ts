@@ -36,6 +36,20 @@ describe("folders", () => {
     expect((await listFolders(db, id)).map((f) => f.name)).toEqual(["New Folder", "Bedroom upstairs", "Kitchen"]);
   });
 
+  it("drops right-to-left overrides and other bidi controls from folder and photo names", async () => {
+    const { id } = await makeUser();
+    await createFolder(db, id, "Main\u202E St\u2066 listing\u2069", 1000);
+    expect((await listFolders(db, id)).map((f) => f.name)).toEqual(["Main St listing"]);
+    const upload = await createUpload({ db, bucket: env.PHOTOS }, id, {
+      name: "invoice\u202Egpj.exe.jpg",
+      size: 1000,
+      type: "image/jpeg",
+    });
+    expect(upload.ok).toBe(true);
+    const session = await db.select().from(uploadSessions).where(eq(uploadSessions.userId, id)).get();
+    expect(session?.name).toBe("invoicegpj.exe");
+  });
+
   it("moves photos in and out; deleting the folder keeps its photos, now unassigned", async () => {
     const { id } = await makeUser();
     const folder = await createFolder(db, id, "Listing 12 Elm St");

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { photos, uploadSessions } from "@db/schema";
-import { makeJpeg, makePng } from "@test/fixtures/images";
+import { claimJpeg, claimPng, makeJpeg, makePng } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { photoRows, storedKeys, uploadClient, uploadWhole } from "@test/support/photos";
 import { workerFetch } from "@test/support/worker";
@@ -270,26 +270,6 @@ describe("refusals leave no object and no row", () => {
 });
 
 describe("photos with absurd dimensions", () => {
-  function claimPng(width: number, height: number): Uint8Array<ArrayBuffer> {
-    const png = makePng(8, 8);
-    const view = new DataView(png.buffer);
-    view.setUint32(16, width);
-    view.setUint32(20, height);
-    return png;
-  }
-  function claimJpeg(width: number, height: number): Uint8Array<ArrayBuffer> {
-    const jpeg = makeJpeg(16, 16);
-    for (let i = 2; i < jpeg.length - 8; i++) {
-      if (jpeg[i] === 0xff && (jpeg[i + 1] === 0xc0 || jpeg[i + 1] === 0xc2)) {
-        const view = new DataView(jpeg.buffer);
-        view.setUint16(i + 5, height);
-        view.setUint16(i + 7, width);
-        return jpeg;
-      }
-    }
-    throw new Error("no SOF marker");
-  }
-
   it("are refused from their header with the size message, and nothing is stored", async () => {
     for (const [name, bytes] of [
       ["60000x60000 PNG", claimPng(60000, 60000)],

@@ -1,3 +1,5 @@
+import { env } from "cloudflare:workers";
+import { health } from "@workers/api/health";
 import { deepProbeAllowed } from "@workers/services/health";
 import { describe, expect, it } from "vitest";
 
@@ -12,5 +14,17 @@ describe("the deep health probe", () => {
     expect(deepProbeAllowed(env, false, null)).toBe(false);
     expect(deepProbeAllowed(env, false, "s".repeat(31))).toBe(false);
     expect(deepProbeAllowed(env, false, `${"s".repeat(31)}t`)).toBe(false);
+  });
+});
+
+describe("GET /api/health?deep=1 without dev tools", () => {
+  const prod = { ...env, DEV_TOOLS: "0", HEALTH_PROBE_SECRET: "p".repeat(32) } as Env;
+  it("answers 403 without the secret header or with a wrong one, before touching any binding", async () => {
+    for (const headers of <HeadersInit[]>[{}, { "X-Health-Probe": "wrong" }, { "X-Health-Probe": "p".repeat(31) }]) {
+      // No deps are set: reaching a binding would throw, so a 403 proves nothing was written.
+      const res = await health.request("/?deep=1", { headers }, prod);
+      expect(res.status).toBe(403);
+      expect(await res.json()).toMatchObject({ ok: false, code: "forbidden" });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { loginRedirect } from "@workers/http/auth";
 import { landingPath, returnPath, safeRedirectPath } from "@workers/services/accounts/landing";
 import { describe, expect, it } from "vitest";
 
@@ -56,5 +57,16 @@ describe("safeRedirectPath", () => {
     expect(landingPath({ plan: null, credits: 0 }, "/\t/evil.example")).toBe("/plans");
     expect(landingPath({ plan: null, credits: 3 }, null)).toBe("/dashboard");
     expect(landingPath({ plan: null, credits: 0 }, "/gallery")).toBe("/gallery");
+  });
+
+  it("sends a signed-out data request to sign in with its page's address, whatever the Host said", () => {
+    const at = (url: string) => loginRedirect(new Request(url)).headers.get("Location");
+    expect(at("http://evil.example/dashboard.data?_routes=routes%2Fdashboard%2Fdashboard&view=trash")).toBe(
+      "/login?redirectTo=%2Fdashboard%3Fview%3Dtrash",
+    );
+    expect(at("http://localhost/_root.data")).toBe("/login?redirectTo=%2F");
+    expect(at("http://localhost/%2F%2Fevil.example")).toBe(
+      `/login?redirectTo=${encodeURIComponent("/%2F%2Fevil.example")}`,
+    );
   });
 });

@@ -5,14 +5,19 @@ import { describe, expect, it } from "vitest";
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]);
 const env = { PROVIDER_BASE_URL: "http://provider.test", PROVIDER_API_KEY: "secret-key" };
 
-function client(respond: (req: Request) => Response | Promise<Response>, timeoutMs = 1000) {
+function client(
+  respond: (req: Request) => Response | Promise<Response>,
+  timeoutMs = 1000,
+  base: string = env.PROVIDER_BASE_URL,
+) {
   const seen: Request[] = [];
   const fetcher = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init);
     seen.push(req);
     return respond(req);
   }) as typeof fetch;
-  return { api: createProviderClient(env, { fetcher, timeoutMs }), seen };
+  const api = createProviderClient({ ...env, PROVIDER_BASE_URL: base }, { fetcher, timeoutMs, downloadTimeoutMs: 200 });
+  return { api, seen };
 }
 
 const stageInput = {
@@ -174,6 +179,36 @@ describe("results the provider hands over as an address", () => {
         : Response.json({ info: { images: [{ url }] } }),
     );
     expect((await failure(streamed.api.stage(stageInput))).message).toMatch(/larger than 30 MB/);
+  });
+});
+
+describe("results from a provider named by its address (the local emulator)", () => {
+  it("come only from its own host and port", async () => {
+    const base = "http://127.0.0.1:4101";
+    const answer = (url: string) => (req: Request) =>
+      req.url === url ? new Response(JPEG) : Response.json({ info: { images: [{ url }] } });
+    const ok = client(answer(`${base}/files/1.jpg`), 1000, base);
+    expect(await ok.api.stage(stageInput)).toEqual(JPEG);
+    for (const url of ["http://10.0.0.1/x.jpg", "http://127.0.0.1:8787/api/dev/seed", "http://0.1/x.jpg"]) {
+      const { api, seen } = client(answer(url), 1000, base);
+      expect((await failure(api.stage(stageInput))).message, url).toMatch(/not the provider's/);
+      expect(seen).toHaveLength(1);
+    }
+  });
+});
+
+describe("a result download that never finishes", () => {
+  it("gives up after its own timeout", async () => {
+    const url = "http://provider.test/out/slow.jpg";
+    const { api } = client((req) =>
+      req.url === url
+        ? new Promise<Response>((_, reject) => req.signal.addEventListener("abort", () => reject(req.signal.reason)))
+        : Response.json({ info: { images: [{ url }] } }),
+    );
+    const started = Date.now();
+    const err = await failure(api.stage(stageInput));
+    expect(err.message).toMatch(/did not arrive in time/);
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 });
 

@@ -58,10 +58,11 @@ interface ImageItem {
 
 export function createProviderClient(
   env: Pick<Env, "PROVIDER_BASE_URL" | "PROVIDER_API_KEY">,
-  opts: { fetcher?: typeof fetch; timeoutMs?: number } = {},
+  opts: { fetcher?: typeof fetch; timeoutMs?: number; downloadTimeoutMs?: number } = {},
 ): ProviderClient {
   const fetcher = opts.fetcher ?? fetch;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
+  const downloadTimeoutMs = opts.downloadTimeoutMs ?? RESULT_DOWNLOAD_TIMEOUT_MS;
   const base = (env.PROVIDER_BASE_URL ?? "https://api.decor8.ai").replace(/\/$/, "");
 
   async function call(op: ProviderOperation, path: string, body: BodyInit, headers: HeadersInit, signal?: AbortSignal) {
@@ -144,11 +145,15 @@ export function createProviderClient(
       throw refused;
     }
     const own = new URL(base);
+    // A provider named by an IP address or a single label (the local emulator) has no domain: only its own host and port.
+    const literal = /^[\d.]+$|^\[/.test(own.hostname) || !own.hostname.includes(".");
     const domain = own.hostname.split(".").slice(-2).join(".");
-    const sameDomain = url.hostname === own.hostname || url.hostname === domain || url.hostname.endsWith(`.${domain}`);
+    const sameDomain = literal
+      ? url.host === own.host
+      : url.hostname === own.hostname || url.hostname === domain || url.hostname.endsWith(`.${domain}`);
     const scheme = url.protocol === "https:" || (url.protocol === "http:" && own.protocol === "http:");
     if (!sameDomain || !scheme || url.username || url.password) throw refused;
-    const timeout = AbortSignal.timeout(RESULT_DOWNLOAD_TIMEOUT_MS);
+    const timeout = AbortSignal.timeout(downloadTimeoutMs);
     let res: Response;
     try {
       res = await fetcher(url.toString(), {

@@ -32,6 +32,7 @@ export function getUser(context: Readonly<RouterContextProvider>): CurrentUser |
 /** To /login, remembering the page (never a .data address of a client navigation) to come back to. */
 export function loginRedirect(request: Request): Response {
   const url = new URL(request.url);
+  // Only the path and query: the request's own host is whatever the client sent.
   const back = safeRedirectPath(url.pathname + url.search);
   const params = new URLSearchParams(back ? { redirectTo: back } : {});
   return redirect(`/login${back ? `?${params}` : ""}`);

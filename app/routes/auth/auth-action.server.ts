@@ -68,7 +68,7 @@ export async function authAction({ request, context }: { request: Request; conte
   const raw = field("intent");
   const intent: AuthIntent = raw === "signup" || raw === "forgot" || raw === "resend" ? raw : "signin";
   const values = { name: field("name").slice(0, 100), email: field("email").slice(0, 254) };
-  const redirectTo = safeRedirectPath(field("redirectTo"));
+  const redirectTo = safeRedirectPath(field("redirectTo"), context.get(requestContext).env.APP_ORIGIN);
   if (field(HONEYPOT_FIELD) !== "") return answer({ intent, values, error: MESSAGES.honeypot }, 400);
 
   const deps = accountDeps(context, request);

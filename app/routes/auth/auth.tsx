@@ -1,4 +1,5 @@
 import { getUser } from "@workers/http/auth";
+import { requestContext } from "@workers/http/context";
 import { landingPath, safeRedirectPath } from "@workers/services/accounts/landing";
 import { Link, redirect } from "react-router";
 import { AuthForm } from "~/components/auth/auth-form";
@@ -15,7 +16,8 @@ export function loader({ request, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const plan = findPlan(url.searchParams.get("plan"));
   const redirectTo =
-    safeRedirectPath(url.searchParams.get("redirectTo")) ?? (plan ? `/checkout?planId=${plan.id}` : null);
+    safeRedirectPath(url.searchParams.get("redirectTo"), context.get(requestContext).env.APP_ORIGIN) ??
+    (plan ? `/checkout?planId=${plan.id}` : null);
   const user = getUser(context);
   if (user?.verified) throw redirect(landingPath(user, redirectTo));
   const mode = plan || url.searchParams.get("mode") !== "signin" ? "signup" : "signin";

@@ -13,7 +13,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { env } = context.get(requestContext);
   const raw = await readFormFields(request);
   if (!raw.ok) return new Response(raw.error, { status: STATUS[raw.code], headers: failureHeaders(raw, ["POST"]) });
-  const redirectTo = safeRedirectPath(raw.fields.redirectTo ?? "");
+  const redirectTo = safeRedirectPath(raw.fields.redirectTo ?? "", env.APP_ORIGIN);
   const started = await startGoogleSignIn(env, redirectTo, secureCookies(env, request));
   if (!started.ok) return redirect("/login?notice=google-failed");
   return redirect(started.url, { headers: { "Set-Cookie": started.cookie } });

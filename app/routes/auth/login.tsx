@@ -1,4 +1,5 @@
 import { getUser } from "@workers/http/auth";
+import { requestContext } from "@workers/http/context";
 import { landingPath, safeRedirectPath } from "@workers/services/accounts/landing";
 import { Link, redirect } from "react-router";
 import { AuthForm } from "~/components/auth/auth-form";
@@ -24,7 +25,7 @@ const NOTICES: Record<string, { kind: "error" | "success"; text: string }> = {
 
 export function loader({ request, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
-  const redirectTo = safeRedirectPath(url.searchParams.get("redirectTo"));
+  const redirectTo = safeRedirectPath(url.searchParams.get("redirectTo"), context.get(requestContext).env.APP_ORIGIN);
   const user = getUser(context);
   if (user?.verified) throw redirect(landingPath(user, redirectTo));
   return { redirectTo, notice: NOTICES[url.searchParams.get("notice") ?? ""] ?? null };

@@ -22,6 +22,9 @@ export const meta: Route.MetaFunction = () => [
 
 const STATUS = { sent: 200, invalid: 400, rate_limited: 429, failed: 503 } as const;
 
+// Passes the action's headers (Retry-After on a 429) to the page's response: React Router keeps only cookies otherwise.
+export const headers: Route.HeadersFunction = ({ actionHeaders }) => actionHeaders;
+
 export async function action({ request, context }: Route.ActionArgs) {
   const { env, db, deps } = context.get(requestContext);
   const raw = await readFormFields(request);
