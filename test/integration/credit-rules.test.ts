@@ -1,7 +1,8 @@
-import { creditLedger, paidPeriods, users } from "@db/schema";
+import { auditLog, creditLedger, paidPeriods, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
 import { deliverOk, SubscriptionStory, type TestEvent } from "@test/support/stripe";
 import { firstMonthGrant } from "@workers/objects/user/payment-events";
+import { STRIPE_ACTOR } from "@workers/objects/user/reversals";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { BillingInterval, PlanId } from "~/shared/catalog";
@@ -263,6 +264,15 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
     }
   }
 
+  async function audits(userId: string) {
+    return db
+      .select({ action: auditLog.action, actorEmail: auditLog.actorEmail, reason: auditLog.reason })
+      .from(auditLog)
+      .where(eq(auditLog.targetUserId, userId))
+      .orderBy(auditLog.createdAt)
+      .all();
+  }
+
   async function reversals(userId: string) {
     const { paymentReversals } = await import("@db/schema");
     return db.select().from(paymentReversals).where(eq(paymentReversals.userId, userId)).all();
@@ -282,6 +292,25 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
       amount: -34,
       reason: "Payment refunded: 34 of 44 credits taken back (10 already spent)",
     });
+    // One audit row for the refund, shown on the admin user page, however often it was delivered.
+    expect(await audits(id)).toEqual([
+      {
+        action: "credits.remove",
+        actorEmail: STRIPE_ACTOR,
+        reason: "Payment refunded: 34 of 44 credits taken back (10 already spent)",
+      },
+    ]);
+  });
+
+  it("a refund after everything was spent takes nothing, and the audit row says what was spent", async () => {
+    const { id, story } = await customer("starter");
+    await spend(id, 22);
+    await deliverOk(story.refund(story.invoices[0]!));
+    expect(await credits(id)).toBe(0);
+    expect(await reversals(id)).toMatchObject([{ cause: "refund", granted: 22, taken: 0, alreadySpent: 22 }]);
+    expect((await audits(id)).map((a) => a.reason)).toEqual([
+      "Payment refunded: 0 of 22 credits taken back (22 already spent)",
+    ]);
   });
 
   it("a partial refund takes back its share; a second refund of the rest takes the remainder", async () => {
@@ -312,6 +341,10 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
     await deliverOk(won.story.dispute(inv, "won"));
     expect(await credits(won.id)).toBe(20);
     expect(await reversals(won.id)).toMatchObject([{ cause: "dispute", taken: 20, alreadySpent: 2 }]);
+    expect((await audits(won.id)).map((a) => [a.action, a.reason])).toEqual([
+      ["credits.remove", "Payment disputed: 20 of 22 credits taken back (2 already spent)"],
+      ["credits.grant", "Dispute won: 20 credits restored"],
+    ]);
 
     const lost = await customer("starter");
     const inv2 = lost.story.invoices[0]!;
