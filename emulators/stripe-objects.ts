@@ -427,23 +427,42 @@ export function checkoutSessionObject(s: CheckoutSessionSpec) {
 
 export type CheckoutSessionObject = ReturnType<typeof checkoutSessionObject>;
 
+/** The event types the emulator sends: Stripe's own names (a typo or a retired name fails the typecheck). */
+export const EMITTED_EVENT_TYPES = [
+  "checkout.session.completed",
+  "invoice.paid",
+  "invoice.payment_succeeded",
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "charge.refunded",
+  "charge.dispute.created",
+  "charge.dispute.closed",
+] as const satisfies readonly Stripe.Event["type"][];
+
+export type EmittedEventType = (typeof EMITTED_EVENT_TYPES)[number];
+
 export function eventObject(
   id: string,
-  type: string,
+  type: Stripe.Event["type"],
   object: unknown,
   created: number,
   previousAttributes?: Record<string, unknown>,
 ) {
-  return {
+  const envelope = {
     id,
     object: "event",
     api_version: STRIPE_API_VERSION,
     created,
-    data: previousAttributes ? { object, previous_attributes: previousAttributes } : { object },
     livemode: false,
     pending_webhooks: 1,
     request: { id: null, idempotency_key: null },
     type,
+  } satisfies Omit<Stripe.EventBase, "data">;
+  return {
+    ...envelope,
+    type: type as string,
+    data: previousAttributes ? { object, previous_attributes: previousAttributes } : { object },
   };
 }
 

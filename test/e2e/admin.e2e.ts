@@ -50,10 +50,22 @@ describe("admin console", () => {
     await page.getByRole("link", { name: target.email }).click();
     await page.getByLabel("Credits (negative to remove)").fill("5");
     await page.locator("#credits-reason").fill("Welcome bonus for a new agency");
+    // The form carries the submission id it was rendered with.
+    const submission = await page.locator('input[name="submission"]').inputValue();
+    expect(submission).toMatch(/^[0-9a-f-]{36}$/);
     await page.getByRole("button", { name: "Apply" }).click();
     await page.getByText("Granted 5 credits. Balance: 7.").waitFor();
     await expect.poll(() => page.getByTestId("detail-credits").textContent()).toBe("7");
     await page.getByText("credits.grant by").waitFor();
+    // The page now holds a fresh id for the next grant; sending the same form again changes nothing and says so.
+    await expect.poll(() => page.locator('input[name="submission"]').inputValue()).not.toBe(submission);
+    const again = await page.request.post(page.url(), {
+      headers: { Origin: baseUrl() },
+      form: { intent: "credits", amount: "5", reason: "Welcome bonus for a new agency", submission },
+    });
+    expect(await again.text()).toContain("This grant was already applied.");
+    await page.reload();
+    expect(await page.getByTestId("detail-credits").textContent()).toBe("7");
     page.assertClean();
   });
 

@@ -173,6 +173,52 @@ describe("paying for a plan", () => {
     page.assertClean();
   });
 
+  it("a refund and a dispute sent by the emulator take back the unspent credits; a dispute won restores them; admins see it", async () => {
+    async function subscribed() {
+      const user = await createUser();
+      const page = await b.newPage(await signedInContext(b, user));
+      await page.goto("/checkout?planId=small&interval=month");
+      await page.getByRole("button", { name: "Subscribe Now" }).click();
+      await page.waitForURL(`${stripeOrigin()}/c/pay/**`);
+      await page.getByRole("button", { name: "Pay", exact: true }).click();
+      await page.waitForURL(`${baseUrl()}/dashboard?checkout=success`);
+      expect(await page.getByTestId("credits").textContent()).toBe("9");
+      const paid = (await (await fetch(`${stripeOrigin()}/_emulator/events?type=invoice.paid`)).json()) as {
+        payload: {
+          data: { object: { id: string; parent: { subscription_details: { metadata: { userId: string } } } } };
+        };
+      }[];
+      const invoice = paid.find((e) => e.payload.data.object.parent.subscription_details.metadata.userId === user.id);
+      expect(invoice).toBeDefined();
+      await page.close();
+      return { user, invoiceId: invoice!.payload.data.object.id };
+    }
+    const control = (invoiceId: string, what: string) =>
+      fetch(`${stripeOrigin()}/_emulator/invoices/${invoiceId}/${what}`, { method: "POST" });
+
+    const refunded = await subscribed();
+    const refund = await control(refunded.invoiceId, "refund");
+    expect(refund.status).toBe(200);
+    expect(await refund.json()).toMatchObject({ object: "charge", refunded: true });
+    expect((await me(refunded.user.sessionToken!)).credits).toBe(0);
+
+    const disputed = await subscribed();
+    expect((await control(disputed.invoiceId, "dispute")).status).toBe(200);
+    expect((await me(disputed.user.sessionToken!)).credits).toBe(0);
+    expect((await control(disputed.invoiceId, "dispute-won")).status).toBe(200);
+    expect((await me(disputed.user.sessionToken!)).credits).toBe(9);
+
+    const admin = await createUser({ role: "admin" });
+    const detail = (await (
+      await fetch(`${baseUrl()}/api/admin/users/${refunded.user.id}`, {
+        headers: { Cookie: `sw_session=${admin.sessionToken}` },
+      })
+    ).json()) as { audit: { actorEmail: string; reason: string }[] };
+    expect(detail.audit).toMatchObject([
+      { actorEmail: "Stripe (webhook)", reason: "Payment refunded: 9 of 9 credits taken back (0 already spent)" },
+    ]);
+  });
+
   it("without JavaScript: no choice is refused with the spec's message, and cancelling on the checkout page charges nothing", async () => {
     const user = await createUser();
     const ctx = await signedInContext(b, user, { javaScriptEnabled: false });

@@ -6,6 +6,7 @@ import {
   ALREADY_APPLIED,
   adjustCredits,
   listUsers,
+  REMOVAL_ALREADY_APPLIED,
   resendVerificationFor,
   revokeSessions,
   SORT_KEYS,
@@ -208,7 +209,11 @@ describe("admin credit changes are idempotent per form submission", () => {
     // A removal repeated the same way, too; a new submission is a new change.
     const removal = crypto.randomUUID();
     await adjustCredits(env, db, a, target.id, -2, "typo", removal);
-    expect(await adjustCredits(env, db, a, target.id, -2, "typo", removal)).toMatchObject({ code: "conflict" });
+    expect(await adjustCredits(env, db, a, target.id, -2, "typo", removal)).toEqual({
+      ok: false,
+      code: "conflict",
+      error: REMOVAL_ALREADY_APPLIED,
+    });
     expect(await credits(target.id)).toBe(3);
     await adjustCredits(env, db, a, target.id, 5, "welcome", crypto.randomUUID());
     expect(await credits(target.id)).toBe(8);

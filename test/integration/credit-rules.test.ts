@@ -1,7 +1,8 @@
-import { creditLedger, paidPeriods, users } from "@db/schema";
+import { auditLog, creditLedger, paidPeriods, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
 import { deliverOk, SubscriptionStory, type TestEvent } from "@test/support/stripe";
 import { firstMonthGrant } from "@workers/objects/user/payment-events";
+import { STRIPE_ACTOR } from "@workers/objects/user/reversals";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { BillingInterval, PlanId } from "~/shared/catalog";
@@ -107,35 +108,147 @@ describe("credits follow the money paid", { timeout: 60_000 }, () => {
   });
 });
 
+describe("delivery order and repeats", { timeout: 120_000 }, () => {
+  /** A deterministic shuffle (mulberry32), so a failing order can be replayed by its seed. */
+  function shuffled<T>(items: T[], seed: number): T[] {
+    let t = seed >>> 0;
+    const rand = () => {
+      t = (t + 0x6d2b79f5) >>> 0;
+      let r = Math.imul(t ^ (t >>> 15), 1 | t);
+      r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
+      return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
+    };
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    return out;
+  }
+
+  /**
+   * Small; up to Popular; down to Small; up to Professional; renewal; down to Popular; back up to Professional.
+   * In order: 9 + (44 - 9) + 0 + (88 - 44) + 88 + 0 + 0 = 176.
+   */
+  async function story() {
+    const user = await makeUser();
+    const s = new SubscriptionStory(user.id, "small", "month");
+    await db.update(users).set({ stripeCustomerId: s.customer }).where(eq(users.id, user.id));
+    const first = s.checkout();
+    const events: TestEvent[] = [first.created, first.invoicePaid, first.completed];
+    const step = (x: { updated: TestEvent; invoicePaid: TestEvent }) => events.push(x.updated, x.invoicePaid);
+    step(s.switchTo("popular", "month"));
+    step(s.switchTo("small", "month"));
+    step(s.switchTo("professional", "month"));
+    step(s.renew());
+    step(s.switchTo("popular", "month"));
+    step(s.switchTo("professional", "month"));
+    return { id: user.id, events };
+  }
+
+  async function ledgerSum(userId: string) {
+    return (await planGrants(userId)).reduce((n, g) => n + g.amount, 0);
+  }
+
+  it("in order, the story grants 9 + 35 + 44 + 88 = 176", async () => {
+    const { id, events } = await story();
+    await deliverAll(events);
+    expect(await credits(id)).toBe(176);
+    expect((await planGrants(id)).map((g) => g.amount)).toEqual([9, 35, 44, 88]);
+  });
+
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])(
+    "shuffled with seed %i and every event delivered twice, it ends at 176",
+    async (seed) => {
+      const { id, events } = await story();
+      await deliverAll(shuffled([...events, ...events], seed));
+      expect(await credits(id)).toBe(176);
+      expect(await ledgerSum(id)).toBe(176);
+    },
+  );
+});
+
 describe("the rule table", () => {
-  const w = (start: number | null, credits: number) => ({ start, credits });
-  const inv = (reason: string, total: number, periodStart = 100, periodEnd = 200) => ({
+  type Reason = "subscription_create" | "subscription_cycle" | "subscription_update";
+  const period = (reason: Reason, total: number, credits: number, start: number, granted = 0) => ({
+    start,
     reason,
     total,
-    periodStart,
-    periodEnd,
+    credits,
+    laterMonths: [] as number[],
+    granted,
   });
+  const create = (credits: number, granted = credits, start = 100) =>
+    period("subscription_create", 4900, credits, start, granted);
+  // [case, periods already recorded, the incoming invoice, credits it grants]
   it.each([
-    ["new subscription, paid", inv("subscription_create", 4900), 22, w(null, 0), 22, 22],
-    ["new subscription, $0", inv("subscription_create", 0), 22, w(null, 0), 0, 0],
-    ["renewal, paid", inv("subscription_cycle", 4900, 300, 400), 22, w(100, 88), 22, 22],
-    ["upgrade, paid", inv("subscription_update", 6000, 150, 250), 44, w(100, 9), 35, 44],
-    ["upgrade back to the window's highest plan", inv("subscription_update", 12000, 150, 250), 88, w(100, 88), 0, 88],
+    ["new subscription, paid", [], period("subscription_create", 4900, 22, 100), 22],
+    ["new subscription, $0 (100% discount)", [], period("subscription_create", 0, 22, 100), 0],
+    ["renewal, paid", [create(88)], period("subscription_cycle", 12000, 88, 300), 88],
+    ["renewal, $0", [create(88)], period("subscription_cycle", 0, 88, 300), 0],
+    ["upgrade Small -> Popular, paid", [create(9)], period("subscription_update", 2000, 44, 150), 35],
+    ["upgrade after a $0 first period", [create(9, 0)], period("subscription_update", 2000, 44, 150), 44],
+    [
+      "back up to the period's highest plan",
+      [create(88), period("subscription_update", -8000, 9, 150)],
+      period("subscription_update", 11000, 88, 160),
+      0,
+    ],
     [
       "downgrade paid for by unused time (negative total)",
-      inv("subscription_update", -12000, 150, 250),
-      9,
-      w(100, 88),
+      [create(88)],
+      period("subscription_update", -8000, 9, 150),
       0,
-      88,
     ],
-    ["downgrade that still charged a little", inv("subscription_update", 300, 150, 250), 9, w(100, 44), 0, 44],
-    ["late first invoice inside an upgraded window", inv("subscription_create", 2900, 90, 190), 9, w(150, 44), 0, 44],
-    ["late invoice of an older, separate period", inv("subscription_cycle", 2900, 10, 90), 9, w(150, 44), 9, 44],
-  ])("%s", (_name, invoice, planCredits, window, grant, after) => {
-    const r = firstMonthGrant(invoice, planCredits, window);
-    expect(r.grant).toBe(grant);
-    expect(r.window.credits).toBe(after);
+    ["downgrade that still charged a little", [create(44)], period("subscription_update", 300, 9, 150), 0],
+    ["upgrade, $0 (paid from a credit)", [create(9)], period("subscription_update", 0, 44, 150), 0],
+    [
+      "first invoice arriving after its period's upgrade",
+      [period("subscription_update", 2000, 44, 150, 44)],
+      create(9, 0, 100),
+      0,
+    ],
+    [
+      "renewal arriving after the next period's upgrade",
+      [create(9), period("subscription_update", 12000, 88, 350, 88)],
+      period("subscription_cycle", 2900, 9, 300),
+      0,
+    ],
+    [
+      "upgrade arriving after the next renewal",
+      [create(9), period("subscription_cycle", 2900, 44, 300)].map((p, i) => ({
+        ...p,
+        granted: i ? 44 : 9,
+      })),
+      period("subscription_update", 2000, 44, 150),
+      35,
+    ],
+    [
+      "upgrade in month 4 of a yearly plan",
+      [{ ...create(9), laterMonths: [200, 300, 400] }],
+      period("subscription_update", 20000, 44, 450),
+      35,
+    ],
+  ])("%s", (_name, recorded, incoming, grant) => {
+    expect(firstMonthGrant(recorded, incoming)).toBe(grant);
+  });
+
+  it("a period never yields more than its highest plan, whatever the order", () => {
+    const plans = [9, 88, 9, 88, 44, 88, 9];
+    const periods = [
+      create(9, 0),
+      ...plans.map((c, i) => period("subscription_update", c > 9 ? 5000 : -5000, c, 110 + i)),
+    ];
+    for (const order of [periods, [...periods].reverse(), [periods[3]!, ...periods.slice(0, 3), ...periods.slice(4)]]) {
+      const recorded: ReturnType<typeof period>[] = [];
+      let total = 0;
+      for (const p of order) {
+        const g = firstMonthGrant(recorded, p);
+        recorded.push({ ...p, granted: g });
+        total += g;
+      }
+      expect(total).toBe(88);
+    }
   });
 });
 
@@ -149,6 +262,15 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
       expect(r.ok).toBe(true);
       await userObject(env, userId).commit(userId, key);
     }
+  }
+
+  async function audits(userId: string) {
+    return db
+      .select({ action: auditLog.action, actorEmail: auditLog.actorEmail, reason: auditLog.reason })
+      .from(auditLog)
+      .where(eq(auditLog.targetUserId, userId))
+      .orderBy(auditLog.createdAt)
+      .all();
   }
 
   async function reversals(userId: string) {
@@ -170,6 +292,25 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
       amount: -34,
       reason: "Payment refunded: 34 of 44 credits taken back (10 already spent)",
     });
+    // One audit row for the refund, shown on the admin user page, however often it was delivered.
+    expect(await audits(id)).toEqual([
+      {
+        action: "credits.remove",
+        actorEmail: STRIPE_ACTOR,
+        reason: "Payment refunded: 34 of 44 credits taken back (10 already spent)",
+      },
+    ]);
+  });
+
+  it("a refund after everything was spent takes nothing, and the audit row says what was spent", async () => {
+    const { id, story } = await customer("starter");
+    await spend(id, 22);
+    await deliverOk(story.refund(story.invoices[0]!));
+    expect(await credits(id)).toBe(0);
+    expect(await reversals(id)).toMatchObject([{ cause: "refund", granted: 22, taken: 0, alreadySpent: 22 }]);
+    expect((await audits(id)).map((a) => a.reason)).toEqual([
+      "Payment refunded: 0 of 22 credits taken back (22 already spent)",
+    ]);
   });
 
   it("a partial refund takes back its share; a second refund of the rest takes the remainder", async () => {
@@ -200,6 +341,10 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
     await deliverOk(won.story.dispute(inv, "won"));
     expect(await credits(won.id)).toBe(20);
     expect(await reversals(won.id)).toMatchObject([{ cause: "dispute", taken: 20, alreadySpent: 2 }]);
+    expect((await audits(won.id)).map((a) => [a.action, a.reason])).toEqual([
+      ["credits.remove", "Payment disputed: 20 of 22 credits taken back (2 already spent)"],
+      ["credits.grant", "Dispute won: 20 credits restored"],
+    ]);
 
     const lost = await customer("starter");
     const inv2 = lost.story.invoices[0]!;

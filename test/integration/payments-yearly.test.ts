@@ -93,4 +93,29 @@ describe("yearly plans", { timeout: 30_000 }, () => {
     const user = await db.query.users.findFirst({ where: eq(users.id, id) });
     expect(user).toMatchObject({ plan: "Popular plan", planInterval: "month" });
   });
+
+  it("keep their monthly grants across an upgrade: month 4's upgrade grants only the difference, then the new plan monthly", async () => {
+    const { id, stub, start, story, invoiceId } = await yearlySubscriber();
+    const month3 = addMonthsUtc(start, 3);
+    await stub.advanceClockForTesting(month3 - start);
+    await stub.balance(id);
+    expect((await planGrants(id)).map((g) => g.amount)).toEqual([22, 22, 22, 22]);
+    // Starter -> Popular yearly an hour into month 4: paid, so it grants 44 - 22 on top of month 4's grant.
+    const up = story.switchTo("popular", "year", Math.floor((month3 - start) / 1000) + 3600);
+    expect(up.invoice.total).toBeGreaterThan(0);
+    await deliverOk(up.invoicePaid);
+    await deliverOk(up.updated);
+    await deliverOk(up.invoicePaid);
+    const upStart = up.invoice.lines.data.at(-1)!.period.start * 1000;
+    expect((await planGrants(id)).filter((g) => g.key.startsWith(`plan:${up.invoice.id}`))).toEqual([
+      { key: `plan:${up.invoice.id}:0`, amount: 22 },
+    ]);
+    // A month into the new year: Popular's 44, and Starter's year grants no more.
+    const next = addMonthsUtc(upStart, 1);
+    await stub.advanceClockForTesting(next - month3);
+    await stub.balance(id);
+    const grants = await planGrants(id);
+    expect(grants.filter((g) => g.key.startsWith(`plan:${invoiceId}`))).toHaveLength(4);
+    expect(grants.filter((g) => g.key.startsWith(`plan:${up.invoice.id}`)).map((g) => g.amount)).toEqual([22, 44]);
+  });
 });

@@ -4,6 +4,7 @@ import {
   chargeObject,
   checkoutSessionObject,
   disputeObject,
+  type EmittedEventType,
   eventObject,
   type InvoiceObject,
   invoiceObject,
@@ -89,7 +90,12 @@ export class SubscriptionStory {
     this.metadata = { userId, planId, interval };
   }
 
-  private event(type: string, object: unknown, previous?: Record<string, unknown>, created = this.clock): TestEvent {
+  private event(
+    type: EmittedEventType,
+    object: unknown,
+    previous?: Record<string, unknown>,
+    created = this.clock,
+  ): TestEvent {
     return eventObject(id("evt"), type, object, created, previous);
   }
 

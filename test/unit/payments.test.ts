@@ -137,7 +137,7 @@ describe("Stripe events as plain data", () => {
       subscription: "sub_1",
       invoice: null,
     });
-    const ignored = (object: unknown, type = "checkout.session.completed") =>
+    const ignored = (object: unknown, type: Stripe.Event["type"] = "checkout.session.completed") =>
       toPaymentEvent(asEvent(eventObject("evt_x", type, object, 1))).fact.kind;
     expect(ignored(unpaid)).toBe("ignored");
     expect(ignored({ ...unpaid, payment_status: "paid", mode: "payment" })).toBe("ignored");

@@ -219,10 +219,11 @@ async function exists(db: Database, userId: string): Promise<boolean> {
   return Boolean(await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get());
 }
 
-/** Adds (amount > 0) or removes (amount < 0) credits; never below zero. */
 /** What a second submission of the same credits form answers. */
-export const ALREADY_APPLIED = "This change was already applied; submitting the form again changed nothing.";
+export const ALREADY_APPLIED = "This grant was already applied. Submitting the form again changed nothing.";
+export const REMOVAL_ALREADY_APPLIED = "This removal was already applied. Submitting the form again changed nothing.";
 
+/** Adds (amount > 0) or removes (amount < 0) credits; never below zero. */
 export async function adjustCredits(
   env: Env,
   db: Database,
@@ -237,7 +238,11 @@ export async function adjustCredits(
   const stub = userObject(env, userId);
   const audit = entry(admin, amount > 0 ? "credits.grant" : "credits.remove", reason);
   const key = submission ? `admin:submission:${userId}:${submission}` : `admin:${audit.id}`;
-  const repeated: ActionResult = { ok: false, code: "conflict", error: ALREADY_APPLIED };
+  const repeated: ActionResult = {
+    ok: false,
+    code: "conflict",
+    error: amount > 0 ? ALREADY_APPLIED : REMOVAL_ALREADY_APPLIED,
+  };
   if (amount > 0) {
     const res = await stub.grant(userId, {
       amount,

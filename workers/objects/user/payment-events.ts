@@ -240,42 +240,79 @@ function inferSubscription(
   }
 }
 
+/** One paid period of a subscription as the credit rules see it. */
+export interface PeriodFact {
+  /** Start of the period in ms (null: recorded from a checkout before its invoice arrived, i.e. the first period). */
+  start: number | null;
+  /** Stripe's billing_reason: subscription_update is a plan change, anything else opens a credit window. */
+  reason: string | null;
+  /** The invoice total in cents after proration credits and discounts (null: not known, counted as paid). */
+  total: number | null;
+  /** The plan's monthly credits. */
+  credits: number;
+  /** Starts (ms) of the later months of a yearly period already granted by the alarm (months 1..n). */
+  laterMonths: number[];
+}
+
+const paid = (total: number | null) => total === null || total > 0;
+
 /**
- * The credits an invoice's first month grants (docs/decisions/0080-credits-follow-payments.md):
- * - nothing when it charged nothing ($0 or less, e.g. a downgrade paid for by the unused time);
- * - a new subscription or a renewal opens a credit window and grants the plan's credits;
- * - a plan change grants only what the new plan has beyond the most credits already granted in
- *   the window, so switching back and forth grants nothing and a window never yields more than
- *   its highest plan;
- * - a new-window invoice that arrives after a later plan change in the same window (webhooks come
- *   in any order) grants only what that change has not already covered, so every order converges.
- * Returns the grant and the subscription's window after it.
+ * The first-month credits a subscription's paid periods are worth together
+ * (docs/decisions/0080-credits-follow-payments.md), computed from the SET of
+ * periods so that every delivery order of the webhooks ends at the same figure:
+ * - a new subscription or a renewal (and each later month of a yearly plan) opens a credit window worth
+ *   its plan's credits, or nothing when its invoice charged nothing;
+ * - a plan change whose invoice charged money joins the window it starts in and raises the window to its
+ *   plan's credits if those are higher; one that charged nothing ($0 or negative: a downgrade) adds nothing;
+ * - so a window never yields more than its highest paid plan, however often the plan changes.
+ * Plan changes whose window's opener has not arrived yet are held together until it does; the value only
+ * grows as periods arrive, so granting the growth at each arrival converges in any order.
+ * Months 1..11 of a yearly plan are granted by the alarm, not here: their windows count only what a plan
+ * change adds on top of them.
  */
-export function firstMonthGrant(
-  invoice: { reason: string | null; total: number | null; periodStart: number | null; periodEnd: number | null },
-  planCredits: number,
-  window: { start: number | null; credits: number },
-): { grant: number; window: { start: number | null; credits: number } } {
-  const paid = invoice.total === null || invoice.total > 0;
-  if (invoice.reason === "subscription_update") {
-    if (!paid) return { grant: 0, window };
-    const grant = Math.max(0, planCredits - window.credits);
-    return {
-      grant,
-      window: { start: window.start ?? invoice.periodStart, credits: Math.max(window.credits, planCredits) },
-    };
+export function firstMonthCredits(periods: PeriodFact[]): number {
+  const openers: { start: number; value: number; byAlarm: boolean }[] = [];
+  for (const p of periods) {
+    if (p.reason !== "subscription_update") {
+      openers.push({
+        start: p.start ?? Number.NEGATIVE_INFINITY,
+        value: paid(p.total) ? p.credits : 0,
+        byAlarm: false,
+      });
+    }
+    for (const at of p.laterMonths) openers.push({ start: at, value: p.credits, byAlarm: true });
   }
-  if (!paid) return { grant: 0, window: { start: invoice.periodStart, credits: 0 } };
-  const late = window.start !== null && invoice.periodStart !== null && invoice.periodStart < window.start;
-  if (late) {
-    const overlaps = invoice.periodEnd === null || invoice.periodEnd > window.start!;
-    if (!overlaps) return { grant: planCredits, window };
-    return {
-      grant: Math.max(0, planCredits - window.credits),
-      window: { ...window, credits: Math.max(window.credits, planCredits) },
-    };
+  openers.sort((a, b) => a.start - b.start);
+  const windows = openers.map((o) => ({ ...o, top: o.value }));
+  let orphans = 0;
+  for (const p of periods) {
+    if (p.reason !== "subscription_update" || !paid(p.total)) continue;
+    const start = p.start ?? Number.NEGATIVE_INFINITY;
+    let w: (typeof windows)[number] | undefined;
+    for (const candidate of windows) if (candidate.start <= start) w = candidate;
+    if (w) w.top = Math.max(w.top, p.credits);
+    else orphans = Math.max(orphans, p.credits);
   }
-  return { grant: planCredits, window: { start: invoice.periodStart, credits: planCredits } };
+  return windows.reduce((n, w) => n + (w.byAlarm ? w.top - w.value : w.top), orphans);
+}
+
+/**
+ * What a newly recorded period grants for its first month: the growth of the subscription's
+ * first-month value (firstMonthCredits) over what its periods have already granted, never below 0.
+ */
+export function firstMonthGrant(recorded: (PeriodFact & { granted: number })[], incoming: PeriodFact): number {
+  const before = recorded.reduce((n, p) => n + p.granted, 0);
+  return Math.max(0, firstMonthCredits([...recorded, incoming]) - before);
+}
+
+/** The months 1..n of a yearly period that the alarm has granted, by their start. */
+function laterMonths(row: PaidPeriodRow): number[] {
+  const out: number[] = [];
+  for (let k = 1; k < row.monthsGranted; k++) {
+    const at = nextGrantAt(row.interval, row.periodStart, row.periodEnd, k);
+    if (at !== null) out.push(at);
+  }
+  return out;
 }
 
 /** Records a paid invoice and grants its first month of credits (once, whichever event brings it first). */
@@ -300,13 +337,31 @@ async function recordPaidPeriod(
   if (!existing) {
     const plan = requirePlan(p.planId);
     const sub = w.subs.get(p.subscriptionId);
-    const decided = firstMonthGrant(
-      { reason: p.billingReason, total: p.total, periodStart: p.periodStart, periodEnd: p.periodEnd },
-      plan.credits,
-      { start: sub?.windowStart ?? null, credits: sub?.windowCredits ?? 0 },
+    const recorded = await db.select().from(paidPeriods).where(eq(paidPeriods.subscriptionId, p.subscriptionId)).all();
+    const grant = firstMonthGrant(
+      recorded.map((r) => ({
+        start: r.periodStart,
+        reason: r.billingReason,
+        total: r.invoiceTotal,
+        credits: r.credits,
+        laterMonths: laterMonths(r),
+        granted: r.firstGrant,
+      })),
+      {
+        start: p.periodStart,
+        reason: p.billingReason,
+        total: p.total,
+        credits: plan.credits,
+        laterMonths: [],
+      },
     );
-    if (sub) {
-      w.subs.set(sub.id, { ...sub, windowStart: decided.window.start, windowCredits: decided.window.credits });
+    if (sub && p.billingReason !== "subscription_update" && (p.periodStart ?? 0) >= (sub.windowStart ?? 0)) {
+      // Informational: the latest window this subscription opened.
+      w.subs.set(sub.id, {
+        ...sub,
+        windowStart: p.periodStart,
+        windowCredits: paid(p.total) ? plan.credits : 0,
+      });
       w.changedSubs.add(sub.id);
     }
     // A period paid with nothing (a 100% discount) buys no monthly grants either; a downgrade's does.
@@ -326,21 +381,16 @@ async function recordPaidPeriod(
         createdAt: w.now,
         billingReason: p.billingReason,
         // A checkout only knows its session's total; the invoice's own arrives with invoice.paid.
-        invoiceTotal: p.fromCheckout ? null : p.total,
-        firstGrant: decided.grant,
+        invoiceTotal: p.total,
+        firstGrant: grant,
         paymentIntentId: p.paymentIntentId,
       }),
     );
     const key = planGrantKey(p.invoiceId, 0);
-    if (decided.grant > 0 && !(await alreadyRecorded(db, key))) {
+    if (grant > 0 && !(await alreadyRecorded(db, key))) {
       const what = p.billingReason === "subscription_update" ? `${plan.name} upgrade` : `${plan.name} payment`;
       w.stmts.push(
-        ...grantStatements(
-          db,
-          w.userId,
-          { amount: decided.grant, source: "plan", reason: what, idempotencyKey: key },
-          w.now,
-        ),
+        ...grantStatements(db, w.userId, { amount: grant, source: "plan", reason: what, idempotencyKey: key }, w.now),
       );
     }
     return;
@@ -353,7 +403,8 @@ async function recordPaidPeriod(
   }
   if (existing.paymentIntentId === null && p.paymentIntentId) fill.paymentIntentId = p.paymentIntentId;
   if (existing.billingReason === null && p.billingReason) fill.billingReason = p.billingReason;
-  if (existing.invoiceTotal === null && !p.fromCheckout) fill.invoiceTotal = p.total;
+  // The invoice's own total replaces what the checkout session said.
+  if (!p.fromCheckout && existing.invoiceTotal !== p.total) fill.invoiceTotal = p.total;
   if (fill.periodStart !== undefined && existing.billingReason !== "subscription_update") {
     // The checkout recorded this period before its dates were known: its window starts with them.
     const sub = w.subs.get(existing.subscriptionId);

@@ -1,5 +1,5 @@
 import type { Database } from "@db/client";
-import { creditGrants, creditLedger, paidPeriods, paymentReversals, users } from "@db/schema";
+import { auditLog, creditGrants, creditLedger, paidPeriods, paymentReversals, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { and, eq, like, sql } from "drizzle-orm";
 import { grantStatements, type Stmt } from "./ledger";
@@ -7,6 +7,9 @@ import type { PaymentFact, Work } from "./payment-events";
 
 // Refunds and disputes (docs/decisions/0081-refunds-and-disputes.md): part of
 // applying a payment event inside the user's Durable Object, in the same batch.
+
+/** Who the audit log names for changes Stripe's events make (no admin acted). */
+export const STRIPE_ACTOR = "Stripe (webhook)";
 
 /** The grants a payment bought (every month of its paid periods), with what is left of each. */
 async function grantsOfPayment(db: Database, userId: string, paymentIntentId: string) {
@@ -64,6 +67,28 @@ export async function reversalStatements(w: Work, f: Extract<PaymentFact, { kind
     taken += part;
   }
   const what = f.cause === "refund" ? "Payment refunded" : "Payment disputed";
+  const reason = `${what}: ${taken} of ${granted} credits taken back (${due - taken} already spent)`;
+  // One audit row per refund or dispute, even when everything was already spent, so admins see it.
+  stmts.push(
+    db.insert(auditLog).values({
+      id: randomToken(),
+      actorId: null,
+      actorEmail: STRIPE_ACTOR,
+      action: "credits.remove",
+      targetUserId: userId,
+      reason,
+      details: {
+        cause: f.cause,
+        ref: f.ref,
+        paymentIntentId: f.paymentIntentId,
+        granted,
+        due,
+        taken,
+        alreadySpent: due - taken,
+      },
+      createdAt: now,
+    }),
+  );
   if (taken > 0) {
     stmts.push(
       db.insert(creditLedger).values({
@@ -71,7 +96,7 @@ export async function reversalStatements(w: Work, f: Extract<PaymentFact, { kind
         userId,
         kind: "adjust",
         amount: -taken,
-        reason: `${what}: ${taken} of ${granted} credits taken back (${due - taken} already spent)`,
+        reason,
         idempotencyKey: `reversal:${f.ref}`,
         createdAt: now,
       }),
@@ -112,7 +137,19 @@ export async function undoReversalStatements(
   const { db, userId, now } = w;
   const row = await db.select().from(paymentReversals).where(eq(paymentReversals.id, f.ref)).get();
   if (!row || row.userId !== userId || row.restoredAt !== null) return [];
-  const stmts: Stmt[] = [db.update(paymentReversals).set({ restoredAt: now }).where(eq(paymentReversals.id, f.ref))];
+  const stmts: Stmt[] = [
+    db.update(paymentReversals).set({ restoredAt: now }).where(eq(paymentReversals.id, f.ref)),
+    db.insert(auditLog).values({
+      id: randomToken(),
+      actorId: null,
+      actorEmail: STRIPE_ACTOR,
+      action: "credits.grant",
+      targetUserId: userId,
+      reason: `Dispute won: ${row.taken} credits restored`,
+      details: { cause: "dispute_won", ref: f.ref, paymentIntentId: row.paymentIntentId, restored: row.taken },
+      createdAt: now,
+    }),
+  ];
   if (row.taken > 0) {
     stmts.push(
       ...grantStatements(

@@ -1,0 +1,347 @@
+import {
+  addInterval,
+  chargeObject,
+  checkoutSessionObject,
+  disputeObject,
+  type EmittedEventType,
+  eventObject,
+  type Interval,
+  type InvoiceObject,
+  invoiceObject,
+  type PriceObject,
+  type SubscriptionObject,
+  subscriptionObject,
+} from "./stripe-objects.ts";
+import type { Delivery, State, StoredEvent, StripeEmulatorOptions } from "./stripe-state.ts";
+import { emulatedPrices, id, nowSeconds, signPayload } from "./stripe-state.ts";
+
+// What the Stripe emulator does, apart from HTTP: subscriptions paid, renewed,
+// switched (with Stripe's proration invoices), cancelled, refunded and
+// disputed, each followed by the signed events Stripe would send, in order.
+
+export type Engine = ReturnType<typeof createEngine>;
+
+export function createEngine(state: State, opts: StripeEmulatorOptions, save: () => void, origin: () => string) {
+  const prices = new Map(emulatedPrices().map((p) => [p.id, p]));
+  const webhookUrl = `${opts.appUrl.replace(/\/$/, "")}/api/webhooks/stripe`;
+
+  async function deliver(ev: StoredEvent): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const delivery: Delivery = { at: new Date().toISOString(), status: null };
+      ev.deliveries.push(delivery);
+      try {
+        const res = await fetch(webhookUrl, {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/json; charset=utf-8",
+            "Stripe-Signature": signPayload(ev.payload, opts.webhookSecret),
+            "User-Agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks) emulator",
+          },
+          body: ev.payload,
+        });
+        delivery.status = res.status;
+        await res.arrayBuffer();
+        if (res.ok) break;
+      } catch (err) {
+        delivery.error = String(err);
+      }
+      if (attempt < 2) await new Promise((r) => setTimeout(r, 200 * 4 ** attempt));
+    }
+    save();
+  }
+
+  /** Records events and posts them to the app, one after another, in the order given. */
+  async function emit(items: { type: EmittedEventType; object: unknown; previous?: Record<string, unknown> }[]) {
+    const created = nowSeconds();
+    const events = items.map((item) => {
+      const evId = id("evt");
+      const ev: StoredEvent = {
+        id: evId,
+        type: item.type,
+        created,
+        payload: JSON.stringify(eventObject(evId, item.type, item.object, created, item.previous), null, 2),
+        deliveries: [],
+      };
+      state.events.push(ev);
+      return ev;
+    });
+    save();
+    for (const ev of events) await deliver(ev);
+  }
+
+  function price(priceId: string): PriceObject | undefined {
+    return prices.get(priceId);
+  }
+
+  function newInvoice(
+    sub: SubscriptionObject,
+    p: PriceObject,
+    reason: "subscription_create" | "subscription_cycle" | "subscription_update",
+    periodStart: number,
+    periodEnd: number,
+    prorationCredit = 0,
+  ): InvoiceObject {
+    state.invoiceCounter += 1;
+    const invId = id("in");
+    const item = sub.items.data[0];
+    const inv = invoiceObject({
+      id: invId,
+      number: `EMU-${String(state.invoiceCounter).padStart(4, "0")}`,
+      customer: sub.customer,
+      customerEmail: state.customers[sub.customer]?.email ?? null,
+      subscriptionId: sub.id,
+      subscriptionItemId: item?.id ?? "si_unknown",
+      metadata: { ...sub.metadata },
+      price: p,
+      created: nowSeconds(),
+      periodStart,
+      periodEnd,
+      billingReason: reason,
+      prorationCredit,
+      hostedUrl: `${origin()}/invoices/${invId}`,
+      paymentIntent: `pi_${invId.slice(3)}`,
+    });
+    state.invoices[invId] = inv;
+    return inv;
+  }
+
+  function rebuildSubscription(sub: SubscriptionObject, changes: Partial<Parameters<typeof subscriptionObject>[0]>) {
+    const item = sub.items.data[0]!;
+    const next = subscriptionObject({
+      id: sub.id,
+      customer: sub.customer,
+      itemId: item.id,
+      price: item.price,
+      status: sub.status,
+      created: sub.created,
+      periodStart: item.current_period_start,
+      periodEnd: item.current_period_end,
+      metadata: sub.metadata,
+      cancelAtPeriodEnd: sub.cancel_at_period_end,
+      canceledAt: sub.canceled_at,
+      endedAt: sub.ended_at,
+      latestInvoice: sub.latest_invoice,
+      ...changes,
+    });
+    state.subscriptions[sub.id] = next;
+    return next;
+  }
+
+  async function payCheckout(sessionId: string): Promise<string | null> {
+    const session = state.sessions[sessionId];
+    if (session?.status !== "open") return null;
+    const p = price(session._extra.priceId)!;
+    const start = nowSeconds();
+    const end = addInterval(start, p.recurring.interval as Interval);
+    const subId = id("sub");
+    let sub = subscriptionObject({
+      id: subId,
+      customer: session.customer,
+      itemId: id("si"),
+      price: p,
+      status: "active",
+      created: start,
+      periodStart: start,
+      periodEnd: end,
+      metadata: session._extra.subscriptionMetadata,
+    });
+    const inv = newInvoice(sub, p, "subscription_create", start, end);
+    sub = rebuildSubscription(sub, { latestInvoice: inv.id });
+    const completed = {
+      ...checkoutSessionObject({
+        id: session.id,
+        url: null,
+        customer: session.customer,
+        customerEmail: state.customers[session.customer]?.email ?? null,
+        clientReferenceId: session.client_reference_id,
+        metadata: session.metadata,
+        subscriptionMetadata: session._extra.subscriptionMetadata,
+        price: p,
+        successUrl: session.success_url,
+        cancelUrl: session.cancel_url,
+        created: session.created,
+        status: "complete",
+        paymentStatus: "paid",
+        subscription: subId,
+        invoice: inv.id,
+      }),
+      _extra: session._extra,
+    };
+    state.sessions[session.id] = completed;
+    const { _extra, ...publicSession } = completed;
+    await emit([
+      { type: "customer.subscription.created", object: sub },
+      { type: "invoice.paid", object: inv },
+      { type: "invoice.payment_succeeded", object: inv },
+      { type: "checkout.session.completed", object: publicSession },
+    ]);
+    return session.success_url.replace("{CHECKOUT_SESSION_ID}", session.id);
+  }
+
+  /** A new billing period: the renewal Stripe would make at the end of the current one. */
+  async function renew(subId: string): Promise<SubscriptionObject | null> {
+    const sub = state.subscriptions[subId];
+    const item = sub?.items.data[0];
+    if (!sub || !item || sub.status !== "active") return null;
+    const start = item.current_period_end;
+    const end = addInterval(start, item.price.recurring.interval as Interval);
+    const inv = newInvoice(sub, item.price, "subscription_cycle", start, end);
+    const next = rebuildSubscription(sub, { periodStart: start, periodEnd: end, latestInvoice: inv.id });
+    await emit([
+      { type: "invoice.paid", object: inv },
+      {
+        type: "customer.subscription.updated",
+        object: next,
+        previous: { items: sub.items, latest_invoice: sub.latest_invoice },
+      },
+    ]);
+    return next;
+  }
+
+  async function setCancelAtPeriodEnd(subId: string, cancel: boolean): Promise<SubscriptionObject | null> {
+    const sub = state.subscriptions[subId];
+    if (sub?.status !== "active" || sub.cancel_at_period_end === cancel) return sub ?? null;
+    const next = rebuildSubscription(sub, { cancelAtPeriodEnd: cancel, canceledAt: cancel ? nowSeconds() : null });
+    await emit([
+      {
+        type: "customer.subscription.updated",
+        object: next,
+        previous: { cancel_at_period_end: sub.cancel_at_period_end, cancel_at: sub.cancel_at },
+      },
+    ]);
+    return next;
+  }
+
+  async function cancelNow(subId: string): Promise<SubscriptionObject | null> {
+    const sub = state.subscriptions[subId];
+    if (!sub) return null;
+    if (sub.status === "canceled") return sub;
+    const t = nowSeconds();
+    const next = rebuildSubscription(sub, { status: "canceled", canceledAt: sub.canceled_at ?? t, endedAt: t });
+    await emit([{ type: "customer.subscription.deleted", object: next }]);
+    return next;
+  }
+
+  /** POST /v1/subscriptions/:id — plan switches (new price, billing cycle reset now), cancel flags, metadata. */
+  async function updateSubscription(
+    subId: string,
+    params: Record<string, unknown>,
+  ): Promise<{ status: number; value: unknown }> {
+    const fail = (status: number, message: string, extra: Record<string, unknown> = {}) => ({
+      status,
+      value: { error: { type: "invalid_request_error", message, ...extra } },
+    });
+    const sub = state.subscriptions[subId];
+    if (!sub) return fail(404, `No such subscription: '${subId}'`, { code: "resource_missing" });
+    const item = sub.items.data[0]!;
+    const items = (params.items as { id?: string; price?: string }[] | undefined) ?? [];
+    const metadata = { ...sub.metadata, ...((params.metadata as Record<string, string>) ?? {}) };
+    const newPriceId = items[0]?.price;
+    if (newPriceId && newPriceId !== item.price.id) {
+      const p = price(newPriceId);
+      if (!p) return fail(404, `No such price: '${newPriceId}'`, { code: "resource_missing" });
+      if (sub.status !== "active") return fail(400, "This subscription is not active.");
+      const anchor = params.billing_cycle_anchor as { type?: string } | string | undefined;
+      const resetNow = anchor === "now" || (typeof anchor === "object" && anchor?.type === "now");
+      const t = nowSeconds();
+      const start = resetNow ? t : item.current_period_start;
+      const end = resetNow ? addInterval(t, p.recurring.interval as Interval) : item.current_period_end;
+      // Credit for the unused part of the old period.
+      const total = item.current_period_end - item.current_period_start;
+      const unused = Math.max(0, item.current_period_end - t);
+      const credit = total > 0 ? Math.round((item.price.unit_amount * unused) / total) : 0;
+      const base = subscriptionObject({
+        id: sub.id,
+        customer: sub.customer,
+        itemId: item.id,
+        price: p,
+        status: sub.status,
+        created: sub.created,
+        periodStart: start,
+        periodEnd: end,
+        metadata,
+        cancelAtPeriodEnd: params.cancel_at_period_end === "true",
+        latestInvoice: sub.latest_invoice,
+      });
+      const inv = newInvoice(base, p, "subscription_update", start, end, credit);
+      const next = rebuildSubscription(base, { latestInvoice: inv.id });
+      await emit([
+        { type: "customer.subscription.updated", object: next, previous: { items: sub.items } },
+        { type: "invoice.paid", object: inv },
+      ]);
+      return { status: 200, value: next };
+    }
+    let next = rebuildSubscription(sub, { metadata });
+    if (params.cancel_at_period_end !== undefined) {
+      next = (await setCancelAtPeriodEnd(subId, params.cancel_at_period_end === "true")) ?? next;
+    }
+    return { status: 200, value: next };
+  }
+
+  async function moneyBack(
+    invoiceId: string,
+    what: "refund" | "dispute" | "dispute-won" | "dispute-lost",
+    body: Buffer,
+  ): Promise<unknown> {
+    const inv = state.invoices[invoiceId];
+    const pi = inv?.payments.data[0]?.payment.payment_intent;
+    if (!inv || !pi || inv.amount_paid <= 0) return null;
+    state.charges[invoiceId] ??= {
+      id: `ch_${invoiceId.slice(3)}`,
+      invoice: invoiceId,
+      amountRefunded: 0,
+      dispute: null,
+    };
+    const c = state.charges[invoiceId];
+    const charge = () =>
+      chargeObject({
+        id: c.id,
+        customer: inv.customer,
+        paymentIntent: pi,
+        amount: inv.amount_paid,
+        amountRefunded: c.amountRefunded,
+        created: inv.created,
+      });
+    if (what === "refund") {
+      const asked = Number(
+        (JSON.parse(body.toString("utf8") || "{}") as { amount?: number }).amount ?? inv.amount_paid,
+      );
+      c.amountRefunded = Math.min(inv.amount_paid, c.amountRefunded + Math.max(1, Math.round(asked)));
+      const object = charge();
+      await emit([{ type: "charge.refunded", object }]);
+      return object;
+    }
+    const dispute = (status: "needs_response" | "won" | "lost") =>
+      disputeObject({
+        id: c.dispute!,
+        charge: c.id,
+        paymentIntent: pi,
+        amount: inv.amount_paid,
+        status,
+        created: nowSeconds(),
+      });
+    if (what === "dispute") {
+      c.dispute ??= `dp_${invoiceId.slice(3)}`;
+      const object = dispute("needs_response");
+      await emit([{ type: "charge.dispute.created", object }]);
+      return object;
+    }
+    if (!c.dispute) return null;
+    const object = dispute(what === "dispute-won" ? "won" : "lost");
+    await emit([{ type: "charge.dispute.closed", object }]);
+    return object;
+  }
+
+  return {
+    prices,
+    price,
+    deliver,
+    emit,
+    payCheckout,
+    renew,
+    setCancelAtPeriodEnd,
+    cancelNow,
+    updateSubscription,
+    moneyBack,
+  };
+}
