@@ -2,7 +2,7 @@ import { useState } from "react";
 import { type UploadedPhoto, UploadPanel } from "~/components/library/upload-panel";
 import { useJob } from "~/lib/use-job";
 import { DESIGN_STYLES, ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
-import { JobButton, JobError, JobProgress } from "./job-status";
+import { JobControls } from "./job-status";
 import { Modal } from "./modal";
 import { MISSING_OPTIONS, RoomAndStyle } from "./option-selects";
 import { ResultCompare } from "./result-compare";
@@ -49,9 +49,7 @@ export function DesignerDialog({ onClose, onChanged }: { onClose: () => void; on
         styles={STYLES}
         styleLabel="Design style"
       />
-      <JobButton label="Transform with AI" ready={ready} busy={job.busy} onClick={transform} />
-      {job.busy ? <JobProgress elapsed={job.elapsed} /> : null}
-      <JobError message={job.error} />
+      <JobControls label="Transform with AI" ready={ready} job={job} onClick={transform} />
       {photo && job.version ? (
         <div className="space-y-3" data-testid="designer-result">
           <p className="text-sm font-semibold text-brand-600">AI Enhanced</p>

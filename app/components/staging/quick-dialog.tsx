@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useJob, type VersionView } from "~/lib/use-job";
 import { QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES } from "~/shared/catalog";
-import { JobButton, JobError, JobProgress } from "./job-status";
+import { JobControls } from "./job-status";
 import { Modal } from "./modal";
 import { MISSING_OPTIONS, RoomAndStyle } from "./option-selects";
 import { ResultCompare } from "./result-compare";
@@ -71,9 +71,7 @@ export function QuickDialog({
           styleLabel="Furniture style"
         />
       ) : null}
-      <JobButton label="Process Photo" ready={ready} busy={job.busy} onClick={processPhoto} />
-      {job.busy ? <JobProgress elapsed={job.elapsed} /> : null}
-      <JobError message={job.error} />
+      <JobControls label="Process Photo" ready={ready} job={job} onClick={processPhoto} />
       {shown ? (
         <div className="space-y-2" data-testid="quick-result">
           <ResultCompare key={shown.id} before={`/api/photos/${photoId}/original`} after={shown.imageUrl} />
