@@ -50,4 +50,14 @@ describe("fixture users", () => {
     expect((await del(made.id)).status).toBe(200);
     expect((await del(made.id)).status).toBe(404);
   });
+
+  it("the reservation bench never lets a balance go negative", async () => {
+    const res = await workerFetch("/api/dev/bench/reservations", {
+      method: "POST",
+      headers: { Origin: "http://localhost", "Content-Type": "application/json" },
+      body: JSON.stringify({ users: 2, perUser: 3 }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ attempts: 8, succeeded: 6, refused: 2, negative: false });
+  });
 });
