@@ -28,7 +28,8 @@ export const devApi = new Hono<ApiEnv>()
   .post("/users", async (c) => {
     const parsed = await readJson(c.req.raw, fixtureUserInput);
     if (!parsed.ok) return failureJson(parsed);
-    return c.json(await createFixtureUser(c.get("deps"), parsed.data), 201);
+    // A fixture has exactly the credits it asks for: no trial credits on top at its first sign-in.
+    return c.json(await createFixtureUser(c.get("deps"), parsed.data, { trialSettled: true }), 201);
   })
   // Removes a user made above with their photos (bytes too), after each e2e test.
   .delete("/users/:id", async (c) => {

@@ -36,6 +36,8 @@ export interface FixtureUserOptions {
   hashIterations?: number;
   /** The session's user agent. */
   agent?: string;
+  /** Mark a verified user's trial credits as already settled, so they have exactly the credits asked for. */
+  trialSettled?: boolean;
 }
 
 /** A user with an e-mail, optionally a password, credits granted through their Durable Object, and a session. */
@@ -55,6 +57,7 @@ export async function createFixtureUser(
     name: input.name ?? email.split("@")[0] ?? "user",
     passwordHash: input.password ? await hashPassword(input.password, opts.hashIterations) : null,
     emailVerifiedAt: input.verified ? now : null,
+    signupCreditsGranted: opts.trialSettled && input.verified ? 1 : 0,
     role: input.role,
     createdAt: now,
     updatedAt: now,
