@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ["test/e2e/**/*.e2e.ts"],
     globalSetup: ["./test/e2e/global-setup.ts"],
+    // Removes the users each test made (test/e2e/setup.ts).
+    setupFiles: ["./test/e2e/setup.ts"],
     environment: "node",
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -1,7 +1,7 @@
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { inject } from "vitest";
 
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.ts";
+import { CHROMIUM_PATH } from "./chromium.ts";
 import { createFixtureUser, type FixtureOptions, type FixtureUser } from "./fixtures.ts";
 
 export { CHROMIUM_PATH };
@@ -18,11 +18,13 @@ export interface OpenBrowser {
   close(): Promise<void>;
 }
 
+/**
+ * The run's one Chromium: global-setup.ts launches it once as a Playwright browser server and every test file
+ * connects to it here (each file runs in its own module graph, so a module-level browser would be one per file).
+ * Closing disconnects this file and closes its contexts; the browser stays up until the run's teardown.
+ */
 export async function openBrowser(): Promise<OpenBrowser> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: CHROMIUM_ARGS,
-  });
+  const browser = await chromium.connect(inject("browserWsEndpoint"));
   const contexts: BrowserContext[] = [];
   const newContext: OpenBrowser["newContext"] = async (opts) => {
     const ctx = await browser.newContext({ baseURL: baseUrl(), ...opts });
@@ -47,7 +49,7 @@ export async function openBrowser(): Promise<OpenBrowser> {
     },
     async close() {
       for (const c of contexts) await c.close().catch(() => undefined);
-      // playwright launches with a fresh temporary profile and removes it on close.
+      // A connected browser's close() only disconnects; the shared server goes on.
       await browser.close();
     },
   };
@@ -63,7 +65,10 @@ export async function signIn(page: Page, email: string, password: string): Promi
 
 export type { FixtureUser };
 
-/** Creates a user through the dev-only fixture endpoint; with a session unless `session: false`. */
+/**
+ * Creates a user through the dev-only fixture endpoint; with a session unless `session: false`. test/e2e/setup.ts
+ * removes it after the test that made it (or after the file, when made in beforeAll).
+ */
 export function createUser(opts: FixtureOptions = {}): Promise<FixtureUser> {
   return createFixtureUser(baseUrl(), opts);
 }

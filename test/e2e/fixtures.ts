@@ -17,6 +17,9 @@ export interface FixtureOptions {
   expiredSession?: boolean;
 }
 
+/** Users made since the last takeCreatedUsers(), with the stack that made them. */
+const created: { baseUrl: string; id: string }[] = [];
+
 /** Creates a user on the running stack at `baseUrl`; with a session unless `session: false`. */
 export async function createFixtureUser(baseUrl: string, opts: FixtureOptions = {}): Promise<FixtureUser> {
   const res = await fetch(`${baseUrl}/api/dev/users`, {
@@ -25,5 +28,24 @@ export async function createFixtureUser(baseUrl: string, opts: FixtureOptions = 
     body: JSON.stringify(opts),
   });
   if (res.status !== 201) throw new Error(`fixture user: ${res.status} ${await res.text()}`);
-  return (await res.json()) as FixtureUser;
+  const user = (await res.json()) as FixtureUser;
+  created.push({ baseUrl, id: user.id });
+  return user;
+}
+
+/** Hands over (and forgets) the users made so far, for removeFixtureUsers. */
+export function takeCreatedUsers(): { baseUrl: string; id: string }[] {
+  return created.splice(0);
+}
+
+/** Removes users with their photos (DELETE /api/dev/users/:id); one already gone is fine. */
+export async function removeFixtureUsers(list: { baseUrl: string; id: string }[]): Promise<void> {
+  for (const { baseUrl, id } of list) {
+    const res = await fetch(`${baseUrl}/api/dev/users/${encodeURIComponent(id)}`, {
+      method: "DELETE",
+      headers: { Origin: baseUrl },
+    });
+    await res.body?.cancel();
+    if (res.status !== 200 && res.status !== 404) throw new Error(`removing fixture user ${id}: ${res.status}`);
+  }
 }

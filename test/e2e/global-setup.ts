@@ -1,19 +1,23 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type BrowserServer, chromium } from "playwright-core";
 import type { TestProject } from "vitest/node";
 import { ROOT, type RunningStack, startStack } from "../../scripts/stack.ts";
-import { CHROMIUM_PATH } from "./browser.ts";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     stackVars: Record<string, string>;
     ports: RunningStack["ports"];
+    /** The run's one Chromium, launched here; test files connect to it (test/e2e/browser.ts). */
+    browserWsEndpoint: string;
   }
 }
 
 let stack: RunningStack | undefined;
+let browserServer: BrowserServer | undefined;
 let stateDir = "";
 
 export async function setup(project: TestProject) {
@@ -36,9 +40,13 @@ export async function setup(project: TestProject) {
   project.provide("baseUrl", stack.url);
   project.provide("stackVars", stack.vars);
   project.provide("ports", stack.ports);
+  // One browser for the whole run: launching Chromium per file cost about a second each (and its memory).
+  browserServer = await chromium.launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  project.provide("browserWsEndpoint", browserServer.wsEndpoint());
 }
 
 export async function teardown() {
+  await browserServer?.close();
   await stack?.stop();
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 }

@@ -2,8 +2,13 @@
 // uploading, the original, the thumbnail, later its processed versions) sits
 // under one prefix, so one listing finds all of it and nothing leaks on delete.
 
+/** Every photo of one user. */
+export function userPrefix(userId: string): string {
+  return `photos/${userId}/`;
+}
+
 export function photoPrefix(userId: string, photoId: string): string {
-  return `photos/${userId}/${photoId}/`;
+  return `${userPrefix(userId)}${photoId}/`;
 }
 
 export function chunkPrefix(userId: string, photoId: string): string {

@@ -2,9 +2,9 @@ import { useState } from "react";
 import { type UploadedPhoto, UploadPanel } from "~/components/library/upload-panel";
 import { useJob } from "~/lib/use-job";
 import { DESIGN_STYLES, ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
-import { JobButton, JobError, JobProgress } from "./job-status";
+import { JobControls } from "./job-status";
 import { Modal } from "./modal";
-import { MISSING_OPTIONS, RoomAndStyle } from "./option-selects";
+import { MISSING_OPTIONS, RoomAndStyle, useRoomAndStyle } from "./option-selects";
 import { ResultCompare } from "./result-compare";
 import { skyLabel } from "./versions-list";
 
@@ -17,10 +17,10 @@ const STYLES = DESIGN_STYLES.map((d) => ({ value: d.code, label: d.label }));
 
 export function DesignerDialog({ onClose, onChanged }: { onClose: () => void; onChanged: () => void }) {
   const [photo, setPhoto] = useState<UploadedPhoto | null>(null);
-  const [room, setRoom] = useState("");
-  const [style, setStyle] = useState("");
+  const choice = useRoomAndStyle();
+  const { room, style } = choice;
   const job = useJob(onChanged);
-  const ready = photo !== null && room !== "" && style !== "";
+  const ready = photo !== null && choice.chosen;
 
   function transform() {
     if (!photo) return job.setError(NO_IMAGE);
@@ -40,18 +40,8 @@ export function DesignerDialog({ onClose, onChanged }: { onClose: () => void; on
       ) : (
         <UploadPanel onUploaded={(p) => setPhoto(p)} />
       )}
-      <RoomAndStyle
-        room={room}
-        style={style}
-        onRoom={setRoom}
-        onStyle={setStyle}
-        rooms={ROOMS}
-        styles={STYLES}
-        styleLabel="Design style"
-      />
-      <JobButton label="Transform with AI" ready={ready} busy={job.busy} onClick={transform} />
-      {job.busy ? <JobProgress elapsed={job.elapsed} /> : null}
-      <JobError message={job.error} />
+      <RoomAndStyle {...choice.fields} rooms={ROOMS} styles={STYLES} styleLabel="Design style" />
+      <JobControls label="Transform with AI" ready={ready} job={job} onClick={transform} />
       {photo && job.version ? (
         <div className="space-y-3" data-testid="designer-result">
           <p className="text-sm font-semibold text-brand-600">AI Enhanced</p>

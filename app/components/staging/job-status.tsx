@@ -34,7 +34,7 @@ export function JobError({ message }: { message: string | null }) {
 }
 
 /** The main button of a dialog: its label, or the busy text while the job runs. */
-export function JobButton({
+function JobButton({
   label,
   ready,
   busy,
@@ -49,5 +49,26 @@ export function JobButton({
     <button type="button" className="btn-primary w-full" disabled={!ready || busy} onClick={onClick}>
       {busy ? "Processing your design..." : label}
     </button>
+  );
+}
+
+/** The main button, then the progress while the job runs, then its error: the same in every dialog. */
+export function JobControls({
+  label,
+  ready,
+  job,
+  onClick,
+}: {
+  label: string;
+  ready: boolean;
+  job: { busy: boolean; elapsed: number; error: string | null };
+  onClick: () => void;
+}) {
+  return (
+    <>
+      <JobButton label={label} ready={ready} busy={job.busy} onClick={onClick} />
+      {job.busy ? <JobProgress elapsed={job.elapsed} /> : null}
+      <JobError message={job.error} />
+    </>
   );
 }

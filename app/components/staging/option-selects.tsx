@@ -1,4 +1,4 @@
-import { useId } from "react";
+import { useId, useState } from "react";
 
 // The choices a staging job needs, as labelled selects with an empty first
 // choice, so "nothing chosen yet" is visible.
@@ -65,4 +65,16 @@ export function RoomAndStyle({
       <OptionSelect label={styleLabel} placeholder="Choose a style" value={style} onChange={onStyle} options={styles} />
     </div>
   );
+}
+
+/** The state behind RoomAndStyle: spread `fields` into it; `chosen` once both are picked. */
+export function useRoomAndStyle() {
+  const [room, setRoom] = useState("");
+  const [style, setStyle] = useState("");
+  return {
+    room,
+    style,
+    chosen: room !== "" && style !== "",
+    fields: { room, style, onRoom: setRoom, onStyle: setStyle },
+  };
 }

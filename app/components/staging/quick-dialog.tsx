@@ -1,9 +1,9 @@
 import { useState } from "react";
 import { useJob, type VersionView } from "~/lib/use-job";
 import { QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES } from "~/shared/catalog";
-import { JobButton, JobError, JobProgress } from "./job-status";
+import { JobControls } from "./job-status";
 import { Modal } from "./modal";
-import { MISSING_OPTIONS, RoomAndStyle } from "./option-selects";
+import { MISSING_OPTIONS, RoomAndStyle, useRoomAndStyle } from "./option-selects";
 import { ResultCompare } from "./result-compare";
 import { useVersions, VersionsList } from "./versions-list";
 
@@ -35,10 +35,10 @@ export function QuickDialog({
     onChanged();
   });
   const [action, setAction] = useState<"" | "remove" | "add">("");
-  const [room, setRoom] = useState("");
-  const [style, setStyle] = useState("");
+  const choice = useRoomAndStyle();
+  const { room, style } = choice;
   const [compare, setCompare] = useState<VersionView | null>(null);
-  const ready = action === "remove" || (action === "add" && room !== "" && style !== "");
+  const ready = action === "remove" || (action === "add" && choice.chosen);
 
   function processPhoto() {
     if (!ready) return job.setError(MISSING_OPTIONS);
@@ -61,19 +61,9 @@ export function QuickDialog({
         ))}
       </fieldset>
       {action === "add" ? (
-        <RoomAndStyle
-          room={room}
-          style={style}
-          onRoom={setRoom}
-          onStyle={setStyle}
-          rooms={ROOMS}
-          styles={STYLES}
-          styleLabel="Furniture style"
-        />
+        <RoomAndStyle {...choice.fields} rooms={ROOMS} styles={STYLES} styleLabel="Furniture style" />
       ) : null}
-      <JobButton label="Process Photo" ready={ready} busy={job.busy} onClick={processPhoto} />
-      {job.busy ? <JobProgress elapsed={job.elapsed} /> : null}
-      <JobError message={job.error} />
+      <JobControls label="Process Photo" ready={ready} job={job} onClick={processPhoto} />
       {shown ? (
         <div className="space-y-2" data-testid="quick-result">
           <ResultCompare key={shown.id} before={`/api/photos/${photoId}/original`} after={shown.imageUrl} />

@@ -95,6 +95,21 @@ function SideLink({ to, active, children }: { to: string; active: boolean; child
   );
 }
 
+const VIEWS: [LibraryView, string][] = [
+  [{ kind: "all" }, "All Photos"],
+  [{ kind: "unassigned" }, "Unassigned Photos"],
+  [{ kind: "trash" }, "Trash"],
+];
+
+/** All Photos, Unassigned Photos and Trash: in the sidebar, and in the phone's folder drawer. */
+function ViewLinks({ is }: { is: (v: LibraryView) => boolean }) {
+  return VIEWS.map(([v, label]) => (
+    <SideLink key={v.kind} to={viewHref(v)} active={is(v)}>
+      {label}
+    </SideLink>
+  ));
+}
+
 export default function Dashboard({ loaderData, actionData }: Route.ComponentProps) {
   const { user, initial, justPaid, folders, view, folderName, listing, page, paged, uploading } = loaderData;
   // One live balance for the card and the upload button, pushed by the user's Durable Object.
@@ -134,15 +149,7 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
               <p className="truncate text-sm text-muted">{user.email}</p>
             </div>
             <nav aria-label="Photos" className="space-y-1">
-              <SideLink to={viewHref({ kind: "all" })} active={is({ kind: "all" })}>
-                All Photos
-              </SideLink>
-              <SideLink to={viewHref({ kind: "unassigned" })} active={is({ kind: "unassigned" })}>
-                Unassigned Photos
-              </SideLink>
-              <SideLink to={viewHref({ kind: "trash" })} active={is({ kind: "trash" })}>
-                Trash
-              </SideLink>
+              <ViewLinks is={is} />
             </nav>
             <div className="border-t border-line pt-4">
               <h2 className="px-3 text-xs font-semibold uppercase tracking-wide text-muted">Folders</h2>
@@ -215,15 +222,7 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
                   aria-label="Photos and folders"
                   className="card absolute bottom-full left-0 mb-2 max-h-[60dvh] w-64 space-y-1 overflow-auto p-2"
                 >
-                  <SideLink to={viewHref({ kind: "all" })} active={is({ kind: "all" })}>
-                    All Photos
-                  </SideLink>
-                  <SideLink to={viewHref({ kind: "unassigned" })} active={is({ kind: "unassigned" })}>
-                    Unassigned Photos
-                  </SideLink>
-                  <SideLink to={viewHref({ kind: "trash" })} active={is({ kind: "trash" })}>
-                    Trash
-                  </SideLink>
+                  <ViewLinks is={is} />
                   {folders.map((f) => (
                     <SideLink
                       key={f.id}

@@ -1,0 +1,63 @@
+import { env } from "cloudflare:workers";
+import { creditLedger, folders, photos, sessions, users } from "@db/schema";
+import { db } from "@test/support/factories";
+import { makePhoto, storedKeys } from "@test/support/photos";
+import { workerFetch } from "@test/support/worker";
+import { userObject } from "@workers/objects/client";
+import { createFixtureUser, removeFixtureUser } from "@workers/services/fixtures";
+import { createFolder } from "@workers/services/library";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+
+// The one fixture-user service behind the workerd factory and /api/dev/users.
+
+const deps = { db, env, bucket: env.PHOTOS };
+
+describe("fixture users", () => {
+  it("makes a verified user with credits through their object and a session", async () => {
+    const made = await createFixtureUser(deps, { credits: 5, password: "a-long-password" }, { hashIterations: 1000 });
+    expect(made.email).toMatch(/^e2e-[a-z0-9]{10}@example\.test$/);
+    expect(made.sessionToken).toEqual(expect.any(String));
+    const row = await db.query.users.findFirst({ where: (u, { eq }) => eq(u.id, made.id) });
+    expect(row).toMatchObject({ role: "user", credits: 5 });
+    expect(row?.emailVerifiedAt).toEqual(expect.any(Number));
+    expect(await userObject(env, made.id).balance(made.id)).toBe(5);
+  });
+
+  it("removes a user with their rows and their photos' bytes, and only theirs", async () => {
+    const gone = await createFixtureUser(deps, { credits: 2 });
+    const kept = await createFixtureUser(deps, {});
+    await createFolder(db, gone.id, "Elm St");
+    await makePhoto(gone.id);
+    await makePhoto(kept.id);
+    expect(await storedKeys(gone.id)).toHaveLength(2);
+
+    expect(await removeFixtureUser(deps, gone.id)).toEqual({ ok: true, objects: 2 });
+    expect(await storedKeys(gone.id)).toEqual([]);
+    for (const table of [photos, folders, sessions, creditLedger]) {
+      expect(await db.select().from(table).where(eq(table.userId, gone.id)).all()).toEqual([]);
+    }
+    expect(await db.select().from(users).where(eq(users.id, gone.id)).all()).toEqual([]);
+    expect(await storedKeys(kept.id)).toHaveLength(2);
+
+    expect(await removeFixtureUser(deps, gone.id)).toMatchObject({ ok: false, code: "not_found" });
+  });
+
+  it("is reached as DELETE /api/dev/users/:id, 404 for a user that is not there", async () => {
+    const made = await createFixtureUser(deps, {});
+    const del = (id: string) =>
+      workerFetch(`/api/dev/users/${id}`, { method: "DELETE", headers: { Origin: "http://localhost" } });
+    expect((await del(made.id)).status).toBe(200);
+    expect((await del(made.id)).status).toBe(404);
+  });
+
+  it("the reservation bench never lets a balance go negative", async () => {
+    const res = await workerFetch("/api/dev/bench/reservations", {
+      method: "POST",
+      headers: { Origin: "http://localhost", "Content-Type": "application/json" },
+      body: JSON.stringify({ users: 2, perUser: 3 }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ attempts: 8, succeeded: 6, refused: 2, negative: false });
+  });
+});

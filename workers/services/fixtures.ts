@@ -1,0 +1,167 @@
+import { users } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { deletePrefix, userPrefix } from "@workers/lib/photo-storage";
+import { userObject } from "@workers/objects/client";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { fail, ok, type Result } from "~/shared/result";
+import type { Deps } from "./deps";
+import { hashPassword } from "./password";
+import { createSession, SESSION_TTL_MS } from "./sessions";
+
+// Test and development fixtures: the one way a test user is made (the workerd
+// tests' factory and POST /api/dev/users for the e2e tests and the bench) and
+// removed again (DELETE /api/dev/users/:id after each e2e test), plus the
+// digest of the stored state the hostile suite compares. Reached only from
+// test code and from /api/dev, which exists only with dev tools on.
+
+export const fixtureUserInput = z.object({
+  email: z.email().optional(),
+  name: z.string().min(1).max(100).optional(),
+  password: z.string().min(8).max(128).optional(),
+  verified: z.boolean().default(true),
+  role: z.enum(["user", "admin"]).default("user"),
+  credits: z.number().int().min(0).max(10_000).default(0),
+  session: z.boolean().default(true),
+  /** Make the session one that expired a day ago (to test expired sessions). */
+  expiredSession: z.boolean().default(false),
+});
+
+export type FixtureUserInput = z.input<typeof fixtureUserInput>;
+
+export interface FixtureUserOptions {
+  /** The start of a made-up address (`<prefix>-<random>@example.test`). */
+  emailPrefix?: string;
+  /** PBKDF2 iterations for the password; tests that sign in many users pass fewer. */
+  hashIterations?: number;
+  /** The session's user agent. */
+  agent?: string;
+  /** Mark a verified user's trial credits as already settled, so they have exactly the credits asked for. */
+  trialSettled?: boolean;
+}
+
+/** A user with an e-mail, optionally a password, credits granted through their Durable Object, and a session. */
+export async function createFixtureUser(
+  deps: Pick<Deps, "db" | "env">,
+  raw: FixtureUserInput = {},
+  opts: FixtureUserOptions = {},
+): Promise<{ id: string; email: string; sessionToken: string | null }> {
+  const input = fixtureUserInput.parse(raw);
+  const { db, env } = deps;
+  const id = randomToken();
+  const now = Date.now();
+  const email = (input.email ?? `${opts.emailPrefix ?? "e2e"}-${id.slice(0, 10)}@example.test`).toLowerCase();
+  await db.insert(users).values({
+    id,
+    email,
+    name: input.name ?? email.split("@")[0] ?? "user",
+    passwordHash: input.password ? await hashPassword(input.password, opts.hashIterations) : null,
+    emailVerifiedAt: input.verified ? now : null,
+    signupCreditsGranted: opts.trialSettled && input.verified ? 1 : 0,
+    role: input.role,
+    createdAt: now,
+    updatedAt: now,
+  });
+  if (input.credits > 0) {
+    await userObject(env, id).grant(id, {
+      amount: input.credits,
+      source: "admin",
+      reason: "Test fixture credits",
+      idempotencyKey: `fixture:${id}`,
+    });
+  }
+  const sessionNow = input.expiredSession ? now - SESSION_TTL_MS - 24 * 60 * 60 * 1000 : now;
+  const session = input.session ? await createSession(db, id, opts.agent ?? "e2e fixture", sessionNow) : null;
+  return { id, email, sessionToken: session?.token ?? null };
+}
+
+/**
+ * Removes a fixture user: their photos' bytes first (a failure half-way leaves the row to retry), then the user
+ * row, whose foreign keys take sessions, photos, folders, jobs, versions, credits and keys with it.
+ */
+export async function removeFixtureUser(
+  deps: Pick<Deps, "db" | "bucket">,
+  userId: string,
+): Promise<Result<{ objects: number }>> {
+  const user = await deps.db.query.users.findFirst({ where: (u, { eq }) => eq(u.id, userId) });
+  if (!user) return fail("not_found", "No such user.");
+  const objects = await deletePrefix(deps.bucket, userPrefix(userId));
+  await deps.db.delete(users).where(eq(users.id, userId));
+  return ok({ objects });
+}
+
+// Columns that change on their own (activity timestamps, health probes) are left
+// out of the state digest, so it shows only what a request deliberately wrote.
+const VOLATILE: Record<string, string[]> = { users: ["last_active_at", "updated_at"] };
+const SKIPPED_TABLES = new Set(["health_checks", "d1_migrations", "_cf_KV", "sqlite_sequence"]);
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A digest of every D1 table and every R2 object, so a test can prove that a refused request changed nothing. */
+export async function stateDigest(deps: Pick<Deps, "env" | "bucket">) {
+  const DB = deps.env.DB;
+  const tables = await DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all<{
+    name: string;
+  }>();
+  const d1: Record<string, { rows: number; digest: string }> = {};
+  for (const { name } of tables.results) {
+    if (SKIPPED_TABLES.has(name) || name.startsWith("sqlite_") || name.startsWith("_cf_")) continue;
+    const { results } = await DB.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all<Record<string, unknown>>();
+    const skip = VOLATILE[name] ?? [];
+    const rows = results.map((r) => Object.entries(r).filter(([k]) => !skip.includes(k)));
+    d1[name] = { rows: results.length, digest: await sha256(JSON.stringify(rows)) };
+  }
+  const r2: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await deps.bucket.list({ cursor, limit: 1000 });
+    for (const o of page.objects) if (!o.key.startsWith("health/")) r2.push(`${o.key}:${o.size}:${o.etag}`);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return { d1, r2: { objects: r2.length, digest: await sha256(r2.join("\n")) } };
+}
+
+/**
+ * Benchmark: `count` users each make `perUser + 1` concurrent 1-credit reservations against a balance of exactly
+ * `perUser`; reports throughput and whether any balance went negative (npm run bench).
+ */
+export async function benchReservations(deps: Pick<Deps, "db" | "env">, count: number, perUser: number) {
+  const { db, env } = deps;
+  const now = Date.now();
+  const ids = Array.from({ length: count }, () => randomToken());
+  await db.batch(
+    ids.map((id) =>
+      db.insert(users).values({
+        id,
+        email: `bench-${id}@example.test`,
+        name: "bench",
+        emailVerifiedAt: now,
+        createdAt: now,
+        updatedAt: now,
+      }),
+    ) as [never, ...never[]],
+  );
+  await Promise.all(
+    ids.map((id) =>
+      userObject(env, id).grant(id, {
+        amount: perUser,
+        source: "admin",
+        reason: "bench",
+        idempotencyKey: `bench:${id}`,
+      }),
+    ),
+  );
+  const started = performance.now();
+  const results = await Promise.all(
+    ids.flatMap((id) =>
+      Array.from({ length: perUser + 1 }, (_, i) => userObject(env, id).reserve(id, `bench:${id}:${i}`, 1, "bench")),
+    ),
+  );
+  const ms = performance.now() - started;
+  const succeeded = results.filter((r) => r.ok).length;
+  const negative = results.some((r) => r.balance < 0);
+  return { attempts: results.length, succeeded, refused: results.length - succeeded, ms, negative };
+}
