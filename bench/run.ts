@@ -27,7 +27,9 @@ import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
 const BARE = "baseline: bare React Router page";
 
 async function load(url: string, headers: Record<string, string> = {}) {
-  const result = await autocannon({ url, connections: 10, duration: 10, amount: 5000, headers });
+  // `amount` would override `duration` (autocannon runs until that many requests are done): on a busy machine a
+  // run took minutes. `maxOverallRequests` bounds the count while `duration` bounds the time.
+  const result = await autocannon({ url, connections: 10, duration: 10, maxOverallRequests: 5000, headers });
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
   }
