@@ -155,12 +155,12 @@ describe("MLS output", () => {
     // Nothing about the agent on the page.
     expect(await visitor.content()).not.toContain(user.email);
 
-    // Revoke: the page and its images answer 410 at once.
-    const version = (await call("GET", `/api/photos/${photoId}/versions`)) as { body: { versions: { id: string }[] } };
-    const revoked = (await call("DELETE", `/api/photos/${photoId}/versions/${version.body.versions[0]!.id}/link`)) as {
-      status: number;
-    };
-    expect(revoked.status).toBe(200);
+    // Revoke from the version list: the page and its images answer 410 at once.
+    const controls = quick.getByTestId("original-link").first();
+    await controls.getByRole("button", { name: "Original page link" }).click();
+    await expect.poll(() => controls.getByTestId("original-link-url").textContent()).toBe(url);
+    await controls.getByRole("button", { name: "Revoke link" }).click();
+    await controls.getByText("Link revoked").waitFor();
     const after = await visitor.goto(url!);
     expect(after?.status()).toBe(410);
     await visitor.getByTestId("original-gone").waitFor();
