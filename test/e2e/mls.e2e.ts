@@ -231,4 +231,37 @@ describe("MLS output", () => {
     expect(Object.keys(files).filter((n) => n.startsWith("originals/"))).toHaveLength(5);
     expect(Object.keys(files).filter((n) => n.startsWith("staged/"))).toHaveLength(5);
   });
+
+  it("saves label defaults on /settings, and deletes the account after the password is typed again", async () => {
+    const password = "mls-delete-me-1";
+    const user = await createUser({ credits: 1, password });
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    await page.goto(`${baseUrl()}/settings`);
+    await page.waitForSelector("html[data-hydrated=true]");
+    const label = page.getByTestId("label-form");
+    await label.getByLabel("Text", { exact: true }).fill("Digitally staged");
+    await label.getByLabel("Corner").selectOption({ label: "Top left" });
+    await label.getByRole("button", { name: "Save label" }).click();
+    await page.getByText("Label saved.").waitFor();
+    await page.reload();
+    expect(await page.getByTestId("label-form").getByLabel("Text", { exact: true }).inputValue()).toBe(
+      "Digitally staged",
+    );
+
+    const del = page.getByTestId("delete-account-form");
+    await del.getByLabel("Your password").fill("not my password");
+    await del.getByRole("button", { name: "Delete my account" }).click();
+    await page.getByText("The password is not correct.").first().waitFor();
+    await del.getByLabel("Your password").fill(password);
+    await del.getByRole("button", { name: "Delete my account" }).click();
+    await page.waitForURL(/\/\?deleted=1$/);
+    // Signed out everywhere: the old session cookie no longer opens the dashboard.
+    const old = await fetch(`${baseUrl()}/dashboard`, {
+      headers: { Cookie: `sw_session=${user.sessionToken}` },
+      redirect: "manual",
+    });
+    expect(old.status).toBe(302);
+    await ctx.close();
+  });
 });
