@@ -155,12 +155,12 @@ describe("MLS output", () => {
     // Nothing about the agent on the page.
     expect(await visitor.content()).not.toContain(user.email);
 
-    // Revoke: the page and its images answer 410 at once.
-    const version = (await call("GET", `/api/photos/${photoId}/versions`)) as { body: { versions: { id: string }[] } };
-    const revoked = (await call("DELETE", `/api/photos/${photoId}/versions/${version.body.versions[0]!.id}/link`)) as {
-      status: number;
-    };
-    expect(revoked.status).toBe(200);
+    // Revoke from the version list: the page and its images answer 410 at once.
+    const controls = quick.getByTestId("original-link").first();
+    await controls.getByRole("button", { name: "Original page link" }).click();
+    await expect.poll(() => controls.getByTestId("original-link-url").textContent()).toBe(url);
+    await controls.getByRole("button", { name: "Revoke link" }).click();
+    await controls.getByText("Link revoked").waitFor();
     const after = await visitor.goto(url!);
     expect(after?.status()).toBe(410);
     await visitor.getByTestId("original-gone").waitFor();
@@ -230,5 +230,38 @@ describe("MLS output", () => {
     }
     expect(Object.keys(files).filter((n) => n.startsWith("originals/"))).toHaveLength(5);
     expect(Object.keys(files).filter((n) => n.startsWith("staged/"))).toHaveLength(5);
+  });
+
+  it("saves label defaults on /settings, and deletes the account after the password is typed again", async () => {
+    const password = "mls-delete-me-1";
+    const user = await createUser({ credits: 1, password });
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    await page.goto(`${baseUrl()}/settings`);
+    await page.waitForSelector("html[data-hydrated=true]");
+    const label = page.getByTestId("label-form");
+    await label.getByLabel("Text", { exact: true }).fill("Digitally staged");
+    await label.getByLabel("Corner").selectOption({ label: "Top left" });
+    await label.getByRole("button", { name: "Save label" }).click();
+    await page.getByText("Label saved.").waitFor();
+    await page.reload();
+    expect(await page.getByTestId("label-form").getByLabel("Text", { exact: true }).inputValue()).toBe(
+      "Digitally staged",
+    );
+
+    const del = page.getByTestId("delete-account-form");
+    await del.getByLabel("Your password").fill("not my password");
+    await del.getByRole("button", { name: "Delete my account" }).click();
+    await page.getByText("The password is not correct.").first().waitFor();
+    await del.getByLabel("Your password").fill(password);
+    await del.getByRole("button", { name: "Delete my account" }).click();
+    await page.waitForURL(/\/\?deleted=1$/);
+    // Signed out everywhere: the old session cookie no longer opens the dashboard.
+    const old = await fetch(`${baseUrl()}/dashboard`, {
+      headers: { Cookie: `sw_session=${user.sessionToken}` },
+      redirect: "manual",
+    });
+    expect(old.status).toBe(302);
+    await ctx.close();
   });
 });

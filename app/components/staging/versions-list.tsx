@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { VersionView } from "~/lib/use-job";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
+import { OriginalLinkControls } from "./original-link";
 
 export const skyLabel = (s: string) => `Sky: ${s[0]?.toUpperCase()}${s.slice(1)}`;
 
@@ -75,6 +76,7 @@ export function VersionsList({
                   Download for MLS
                 </a>
               </div>
+              <OriginalLinkControls photoId={v.photoId} versionId={v.id} />
             </li>
           ))}
         </ul>
