@@ -283,6 +283,10 @@ export type JobParams = {
   specialityDecor?: string;
   keepOriginalFloor?: boolean;
   prompt?: string;
+  /** The provider's seed: a re-roll keeps every choice and takes a new one (migrations/0011_listing.sql). */
+  seed?: number;
+  /** Variations: how many results the one provider call of the job's group asks for (1-4). */
+  variations?: number;
 };
 
 export const jobs = sqliteTable("jobs", {
@@ -298,7 +302,24 @@ export const jobs = sqliteTable("jobs", {
   createdAt: integer("created_at").notNull(),
   startedAt: integer("started_at"),
   finishedAt: integer("finished_at"),
+  // migrations/0011_listing.sql
+  batchId: text("batch_id"),
+  groupId: text("group_id"),
+  priority: integer("priority").notNull().default(0),
+  cost: integer("cost").notNull().default(1),
+  rerollOf: text("reroll_of"),
+  retryOf: text("retry_of"),
 });
+
+/** Many photos started in one step (migrations/0011_listing.sql). */
+export const batches = sqliteTable("batches", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  folderId: text("folder_id"),
+  designStyle: text("design_style").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+export type Batch = typeof batches.$inferSelect;
 
 export const photoVersions = sqliteTable("photo_versions", {
   id: text("id").primaryKey(),

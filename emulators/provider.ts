@@ -28,6 +28,8 @@ interface Control {
   latencies: number[];
   /** How many more calls the mode applies to; -1 for all. Then it falls back to "ok". */
   remaining: number;
+  /** Every n-th call (counted from the last POST /_emulator/mode) answers 500; 0 for none. */
+  failEvery: number;
 }
 
 const MAX_EDGE = 1600;
@@ -87,18 +89,37 @@ function optionLine(o: Record<string, string | undefined>): string | null {
   return parts.length > 0 ? parts.join(", ") : null;
 }
 
-function stage(img: Raster, room: string, style: string, options: string | null = null): Raster {
+/** Each variation of one call is visibly different: its own sofa colour, and its number and seed on a banner. */
+const VARIATION_SOFAS: [number, number, number][] = [
+  [92, 107, 138],
+  [138, 92, 92],
+  [92, 138, 104],
+  [128, 112, 70],
+];
+
+function stage(
+  img: Raster,
+  room: string,
+  style: string,
+  options: string | null = null,
+  variation: { index: number; of: number; seed: number | null } = { index: 0, of: 1, seed: null },
+): Raster {
   // Warm the room and drop simple "furniture" blocks in the lower third.
   mapPixels(img, (r, g, b) => [r * 0.95 + 18, g * 0.93 + 10, b * 0.85]);
   const w = img.width;
   const h = img.height;
-  fillRect(img, w * 0.12, h * 0.62, w * 0.46, h * 0.16, [92, 107, 138]); // sofa
-  fillRect(img, w * 0.12, h * 0.54, w * 0.46, h * 0.09, [110, 126, 158]);
+  const sofa = VARIATION_SOFAS[variation.index % VARIATION_SOFAS.length]!;
+  fillRect(img, w * 0.12, h * 0.62, w * 0.46, h * 0.16, sofa); // sofa
+  fillRect(img, w * 0.12, h * 0.54, w * 0.46, h * 0.09, [sofa[0] + 18, sofa[1] + 19, sofa[2] + 20]);
   fillRect(img, w * 0.64, h * 0.7, w * 0.2, h * 0.05, [150, 111, 74]); // table
   fillRect(img, w * 0.1, h * 0.8, w * 0.8, h * 0.06, [196, 168, 130], 0.8); // rug
   const bh = drawBanner(img, "EMULATED STAGING - NOT AI", 0);
   const bh2 = drawBanner(img, `${room} / ${style}`, bh);
-  if (options) drawBanner(img, options.toUpperCase(), bh + bh2);
+  const bh3 = options ? drawBanner(img, options.toUpperCase(), bh + bh2) : 0;
+  if (variation.of > 1 || variation.seed !== null) {
+    const seed = variation.seed === null ? "" : ` SEED ${variation.seed}`;
+    drawBanner(img, `VARIATION ${variation.index + 1}/${variation.of}${seed}`, bh + bh2 + bh3);
+  }
   return img;
 }
 
@@ -161,8 +182,13 @@ async function fetchImage(url: string): Promise<Uint8Array | null> {
 }
 
 export async function startProviderEmulator(opts: { port: number; apiKey: string }) {
-  const control: Control = { mode: "ok", latencyMs: 0, latencies: [], remaining: -1 };
+  const control: Control = { mode: "ok", latencyMs: 0, latencies: [], remaining: -1, failEvery: 0 };
   let calls = 0;
+  /** Calls since the last POST /_emulator/mode (failEvery counts these). */
+  let sinceMode = 0;
+  /** Calls being answered now, and the most at once since the last POST /_emulator/mode: a bench reads it. */
+  let inFlight = 0;
+  let maxInFlight = 0;
   /** What each answered call asked for (never the image bytes): tests read it from GET /_emulator/requests. */
   const requests: Record<string, unknown>[] = [];
   return listen("provider", opts.port, async (req, body, res) => {
@@ -183,17 +209,37 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         control.latencyMs = next.latencyMs ?? 0;
         control.latencies = Array.isArray(next.latencies) ? next.latencies.map(Number).filter((n) => n >= 0) : [];
         control.remaining = next.times ?? -1;
+        control.failEvery = Number.isInteger(next.failEvery) && next.failEvery! > 0 ? next.failEvery! : 0;
+        sinceMode = 0;
+        maxInFlight = inFlight;
       }
-      return json(res, 200, { ...control, calls });
+      return json(res, 200, { ...control, calls, inFlight, maxInFlight });
     }
     if (url.pathname === "/_emulator/requests" && req.method === "GET") return json(res, 200, requests.slice(-200));
     if (req.method !== "POST") return json(res, 404, { error: "NotFound", message: "Unknown endpoint" });
     if (bearer(req) !== opts.apiKey) return json(res, 401, { error: "Unauthorized", message: "Invalid API key" });
-    const known = ["/generate_designs", "/replace_sky", "/remove_objects_from_room"];
+    // The endpoints of the provider's current SDK (decor8ai 2.0.1) and the older ones of our spec.
+    const known = [
+      "/generate_designs_for_room",
+      "/generate_designs",
+      "/replace_sky_behind_house",
+      "/replace_sky",
+      "/remove_objects_from_room",
+    ];
     if (!known.includes(url.pathname)) return json(res, 404, { error: "NotFound", message: "Unknown endpoint" });
     calls++;
+    sinceMode++;
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    try {
+      return await answerCall(req, body, res, url);
+    } finally {
+      inFlight--;
+    }
+  }
 
-    const mode = control.mode;
+  async function answerCall(req: IncomingMessage, body: Buffer, res: ServerResponse, url: URL) {
+    const mode = control.failEvery > 0 && sinceMode % control.failEvery === 0 ? "fail500" : control.mode;
     if (control.remaining > 0 && --control.remaining === 0) control.mode = "ok";
     const wait = control.latencies.shift() ?? control.latencyMs;
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -216,41 +262,96 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
     }
 
     let out: Raster;
-    if (url.pathname === "/generate_designs") {
-      const parts = parseMultipart(req, body);
-      const input = parts.input_image?.value;
-      if (!input?.length) return json(res, 200, { error: "InvalidInput", message: "input_image is required" });
+    if (url.pathname === "/generate_designs" || url.pathname === "/generate_designs_for_room") {
+      const multipart = url.pathname === "/generate_designs";
+      let fields: Record<string, string | undefined>;
+      let input: Uint8Array | null;
+      if (multipart) {
+        const parts = parseMultipart(req, body);
+        fields = Object.fromEntries(
+          Object.entries(parts)
+            .filter(([k]) => k !== "input_image")
+            .map(([k, v]) => [k, v.value.toString()]),
+        );
+        input = parts.input_image?.value.length ? parts.input_image.value : null;
+        if (!input) return json(res, 200, { error: "InvalidInput", message: "input_image is required" });
+      } else {
+        const parsed = parseJsonBody(body);
+        if (!parsed) return json(res, 200, { error: "InvalidInput", message: "The body must be a JSON object" });
+        fields = Object.fromEntries(
+          Object.entries(parsed).map(([k, v]) => [k, v === undefined || v === null ? undefined : String(v)]),
+        );
+        if (!fields.input_image_url)
+          return json(res, 200, { error: "InvalidInput", message: "input_image_url is required" });
+        input = null;
+      }
       const options = {
-        color_scheme: parts.color_scheme?.value.toString(),
-        speciality_decor: parts.speciality_decor?.value.toString(),
-        keep_original_floor: parts.keep_original_floor?.value.toString(),
-        prompt: parts.prompt?.value.toString(),
+        color_scheme: fields.color_scheme,
+        speciality_decor: fields.speciality_decor,
+        keep_original_floor: fields.keep_original_floor,
+        prompt: fields.prompt,
       };
       const invalid = invalidOption(options);
       if (invalid) return json(res, 200, { error: "InvalidInput", message: invalid });
-      requests.push({ path: url.pathname, room_type: parts.room_type?.value.toString(), ...options });
-      out = stage(
-        source(input),
-        parts.room_type?.value.toString() ?? "livingroom",
-        parts.design_style?.value.toString() ?? "modern",
-        optionLine(options),
-      );
-    } else {
-      const input = JSON.parse(body.toString("utf8") || "{}") as { input_image_url?: string; sky_type?: string };
-      if (!input.input_image_url)
-        return json(res, 200, { error: "InvalidInput", message: "input_image_url is required" });
-      requests.push({ path: url.pathname, input_image_url: input.input_image_url, sky_type: input.sky_type });
-      const bytes = await fetchImage(input.input_image_url);
-      if (!bytes) return json(res, 200, { error: "InvalidInput", message: "input_image_url could not be fetched" });
-      if (url.pathname === "/replace_sky") {
-        if (!["day", "dusk", "night"].includes(input.sky_type ?? "")) {
-          return json(res, 200, { error: "InvalidInput", message: "sky_type must be day, dusk or night" });
-        }
-        out = sky(source(bytes), input.sky_type!);
-        return json(res, 200, { info: { output_image: Buffer.from(encodeJpeg(out)).toString("base64") } });
+      const numImages = Number(fields.num_images ?? "1");
+      if (!Number.isInteger(numImages) || numImages < 1 || numImages > 4)
+        return json(res, 200, { error: "InvalidInput", message: "num_images must be between 1 and 4" });
+      const seed = fields.seed !== undefined && /^\d{1,10}$/.test(fields.seed) ? Number(fields.seed) : null;
+      requests.push({
+        path: url.pathname,
+        ...(multipart ? {} : { input_image_url: fields.input_image_url }),
+        room_type: fields.room_type,
+        design_style: fields.design_style,
+        num_images: numImages,
+        seed,
+        ...options,
+      });
+      if (!input) {
+        input = await fetchImage(fields.input_image_url!);
+        if (!input) return json(res, 200, { error: "InvalidInput", message: "input_image_url could not be fetched" });
       }
-      out = removal(source(bytes));
+      const images = [];
+      for (let i = 0; i < numImages; i++) {
+        const img = stage(
+          source(input),
+          fields.room_type ?? "livingroom",
+          fields.design_style ?? "modern",
+          optionLine(options),
+          { index: i, of: numImages, seed },
+        );
+        images.push({ data: Buffer.from(encodeJpeg(img)).toString("base64") });
+      }
+      return json(res, 200, { info: { images } });
     }
+    const input = parseJsonBody(body) as { input_image_url?: string; sky_type?: string } | null;
+    if (!input?.input_image_url)
+      return json(res, 200, { error: "InvalidInput", message: "input_image_url is required" });
+    requests.push({ path: url.pathname, input_image_url: input.input_image_url, sky_type: input.sky_type });
+    const bytes = await fetchImage(input.input_image_url);
+    if (!bytes) return json(res, 200, { error: "InvalidInput", message: "input_image_url could not be fetched" });
+    if (url.pathname === "/replace_sky" || url.pathname === "/replace_sky_behind_house") {
+      if (!["day", "dusk", "night"].includes(input.sky_type ?? "")) {
+        return json(res, 200, { error: "InvalidInput", message: "sky_type must be day, dusk or night" });
+      }
+      out = sky(source(bytes), input.sky_type!);
+      const data = Buffer.from(encodeJpeg(out)).toString("base64");
+      // The current endpoint answers a list like every other; the older one a single output_image.
+      return json(
+        res,
+        200,
+        url.pathname === "/replace_sky" ? { info: { output_image: data } } : { info: { images: [{ data }] } },
+      );
+    }
+    out = removal(source(bytes));
     return json(res, 200, { info: { images: [{ data: Buffer.from(encodeJpeg(out)).toString("base64") }] } });
+  }
+}
+
+function parseJsonBody(body: Buffer): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(body.toString("utf8") || "{}") as unknown;
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }

@@ -30,6 +30,10 @@ beforeEach(() => {
         if (typeof v === "string") form[k] = v;
         else image = new Uint8Array(await v.arrayBuffer());
       }
+    } else {
+      // --- issue 15 (listing helper): the SDK's JSON endpoints; the provider fetches our signed address ---
+      for (const [k, v] of Object.entries((await req.json()) as Record<string, unknown>)) form[k] = String(v);
+      if (form.input_image_url) image = new Uint8Array(await (await workerFetch(form.input_image_url)).arrayBuffer());
     }
     calls.push({ url: req.url, form, image });
     return Response.json({ info: { images: [{ data: encodeBase64(answer) }] } });
@@ -160,7 +164,7 @@ describe("staging from a version", () => {
     expect(res.status).toBe(202);
     const { job } = (await res.json()) as { job: { id: string } };
     expect((await settle(user.cookie, job.id)).status).toBe("succeeded");
-    const stageCall = calls.find((c) => c.url.endsWith("/generate_designs"))!;
+    const stageCall = calls.find((c) => c.url.endsWith("/generate_designs_for_room"))!;
     const version = await db.select().from(photoVersions).where(eq(photoVersions.id, emptied.versionId!)).get();
     const stored = new Uint8Array(await (await env.PHOTOS.get(version!.key))!.arrayBuffer());
     expect(stageCall.image).toEqual(stored);

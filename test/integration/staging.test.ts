@@ -24,7 +24,13 @@ interface ProviderCall {
   url: string;
   authorization: string | null;
   form?: Record<string, string>;
-  json?: { input_image_url?: string; sky_type?: string };
+  json?: {
+    input_image_url?: string;
+    sky_type?: string;
+    room_type?: string;
+    design_style?: string;
+    num_images?: number;
+  };
 }
 let providerCalls: ProviderCall[] = [];
 let fetchedSources: number[] = [];
@@ -69,9 +75,12 @@ beforeEach(() => {
       case "malformed":
         return new Response("{not json", { headers: { "Content-Type": "application/json" } });
       default:
+        // --- issue 15 (listing helper): the SDK's endpoints; num_images results, as the provider answers ---
         return req.url.endsWith("/replace_sky")
           ? Response.json({ info: { output_image: encodeBase64(RESULT) } })
-          : Response.json({ info: { images: [{ data: encodeBase64(RESULT) }] } });
+          : Response.json({
+              info: { images: Array.from({ length: json?.num_images ?? 1 }, () => ({ data: encodeBase64(RESULT) })) },
+            });
     }
   });
 });
@@ -124,10 +133,10 @@ describe("AI jobs", () => {
     expect(await credits(user.id)).toBe(2);
 
     const sent = providerCalls[0]!;
-    expect(sent.url).toBe("http://provider.test/generate_designs");
+    expect(sent.url).toBe("http://provider.test/generate_designs_for_room");
     expect(sent.authorization).toBe("Bearer test-provider-key");
-    expect(sent.form?.room_type).toBe("bedroom");
-    expect(sent.form?.design_style).toBe("scandinavian");
+    expect(sent.json?.room_type).toBe("bedroom");
+    expect(sent.json?.design_style).toBe("scandinavian");
 
     const reservation = await db.select().from(creditReservations).where(eq(creditReservations.key, job.id)).get();
     expect(reservation?.status).toBe("committed");
@@ -161,7 +170,8 @@ describe("AI jobs", () => {
     expect(res.status).toBe(202);
     const sky = await settle(user.cookie, ((await res.json()) as JobAnswer).job.id);
     expect(sky.job.status).toBe("succeeded");
-    expect(fetchedSources).toEqual([200]);
+    // Staging (issue 15: the SDK's JSON endpoint) and the sky both fetch their source through a signed address.
+    expect(fetchedSources).toEqual([200, 200]);
     const body = providerCalls[1]!.json!;
     expect(body.sky_type).toBe("dusk");
     expect(body.input_image_url).toContain(`/api/signed/photos/${photo.id}/${first.job.versionId}?`);

@@ -21,9 +21,8 @@ function client(
 }
 
 const stageInput = {
-  image: JPEG,
-  contentType: "image/jpeg",
-  fileName: "room.jpg",
+  imageUrl: "http://app.test/signed/original",
+  image: async () => ({ bytes: JPEG, contentType: "image/jpeg" }),
   roomType: "bedroom",
   designStyle: "scandinavian",
 };
@@ -39,23 +38,61 @@ async function failure(p: Promise<unknown>): Promise<ProviderError> {
 }
 
 describe("provider adapter", () => {
-  it("sends the staging request as multipart with the bearer key and reads info.images[].data", async () => {
+  it("stages through the SDK's JSON endpoint with the signed source address, the bearer key and the choices", async () => {
     const { api, seen } = client(() => Response.json({ info: { images: [{ data: encodeBase64(JPEG) }] } }));
-    const out = await api.stage(stageInput);
+    const out = await api.stage({ ...stageInput, seed: 99, colorScheme: "COLOR_SCHEME_3", prompt: "calm" });
     expect(out).toEqual(JPEG);
     const req = seen[0]!;
-    expect(req.url).toBe("http://provider.test/generate_designs");
+    expect(req.url).toBe("http://provider.test/generate_designs_for_room");
     expect(req.headers.get("Authorization")).toBe("Bearer secret-key");
-    const form = await req.formData();
-    expect(form.get("room_type")).toBe("bedroom");
-    expect(form.get("design_style")).toBe("scandinavian");
-    expect(form.get("num_images")).toBe("1");
+    expect(await req.json()).toEqual({
+      input_image_url: "http://app.test/signed/original",
+      room_type: "bedroom",
+      design_style: "scandinavian",
+      num_images: 1,
+      seed: 99,
+      color_scheme: "COLOR_SCHEME_3",
+      prompt: "calm",
+    });
+  });
+
+  it("asks for variations with num_images and returns every image", async () => {
+    const other = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 9, 9, 9, 9]);
+    const { api, seen } = client(() =>
+      Response.json({ info: { images: [{ data: encodeBase64(JPEG) }, { data: encodeBase64(other) }] } }),
+    );
+    expect(await api.stageMany({ ...stageInput, numImages: 3 })).toEqual([JPEG, other]);
+    expect(((await seen[0]!.json()) as { num_images: number }).num_images).toBe(3);
+  });
+
+  it("falls back to the spec's older endpoints only when the current one answers 404", async () => {
+    const { api, seen } = client((req) =>
+      req.url.endsWith("/generate_designs_for_room") || req.url.endsWith("/replace_sky_behind_house")
+        ? new Response("no such endpoint", { status: 404, statusText: "Not Found" })
+        : req.url.endsWith("/replace_sky")
+          ? Response.json({ info: { output_image: encodeBase64(JPEG) } })
+          : Response.json({ info: { images: [{ data: encodeBase64(JPEG) }] } }),
+    );
+    expect(await api.stage({ ...stageInput, numImages: 2 })).toEqual(JPEG);
+    expect(await api.replaceSky({ imageUrl: "http://app.test/signed", skyType: "day" })).toEqual(JPEG);
+    expect(seen.map((r) => new URL(r.url).pathname)).toEqual([
+      "/generate_designs_for_room",
+      "/generate_designs",
+      "/replace_sky_behind_house",
+      "/replace_sky",
+    ]);
+    const form = await seen[1]!.formData();
     expect(form.get("input_image")).toBeInstanceOf(File);
+    expect(form.get("num_images")).toBe("2");
+    // A 500 is a failure, never a reason to try the older endpoint.
+    const broken = client(() => new Response("x", { status: 500, statusText: "Internal Server Error" }));
+    await failure(broken.api.stage(stageInput));
+    expect(broken.seen).toHaveLength(1);
   });
 
   it("accepts an image url instead of data", async () => {
     const { api } = client((req) =>
-      req.url.endsWith("/generate_designs")
+      req.url.endsWith("/generate_designs_for_room")
         ? Response.json({ info: { images: [{ url: "http://cdn.provider.test/x.jpg" }] } })
         : new Response(JPEG),
     );
@@ -137,7 +174,7 @@ describe("results the provider hands over as an address", () => {
     const { api, seen } = client(answerWith("http://cdn.provider.test/out/1.jpg"));
     expect(await api.stage(stageInput)).toEqual(JPEG);
     expect(seen.map((r) => r.url)).toEqual([
-      "http://provider.test/generate_designs",
+      "http://provider.test/generate_designs_for_room",
       "http://cdn.provider.test/out/1.jpg",
     ]);
   });
@@ -221,6 +258,6 @@ describe("a result address that redirects", () => {
         : Response.json({ info: { images: [{ url }] } }),
     );
     expect((await failure(api.stage(stageInput))).message).toMatch(/not the provider's/);
-    expect(seen.map((r) => r.url)).toEqual(["http://provider.test/generate_designs", url]);
+    expect(seen.map((r) => r.url)).toEqual(["http://provider.test/generate_designs_for_room", url]);
   });
 });

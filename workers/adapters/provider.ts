@@ -17,11 +17,16 @@ export class ProviderError extends Error {
 }
 
 export interface StageInput {
-  image: Uint8Array;
-  contentType: string;
-  fileName: string;
+  /** A signed address of our stored source the provider fetches (workers/lib/signed-urls.ts). */
+  imageUrl: string;
+  /** The source's bytes, read only for the older multipart endpoint (the 404 fallback). */
+  image?: () => Promise<{ bytes: Uint8Array; contentType: string }>;
   roomType: string;
   designStyle: string;
+  /** Variations: how many results one call asks for (the provider's num_images, 1-4). */
+  numImages?: number;
+  /** The provider's seed; a re-roll sends a new one. */
+  seed?: number;
   /** Advanced customization, as the provider's codes; left out when not asked for. */
   colorScheme?: string;
   specialityDecor?: string;
@@ -30,10 +35,29 @@ export interface StageInput {
 }
 
 export interface ProviderClient {
+  /** The first result of a staging call. */
   stage(input: StageInput, signal?: AbortSignal): Promise<Uint8Array>;
+  /** Every result of a staging call (up to numImages; at least one, or it throws). */
+  stageMany(input: StageInput, signal?: AbortSignal): Promise<Uint8Array[]>;
   replaceSky(input: { imageUrl: string; skyType: string }, signal?: AbortSignal): Promise<Uint8Array>;
   removeFurniture(input: { imageUrl: string }, signal?: AbortSignal): Promise<Uint8Array>;
 }
+
+/**
+ * The endpoints the provider's current official SDK (npm decor8ai 2.0.1) calls,
+ * and the older ones of our spec, tried only when the current one answers 404.
+ * docs/decisions/0141-provider-endpoints-follow-the-sdk.md
+ */
+export const PROVIDER_PATHS = {
+  stage: "/generate_designs_for_room",
+  stageFallback: "/generate_designs",
+  sky: "/replace_sky_behind_house",
+  skyFallback: "/replace_sky",
+  removal: "/remove_objects_from_room",
+} as const;
+
+/** The provider answered 404 for an endpoint: it does not have it (the fallback may). */
+class EndpointMissing extends Error {}
 
 const FAILURE_PREFIX: Record<ProviderOperation, string> = {
   stage: "Failed to process image",
@@ -65,7 +89,14 @@ export function createProviderClient(
   const downloadTimeoutMs = opts.downloadTimeoutMs ?? RESULT_DOWNLOAD_TIMEOUT_MS;
   const base = (env.PROVIDER_BASE_URL ?? "https://api.decor8.ai").replace(/\/$/, "");
 
-  async function call(op: ProviderOperation, path: string, body: BodyInit, headers: HeadersInit, signal?: AbortSignal) {
+  async function call(
+    op: ProviderOperation,
+    path: string,
+    body: BodyInit,
+    headers: HeadersInit,
+    signal?: AbortSignal,
+    opts404 = false,
+  ) {
     if (!env.PROVIDER_API_KEY)
       throw new ProviderError(`${FAILURE_PREFIX[op]}: the provider key is not configured`, false);
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -86,6 +117,10 @@ export function createProviderClient(
         );
       }
       throw new ProviderError(`${FAILURE_PREFIX[op]}: ${err instanceof Error ? err.message : "network error"}`, true);
+    }
+    if (res.status === 404 && opts404) {
+      await res.body?.cancel();
+      throw new EndpointMissing(path);
     }
     if (!res.ok) {
       await res.body?.cancel();
@@ -110,6 +145,76 @@ export function createProviderClient(
       );
     }
     return (json as { info?: { images?: unknown; output_image?: unknown } }).info;
+  }
+
+  /** Every image of an answer, in order (each decoded or downloaded); at least one. */
+  async function allImages(
+    op: ProviderOperation,
+    info: { images?: unknown; output_image?: unknown } | undefined,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array[]> {
+    const images = Array.isArray(info?.images) ? (info.images as ImageItem[]) : [];
+    if (images.length <= 1) return [await firstImage(op, info, signal)];
+    const out: Uint8Array[] = [];
+    for (const item of images) {
+      if (typeof item?.data === "string" && item.data.length > 0) out.push(decodeImage(op, item.data));
+      else if (typeof item?.url === "string") out.push(await download(op, item.url, signal));
+    }
+    if (out.length === 0) throw new ProviderError(EMPTY_MESSAGE[op], true);
+    return out;
+  }
+
+  /** The current endpoint; on 404 only, the older one (a provider that has not moved yet). */
+  async function withFallback<T>(current: () => Promise<T>, older: () => Promise<T>): Promise<T> {
+    try {
+      return await current();
+    } catch (err) {
+      if (err instanceof EndpointMissing) return older();
+      throw err;
+    }
+  }
+
+  async function stageMany(input: StageInput, signal?: AbortSignal): Promise<Uint8Array[]> {
+    const numImages = Math.min(4, Math.max(1, Math.trunc(input.numImages ?? 1)));
+    const current = async () => {
+      const payload: Record<string, unknown> = {
+        input_image_url: input.imageUrl,
+        room_type: input.roomType,
+        design_style: input.designStyle,
+        num_images: numImages,
+      };
+      if (input.colorScheme) payload.color_scheme = input.colorScheme;
+      if (input.specialityDecor) payload.speciality_decor = input.specialityDecor;
+      if (input.keepOriginalFloor) payload.keep_original_floor = true;
+      if (input.prompt) payload.prompt = input.prompt;
+      if (input.seed !== undefined) payload.seed = input.seed;
+      const info = await call(
+        "stage",
+        PROVIDER_PATHS.stage,
+        JSON.stringify(payload),
+        { "Content-Type": "application/json" },
+        signal,
+        input.image !== undefined,
+      );
+      return allImages("stage", info, signal);
+    };
+    const older = async () => {
+      const source = await input.image!();
+      const form = new FormData();
+      const fileName = source.contentType === "image/png" ? "photo.png" : "photo.jpg";
+      form.append("input_image", new Blob([source.bytes as BlobPart], { type: source.contentType }), fileName);
+      form.append("room_type", input.roomType);
+      form.append("design_style", input.designStyle);
+      form.append("num_images", String(numImages));
+      if (input.colorScheme) form.append("color_scheme", input.colorScheme);
+      if (input.specialityDecor) form.append("speciality_decor", input.specialityDecor);
+      if (input.keepOriginalFloor) form.append("keep_original_floor", "true");
+      if (input.prompt) form.append("prompt", input.prompt);
+      if (input.seed !== undefined) form.append("seed", String(input.seed));
+      const info = await call("stage", PROVIDER_PATHS.stageFallback, form, {}, signal);
+      return allImages("stage", info, signal);
+    };
+    return input.image ? withFallback(current, older) : current();
   }
 
   async function firstImage(
@@ -227,32 +332,21 @@ export function createProviderClient(
 
   return {
     async stage(input, signal) {
-      const form = new FormData();
-      form.append("input_image", new Blob([input.image as BlobPart], { type: input.contentType }), input.fileName);
-      form.append("room_type", input.roomType);
-      form.append("design_style", input.designStyle);
-      form.append("num_images", "1");
-      if (input.colorScheme) form.append("color_scheme", input.colorScheme);
-      if (input.specialityDecor) form.append("speciality_decor", input.specialityDecor);
-      if (input.keepOriginalFloor) form.append("keep_original_floor", "true");
-      if (input.prompt) form.append("prompt", input.prompt);
-      const info = await call("stage", "/generate_designs", form, {}, signal);
-      return firstImage("stage", info, signal);
+      return (await stageMany(input, signal))[0]!;
     },
+    stageMany,
     async replaceSky(input, signal) {
       const body = JSON.stringify({ input_image_url: input.imageUrl, sky_type: input.skyType });
-      const info = await call("sky", "/replace_sky", body, { "Content-Type": "application/json" }, signal);
+      const json = { "Content-Type": "application/json" };
+      const info = await withFallback(
+        () => call("sky", PROVIDER_PATHS.sky, body, json, signal, true),
+        () => call("sky", PROVIDER_PATHS.skyFallback, body, json, signal),
+      );
       return firstImage("sky", info, signal);
     },
     async removeFurniture(input, signal) {
       const body = JSON.stringify({ input_image_url: input.imageUrl });
-      const info = await call(
-        "removal",
-        "/remove_objects_from_room",
-        body,
-        { "Content-Type": "application/json" },
-        signal,
-      );
+      const info = await call("removal", PROVIDER_PATHS.removal, body, { "Content-Type": "application/json" }, signal);
       return firstImage("removal", info, signal);
     },
   };

@@ -9,6 +9,8 @@ import * as callbacks from "@workers/objects/user/callbacks";
 import * as jobsService from "@workers/objects/user/jobs";
 import * as ledger from "@workers/objects/user/ledger";
 import * as payments from "@workers/objects/user/payment-events";
+import * as queue from "@workers/objects/user/queue";
+import * as variations from "@workers/objects/user/variations";
 import { eq, sql } from "drizzle-orm";
 
 /** What the user's open pages are told after every change (see useLiveCredits). */
@@ -37,6 +39,9 @@ export class UserObject extends DurableObject<Env> {
    */
   #active = new Map<string, Promise<void>>();
   #inAlarm = false;
+  /** One pump at a time; a call while one runs asks it to look again (workers/objects/user/queue.ts). */
+  #pumping = false;
+  #pumpAgain = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -225,20 +230,55 @@ export class UserObject extends DurableObject<Env> {
         jobsService.insertJobStatement(this.#db, userId, input, now),
       ]),
     );
-    if (result.ok) this.#launch(userId, input.jobId);
+    if (result.ok) await this.#pump(userId);
     return result;
+  }
+
+  /**
+   * Starts many jobs at once (a batch, variations, a re-roll, retries), each
+   * with its own reservation, all or none; they wait in this user's queue until
+   * the plan's concurrency lets them reach the provider.
+   * docs/decisions/0140-batches-variations-rerolls.md
+   */
+  async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
+    const result = await this.#change(userId, (now) => queue.startMany(this.#db, userId, input, now));
+    if (result.ok) await this.#pump(userId);
+    return result;
+  }
+
+  /** Launches queued jobs while fewer than the plan's concurrency run here. */
+  async #pump(userId: string): Promise<void> {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = true;
+    try {
+      do {
+        this.#pumpAgain = false;
+        for (const id of await queue.nextToRun(this.#db, userId, [...this.#active.keys()])) this.#launch(userId, id);
+      } while (this.#pumpAgain);
+    } finally {
+      this.#pumping = false;
+    }
+    // A job launched here needs an alarm handler holding it.
+    if (this.#active.size > 0 && !this.#inAlarm) await this.ctx.storage.setAlarm(Date.now());
   }
 
   /** A job started through the public API: idempotent per Idempotency-Key, with an optional signed callback. */
   async startApiJob(userId: string, input: apiJobs.ApiJobInput) {
     const result = await this.#change(userId, (now) => apiJobs.start(this.#db, this.ctx.storage, userId, input, now));
-    if (result.ok && result.launch) this.#launch(userId, input.job.jobId);
+    if (result.ok && result.launch) await this.#pump(userId);
     return result;
   }
 
   #launch(userId: string, jobId: string): void {
     if (this.#active.has(jobId)) return;
-    const run = this.#runJob(userId, jobId).finally(() => this.#active.delete(jobId));
+    const run = this.#runJob(userId, jobId).finally(async () => {
+      this.#active.delete(jobId);
+      // The next queued job takes the freed place (before this promise settles, so the alarm holds it too).
+      await this.#pump(userId).catch(() => undefined);
+    });
     this.#active.set(jobId, run);
     // Held until an alarm handler awaits it (set by #scheduleAlarm after the change that started it).
     this.ctx.waitUntil(run);
@@ -248,6 +288,10 @@ export class UserObject extends DurableObject<Env> {
     if (!(await jobsService.markRunning(this.#db, jobId, this.#now()))) return;
     const job = await jobsService.getJob(this.#db, jobId);
     if (!job) return;
+    if (variations.isGroupLead(job)) {
+      const change = <T>(fn: (now: number) => Promise<T>) => this.#change(userId, fn);
+      return variations.runGroup({ env: this.env, db: this.#db, now: () => this.#now(), change }, userId, job);
+    }
     try {
       const result = await jobsService.produce(this.env, this.#db, job, this.#now());
       const settled = await this.#change(userId, (now) =>
@@ -300,23 +344,22 @@ export class UserObject extends DurableObject<Env> {
       await this.#change(userId, async (now) => {
         for (const job of await jobsService.openJobs(this.#db, userId)) {
           if (this.#active.has(job.id)) continue;
-          if (job.status === "queued") {
-            queueMicrotask(() => this.#launch(userId, job.id));
-            continue;
-          }
+          // Variations follow their lead; queued jobs start through the queue (workers/objects/user/queue.ts).
+          if (queue.followsLead(job) || job.status === "queued") continue;
           // Running in D1 but not in this instance: the instance that ran it was evicted or restarted.
           // The provider call can be repeated (the result overwrites the same keys), so it is tried once
           // more; after that the credit goes back.
           if (job.attempts < jobsService.MAX_ATTEMPTS) {
             await jobsService.requeue(this.#db, job.id);
-            queueMicrotask(() => this.#launch(userId, job.id));
             continue;
           }
           const message = jobsService.INTERRUPTED_MESSAGE;
-          await ledger.refund(this.#db, userId, job.id, message, now, [
-            jobsService.failJobStatement(this.#db, job.id, message, now),
-          ]);
-          await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
+          for (const lost of [job, ...(await queue.openSiblings(this.#db, job))]) {
+            await ledger.refund(this.#db, userId, lost.id, message, now, [
+              jobsService.failJobStatement(this.#db, lost.id, message, now),
+            ]);
+            await this.env.PHOTOS.delete(jobsService.jobResultKeys(lost));
+          }
         }
         for (const key of await ledger.staleReservationKeys(this.#db, userId, now)) {
           const reason = "Job did not finish in time";
@@ -326,6 +369,7 @@ export class UserObject extends DurableObject<Env> {
         }
         await this.#catchUp(userId, now);
       });
+      await this.#pump(userId);
       await callbacks.deliverDue(this.env, this.#db, userId, this.#now());
       // Hold every job running here until it ends (its provider call has its own timeout), then
       // deliver the callbacks of the jobs that just ended.

@@ -15,6 +15,7 @@ import {
 import { hasControlCharacters } from "~/shared/text";
 import { idempotentJobId, MISMATCH } from "./api-idempotency";
 import type { Deps } from "./deps";
+import { startFailure, startQueued, variationsFrom } from "./job-queue";
 import { getPhoto } from "./library";
 
 // What a person asks of the AI (POST /api/photos/:id/jobs), checked and turned
@@ -130,7 +131,12 @@ export async function requestJob(
   body: Record<string, unknown>,
   api?: ApiJobOptions,
 ): Promise<
-  Result<{ job: ReturnType<typeof jobView> | { id: string; status: "queued" }; credits: number; replayed?: boolean }>
+  Result<{
+    job: ReturnType<typeof jobView> | { id: string; status: "queued" };
+    credits: number;
+    replayed?: boolean;
+    jobIds?: string[];
+  }>
 > {
   const asked = jobParamsFrom(body);
   if (!asked.ok) return asked;
@@ -150,14 +156,18 @@ export async function requestJob(
   } else if (from === "original") params.source = "original";
   else if (kind !== "stage") params.source = await sourceVariant(deps.db, photo);
   if (api) return requestApiJob(deps, userId, { photoId: photo.id, kind, params }, api);
-  const jobId = randomToken();
-  const started = await userObject(deps.env, userId).startJob(userId, { jobId, photoId: photo.id, kind, params });
-  if (!started.ok) {
-    const code = started.error === "Insufficient credits" ? "insufficient_credits" : "invalid";
-    return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
-  }
+  // Through the user's queue: the plan's concurrency and priority, a seed, 1-4 variations (issue 15).
+  const count = variationsFrom(body, kind);
+  if (!count.ok) return count;
+  const started = await startQueued(deps, userId, { photoId: photo.id, kind, params }, count.count);
+  if (!started.ok) return startFailure(started);
+  const jobId = started.jobIds[0]!;
   const job = await getJob(deps.db, jobId);
-  return ok({ job: job ? jobView(job) : { id: jobId, status: "queued" as const }, credits: started.balance });
+  return ok({
+    job: job ? jobView(job) : { id: jobId, status: "queued" as const },
+    credits: started.balance,
+    ...(count.count > 1 ? { jobIds: started.jobIds } : {}),
+  });
 }
 
 async function requestApiJob(

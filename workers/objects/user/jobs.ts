@@ -6,6 +6,7 @@ import { signedImageUrl } from "@workers/lib/signed-urls";
 import { describeAndThumb } from "@workers/lib/thumbnail";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Stmt } from "./ledger";
+import { stageInputFor } from "./stage-call";
 
 // AI jobs: staging, sky replacement, furniture removal. The user's Durable
 // Object creates the job row in the same batch as the credit reservation (key
@@ -184,24 +185,7 @@ export async function produce(
   let bytes: Uint8Array;
   if (job.kind === "stage") {
     // Staging starts from the original, or from the version the person chose (e.g. the emptied room).
-    const from = job.params.source && job.params.source !== "original" ? job.params.source : null;
-    const version = from ? await getVersion(db, job.userId, job.photoId, from) : undefined;
-    if (from && !version)
-      throw new ProviderError(`${GENERIC_FAILURE.stage}: the version it starts from is gone`, false);
-    const source = await env.PHOTOS.get(version?.key ?? photo.originalKey);
-    if (!source) throw new ProviderError(`${GENERIC_FAILURE.stage}: the original is missing`, false);
-    const contentType = version?.contentType ?? photo.contentType;
-    bytes = await client.stage({
-      image: new Uint8Array(await source.arrayBuffer()),
-      contentType,
-      fileName: contentType === "image/png" ? "photo.png" : "photo.jpg",
-      roomType: job.params.roomType ?? "livingroom",
-      designStyle: job.params.designStyle ?? "modern",
-      colorScheme: job.params.colorScheme,
-      specialityDecor: job.params.specialityDecor,
-      keepOriginalFloor: job.params.keepOriginalFloor,
-      prompt: job.params.prompt,
-    });
+    bytes = await client.stage(await stageInputFor(env, db, job, photo, now));
   } else {
     const variant = job.params.source ?? "original";
     const imageUrl = await signedImageUrl(env, photo.id, variant, now);

@@ -1,0 +1,73 @@
+import { readJson } from "@workers/http/body";
+import { failureJson } from "@workers/http/result";
+import { jobRequestBody } from "@workers/services/job-requests";
+import {
+  batchView,
+  chooseVersion,
+  recentBatches,
+  reroll,
+  rerollQuote,
+  retryBatch,
+  startBatch,
+} from "@workers/services/listing-jobs";
+import { Hono } from "hono";
+import { requireApiUser } from "./require-user";
+import type { ApiEnv } from "./types";
+
+// Staging a whole listing (issue 15): batches and their progress, retries of
+// failures, re-rolls (the price said first) and the chosen version of a photo.
+// Only the owner sees any of it; anyone else gets the same 404 as for nothing.
+
+const NO_STORE = { "Cache-Control": "private, no-store" };
+
+export const listingApi = new Hono<ApiEnv>()
+  .use("/batches", requireApiUser)
+  .use("/batches/*", requireApiUser)
+  .use("/jobs/*", requireApiUser)
+  .use("/photos/*", requireApiUser)
+  .post("/batches", async (c) => {
+    const body = await readJson(c.req.raw, jobRequestBody);
+    if (!body.ok) return failureJson(body);
+    const res = await startBatch(c.get("deps"), c.get("user")!.id, body.data);
+    if (!res.ok) return failureJson(res);
+    const batch = await batchView(c.get("db"), c.get("user")!.id, res.batchId);
+    return c.json({ batch, credits: res.credits }, 202, NO_STORE);
+  })
+  .get("/batches", async (c) => {
+    return c.json({ batches: await recentBatches(c.get("db"), c.get("user")!.id, 10) }, 200, NO_STORE);
+  })
+  .get("/batches/:id", async (c) => {
+    const batch = await batchView(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    if (!batch) return c.json({ error: "Not found." }, 404);
+    return c.json({ batch }, 200, NO_STORE);
+  })
+  .post("/batches/:id/retry", async (c) => {
+    const res = await retryBatch(c.get("deps"), c.get("user")!.id, c.req.param("id"));
+    if (!res.ok) return failureJson(res);
+    return c.json({ retried: res.retried, credits: res.credits }, 202, NO_STORE);
+  })
+  .get("/jobs/:id/reroll", async (c) => {
+    const res = await rerollQuote(c.get("db"), c.get("user")!.id, c.req.param("id"), Date.now());
+    if (!res.ok) return failureJson(res);
+    return c.json({ quote: res.quote }, 200, NO_STORE);
+  })
+  .post("/jobs/:id/reroll", async (c) => {
+    const body = await readJson(c.req.raw, jobRequestBody);
+    if (!body.ok) return failureJson(body);
+    const res = await reroll(c.get("deps"), c.get("user")!.id, c.req.param("id"), {
+      acceptCharge: body.data.acceptCharge === true,
+    });
+    if (!res.ok) return failureJson(res);
+    return c.json({ job: res.job, cost: res.cost, credits: res.credits }, 202, NO_STORE);
+  })
+  .post("/photos/:id/versions/:versionId/choose", async (c) => {
+    const res = await chooseVersion(
+      c.get("db"),
+      c.get("user")!.id,
+      c.req.param("id"),
+      c.req.param("versionId"),
+      Date.now(),
+    );
+    if (!res.ok) return failureJson(res);
+    return c.json({ versionId: res.versionId }, 200, NO_STORE);
+  });

@@ -1,0 +1,212 @@
+import type { Database } from "@db/client";
+import {
+  batches,
+  creditLedger,
+  creditReservations,
+  type Job,
+  type JobKind,
+  type JobParams,
+  jobs,
+  users,
+} from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
+import { findPlan } from "~/shared/catalog";
+import type { Stmt } from "./ledger";
+import * as ledger from "./ledger";
+
+// The user's job queue (issue 15): many jobs started in one step (a batch, the
+// variations of one request, a re-roll, a retry), each with its own
+// reservation, and the order and number in which they reach the provider. A
+// job waits "queued" in D1 until the user's object has fewer provider calls
+// running than the plan's batchConcurrency (app/shared/catalog.ts); higher
+// priority (Professional) first, then oldest first. One job's failure never
+// touches another's. docs/decisions/0140-batches-variations-rerolls.md
+
+/** Concurrency when the user has no plan (trial credits): the catalogue's default. */
+export const DEFAULT_CONCURRENCY = 4;
+/** A second free re-roll of the same result, racing the first: refused here, where they are serialised. */
+export const FREE_REROLL_TAKEN = "Free re-roll already used";
+
+export interface QueuedJobInput {
+  jobId: string;
+  photoId: string;
+  kind: JobKind;
+  params: JobParams;
+  /** 1, or 0 for the free re-roll. */
+  cost: 0 | 1;
+  priority: number;
+  /** What the ledger says the credit is for. */
+  reason: string;
+  batchId?: string | null;
+  groupId?: string | null;
+  rerollOf?: string | null;
+  retryOf?: string | null;
+}
+
+export interface StartManyInput {
+  /** A new batch to record with its jobs. */
+  batch?: { id: string; folderId: string | null; designStyle: string };
+  jobs: QueuedJobInput[];
+}
+
+export type StartManyResult =
+  | { ok: true; balance: number; jobIds: string[] }
+  | { ok: false; error: string; balance: number };
+
+/** The plan's provider concurrency and whether its jobs go first. */
+export async function planLimits(db: Database, userId: string): Promise<{ concurrency: number; priority: number }> {
+  const row = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
+  const plan = findPlan(row?.plan);
+  return {
+    concurrency: plan?.batchConcurrency ?? DEFAULT_CONCURRENCY,
+    priority: plan?.id === "professional" ? 1 : 0,
+  };
+}
+
+function insertJob(db: Database, userId: string, j: QueuedJobInput, now: number): Stmt {
+  return db.insert(jobs).values({
+    id: j.jobId,
+    userId,
+    photoId: j.photoId,
+    kind: j.kind,
+    params: j.params,
+    status: "queued",
+    attempts: 0,
+    createdAt: now,
+    batchId: j.batchId ?? null,
+    groupId: j.groupId ?? null,
+    priority: j.priority,
+    cost: j.cost,
+    rerollOf: j.rerollOf ?? null,
+    retryOf: j.retryOf ?? null,
+  });
+}
+
+/**
+ * A job that costs nothing still has a reservation (of 0), so it is committed
+ * or refunded like any other, and the ledger records it with its reason.
+ */
+function freeReservation(db: Database, userId: string, j: QueuedJobInput, now: number): Stmt[] {
+  return [
+    db.insert(creditReservations).values({
+      key: j.jobId,
+      userId,
+      amount: 0,
+      allocations: [],
+      status: "held",
+      createdAt: now,
+    }),
+    db.insert(creditLedger).values({
+      id: randomToken(),
+      userId,
+      kind: "reserve",
+      amount: 0,
+      reason: j.reason,
+      idempotencyKey: `reserve:${j.jobId}`,
+      reservationKey: j.jobId,
+      createdAt: now,
+    }),
+  ];
+}
+
+/**
+ * Records every job with its own reservation, or none of them: the whole
+ * cost must be available first. Runs inside the user's serial queue.
+ */
+export async function startMany(
+  db: Database,
+  userId: string,
+  input: StartManyInput,
+  now: number,
+): Promise<StartManyResult> {
+  const total = input.jobs.reduce((n, j) => n + j.cost, 0);
+  await ledger.expireGrants(db, userId, now);
+  const balance = await ledger.cachedBalance(db, userId);
+  if (balance === null) return { ok: false, error: ledger.USER_NOT_FOUND, balance: 0 };
+  if (balance < total) return { ok: false, error: ledger.INSUFFICIENT_CREDITS, balance };
+  for (const j of input.jobs) {
+    if (j.cost !== 0 || !j.rerollOf) continue;
+    const taken = await db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(
+        and(eq(jobs.rerollOf, j.rerollOf), eq(jobs.cost, 0), inArray(jobs.status, ["queued", "running", "succeeded"])),
+      )
+      .get();
+    if (taken) return { ok: false, error: FREE_REROLL_TAKEN, balance };
+  }
+  if (input.batch) {
+    await db.insert(batches).values({
+      id: input.batch.id,
+      userId,
+      folderId: input.batch.folderId,
+      designStyle: input.batch.designStyle,
+      createdAt: now,
+    });
+  }
+  const done: string[] = [];
+  for (const j of input.jobs) {
+    if (j.cost === 0) {
+      await ledger.run(db, [...freeReservation(db, userId, j, now), insertJob(db, userId, j, now)]);
+      done.push(j.jobId);
+      continue;
+    }
+    const r = await ledger.reserve(db, userId, j.jobId, j.cost, j.reason, now, [insertJob(db, userId, j, now)]);
+    if (!r.ok) {
+      // Cannot happen after the check above; if it does, nothing of this request stays held.
+      for (const key of done) {
+        await ledger.refund(db, userId, key, "Request could not be started", now, [
+          db
+            .update(jobs)
+            .set({ status: "failed", error: "Request could not be started", finishedAt: now })
+            .where(eq(jobs.id, key)),
+        ]);
+      }
+      return { ok: false, error: r.error, balance: r.balance };
+    }
+    done.push(j.jobId);
+  }
+  return { ok: true, balance: (await ledger.cachedBalance(db, userId)) ?? 0, jobIds: done };
+}
+
+/** A variation that is not its group's first: it runs with (and settles after) its lead's one provider call. */
+export function followsLead(job: Pick<Job, "id" | "groupId">): boolean {
+  return job.groupId !== null && job.groupId !== job.id;
+}
+
+/**
+ * The queued jobs to start now: as many as the plan's concurrency leaves free
+ * beside the `running` provider calls of this instance; priority first, then
+ * oldest. Variations other than a group's lead never start on their own.
+ */
+export async function nextToRun(db: Database, userId: string, running: string[]): Promise<string[]> {
+  const { concurrency } = await planLimits(db, userId);
+  const free = concurrency - running.length;
+  if (free <= 0) return [];
+  const rows = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.userId, userId),
+        eq(jobs.status, "queued"),
+        or(isNull(jobs.groupId), eq(jobs.groupId, jobs.id)),
+        running.length > 0 ? notInArray(jobs.id, running) : undefined,
+      ),
+    )
+    .orderBy(desc(jobs.priority), asc(jobs.createdAt), asc(jobs.id))
+    .limit(free)
+    .all();
+  return rows.map((r) => r.id);
+}
+
+/** The open variations of a lead's group, besides the lead. */
+export async function openSiblings(db: Database, lead: Pick<Job, "id" | "groupId">): Promise<Job[]> {
+  if (lead.groupId !== lead.id) return [];
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.groupId, lead.id), sql`${jobs.id} <> ${lead.id}`, inArray(jobs.status, ["queued", "running"])))
+    .all();
+}

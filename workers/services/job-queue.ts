@@ -1,0 +1,72 @@
+import { type JobKind, type JobParams, users } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { userObject } from "@workers/objects/client";
+import { eq } from "drizzle-orm";
+import { findPlan } from "~/shared/catalog";
+import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
+import { fail, ok, type Result } from "~/shared/result";
+import type { Deps } from "./deps";
+
+// Starting jobs through the user's queue (workers/objects/user/queue.ts): the
+// plan's priority, a new provider seed per staging job, and variations (one job
+// and one credit per result, reserved together).
+// docs/decisions/0140-batches-variations-rerolls.md
+
+type Db = Deps["db"];
+
+/** The queue order of the user's plan: Professional first. */
+export async function priorityOf(db: Db, userId: string): Promise<number> {
+  const row = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
+  return findPlan(row?.plan)?.id === "professional" ? 1 : 0;
+}
+
+/** A new provider seed: a re-roll keeps every other choice. */
+export function newSeed(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0]! % 2_147_483_647;
+}
+
+export function startFailure(started: { error: string; balance: number }) {
+  const code = started.error === "Insufficient credits" ? "insufficient_credits" : "invalid";
+  return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
+}
+
+/** How many results a staging request asks for (1 when not given), or why not. */
+export function variationsFrom(body: Record<string, unknown>, kind: JobKind): Result<{ count: number }> {
+  const v = body.variations;
+  if (v === undefined || v === null || v === "") return ok({ count: 1 });
+  const n = typeof v === "string" && /^\d{1,2}$/.test(v) ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > MAX_VARIATIONS)
+    return fail("invalid", VARIATIONS_MESSAGE);
+  if (kind !== "stage" && n !== 1) return fail("invalid", "Variations are for staging only.");
+  return ok({ count: n });
+}
+
+/**
+ * Starts a job of `count` results (variations of one staging request): one
+ * job and one credit per result, reserved together; the first is the group's
+ * lead. Used by requestJob for every request made with a session.
+ */
+export async function startQueued(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  job: { photoId: string; kind: JobKind; params: JobParams },
+  count: number,
+) {
+  const priority = await priorityOf(deps.db, userId);
+  const ids = Array.from({ length: count }, () => randomToken());
+  const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
+  if (count > 1) params.variations = count;
+  const started = await userObject(deps.env, userId).startJobs(userId, {
+    jobs: ids.map((jobId) => ({
+      jobId,
+      photoId: job.photoId,
+      kind: job.kind,
+      params,
+      cost: 1 as const,
+      priority,
+      reason: count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`,
+      groupId: count > 1 ? ids[0]! : null,
+    })),
+  });
+  return started;
+}

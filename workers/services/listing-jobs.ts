@@ -1,0 +1,326 @@
+import { type Batch, batches, type Job, type JobParams, jobs, photos, photoVersions, users } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { FREE_REROLL_TAKEN, getJob, getVersion, userObject } from "@workers/objects/client";
+import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
+import { z } from "zod";
+import {
+  type BatchItemStatus,
+  FREE_REROLL_MS,
+  itemStatus,
+  MAX_BATCH_PHOTOS,
+  REROLL_PAID_MESSAGE,
+} from "~/shared/listing";
+import { fail, ok, type Result } from "~/shared/result";
+import type { Deps } from "./deps";
+import { newSeed, priorityOf, startFailure } from "./job-queue";
+import { advancedOptionsFrom, jobParamsFrom, MISSING_OPTIONS } from "./job-requests";
+import { getFolder } from "./library";
+
+// Staging a whole listing (issue 15): batches, variations, the free re-roll,
+// retries and the chosen version. Every start goes to the user's Durable
+// Object (startJobs), which reserves each job's credit, all or none, and
+// queues them. docs/decisions/0140-batches-variations-rerolls.md
+
+type Db = Deps["db"];
+
+// ---- Batches ----
+
+const batchBody = z.object({
+  folderId: z.string().max(64).nullish(),
+  designStyle: z.string().min(1, MISSING_OPTIONS).max(100),
+  items: z
+    .array(z.object({ photoId: z.string().min(1).max(64), roomType: z.string().min(1, MISSING_OPTIONS).max(100) }), {
+      message: "Choose at least one photo.",
+    })
+    .min(1, "Choose at least one photo.")
+    .max(MAX_BATCH_PHOTOS, `A batch takes at most ${MAX_BATCH_PHOTOS} photos.`),
+});
+
+export type BatchRequest = z.input<typeof batchBody> & Record<string, unknown>;
+
+/** Starts one staging job per photo (one style for all, a room type each), each with its own credit. */
+export async function startBatch(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  body: Record<string, unknown>,
+): Promise<Result<{ batchId: string; credits: number; jobs: number }>> {
+  const parsed = batchBody.safeParse(body);
+  if (!parsed.success) return fail("invalid", parsed.error.issues[0]?.message ?? MISSING_OPTIONS);
+  const { items, designStyle } = parsed.data;
+  const folderId = parsed.data.folderId || null;
+  if (folderId && !(await getFolder(deps.db, userId, folderId))) return fail("not_found", "That folder was not found.");
+  const ids = items.map((i) => i.photoId);
+  if (new Set(ids).size !== ids.length) return fail("invalid", "A photo is in the batch twice.");
+  const owned = await deps.db
+    .select({ id: photos.id })
+    .from(photos)
+    .where(and(eq(photos.userId, userId), inArray(photos.id, ids), isNull(photos.trashedAt)))
+    .all();
+  if (owned.length !== ids.length) return fail("not_found", "A photo of the batch was not found.");
+  const advanced = await advancedOptionsFrom(body, async () => {
+    const row = await deps.db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
+    return row?.plan ?? null;
+  });
+  if (!advanced.ok) return advanced;
+  const planned: { photoId: string; params: JobParams }[] = [];
+  for (const item of items) {
+    const p = jobParamsFrom({ kind: "stage", roomType: item.roomType, designStyle });
+    if (!p.ok) return p;
+    planned.push({ photoId: item.photoId, params: { ...p.params, ...advanced.options, source: "original" } });
+  }
+  const priority = await priorityOf(deps.db, userId);
+  const batchId = randomToken();
+  const started = await userObject(deps.env, userId).startJobs(userId, {
+    batch: { id: batchId, folderId, designStyle: planned[0]!.params.designStyle! },
+    jobs: planned.map((p) => ({
+      jobId: randomToken(),
+      photoId: p.photoId,
+      kind: "stage" as const,
+      params: { ...p.params, seed: newSeed() },
+      cost: 1 as const,
+      priority,
+      reason: "AI stage (batch)",
+      batchId,
+    })),
+  });
+  if (!started.ok) return startFailure(started);
+  return ok({ batchId, credits: started.balance, jobs: planned.length });
+}
+
+export interface BatchItemView {
+  photoId: string;
+  photoName: string;
+  jobId: string;
+  status: BatchItemStatus;
+  error: string | null;
+  roomType: string | null;
+  /** Set once the result has landed. */
+  thumbUrl: string | null;
+  imageUrl: string | null;
+  /** How many attempts this photo has had in the batch (1 + retries). */
+  attempts: number;
+}
+
+export interface BatchView {
+  id: string;
+  folderId: string | null;
+  designStyle: string;
+  createdAt: number;
+  items: BatchItemView[];
+  counts: Record<BatchItemStatus, number>;
+  open: boolean;
+}
+
+/** The batch's progress: per photo its newest job (a retry replaces the failure it retries). */
+export async function batchView(db: Db, userId: string, batchId: string): Promise<BatchView | null> {
+  const batch = await db
+    .select()
+    .from(batches)
+    .where(and(eq(batches.id, batchId), eq(batches.userId, userId)))
+    .get();
+  if (!batch) return null;
+  return viewOf(db, batch);
+}
+
+async function viewOf(db: Db, batch: Batch): Promise<BatchView> {
+  const rows = await db
+    .select({ job: jobs, photoName: photos.name })
+    .from(jobs)
+    .innerJoin(photos, eq(photos.id, jobs.photoId))
+    .where(eq(jobs.batchId, batch.id))
+    .orderBy(asc(jobs.createdAt), asc(jobs.id))
+    .all();
+  const byPhoto = new Map<string, { job: Job; photoName: string; attempts: number }>();
+  for (const r of rows) {
+    const seen = byPhoto.get(r.job.photoId);
+    byPhoto.set(r.job.photoId, { job: r.job, photoName: r.photoName, attempts: (seen?.attempts ?? 0) + 1 });
+  }
+  const items = [...byPhoto.values()]
+    .map(({ job, photoName, attempts }): BatchItemView => {
+      const base = job.versionId ? `/api/photos/${job.photoId}/versions/${job.versionId}` : null;
+      return {
+        photoId: job.photoId,
+        photoName,
+        jobId: job.id,
+        status: itemStatus(job.status),
+        error: job.error,
+        roomType: job.params.roomType ?? null,
+        thumbUrl: base && `${base}/thumb`,
+        imageUrl: base && `${base}/image`,
+        attempts,
+      };
+    })
+    .sort(
+      (a, b) => a.photoName.localeCompare(b.photoName, "en", { numeric: true }) || a.photoId.localeCompare(b.photoId),
+    );
+  const counts: Record<BatchItemStatus, number> = { queued: 0, processing: 0, done: 0, failed: 0 };
+  for (const i of items) counts[i.status]++;
+  return {
+    id: batch.id,
+    folderId: batch.folderId,
+    designStyle: batch.designStyle,
+    createdAt: batch.createdAt,
+    items,
+    counts,
+    open: counts.queued + counts.processing > 0,
+  };
+}
+
+/** The user's newest batches, newest first (the dashboard shows them again on return). */
+export async function recentBatches(db: Db, userId: string, limit = 3): Promise<BatchView[]> {
+  const rows = await db
+    .select()
+    .from(batches)
+    .where(eq(batches.userId, userId))
+    .orderBy(desc(batches.createdAt), desc(batches.id))
+    .limit(limit)
+    .all();
+  return Promise.all(rows.map((b) => viewOf(db, b)));
+}
+
+/** Starts a new job (and credit) for every photo of the batch whose newest job failed. */
+export async function retryBatch(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  batchId: string,
+): Promise<Result<{ retried: number; credits: number }>> {
+  const view = await batchView(deps.db, userId, batchId);
+  if (!view) return fail("not_found", "Not found.");
+  const failed = view.items.filter((i) => i.status === "failed");
+  if (failed.length === 0) return fail("conflict", "Nothing in this batch has failed.");
+  const priority = await priorityOf(deps.db, userId);
+  const old = await deps.db
+    .select()
+    .from(jobs)
+    .where(
+      inArray(
+        jobs.id,
+        failed.map((f) => f.jobId),
+      ),
+    )
+    .all();
+  const started = await userObject(deps.env, userId).startJobs(userId, {
+    jobs: old.map((j) => ({
+      jobId: randomToken(),
+      photoId: j.photoId,
+      kind: j.kind,
+      params: { ...j.params, seed: newSeed() },
+      cost: 1 as const,
+      priority,
+      reason: "AI stage (batch retry)",
+      batchId,
+      retryOf: j.id,
+    })),
+  });
+  if (!started.ok) return startFailure(started);
+  return ok({ retried: old.length, credits: started.balance });
+}
+
+// ---- Re-rolls ----
+
+export interface RerollQuote {
+  /** The staging job whose choices the re-roll repeats. */
+  rootJobId: string;
+  cost: 0 | 1;
+  message: string;
+}
+
+/** What re-rolling a staged result costs, said before it starts. */
+export async function rerollQuote(
+  db: Db,
+  userId: string,
+  jobId: string,
+  now: number,
+): Promise<Result<{ quote: RerollQuote }>> {
+  const job = await getJob(db, jobId);
+  if (!job || job.userId !== userId) return fail("not_found", "Not found.");
+  if (job.kind !== "stage" || job.status !== "succeeded")
+    return fail("invalid", "Only a staged result can be re-rolled.");
+  const root = job.rerollOf ? await getJob(db, job.rerollOf) : job;
+  if (!root) return fail("not_found", "Not found.");
+  const used = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.rerollOf, root.id), eq(jobs.cost, 0), inArray(jobs.status, ["queued", "running", "succeeded"])))
+    .get();
+  const free = !used && now - root.createdAt <= FREE_REROLL_MS;
+  return ok({
+    quote: {
+      rootJobId: root.id,
+      cost: free ? 0 : 1,
+      message: free ? "Re-roll free: the same choices with a new seed (once within 7 days)." : REROLL_PAID_MESSAGE,
+    },
+  });
+}
+
+/** Re-rolls a staged result; a paid one starts only when the caller has agreed to its credit. */
+export async function reroll(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  jobId: string,
+  opts: { acceptCharge: boolean; now?: number },
+): Promise<Result<{ job: { id: string; status: string }; cost: 0 | 1; credits: number }>> {
+  const quoted = await rerollQuote(deps.db, userId, jobId, opts.now ?? Date.now());
+  if (!quoted.ok) return quoted;
+  const { quote } = quoted;
+  if (quote.cost > 0 && !opts.acceptCharge) return fail("conflict", quote.message);
+  const root = (await getJob(deps.db, quote.rootJobId))!;
+  const id = randomToken();
+  const { variations: _v, ...params } = root.params;
+  const started = await userObject(deps.env, userId).startJobs(userId, {
+    jobs: [
+      {
+        jobId: id,
+        photoId: root.photoId,
+        kind: "stage",
+        params: { ...params, seed: newSeed() },
+        cost: quote.cost,
+        priority: await priorityOf(deps.db, userId),
+        reason: quote.cost === 0 ? "Free re-roll (same choices, new seed)" : "AI stage (re-roll)",
+        rerollOf: root.id,
+      },
+    ],
+  });
+  if (!started.ok) {
+    if (started.error === FREE_REROLL_TAKEN) return fail("conflict", REROLL_PAID_MESSAGE);
+    return startFailure(started);
+  }
+  return ok({ job: { id, status: "queued" }, cost: quote.cost, credits: started.balance });
+}
+
+// ---- The chosen version ----
+
+/** Makes one of the photo's versions the one it shows (the others stay as versions). */
+export async function chooseVersion(
+  db: Db,
+  userId: string,
+  photoId: string,
+  versionId: string,
+  now: number,
+): Promise<Result<{ versionId: string }>> {
+  const version = await getVersion(db, userId, photoId, versionId);
+  if (!version) return fail("not_found", "That version of the photo was not found.");
+  await db
+    .update(photos)
+    .set({
+      processedKey: version.key,
+      processedThumbKey: version.thumbKey,
+      processedContentType: version.contentType,
+      processedAt: now,
+    })
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId)));
+  return ok({ versionId: version.id });
+}
+
+/** The version the photo shows now (its processed image), if any. */
+export async function shownVersionId(db: Db, userId: string, photoId: string): Promise<string | null> {
+  const row = await db
+    .select({ id: photoVersions.id })
+    .from(photoVersions)
+    .innerJoin(photos, eq(photos.id, photoVersions.photoId))
+    .where(
+      and(eq(photoVersions.photoId, photoId), eq(photos.userId, userId), eq(photos.processedKey, photoVersions.key)),
+    )
+    .get();
+  return row?.id ?? null;
+}
