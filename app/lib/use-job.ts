@@ -14,8 +14,14 @@ const FAILED = "Failed to process image";
 export interface VersionView {
   id: string;
   photoId: string;
+  /** The job that made it (a re-roll repeats that job's choices). */
+  jobId: string;
   kind: "stage" | "sky" | "removal";
   params: { roomType?: string; designStyle?: string; skyType?: string };
+  /** What it was made from: "original" or another version's id. */
+  source: string;
+  /** Whether the photo shows this version (in the grid, the listing pack and the original page). */
+  shown?: boolean;
   createdAt: number;
   imageUrl: string;
   thumbUrl: string;
@@ -31,7 +37,7 @@ export interface JobState {
 }
 
 /** What the page sends to start a job (see workers/services/job-requests.ts). */
-export type JobBody = Record<string, string>;
+export type JobBody = Record<string, string | number | boolean>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,14 +52,20 @@ export function useJob(onSettled?: () => void) {
     };
   }, []);
 
-  async function run(photoId: string, body: JobBody) {
+  /** Starts a job with POST /api/photos/:id/jobs and follows it. */
+  function run(photoId: string, body: JobBody) {
+    return track(() => startJob(`/api/photos/${photoId}/jobs`, body));
+  }
+
+  /** Follows the job `start` begins (any POST answering `{ job: { id } }`), with the same progress and errors. */
+  async function track(start: () => Promise<string>) {
     const started = Date.now();
     setState((s) => ({ ...s, busy: true, error: null, elapsed: 0 }));
     const tick = setInterval(() => {
       if (alive.current) setState((s) => ({ ...s, elapsed: Math.floor((Date.now() - started) / 1000) }));
     }, 1000);
     try {
-      const jobId = await startJob(photoId, body);
+      const jobId = await start();
       const version = await pollJob(jobId, () => alive.current);
       if (version !== undefined) setState({ busy: false, error: null, version, elapsed: 0 });
     } catch (err) {
@@ -66,12 +78,12 @@ export function useJob(onSettled?: () => void) {
     }
   }
 
-  return { ...state, run, setError: (error: string | null) => setState((s) => ({ ...s, error })) };
+  return { ...state, run, track, setError: (error: string | null) => setState((s) => ({ ...s, error })) };
 }
 
-/** POST the job; its id, or the server's message as the error. */
-async function startJob(photoId: string, body: JobBody): Promise<string> {
-  const res = await fetch(`/api/photos/${photoId}/jobs`, {
+/** POST a job; its id, or the server's message as the error. */
+export async function startJob(url: string, body: JobBody): Promise<string> {
+  const res = await fetch(url, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body),

@@ -46,6 +46,10 @@ export function roomFromName(name: string): string | null {
 
 export const BATCH_ROOM_TYPES = ROOM_TYPES;
 
+/** The batch form's field names: `pick:<photoId>` = "1" when chosen, `room:<photoId>` its room type. */
+export const pickField = (photoId: string) => `pick:${photoId}`;
+export const roomField = (photoId: string) => `room:${photoId}`;
+
 /** What a batch's progress list shows for one photo. */
 export type BatchItemStatus = "queued" | "processing" | "done" | "failed";
 

@@ -61,7 +61,7 @@ export const jobsApi = new Hono<ApiEnv>()
     const photo = await getPhoto(db, user.id, c.req.param("id"));
     if (!photo) return c.json({ error: "Not found." }, 404);
     const versions = await listVersions(db, user.id, photo.id);
-    return c.json({ versions: versions.map(versionView) }, 200, NO_STORE);
+    return c.json({ versions: versions.map((v) => versionView(v, photo.processedKey)) }, 200, NO_STORE);
   })
   .get("/photos/:id/versions/:versionId/:variant{image|thumb|download}", async (c) => {
     const user = c.get("user")!;
@@ -80,22 +80,33 @@ export const jobsApi = new Hono<ApiEnv>()
     return serveObject(c.env.PHOTOS, variant === "thumb" ? version.thumbKey : version.key, headers);
   });
 
-function versionView(v: {
-  id: string;
-  photoId: string;
-  kind: string;
-  params: JobParams;
-  width: number;
-  height: number;
-  bytes: number;
-  createdAt: number;
-}) {
+/** A version as the owner's pages see it; `shownKey` is the photo's processed image (the chosen version). */
+function versionView(
+  v: {
+    id: string;
+    photoId: string;
+    jobId: string;
+    key: string;
+    kind: string;
+    params: JobParams;
+    width: number;
+    height: number;
+    bytes: number;
+    createdAt: number;
+  },
+  shownKey?: string | null,
+) {
   const base = `/api/photos/${v.photoId}/versions/${v.id}`;
   return {
     id: v.id,
     photoId: v.photoId,
+    jobId: v.jobId,
     kind: v.kind,
     params: { roomType: v.params.roomType, designStyle: v.params.designStyle, skyType: v.params.skyType },
+    /** What the version was made from: "original" or another version's id. */
+    source: v.params.source ?? "original",
+    /** Whether the photo shows this version (the newest result, or the one the owner chose). */
+    shown: shownKey === undefined ? undefined : v.key === shownKey,
     width: v.width,
     height: v.height,
     bytes: v.bytes,

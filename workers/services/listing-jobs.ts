@@ -236,7 +236,10 @@ export async function rerollQuote(
   if (!job || job.userId !== userId) return fail("not_found", "Not found.");
   if (job.kind !== "stage" || job.status !== "succeeded")
     return fail("invalid", "Only a staged result can be re-rolled.");
-  const root = job.rerollOf ? await getJob(db, job.rerollOf) : job;
+  // One free re-roll per staging request: a re-roll of a re-roll, or of any variation of a request, counts
+  // against the request's first job (its group's lead).
+  const first = job.rerollOf ? await getJob(db, job.rerollOf) : job;
+  const root = first?.groupId && first.groupId !== first.id ? await getJob(db, first.groupId) : first;
   if (!root) return fail("not_found", "Not found.");
   const used = await db
     .select({ id: jobs.id })

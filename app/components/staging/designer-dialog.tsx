@@ -2,10 +2,12 @@ import { useState } from "react";
 import { type UploadedPhoto, UploadPanel } from "~/components/library/upload-panel";
 import { useJob } from "~/lib/use-job";
 import { DESIGN_STYLES, ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
+import { creditsLabel } from "~/shared/listing";
 import { JobControls } from "./job-status";
 import { Modal } from "./modal";
 import { MISSING_OPTIONS, RoomAndStyle, useRoomAndStyle } from "./option-selects";
 import { ResultCompare } from "./result-compare";
+import { AdvancedOptions, advancedBody, useAdvanced, VariationsSelect } from "./staging-extras";
 import { skyLabel } from "./versions-list";
 
 // The AI Designer on /dashboard: upload, preview, room type, style,
@@ -15,17 +17,34 @@ const NO_IMAGE = "Please select an image first";
 const ROOMS = ROOM_TYPES.map((r) => ({ value: r.code, label: r.name }));
 const STYLES = DESIGN_STYLES.map((d) => ({ value: d.code, label: d.label }));
 
-export function DesignerDialog({ onClose, onChanged }: { onClose: () => void; onChanged: () => void }) {
+export function DesignerDialog({
+  plan,
+  onClose,
+  onChanged,
+}: {
+  /** The user's plan name: advanced options are shown disabled without one that includes them. */
+  plan: string | null;
+  onClose: () => void;
+  onChanged: () => void;
+}) {
   const [photo, setPhoto] = useState<UploadedPhoto | null>(null);
   const choice = useRoomAndStyle();
   const { room, style } = choice;
   const job = useJob(onChanged);
   const ready = photo !== null && choice.chosen;
+  const [variations, setVariations] = useState(1);
+  const advanced = useAdvanced();
 
   function transform() {
     if (!photo) return job.setError(NO_IMAGE);
     if (!room || !style) return job.setError(MISSING_OPTIONS);
-    void job.run(photo.id, { kind: "stage", roomType: room, designStyle: style });
+    void job.run(photo.id, {
+      kind: "stage",
+      roomType: room,
+      designStyle: style,
+      variations,
+      ...advancedBody(advanced.value),
+    });
   }
 
   return (
@@ -41,7 +60,14 @@ export function DesignerDialog({ onClose, onChanged }: { onClose: () => void; on
         <UploadPanel onUploaded={(p) => setPhoto(p)} />
       )}
       <RoomAndStyle {...choice.fields} rooms={ROOMS} styles={STYLES} styleLabel="Design style" />
-      <JobControls label="Transform with AI" ready={ready} job={job} onClick={transform} />
+      <VariationsSelect value={variations} onChange={setVariations} />
+      <AdvancedOptions plan={plan} value={advanced.value} onChange={advanced.set} />
+      <JobControls
+        label={`Transform with AI · ${creditsLabel(variations)}`}
+        ready={ready}
+        job={job}
+        onClick={transform}
+      />
       {photo && job.version ? (
         <div className="space-y-3" data-testid="designer-result">
           <p className="text-sm font-semibold text-brand-600">AI Enhanced</p>

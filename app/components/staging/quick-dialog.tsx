@@ -1,14 +1,18 @@
-import { useState } from "react";
-import { useJob, type VersionView } from "~/lib/use-job";
+import { useEffect, useState } from "react";
+import { startJob, useJob, type VersionView } from "~/lib/use-job";
 import { QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES } from "~/shared/catalog";
+import { creditsLabel } from "~/shared/listing";
 import { JobControls } from "./job-status";
 import { Modal } from "./modal";
 import { MISSING_OPTIONS, RoomAndStyle, useRoomAndStyle } from "./option-selects";
 import { ResultCompare } from "./result-compare";
+import { AdvancedOptions, advancedBody, SourceSelect, useAdvanced, VariationsSelect } from "./staging-extras";
 import { useVersions, VersionsList } from "./versions-list";
 
-// Opened from a photo on /dashboard: remove or add furniture, and the photo's
-// versions with compare and download.
+// Opened from a photo on /dashboard: remove or add furniture (from the
+// original or any version, in up to 4 variations, with the plan's advanced
+// options), and the photo's versions: what each was made from, compare,
+// download, choose the one shown, re-roll.
 
 const ROOMS = QUICK_ROOM_TYPES.map((r) => ({ value: r.name, label: r.name }));
 const STYLES = QUICK_FURNITURE_STYLES.map((f) => ({ value: f.name, label: f.name }));
@@ -20,11 +24,14 @@ const ACTIONS = [
 export function QuickDialog({
   photoId,
   photoName,
+  plan,
   onClose,
   onChanged,
 }: {
   photoId: string;
   photoName: string;
+  /** The user's plan name: advanced options are shown disabled without one that includes them. */
+  plan: string | null;
   onClose: () => void;
   onChanged: () => void;
 }) {
@@ -38,14 +45,36 @@ export function QuickDialog({
   const choice = useRoomAndStyle();
   const { room, style } = choice;
   const [compare, setCompare] = useState<VersionView | null>(null);
+  // Not chosen yet: staging starts from the original, removal from the newest version (as the server does).
+  const [chosenFrom, setFrom] = useState<string | null>(null);
+  const from = chosenFrom ?? (action === "remove" ? (versions?.[0]?.id ?? "original") : "original");
+  const [variations, setVariations] = useState(1);
+  const advanced = useAdvanced();
   const ready = action === "remove" || (action === "add" && choice.chosen);
+  const cost = action === "add" ? variations : 1;
+
+  // The room just emptied is what "Add furniture" starts from next (remove, then stage it fresh).
+  const made = job.version;
+  useEffect(() => {
+    if (made?.kind === "removal") setFrom(made.id);
+  }, [made]);
 
   function processPhoto() {
     if (!ready) return job.setError(MISSING_OPTIONS);
+    const source = { sourceVersionId: from };
     void job.run(
       photoId,
-      action === "remove" ? { kind: "removal" } : { kind: "stage", roomType: room, designStyle: style },
+      action === "remove"
+        ? { kind: "removal", ...source }
+        : { kind: "stage", roomType: room, designStyle: style, variations, ...advancedBody(advanced.value), ...source },
     );
+  }
+
+  async function choose(v: VersionView) {
+    const res = await fetch(`/api/photos/${photoId}/versions/${v.id}/choose`, { method: "POST" }).catch(() => null);
+    if (!res?.ok) return job.setError("Could not change the shown version. Try again.");
+    setRefresh((n) => n + 1);
+    onChanged();
   }
 
   const shown = compare ?? job.version;
@@ -60,16 +89,31 @@ export function QuickDialog({
           </label>
         ))}
       </fieldset>
+      {action !== "" ? <SourceSelect versions={versions} value={from} onChange={setFrom} /> : null}
       {action === "add" ? (
-        <RoomAndStyle {...choice.fields} rooms={ROOMS} styles={STYLES} styleLabel="Furniture style" />
+        <>
+          <RoomAndStyle {...choice.fields} rooms={ROOMS} styles={STYLES} styleLabel="Furniture style" />
+          <VariationsSelect value={variations} onChange={setVariations} />
+          <AdvancedOptions plan={plan} value={advanced.value} onChange={advanced.set} />
+        </>
       ) : null}
-      <JobControls label="Process Photo" ready={ready} job={job} onClick={processPhoto} />
+      <JobControls
+        label={action === "" ? "Process Photo" : `Process Photo · ${creditsLabel(cost)}`}
+        ready={ready}
+        job={job}
+        onClick={processPhoto}
+      />
       {shown ? (
         <div className="space-y-2" data-testid="quick-result">
           <ResultCompare key={shown.id} before={`/api/photos/${photoId}/original`} after={shown.imageUrl} />
         </div>
       ) : null}
-      <VersionsList versions={versions} onCompare={setCompare} />
+      <VersionsList
+        versions={versions}
+        onCompare={setCompare}
+        onChoose={(v) => void choose(v)}
+        onReroll={(v, acceptCharge) => void job.track(() => startJob(`/api/jobs/${v.jobId}/reroll`, { acceptCharge }))}
+      />
     </Modal>
   );
 }

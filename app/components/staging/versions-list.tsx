@@ -32,13 +32,84 @@ export function useVersions(photoId: string, refresh: number): VersionView[] | n
   return versions;
 }
 
-/** The versions section: newest first, each with Compare, Download and Download for MLS. */
+/** "From the original" or "From: Furniture removed · 23/11/2026, 09:12" (the version it was made from). */
+export function fromLine(v: VersionView, versions: readonly VersionView[]): string {
+  if (v.source === "original") return "From the original";
+  const from = versions.find((o) => o.id === v.source);
+  return from
+    ? `From: ${versionLabel(from)} · ${new Date(from.createdAt).toLocaleString()}`
+    : "From an earlier version";
+}
+
+interface RerollQuote {
+  cost: 0 | 1;
+  message: string;
+}
+
+/** Re-roll a staged result: the price is asked for and said before anything starts. */
+function RerollControl({ version, onReroll }: { version: VersionView; onReroll: (acceptCharge: boolean) => void }) {
+  const [quote, setQuote] = useState<RerollQuote | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  async function ask() {
+    setError(null);
+    try {
+      const res = await fetch(`/api/jobs/${version.jobId}/reroll`, { cache: "no-store" });
+      const body = (await res.json()) as { quote?: RerollQuote; error?: string };
+      if (!res.ok || !body.quote) return setError(body.error ?? "Could not price the re-roll. Try again.");
+      setQuote(body.quote);
+    } catch {
+      setError("You seem to be offline. Try again.");
+    }
+  }
+  if (!quote) {
+    return (
+      <>
+        <button type="button" className="btn-ghost min-h-8 px-2 py-0.5" onClick={() => void ask()}>
+          Re-roll
+        </button>
+        {error ? (
+          <p className="basis-full text-danger" role="alert">
+            {error}
+          </p>
+        ) : null}
+      </>
+    );
+  }
+  return (
+    <div className="basis-full space-y-1 rounded border border-line p-2" data-testid="reroll-quote">
+      <p>{quote.message}</p>
+      <div className="flex gap-1">
+        <button
+          type="button"
+          className="btn-primary min-h-8 px-2 py-0.5"
+          onClick={() => {
+            setQuote(null);
+            onReroll(quote.cost > 0);
+          }}
+        >
+          {quote.cost === 0 ? "Re-roll free" : "Re-roll for 1 credit"}
+        </button>
+        <button type="button" className="btn-ghost min-h-8 px-2 py-0.5" onClick={() => setQuote(null)}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The versions section: newest first, each with what it was made from, Compare, Download and Download for MLS. */
 export function VersionsList({
   versions,
   onCompare,
+  onChoose,
+  onReroll,
 }: {
   versions: VersionView[] | null;
   onCompare: (v: VersionView) => void;
+  /** Makes a version the one the photo shows. */
+  onChoose?: (v: VersionView) => void;
+  /** Re-rolls a staged version (same choices, new seed); `acceptCharge` once the price was said. */
+  onReroll?: (v: VersionView, acceptCharge: boolean) => void;
 }) {
   return (
     <section aria-label="Versions" className="space-y-2">
@@ -50,7 +121,12 @@ export function VersionsList({
       ) : (
         <ul className="grid grid-cols-2 gap-2 sm:grid-cols-3" data-testid="version-list">
           {versions.map((v, i) => (
-            <li key={v.id} className="space-y-1 rounded-lg border border-line p-2 text-xs">
+            <li
+              key={v.id}
+              className={`space-y-1 rounded-lg border p-2 text-xs ${v.shown ? "border-brand-600" : "border-line"}`}
+              data-testid="version"
+              data-version-id={v.id}
+            >
               <img
                 src={v.thumbUrl}
                 alt={`Version ${versions.length - i}`}
@@ -59,7 +135,24 @@ export function VersionsList({
               <p>
                 {versionLabel(v)} · {new Date(v.createdAt).toLocaleString()}
               </p>
-              <div className="flex gap-1">
+              <p className="text-muted" data-testid="version-from">
+                {fromLine(v, versions)}
+              </p>
+              {v.shown ? (
+                <p className="font-semibold text-brand-700" data-testid="version-shown">
+                  Shown in your library
+                </p>
+              ) : onChoose ? (
+                <button
+                  type="button"
+                  className="btn-secondary min-h-8 px-2 py-0.5"
+                  onClick={() => onChoose(v)}
+                  data-testid="choose-version"
+                >
+                  Use this version
+                </button>
+              ) : null}
+              <div className="flex flex-wrap gap-1">
                 <button type="button" className="btn-ghost min-h-8 px-2 py-0.5" onClick={() => onCompare(v)}>
                   Compare
                 </button>
@@ -75,6 +168,9 @@ export function VersionsList({
                 >
                   Download for MLS
                 </a>
+                {v.kind === "stage" && onReroll ? (
+                  <RerollControl version={v} onReroll={(accept) => onReroll(v, accept)} />
+                ) : null}
               </div>
               <OriginalLinkControls photoId={v.photoId} versionId={v.id} />
             </li>

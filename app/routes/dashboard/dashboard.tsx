@@ -3,6 +3,7 @@ import { liveCreditsFor } from "@workers/http/billing";
 import { checkFields, readFormFields } from "@workers/http/body";
 import { getDeps, requestContext } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
+import { recentBatches } from "@workers/services/batch-pages";
 import { getFolder, listFolders, listPhotos } from "@workers/services/library";
 import { LIBRARY_NOT_UNDERSTOOD, libraryActionInput, runLibraryAction } from "@workers/services/library-actions";
 import { useState } from "react";
@@ -30,11 +31,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const view = viewFromSearch(url.searchParams);
   const cursor = url.searchParams.get("cursor");
-  const [folders, page, initial, folder] = await Promise.all([
+  const [folders, page, initial, folder, batches] = await Promise.all([
     listFolders(db, user.id),
     listPhotos(db, user.id, view, { cursor }),
     liveCreditsFor(context, user.id),
     view.kind === "folder" ? getFolder(db, user.id, view.folderId) : null,
+    recentBatches(db, user.id, 3),
   ]);
   // Someone else's folder looks exactly like one that does not exist.
   if (view.kind === "folder" && !folder) throw data(null, { status: 404 });
@@ -49,6 +51,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     listing: folder ? { address: folder.listingAddress, mlsNumber: folder.mlsNumber } : null,
     page,
     paged: cursor !== null,
+    // Batches still running, or finished within a day with failures to retry: shown again on return.
+    batches: batches
+      .filter((b) => b.open || (b.counts.failed > 0 && Date.now() - b.createdAt < 24 * 60 * 60 * 1000))
+      .map((b) => ({ id: b.id, open: b.open, counts: b.counts, total: b.items.length })),
     uploading: url.searchParams.get("upload") === "1" && view.kind === "all" && user.credits > 0,
   };
 }
@@ -111,7 +117,7 @@ function ViewLinks({ is }: { is: (v: LibraryView) => boolean }) {
 }
 
 export default function Dashboard({ loaderData, actionData }: Route.ComponentProps) {
-  const { user, initial, justPaid, folders, view, folderName, listing, page, paged, uploading } = loaderData;
+  const { user, initial, justPaid, folders, view, folderName, listing, page, paged, uploading, batches } = loaderData;
   // One live balance for the card and the upload button, pushed by the user's Durable Object.
   const live = useLiveCredits(initial);
   const credits = live.credits;
@@ -267,6 +273,30 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
               ) : null}
             </div>
           </div>
+          {batches.map((b) => (
+            <p key={b.id} className={b.open ? "alert-info" : "alert-error"} role="status" data-testid="batch-banner">
+              {b.open ? `Staging ${b.total} photos: ` : `Batch of ${b.total} photos: `}
+              {b.counts.done} done
+              {b.counts.failed > 0 ? `, ${b.counts.failed} failed (credits returned)` : ""}
+              {b.open ? `, ${b.counts.queued + b.counts.processing} to go` : ""}.{" "}
+              <Link to={`/batches/${b.id}`} className="font-semibold underline">
+                {b.open ? "View progress" : "Retry the failed ones"}
+              </Link>
+            </p>
+          ))}
+          {view.kind === "folder" || view.kind === "all" ? (
+            page.photos.length > 0 ? (
+              <p className="text-sm">
+                <Link
+                  to={view.kind === "folder" ? `/batches/new?folder=${view.folderId}` : "/batches/new"}
+                  className="font-semibold text-brand-600 hover:underline"
+                  data-testid="stage-batch"
+                >
+                  Stage several photos at once →
+                </Link>
+              </p>
+            ) : null
+          ) : null}
           {view.kind === "folder" && listing ? (
             <ListingPackPanel folderId={view.folderId} address={listing.address} mlsNumber={listing.mlsNumber} />
           ) : null}
@@ -314,12 +344,19 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
             emptyText={emptyText(view)}
             onOpen={(p) => setQuick(p)}
           />
-          {designerOpen ? <DesignerDialog onClose={() => setDesignerOpen(false)} onChanged={refreshLibrary} /> : null}
+          {designerOpen ? (
+            <DesignerDialog
+              plan={live.plan?.name ?? null}
+              onClose={() => setDesignerOpen(false)}
+              onChanged={refreshLibrary}
+            />
+          ) : null}
           {quick ? (
             <QuickDialog
               key={quick.id}
               photoId={quick.id}
               photoName={quick.name}
+              plan={live.plan?.name ?? null}
               onClose={() => setQuick(null)}
               onChanged={refreshLibrary}
             />

@@ -1,0 +1,198 @@
+import { useId, useState } from "react";
+import type { JobBody, VersionView } from "~/lib/use-job";
+import { creditsLabel, MAX_VARIATIONS } from "~/shared/listing";
+import {
+  ADVANCED_OPTIONS_MESSAGE,
+  COLOR_SCHEMES,
+  PROMPT_MAX,
+  planAllowsAdvanced,
+  SPECIALITY_DECORS,
+} from "~/shared/staging-options";
+import { versionLabel } from "./versions-list";
+
+// The choices a staging request may carry beyond room and style: how many
+// results (variations, a credit each), the advanced options of the plans that
+// include them, and which version of the photo it starts from.
+// docs/decisions/0140-batches-variations-rerolls.md
+
+/** How many results a staging request asks for, and the credits that costs. */
+export function VariationsSelect({ value, onChange }: { value: number; onChange: (n: number) => void }) {
+  const id = useId();
+  return (
+    <div>
+      <label htmlFor={id} className="label">
+        Results
+      </label>
+      <select
+        id={id}
+        className="input"
+        value={value}
+        onChange={(e) => onChange(Number(e.target.value))}
+        data-testid="variations"
+      >
+        {Array.from({ length: MAX_VARIATIONS }, (_, i) => i + 1).map((n) => (
+          <option key={n} value={n}>
+            {n === 1 ? "1 result" : `${n} variations`} · {creditsLabel(n)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export interface AdvancedChoice {
+  colorScheme: string;
+  specialityDecor: string;
+  keepOriginalFloor: boolean;
+  prompt: string;
+}
+
+const NO_ADVANCED: AdvancedChoice = {
+  colorScheme: "COLOR_SCHEME_0",
+  specialityDecor: "SPECIALITY_DECOR_0",
+  keepOriginalFloor: false,
+  prompt: "",
+};
+
+/** The advanced fields of a request body: only what differs from the defaults (the server checks the plan). */
+export function advancedBody(a: AdvancedChoice): JobBody {
+  const body: JobBody = {};
+  if (a.colorScheme !== NO_ADVANCED.colorScheme) body.colorScheme = a.colorScheme;
+  if (a.specialityDecor !== NO_ADVANCED.specialityDecor) body.specialityDecor = a.specialityDecor;
+  if (a.keepOriginalFloor) body.keepOriginalFloor = true;
+  if (a.prompt.trim()) body.prompt = a.prompt.trim();
+  return body;
+}
+
+export function useAdvanced() {
+  const [value, setValue] = useState<AdvancedChoice>(NO_ADVANCED);
+  return { value, set: (patch: Partial<AdvancedChoice>) => setValue((v) => ({ ...v, ...patch })) };
+}
+
+/**
+ * Colour palette, seasonal decor, keep the floor, a short instruction. On a
+ * plan without advanced customization they are shown disabled with why.
+ */
+export function AdvancedOptions({
+  plan,
+  value,
+  onChange,
+}: {
+  plan: string | null;
+  value: AdvancedChoice;
+  onChange: (patch: Partial<AdvancedChoice>) => void;
+}) {
+  const allowed = planAllowsAdvanced(plan);
+  const id = useId();
+  const swatch = COLOR_SCHEMES.find((c) => c.code === value.colorScheme)?.swatch;
+  return (
+    <details className="rounded-lg border border-line p-3" data-testid="advanced-options">
+      <summary className="cursor-pointer text-sm font-semibold">
+        Advanced options
+        {allowed ? null : <span className="ml-2 font-normal text-muted">{ADVANCED_OPTIONS_MESSAGE}</span>}
+      </summary>
+      <fieldset disabled={!allowed} className="mt-3 grid gap-3 disabled:opacity-60 sm:grid-cols-2">
+        <div>
+          <label htmlFor={`${id}-palette`} className="label">
+            Colour palette
+          </label>
+          <div className="flex items-center gap-2">
+            <span
+              aria-hidden="true"
+              className="h-6 w-6 shrink-0 rounded-full border border-line"
+              style={{ background: swatch }}
+            />
+            <select
+              id={`${id}-palette`}
+              className="input"
+              value={value.colorScheme}
+              onChange={(e) => onChange({ colorScheme: e.target.value })}
+            >
+              {COLOR_SCHEMES.map((c) => (
+                <option key={c.code} value={c.code}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <div>
+          <label htmlFor={`${id}-decor`} className="label">
+            Seasonal decor
+          </label>
+          <select
+            id={`${id}-decor`}
+            className="input"
+            value={value.specialityDecor}
+            onChange={(e) => onChange({ specialityDecor: e.target.value })}
+          >
+            {SPECIALITY_DECORS.map((d) => (
+              <option key={d.code} value={d.code}>
+                {d.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label className="flex items-center gap-2 text-sm sm:col-span-2">
+          <input
+            type="checkbox"
+            checked={value.keepOriginalFloor}
+            onChange={(e) => onChange({ keepOriginalFloor: e.target.checked })}
+          />
+          Keep the original floor
+        </label>
+        <div className="sm:col-span-2">
+          <label htmlFor={`${id}-prompt`} className="label">
+            Instruction (optional)
+          </label>
+          <textarea
+            id={`${id}-prompt`}
+            className="input min-h-16"
+            maxLength={PROMPT_MAX}
+            value={value.prompt}
+            placeholder="e.g. a reading chair by the window"
+            onChange={(e) => onChange({ prompt: e.target.value })}
+          />
+          <p className="text-xs text-muted">
+            {value.prompt.length}/{PROMPT_MAX} characters
+          </p>
+        </div>
+      </fieldset>
+    </details>
+  );
+}
+
+/** Which version a job starts from: the original or any version (e.g. the emptied room). */
+export function SourceSelect({
+  versions,
+  value,
+  onChange,
+}: {
+  versions: VersionView[] | null;
+  value: string;
+  onChange: (v: string) => void;
+}) {
+  const id = useId();
+  if (!versions || versions.length === 0) return null;
+  return (
+    <div>
+      <label htmlFor={id} className="label">
+        Start from
+      </label>
+      <select
+        id={id}
+        className="input"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        data-testid="source-select"
+      >
+        <option value="original">The original photo</option>
+        {versions.map((v) => (
+          <option key={v.id} value={v.id}>
+            {versionLabel(v)} · {new Date(v.createdAt).toLocaleString()}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

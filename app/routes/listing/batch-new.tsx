@@ -1,0 +1,188 @@
+import { requireUser } from "@workers/http/auth";
+import { liveCreditsFor } from "@workers/http/billing";
+import { readFormFields } from "@workers/http/body";
+import { getDeps } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
+import { batchForm, startBatchFromForm } from "@workers/services/batch-pages";
+import { useState } from "react";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
+import { viewHref } from "~/shared/library-view";
+import { creditsLabel, pickField, roomField } from "~/shared/listing";
+import type { Route } from "./+types/batch-new";
+
+// Stage a whole listing: pick the photos of a folder (or of the library), a
+// room type each and one style for all, see the credit total, start them in
+// one step. Each photo becomes its own job with its own credit; the progress
+// list is /batches/:id. docs/decisions/0140-batches-variations-rerolls.md
+
+export const meta: Route.MetaFunction = () => [{ title: "Stage photos · Stagewise" }];
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const user = requireUser(context, request);
+  const folderId = new URL(request.url).searchParams.get("folder");
+  const deps = getDeps(context);
+  const [form, credits] = await Promise.all([
+    batchForm(deps.db, user.id, folderId ? folderId.slice(0, 64) : null),
+    liveCreditsFor(context, user.id),
+  ]);
+  // Someone else's folder looks exactly like one that does not exist.
+  if (!form) throw data(null, { status: 404 });
+  return { form, credits: credits.credits };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = requireUser(context, request);
+  const raw = await readFormFields(request);
+  if (!raw.ok) return failureData(raw);
+  const res = await startBatchFromForm(getDeps(context), user.id, raw.fields);
+  if (!res.ok) {
+    if (res.code === "insufficient_credits") {
+      const have = (res as { credits?: number }).credits ?? 0;
+      return failureData({ ...res, error: `Not enough credits: this batch needs more than the ${have} you have.` });
+    }
+    return failureData(res);
+  }
+  if (!res.started) return { confirm: res.confirm };
+  throw redirect(`/batches/${res.batchId}`);
+}
+
+const ROOMS = ROOM_TYPES.map((r) => ({ value: r.code, label: r.name }));
+const STYLES = DESIGN_STYLES.map((d) => ({ value: d.code, label: d.label }));
+
+export default function NewBatch({ loaderData, actionData }: Route.ComponentProps) {
+  const { form, credits } = loaderData;
+  const confirm = actionData && "confirm" in actionData ? actionData.confirm : null;
+  // Without JavaScript the count below is the server's: after a confirm answer it shows the choices sent.
+  const [picked, setPicked] = useState(() => new Set(confirm?.picked ?? form.candidates.map((c) => c.photo.id)));
+  const nav = useNavigation();
+  const count = picked.size;
+  const error = actionData && "error" in actionData ? actionData.error : null;
+  const back = form.folder ? viewHref({ kind: "folder", folderId: form.folder.id }) : viewHref({ kind: "all" });
+  const toggle = (id: string, on: boolean) =>
+    setPicked((s) => {
+      const next = new Set(s);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+
+  return (
+    <main id="main" className="container-page max-w-3xl space-y-4 py-6">
+      <p className="text-sm">
+        <Link to={back} className="font-semibold text-brand-600 hover:underline">
+          ← Back to {form.folder ? form.folder.name : "All Photos"}
+        </Link>
+      </p>
+      <h1 className="text-2xl font-bold tracking-tight">Stage photos{form.folder ? ` of ${form.folder.name}` : ""}</h1>
+      <p className="text-sm text-muted">
+        Each photo is staged on its own and costs 1 credit; a photo that fails gets its credit back. You can close this
+        page: the progress list is kept and shown again on your dashboard.
+      </p>
+      {form.candidates.length === 0 ? (
+        <p className="card p-4 text-sm">No photos here yet. Upload photos first.</p>
+      ) : (
+        <Form method="post" className="space-y-4">
+          {form.folder ? <input type="hidden" name="folderId" value={form.folder.id} /> : null}
+          {/* The total the person sees; the server starts exactly this many or asks again. */}
+          <input type="hidden" name="quoted" value={count} />
+          <div>
+            <label htmlFor="batch-style" className="label">
+              Design style for every photo
+            </label>
+            <select
+              id="batch-style"
+              name="designStyle"
+              className="input"
+              defaultValue={confirm?.designStyle ?? form.designStyle}
+              required
+            >
+              <option value="">Choose a style</option>
+              {STYLES.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          {form.truncated ? (
+            <p className="text-sm text-muted">Showing the newest 100 photos: a batch takes at most 100.</p>
+          ) : null}
+          <ul className="grid gap-2 sm:grid-cols-2" data-testid="batch-candidates">
+            {form.candidates.map(({ photo, roomType }) => (
+              <li key={photo.id} className="card flex items-center gap-3 p-2">
+                <input
+                  type="checkbox"
+                  name={pickField(photo.id)}
+                  value="1"
+                  defaultChecked={picked.has(photo.id)}
+                  onChange={(e) => toggle(photo.id, e.target.checked)}
+                  aria-label={`Stage ${photo.name}`}
+                  className="h-5 w-5 shrink-0"
+                />
+                <img
+                  src={photo.thumbUrl}
+                  alt=""
+                  width={photo.thumbWidth}
+                  height={photo.thumbHeight}
+                  loading="lazy"
+                  className="h-14 w-20 shrink-0 rounded object-cover"
+                />
+                <div className="min-w-0 flex-1 space-y-1">
+                  <p className="truncate text-sm font-medium">{photo.name}</p>
+                  <select
+                    name={roomField(photo.id)}
+                    defaultValue={confirm?.rooms[photo.id] ?? roomType}
+                    className="input min-h-9 py-1 text-sm"
+                    aria-label={`Room type of ${photo.name}`}
+                  >
+                    <option value="">Room type…</option>
+                    {ROOMS.map((r) => (
+                      <option key={r.value} value={r.value}>
+                        {r.label}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+              </li>
+            ))}
+          </ul>
+          <div className="sticky bottom-0 space-y-2 border-t border-line bg-white/95 py-3 backdrop-blur">
+            {error ? (
+              <p className="alert-error" role="alert" data-testid="batch-error">
+                {error}
+              </p>
+            ) : null}
+            {confirm ? (
+              <p className="alert-info" role="status" data-testid="batch-confirm">
+                {confirm.message}
+              </p>
+            ) : null}
+            <p className="text-sm" data-testid="batch-total">
+              <strong>
+                {count} {count === 1 ? "photo" : "photos"} · {creditsLabel(count)}
+              </strong>{" "}
+              <span className="text-muted">· you have {creditsLabel(credits).replace(" (free)", "")}</span>
+            </p>
+            {count > credits ? (
+              <p className="text-sm text-danger">
+                Not enough credits for {count} photos.{" "}
+                <Link to="/plans" className="font-semibold underline">
+                  Get more credits
+                </Link>
+              </p>
+            ) : null}
+            <button
+              type="submit"
+              className="btn-primary w-full"
+              disabled={count === 0 || nav.state !== "idle"}
+              data-testid="batch-start"
+            >
+              {nav.state !== "idle" ? "Starting…" : `Start ${count} · ${creditsLabel(count)}`}
+            </button>
+          </div>
+        </Form>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { seedPhotos } from "../../bench/library-bytes.ts";
+import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+
+// Staging a whole listing (docs/decisions/0140-batches-variations-rerolls.md)
+// in Chromium against the production build and the provider emulator: a batch
+// of 10 on a phone that survives closing the page, with failures refunded and
+// retried; 3 variations, the chosen one, the free and the paid re-roll; and
+// staging the emptied room, checked from the provider emulator's request log.
+
+const PHONE = { width: 390, height: 660 };
+
+let b: OpenBrowser;
+beforeAll(async () => {
+  b = await openBrowser();
+});
+afterAll(async () => {
+  await providerMode({ mode: "ok" });
+  await b?.close();
+});
+
+const providerBase = () => `http://127.0.0.1:${inject("ports").provider}`;
+
+async function providerMode(mode: Record<string, unknown>) {
+  const res = await fetch(`${providerBase()}/_emulator/mode`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(mode),
+  });
+  expect(res.ok).toBe(true);
+  return (await res.json()) as { calls: number; maxInFlight: number };
+}
+
+async function providerRequests(): Promise<Record<string, unknown>[]> {
+  return (await (await fetch(`${providerBase()}/_emulator/requests`)).json()) as Record<string, unknown>[];
+}
+
+function session(user: FixtureUser) {
+  return { Cookie: `sw_session=${user.sessionToken}`, Origin: baseUrl() };
+}
+
+/** A folder named `name` holding `photoIds`, made through the dashboard's own forms; its id. */
+async function folderWith(user: FixtureUser, name: string, photoIds: string[]): Promise<string> {
+  const post = (fields: Record<string, string>) =>
+    fetch(`${baseUrl()}/dashboard`, {
+      method: "POST",
+      redirect: "manual",
+      headers: session(user),
+      body: new URLSearchParams(fields),
+    });
+  expect((await post({ intent: "create-folder", name })).status).toBeLessThan(400);
+  const html = await (await fetch(`${baseUrl()}/dashboard`, { headers: session(user) })).text();
+  const folderId = /folder=([a-z2-7]+)/.exec(html)?.[1];
+  expect(folderId).toBeTruthy();
+  for (const photoId of photoIds) {
+    expect((await post({ intent: "move", photoId, folderId: folderId! })).status).toBeLessThan(400);
+  }
+  return folderId!;
+}
+
+async function versionsOf(user: FixtureUser, photoId: string) {
+  const res = await fetch(`${baseUrl()}/api/photos/${photoId}/versions`, { headers: session(user) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { versions: { id: string; kind: string; shown: boolean; source: string }[] }).versions;
+}
+
+describe("stage a whole listing", () => {
+  it("on a phone: 10 photos of a folder for 10 credits, the page closed while they run, failures refunded and retried to success, balance 2", async () => {
+    const user = await createUser({ credits: 12 });
+    const ids = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 10, "Kitchen");
+    const folderId = await folderWith(user, "4 Elm Road", ids);
+    // Every third provider call fails; each call takes a moment so the page can be closed mid-batch.
+    await providerMode({ mode: "ok", latencyMs: 1200, failEvery: 3 });
+
+    const ctx = await signedInContext(b, user, { viewport: PHONE, isMobile: true, hasTouch: true });
+    let page = await b.newPage(ctx);
+    await page.goto(`/dashboard?folder=${folderId}`);
+    await page.waitForSelector("html[data-hydrated=true]");
+    await page.getByTestId("stage-batch").tap();
+    await page.waitForURL(/\/batches\/new\?folder=/);
+    await page.waitForSelector("html[data-hydrated=true]");
+    // The room type comes from each photo's name ("Kitchen 3").
+    const firstRoom = page.getByLabel("Room type of Kitchen 1", { exact: true });
+    expect(await firstRoom.inputValue()).toBe("kitchen");
+    await page.getByLabel("Design style for every photo").selectOption({ label: "Modern" });
+    // The credit total before confirming, and it follows the selection.
+    const total = page.getByTestId("batch-total");
+    expect(await total.textContent()).toContain("10 photos · 10 credits");
+    await page.getByLabel("Stage Kitchen 1", { exact: true }).uncheck();
+    expect(await total.textContent()).toContain("9 photos · 9 credits");
+    await page.getByLabel("Stage Kitchen 1", { exact: true }).check();
+    expect(await total.textContent()).toContain("10 photos · 10 credits");
+    expect(await page.getByTestId("batch-start").textContent()).toBe("Start 10 · 10 credits");
+    await page.getByTestId("batch-start").tap();
+    await page.waitForURL(/\/batches\/[a-z2-7]+$/);
+    const batchUrl = page.url();
+    await expect.poll(() => page.getByTestId("batch-item").count()).toBe(10);
+
+    // Close the page while the jobs run; they go on on the server.
+    const counts = await page.getByTestId("batch-counts").textContent();
+    expect(counts).not.toContain("10 done");
+    await page.close();
+    await new Promise((r) => setTimeout(r, 2000));
+
+    // Back on the dashboard: the batch is shown again and leads to its progress list.
+    page = await b.newPage(ctx);
+    await page.goto("/dashboard");
+    await page.waitForSelector("html[data-hydrated=true]");
+    await page.getByTestId("batch-banner").first().waitFor();
+    await page.getByTestId("batch-banner").first().getByRole("link").tap();
+    await page.waitForURL(batchUrl);
+    const countsText = () => page.getByTestId("batch-counts").textContent();
+    await expect.poll(countsText, { timeout: 90_000, interval: 1000 }).toMatch(/0 processing · 0 queued/);
+    // Calls 3, 6 and 9 failed: those photos have their credits back (12 - 10 + 3).
+    expect(await countsText()).toBe("7 done · 0 processing · 0 queued · 3 failed");
+    expect(await page.locator('[data-testid=batch-item][data-status="failed"]').count()).toBe(3);
+    expect(await page.locator("[data-testid=batch-item][data-status=done] img[alt^='Staged']").count()).toBe(7);
+    const balance = async () => {
+      const r = await fetch(`${baseUrl()}/api/me`, { headers: session(user) });
+      return ((await r.json()) as { credits: number }).credits;
+    };
+    expect(await balance()).toBe(5);
+
+    // Retry until every photo is staged (the emulator still fails every third call).
+    for (let round = 0; round < 4; round++) {
+      const retry = page.getByTestId("batch-retry");
+      if ((await retry.count()) === 0) break;
+      const failed = Number(/(\d+) failed/.exec((await countsText()) ?? "")?.[1]);
+      expect(await retry.textContent()).toBe(
+        `Retry ${failed} failed · ${failed} ${failed === 1 ? "credit" : "credits"}`,
+      );
+      await retry.tap();
+      await expect.poll(countsText, { timeout: 60_000, interval: 1000 }).toMatch(/0 processing · 0 queued/);
+    }
+    expect(await countsText()).toBe("10 done · 0 processing · 0 queued · 0 failed");
+    expect(await page.locator("[data-testid=batch-item][data-status=done] img[alt^='Staged']").count()).toBe(10);
+    expect(await balance()).toBe(2);
+    await page.goto("/dashboard");
+    await expect.poll(() => page.getByTestId("topbar-credits").textContent()).toBe("2 credits");
+    page.assertClean();
+  }, 240_000);
+
+  it("3 variations cost 3 credits; the second chosen is the photo's shown version; the free re-roll costs 0 and the next 1, each said first", async () => {
+    await providerMode({ mode: "ok" });
+    const user = await createUser({ credits: 10 });
+    const [photoId] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Bedroom");
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    await page.goto("/dashboard");
+    await page.waitForSelector("html[data-hydrated=true]");
+    const credits = page.getByTestId("credits").first();
+    await expect.poll(() => credits.textContent()).toBe("10");
+
+    // Keyboard: on devices that hover, the card's action bar lies over the top of the thumbnail.
+    await page.getByTestId("photo-open").first().focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByTestId("quick-dialog");
+    await dialog.getByLabel("Add furniture").check();
+    await dialog.getByLabel("Room type").selectOption({ label: "Bedroom" });
+    await dialog.getByLabel("Furniture style").selectOption({ index: 1 });
+    await dialog.getByTestId("variations").selectOption("3");
+    const process = dialog.getByRole("button", { name: "Process Photo · 3 credits" });
+    await process.click();
+    await dialog.getByTestId("quick-result").waitFor({ timeout: 60_000 });
+    await expect.poll(() => credits.textContent()).toBe("7");
+    const items = dialog.getByTestId("version");
+    await expect.poll(() => items.count()).toBe(3);
+
+    // Choose the second of the list (the emulator labels each variation differently).
+    const second = items.nth(1);
+    const secondId = await second.getAttribute("data-version-id");
+    if ((await second.getByTestId("version-shown").count()) === 0) await second.getByTestId("choose-version").click();
+    await expect.poll(() => second.getByTestId("version-shown").count()).toBe(1);
+    const versions = await versionsOf(user, photoId!);
+    expect(versions.filter((v) => v.shown).map((v) => v.id)).toEqual([secondId]);
+    // The grid shows it too: the photo's thumbnail is the chosen version's.
+    const thumb = await fetch(`${baseUrl()}/api/photos/${photoId}/thumb`, { headers: session(user) });
+    const chosenThumb = await fetch(`${baseUrl()}/api/photos/${photoId}/versions/${secondId}/thumb`, {
+      headers: session(user),
+    });
+    expect(Buffer.from(await thumb.arrayBuffer()).equals(Buffer.from(await chosenThumb.arrayBuffer()))).toBe(true);
+
+    // The free re-roll: said first, costs nothing.
+    await second.getByRole("button", { name: "Re-roll", exact: true }).click();
+    const quote = dialog.getByTestId("reroll-quote");
+    expect(await quote.textContent()).toContain("Re-roll free");
+    await quote.getByRole("button", { name: "Re-roll free" }).click();
+    await expect.poll(() => items.count(), { timeout: 60_000 }).toBe(4);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await credits.textContent()).toBe("7");
+
+    // The next one (of this result, or of any variation of the same request) costs a credit and says so first.
+    await items.nth(2).getByRole("button", { name: "Re-roll", exact: true }).click();
+    expect(await quote.textContent()).toContain("This re-roll costs 1 credit");
+    expect(await credits.textContent()).toBe("7");
+    await quote.getByRole("button", { name: "Re-roll for 1 credit" }).click();
+    await expect.poll(() => items.count(), { timeout: 60_000 }).toBe(5);
+    await expect.poll(() => credits.textContent()).toBe("6");
+    page.assertClean();
+  }, 120_000);
+
+  it("furniture removal, then staging of the emptied version: the provider receives the removal's output as its input", async () => {
+    await providerMode({ mode: "ok" });
+    const user = await createUser({ credits: 5 });
+    const [photoId] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Living room");
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    await page.goto("/dashboard");
+    await page.waitForSelector("html[data-hydrated=true]");
+    // Keyboard: on devices that hover, the card's action bar lies over the top of the thumbnail.
+    await page.getByTestId("photo-open").first().focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByTestId("quick-dialog");
+    await dialog.getByLabel("Remove existing furniture").check();
+    await dialog.getByRole("button", { name: "Process Photo" }).click();
+    await dialog.getByTestId("quick-result").waitFor({ timeout: 60_000 });
+    const removal = (await versionsOf(user, photoId!)).find((v) => v.kind === "removal");
+    expect(removal).toBeTruthy();
+
+    // "Add furniture" now starts from the emptied room, and the versions say what each was made from.
+    await dialog.getByLabel("Add furniture").check();
+    expect(await dialog.getByTestId("source-select").inputValue()).toBe(removal!.id);
+    await dialog.getByLabel("Room type").selectOption({ label: "Living Room" });
+    await dialog.getByLabel("Furniture style").selectOption({ index: 1 });
+    const before = (await providerRequests()).length;
+    await dialog.getByRole("button", { name: "Process Photo · 1 credit" }).click();
+    const items = dialog.getByTestId("version");
+    await expect.poll(() => items.count(), { timeout: 60_000 }).toBe(2);
+    expect(await items.first().getByTestId("version-from").textContent()).toContain("From: Furniture removed");
+
+    // From the provider's side: the staging call's input is the removal's output, byte for byte.
+    const calls = (await providerRequests()).slice(before);
+    const staging = calls.filter((c) => String(c.path).startsWith("/generate_designs"));
+    expect(staging).toHaveLength(1);
+    const input = String(staging[0]!.input_image_url);
+    expect(new URL(input).pathname).toBe(`/api/signed/photos/${photoId}/${removal!.id}`);
+    const sent = Buffer.from(await (await fetch(input)).arrayBuffer());
+    const emptied = await fetch(`${baseUrl()}/api/photos/${photoId}/versions/${removal!.id}/image`, {
+      headers: session(user),
+    });
+    expect(sent.equals(Buffer.from(await emptied.arrayBuffer()))).toBe(true);
+    const staged = (await versionsOf(user, photoId!)).find((v) => v.kind === "stage");
+    expect(staged?.source).toBe(removal!.id);
+    page.assertClean();
+  }, 120_000);
+});

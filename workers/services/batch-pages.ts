@@ -1,0 +1,124 @@
+import { jobs, photos } from "@db/schema";
+import { and, desc, eq, isNull } from "drizzle-orm";
+import { z } from "zod";
+import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
+import { creditsLabel, MAX_BATCH_PHOTOS, roomField, roomFromName } from "~/shared/listing";
+import { fail, ok, type Result } from "~/shared/result";
+import type { Deps } from "./deps";
+import { getFolder, type PhotoCard, toCard } from "./library";
+import { startBatch } from "./listing-jobs";
+
+// The /batches pages: which photos a batch may take, each with the room type
+// its name (or the user's last choice) suggests, and the start form's fields.
+// The form states its credit total and the server starts only that total: a
+// form whose selection changed without the total being shown again (no
+// JavaScript) is answered with the new total to confirm, not charged.
+// docs/decisions/0140-batches-variations-rerolls.md
+
+type Db = Deps["db"];
+
+export interface BatchCandidate {
+  photo: PhotoCard;
+  /** The room type to preselect: from the name, else the user's last staging choice, else none. */
+  roomType: string;
+}
+
+export interface BatchForm {
+  folder: { id: string; name: string } | null;
+  candidates: BatchCandidate[];
+  /** The style to preselect: the user's last staging choice. */
+  designStyle: string;
+  /** More photos than one batch takes: only the newest are offered. */
+  truncated: boolean;
+}
+
+/** The photos of a folder (or the whole library) a batch may take, newest first, or null for a stranger's folder. */
+export async function batchForm(db: Db, userId: string, folderId: string | null): Promise<BatchForm | null> {
+  const folder = folderId ? await getFolder(db, userId, folderId) : null;
+  if (folderId && !folder) return null;
+  const rows = await db
+    .select()
+    .from(photos)
+    .where(
+      and(eq(photos.userId, userId), isNull(photos.trashedAt), folder ? eq(photos.folderId, folder.id) : undefined),
+    )
+    .orderBy(desc(photos.createdAt), desc(photos.id))
+    .limit(MAX_BATCH_PHOTOS + 1)
+    .all();
+  const last = await db
+    .select({ params: jobs.params })
+    .from(jobs)
+    .where(and(eq(jobs.userId, userId), eq(jobs.kind, "stage")))
+    .orderBy(desc(jobs.createdAt))
+    .limit(1)
+    .get();
+  const lastRoom = ROOM_TYPES.some((r) => r.code === last?.params.roomType) ? last!.params.roomType! : "";
+  const lastStyle = DESIGN_STYLES.some((s) => s.code === last?.params.designStyle) ? last!.params.designStyle! : "";
+  return {
+    folder: folder ? { id: folder.id, name: folder.name } : null,
+    candidates: rows
+      .slice(0, MAX_BATCH_PHOTOS)
+      .map((p) => ({ photo: toCard(p), roomType: roomFromName(p.name) ?? lastRoom })),
+    designStyle: lastStyle,
+    truncated: rows.length > MAX_BATCH_PHOTOS,
+  };
+}
+
+const startFields = z.object({
+  folderId: z.string().max(64).optional(),
+  designStyle: z.string().max(100).optional(),
+  /** The credit total the person was shown when pressing Start. */
+  quoted: z.coerce.number().int().min(0).max(MAX_BATCH_PHOTOS).optional(),
+});
+
+export type StartBatchAnswer =
+  | { started: true; batchId: string }
+  | {
+      started: false;
+      /** The total to confirm, with the form's choices so the page shows them again as they were. */
+      confirm: { count: number; message: string; picked: string[]; rooms: Record<string, string>; designStyle: string };
+    };
+
+/**
+ * Starts the batch the form describes, or asks to confirm a total that was not
+ * the one shown. Every photo must have a room type; one style for all.
+ */
+export async function startBatchFromForm(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  fields: Record<string, string>,
+): Promise<Result<StartBatchAnswer>> {
+  const parsed = startFields.safeParse(fields);
+  if (!parsed.success) return fail("invalid", "The form was not understood. Reload the page and try again.");
+  const items: { photoId: string; roomType: string }[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (!name.startsWith("pick:") || value !== "1") continue;
+    const photoId = name.slice(5);
+    const roomType = fields[roomField(photoId)] ?? "";
+    if (!roomType) return fail("invalid", "Choose a room type for every photo you picked.");
+    items.push({ photoId, roomType });
+  }
+  if (items.length === 0) return fail("invalid", "Choose at least one photo.");
+  if (items.length > MAX_BATCH_PHOTOS) return fail("invalid", `A batch takes at most ${MAX_BATCH_PHOTOS} photos.`);
+  if (parsed.data.quoted !== items.length) {
+    return ok({
+      started: false as const,
+      confirm: {
+        count: items.length,
+        message: `You picked ${items.length} ${items.length === 1 ? "photo" : "photos"}: ${creditsLabel(items.length)}. Press Start again to confirm.`,
+        picked: items.map((i) => i.photoId),
+        rooms: Object.fromEntries(items.map((i) => [i.photoId, i.roomType])),
+        designStyle: parsed.data.designStyle ?? "",
+      },
+    });
+  }
+  const res = await startBatch(deps, userId, {
+    folderId: parsed.data.folderId || null,
+    designStyle: parsed.data.designStyle ?? "",
+    items,
+  });
+  if (!res.ok) return res;
+  return ok({ started: true as const, batchId: res.batchId });
+}
+
+export { batchView, recentBatches, retryBatch } from "./listing-jobs";
