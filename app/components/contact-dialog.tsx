@@ -37,11 +37,12 @@ export function ContactDialog({
   }, []);
 
   useEffect(() => {
-    if (fetcher.state === "idle" && fetcher.data?.status === "sent") form.current?.reset();
+    if (fetcher.state === "idle" && fetcher.data?.ok) form.current?.reset();
   }, [fetcher.state, fetcher.data]);
 
-  const errors = result?.status === "invalid" ? result.errors : {};
-  const values = result && "values" in result ? result.values : undefined;
+  const failure = result && !result.ok ? result : undefined;
+  const errors = failure?.fieldErrors ?? {};
+  const values = failure?.values;
   const describe = (field: "name" | "email" | "message") =>
     errors[field] ? { "aria-invalid": true, "aria-describedby": `contact-${field}-error` } : {};
 
@@ -93,19 +94,14 @@ export function ContactDialog({
         </p>
 
         <div aria-live="polite" className="mt-4 empty:hidden">
-          {result?.status === "sent" ? (
+          {result?.ok ? (
             <p className="alert-success" role="status" data-testid="contact-sent">
               Thank you, {result.name}! Your message has been sent. We will reply by e-mail.
             </p>
           ) : null}
-          {result?.status === "rate_limited" || result?.status === "failed" ? (
+          {failure ? (
             <p className="alert-error" role="alert">
-              {result.message}
-            </p>
-          ) : null}
-          {result?.status === "invalid" ? (
-            <p className="alert-error" role="alert">
-              Please correct the fields marked below.
+              {failure.error}
             </p>
           ) : null}
         </div>

@@ -3,6 +3,19 @@ import { SectionLink } from "./section-link";
 
 const linkClass = "hover:text-ink";
 
+const SECTIONS = [
+  ["features", "Features"],
+  ["before-after-gallery", "Gallery"],
+] as const;
+
+const PAGES = [
+  ["/plans", "Pricing"],
+  ["/blog", "Blog"],
+  ["/terms-of-service", "Terms of Service"],
+  ["/privacy-policy", "Privacy Policy"],
+  ["/refund-policy", "Refund Policy"],
+] as const;
+
 export function SiteFooter({ supportEmail }: { supportEmail: string }) {
   return (
     <footer className="border-t border-line bg-slate-50">
@@ -22,42 +35,21 @@ export function SiteFooter({ supportEmail }: { supportEmail: string }) {
         <nav aria-label="Quick Links">
           <h2 className="text-sm font-semibold">Quick Links</h2>
           <ul className="mt-3 grid grid-cols-2 gap-2 text-sm text-muted">
-            <li>
-              {/* On the landing page these scroll; elsewhere they go to / and scroll there. */}
-              <SectionLink className={linkClass} section="features">
-                Features
-              </SectionLink>
-            </li>
-            <li>
-              <SectionLink className={linkClass} section="before-after-gallery">
-                Gallery
-              </SectionLink>
-            </li>
-            <li>
-              <Link className={linkClass} to="/plans">
-                Pricing
-              </Link>
-            </li>
-            <li>
-              <Link className={linkClass} to="/blog">
-                Blog
-              </Link>
-            </li>
-            <li>
-              <Link className={linkClass} to="/terms-of-service">
-                Terms of Service
-              </Link>
-            </li>
-            <li>
-              <Link className={linkClass} to="/privacy-policy">
-                Privacy Policy
-              </Link>
-            </li>
-            <li>
-              <Link className={linkClass} to="/refund-policy">
-                Refund Policy
-              </Link>
-            </li>
+            {/* On the landing page these scroll; elsewhere they go to / and scroll there. */}
+            {SECTIONS.map(([section, label]) => (
+              <li key={section}>
+                <SectionLink className={linkClass} section={section}>
+                  {label}
+                </SectionLink>
+              </li>
+            ))}
+            {PAGES.map(([to, label]) => (
+              <li key={to}>
+                <Link className={linkClass} to={to}>
+                  {label}
+                </Link>
+              </li>
+            ))}
           </ul>
         </nav>
       </div>

@@ -1,3 +1,5 @@
+import type { Failure, Ok } from "./result";
+
 // Bounds of the public contact form, shared by the form's HTML attributes and
 // the server's validation (workers/services/contact.ts).
 
@@ -12,8 +14,14 @@ export const CONTACT_HONEYPOT = "website";
 
 export type ContactField = "name" | "email" | "message";
 
-export type ContactResult =
-  | { status: "sent"; name: string }
-  | { status: "invalid"; errors: Partial<Record<ContactField, string>>; values: Record<ContactField, string> }
-  | { status: "rate_limited"; message: string; retryAfterSeconds: number }
-  | { status: "failed"; message: string; values: Record<ContactField, string> };
+/** The alert above the form when fields are wrong; each field's own message stands beside it. */
+export const CONTACT_INVALID_MESSAGE = "Please correct the fields marked below.";
+
+/**
+ * The contact form's answer in the one result shape (app/shared/result.ts):
+ * sent (with the sender's name), or refused with a code and a message
+ * (invalid with per-field messages, rate_limited with retryAfterSeconds,
+ * unavailable when the e-mail to support failed). `values` gives the form back
+ * what was typed, when the service read it.
+ */
+export type ContactResult = Ok<{ name: string }> | (Failure<ContactField> & { values?: Record<ContactField, string> });

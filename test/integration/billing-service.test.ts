@@ -124,7 +124,8 @@ describe("starting a checkout", { timeout: 30_000 }, () => {
     const { calls, deps } = fakeStripe({ liveSubscription: live });
     expect(await startCheckout(deps, user, "popular", "month")).toEqual({
       ok: false,
-      message: ALREADY_ON_PLAN_MESSAGE,
+      code: "conflict",
+      error: ALREADY_ON_PLAN_MESSAGE,
     });
     const result = await startCheckout(deps, user, "professional", "year");
     expect(result).toMatchObject({ ok: true, url: "/billing?changed=1" });
@@ -145,7 +146,11 @@ describe("the billing portal", { timeout: 30_000 }, () => {
   it("needs a Stripe customer", async () => {
     const user = await userOf();
     const { deps, calls } = fakeStripe();
-    expect(await openBillingPortal(deps, user, "manage")).toEqual({ ok: false, message: NO_BILLING_ACCOUNT_MESSAGE });
+    expect(await openBillingPortal(deps, user, "manage")).toEqual({
+      ok: false,
+      code: "conflict",
+      error: NO_BILLING_ACCOUNT_MESSAGE,
+    });
     expect(calls).toEqual([]);
   });
 

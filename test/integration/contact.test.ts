@@ -63,7 +63,7 @@ describe("submitContactMessage", () => {
       form({ name: "  Dana   Realtor ", email, message: "Do you stage\r\n<b>10</b> homes?" }),
       d,
     );
-    expect(result).toEqual({ status: "sent", name: "Dana Realtor" });
+    expect(result).toEqual({ ok: true, name: "Dana Realtor" });
 
     const rows = await rowsFor(email);
     expect(rows).toHaveLength(1);
@@ -98,23 +98,23 @@ describe("submitContactMessage", () => {
     const before = await db.$count(contactMessages);
     for (const [fields, invalid] of cases) {
       const result = await submitContactMessage(form(fields), d);
-      expect(result.status).toBe("invalid");
-      if (result.status !== "invalid") continue;
-      expect(Object.keys(result.errors).sort()).toEqual(invalid.sort());
-      expect(result.values.name).toBe(fields.name ?? "");
+      expect(result.ok || result.code).toBe("invalid");
+      if (result.ok) continue;
+      expect(Object.keys(result.fieldErrors ?? {}).sort()).toEqual(invalid.sort());
+      expect(result.values?.name).toBe(fields.name ?? "");
     }
     expect(await db.$count(contactMessages)).toBe(before);
     expect(sent).toHaveLength(0);
     // Invalid attempts do not count against the sender's limit.
     const ok = await submitContactMessage(form({ name: "A", email: uniqueEmail(), message: "hello" }), d);
-    expect(ok.status).toBe("sent");
+    expect(ok.ok).toBe(true);
   });
 
   it("accepts a message of exactly 5000 characters", async () => {
     const { deps: d } = deps();
     const email = uniqueEmail();
     const result = await submitContactMessage(form({ name: "A", email, message: "y".repeat(5000) }), d);
-    expect(result.status).toBe("sent");
+    expect(result.ok).toBe(true);
     expect((await rowsFor(email))[0]!.message).toHaveLength(5000);
   });
 
@@ -123,16 +123,17 @@ describe("submitContactMessage", () => {
     for (let i = 0; i < CONTACT_RULE.limit; i++) {
       const { deps: d } = deps();
       const r = await submitContactMessage(form({ name: "A", email, message: `m${i}` }), d);
-      expect(r.status).toBe("sent");
+      expect(r.ok).toBe(true);
     }
     const { sent, deps: fresh } = deps();
     const refused = await submitContactMessage(form({ name: "A", email, message: "one more" }), fresh);
     expect(refused).toEqual({
-      status: "rate_limited",
-      message: RATE_LIMITED_MESSAGE,
+      ok: false,
+      code: "rate_limited",
+      error: RATE_LIMITED_MESSAGE,
       retryAfterSeconds: expect.any(Number),
     });
-    expect(refused.status === "rate_limited" && refused.retryAfterSeconds).toBeGreaterThan(0);
+    expect(!refused.ok && refused.retryAfterSeconds).toBeGreaterThan(0);
     expect(sent).toHaveLength(0);
     expect(await rowsFor(email)).toHaveLength(CONTACT_RULE.limit);
 
@@ -140,7 +141,8 @@ describe("submitContactMessage", () => {
     const results = [];
     for (let i = 0; i <= CONTACT_RULE.limit; i++) {
       const { deps: d } = deps({ ip });
-      results.push((await submitContactMessage(form({ name: "B", email: uniqueEmail(), message: "hi" }), d)).status);
+      const r = await submitContactMessage(form({ name: "B", email: uniqueEmail(), message: "hi" }), d);
+      results.push(r.ok ? "sent" : r.code);
     }
     expect(results).toEqual([...Array(CONTACT_RULE.limit).fill("sent"), "rate_limited"]);
   });
@@ -152,7 +154,7 @@ describe("submitContactMessage", () => {
       form({ name: "Bot", email, message: "buy now", [CONTACT_HONEYPOT]: "http://spam.test" }),
       d,
     );
-    expect(result).toEqual({ status: "sent", name: "Bot" });
+    expect(result).toEqual({ ok: true, name: "Bot" });
     expect(await rowsFor(email)).toHaveLength(0);
     expect(sent).toHaveLength(0);
   });
@@ -163,7 +165,12 @@ describe("submitContactMessage", () => {
     const email = uniqueEmail();
     const result = await submitContactMessage(form({ name: "A", email, message: "hello" }), d);
     expect(warn).toHaveBeenCalledOnce();
-    expect(result).toMatchObject({ status: "failed", message: CONTACT_FAILED_MESSAGE, values: { message: "hello" } });
+    expect(result).toMatchObject({
+      ok: false,
+      code: "unavailable",
+      error: CONTACT_FAILED_MESSAGE,
+      values: { message: "hello" },
+    });
     expect(sent).toHaveLength(1);
     const rows = await rowsFor(email);
     expect(rows).toHaveLength(1);

@@ -159,6 +159,7 @@ describe("signing in with Google", () => {
     const who = identity(uniqueEmail("g"), false);
     expect(await signInWithGoogle({ db, env }, who)).toEqual({
       ok: false,
+      code: "forbidden",
       reason: "email-unverified",
       error: MESSAGES.googleEmailUnverified,
     });

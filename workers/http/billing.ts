@@ -1,11 +1,13 @@
 import { createStripe } from "@workers/adapters/stripe";
 import { accountSummary } from "@workers/services/account";
-import type { BillingDeps, BillingOutcome } from "@workers/services/billing";
-import type { RouterContextProvider } from "react-router";
+import type { BillingDeps } from "@workers/services/billing";
+import { data, type RouterContextProvider } from "react-router";
 import Stripe from "stripe";
 import { PROVIDER_DOWN_MESSAGE } from "~/shared/billing-messages";
 import type { LiveCredits } from "~/shared/live-credits";
+import { type Failure, fail, type Result } from "~/shared/result";
 import { requestContext } from "./context";
+import { failureHeaders } from "./result";
 
 export function billingDeps(context: Readonly<RouterContextProvider>): BillingDeps {
   const { env, db } = context.get(requestContext);
@@ -13,16 +15,23 @@ export function billingDeps(context: Readonly<RouterContextProvider>): BillingDe
 }
 
 /** Runs a call to Stripe; a declined card says so, anything else is logged and gets a calm message. */
-export async function callStripe<T extends BillingOutcome>(
-  fn: () => Promise<T>,
-): Promise<T | { ok: false; message: string }> {
+export async function callStripe<T extends object>(fn: () => Promise<Result<T>>): Promise<Result<T>> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeCardError) return { ok: false, message: err.message };
+    if (err instanceof Stripe.errors.StripeCardError) return fail("conflict", err.message);
     console.error("stripe call failed", err);
-    return { ok: false, message: PROVIDER_DOWN_MESSAGE };
+    return fail("unavailable", PROVIDER_DOWN_MESSAGE);
   }
+}
+
+/**
+ * A refused checkout or portal request as the billing pages' answer: the
+ * message above the form, with 409 whatever the code (a declined card, no
+ * Stripe customer yet, Stripe out of reach); the pages have always answered so.
+ */
+export function billingRefusal(f: Failure) {
+  return data(f, { status: 409, headers: failureHeaders(f) });
 }
 
 /** What the plan status card starts from, for a signed-in user. */

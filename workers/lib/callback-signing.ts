@@ -1,5 +1,5 @@
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
-import { timingSafeEqual } from "./crypto";
+import { hmacSha256 as hmac, timingSafeEqual } from "./crypto";
 
 // Signed callbacks of the public API, signed the way Stripe signs its webhooks
 // (docs/decisions/0120-public-api.md):
@@ -13,17 +13,6 @@ import { timingSafeEqual } from "./crypto";
 export const SIGNATURE_HEADER = "Stagewise-Signature";
 /** A receiver should refuse a signature older than this (replays). */
 export const SIGNATURE_TOLERANCE_S = 5 * 60;
-
-async function hmac(secret: string, data: string): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(data)));
-}
 
 /** The callback signing secret of one API key (`whsec_…`). */
 export async function callbackSecret(signingSecret: string, apiKeyId: string): Promise<string> {

@@ -12,6 +12,15 @@ export function sha256Hex(value: string): string {
   return encodeHexLowerCase(sha256(new TextEncoder().encode(value)));
 }
 
+/** HMAC-SHA256 of `data` (UTF-8) under `secret` (UTF-8): signed image URLs, mailed links and API callbacks. */
+export async function hmacSha256(secret: string, data: string): Promise<Uint8Array> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(data)));
+}
+
 /** Constant-time comparison of two equal-length byte arrays. */
 export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

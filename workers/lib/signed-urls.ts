@@ -1,5 +1,5 @@
 import { decodeHex, encodeHexLowerCase } from "@oslojs/encoding";
-import { timingSafeEqual } from "./crypto";
+import { hmacSha256, timingSafeEqual } from "./crypto";
 
 // Short-lived signed addresses of our own images, for the provider's
 // input_image_url (sky replacement, furniture removal). HMAC-SHA256 with
@@ -8,15 +8,8 @@ import { timingSafeEqual } from "./crypto";
 
 export const SIGNED_URL_TTL_MS = 15 * 60 * 1000;
 
-async function key(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-}
-
-async function mac(secret: string, photoId: string, variant: string, exp: number): Promise<Uint8Array> {
-  const data = new TextEncoder().encode(`photo:${photoId}:${variant}:${exp}`);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", await key(secret), data));
+function mac(secret: string, photoId: string, variant: string, exp: number): Promise<Uint8Array> {
+  return hmacSha256(secret, `photo:${photoId}:${variant}:${exp}`);
 }
 
 function secretOf(env: Pick<Env, "SIGNING_SECRET">): string {

@@ -14,6 +14,7 @@ import {
   UPLOAD_MESSAGES,
 } from "~/shared/upload-rules";
 import type { Deps } from "./deps";
+import { newPhotoRow } from "./uploads";
 
 // Photos sent whole through the public API (docs/decisions/0120-public-api.md):
 // as a multipart file, or by a URL our server fetches. The same rules as the
@@ -61,10 +62,9 @@ export async function storeApiPhoto(
     httpMetadata: { contentType: thumb === bytes ? info.type : "image/jpeg" },
     customMetadata: { width: String(thumbSize.width), height: String(thumbSize.height) },
   });
-  const photo: Photo = {
+  const photo = newPhotoRow({
     id,
     userId,
-    folderId: null,
     name: photoNameFromFileName(fileName),
     originalKey: key,
     thumbKey: tKey,
@@ -74,13 +74,8 @@ export async function storeApiPhoto(
     height: info.height,
     thumbWidth: thumbSize.width,
     thumbHeight: thumbSize.height,
-    processedKey: null,
-    processedThumbKey: null,
-    processedContentType: null,
-    processedAt: null,
     createdAt: now,
-    trashedAt: null,
-  };
+  });
   try {
     await deps.db.insert(photos).values(photo);
   } catch (err) {

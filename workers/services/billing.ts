@@ -10,6 +10,7 @@ import {
   PROVIDER_DOWN_MESSAGE,
 } from "~/shared/billing-messages";
 import { type BillingInterval, findPlan, type Plan } from "~/shared/catalog";
+import { fail, ok, type Result } from "~/shared/result";
 import type { BillingMetadata } from "./stripe-events";
 
 // Checkout, plan changes and the billing portal: the calls our pages make to
@@ -30,7 +31,10 @@ export interface BillingUser {
   name: string;
 }
 
-export type BillingOutcome = { ok: true; url: string } | { ok: false; message: string };
+/** Where to send the browser next (Stripe's page, or back to ours), or why not (app/shared/result.ts). */
+export type BillingOutcome = Result<{ url: string; switched?: boolean }>;
+
+export const PLAN_UNAVAILABLE_MESSAGE = "This plan is not available right now. Please try again later.";
 
 export {
   ALREADY_ON_PLAN_MESSAGE,
@@ -90,20 +94,20 @@ export async function startCheckout(
   user: BillingUser,
   planId: string,
   interval: BillingInterval,
-): Promise<BillingOutcome & { switched?: boolean }> {
+): Promise<BillingOutcome> {
   const plan = findPlan(planId);
-  if (!plan) return { ok: false, message: PLAN_REQUIRED_MESSAGE };
+  if (!plan) return fail("invalid", PLAN_REQUIRED_MESSAGE);
   const { stripe } = deps;
   const customer = await ensureCustomer(deps, user);
   const price = await priceFor(stripe, plan, interval);
-  if (!price) return { ok: false, message: "This plan is not available right now. Please try again later." };
+  if (!price) return fail("unavailable", PLAN_UNAVAILABLE_MESSAGE);
   const meta = metadata(user, plan, interval);
 
   const current = await liveSubscription(stripe, customer);
   if (current) {
     const item = current.items.data[0];
-    if (!item) return { ok: false, message: PROVIDER_DOWN_MESSAGE };
-    if (item.price.id === price.id) return { ok: false, message: ALREADY_ON_PLAN_MESSAGE };
+    if (!item) return fail("unavailable", PROVIDER_DOWN_MESSAGE);
+    if (item.price.id === price.id) return fail("conflict", ALREADY_ON_PLAN_MESSAGE);
     await stripe.subscriptions.update(
       current.id,
       {
@@ -116,7 +120,7 @@ export async function startCheckout(
       },
       { idempotencyKey: `switch:${current.id}:${price.id}:${bucket(deps)}` },
     );
-    return { ok: true, url: "/billing?changed=1", switched: true };
+    return ok({ url: "/billing?changed=1", switched: true });
   }
 
   const session = await stripe.checkout.sessions.create(
@@ -132,8 +136,8 @@ export async function startCheckout(
     },
     { idempotencyKey: `checkout:${user.id}:${price.id}:${bucket(deps)}` },
   );
-  if (!session.url) return { ok: false, message: PROVIDER_DOWN_MESSAGE };
-  return { ok: true, url: session.url };
+  if (!session.url) return fail("unavailable", PROVIDER_DOWN_MESSAGE);
+  return ok({ url: session.url });
 }
 
 /** Opens the Stripe Billing Portal: to manage payment details, or straight at cancelling the plan. */
@@ -144,7 +148,7 @@ export async function openBillingPortal(
 ): Promise<BillingOutcome> {
   const { db, stripe } = deps;
   const row = await db.select({ customer: users.stripeCustomerId }).from(users).where(eq(users.id, user.id)).get();
-  if (!row?.customer) return { ok: false, message: NO_BILLING_ACCOUNT_MESSAGE };
+  if (!row?.customer) return fail("conflict", NO_BILLING_ACCOUNT_MESSAGE);
   const params: Stripe.BillingPortal.SessionCreateParams = {
     customer: row.customer,
     return_url: `${deps.origin}/billing`,
@@ -164,5 +168,5 @@ export async function openBillingPortal(
   const session = await stripe.billingPortal.sessions.create(params, {
     idempotencyKey: `portal:${user.id}:${intent}:${crypto.randomUUID()}`,
   });
-  return { ok: true, url: session.url };
+  return ok({ url: session.url });
 }

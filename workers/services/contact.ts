@@ -5,7 +5,14 @@ import { randomToken } from "@workers/lib/crypto";
 import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { CONTACT_HONEYPOT, CONTACT_LIMITS, type ContactField, type ContactResult } from "~/shared/contact";
+import {
+  CONTACT_HONEYPOT,
+  CONTACT_INVALID_MESSAGE,
+  CONTACT_LIMITS,
+  type ContactField,
+  type ContactResult,
+} from "~/shared/contact";
+import { fail, ok } from "~/shared/result";
 import { stripControlCharacters } from "~/shared/text";
 
 // The public contact form (/gallery): validate, rate limit per IP and per
@@ -77,21 +84,19 @@ export async function submitContactMessage(
       const key = issue.path[0] as ContactField;
       errors[key] ??= issue.message;
     }
-    return { status: "invalid", errors, values };
+    return { ...fail<ContactField>("invalid", CONTACT_INVALID_MESSAGE, { fieldErrors: errors }), values };
   }
   const input = parsed.data;
 
   // A filled honeypot: look like a success, keep nothing.
-  if (field(form, CONTACT_HONEYPOT) !== "") return { status: "sent", name: input.name };
+  if (field(form, CONTACT_HONEYPOT) !== "") return ok({ name: input.name });
 
   const email = input.email.toLowerCase();
   const limit = await deps.rateLimit([`ip:${deps.ip}`, `email:${email}`]);
   if (!limit.allowed) {
-    return {
-      status: "rate_limited",
-      message: RATE_LIMITED_MESSAGE,
+    return fail("rate_limited", RATE_LIMITED_MESSAGE, {
       retryAfterSeconds: Math.max(1, limit.retryAfterSeconds ?? 60),
-    };
+    });
   }
 
   const now = deps.now ?? Date.now;
@@ -109,10 +114,10 @@ export async function submitContactMessage(
     await deps.mailer.send(contactMail(input, deps.supportEmail));
   } catch (err) {
     console.warn("contact: the e-mail to support failed; the message is stored as", id, err);
-    return { status: "failed", message: CONTACT_FAILED_MESSAGE, values };
+    return { ...fail("unavailable", CONTACT_FAILED_MESSAGE), values };
   }
   await deps.db.update(contactMessages).set({ mailedAt: now() }).where(eq(contactMessages.id, id));
-  return { status: "sent", name: input.name };
+  return ok({ name: input.name });
 }
 
 export function contactMail(input: { name: string; email: string; message: string }, supportEmail: string) {

@@ -33,6 +33,23 @@ import {
 // chunks, checks the whole file, and only then stores the photo and its row.
 // Any refusal of the bytes deletes everything the upload stored.
 
+/** A newly stored photo's row: in no folder, not staged yet, not in the trash. */
+export function newPhotoRow(
+  p: Omit<
+    Photo,
+    "folderId" | "processedKey" | "processedThumbKey" | "processedContentType" | "processedAt" | "trashedAt"
+  >,
+): Photo {
+  return {
+    ...p,
+    folderId: null,
+    processedKey: null,
+    processedThumbKey: null,
+    processedContentType: null,
+    processedAt: null,
+    trashedAt: null,
+  };
+}
 export interface UploadDeps {
   db: Database;
   bucket: R2Bucket;
@@ -319,10 +336,9 @@ export async function completeUpload(
   });
   if (stored.size !== s.declaredBytes) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
 
-  const photo: Photo = {
+  const photo = newPhotoRow({
     id: s.photoId,
     userId,
-    folderId: null,
     name: s.name,
     originalKey: key,
     thumbKey: thumbKey(userId, s.photoId),
@@ -332,13 +348,8 @@ export async function completeUpload(
     height: info.height,
     thumbWidth: Number(thumb.customMetadata?.width ?? 0) || 1,
     thumbHeight: Number(thumb.customMetadata?.height ?? 0) || 1,
-    processedKey: null,
-    processedThumbKey: null,
-    processedContentType: null,
-    processedAt: null,
     createdAt: now,
-    trashedAt: null,
-  };
+  });
   try {
     await deps.db.batch([
       deps.db.insert(photos).values(photo),

@@ -1,5 +1,5 @@
 import { requireUser } from "@workers/http/auth";
-import { billingDeps, callStripe } from "@workers/http/billing";
+import { billingDeps, billingRefusal, callStripe } from "@workers/http/billing";
 import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
@@ -8,6 +8,7 @@ import { openBillingPortal } from "@workers/services/billing";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { NoActivePlan } from "~/components/no-active-plan";
 import { LivePlanStatusCard } from "~/components/plan-status-card";
+import { fail } from "~/shared/result";
 import type { Route } from "./+types/billing";
 
 export const meta: Route.MetaFunction = () => [{ title: "Billing · Stagewise" }];
@@ -30,9 +31,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const raw = await readFormFields(request);
   if (!raw.ok) return failureData(raw);
   const intent = raw.fields.intent;
-  if (intent !== "manage" && intent !== "cancel") return data({ error: "Unknown action." }, { status: 400 });
+  if (intent !== "manage" && intent !== "cancel") return failureData(fail("invalid", "Unknown action."));
   const result = await callStripe(() => openBillingPortal(billingDeps(context), user, intent));
-  if (!result.ok) return data({ error: result.message }, { status: 409 });
+  if (!result.ok) return billingRefusal(result);
   return redirect(result.url, 303);
 }
 

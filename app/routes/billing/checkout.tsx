@@ -1,15 +1,16 @@
 import { requireUser } from "@workers/http/auth";
-import { billingDeps, callStripe } from "@workers/http/billing";
+import { billingDeps, billingRefusal, callStripe } from "@workers/http/billing";
 import { readFormFields } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
 import { startCheckout } from "@workers/services/billing";
 import { CHECKOUT_RULE, overLimit } from "@workers/services/limits";
 import { useState } from "react";
-import { data, Form, redirect, useNavigation } from "react-router";
+import { Form, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { PLAN_REQUIRED_MESSAGE } from "~/shared/billing-messages";
 import { type BillingInterval, findPlan, PLANS, yearlyMonthlyEquivalent } from "~/shared/catalog";
+import { fail } from "~/shared/result";
 import type { Route } from "./+types/checkout";
 
 export const meta: Route.MetaFunction = () => [{ title: "Choose a Plan · Stagewise" }];
@@ -46,14 +47,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!raw.ok) return failureData(raw);
   const form = raw.fields;
   const parsed = input.safeParse({ planId: form.planId ?? "", interval: form.interval ?? "month" });
-  if (!parsed.success)
-    return data({ error: parsed.error.issues[0]?.message ?? PLAN_REQUIRED_MESSAGE }, { status: 400 });
+  if (!parsed.success) return failureData(fail("invalid", parsed.error.issues[0]?.message ?? PLAN_REQUIRED_MESSAGE));
   const limited = await overLimit(getDeps(context), CHECKOUT_RULE, [`user:${user.id}`]);
   if (limited) return failureData(limited);
   const result = await callStripe(() =>
     startCheckout(billingDeps(context), user, parsed.data.planId, parsed.data.interval),
   );
-  if (!result.ok) return data({ error: result.message }, { status: 409 });
+  if (!result.ok) return billingRefusal(result);
   return redirect(result.url, 303);
 }
 

@@ -1,15 +1,14 @@
 import { getUser } from "@workers/http/auth";
 import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
-import { STATUS as FAILURE_STATUS, failureHeaders } from "@workers/http/result";
+import { failureData } from "@workers/http/result";
 import { CONTACT_RULE, submitContactMessage } from "@workers/services/contact";
-import { data, Link, useSearchParams } from "react-router";
+import { Link, useSearchParams } from "react-router";
 import { CompareSlider } from "~/components/compare-slider";
 import { ContactDialog } from "~/components/contact-dialog";
 import { FEATURED_ITEMS, GALLERY_ITEMS } from "~/lib/gallery";
 import { getStartedPath } from "~/lib/get-started";
 import { useRootData } from "~/root";
-import type { ContactResult } from "~/shared/contact";
 import type { Route } from "./+types/gallery";
 
 export const meta: Route.MetaFunction = () => [
@@ -20,22 +19,13 @@ export const meta: Route.MetaFunction = () => [
   },
 ];
 
-const STATUS = { sent: 200, invalid: 400, rate_limited: 429, failed: 503 } as const;
-
 // Passes the action's headers (Retry-After on a 429) to the page's response: React Router keeps only cookies otherwise.
 export const headers: Route.HeadersFunction = ({ actionHeaders }) => actionHeaders;
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { env, db, deps } = context.get(requestContext);
   const raw = await readFormFields(request);
-  if (!raw.ok) {
-    const refused: ContactResult = {
-      status: "failed",
-      message: raw.error,
-      values: { name: "", email: "", message: "" },
-    };
-    return data(refused, { status: FAILURE_STATUS[raw.code], headers: failureHeaders(raw) });
-  }
+  if (!raw.ok) return failureData(raw);
   const result = await submitContactMessage(raw.fields, {
     db,
     mailer: deps.mailer,
@@ -44,9 +34,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     ip: deps.ip,
     userId: getUser(context)?.id ?? null,
   });
-  const headers: HeadersInit =
-    result.status === "rate_limited" ? { "Retry-After": String(result.retryAfterSeconds) } : {};
-  return data(result, { status: STATUS[result.status], headers });
+  return result.ok ? result : failureData(result);
 }
 
 const SMALL_SIZES = "(min-width: 1152px) 352px, (min-width: 768px) calc((100vw - 5rem) / 3), calc(100vw - 2rem)";

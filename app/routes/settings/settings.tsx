@@ -8,6 +8,7 @@ import { getLabelDefaults, labelDefaultsInput, saveLabelDefaults } from "@worker
 import { clearSessionCookie } from "@workers/services/sessions";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AccountDataSection, LabelSettingsSection } from "~/components/account-data-settings";
+import { fail } from "~/shared/result";
 import type { Route } from "./+types/settings";
 
 // The account's settings: the API keys section (docs/decisions/0120-public-api.md).
@@ -73,7 +74,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     const secure = new URL(request.url).protocol === "https:";
     return redirect("/?deleted=1", { headers: { "Set-Cookie": clearSessionCookie(secure) } });
   }
-  return data({ ok: false, error: "Unknown action." }, { status: 400 });
+  return failureData(fail("invalid", "Unknown action."));
 }
 
 function when(ms: number | null): string {

@@ -247,6 +247,28 @@ export async function reserve(
   return { ok: true, status: "held", balance: balance - amount };
 }
 
+/**
+ * The reservation `key` of this user while it is still held, with the balance;
+ * otherwise the answer to give at once: not found, or already settled (ok only
+ * when it was settled the same way, so a repeated commit or refund is a no-op).
+ */
+async function heldReservation(
+  db: Database,
+  userId: string,
+  key: string,
+  as: "committed" | "refunded",
+): Promise<
+  | { r: typeof creditReservations.$inferSelect; balance: number; settled?: undefined }
+  | { r?: undefined; balance: number; settled: LedgerResult<{ status: string }> }
+> {
+  const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
+  const balance = (await cachedBalance(db, userId)) ?? 0;
+  if (!r || r.userId !== userId) return { balance, settled: { ok: false, error: "Reservation not found", balance } };
+  if (r.status !== "held")
+    return { balance, settled: { ok: r.status === as, status: r.status, balance } as LedgerResult<{ status: string }> };
+  return { r, balance };
+}
+
 export async function commit(
   db: Database,
   userId: string,
@@ -254,11 +276,8 @@ export async function commit(
   now: number,
   alsoRun: Stmt[] = [],
 ): Promise<LedgerResult<{ status: string }>> {
-  const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
-  const balance = (await cachedBalance(db, userId)) ?? 0;
-  if (!r || r.userId !== userId) return { ok: false, error: "Reservation not found", balance };
-  if (r.status !== "held")
-    return { ok: r.status === "committed", status: r.status, balance } as LedgerResult<{ status: string }>;
+  const { balance, settled } = await heldReservation(db, userId, key, "committed");
+  if (settled) return settled;
   await run(db, [
     db
       .update(creditReservations)
@@ -280,11 +299,8 @@ export async function refund(
   now: number,
   alsoRun: Stmt[] = [],
 ): Promise<LedgerResult<{ status: string }>> {
-  const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
-  const balance = (await cachedBalance(db, userId)) ?? 0;
-  if (!r || r.userId !== userId) return { ok: false, error: "Reservation not found", balance };
-  if (r.status !== "held")
-    return { ok: r.status === "refunded", status: r.status, balance } as LedgerResult<{ status: string }>;
+  const { r, settled } = await heldReservation(db, userId, key, "refunded");
+  if (settled) return settled;
   await run(db, [
     ...r.allocations.map((a) =>
       db

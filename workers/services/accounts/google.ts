@@ -4,6 +4,7 @@ import { randomToken, timingSafeEqual } from "@workers/lib/crypto";
 import { createSession, readCookie, sessionCookie } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
+import { type Failure, fail, ok, type Result } from "~/shared/result";
 import type { AccountDeps } from "./deps";
 import { returnPath, safeRedirectPath } from "./landing";
 import { nameFromEmail } from "./validation";
@@ -13,7 +14,8 @@ export type GoogleSignInResult =
   | { ok: true; userId: string; created: boolean; token: string; expiresAt: number; landing: string }
   | GoogleFailure;
 
-export type GoogleFailure = { ok: false; reason: "email-unverified" | "linked-elsewhere" | "failed"; error: string };
+/** A refused Google sign-in (app/shared/result.ts); `reason` names the notice /login shows (?notice=google-<reason>). */
+export type GoogleFailure = Failure & { reason: "email-unverified" | "linked-elsewhere" | "failed" };
 
 /**
  * Signs in with a verified Google identity. Accounts are keyed on Google's
@@ -48,13 +50,14 @@ async function resolveGoogleUser(
   const { db } = deps;
   const bySub = await db.select({ id: users.id }).from(users).where(eq(users.googleSub, identity.sub)).get();
   if (bySub) return { ok: true, userId: bySub.id, created: false };
-  if (!identity.emailVerified) return { ok: false, reason: "email-unverified", error: MESSAGES.googleEmailUnverified };
+  if (!identity.emailVerified)
+    return { ...fail("forbidden", MESSAGES.googleEmailUnverified), reason: "email-unverified" };
 
   const now = deps.now ?? Date.now();
   const byEmail = await db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, identity.email) });
   if (byEmail) {
     if (byEmail.googleSub && byEmail.googleSub !== identity.sub)
-      return { ok: false, reason: "linked-elsewhere", error: MESSAGES.googleLinkedElsewhere };
+      return { ...fail("conflict", MESSAGES.googleLinkedElsewhere), reason: "linked-elsewhere" };
     if (byEmail.emailVerifiedAt === null) {
       // Nobody has proved this address until now: whoever signed up with it may
       // not own it, so their password and sessions go (pre-hijack protection).
@@ -90,7 +93,7 @@ async function resolveGoogleUser(
   if (inserted.length > 0) return { ok: true, userId: id, created: true };
   // A concurrent sign-in created the same account first: use it.
   if (attempt === 0) return resolveGoogleUser(deps, identity, 1);
-  return { ok: false, reason: "failed", error: MESSAGES.googleFailed };
+  return { ...fail("conflict", MESSAGES.googleFailed), reason: "failed" };
 }
 
 // The state, PKCE verifier and return address live in a short-lived cookie
@@ -132,13 +135,13 @@ export async function startGoogleSignIn(
   env: Env,
   redirectTo: string | null,
   secure: boolean,
-): Promise<{ ok: true; url: string; cookie: string } | { ok: false }> {
+): Promise<Result<{ url: string; cookie: string }>> {
   try {
     const { url, state, codeVerifier } = await googleOAuth(env).start();
-    return { ok: true, url: url.toString(), cookie: oauthStateCookie({ state, codeVerifier, redirectTo }, secure) };
+    return ok({ url: url.toString(), cookie: oauthStateCookie({ state, codeVerifier, redirectTo }, secure) });
   } catch (err) {
     console.error("google sign-in could not start", err);
-    return { ok: false };
+    return fail("unavailable", MESSAGES.googleFailed);
   }
 }
 

@@ -31,6 +31,16 @@ export async function issueToken(
   return token;
 }
 
+/** The row of this link while it is unused and unexpired. */
+function live(token: string, purpose: EmailTokenPurpose, now: number) {
+  return and(
+    eq(emailTokens.id, sha256Hex(token)),
+    eq(emailTokens.purpose, purpose),
+    isNull(emailTokens.usedAt),
+    gt(emailTokens.expiresAt, now),
+  );
+}
+
 /** Whether a link is still usable, without spending it (for the page a link opens). */
 export async function isTokenUsable(
   db: Database,
@@ -42,14 +52,7 @@ export async function isTokenUsable(
   const row = await db
     .select({ id: emailTokens.id })
     .from(emailTokens)
-    .where(
-      and(
-        eq(emailTokens.id, sha256Hex(token)),
-        eq(emailTokens.purpose, purpose),
-        isNull(emailTokens.usedAt),
-        gt(emailTokens.expiresAt, now),
-      ),
-    )
+    .where(live(token, purpose, now))
     .get();
   return Boolean(row);
 }
@@ -68,14 +71,7 @@ export async function consumeToken(
   const rows = await db
     .update(emailTokens)
     .set({ usedAt: now })
-    .where(
-      and(
-        eq(emailTokens.id, sha256Hex(token)),
-        eq(emailTokens.purpose, purpose),
-        isNull(emailTokens.usedAt),
-        gt(emailTokens.expiresAt, now),
-      ),
-    )
+    .where(live(token, purpose, now))
     .returning({ userId: emailTokens.userId, email: emailTokens.email, redirectTo: emailTokens.redirectTo })
     .all();
   return rows[0] ?? null;
