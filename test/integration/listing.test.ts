@@ -1,7 +1,11 @@
-import { creditLedger, photos as photoRows, users } from "@db/schema";
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { creditLedger, jobs, photos as photoRows, users } from "@db/schema";
 import { db } from "@test/support/factories";
 import { api, balance, expectSettled, folderOf, onPlan, photosOf, rowsOf, settleBatch } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { RESERVATION_TIMEOUT_MS } from "@workers/objects/user/ledger";
+import { userObject } from "@workers/objects/user-object";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 
@@ -244,3 +248,39 @@ function photoIdOf(url: unknown): string {
   const m = /\/photos\/([^/]+)\//.exec(String(url));
   return m?.[1] ?? "";
 }
+
+describe("a batch that outlives the reservation timeout", () => {
+  // An instance that was evicted mid-batch (a deploy, a restart) leaves jobs queued, and one 'running',
+  // with credits reserved more than RESERVATION_TIMEOUT_MS ago. Written here directly, as it would have.
+  it("its queued and interrupted jobs are run by the alarm, not refunded as if they had died", async () => {
+    const user = await onPlan("Small plan", 5);
+    const photos = await photosOf(user.id, 3);
+    const stub = userObject(env, user.id);
+    const now = Date.now();
+    const ids: string[] = [];
+    for (const [i, p] of photos.entries()) {
+      const id = `stale-${i}-${p.id}`;
+      ids.push(id);
+      await stub.reserve(user.id, id, 1, "AI stage (batch)");
+      await db.insert(jobs).values({
+        id,
+        userId: user.id,
+        photoId: p.id,
+        kind: "stage",
+        params: { roomType: "bedroom", designStyle: "modern" },
+        status: i === 0 ? "running" : "queued",
+        attempts: i === 0 ? 1 : 0,
+        createdAt: now,
+        startedAt: i === 0 ? now : null,
+      });
+    }
+    await stub.advanceClockForTesting(RESERVATION_TIMEOUT_MS + 60_000);
+    await evictDurableObject(stub);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const rows = await db.select().from(jobs).where(eq(jobs.userId, user.id)).all();
+    expect(rows.map((j) => [j.id, j.status, j.error])).toEqual(ids.map((id) => [id, "succeeded", null]));
+    expect(provider.calls).toHaveLength(3);
+    expect(await balance(user.id)).toBe(2);
+    await expectSettled(user.id);
+  });
+});
