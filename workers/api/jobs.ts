@@ -46,7 +46,8 @@ export const jobsApi = new Hono<ApiEnv>()
     if (!body.ok) return failureJson(body);
     const res = await requestJob(c.get("deps"), c.get("user")!.id, c.req.param("id"), body.data);
     if (!res.ok) return failureJson(res);
-    return c.json({ job: res.job, credits: res.credits }, 202, NO_STORE);
+    // Variations: every result's job (each settles and is refunded on its own), the lead's first.
+    return c.json({ job: res.job, credits: res.credits, ...(res.jobIds ? { jobIds: res.jobIds } : {}) }, 202, NO_STORE);
   })
   .get("/jobs/:id", async (c) => {
     const db = c.get("db");

@@ -313,6 +313,14 @@ export class UserObject extends DurableObject<Env> {
     }
   }
 
+  /** Jobs queued (the pump starts them) or running in this instance, with the variations that follow them. */
+  async #aliveJobIds(userId: string): Promise<Set<string>> {
+    const open = await jobsService.openJobs(this.#db, userId);
+    const alive = new Set(open.filter((j) => j.status === "queued" || this.#active.has(j.id)).map((j) => j.id));
+    for (const job of open) if (queue.followsLead(job) && alive.has(job.groupId!)) alive.add(job.id);
+    return alive;
+  }
+
   async #succeeded(jobId: string): Promise<boolean> {
     return (await jobsService.getJob(this.#db, jobId))?.status === "succeeded";
   }
@@ -361,7 +369,11 @@ export class UserObject extends DurableObject<Env> {
             await this.env.PHOTOS.delete(jobsService.jobResultKeys(lost));
           }
         }
+        // A job waiting in this user's queue, or running here (its provider call has its own timeout),
+        // has not died however long ago its credit was reserved: a batch can wait longer than the timeout.
+        const alive = await this.#aliveJobIds(userId);
         for (const key of await ledger.staleReservationKeys(this.#db, userId, now)) {
+          if (alive.has(key)) continue;
           const reason = "Job did not finish in time";
           await ledger.refund(this.#db, userId, key, reason, now, [
             jobsService.failJobStatement(this.#db, key, reason, now),

@@ -1,6 +1,6 @@
 import { type Batch, batches, type Job, type JobParams, jobs, photos, photoVersions, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { FREE_REROLL_TAKEN, getJob, getVersion, userObject } from "@workers/objects/client";
+import { ALREADY_RETRIED, FREE_REROLL_TAKEN, getJob, getVersion, userObject } from "@workers/objects/client";
 import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -212,6 +212,8 @@ export async function retryBatch(
       retryOf: j.id,
     })),
   });
+  // Another retry of the same failures got there first (two requests at once): it charged them once.
+  if (!started.ok && started.error === ALREADY_RETRIED) return fail("conflict", ALREADY_RETRIED);
   if (!started.ok) return startFailure(started);
   return ok({ retried: old.length, credits: started.balance });
 }

@@ -27,6 +27,8 @@ import * as ledger from "./ledger";
 export const DEFAULT_CONCURRENCY = 4;
 /** A second free re-roll of the same result, racing the first: refused here, where they are serialised. */
 export const FREE_REROLL_TAKEN = "Free re-roll already used";
+/** A failed job retried again while its first retry is recorded (two retry requests at once): refused here. */
+export const ALREADY_RETRIED = "These photos are already being retried.";
 
 export interface QueuedJobInput {
   jobId: string;
@@ -135,6 +137,11 @@ export async function startMany(
       )
       .get();
     if (taken) return { ok: false, error: FREE_REROLL_TAKEN, balance };
+  }
+  const retried = input.jobs.flatMap((j) => (j.retryOf ? [j.retryOf] : []));
+  if (retried.length > 0) {
+    const again = await db.select({ id: jobs.id }).from(jobs).where(inArray(jobs.retryOf, retried)).get();
+    if (again) return { ok: false, error: ALREADY_RETRIED, balance };
   }
   if (input.batch) {
     await db.insert(batches).values({

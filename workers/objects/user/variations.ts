@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { type Job, jobs, photos } from "@db/schema";
 import { createProviderClient, ProviderError } from "@workers/adapters/provider";
 import { describeAndThumb } from "@workers/lib/thumbnail";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import * as jobsService from "./jobs";
 import type { Stmt } from "./ledger";
 import * as ledger from "./ledger";
@@ -24,13 +24,17 @@ export function isGroupLead(job: Pick<Job, "id" | "groupId">): boolean {
   return job.groupId === job.id;
 }
 
-/** The group's jobs, lead first, then in the order they were asked for. */
+/**
+ * The group's jobs, lead first, then in the order they were asked for. They
+ * share one created_at and their ids are random, so the order is the rows'
+ * insertion order (rowid): result i of the provider's answer goes to job i.
+ */
 export async function members(db: Database, lead: Job): Promise<Job[]> {
   const rows = await db
     .select()
     .from(jobs)
     .where(eq(jobs.groupId, lead.id))
-    .orderBy(asc(jobs.createdAt), asc(jobs.id))
+    .orderBy(asc(jobs.createdAt), sql`rowid`)
     .all();
   return [lead, ...rows.filter((r) => r.id !== lead.id)];
 }

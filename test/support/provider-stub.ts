@@ -1,0 +1,92 @@
+import { encodeBase64 } from "@oslojs/encoding";
+import { makeJpeg } from "@test/fixtures/images";
+import { vi } from "vitest";
+import { workerFetch } from "./worker";
+
+// The AI provider as the Worker sees it in workerd tests: stubbed at the
+// isolate's fetch for http://provider.test (PROVIDER_BASE_URL in
+// vitest.config.ts; PROVIDER_TIMEOUT_MS is 1.5 s there). Like the real
+// provider it fetches the signed input address it is given, so a test can see
+// the bytes each call started from, and it counts its own calls in flight:
+// concurrency is observed where the provider sees it, not in our code.
+
+export interface ProviderCall {
+  /** Order of arrival, from 1. */
+  n: number;
+  path: string;
+  body: Record<string, unknown>;
+  /** The bytes behind input_image_url, fetched as the provider would. */
+  input: Uint8Array | null;
+  /** The images answered (empty for a failure). */
+  output: Uint8Array[];
+}
+
+export interface ProviderStub {
+  calls: ProviderCall[];
+  inFlight: number;
+  maxInFlight: number;
+  /** Milliseconds each call takes before it answers (after fetching its input). */
+  latencyMs: number;
+  /** Every n-th call (counted from the last reset) answers 500; 0 for none. */
+  failEvery: number;
+  /** At most this many images per staging answer, whatever num_images asked (null: as asked). */
+  maxImages: number | null;
+  /** Held before answering, per call (for ordering tests); resolves at once when unset. */
+  hold: ((call: ProviderCall) => Promise<void>) | null;
+  /** Restarts failEvery's count and maxInFlight. */
+  reset(): void;
+}
+
+let counter = 0;
+
+/** A distinct small JPEG per answered image, so a test can follow bytes from one call to the next. */
+function distinctImage(): Uint8Array {
+  counter++;
+  return makeJpeg(48 + (counter % 40), 36, 80, 24, counter);
+}
+
+export function stubProvider(): ProviderStub {
+  const realFetch = globalThis.fetch;
+  let sinceReset = 0;
+  const stub: ProviderStub = {
+    calls: [],
+    inFlight: 0,
+    maxInFlight: 0,
+    latencyMs: 0,
+    failEvery: 0,
+    maxImages: null,
+    hold: null,
+    reset() {
+      sinceReset = 0;
+      stub.maxInFlight = stub.inFlight;
+    },
+  };
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const req = new Request(input, init);
+    if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
+    const path = new URL(req.url).pathname;
+    const body = (await req.json()) as Record<string, unknown>;
+    sinceReset++;
+    const call: ProviderCall = { n: stub.calls.length + 1, path, body, input: null, output: [] };
+    stub.calls.push(call);
+    stub.inFlight++;
+    stub.maxInFlight = Math.max(stub.maxInFlight, stub.inFlight);
+    try {
+      const fail = stub.failEvery > 0 && sinceReset % stub.failEvery === 0;
+      if (typeof body.input_image_url === "string") {
+        const src = await workerFetch(body.input_image_url);
+        call.input = src.ok ? new Uint8Array(await src.arrayBuffer()) : null;
+      }
+      if (stub.hold) await stub.hold(call);
+      if (stub.latencyMs > 0) await new Promise((r) => setTimeout(r, stub.latencyMs));
+      if (fail) return new Response("provider exploded", { status: 500, statusText: "Internal Server Error" });
+      const asked = typeof body.num_images === "number" ? body.num_images : 1;
+      const count = stub.maxImages === null ? asked : Math.min(asked, stub.maxImages);
+      call.output = Array.from({ length: count }, distinctImage);
+      return Response.json({ info: { images: call.output.map((b) => ({ data: encodeBase64(b) })) } });
+    } finally {
+      stub.inFlight--;
+    }
+  });
+  return stub;
+}
