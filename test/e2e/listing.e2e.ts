@@ -130,6 +130,7 @@ describe("stage a whole listing", () => {
         `Retry ${failed} failed · ${failed} ${failed === 1 ? "credit" : "credits"}`,
       );
       await retry.tap();
+      await page.getByText(`Retrying ${failed} ${failed === 1 ? "photo" : "photos"}.`).waitFor();
       await expect.poll(countsText, { timeout: 60_000, interval: 1000 }).toMatch(/0 processing · 0 queued/);
     }
     expect(await countsText()).toBe("10 done · 0 processing · 0 queued · 0 failed");
