@@ -259,6 +259,29 @@ describe("re-roll", () => {
     await expectSettled(user.id);
   });
 
+  it("variations share one free re-roll: after the lead's, re-rolling another variation costs 1", async () => {
+    const user = await onPlan("Starter plan", 5);
+    const [photo] = await photosOf(user.id, 1);
+    const res = await stage(user.cookie, photo!.id, { variations: 2 });
+    expect(res.status).toBe(202);
+    const [lead, sibling] = res.body.jobIds as string[];
+    for (const id of [lead!, sibling!]) expect((await settleJob(user.cookie, id)).status).toBe("succeeded");
+    expect((await api(user.cookie, "GET", `/api/jobs/${sibling}/reroll`)).body.quote.cost).toBe(0);
+    const free = await api(user.cookie, "POST", `/api/jobs/${sibling}/reroll`, {});
+    expect(free.status).toBe(202);
+    expect(free.body.cost).toBe(0);
+    await settleJob(user.cookie, free.body.job.id);
+    // Counted against the request's first job, whichever variation was re-rolled.
+    const rerolls = (await rowsOf(user.id)).jobs.filter((j) => j.rerollOf !== null);
+    expect(rerolls.map((j) => j.rerollOf)).toEqual([lead]);
+    for (const id of [lead!, sibling!]) {
+      const quote = await api(user.cookie, "GET", `/api/jobs/${id}/reroll`);
+      expect(quote.body.quote).toMatchObject({ cost: 1, message: REROLL_PAID_MESSAGE });
+    }
+    expect(await balance(user.id)).toBe(3);
+    await expectSettled(user.id);
+  });
+
   it("only the owner's succeeded staging can be re-rolled", async () => {
     const user = await onPlan(null, 3);
     const stranger = await onPlan(null, 3);
