@@ -10,6 +10,7 @@ import { ROOT, startStack } from "../scripts/stack.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
 import { measureApiJobCreation } from "./api.ts";
+import { batchModule } from "./batch.ts";
 import { measureJobLatencies } from "./jobs.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
 import { applyRatios, type BenchContext, type BenchModule, MIN_RUNS, mergeRuns, percentile } from "./module.ts";
@@ -401,6 +402,7 @@ export const MODULES: Record<string, BenchModule> = {
   credits,
   photos: photosModule(),
   jobs,
+  batch: batchModule(3),
   api,
   staging,
   bundle,
