@@ -59,6 +59,7 @@ const ID_SOURCES: { param: RegExp; route?: RegExp; value: () => string }[] = [
   { param: /^id$/, route: /\/users\/:id/, value: () => bob.id },
   { param: /^versionId$/, value: () => ids.version! },
   { param: /^id$/, route: /\/folders\/:id/, value: () => ids.folder! },
+  { param: /^id$/, route: /\/batches\/:id/, value: () => ids.batch! },
   { param: /^variant$/, value: () => "original" },
   { param: /^which$/, value: () => "original" },
   // Exports are prepared in the background and mailed; a made-up id stands in for another user's.
@@ -302,7 +303,21 @@ beforeAll(async () => {
     body: JSON.stringify({ name: "open.jpg", size: 1000, type: "image/jpeg" }),
   });
   ids.upload = ((await upload.json()) as { id: string }).id;
-  expect(ids.version && ids.upload && ids.folder, "Bob's fixtures").toBeTruthy();
+  const batch = await fetch(`${baseUrl()}/api/batches`, {
+    method: "POST",
+    headers: bobHeaders,
+    body: JSON.stringify({ designStyle: "modern", items: [{ photoId: photo, roomType: "livingroom" }] }),
+  });
+  ids.batch = ((await batch.json()) as { batch: { id: string } }).batch.id;
+  // Settled before the cases start, so nothing it writes moves the digests under them.
+  for (let i = 0; i < 200; i++) {
+    const view = (await (await fetch(`${baseUrl()}/api/batches/${ids.batch}`, { headers: session(bob) })).json()) as {
+      batch: { open: boolean };
+    };
+    if (!view.batch.open) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(ids.version && ids.upload && ids.folder && ids.batch, "Bob's fixtures").toBeTruthy();
 }, 120_000);
 
 afterAll(() => {

@@ -1,0 +1,387 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { seedPhotos } from "../../../bench/library-bytes.ts";
+import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
+import { CONTROL_CHARS, expectRefusedWithoutChange, form, type HostileCase, SQL_META } from "./harness.ts";
+
+// Hostile input for staging a whole listing (docs/decisions/0140-batches-variations-rerolls.md): batches,
+// retries, variations, re-rolls, the chosen version and staging from a version, by the owner with bad input
+// and by a stranger with the owner's ids. Each is refused with a 4xx and changes nothing stored.
+
+let owner: FixtureUser;
+let stranger: FixtureUser;
+let ran = 0;
+const f = { photoId: "", otherPhotoId: "", jobId: "", removalJobId: "", versionId: "", batchId: "", folderId: "" };
+
+const headers = (u: FixtureUser) => ({ Cookie: `sw_session=${u.sessionToken}` });
+
+async function call(u: FixtureUser, method: string, path: string, body?: unknown) {
+  const isForm = body instanceof URLSearchParams;
+  const res = await fetch(`${baseUrl()}${path}`, {
+    method,
+    redirect: "manual",
+    headers: {
+      ...headers(u),
+      Origin: baseUrl(),
+      ...(body !== undefined && !isForm ? { "Content-Type": "application/json" } : {}),
+    },
+    body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text.startsWith("{") ? JSON.parse(text) : {} };
+}
+
+async function settle(jobId: string) {
+  for (let i = 0; i < 120; i++) {
+    const r = await call(owner, "GET", `/api/jobs/${jobId}`);
+    if (r.body.job.status === "succeeded") return r.body.job as { versionId: string };
+    if (r.body.job.status === "failed") throw new Error("job failed");
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  throw new Error("job did not settle");
+}
+
+beforeAll(async () => {
+  await fetch(`http://127.0.0.1:${inject("ports").provider}/_emulator/mode`, {
+    method: "POST",
+    body: JSON.stringify({ mode: "ok" }),
+  });
+  owner = await createUser({ credits: 4 });
+  stranger = await createUser({ credits: 5 });
+  const seeded = await seedPhotos({ baseUrl: baseUrl(), sessionToken: owner.sessionToken! }, 2, "Den");
+  f.photoId = seeded[0]!;
+  f.otherPhotoId = seeded[1]!;
+  const staged = await call(owner, "POST", `/api/photos/${f.photoId}/jobs`, {
+    kind: "stage",
+    roomType: "livingroom",
+    designStyle: "modern",
+  });
+  f.jobId = staged.body.job.id;
+  f.versionId = (await settle(f.jobId)).versionId;
+  const removal = await call(owner, "POST", `/api/photos/${f.photoId}/jobs`, { kind: "removal" });
+  f.removalJobId = removal.body.job.id;
+  await settle(f.removalJobId);
+  const batch = await call(owner, "POST", "/api/batches", {
+    designStyle: "modern",
+    items: [{ photoId: f.otherPhotoId, roomType: "bedroom" }],
+  });
+  f.batchId = batch.body.batch.id;
+  await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "create-folder", name: "Hostile listing" }));
+  const html = await (await fetch(`${baseUrl()}/dashboard`, { headers: headers(owner) })).text();
+  f.folderId = /folder=([a-z2-7]+)/.exec(html)?.[1] ?? "";
+  // Wait for the batch to end, so the digest does not move under the cases.
+  for (let i = 0; i < 120; i++) {
+    const view = await call(owner, "GET", `/api/batches/${f.batchId}`);
+    if (!view.body.batch.open) break;
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  // The owner has 1 credit left: a batch of 2 is more than they have.
+  expect((await call(owner, "GET", "/api/me")).body.credits).toBe(1);
+  expect(f.folderId && f.versionId && f.batchId).toBeTruthy();
+}, 120_000);
+
+afterAll(() => {
+  console.log(`hostile-input suite (listing routes): ${ran} cases ran`);
+});
+
+function cases(): HostileCase[] {
+  const o = headers(owner);
+  const s = headers(stranger);
+  const item = (photoId: string, roomType = "bedroom") => ({ photoId, roomType });
+  const batch = (items: unknown, extra: Record<string, unknown> = {}) => ({ designStyle: "modern", items, ...extra });
+  const manyItems = Array.from({ length: 101 }, (_, i) => item(`p${i}`));
+  return [
+    // POST /api/batches
+    {
+      name: "stranger stages the owner's photo",
+      method: "POST",
+      path: "/api/batches",
+      headers: s,
+      body: batch([item(f.photoId)]),
+      status: 404,
+    },
+    {
+      name: "stranger names the owner's folder",
+      method: "POST",
+      path: "/api/batches",
+      headers: s,
+      body: batch([], { folderId: f.folderId }),
+      status: 400,
+    },
+    {
+      name: "stranger's folder id with own photo list",
+      method: "POST",
+      path: "/api/batches",
+      headers: s,
+      body: { designStyle: "modern", folderId: f.folderId, items: [item("x".repeat(20))] },
+      status: 404,
+    },
+    {
+      name: "no photos",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([]),
+      status: 400,
+      message: /at least one photo/,
+    },
+    {
+      name: "101 photos",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch(manyItems),
+      status: 400,
+      message: /at most 100/,
+    },
+    {
+      name: "a photo twice",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([item(f.photoId), item(f.photoId)]),
+      status: 400,
+      message: /twice/,
+    },
+    {
+      name: "unknown room type",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([item(f.photoId, SQL_META)]),
+      status: 400,
+    },
+    {
+      name: "no style",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: { items: [item(f.photoId)] },
+      status: 400,
+    },
+    {
+      name: "items not a list",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch("everything"),
+      status: 400,
+    },
+    {
+      name: "advanced options without the plan",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([item(f.photoId)], { colorScheme: "COLOR_SCHEME_3" }),
+      status: 403,
+    },
+    {
+      name: "more photos than credits",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([item(f.photoId), item(f.otherPhotoId)]),
+      status: 402,
+    },
+    {
+      name: "a form, not JSON",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: form({ designStyle: "modern" }),
+      status: 415,
+    },
+    { name: "no session", method: "POST", path: "/api/batches", body: batch([item(f.photoId)]), status: 401 },
+    // Batches: reading and retrying
+    {
+      name: "stranger reads the owner's batch",
+      method: "GET",
+      path: `/api/batches/${f.batchId}`,
+      headers: s,
+      status: 404,
+    },
+    {
+      name: "stranger retries the owner's batch",
+      method: "POST",
+      path: `/api/batches/${f.batchId}/retry`,
+      headers: s,
+      status: 404,
+    },
+    {
+      name: "retry with nothing failed",
+      method: "POST",
+      path: `/api/batches/${f.batchId}/retry`,
+      headers: o,
+      status: 409,
+    },
+    { name: "stranger opens the batch page", method: "GET", path: `/batches/${f.batchId}`, headers: s, status: 404 },
+    {
+      name: "stranger retries through the page",
+      method: "POST",
+      path: `/batches/${f.batchId}`,
+      headers: s,
+      body: form({ intent: "retry" }),
+      status: 404,
+    },
+    {
+      name: "unknown intent on the batch page",
+      method: "POST",
+      path: `/batches/${f.batchId}`,
+      headers: o,
+      body: form({ intent: "delete" }),
+      status: 400,
+    },
+    // The start page
+    {
+      name: "stranger's folder on the start page",
+      method: "GET",
+      path: `/batches/new?folder=${f.folderId}`,
+      headers: s,
+      status: 404,
+    },
+    {
+      name: "stranger starts the owner's photo through the page",
+      method: "POST",
+      path: "/batches/new",
+      headers: s,
+      body: form({ designStyle: "modern", quoted: "1", [`pick:${f.photoId}`]: "1", [`room:${f.photoId}`]: "bedroom" }),
+      status: 404,
+    },
+    {
+      name: "a picked photo without a room",
+      method: "POST",
+      path: "/batches/new",
+      headers: o,
+      body: form({ designStyle: "modern", quoted: "1", [`pick:${f.photoId}`]: "1" }),
+      status: 400,
+      message: /room type/,
+    },
+    {
+      name: "nothing picked",
+      method: "POST",
+      path: "/batches/new",
+      headers: o,
+      body: form({ designStyle: "modern", quoted: "0" }),
+      status: 400,
+    },
+    {
+      name: "a quoted total that is not a number",
+      method: "POST",
+      path: "/batches/new",
+      headers: o,
+      body: form({
+        designStyle: "modern",
+        quoted: "ten",
+        [`pick:${f.photoId}`]: "1",
+        [`room:${f.photoId}`]: "bedroom",
+      }),
+      status: 400,
+    },
+    // Variations
+    {
+      name: "5 variations",
+      method: "POST",
+      path: `/api/photos/${f.photoId}/jobs`,
+      headers: o,
+      body: { kind: "stage", roomType: "bedroom", designStyle: "modern", variations: 5 },
+      status: 400,
+    },
+    {
+      name: "variations of a removal",
+      method: "POST",
+      path: `/api/photos/${f.photoId}/jobs`,
+      headers: o,
+      body: { kind: "removal", variations: 2 },
+      status: 400,
+    },
+    {
+      name: "more variations than credits",
+      method: "POST",
+      path: `/api/photos/${f.photoId}/jobs`,
+      headers: o,
+      body: { kind: "stage", roomType: "bedroom", designStyle: "modern", variations: 2 },
+      status: 402,
+    },
+    {
+      name: "a prompt with control characters",
+      method: "POST",
+      path: `/api/photos/${f.photoId}/jobs`,
+      headers: o,
+      body: { kind: "stage", roomType: "bedroom", designStyle: "modern", prompt: CONTROL_CHARS },
+      status: 400,
+    },
+    // Staging from a version
+    {
+      name: "stranger's version as the source",
+      method: "POST",
+      path: `/api/photos/${f.otherPhotoId}/jobs`,
+      headers: o,
+      body: { kind: "stage", roomType: "bedroom", designStyle: "modern", sourceVersionId: "a".repeat(32) },
+      status: 404,
+    },
+    {
+      name: "another photo's version as the source",
+      method: "POST",
+      path: `/api/photos/${f.otherPhotoId}/jobs`,
+      headers: o,
+      body: { kind: "stage", roomType: "bedroom", designStyle: "modern", sourceVersionId: f.versionId },
+      status: 404,
+    },
+    // Re-rolls
+    {
+      name: "stranger prices the owner's re-roll",
+      method: "GET",
+      path: `/api/jobs/${f.jobId}/reroll`,
+      headers: s,
+      status: 404,
+    },
+    {
+      name: "stranger re-rolls the owner's job",
+      method: "POST",
+      path: `/api/jobs/${f.jobId}/reroll`,
+      headers: s,
+      body: {},
+      status: 404,
+    },
+    {
+      name: "re-roll of a removal",
+      method: "POST",
+      path: `/api/jobs/${f.removalJobId}/reroll`,
+      headers: o,
+      body: {},
+      status: 400,
+    },
+    {
+      name: "re-roll with a body that is not JSON",
+      method: "POST",
+      path: `/api/jobs/${f.jobId}/reroll`,
+      headers: { ...o, "Content-Type": "application/json" },
+      body: "{not json",
+      status: 400,
+    },
+    // The chosen version
+    {
+      name: "stranger chooses the owner's version",
+      method: "POST",
+      path: `/api/photos/${f.photoId}/versions/${f.versionId}/choose`,
+      headers: s,
+      status: 404,
+    },
+    {
+      name: "a version of another photo",
+      method: "POST",
+      path: `/api/photos/${f.otherPhotoId}/versions/${f.versionId}/choose`,
+      headers: o,
+      status: 404,
+    },
+  ];
+}
+
+describe("hostile input: listing routes", () => {
+  it("refuses every case with a 4xx and changes nothing", async () => {
+    for (const c of cases()) {
+      await expectRefusedWithoutChange(c);
+      ran++;
+    }
+    expect(ran).toBeGreaterThan(30);
+  }, 180_000);
+});
