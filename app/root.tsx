@@ -14,6 +14,7 @@ import {
 import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
 import { InlineStyles } from "~/lib/inline-css";
+import { LANDING_ISLANDS_SCRIPT } from "~/lib/islands";
 import { useNonce } from "~/lib/nonce";
 import type { Route } from "./+types/root";
 
@@ -42,8 +43,19 @@ export function useRootData(): RootData | undefined {
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
+/**
+ * Whether this document is served without React in the browser (route handle `{ hydrate: false }`, the landing
+ * page): decided on the server only. A hydrated page that later navigates to such a route renders it with React as
+ * usual. docs/decisions/0136-landing-page-islands.md
+ */
+function useStaticDocument(): boolean {
+  const matches = useMatches();
+  return import.meta.env.SSR && matches.some((m) => (m.handle as { hydrate?: boolean } | undefined)?.hydrate === false);
+}
+
 export function Layout({ children }: { children: React.ReactNode }) {
   const nonce = useNonce();
+  const staticDocument = useStaticDocument();
   return (
     <html lang="en">
       <head>
@@ -57,8 +69,15 @@ export function Layout({ children }: { children: React.ReactNode }) {
       </head>
       <body className="flex min-h-dvh flex-col bg-white font-sans antialiased">
         {children}
-        <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        {staticDocument ? (
+          // Our own function's source (app/lib/islands.ts): no input of anyone's in it.
+          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: LANDING_ISLANDS_SCRIPT }} />
+        ) : (
+          <>
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
+          </>
+        )}
       </body>
     </html>
   );

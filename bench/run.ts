@@ -69,6 +69,7 @@ const ssr: BenchModule = {
           unit: "ms",
           relativeTo: { name: `${BARE} p50`, label: "the bare page" },
           ...BUDGETS.p50(label),
+          ...(label === "/dashboard" ? { ratioBudget: BUDGETS.dashboardRatio } : {}),
         },
         { group: "SSR", name: `${label} p99`, value: r.latency.p99, unit: "ms", ...BUDGETS.p99(label) },
       );

@@ -78,6 +78,7 @@ export function SiteNav({ user }: { user: NavUser | null }) {
         <details
           ref={menu}
           className="group relative md:hidden"
+          data-menu
           onKeyDown={(e) => {
             if (e.key !== "Escape" || !menu.current?.open) return;
             close();

@@ -10,6 +10,9 @@ import { getStartedPath, scrollTarget, scrollToSection } from "~/lib/get-started
 import { useRootData } from "~/root";
 import type { Route } from "./+types/home";
 
+// Served without React in the browser: the page works as HTML, app/lib/islands.ts moves its sliders and reveals.
+export const handle = { hydrate: false };
+
 export const meta: Route.MetaFunction = () => [
   { title: "Stagewise: virtual staging for real-estate photos" },
   { name: "description", content: "Professional virtual staging powered by AI. Transform any space in seconds." },

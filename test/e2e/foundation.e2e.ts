@@ -35,9 +35,9 @@ describe("the running stack", () => {
 });
 
 describe("in Chromium", () => {
-  it("hydrates / and navigates on the client without a reload or any console error", async () => {
+  it("navigates from a hydrated page to / on the client without a reload or any console error", async () => {
     const page = await b.newPage();
-    await page.goto("/landing");
+    await page.goto("/features");
     await page.waitForSelector("html[data-hydrated=true]");
     await page.evaluate(() => {
       (window as unknown as { marker: number }).marker = 42;
@@ -45,8 +45,24 @@ describe("in Chromium", () => {
     await page.getByTestId("brand").click();
     await page.waitForURL(`${baseUrl()}/`);
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
-    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Transform Spaces Instantly");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Transform Spaces Instantly");
     page.assertClean();
+  });
+
+  it("serves / and /landing as documents that load no JavaScript module (docs/decisions/0136-landing-page-islands.md)", async () => {
+    for (const path of ["/", "/landing"]) {
+      const page = await b.newPage();
+      const scripts: string[] = [];
+      page.on("request", (r) => {
+        if (r.resourceType() === "script") scripts.push(r.url());
+      });
+      await page.goto(path);
+      await page.waitForSelector("html[data-hydrated=true]");
+      await page.waitForLoadState("networkidle");
+      expect(scripts, path).toEqual([]);
+      expect(await page.locator("script[type=module], link[rel=modulepreload]").count(), path).toBe(0);
+      page.assertClean();
+    }
   });
 
   it("opens the mobile menu at 390 px", async () => {

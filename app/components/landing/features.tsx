@@ -45,6 +45,7 @@ export function FeatureGrid() {
   return (
     <ul
       ref={ref}
+      data-reveal-once
       className="mt-12 grid gap-6 sm:grid-cols-2 lg:grid-cols-3 lg:[&>li:last-child]:col-start-2"
       data-testid="feature-cards"
     >

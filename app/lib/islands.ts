@@ -1,0 +1,111 @@
+// The landing page without React in the browser (docs/decisions/0136-landing-page-islands.md).
+//
+// `/` is the page most visitors open first, on a phone, often on a slow
+// network. Its HTML already works without JavaScript: the menu and the FAQ are
+// <details>, the links are plain links, the before/after sliders are rendered
+// at 50%. Hydrating the whole React Router app only to make three things move
+// cost about 120 KB of gzipped JavaScript. Instead the document loads no
+// modules at all and carries this one small script, which:
+//   - makes every before/after slider (react-compare-slider's server markup)
+//     follow the pointer and the arrow keys, as the library does;
+//   - reveals the feature cards once they scroll into view (and never hides
+//     them for people who prefer reduced motion);
+//   - keeps one FAQ item open at a time in browsers without <details name>;
+//   - closes the phone menu after a choice and on Escape, as the hydrated menu does;
+//   - marks the document as ready (`data-hydrated`), as the hydrated pages do.
+//
+// It is serialised with Function.prototype.toString into an inline script, so
+// the function must be self-contained: no imports, no outer variables.
+
+export function enhanceLandingPage(): void {
+  const doc = document;
+  const STEP = 5;
+
+  for (const root of Array.from(doc.querySelectorAll<HTMLElement>("[data-rcs=root]"))) {
+    const handle = root.querySelector<HTMLElement>("[role=slider]");
+    let position = 50;
+    let dragging = false;
+    const set = (value: number) => {
+      position = Math.min(100, Math.max(0, value));
+      root.style.setProperty("--rcs-raw-position", `${position}%`);
+      handle?.setAttribute("aria-valuenow", String(Math.round(position)));
+    };
+    const fromPointer = (e: PointerEvent) => {
+      const box = root.getBoundingClientRect();
+      if (box.width > 0) set(((e.clientX - box.left) / box.width) * 100);
+    };
+    // On a touch screen only the handle drags, so the page still scrolls over the pictures.
+    const target = matchMedia("(pointer: coarse)").matches && handle ? handle : root;
+    target.addEventListener("pointerdown", (e) => {
+      if (e.button !== 0) return;
+      e.preventDefault();
+      dragging = true;
+      target.setPointerCapture(e.pointerId);
+      fromPointer(e);
+    });
+    target.addEventListener("pointermove", (e) => {
+      if (dragging) fromPointer(e);
+    });
+    const stop = () => {
+      dragging = false;
+    };
+    target.addEventListener("pointerup", stop);
+    target.addEventListener("pointercancel", stop);
+    handle?.addEventListener("keydown", (e) => {
+      const up = e.key === "ArrowRight" || e.key === "ArrowUp";
+      const down = e.key === "ArrowLeft" || e.key === "ArrowDown";
+      if (!up && !down) return;
+      e.preventDefault();
+      set(position + (up ? STEP : -STEP));
+    });
+    handle?.addEventListener("click", () => handle.focus());
+  }
+
+  const calm = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  if (!calm && typeof IntersectionObserver !== "undefined") {
+    for (const el of Array.from(doc.querySelectorAll<HTMLElement>("[data-reveal-once]"))) {
+      // Never hide what is already on screen.
+      if (el.getBoundingClientRect().top < innerHeight) continue;
+      el.dataset.reveal = "hidden";
+      const io = new IntersectionObserver(
+        (entries) => {
+          if (!entries.some((e) => e.isIntersecting)) return;
+          el.dataset.reveal = "shown";
+          io.disconnect();
+        },
+        { threshold: 0.1 },
+      );
+      io.observe(el);
+    }
+  }
+
+  // <details name="…"> is exclusive by itself in current browsers; this covers the older ones.
+  doc.addEventListener(
+    "toggle",
+    (e) => {
+      const d = e.target as HTMLDetailsElement;
+      const name = d.getAttribute?.("name");
+      if (!(d instanceof HTMLDetailsElement) || !d.open || !name) return;
+      for (const other of Array.from(doc.querySelectorAll<HTMLDetailsElement>(`details[name="${name}"][open]`))) {
+        if (other !== d) other.open = false;
+      }
+    },
+    true,
+  );
+
+  for (const menu of Array.from(doc.querySelectorAll<HTMLDetailsElement>("details[data-menu]"))) {
+    menu.addEventListener("click", (e) => {
+      if ((e.target as Element).closest("a")) menu.open = false;
+    });
+    menu.addEventListener("keydown", (e) => {
+      if (e.key !== "Escape" || !menu.open) return;
+      menu.open = false;
+      menu.querySelector("summary")?.focus();
+    });
+  }
+
+  doc.documentElement.dataset.hydrated = "true";
+}
+
+/** The inline script: the function above, called once the document has been parsed. */
+export const LANDING_ISLANDS_SCRIPT = `(${enhanceLandingPage.toString()})();`;
