@@ -131,6 +131,8 @@ describe("stage a whole listing", () => {
       );
       await retry.tap();
       await page.getByText(`Retrying ${failed} ${failed === 1 ? "photo" : "photos"}.`).waitFor();
+      // The retried photos are queued again: the button goes until the batch has ended once more.
+      await retry.waitFor({ state: "detached" });
       await expect.poll(countsText, { timeout: 60_000, interval: 1000 }).toMatch(/0 processing · 0 queued/);
     }
     expect(await countsText()).toBe("10 done · 0 processing · 0 queued · 0 failed");
@@ -140,6 +142,40 @@ describe("stage a whole listing", () => {
     await expect.poll(() => page.getByTestId("topbar-credits").textContent()).toBe("2 credits");
     page.assertClean();
   }, 240_000);
+
+  it("without JavaScript: a changed selection is priced again before anything starts, then the batch runs", async () => {
+    await providerMode({ mode: "ok" });
+    const user = await createUser({ credits: 5 });
+    const ids = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 3, "Bedroom");
+    const folderId = await folderWith(user, "9 Oak Lane", ids);
+    const ctx = await signedInContext(b, user, { javaScriptEnabled: false });
+    const page = await b.newPage(ctx);
+    await page.goto(`/batches/new?folder=${folderId}`);
+    expect(await page.getByTestId("batch-total").textContent()).toContain("3 photos · 3 credits");
+    await page.getByLabel("Design style for every photo").selectOption({ label: "Modern" });
+    // Without JavaScript the total cannot follow the checkboxes: the server asks again instead of charging 2.
+    await page.getByLabel("Stage Bedroom 1", { exact: true }).uncheck();
+    await page.getByTestId("batch-start").click();
+    await page.getByTestId("batch-confirm").waitFor();
+    expect(await page.getByTestId("batch-confirm").textContent()).toBe(
+      "You picked 2 photos: 2 credits. Press Start again to confirm.",
+    );
+    expect(await page.getByTestId("batch-total").textContent()).toContain("2 photos · 2 credits");
+    expect(await page.getByLabel("Stage Bedroom 1", { exact: true }).isChecked()).toBe(false);
+    const me = async () =>
+      ((await (await fetch(`${baseUrl()}/api/me`, { headers: session(user) })).json()) as { credits: number }).credits;
+    expect(await me()).toBe(5);
+    await page.getByTestId("batch-start").click();
+    await page.waitForURL(/\/batches\/[a-z2-7]+$/);
+    expect(await page.getByTestId("batch-item").count()).toBe(2);
+    // The page reloads itself while the batch runs (a meta refresh), until every photo is done.
+    expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(1);
+    await expect
+      .poll(() => page.getByTestId("batch-counts").textContent(), { timeout: 60_000, interval: 1000 })
+      .toBe("2 done · 0 processing · 0 queued · 0 failed");
+    expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
+    expect(await me()).toBe(3);
+  }, 120_000);
 
   it("3 variations cost 3 credits; the second chosen is the photo's shown version; the free re-roll costs 0 and the next 1, each said first", async () => {
     await providerMode({ mode: "ok" });

@@ -120,7 +120,11 @@ describe("MLS output", () => {
     const link = quick.getByTestId("download-labelled").first();
     await link.waitFor();
     const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
-    const path = await download.path();
+    // The browser runs as a shared server (test/e2e/global-setup.ts): a download is saved here, not read in place.
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const path = `${mkdtempSync(`${tmpdir()}/stagewise-mls-`)}/labelled.jpg`;
+    await download.saveAs(path);
     const { readFile } = await import("node:fs/promises");
     const bytes = new Uint8Array(await readFile(path));
     expect(download.suggestedFilename()).toMatch(/labelled\)\.jpg$/);
