@@ -42,6 +42,11 @@ export const sessions = sqliteTable("sessions", {
   expiresAt: integer("expires_at").notNull(),
   createdAt: integer("created_at").notNull(),
   userAgent: text("user_agent"),
+  /** SHA-256 of the OAuth state of a Google re-authentication this session started, and when (migration 0013). */
+  reauthState: text("reauth_state"),
+  reauthStateAt: integer("reauth_state_at"),
+  /** When Google last confirmed this session's user: a deletion proof for 5 minutes, used once. */
+  reauthAt: integer("reauth_at"),
 });
 
 export const creditGrants = sqliteTable("credit_grants", {

@@ -8,12 +8,37 @@ import { OAuth2Issuer, OAuth2Service } from "oauth2-mock-server";
 // consent page where whoever is testing types the Google identity to sign in
 // as (e-mail, name, whether Google verified the e-mail), so people and the e2e
 // tests can be any Google user. See docs/decisions/0013-google-sign-in.md.
+// `prompt` and `max_age` (OIDC) are checked like a provider checks them: a
+// re-authentication (max_age=0 or prompt=login) always shows the page again,
+// saying so, and every ID token carries auth_time, the moment the page was
+// submitted (Google sends it with "Session age claims" on).
 
 interface Identity {
   sub: string;
   email: string;
   email_verified: boolean;
   name: string;
+  auth_time: number;
+}
+
+const PROMPTS = new Set(["none", "login", "consent", "select_account"]);
+
+/** Why the authorization request's prompt or max_age is not valid OIDC, or null when it is. */
+export function invalidReauthParams(query: URLSearchParams): string | null {
+  const prompt = query.get("prompt");
+  if (prompt !== null) {
+    const values = prompt.split(" ");
+    if (values.some((v) => !PROMPTS.has(v))) return `unsupported prompt value "${prompt}"`;
+    if (values.includes("none") && values.length > 1) return "prompt=none cannot be combined with other values";
+  }
+  const maxAge = query.get("max_age");
+  if (maxAge !== null && !/^\d{1,10}$/.test(maxAge)) return "max_age must be a non-negative integer";
+  return null;
+}
+
+/** A request that asks the person to authenticate again (OIDC max_age=0 or prompt=login). */
+function asksReauth(query: URLSearchParams): boolean {
+  return query.get("max_age") === "0" || (query.get("prompt") ?? "").split(" ").includes("login");
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -24,6 +49,9 @@ export function subjectFor(email: string): string {
 }
 
 function consentPage(query: URLSearchParams): string {
+  const reauth = asksReauth(query)
+    ? `<p data-testid="reauth-notice"><strong>The app asked Google to confirm it is you again</strong> (max_age=0): sign in again to continue.</p>`
+    : "";
   const hidden = [...query.entries()]
     .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
     .join("");
@@ -35,7 +63,7 @@ label{display:block;margin-top:1rem;font-weight:600}input[type=email],input[type
 .check{display:flex;gap:.5rem;align-items:center;font-weight:400}button{margin-top:1.5rem;padding:.7rem 1.2rem;font-size:1rem}
 p{color:#475569}</style></head>
 <body><h1>Sign in with Google</h1>
-<p>Local OAuth emulator: type the Google account to sign in as. Nothing leaves this machine.</p>
+<p>Local OAuth emulator: type the Google account to sign in as. Nothing leaves this machine.</p>${reauth}
 <form method="get" action="/authorize">${hidden}
 <label for="login_email">Email</label><input id="login_email" name="login_email" type="email" required>
 <label for="login_name">Name</label><input id="login_name" name="login_name" type="text">
@@ -62,6 +90,7 @@ export async function startOAuthEmulator(opts: { port: number }): Promise<Server
       email,
       email_verified: q.get("login_email_verified") === "1",
       name: q.get("login_name")?.trim() || email.split("@")[0] || email,
+      auth_time: Math.floor(Date.now() / 1000),
     });
   });
 
@@ -80,6 +109,13 @@ export async function startOAuthEmulator(opts: { port: number }): Promise<Server
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
+    const invalid =
+      req.method === "GET" && url.pathname === "/authorize" ? invalidReauthParams(url.searchParams) : null;
+    if (invalid) {
+      res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" });
+      res.end(`invalid_request: ${invalid}`);
+      return;
+    }
     if (req.method === "GET" && url.pathname === "/authorize" && !url.searchParams.get("login_email")) {
       res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
       res.end(consentPage(url.searchParams));

@@ -17,6 +17,8 @@ export interface GoogleIdentity {
   email: string;
   emailVerified: boolean;
   name: string | null;
+  /** When Google last actively authenticated the person (ms), if the ID token says (`auth_time`). */
+  authTime?: number;
 }
 
 export class OAuthError extends Error {}
@@ -112,12 +114,16 @@ export async function verifyIdToken(
     email: claims.email.trim().toLowerCase(),
     emailVerified: claims.email_verified === true || claims.email_verified === "true",
     name: typeof claims.name === "string" && claims.name.trim() ? claims.name.trim().slice(0, 100) : null,
+    ...(typeof claims.auth_time === "number" ? { authTime: claims.auth_time * 1000 } : {}),
   };
 }
 
 export interface GoogleOAuth {
-  /** Where to send the browser, and the values to keep in a short-lived cookie until it comes back. */
-  start(): Promise<{ url: URL; state: string; codeVerifier: string }>;
+  /**
+   * Where to send the browser, and the values to keep in a short-lived cookie until it comes back.
+   * `reauth` asks Google to authenticate the person again (max_age=0), for confirming an account deletion.
+   */
+  start(opts?: { reauth?: boolean }): Promise<{ url: URL; state: string; codeVerifier: string }>;
   /** Exchanges the code (with the PKCE verifier) and returns the verified identity. */
   finish(code: string, codeVerifier: string): Promise<GoogleIdentity>;
 }
@@ -134,7 +140,7 @@ export function googleOAuth(
     return new OAuth2Client(clientId, env.GOOGLE_CLIENT_SECRET, redirectUri);
   };
   return {
-    async start() {
+    async start(opts = {}) {
       const discovery = await discover(issuer);
       const state = generateState();
       const codeVerifier = generateCodeVerifier();
@@ -146,6 +152,10 @@ export function googleOAuth(
         SCOPES,
       );
       url.searchParams.set("prompt", "select_account");
+      // OIDC max_age=0: the provider must authenticate the person again and
+      // report when in auth_time. Google documents prompt values none, consent
+      // and select_account only, so no prompt=login is sent.
+      if (opts.reauth) url.searchParams.set("max_age", "0");
       return { url, state, codeVerifier };
     },
     async finish(code, codeVerifier) {

@@ -2,8 +2,10 @@ import { requireUser } from "@workers/http/auth";
 import { checkFields, readFormFields } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
+import { reauthValidUntil, startGoogleReauth } from "@workers/services/accounts/google-reauth";
 import { createApiKey, createKeyInput, listApiKeys, listDeliveries, revokeApiKey } from "@workers/services/api-keys";
-import { deleteAccount, requestExport } from "@workers/services/mls/account-data";
+import { secureCookies } from "@workers/services/current-user";
+import { deleteAccount, deletionMethods, requestExport } from "@workers/services/mls/account-data";
 import { getLabelDefaults, labelDefaultsInput, saveLabelDefaults } from "@workers/services/mls/labels";
 import { clearSessionCookie } from "@workers/services/sessions";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
@@ -19,13 +21,17 @@ export const meta: Route.MetaFunction = () => [{ title: "Settings · Stagewise" 
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const user = requireUser(context, request);
-  const { db } = getDeps(context);
-  const [keys, deliveries, label] = await Promise.all([
+  const deps = getDeps(context);
+  const { db } = deps;
+  const who = { userId: user.id, sessionId: user.sessionId };
+  const [keys, deliveries, label, methods, googleConfirmedUntil] = await Promise.all([
     listApiKeys(db, user.id),
     listDeliveries(db, user.id),
     getLabelDefaults(db, user.id),
+    deletionMethods(db, user.id),
+    reauthValidUntil(deps, who),
   ]);
-  return { keys, deliveries, label };
+  return { keys, deliveries, label, deletion: { ...methods, googleConfirmedUntil } };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -68,8 +74,19 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!res.ok) return failureData(res);
     return { saved: "We are preparing your export and will e-mail you its link." };
   }
+  if (f.intent === "reauth-google") {
+    // Leaves for Google to confirm the deletion; it comes back to /settings?confirm=delete.
+    const started = await startGoogleReauth(
+      deps,
+      { userId: user.id, sessionId: user.sessionId },
+      secureCookies(deps.env, request),
+    );
+    if (!started.ok) return failureData(started);
+    return redirect(started.url, { headers: { "Set-Cookie": started.cookie } });
+  }
   if (f.intent === "delete") {
-    const res = await deleteAccount(deps, user.id, { password: f.password ?? "" });
+    const proof = f.confirm === "google" ? { googleSessionId: user.sessionId } : { password: f.password ?? "" };
+    const res = await deleteAccount(deps, user.id, proof);
     if (!res.ok) return failureData(res);
     const secure = new URL(request.url).protocol === "https:";
     return redirect("/?deleted=1", { headers: { "Set-Cookie": clearSessionCookie(secure) } });
@@ -83,7 +100,7 @@ function when(ms: number | null): string {
 }
 
 export default function Settings({ loaderData, actionData }: Route.ComponentProps) {
-  const { keys, deliveries, label } = loaderData;
+  const { keys, deliveries, label, deletion } = loaderData;
   const busy = useNavigation().state !== "idle";
   const created = actionData && "created" in actionData ? actionData.created : null;
   const error = actionData && "error" in actionData ? actionData.error : null;
@@ -244,7 +261,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
         </p>
       ) : null}
       <LabelSettingsSection defaults={label} busy={busy} />
-      <AccountDataSection busy={busy} />
+      <AccountDataSection busy={busy} deletion={deletion} />
     </div>
   );
 }

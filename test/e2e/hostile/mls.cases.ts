@@ -16,12 +16,27 @@ export interface MlsFixtures {
   folderId: string;
   /** An original-page token the owner revoked. */
   revokedToken: string;
+  /** A Google-only account's Cookie header, and its deletion confirmations with Google (see reauthFixtures). */
+  googleOwner: Record<string, string>;
+  reauth: ReauthFixtures;
+}
+
+/** Returns from Google to /auth/google/callback, made by test/e2e/hostile/mls.e2e.ts through the OAuth emulator. */
+export interface ReauthFixtures {
+  /** A confirmation already completed: its callback path and OAuth cookie (replaying them must fail). */
+  usedPath: string;
+  usedCookie: string;
+  /** A confirmation the Google owner started, answered by another Google account. */
+  pendingPath: string;
+  pendingCookie: string;
 }
 
 /** A token of the right shape that no one was given. */
 export const GUESSED_TOKEN = "abcdefghijklmnopqrstuvwxyz";
 
 export function mlsCases(f: MlsFixtures): Record<string, HostileCase[]> {
+  const r = f.reauth;
+  const withOauth = (session: Record<string, string>, oauth: string) => ({ Cookie: `${session.Cookie}; ${oauth}` });
   const version = `/api/photos/${f.photoId}/versions/${f.versionId}`;
   const labelled = `${version}/labelled`;
   return {
@@ -234,6 +249,64 @@ export function mlsCases(f: MlsFixtures): Record<string, HostileCase[]> {
         headers: f.owner,
         body: form({ intent: "delete", password: "wrong" }),
         status: 400,
+      },
+      {
+        name: "confirm with Google for an account without Google",
+        method: "POST",
+        path: "/settings",
+        headers: f.owner,
+        body: form({ intent: "reauth-google" }),
+        status: 403,
+      },
+      {
+        name: "delete with a Google confirmation this session does not hold",
+        method: "POST",
+        path: "/settings",
+        headers: f.stranger,
+        body: form({ intent: "delete", confirm: "google" }),
+        status: 403,
+      },
+    ],
+    // Deletion confirmations with Google (docs/decisions/0112-account-deletion-and-export.md). The order
+    // matters: the last case spends the emulator's code.
+    "GET /auth/google/callback": [
+      {
+        name: "replayed confirmation",
+        method: "GET",
+        path: r.usedPath,
+        headers: withOauth(f.googleOwner, r.usedCookie),
+        status: 400,
+        message: "expired or was already used",
+      },
+      {
+        name: "a stranger's session with the owner's confirmation",
+        method: "GET",
+        path: r.pendingPath,
+        headers: withOauth(f.stranger, r.pendingCookie),
+        status: 400,
+      },
+      { name: "no session", method: "GET", path: r.pendingPath, headers: { Cookie: r.pendingCookie }, status: 401 },
+      {
+        name: "forged state",
+        method: "GET",
+        path: r.pendingPath.replace(/state=[^&]+/, "state=forged-state"),
+        headers: withOauth(f.googleOwner, r.pendingCookie),
+        status: 400,
+      },
+      {
+        name: "hand-made confirmation cookie matching the state",
+        method: "GET",
+        path: "/auth/google/callback?code=made-up&state=made-up",
+        headers: withOauth(f.googleOwner, "sw_oauth=made-up.verifier.reauth-delete."),
+        status: 400,
+      },
+      {
+        name: "another Google account answers",
+        method: "GET",
+        path: r.pendingPath,
+        headers: withOauth(f.googleOwner, r.pendingCookie),
+        status: 403,
+        message: "not the one this account signs in with",
       },
     ],
   };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeJpeg } from "../../fixtures/images.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
 import { expectRefusedWithoutChange } from "./harness.ts";
-import { type MlsFixtures, mlsCases } from "./mls.cases.ts";
+import { type MlsFixtures, mlsCases, type ReauthFixtures } from "./mls.cases.ts";
 
 // Runs the MLS routes' hostile cases (mls.cases.ts) with the shared harness:
 // each refused with a 4xx, nothing stored changed.
@@ -59,6 +59,61 @@ async function uploadPhoto(): Promise<string> {
   return done.photo.id;
 }
 
+/** The `name=value` of a Set-Cookie header of this answer. */
+function cookieOf(res: Response, name: string): string {
+  const found = res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+  if (!found) throw new Error(`no ${name} cookie (${res.status})`);
+  return found.split(";")[0]!;
+}
+
+/** Answers the OAuth emulator's consent page as `email` and returns our callback path with its code and state. */
+async function googleAnswers(authorizeUrl: string, email: string): Promise<string> {
+  const url = new URL(authorizeUrl);
+  url.searchParams.set("login_email", email);
+  url.searchParams.set("login_email_verified", "1");
+  const res = await fetch(url, { redirect: "manual" });
+  expect(res.status).toBe(302);
+  const back = new URL(res.headers.get("Location")!);
+  return back.pathname + back.search;
+}
+
+/** A Google-only account signed in through the emulator, one completed and one pending deletion confirmation. */
+async function reauthFixtures(): Promise<{ googleOwner: Record<string, string>; reauth: ReauthFixtures }> {
+  const email = `hostile-google-${crypto.randomUUID().slice(0, 8)}@example.test`;
+  const origin = { Origin: baseUrl() };
+  const start = await fetch(`${baseUrl()}/auth/google`, {
+    method: "POST",
+    headers: { ...origin, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(),
+    redirect: "manual",
+  });
+  const signInCookie = cookieOf(start, "sw_oauth");
+  const signInBack = await googleAnswers(start.headers.get("Location")!, email);
+  const signedIn = await fetch(`${baseUrl()}${signInBack}`, { headers: { Cookie: signInCookie }, redirect: "manual" });
+  const googleOwner = { Cookie: cookieOf(signedIn, "sw_session") };
+
+  const confirm = async () => {
+    const res = await fetch(`${baseUrl()}/settings`, {
+      method: "POST",
+      headers: { ...origin, ...googleOwner, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ intent: "reauth-google" }),
+      redirect: "manual",
+    });
+    expect(res.status).toBe(302);
+    return { cookie: cookieOf(res, "sw_oauth"), authorize: res.headers.get("Location")! };
+  };
+  const used = await confirm();
+  const usedPath = await googleAnswers(used.authorize, email);
+  const done = await fetch(`${baseUrl()}${usedPath}`, {
+    headers: { Cookie: `${googleOwner.Cookie}; ${used.cookie}` },
+    redirect: "manual",
+  });
+  expect(done.headers.get("Location")).toBe("/settings?confirm=delete");
+  const pending = await confirm();
+  const pendingPath = await googleAnswers(pending.authorize, `intruder-${email}`);
+  return { googleOwner, reauth: { usedPath, usedCookie: used.cookie, pendingPath, pendingCookie: pending.cookie } };
+}
+
 beforeAll(async () => {
   owner = await createUser({ credits: 3, password: "hostile-owner-1" });
   stranger = await createUser({ credits: 1 });
@@ -83,6 +138,7 @@ beforeAll(async () => {
     unlinkedVersionId,
     folderId,
     revokedToken: new URL(made.url).pathname.split("/").pop() ?? "",
+    ...(await reauthFixtures()),
   };
   expect(folderId).not.toBe("");
 }, 120_000);

@@ -101,14 +101,22 @@ async function resolveGoogleUser(
 export const OAUTH_COOKIE = "sw_oauth";
 const OAUTH_COOKIE_MAX_AGE_S = 600;
 
+/** Why the browser left for Google: to sign in, or to confirm it is the account's owner before deleting it. */
+export type OAuthPurpose = "signin" | "reauth-delete";
+
 export interface OAuthPending {
   state: string;
   codeVerifier: string;
   redirectTo: string | null;
+  /** Absent means "signin". The session row holds the re-authentication's state too (google-reauth.ts). */
+  purpose?: OAuthPurpose;
 }
 
 export function oauthStateCookie(pending: OAuthPending, secure: boolean): string {
-  const value = [pending.state, pending.codeVerifier, encodeURIComponent(pending.redirectTo ?? "")].join(".");
+  const value =
+    pending.purpose === "reauth-delete"
+      ? [pending.state, pending.codeVerifier, "reauth-delete", ""].join(".")
+      : [pending.state, pending.codeVerifier, encodeURIComponent(pending.redirectTo ?? "")].join(".");
   return `${OAUTH_COOKIE}=${value}; HttpOnly; SameSite=Lax; Path=/auth/google; Max-Age=${OAUTH_COOKIE_MAX_AGE_S}${secure ? "; Secure" : ""}`;
 }
 
@@ -121,6 +129,8 @@ export function readOauthState(cookieHeader: string | null): OAuthPending | null
   if (!raw) return null;
   const [state, codeVerifier, ...rest] = raw.split(".");
   if (!state || !codeVerifier) return null;
+  // A return address is URI-encoded ("%2F..."), so it never reads as a purpose.
+  if (rest[0] === "reauth-delete") return { state, codeVerifier, redirectTo: null, purpose: "reauth-delete" };
   let redirectTo: string | null = null;
   try {
     redirectTo = safeRedirectPath(decodeURIComponent(rest.join(".")));
@@ -145,7 +155,7 @@ export async function startGoogleSignIn(
   }
 }
 
-function sameState(a: string, b: string): boolean {
+export function sameState(a: string, b: string): boolean {
   const enc = new TextEncoder();
   return timingSafeEqual(enc.encode(a), enc.encode(b));
 }

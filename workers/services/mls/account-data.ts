@@ -15,6 +15,7 @@ import {
 import { randomToken } from "@workers/lib/crypto";
 import { verifyLink } from "@workers/lib/signed-links";
 import { LIVE_STATUSES, userObject } from "@workers/objects/client";
+import { consumeReauth, REAUTH_MESSAGES } from "@workers/services/accounts/google-reauth";
 import type { Deps } from "@workers/services/deps";
 import { overLimit } from "@workers/services/limits";
 import { verifyPassword } from "@workers/services/password";
@@ -34,23 +35,38 @@ export function deletedEmail(userId: string): string {
 type DeletionDeps = Pick<Deps, "db" | "env" | "stripe" | "clock" | "rateLimit">;
 
 /**
- * Deletes the account after its password was typed again: cancels any live
+ * What proves the owner asked: the password typed again, or a Google
+ * confirmation recorded on this session in the last 5 minutes and not used
+ * (workers/services/accounts/google-reauth.ts).
+ */
+export type DeletionProof = { password: string } | { googleSessionId: string };
+
+/**
+ * Deletes the account after its owner proved it again (password or Google): cancels any live
  * Stripe subscription (first, so a failure there changes nothing), erases
  * personal data and ends every session in one batch, then hands the purge of
  * photos and R2 objects to the user's Durable Object (batched by its alarm).
  */
-export async function deleteAccount(deps: DeletionDeps, userId: string, proof: { password: string }): Promise<Result> {
+export async function deleteAccount(deps: DeletionDeps, userId: string, proof: DeletionProof): Promise<Result> {
   const limited = await overLimit(deps, DELETE_RULE, [userId]);
   if (limited) return limited;
   const { db } = deps;
   const user = await db.select().from(users).where(eq(users.id, userId)).get();
   if (!user || user.deletedAt !== null) return fail("not_found", "This account does not exist.");
-  if (!user.passwordHash)
-    return fail("forbidden", "This account signs in with Google: set a password first (Forgot password) to delete it.");
-  if (!proof.password || !(await verifyPassword(proof.password.slice(0, 200), user.passwordHash)))
-    return fail("invalid", "The password is not correct.", {
-      fieldErrors: { password: "The password is not correct." },
-    });
+  let restoreProof: (() => Promise<void>) | null = null;
+  if ("googleSessionId" in proof) {
+    if (!user.googleSub) return fail("forbidden", REAUTH_MESSAGES.noGoogle);
+    const used = await consumeReauth(deps, { userId, sessionId: proof.googleSessionId });
+    if (!used.ok) return fail("forbidden", REAUTH_MESSAGES.needProof);
+    restoreProof = used.restore;
+  } else {
+    if (!user.passwordHash)
+      return fail("forbidden", "This account signs in with Google: confirm the deletion with Google instead.");
+    if (!proof.password || !(await verifyPassword(proof.password.slice(0, 200), user.passwordHash)))
+      return fail("invalid", "The password is not correct.", {
+        fieldErrors: { password: "The password is not correct." },
+      });
+  }
 
   const subs = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId)).all();
   for (const sub of subs.filter((s) => LIVE_STATUSES.has(s.status))) {
@@ -58,6 +74,7 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: {
       await deps.stripe.subscriptions.cancel(sub.id);
     } catch (err) {
       console.warn("stripe cancel failed", err);
+      await restoreProof?.();
       return fail("unavailable", "We could not cancel your subscription with Stripe. Nothing was deleted; try again.");
     }
   }
@@ -105,6 +122,16 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: {
   ]);
   await userObject(deps.env, userId).startBackground(userId, { kind: "purge" });
   return ok({});
+}
+
+/** Which proofs the settings page offers for deleting this account. */
+export async function deletionMethods(db: Deps["db"], userId: string): Promise<{ password: boolean; google: boolean }> {
+  const row = await db
+    .select({ passwordHash: users.passwordHash, googleSub: users.googleSub })
+    .from(users)
+    .where(eq(users.id, userId))
+    .get();
+  return { password: Boolean(row?.passwordHash), google: Boolean(row?.googleSub) };
 }
 
 /** Queues an export; its link is mailed when it is ready. */
