@@ -1,7 +1,7 @@
 import { type Batch, batches, type Job, type JobParams, jobs, photos, photoVersions, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { ALREADY_RETRIED, FREE_REROLL_TAKEN, getJob, getVersion, userObject } from "@workers/objects/client";
-import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import {
   type BatchItemStatus,
@@ -167,11 +167,11 @@ async function viewOf(db: Db, batch: Batch): Promise<BatchView> {
 }
 
 /** The user's newest batches, newest first (the dashboard shows them again on return). */
-export async function recentBatches(db: Db, userId: string, limit = 3): Promise<BatchView[]> {
+export async function recentBatches(db: Db, userId: string, limit = 3, since = 0): Promise<BatchView[]> {
   const rows = await db
     .select()
     .from(batches)
-    .where(eq(batches.userId, userId))
+    .where(and(eq(batches.userId, userId), since > 0 ? gte(batches.createdAt, since) : undefined))
     .orderBy(desc(batches.createdAt), desc(batches.id))
     .limit(limit)
     .all();
