@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
+import { seriousAxeViolations } from "./axe.ts";
 import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
 
 // Staging a whole listing (docs/decisions/0140-batches-variations-rerolls.md)
@@ -91,10 +92,12 @@ describe("stage a whole listing", () => {
     await page.getByLabel("Stage Kitchen 1", { exact: true }).check();
     expect(await total.textContent()).toContain("10 photos · 10 credits");
     expect(await page.getByTestId("batch-start").textContent()).toBe("Start 10 · 10 credits");
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await page.getByTestId("batch-start").tap();
     await page.waitForURL(/\/batches\/[a-z2-7]+$/);
     const batchUrl = page.url();
     await expect.poll(() => page.getByTestId("batch-item").count()).toBe(10);
+    expect(await seriousAxeViolations(page)).toEqual([]);
 
     // Close the page while the jobs run; they go on on the server.
     const counts = await page.getByTestId("batch-counts").textContent();
@@ -196,6 +199,9 @@ describe("stage a whole listing", () => {
     await dialog.getByLabel("Room type").selectOption({ label: "Bedroom" });
     await dialog.getByLabel("Furniture style").selectOption({ index: 1 });
     await dialog.getByTestId("variations").selectOption("3");
+    await dialog.getByTestId("advanced-options").locator("summary").click();
+    expect(await dialog.getByTestId("advanced-options").textContent()).toContain("Available on Starter and above");
+    expect(await seriousAxeViolations(page)).toEqual([]);
     const process = dialog.getByRole("button", { name: "Process Photo · 3 credits" });
     await process.click();
     await dialog.getByTestId("quick-result").waitFor({ timeout: 60_000 });
