@@ -161,6 +161,32 @@ describe("AI jobs", () => {
     await download.arrayBuffer();
   });
 
+  it("answers with the result before its thumbnail is made, then points the version and the photo at the thumbnail", async () => {
+    const user = await signedIn({ credits: 1 });
+    const photo = await makePhoto(user.id);
+    const res = await post(user.cookie, photo.id, STAGE);
+    const { job } = (await res.json()) as JobAnswer;
+    const done = await settle(user.cookie, job.id);
+    expect(done.job.status).toBe("succeeded");
+    const version = async () => (await db.select().from(photoVersions).where(eq(photoVersions.jobId, job.id)).get())!;
+    // Made after the commit: wait for it (the job's run holds it), at most 5 s.
+    for (let i = 0; i < 250 && (await version()).thumbKey === (await version()).key; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const v = await version();
+    expect(v.thumbKey).not.toBe(v.key);
+    expect(v.thumbKey).toBe(`photos/${user.id}/${photo.id}/versions/${v.id}.thumb.jpg`);
+    const row = (await db.select().from(photos).where(eq(photos.id, photo.id)).get())!;
+    expect(row.processedThumbKey).toBe(v.thumbKey);
+    const thumb = new Uint8Array(await (await env.PHOTOS.get(v.thumbKey))!.arrayBuffer());
+    expect(thumb[0]).toBe(0xff);
+    expect(thumb).not.toEqual(RESULT);
+    // The version's thumbnail address is cached for good only now that it is final.
+    const served = await workerFetch(done.version!.thumbUrl, { headers: { Cookie: user.cookie } });
+    expect(served.headers.get("Cache-Control")).toContain("immutable");
+    expect(new Uint8Array(await served.arrayBuffer())).toEqual(thumb);
+  });
+
   it("replaces the sky of the newest version through a signed address, and keeps every version", async () => {
     const user = await signedIn({ credits: 3 });
     const photo = await makePhoto(user.id);

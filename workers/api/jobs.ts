@@ -78,6 +78,8 @@ export const jobsApi = new Hono<ApiEnv>()
         `${photo?.name ?? "photo"} (${version.kind} ${new Date(version.createdAt).toISOString().slice(0, 10)}).${ext}`,
       );
     }
+    // A thumbnail still being made is the image itself for a moment: not cached as if it were final.
+    if (variant === "thumb" && version.thumbKey === version.key) headers["Cache-Control"] = "private, no-cache";
     return serveObject(c.env.PHOTOS, variant === "thumb" ? version.thumbKey : version.key, headers);
   });
 

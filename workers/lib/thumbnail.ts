@@ -24,6 +24,43 @@ function pngSize(b: Uint8Array): { width: number; height: number } {
   return { width: v.getUint32(16), height: v.getUint32(20) };
 }
 
+/** A JPEG's size from its frame header (SOF0-SOF15 but DHT, JPG and DAC), without decoding it; null if none. */
+function jpegSize(b: Uint8Array): { width: number; height: number } | null {
+  let i = 2;
+  while (i + 9 < b.length) {
+    if (b[i] !== 0xff) return null;
+    const marker = b[i + 1]!;
+    if (marker === 0xff) {
+      i++;
+      continue;
+    }
+    const length = (b[i + 2]! << 8) | b[i + 3]!;
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      const height = (b[i + 5]! << 8) | b[i + 6]!;
+      const width = (b[i + 7]! << 8) | b[i + 8]!;
+      return width > 0 && height > 0 ? { width, height } : null;
+    }
+    i += 2 + length;
+  }
+  return null;
+}
+
+/**
+ * The result's type and size from its header only (no decoding): what a job needs to record the version at once.
+ * The thumbnail is made afterwards (makeResultThumb), off the path to the person's result.
+ */
+export function describeImage(bytes: Uint8Array): ImageInfo {
+  if (isPng(bytes) && bytes.length > 24) return { contentType: "image/png", ...pngSize(bytes) };
+  const size = isJpeg(bytes) ? jpegSize(bytes) : null;
+  if (!size) throw new Error("The provider's result is not a JPEG or PNG image.");
+  return { contentType: "image/jpeg", ...size };
+}
+
+/** A JPEG thumbnail of a result (decoded here: about 60 ms for 640 x 480, 470 ms for 2560 x 1920 on 2 cores). */
+export function makeResultThumb(bytes: Uint8Array): Uint8Array {
+  return describeAndThumb(bytes).thumb;
+}
+
 /** The result's type and size, and a JPEG thumbnail (the result itself when it cannot be decoded here). */
 export function describeAndThumb(bytes: Uint8Array): { info: ImageInfo; thumb: Uint8Array } {
   if (isPng(bytes) && bytes.length > 24) {

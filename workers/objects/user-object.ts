@@ -299,8 +299,11 @@ export class UserObject extends DurableObject<Env> {
       );
       // Refunded meanwhile (the alarm gave up on it): the result is not kept.
       if (!(settled.ok && settled.status === "committed" && (await this.#succeeded(jobId)))) {
-        await this.env.PHOTOS.delete([result.key, result.thumbKey]);
+        await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
+        return;
       }
+      // The person has the result; its thumbnail is made now, still held by the alarm like the call was.
+      await jobsService.finishThumb(this.env, this.#db, job, result, this.#now());
     } catch (err) {
       const message = jobsService.failureMessage(job.kind, err);
       await this.#change(userId, (now) =>

@@ -3,7 +3,7 @@ import { type Job, type JobKind, type JobParams, jobs, type Photo, photos, photo
 import { createProviderClient, DEFAULT_PROVIDER_TIMEOUT_MS, ProviderError } from "@workers/adapters/provider";
 import { photoPrefix } from "@workers/lib/photo-storage";
 import { signedImageUrl } from "@workers/lib/signed-urls";
-import { describeAndThumb } from "@workers/lib/thumbnail";
+import { describeImage, makeResultThumb } from "@workers/lib/thumbnail";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Stmt } from "./ledger";
 import { stageInputFor } from "./stage-call";
@@ -115,7 +115,10 @@ export async function markRunning(db: Database, jobId: string, now: number): Pro
 export interface JobResult {
   versionId: string;
   key: string;
+  /** The version's thumbnail: at first the image itself while `pendingThumb` is being made. */
   thumbKey: string;
+  /** Where the real thumbnail goes once made, after the job is committed (finishThumb). */
+  pendingThumb?: { key: string; image: Uint8Array };
   contentType: string;
   bytes: number;
   width: number;
@@ -194,9 +197,11 @@ export async function produce(
         ? await client.replaceSky({ imageUrl, skyType: job.params.skyType ?? "day" })
         : await client.removeFurniture({ imageUrl });
   }
-  let described: ReturnType<typeof describeAndThumb>;
+  // Only the header is read here; the thumbnail is made after the commit (finishThumb), so the person gets the
+  // result without waiting for a decode (about 60 ms for 640 px, 470 ms for 2560 px).
+  let info: ReturnType<typeof describeImage>;
   try {
-    described = describeAndThumb(bytes);
+    info = describeImage(bytes);
   } catch {
     throw new ProviderError(
       job.kind === "sky"
@@ -207,19 +212,21 @@ export async function produce(
   }
   const versionId = job.id;
   const key = versionKey(job.userId, job.photoId, versionId);
-  const thumbKey = versionThumbKey(job.userId, job.photoId, versionId);
-  await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType: described.info.contentType } });
-  await env.PHOTOS.put(thumbKey, described.thumb, {
-    httpMetadata: { contentType: described.info.contentType === "image/png" ? "image/png" : "image/jpeg" },
-  });
+  await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType: info.contentType } });
+  const thumbKey = key;
+  const pendingThumb =
+    info.contentType === "image/jpeg"
+      ? { key: versionThumbKey(job.userId, job.photoId, versionId), image: bytes }
+      : undefined;
   return {
     versionId,
     key,
     thumbKey,
-    contentType: described.info.contentType,
+    pendingThumb,
+    contentType: info.contentType,
     bytes: bytes.byteLength,
-    width: described.info.width,
-    height: described.info.height,
+    width: info.width,
+    height: info.height,
   };
 }
 
@@ -259,4 +266,26 @@ export function jobView(job: Job) {
     startedAt: job.startedAt,
     finishedAt: job.finishedAt,
   };
+}
+
+/**
+ * Makes a committed result's thumbnail and points the version (and the photo, while it shows that version) at it.
+ * Until then both show the image itself; the photo's `processedAt` moves so the grid asks for the new thumbnail.
+ * A failure leaves the image as its own thumbnail (heavier, still right).
+ */
+export async function finishThumb(env: Env, db: Database, job: Job, result: JobResult, now: number): Promise<void> {
+  if (!result.pendingThumb) return;
+  const { key: thumbKey, image } = result.pendingThumb;
+  try {
+    await env.PHOTOS.put(thumbKey, makeResultThumb(image), { httpMetadata: { contentType: "image/jpeg" } });
+    await db.batch([
+      db.update(photoVersions).set({ thumbKey }).where(eq(photoVersions.id, result.versionId)),
+      db
+        .update(photos)
+        .set({ processedThumbKey: thumbKey, processedAt: now })
+        .where(and(eq(photos.id, job.photoId), eq(photos.processedKey, result.key))),
+    ]);
+  } catch (err) {
+    console.error("result thumbnail not made", job.id, err);
+  }
 }
