@@ -202,7 +202,8 @@ describe("stage a whole listing", () => {
     await dialog.getByTestId("advanced-options").locator("summary").click();
     expect(await dialog.getByTestId("advanced-options").textContent()).toContain("Available on Starter and above");
     expect(await seriousAxeViolations(page)).toEqual([]);
-    const process = dialog.getByRole("button", { name: "Process Photo · 3 credits" });
+    expect(await dialog.getByTestId("job-cost").textContent()).toBe("Uses 3 credits.");
+    const process = dialog.getByRole("button", { name: "Process Photo", exact: true });
     await process.click();
     await dialog.getByTestId("quick-result").waitFor({ timeout: 60_000 });
     await expect.poll(() => credits.textContent()).toBe("7");
@@ -266,7 +267,8 @@ describe("stage a whole listing", () => {
     await dialog.getByLabel("Room type").selectOption({ label: "Living Room" });
     await dialog.getByLabel("Furniture style").selectOption({ index: 1 });
     const before = (await providerRequests()).length;
-    await dialog.getByRole("button", { name: "Process Photo · 1 credit" }).click();
+    expect(await dialog.getByTestId("job-cost").textContent()).toBe("Uses 1 credit.");
+    await dialog.getByRole("button", { name: "Process Photo", exact: true }).click();
     const items = dialog.getByTestId("version");
     await expect.poll(() => items.count(), { timeout: 60_000 }).toBe(2);
     expect(await items.first().getByTestId("version-from").textContent()).toContain("From: Furniture removed");

@@ -63,7 +63,8 @@ export function DesignerDialog({
       <VariationsSelect value={variations} onChange={setVariations} />
       <AdvancedOptions plan={plan} value={advanced.value} onChange={advanced.set} />
       <JobControls
-        label={`Transform with AI · ${creditsLabel(variations)}`}
+        label="Transform with AI"
+        cost={creditsLabel(variations)}
         ready={ready}
         job={job}
         onClick={transform}

@@ -58,14 +58,22 @@ export function JobControls({
   ready,
   job,
   onClick,
+  cost,
 }: {
   label: string;
   ready: boolean;
   job: { busy: boolean; elapsed: number; error: string | null };
   onClick: () => void;
+  /** What starting it costs, said beside the button (whose text stays the spec's). */
+  cost?: string;
 }) {
   return (
     <>
+      {cost ? (
+        <p className="text-sm text-muted" data-testid="job-cost">
+          Uses {cost}.
+        </p>
+      ) : null}
       <JobButton label={label} ready={ready} busy={job.busy} onClick={onClick} />
       {job.busy ? <JobProgress elapsed={job.elapsed} /> : null}
       <JobError message={job.error} />

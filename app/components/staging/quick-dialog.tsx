@@ -98,7 +98,8 @@ export function QuickDialog({
         </>
       ) : null}
       <JobControls
-        label={action === "" ? "Process Photo" : `Process Photo · ${creditsLabel(cost)}`}
+        label="Process Photo"
+        cost={action === "" ? undefined : creditsLabel(cost)}
         ready={ready}
         job={job}
         onClick={processPhoto}
