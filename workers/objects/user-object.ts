@@ -122,11 +122,11 @@ export class UserObject extends DurableObject<Env> {
    * reservation that arrived meanwhile is decided in that turn and written in
    * one D1 batch.
    */
-  #reserveInGroup(userId: string, request: ledger.ReserveRequestOf): Promise<ledger.ReserveAnswer> {
+  async #reserveInGroup(userId: string, request: ledger.ReserveRequestOf): Promise<ledger.ReserveAnswer> {
     if (!Number.isInteger(request.amount) || request.amount <= 0) {
-      return Promise.reject(new Error("reserve amount must be a positive integer"));
+      throw new Error("reserve amount must be a positive integer");
     }
-    return new Promise((resolve, reject) => {
+    return await new Promise((resolve, reject) => {
       this.#reserves.push({ userId, request, resolve, reject });
       this.#queueReserveTurn();
     });
