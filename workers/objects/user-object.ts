@@ -101,6 +101,18 @@ export class UserObject extends DurableObject<Env> {
    * balance is dropped, unless the caller says the change leaves balance and
    * grants alone (a commit).
    */
+  /**
+   * After a group that only took new reservations, the one wake it can add is
+   * their timeout (ledger.RESERVATION_TIMEOUT_MS from now): the alarm moves
+   * earlier if it is later than that, and every other wake reason is already
+   * covered by the alarm #scheduleAlarm set after the change that caused it.
+   */
+  async #wakeForReservationTimeout(): Promise<void> {
+    const at = Date.now() + ledger.RESERVATION_TIMEOUT_MS;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
   #change<T>(userId: string, fn: (now: number) => Promise<T>, opts: { keepsCredits?: boolean } = {}): Promise<T> {
     return this.#serial(async () => {
       await this.#bind(userId);
@@ -139,6 +151,9 @@ export class UserObject extends DurableObject<Env> {
   }
 
   async #reserveTurn(): Promise<void> {
+    // A lone request waits one turn of the event loop: requests sent with it (a burst from one
+    // page, many isolates) join this group instead of waiting for the next one.
+    if (this.#reserves.length === 1) await new Promise((resolve) => setTimeout(resolve, 0));
     this.#reserveTurnQueued = false;
     const taken = this.#reserves.splice(0, ledger.MAX_GROUP);
     // Whatever is left (or arrives while this batch is in flight) gets the next turn.
@@ -148,6 +163,8 @@ export class UserObject extends DurableObject<Env> {
     const group = taken.filter((p) => p.userId === userId);
     for (const p of taken) if (p.userId !== userId) p.reject(new Error("UserObject called for a different user"));
     let answers: ledger.ReserveAnswer[];
+    let plainReservations = false;
+    let changed = true;
     try {
       await this.#bind(userId);
       const now = this.#now();
@@ -160,6 +177,8 @@ export class UserObject extends DurableObject<Env> {
       const done = await ledger.reserveGroup(this.#db, userId, this.#creditView, requests, now);
       this.#creditView = done.view;
       answers = done.answers;
+      plainReservations = done.wrote && !done.expired && requests.every((r) => r.alsoRun === undefined);
+      changed = done.wrote || done.expired;
     } catch (err) {
       // Nothing of the batch was written (D1 batches are atomic); the view may be wrong now.
       this.#creditView = null;
@@ -167,8 +186,9 @@ export class UserObject extends DurableObject<Env> {
       return;
     }
     try {
-      await this.#scheduleAlarm(userId);
-      await this.#broadcast(userId);
+      if (plainReservations) await this.#wakeForReservationTimeout();
+      else if (changed) await this.#scheduleAlarm(userId);
+      if (changed) await this.#broadcast(userId);
     } catch (err) {
       for (const p of group) p.reject(err);
       return;

@@ -426,6 +426,9 @@ export async function grantSignupCredits(
 export const MAX_GROUP = 100;
 /** D1 allows 100 bound parameters per statement. */
 const KEYS_PER_LOOKUP = 90;
+/** A reservation row binds 6 parameters, a reserve ledger row 8 (the rest are defaults). */
+const RESERVATION_ROWS_PER_INSERT = 15;
+const LEDGER_ROWS_PER_INSERT = 12;
 
 export interface CreditView {
   balance: number;
@@ -448,9 +451,8 @@ export interface ReserveRequestOf extends Omit<ReserveRequest, "alsoRun"> {
 
 export type ReserveAnswer = LedgerResult<{ status: "held" | "committed" | "refunded" }>;
 
-/** The user's balance and open grants from D1, or null when the user does not exist. */
-export async function loadView(db: Database, userId: string): Promise<CreditView | null> {
-  const [user, grants] = await db.batch([
+function viewQueries(db: Database, userId: string) {
+  return [
     db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)),
     db
       .select({
@@ -462,25 +464,49 @@ export async function loadView(db: Database, userId: string): Promise<CreditView
       .from(creditGrants)
       .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0)))
       .orderBy(asc(creditGrants.expiresAt), asc(creditGrants.createdAt)),
-  ]);
+  ] as const;
+}
+
+function toView(user: { credits: number }[], grants: CreditView["grants"]): CreditView | null {
   const row = user[0];
   return row ? { balance: row.credits, grants } : null;
 }
 
-async function existingStatuses(db: Database, keys: string[]): Promise<Map<string, ReserveStatus>> {
+/** The user's balance and open grants from D1, or null when the user does not exist. */
+export async function loadView(db: Database, userId: string): Promise<CreditView | null> {
+  const [user, grants] = await db.batch(viewQueries(db, userId));
+  return toView(user, grants);
+}
+
+/**
+ * In one D1 round trip: the status of every key already reserved and, when
+ * `view` is null, the view itself (`undefined` then means the user does not exist).
+ */
+async function lookUp(
+  db: Database,
+  userId: string,
+  keys: string[],
+  view: CreditView | null,
+): Promise<{ existing: Map<string, ReserveStatus>; view: CreditView | null }> {
   const unique = [...new Set(keys)];
-  const chunks: string[][] = [];
-  for (let i = 0; i < unique.length; i += KEYS_PER_LOOKUP) chunks.push(unique.slice(i, i + KEYS_PER_LOOKUP));
-  const rows = await Promise.all(
-    chunks.map((chunk) =>
+  const keyQueries = [];
+  for (let i = 0; i < unique.length; i += KEYS_PER_LOOKUP) {
+    keyQueries.push(
       db
         .select({ key: creditReservations.key, status: creditReservations.status })
         .from(creditReservations)
-        .where(inArray(creditReservations.key, chunk))
-        .all(),
-    ),
-  );
-  return new Map(rows.flat().map((r) => [r.key, r.status]));
+        .where(inArray(creditReservations.key, unique.slice(i, i + KEYS_PER_LOOKUP))),
+    );
+  }
+  const queries = [...(view ? [] : viewQueries(db, userId)), ...keyQueries];
+  const results = (await db.batch(queries as unknown as [Stmt, ...Stmt[]])) as unknown[];
+  const keyRows = results.slice(view ? 0 : 2) as { key: string; status: ReserveStatus }[][];
+  const existing = new Map(keyRows.flat().map((r) => [r.key, r.status]));
+  if (view) return { existing, view };
+  return {
+    existing,
+    view: toView(results[0] as { credits: number }[], results[1] as CreditView["grants"]),
+  };
 }
 
 type ReserveStatus = "held" | "committed" | "refunded";
@@ -506,6 +532,8 @@ export function decideReservations(
   const spent = new Map<string, number>();
   const answers: ReserveAnswer[] = [];
   const rows: Stmt[] = [];
+  const reservationRows: (typeof creditReservations.$inferInsert)[] = [];
+  const ledgerRows: (typeof creditLedger.$inferInsert)[] = [];
   let balance = view.balance;
   for (const req of requests) {
     const status = known.get(req.key);
@@ -532,23 +560,19 @@ export function decideReservations(
     }
     balance -= req.amount;
     known.set(req.key, "held");
-    rows.push(
-      db.insert(creditReservations).values({
-        key: req.key,
-        userId,
-        amount: req.amount,
-        allocations,
-        status: "held",
-        createdAt: now,
-      }),
-      db
-        .insert(creditLedger)
-        .values(
-          ledgerRow(userId, "reserve", -req.amount, req.reason, `reserve:${req.key}`, now, { reservationKey: req.key }),
-        ),
-      ...(req.alsoRun ?? []),
+    reservationRows.push({ key: req.key, userId, amount: req.amount, allocations, status: "held", createdAt: now });
+    ledgerRows.push(
+      ledgerRow(userId, "reserve", -req.amount, req.reason, `reserve:${req.key}`, now, { reservationKey: req.key }),
     );
+    rows.push(...(req.alsoRun ?? []));
     answers.push({ ok: true, status: "held", balance });
+  }
+  // Many rows per INSERT (fewer statements to run), within D1's 100 bound parameters per statement.
+  for (let i = 0; i < reservationRows.length; i += RESERVATION_ROWS_PER_INSERT) {
+    rows.unshift(db.insert(creditReservations).values(reservationRows.slice(i, i + RESERVATION_ROWS_PER_INSERT)));
+  }
+  for (let i = 0; i < ledgerRows.length; i += LEDGER_ROWS_PER_INSERT) {
+    rows.unshift(db.insert(creditLedger).values(ledgerRows.slice(i, i + LEDGER_ROWS_PER_INSERT)));
   }
   const taken = view.balance - balance;
   const stmts =
@@ -580,17 +604,17 @@ export async function reserveGroup(
   view: CreditView | null,
   requests: ReserveRequest[],
   now: number,
-): Promise<{ answers: ReserveAnswer[]; view: CreditView | null }> {
+): Promise<{ answers: ReserveAnswer[]; view: CreditView | null; wrote: boolean; expired: boolean }> {
   for (const r of requests) {
     if (!Number.isInteger(r.amount) || r.amount <= 0) throw new Error("reserve amount must be a positive integer");
   }
-  const [existing, loaded] = await Promise.all([
-    existingStatuses(
-      db,
-      requests.map((r) => r.key),
-    ),
-    view ?? loadView(db, userId),
-  ]);
+  if (requests.length === 0) return { answers: [], view, wrote: false, expired: false };
+  const { existing, view: loaded } = await lookUp(
+    db,
+    userId,
+    requests.map((r) => r.key),
+    view,
+  );
   let current = loaded;
   if (current === null) {
     const balance = 0;
@@ -598,14 +622,15 @@ export async function reserveGroup(
       const status = existing.get(r.key);
       return status ? { ok: true, status, balance } : { ok: false, error: USER_NOT_FOUND, balance };
     });
-    return { answers, view: null };
+    return { answers, view: null, wrote: false, expired: false };
   }
-  if (current.grants.some((g) => g.expiresAt <= now)) {
+  const expired = current.grants.some((g) => g.expiresAt <= now);
+  if (expired) {
     await expireGrants(db, userId, now);
     current = await loadView(db, userId);
     if (current === null) throw new Error(USER_NOT_FOUND);
   }
   const { answers, stmts, next } = decideReservations(db, userId, current, requests, existing, now);
   await run(db, stmts);
-  return { answers, view: next };
+  return { answers, view: next, wrote: stmts.length > 0, expired };
 }
