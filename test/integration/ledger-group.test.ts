@@ -116,6 +116,14 @@ describe("reservations decided in groups", () => {
     expect(await stub.reserve(id, `k-${id}-3`, 3, "t")).toEqual({ ok: true, status: "held", balance: 68 });
   }, 60_000);
 
+  it("a repeated key is answered with its reservation even when the balance is now short", async () => {
+    const { id, stub } = await userWith(1);
+    expect(await stub.reserve(id, `once-${id}`, 1, "t")).toEqual({ ok: true, status: "held", balance: 0 });
+    const again = await Promise.all([1, 2, 3].map(() => stub.reserve(id, `once-${id}`, 1, "t")));
+    expect(again).toEqual([1, 2, 3].map(() => ({ ok: true, status: "held", balance: 0 })));
+    expect(await reservations(id)).toHaveLength(1);
+  });
+
   it("a group whose batch fails writes nothing at all, and the view is reloaded", async () => {
     const { id } = await userWith(10);
     await poison(id, `bad-${id}`);

@@ -609,6 +609,26 @@ export async function reserveGroup(
     if (!Number.isInteger(r.amount) || r.amount <= 0) throw new Error("reserve amount must be a positive integer");
   }
   if (requests.length === 0) return { answers: [], view, wrote: false, expired: false };
+  if (view && !view.grants.some((g) => g.expiresAt <= now)) {
+    // With a view in hand, decide as if no key were known yet. That holds only when every
+    // request is taken: then each key is inserted, and a key that exists (its reservation row or
+    // ledger row) makes the atomic batch fail, having written nothing, and the group is decided
+    // again below from D1. A refusal might be a repeat of a held key, so it is looked up first.
+    const optimistic = decideReservations(db, userId, view, requests, new Map(), now);
+    if (optimistic.answers.every((a) => a.ok)) {
+      try {
+        await run(db, optimistic.stmts);
+        return {
+          answers: optimistic.answers,
+          view: optimistic.next,
+          wrote: optimistic.stmts.length > 0,
+          expired: false,
+        };
+      } catch {
+        return reserveGroup(db, userId, null, requests, now);
+      }
+    }
+  }
   const { existing, view: loaded } = await lookUp(
     db,
     userId,
