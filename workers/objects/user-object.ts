@@ -96,16 +96,10 @@ export class UserObject extends DurableObject<Env> {
   }
 
   /**
-   * Runs one change of this user's data after every earlier one. It may write
-   * credits through D1 directly, so the reservation groups' view of the
-   * balance is dropped, unless the caller says the change leaves balance and
-   * grants alone (a commit).
-   */
-  /**
-   * After a group that only took new reservations, the one wake it can add is
-   * their timeout (ledger.RESERVATION_TIMEOUT_MS from now): the alarm moves
-   * earlier if it is later than that, and every other wake reason is already
-   * covered by the alarm #scheduleAlarm set after the change that caused it.
+   * A group that only takes new reservations can add one wake: their timeout
+   * (ledger.RESERVATION_TIMEOUT_MS from now). The alarm moves earlier if it is
+   * later than that; every other wake reason is already covered by the alarm
+   * #scheduleAlarm set after the change that caused it.
    */
   async #wakeForReservationTimeout(): Promise<void> {
     const at = Date.now() + ledger.RESERVATION_TIMEOUT_MS;
@@ -113,6 +107,12 @@ export class UserObject extends DurableObject<Env> {
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
+  /**
+   * Runs one change of this user's data after every earlier one. It may write
+   * credits through D1 directly, so the reservation groups' view of the
+   * balance is dropped, unless the caller says the change leaves balance and
+   * grants alone (a commit).
+   */
   #change<T>(userId: string, fn: (now: number) => Promise<T>, opts: { keepsCredits?: boolean } = {}): Promise<T> {
     return this.#serial(async () => {
       await this.#bind(userId);
@@ -164,6 +164,7 @@ export class UserObject extends DurableObject<Env> {
     for (const p of taken) if (p.userId !== userId) p.reject(new Error("UserObject called for a different user"));
     let answers: ledger.ReserveAnswer[];
     let plainReservations = false;
+    let alarmSet = false;
     let changed = true;
     try {
       await this.#bind(userId);
@@ -174,10 +175,20 @@ export class UserObject extends DurableObject<Env> {
         reason: r.reason,
         alsoRun: r.alsoRun?.(now),
       }));
+      // The alarm write overlaps the D1 round trips instead of following them (an early alarm finds nothing
+      // to do and reschedules, so it is harmless when the group takes nothing or fails).
+      const pure = requests.every((r) => r.alsoRun === undefined);
+      const wake = pure
+        ? this.#wakeForReservationTimeout().then(
+            () => true,
+            () => false,
+          )
+        : Promise.resolve(false);
       const done = await ledger.reserveGroup(this.#db, userId, this.#creditView, requests, now);
+      alarmSet = await wake;
       this.#creditView = done.view;
       answers = done.answers;
-      plainReservations = done.wrote && !done.expired && requests.every((r) => r.alsoRun === undefined);
+      plainReservations = alarmSet && !done.expired;
       changed = done.wrote || done.expired;
     } catch (err) {
       // Nothing of the batch was written (D1 batches are atomic); the view may be wrong now.
@@ -186,8 +197,7 @@ export class UserObject extends DurableObject<Env> {
       return;
     }
     try {
-      if (plainReservations) await this.#wakeForReservationTimeout();
-      else if (changed) await this.#scheduleAlarm(userId);
+      if (changed && !plainReservations) await this.#scheduleAlarm(userId);
       if (changed) await this.#broadcast(userId);
     } catch (err) {
       for (const p of group) p.reject(err);
