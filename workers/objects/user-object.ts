@@ -42,6 +42,16 @@ export class UserObject extends DurableObject<Env> {
   /** One pump at a time; a call while one runs asks it to look again (workers/objects/user/queue.ts). */
   #pumping = false;
   #pumpAgain = false;
+  /**
+   * This user's balance and open grants as of the last write, while exact
+   * (docs/decisions/0135-ledger-group-commit.md): set by a reservation group
+   * after its batch is written, dropped by every other change and by a failed
+   * write. Null means "load it from D1 first".
+   */
+  #creditView: ledger.CreditView | null = null;
+  /** Reservations waiting for the next group turn, and whether that turn is queued. */
+  #reserves: PendingReserve[] = [];
+  #reserveTurnQueued = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -85,13 +95,118 @@ export class UserObject extends DurableObject<Env> {
     else await this.ctx.storage.setAlarm(Math.max(at - this.#clockOffset, Date.now() + 1000));
   }
 
-  #change<T>(userId: string, fn: (now: number) => Promise<T>): Promise<T> {
+  /**
+   * A group that only takes new reservations can add one wake: their timeout
+   * (ledger.RESERVATION_TIMEOUT_MS from now). The alarm moves earlier if it is
+   * later than that; every other wake reason is already covered by the alarm
+   * #scheduleAlarm set after the change that caused it.
+   */
+  async #wakeForReservationTimeout(): Promise<void> {
+    const at = Date.now() + ledger.RESERVATION_TIMEOUT_MS;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /**
+   * Runs one change of this user's data after every earlier one. It may write
+   * credits through D1 directly, so the reservation groups' view of the
+   * balance is dropped, unless the caller says the change leaves balance and
+   * grants alone (a commit).
+   */
+  #change<T>(userId: string, fn: (now: number) => Promise<T>, opts: { keepsCredits?: boolean } = {}): Promise<T> {
     return this.#serial(async () => {
       await this.#bind(userId);
-      const result = await fn(this.#now());
+      let result: T;
+      try {
+        result = await fn(this.#now());
+      } finally {
+        if (!opts.keepsCredits) this.#creditView = null;
+      }
       await this.#scheduleAlarm(userId);
       await this.#broadcast(userId);
       return result;
+    });
+  }
+
+  /**
+   * Group commit of reservations (docs/decisions/0135-ledger-group-commit.md):
+   * the request waits for the next group turn in the serial queue; every
+   * reservation that arrived meanwhile is decided in that turn and written in
+   * one D1 batch.
+   */
+  async #reserveInGroup(userId: string, request: ledger.ReserveRequestOf): Promise<ledger.ReserveAnswer> {
+    if (!Number.isInteger(request.amount) || request.amount <= 0) {
+      throw new Error("reserve amount must be a positive integer");
+    }
+    return await new Promise((resolve, reject) => {
+      this.#reserves.push({ userId, request, resolve, reject });
+      this.#queueReserveTurn();
+    });
+  }
+
+  #queueReserveTurn(): void {
+    if (this.#reserveTurnQueued || this.#reserves.length === 0) return;
+    this.#reserveTurnQueued = true;
+    this.#serial(() => this.#reserveTurn()).catch(() => undefined);
+  }
+
+  async #reserveTurn(): Promise<void> {
+    // A lone request waits one turn of the event loop: requests sent with it (a burst from one
+    // page, many isolates) join this group instead of waiting for the next one.
+    if (this.#reserves.length === 1) await new Promise((resolve) => setTimeout(resolve, 0));
+    this.#reserveTurnQueued = false;
+    const taken = this.#reserves.splice(0, ledger.MAX_GROUP);
+    // Whatever is left (or arrives while this batch is in flight) gets the next turn.
+    this.#queueReserveTurn();
+    const userId = taken[0]?.userId;
+    if (userId === undefined) return;
+    const group = taken.filter((p) => p.userId === userId);
+    for (const p of taken) if (p.userId !== userId) p.reject(new Error("UserObject called for a different user"));
+    let answers: ledger.ReserveAnswer[];
+    let plainReservations = false;
+    let alarmSet = false;
+    let changed = true;
+    try {
+      await this.#bind(userId);
+      const now = this.#now();
+      const requests = group.map(({ request: r }) => ({
+        key: r.key,
+        amount: r.amount,
+        reason: r.reason,
+        alsoRun: r.alsoRun?.(now),
+      }));
+      // The alarm write overlaps the D1 round trips instead of following them (an early alarm finds nothing
+      // to do and reschedules, so it is harmless when the group takes nothing or fails).
+      const pure = requests.every((r) => r.alsoRun === undefined);
+      const wake = pure
+        ? this.#wakeForReservationTimeout().then(
+            () => true,
+            () => false,
+          )
+        : Promise.resolve(false);
+      const done = await ledger.reserveGroup(this.#db, userId, this.#creditView, requests, now);
+      alarmSet = await wake;
+      this.#creditView = done.view;
+      answers = done.answers;
+      plainReservations = alarmSet && !done.expired;
+      changed = done.wrote || done.expired;
+    } catch (err) {
+      // Nothing of the batch was written (D1 batches are atomic); the view may be wrong now.
+      this.#creditView = null;
+      for (const p of group) p.reject(err);
+      return;
+    }
+    try {
+      if (changed && !plainReservations) await this.#scheduleAlarm(userId);
+      if (changed) await this.#broadcast(userId);
+    } catch (err) {
+      for (const p of group) p.reject(err);
+      return;
+    }
+    group.forEach((p, i) => {
+      const answer = answers[i];
+      if (answer) p.resolve(answer);
+      else p.reject(new Error("reservation group gave no answer"));
     });
   }
 
@@ -193,12 +308,13 @@ export class UserObject extends DurableObject<Env> {
     );
   }
 
-  reserve(userId: string, key: string, amount: number, reason: string) {
-    return this.#change(userId, (now) => ledger.reserve(this.#db, userId, key, amount, reason, now));
+  reserve(userId: string, key: string, amount: number, reason: string): Promise<ledger.ReserveAnswer> {
+    return this.#reserveInGroup(userId, { key, amount, reason });
   }
 
   commit(userId: string, key: string) {
-    return this.#change(userId, (now) => ledger.commit(this.#db, userId, key, now));
+    // A commit settles a held reservation: balance and grants stay as they are.
+    return this.#change(userId, (now) => ledger.commit(this.#db, userId, key, now), { keepsCredits: true });
   }
 
   refund(userId: string, key: string, reason: string) {
@@ -225,11 +341,12 @@ export class UserObject extends DurableObject<Env> {
    * once; the caller polls the job. docs/decisions/0070-ai-jobs-in-the-user-object.md
    */
   async startJob(userId: string, input: jobsService.StartJobInput) {
-    const result = await this.#change(userId, (now) =>
-      ledger.reserve(this.#db, userId, input.jobId, 1, `AI ${input.kind}`, now, [
-        jobsService.insertJobStatement(this.#db, userId, input, now),
-      ]),
-    );
+    const result = await this.#reserveInGroup(userId, {
+      key: input.jobId,
+      amount: 1,
+      reason: `AI ${input.kind}`,
+      alsoRun: (now) => [jobsService.insertJobStatement(this.#db, userId, input, now)],
+    });
     if (result.ok) await this.#pump(userId);
     return result;
   }
@@ -294,8 +411,10 @@ export class UserObject extends DurableObject<Env> {
     }
     try {
       const result = await jobsService.produce(this.env, this.#db, job, this.#now());
-      const settled = await this.#change(userId, (now) =>
-        ledger.commit(this.#db, userId, jobId, now, jobsService.succeedStatements(this.#db, job, result, now)),
+      const settled = await this.#change(
+        userId,
+        (now) => ledger.commit(this.#db, userId, jobId, now, jobsService.succeedStatements(this.#db, job, result, now)),
+        { keepsCredits: true },
       );
       // Refunded meanwhile (the alarm gave up on it): the result is not kept.
       if (!(settled.ok && settled.status === "committed" && (await this.#succeeded(jobId)))) {
@@ -424,6 +543,14 @@ async function nextWakeAt(db: Database, userId: string, timeoutMs: number): Prom
         FROM jobs WHERE user_id = ${userId} AND status IN ('queued', 'running')
     )`);
   return row?.at ?? null;
+}
+
+/** A reservation waiting for its group turn (see UserObject#reserveInGroup). */
+interface PendingReserve {
+  userId: string;
+  request: ledger.ReserveRequestOf;
+  resolve: (answer: ledger.ReserveAnswer) => void;
+  reject: (err: unknown) => void;
 }
 
 export function userObject(env: Env, userId: string): DurableObjectStub<UserObject> {

@@ -9,7 +9,7 @@ import {
   users,
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 
 // The credit ledger. Every function here is called only from the user's
@@ -412,4 +412,245 @@ export async function grantSignupCredits(
     markDone,
   ]);
   return { ok: true, granted: amount, balance: user.credits + amount };
+}
+
+// --- Group commit of reservations (docs/decisions/0135-ledger-group-commit.md) ---
+//
+// The user's object keeps its own view of the balance and the open grants while
+// it lives. It is exact because the object is the only writer of that user's
+// credits: the view is loaded from D1 on first use, advanced only after a
+// group's batch has been written, and dropped after any other change and after
+// any failed write (the next group loads it again).
+
+/** Reservations decided together and written in one D1 batch, at most. */
+export const MAX_GROUP = 100;
+/** D1 allows 100 bound parameters per statement. */
+const KEYS_PER_LOOKUP = 90;
+/** A reservation row binds 6 parameters, a reserve ledger row 8 (the rest are defaults). */
+const RESERVATION_ROWS_PER_INSERT = 15;
+const LEDGER_ROWS_PER_INSERT = 12;
+
+export interface CreditView {
+  balance: number;
+  /** Grants with credits left, in spending order (expiring first). */
+  grants: { id: string; remaining: number; expiresAt: number; createdAt: number }[];
+}
+
+export interface ReserveRequest {
+  key: string;
+  amount: number;
+  reason: string;
+  /** Written in the same batch as this reservation, only if it is taken (e.g. the job row). */
+  alsoRun?: Stmt[];
+}
+
+/** A reservation as it waits in the object: its extra statements are made once the group's `now` is known. */
+export interface ReserveRequestOf extends Omit<ReserveRequest, "alsoRun"> {
+  alsoRun?: (now: number) => Stmt[];
+}
+
+export type ReserveAnswer = LedgerResult<{ status: "held" | "committed" | "refunded" }>;
+
+function viewQueries(db: Database, userId: string) {
+  return [
+    db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)),
+    db
+      .select({
+        id: creditGrants.id,
+        remaining: creditGrants.remaining,
+        expiresAt: creditGrants.expiresAt,
+        createdAt: creditGrants.createdAt,
+      })
+      .from(creditGrants)
+      .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0)))
+      .orderBy(asc(creditGrants.expiresAt), asc(creditGrants.createdAt)),
+  ] as const;
+}
+
+function toView(user: { credits: number }[], grants: CreditView["grants"]): CreditView | null {
+  const row = user[0];
+  return row ? { balance: row.credits, grants } : null;
+}
+
+/** The user's balance and open grants from D1, or null when the user does not exist. */
+export async function loadView(db: Database, userId: string): Promise<CreditView | null> {
+  const [user, grants] = await db.batch(viewQueries(db, userId));
+  return toView(user, grants);
+}
+
+/**
+ * In one D1 round trip: the status of every key already reserved and, when
+ * `view` is null, the view itself (`undefined` then means the user does not exist).
+ */
+async function lookUp(
+  db: Database,
+  userId: string,
+  keys: string[],
+  view: CreditView | null,
+): Promise<{ existing: Map<string, ReserveStatus>; view: CreditView | null }> {
+  const unique = [...new Set(keys)];
+  const keyQueries = [];
+  for (let i = 0; i < unique.length; i += KEYS_PER_LOOKUP) {
+    keyQueries.push(
+      db
+        .select({ key: creditReservations.key, status: creditReservations.status })
+        .from(creditReservations)
+        .where(inArray(creditReservations.key, unique.slice(i, i + KEYS_PER_LOOKUP))),
+    );
+  }
+  const queries = [...(view ? [] : viewQueries(db, userId)), ...keyQueries];
+  const results = (await db.batch(queries as unknown as [Stmt, ...Stmt[]])) as unknown[];
+  const keyRows = results.slice(view ? 0 : 2) as { key: string; status: ReserveStatus }[][];
+  const existing = new Map(keyRows.flat().map((r) => [r.key, r.status]));
+  if (view) return { existing, view };
+  return {
+    existing,
+    view: toView(results[0] as { credits: number }[], results[1] as CreditView["grants"]),
+  };
+}
+
+type ReserveStatus = "held" | "committed" | "refunded";
+
+/**
+ * Decides `requests` in order against `view` (no I/O): each takes its credits
+ * from the grants that expire first or is refused; a key already known (in D1
+ * or earlier in the group) gets that reservation's status. Returns one answer
+ * per request, the statements that write the taken ones (each its reservation
+ * row and ledger row; each grant and users.credits updated once), and the view
+ * once those statements are written.
+ */
+export function decideReservations(
+  db: Database,
+  userId: string,
+  view: CreditView,
+  requests: ReserveRequest[],
+  existing: Map<string, ReserveStatus>,
+  now: number,
+): { answers: ReserveAnswer[]; stmts: Stmt[]; next: CreditView } {
+  const grants = view.grants.filter((g) => g.expiresAt > now).map((g) => ({ ...g }));
+  const known = new Map(existing);
+  const spent = new Map<string, number>();
+  const answers: ReserveAnswer[] = [];
+  const rows: Stmt[] = [];
+  const reservationRows: (typeof creditReservations.$inferInsert)[] = [];
+  const ledgerRows: (typeof creditLedger.$inferInsert)[] = [];
+  let balance = view.balance;
+  for (const req of requests) {
+    const status = known.get(req.key);
+    if (status) {
+      answers.push({ ok: true, status, balance });
+      continue;
+    }
+    const allocations: Allocation[] = [];
+    let left = req.amount;
+    for (const g of grants) {
+      if (left === 0) break;
+      const take = Math.min(g.remaining, left);
+      if (take > 0) allocations.push({ grantId: g.id, amount: take });
+      left -= take;
+    }
+    if (left > 0) {
+      answers.push({ ok: false, error: INSUFFICIENT_CREDITS, balance });
+      continue;
+    }
+    for (const a of allocations) {
+      const g = grants.find((x) => x.id === a.grantId);
+      if (g) g.remaining -= a.amount;
+      spent.set(a.grantId, (spent.get(a.grantId) ?? 0) + a.amount);
+    }
+    balance -= req.amount;
+    known.set(req.key, "held");
+    reservationRows.push({ key: req.key, userId, amount: req.amount, allocations, status: "held", createdAt: now });
+    ledgerRows.push(
+      ledgerRow(userId, "reserve", -req.amount, req.reason, `reserve:${req.key}`, now, { reservationKey: req.key }),
+    );
+    rows.push(...(req.alsoRun ?? []));
+    answers.push({ ok: true, status: "held", balance });
+  }
+  // Many rows per INSERT (fewer statements to run), within D1's 100 bound parameters per statement.
+  for (let i = 0; i < reservationRows.length; i += RESERVATION_ROWS_PER_INSERT) {
+    rows.unshift(db.insert(creditReservations).values(reservationRows.slice(i, i + RESERVATION_ROWS_PER_INSERT)));
+  }
+  for (let i = 0; i < ledgerRows.length; i += LEDGER_ROWS_PER_INSERT) {
+    rows.unshift(db.insert(creditLedger).values(ledgerRows.slice(i, i + LEDGER_ROWS_PER_INSERT)));
+  }
+  const taken = view.balance - balance;
+  const stmts =
+    taken === 0
+      ? []
+      : [
+          ...[...spent].map(([grantId, amount]) =>
+            db
+              .update(creditGrants)
+              .set({ remaining: sql`${creditGrants.remaining} - ${amount}` })
+              .where(eq(creditGrants.id, grantId)),
+          ),
+          ...rows,
+          balanceDelta(db, userId, -taken, now),
+        ];
+  return { answers, stmts, next: { balance, grants: grants.filter((g) => g.remaining > 0) } };
+}
+
+/**
+ * Reserves for every request in one D1 batch (see decideReservations), from
+ * `view` or, when null, from a fresh load. Returns the answers and the view
+ * after the write; throws when the batch fails, having written nothing (the
+ * caller drops its view). Grants due to expire are expired first, as
+ * `reserve` does.
+ */
+export async function reserveGroup(
+  db: Database,
+  userId: string,
+  view: CreditView | null,
+  requests: ReserveRequest[],
+  now: number,
+): Promise<{ answers: ReserveAnswer[]; view: CreditView | null; wrote: boolean; expired: boolean }> {
+  for (const r of requests) {
+    if (!Number.isInteger(r.amount) || r.amount <= 0) throw new Error("reserve amount must be a positive integer");
+  }
+  if (requests.length === 0) return { answers: [], view, wrote: false, expired: false };
+  if (view && !view.grants.some((g) => g.expiresAt <= now)) {
+    // With a view in hand, decide as if no key were known yet. That holds only when every
+    // request is taken: then each key is inserted, and a key that exists (its reservation row or
+    // ledger row) makes the atomic batch fail, having written nothing, and the group is decided
+    // again below from D1. A refusal might be a repeat of a held key, so it is looked up first.
+    const optimistic = decideReservations(db, userId, view, requests, new Map(), now);
+    if (optimistic.answers.every((a) => a.ok)) {
+      try {
+        await run(db, optimistic.stmts);
+        return {
+          answers: optimistic.answers,
+          view: optimistic.next,
+          wrote: optimistic.stmts.length > 0,
+          expired: false,
+        };
+      } catch {
+        return reserveGroup(db, userId, null, requests, now);
+      }
+    }
+  }
+  const { existing, view: loaded } = await lookUp(
+    db,
+    userId,
+    requests.map((r) => r.key),
+    view,
+  );
+  let current = loaded;
+  if (current === null) {
+    const balance = 0;
+    const answers = requests.map((r): ReserveAnswer => {
+      const status = existing.get(r.key);
+      return status ? { ok: true, status, balance } : { ok: false, error: USER_NOT_FOUND, balance };
+    });
+    return { answers, view: null, wrote: false, expired: false };
+  }
+  const expired = current.grants.some((g) => g.expiresAt <= now);
+  if (expired) {
+    await expireGrants(db, userId, now);
+    current = await loadView(db, userId);
+    if (current === null) throw new Error(USER_NOT_FOUND);
+  }
+  const { answers, stmts, next } = decideReservations(db, userId, current, requests, existing, now);
+  await run(db, stmts);
+  return { answers, view: next, wrote: stmts.length > 0, expired };
 }
