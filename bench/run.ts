@@ -411,6 +411,18 @@ export const MODULES: Record<string, BenchModule> = {
   "lighthouse-dashboard": lighthouseModule("/dashboard", "/dashboard", MIN_RUNS, true),
 };
 
+/** One run of a module; a run that fails is tried again twice (a flaky tool is not a figure). */
+async function measureWithRetry(mod: BenchModule, ctx: BenchContext, run: number): Promise<Figure[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await mod.measure(ctx, run);
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      console.error(`  run ${run + 1} failed (${err instanceof Error ? err.message : err}); trying again`);
+    }
+  }
+}
+
 async function main() {
   const started = Date.now();
   const loadAtStart = { loadavg: loadavg(), cores: availableParallelism() };
@@ -418,7 +430,9 @@ async function main() {
     `Machine load at the start: ${loadAtStart.loadavg.map((n) => n.toFixed(2)).join(" / ")} on ${loadAtStart.cores} cores.`,
   );
   const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
-  const chosen = Object.entries(MODULES).filter(([name]) => !only || only.includes(name));
+  // BENCH_SKIP leaves modules out but still writes report.md (it says which were skipped).
+  const skip = process.env.BENCH_SKIP?.split(",").map((s) => s.trim()) ?? [];
+  const chosen = Object.entries(MODULES).filter(([name]) => (!only || only.includes(name)) && !skip.includes(name));
   if (chosen.length === 0) throw new Error(`BENCH_ONLY named no module; modules: ${Object.keys(MODULES).join(", ")}`);
 
   const stateDir = mkdtempSync(join(tmpdir(), "stagewise-bench-"));
@@ -447,10 +461,17 @@ async function main() {
     for (const [name, mod] of chosen) {
       const runs = Math.max(MIN_RUNS, mod.runs ?? MIN_RUNS);
       console.log(`${mod.title} [${name}, ${runs} runs]…`);
-      await mod.setup?.(ctx);
-      const all: Figure[][] = [];
-      for (let run = 0; run < runs; run++) all.push(await mod.measure(ctx, run));
-      for (const f of mergeRuns(all)) figures.push(f);
+      try {
+        await mod.setup?.(ctx);
+        const all: Figure[][] = [];
+        for (let run = 0; run < runs; run++) all.push(await measureWithRetry(mod, ctx, run));
+        for (const f of mergeRuns(all)) figures.push(f);
+      } catch (err) {
+        // One module that cannot measure (e.g. Lighthouse's NO_NAVSTART) loses its own figures, not the report's.
+        const message = err instanceof Error ? err.message : String(err);
+        console.error(`  ${name} could not be measured: ${message}`);
+        figures.push({ group: "Not measured", name: `${name}: ${message}`, value: 0, unit: "", pass: false });
+      }
     }
   } finally {
     await stack.stop();
@@ -465,7 +486,7 @@ async function main() {
   const report = {
     generatedAt: new Date().toISOString(),
     durationSeconds: Math.round((Date.now() - started) / 1000),
-    machine: `${loadAtStart.cores} cores (CI kind)${only ? `; only ${only.join(", ")}` : ""}`,
+    machine: `${loadAtStart.cores} cores (CI kind)${only ? `; only ${only.join(", ")}` : ""}${skip.length ? `; skipped ${skip.join(", ")}` : ""}`,
     loadAtStart,
     figures,
   };
