@@ -13,7 +13,7 @@ import { ROOMS, render } from "./gallery/rooms.ts";
 const ROOT = resolve(import.meta.dirname, "..");
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-const QUALITY: Record<number, number> = { 480: 78, 960: 72, 1440: 64 };
+const QUALITY: Record<number, number> = { 480: 78, 720: 74, 960: 72, 1440: 64 };
 
 async function main() {
   const only = process.argv.slice(2);

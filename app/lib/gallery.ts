@@ -1,7 +1,7 @@
 // The before/after examples that ship with the app (public/gallery/, made by
 // scripts/make-gallery-images.ts). Every picture exists in IMAGE_WIDTHS, 3:2.
 
-export const IMAGE_WIDTHS = [480, 960, 1440] as const;
+export const IMAGE_WIDTHS = [480, 720, 960, 1440] as const;
 export const IMAGE_WIDTH = 1440;
 export const IMAGE_HEIGHT = 960;
 

@@ -192,7 +192,7 @@ describe("the gallery", () => {
       expect(img.width).toBe("1440");
       expect(img.height).toBe("960");
       expect(img.src.startsWith("/gallery/")).toBe(true);
-      expect(img.srcset.split(", ")).toHaveLength(3);
+      expect(img.srcset.split(", ")).toHaveLength(4); // 480, 720, 960 and 1440 px
     }
     expect(imgs.slice(2).every((i) => i.loading === "lazy")).toBe(true);
     const files = new Set(imgs.flatMap((i) => i.srcset.split(", ").map((s) => s.split(" ")[0]!)));
