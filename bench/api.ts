@@ -89,27 +89,6 @@ export async function measureApiJobCreation(stack: { url: string; ports: { provi
 
 // `node bench/api.ts`: this measurement alone, on its own stack.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { mkdtempSync, rmSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
-  const { startStack } = await import("../scripts/stack.ts");
-  const { judge } = await import("./report.ts");
-  const stateDir = mkdtempSync(join(tmpdir(), "stagewise-bench-api-"));
-  const stack = await startStack({
-    port: Number(process.env.BENCH_PORT ?? 5191),
-    emulatorPortBase: Number(process.env.BENCH_EMULATOR_PORT_BASE ?? 4095),
-    persistDir: stateDir,
-    build: process.env.SKIP_BUILD !== "1",
-    logFile: join(stateDir, "wrangler.log"),
-    quiet: true,
-  });
-  try {
-    for (const f of (await measureApiJobCreation(stack)).map(judge)) {
-      const budget = f.budget === undefined ? "" : ` (budget ${f.op} ${f.budget}${f.pass ? "" : ", OVER"})`;
-      console.log(`  ${f.name}: ${f.value} ${f.unit}${budget}`);
-    }
-  } finally {
-    await stack.stop();
-    rmSync(stateDir, { recursive: true, force: true });
-  }
+  const { runAlone } = await import("./alone.ts");
+  await runAlone("api", { port: 5191, emulatorPortBase: 4095 }, measureApiJobCreation);
 }

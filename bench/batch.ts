@@ -105,22 +105,8 @@ export function batchModule(runs: number) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { mkdtempSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
-  const { ROOT, startStack } = await import("../scripts/stack.ts");
-  const stack = await startStack({
-    port: Number(process.env.PORT ?? 5392),
-    emulatorPortBase: Number(process.env.EMULATOR_PORT_BASE ?? 4380),
-    persistDir: mkdtempSync(join(tmpdir(), "stagewise-bench-batch-")),
-    build: process.env.SKIP_BUILD !== "1",
-    logFile: join(ROOT, "test-results", "wrangler-bench-batch.log"),
-    quiet: true,
-  });
-  try {
-    const fixture = await batchFixture(stack, 1);
-    for (const f of await measureBatch(stack, fixture)) console.log(`${f.group}: ${f.name} = ${f.value} ${f.unit}`);
-  } finally {
-    await stack.stop();
-  }
+  const { runAlone } = await import("./alone.ts");
+  await runAlone("batch", { port: 5392, emulatorPortBase: 4380 }, async (stack) =>
+    measureBatch(stack, await batchFixture(stack, 1)),
+  );
 }

@@ -58,21 +58,6 @@ export async function measureJobLatencies(stack: { url: string; ports: { provide
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { mkdtempSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
-  const { ROOT, startStack } = await import("../scripts/stack.ts");
-  const stack = await startStack({
-    port: Number(process.env.PORT ?? 5391),
-    emulatorPortBase: Number(process.env.EMULATOR_PORT_BASE ?? 4390),
-    persistDir: mkdtempSync(join(tmpdir(), "stagewise-bench-jobs-")),
-    build: process.env.SKIP_BUILD !== "1",
-    logFile: join(ROOT, "test-results", "wrangler-bench-jobs.log"),
-    quiet: true,
-  });
-  try {
-    for (const f of await measureJobLatencies(stack)) console.log(`${f.group}: ${f.name} = ${f.value} ${f.unit}`);
-  } finally {
-    await stack.stop();
-  }
+  const { runAlone } = await import("./alone.ts");
+  await runAlone("jobs", { port: 5391, emulatorPortBase: 4390 }, measureJobLatencies);
 }

@@ -1,24 +1,14 @@
-import { type JobKind, type JobParams, users } from "@db/schema";
+import type { JobKind, JobParams } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/client";
-import { eq } from "drizzle-orm";
-import { findPlan } from "~/shared/catalog";
 import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
 
-// Starting jobs through the user's queue (workers/objects/user/queue.ts): the
-// plan's priority, a new provider seed per staging job, and variations (one job
+// Starting jobs through the user's queue (workers/objects/user/queue.ts, which
+// orders them by the plan's priority): a new provider seed per staging job, and variations (one job
 // and one credit per result, reserved together).
 // docs/decisions/0140-batches-variations-rerolls.md
-
-type Db = Deps["db"];
-
-/** The queue order of the user's plan: Professional first. */
-export async function priorityOf(db: Db, userId: string): Promise<number> {
-  const row = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
-  return findPlan(row?.plan)?.id === "professional" ? 1 : 0;
-}
 
 /** A new provider seed: a re-roll keeps every other choice. */
 export function newSeed(): number {
@@ -52,7 +42,6 @@ export async function startQueued(
   job: { photoId: string; kind: JobKind; params: JobParams },
   count: number,
 ) {
-  const priority = await priorityOf(deps.db, userId);
   const ids = Array.from({ length: count }, () => randomToken());
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
   if (count > 1) params.variations = count;
@@ -63,7 +52,6 @@ export async function startQueued(
       kind: job.kind,
       params,
       cost: 1 as const,
-      priority,
       reason: count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`,
       groupId: count > 1 ? ids[0]! : null,
     })),

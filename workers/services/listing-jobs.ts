@@ -12,7 +12,7 @@ import {
 } from "~/shared/listing";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
-import { newSeed, priorityOf, startFailure } from "./job-queue";
+import { newSeed, startFailure } from "./job-queue";
 import { advancedOptionsFrom, jobParamsFrom, MISSING_OPTIONS } from "./job-requests";
 import { getFolder } from "./library";
 
@@ -68,7 +68,6 @@ export async function startBatch(
     if (!p.ok) return p;
     planned.push({ photoId: item.photoId, params: { ...p.params, ...advanced.options, source: "original" } });
   }
-  const priority = await priorityOf(deps.db, userId);
   const batchId = randomToken();
   const started = await userObject(deps.env, userId).startJobs(userId, {
     batch: { id: batchId, folderId, designStyle: planned[0]!.params.designStyle! },
@@ -78,7 +77,6 @@ export async function startBatch(
       kind: "stage" as const,
       params: { ...p.params, seed: newSeed() },
       cost: 1 as const,
-      priority,
       reason: "AI stage (batch)",
       batchId,
     })),
@@ -119,17 +117,35 @@ export async function batchView(db: Db, userId: string, batchId: string): Promis
     .where(and(eq(batches.id, batchId), eq(batches.userId, userId)))
     .get();
   if (!batch) return null;
-  return viewOf(db, batch);
+  return (await viewsOf(db, [batch]))[0]!;
 }
 
-async function viewOf(db: Db, batch: Batch): Promise<BatchView> {
+type BatchRow = { job: Job; photoName: string };
+
+/** The views of several batches from one read of their jobs. */
+async function viewsOf(db: Db, list: Batch[]): Promise<BatchView[]> {
+  if (list.length === 0) return [];
   const rows = await db
     .select({ job: jobs, photoName: photos.name })
     .from(jobs)
     .innerJoin(photos, eq(photos.id, jobs.photoId))
-    .where(eq(jobs.batchId, batch.id))
+    .where(
+      inArray(
+        jobs.batchId,
+        list.map((b) => b.id),
+      ),
+    )
     .orderBy(asc(jobs.createdAt), asc(jobs.id))
     .all();
+  return list.map((b) =>
+    viewOf(
+      b,
+      rows.filter((r) => r.job.batchId === b.id),
+    ),
+  );
+}
+
+function viewOf(batch: Batch, rows: BatchRow[]): BatchView {
   const byPhoto = new Map<string, { job: Job; photoName: string; attempts: number }>();
   for (const r of rows) {
     const seen = byPhoto.get(r.job.photoId);
@@ -175,7 +191,7 @@ export async function recentBatches(db: Db, userId: string, limit = 3, since = 0
     .orderBy(desc(batches.createdAt), desc(batches.id))
     .limit(limit)
     .all();
-  return Promise.all(rows.map((b) => viewOf(db, b)));
+  return viewsOf(db, rows);
 }
 
 /** Starts a new job (and credit) for every photo of the batch whose newest job failed. */
@@ -188,7 +204,6 @@ export async function retryBatch(
   if (!view) return fail("not_found", "Not found.");
   const failed = view.items.filter((i) => i.status === "failed");
   if (failed.length === 0) return fail("conflict", "Nothing in this batch has failed.");
-  const priority = await priorityOf(deps.db, userId);
   const old = await deps.db
     .select()
     .from(jobs)
@@ -206,7 +221,6 @@ export async function retryBatch(
       kind: j.kind,
       params: { ...j.params, seed: newSeed() },
       cost: 1 as const,
-      priority,
       reason: "AI stage (batch retry)",
       batchId,
       retryOf: j.id,
@@ -280,7 +294,6 @@ export async function reroll(
         kind: "stage",
         params: { ...params, seed: newSeed() },
         cost: quote.cost,
-        priority: await priorityOf(deps.db, userId),
         reason: quote.cost === 0 ? "Free re-roll (same choices, new seed)" : "AI stage (re-roll)",
         rerollOf: root.id,
       },

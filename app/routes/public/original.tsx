@@ -77,30 +77,23 @@ export default function OriginalPage({ loaderData }: Route.ComponentProps) {
         />
       </div>
       <div className="mt-5 grid gap-4 sm:grid-cols-2">
-        <figure>
-          <img
-            src={`${base}/original`}
-            width={d.width}
-            height={d.height}
-            alt="The unaltered original"
-            className="h-auto w-full rounded-lg"
-            loading="lazy"
-            decoding="async"
-          />
-          <figcaption className="mt-1 text-sm text-muted">Original (unaltered)</figcaption>
-        </figure>
-        <figure>
-          <img
-            src={`${base}/staged`}
-            width={d.width}
-            height={d.height}
-            alt="The virtually staged version"
-            className="h-auto w-full rounded-lg"
-            loading="lazy"
-            decoding="async"
-          />
-          <figcaption className="mt-1 text-sm text-muted">Virtually staged, {d.stagedAt}</figcaption>
-        </figure>
+        {[
+          { which: "original", alt: "The unaltered original", caption: "Original (unaltered)" },
+          { which: "staged", alt: "The virtually staged version", caption: `Virtually staged, ${d.stagedAt}` },
+        ].map((f) => (
+          <figure key={f.which}>
+            <img
+              src={`${base}/${f.which}`}
+              width={d.width}
+              height={d.height}
+              alt={f.alt}
+              className="h-auto w-full rounded-lg"
+              loading="lazy"
+              decoding="async"
+            />
+            <figcaption className="mt-1 text-sm text-muted">{f.caption}</figcaption>
+          </figure>
+        ))}
       </div>
     </main>
   );

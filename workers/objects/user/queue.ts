@@ -37,7 +37,6 @@ export interface QueuedJobInput {
   params: JobParams;
   /** 1, or 0 for the free re-roll. */
   cost: 0 | 1;
-  priority: number;
   /** What the ledger says the credit is for. */
   reason: string;
   batchId?: string | null;
@@ -66,7 +65,7 @@ export async function planLimits(db: Database, userId: string): Promise<{ concur
   };
 }
 
-function insertJob(db: Database, userId: string, j: QueuedJobInput, now: number): Stmt {
+function insertJob(db: Database, userId: string, j: QueuedJobInput, priority: number, now: number): Stmt {
   return db.insert(jobs).values({
     id: j.jobId,
     userId,
@@ -78,7 +77,7 @@ function insertJob(db: Database, userId: string, j: QueuedJobInput, now: number)
     createdAt: now,
     batchId: j.batchId ?? null,
     groupId: j.groupId ?? null,
-    priority: j.priority,
+    priority,
     cost: j.cost,
     rerollOf: j.rerollOf ?? null,
     retryOf: j.retryOf ?? null,
@@ -125,6 +124,8 @@ export async function startMany(
   const total = input.jobs.reduce((n, j) => n + j.cost, 0);
   await ledger.expireGrants(db, userId, now);
   const balance = await ledger.cachedBalance(db, userId);
+  // The queue order comes from the plan here, where the user's changes are serialised, not from each caller.
+  const { priority } = await planLimits(db, userId);
   if (balance === null) return { ok: false, error: ledger.USER_NOT_FOUND, balance: 0 };
   if (balance < total) return { ok: false, error: ledger.INSUFFICIENT_CREDITS, balance };
   for (const j of input.jobs) {
@@ -143,38 +144,57 @@ export async function startMany(
     const again = await db.select({ id: jobs.id }).from(jobs).where(inArray(jobs.retryOf, retried)).get();
     if (again) return { ok: false, error: ALREADY_RETRIED, balance };
   }
-  if (input.batch) {
-    await db.insert(batches).values({
-      id: input.batch.id,
-      userId,
-      folderId: input.batch.folderId,
-      designStyle: input.batch.designStyle,
-      createdAt: now,
-    });
+  // Every paid reservation, every job row, the batch and any free re-roll in one D1 batch: all or none.
+  const extra: Stmt[] = [
+    ...(input.batch
+      ? [
+          db.insert(batches).values({
+            id: input.batch.id,
+            userId,
+            folderId: input.batch.folderId,
+            designStyle: input.batch.designStyle,
+            createdAt: now,
+          }),
+        ]
+      : []),
+    ...input.jobs
+      .filter((j) => j.cost === 0)
+      .flatMap((j) => [...freeReservation(db, userId, j, now), insertJob(db, userId, j, priority, now)]),
+  ];
+  const paid = input.jobs.filter((j) => j.cost > 0);
+  const jobIds = input.jobs.map((j) => j.jobId);
+  if (paid.length === 0) {
+    await ledger.run(db, extra);
+    return { ok: true, balance, jobIds };
   }
-  const done: string[] = [];
-  for (const j of input.jobs) {
-    if (j.cost === 0) {
-      await ledger.run(db, [...freeReservation(db, userId, j, now), insertJob(db, userId, j, now)]);
-      done.push(j.jobId);
-      continue;
+  const { answers } = await ledger.reserveGroup(
+    db,
+    userId,
+    null,
+    paid.map((j, i) => ({
+      key: j.jobId,
+      amount: j.cost,
+      reason: j.reason,
+      alsoRun: [insertJob(db, userId, j, priority, now), ...(i === 0 ? extra : [])],
+    })),
+    now,
+  );
+  const refused = answers.find((a) => !a.ok);
+  if (refused && !refused.ok) {
+    // Cannot happen after the check above; if it does, nothing of this request stays held.
+    for (const [i, a] of answers.entries()) {
+      if (!a.ok) continue;
+      const key = paid[i]!.jobId;
+      await ledger.refund(db, userId, key, "Request could not be started", now, [
+        db
+          .update(jobs)
+          .set({ status: "failed", error: "Request could not be started", finishedAt: now })
+          .where(eq(jobs.id, key)),
+      ]);
     }
-    const r = await ledger.reserve(db, userId, j.jobId, j.cost, j.reason, now, [insertJob(db, userId, j, now)]);
-    if (!r.ok) {
-      // Cannot happen after the check above; if it does, nothing of this request stays held.
-      for (const key of done) {
-        await ledger.refund(db, userId, key, "Request could not be started", now, [
-          db
-            .update(jobs)
-            .set({ status: "failed", error: "Request could not be started", finishedAt: now })
-            .where(eq(jobs.id, key)),
-        ]);
-      }
-      return { ok: false, error: r.error, balance: r.balance };
-    }
-    done.push(j.jobId);
+    return { ok: false, error: refused.error, balance: refused.balance };
   }
-  return { ok: true, balance: (await ledger.cachedBalance(db, userId)) ?? 0, jobIds: done };
+  return { ok: true, balance: answers.at(-1)!.balance, jobIds };
 }
 
 /** A variation that is not its group's first: it runs with (and settles after) its lead's one provider call. */

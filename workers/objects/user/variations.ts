@@ -1,7 +1,6 @@
 import type { Database } from "@db/client";
 import { type Job, jobs, photos } from "@db/schema";
 import { createProviderClient, ProviderError } from "@workers/adapters/provider";
-import { describeAndThumb } from "@workers/lib/thumbnail";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import * as jobsService from "./jobs";
 import type { Stmt } from "./ledger";
@@ -16,7 +15,6 @@ import { stageInputFor } from "./stage-call";
 // own. The lead's result becomes the photo's shown version; the person may
 // choose another. docs/decisions/0140-batches-variations-rerolls.md
 
-export const MAX_VARIATIONS = 4;
 export const MISSING_RESULT = "The provider returned fewer results than asked for. Your credit has been returned.";
 
 /** A lead of a group of more than one. */
@@ -101,7 +99,8 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
       ledger.commit(r.db, userId, job.id, now, succeed(r.db, job, result, now, i === 0)),
     );
     const kept = settled.ok && (await jobsService.getJob(r.db, job.id))?.status === "succeeded";
-    if (!kept) await r.env.PHOTOS.delete([result.key, result.thumbKey]);
+    if (!kept) await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
+    else await jobsService.finishThumb(r.env, r.db, job, result, r.now());
   }
 }
 
@@ -124,28 +123,8 @@ async function produceGroup(
       out.push(null);
       continue;
     }
-    let described: ReturnType<typeof describeAndThumb>;
-    try {
-      described = describeAndThumb(bytes);
-    } catch {
-      out.push(null);
-      continue;
-    }
-    const key = jobsService.versionKey(job.userId, job.photoId, job.id);
-    const thumbKey = jobsService.versionThumbKey(job.userId, job.photoId, job.id);
-    await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType: described.info.contentType } });
-    await env.PHOTOS.put(thumbKey, described.thumb, {
-      httpMetadata: { contentType: described.info.contentType === "image/png" ? "image/png" : "image/jpeg" },
-    });
-    out.push({
-      versionId: job.id,
-      key,
-      thumbKey,
-      contentType: described.info.contentType,
-      bytes: bytes.byteLength,
-      width: described.info.width,
-      height: described.info.height,
-    });
+    // A result that is not an image is a result that did not arrive: that job is refunded on its own.
+    out.push(await jobsService.storeResult(env, job, bytes).catch(() => null));
   }
   return out;
 }
