@@ -29,6 +29,7 @@ async function admin(): Promise<CurrentUser> {
     verified: true,
     credits: 0,
     plan: null,
+    live: { credits: 0, plan: null },
     sessionId: "s",
   };
 }

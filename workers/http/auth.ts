@@ -1,8 +1,10 @@
 import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { type CurrentUser, resolveCurrentUser, secureCookies } from "@workers/services/current-user";
 import type { Deps } from "@workers/services/deps";
+import type { SessionReads } from "@workers/services/sessions";
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { requestContext } from "./context";
+import { libraryPreload, pageReads } from "./page-reads";
 
 export const userContext = createContext<CurrentUser | null>(null);
 
@@ -11,15 +13,23 @@ export function sessionFor(
   env: Env,
   request: Request,
   deps: Pick<Deps, "db" | "defer">,
-): Promise<{ user: CurrentUser | null; setCookie: string | null }> {
-  return resolveCurrentUser(deps.db, request, { secureCookies: secureCookies(env, request), waitUntil: deps.defer });
+  reads?: SessionReads,
+): Promise<{ user: CurrentUser | null; setCookie: string | null; reads: unknown[] | null }> {
+  return resolveCurrentUser(deps.db, request, {
+    secureCookies: secureCookies(env, request),
+    waitUntil: deps.defer,
+    reads,
+  });
 }
 
 /** Root middleware: resolves the session once per request and renews its cookie. */
 export const authMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
   const rc = context.get(requestContext);
-  const { user, setCookie } = await sessionFor(rc.env, request, rc.deps);
+  // The page's own reads (the dashboard's) go in the same D1 batch as the session's: one round trip.
+  const page = pageReads(request, rc);
+  const { user, setCookie, reads } = await sessionFor(rc.env, request, rc.deps, page?.reads);
   context.set(userContext, user);
+  if (page && reads) context.set(libraryPreload, page.keep(reads));
   const response = await next();
   if (setCookie) response.headers.append("Set-Cookie", setCookie);
   return response;

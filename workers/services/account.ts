@@ -1,8 +1,9 @@
 import type { Database } from "@db/client";
-import { subscriptions, users } from "@db/schema";
+import { subscriptions, type User, users } from "@db/schema";
 import { currentSubscription, userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { type BillingInterval, findPlan } from "~/shared/catalog";
+import type { LiveCredits } from "~/shared/live-credits";
 
 // What the signed-in user sees of their account: e-mail, plan and credits
 // (GET /api/me, /billing, the plan status card).
@@ -29,6 +30,18 @@ export interface AccountSummary {
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * What the plan status card starts from, from the user's row as the session read it (no read of its own):
+ * the same balance and plan accountSummary gives.
+ */
+export function liveCreditsOf(user: Pick<User, "credits" | "plan" | "planCredits" | "planInterval">): LiveCredits {
+  return {
+    credits: user.credits,
+    // The plan shows under the same condition as accountSummary's.
+    plan: user.plan && findPlan(user.plan) && user.planInterval ? { name: user.plan, credits: user.planCredits } : null,
+  };
+}
 
 export async function accountSummary(db: Database, userId: string): Promise<AccountSummary | null> {
   const user = await db.query.users.findFirst({ where: eq(users.id, userId) });

@@ -1,7 +1,9 @@
 import type { Database } from "@db/client";
 import { type User, users } from "@db/schema";
 import { eq } from "drizzle-orm";
-import { readCookie, SESSION_COOKIE, sessionCookie, validateSessionToken } from "./sessions";
+import type { LiveCredits } from "~/shared/live-credits";
+import { liveCreditsOf } from "./account";
+import { readCookie, SESSION_COOKIE, type SessionReads, sessionCookie, validateSessionToken } from "./sessions";
 
 export interface CurrentUser {
   id: string;
@@ -11,6 +13,8 @@ export interface CurrentUser {
   verified: boolean;
   credits: number;
   plan: string | null;
+  /** Balance and plan for the plan status card, from the same row: a page needs no second read of the user. */
+  live: LiveCredits;
   sessionId: string;
 }
 
@@ -25,23 +29,26 @@ export function toCurrentUser(user: User, sessionId: string): CurrentUser {
     verified: user.emailVerifiedAt !== null,
     credits: user.credits,
     plan: user.plan,
+    live: liveCreditsOf(user),
     sessionId,
   };
 }
 
 /**
  * Resolves the signed-in user from the request's session cookie. Returns the
- * Set-Cookie header to send when the session was extended.
+ * Set-Cookie header to send when the session was extended, and the results of
+ * `reads` (run in the same D1 batch, scoped to the session's user) when the
+ * session is valid.
  */
 export async function resolveCurrentUser(
   db: Database,
   request: Request,
-  opts: { secureCookies: boolean; waitUntil?: (p: Promise<unknown>) => void },
-): Promise<{ user: CurrentUser | null; setCookie: string | null }> {
+  opts: { secureCookies: boolean; waitUntil?: (p: Promise<unknown>) => void; reads?: SessionReads },
+): Promise<{ user: CurrentUser | null; setCookie: string | null; reads: unknown[] | null }> {
   const token = readCookie(request.headers.get("Cookie"), SESSION_COOKIE);
-  if (!token) return { user: null, setCookie: null };
-  const found = await validateSessionToken(db, token);
-  if (!found) return { user: null, setCookie: null };
+  if (!token) return { user: null, setCookie: null, reads: null };
+  const found = await validateSessionToken(db, token, Date.now(), opts.reads);
+  if (!found) return { user: null, setCookie: null, reads: null };
   const now = Date.now();
   if (!found.user.lastActiveAt || now - found.user.lastActiveAt > ACTIVITY_WRITE_INTERVAL_MS) {
     const write = db.update(users).set({ lastActiveAt: now }).where(eq(users.id, found.user.id));
@@ -51,6 +58,7 @@ export async function resolveCurrentUser(
   return {
     user: toCurrentUser(found.user, found.session.id),
     setCookie: found.session.renewed ? sessionCookie(token, found.session.expiresAt, opts.secureCookies) : null,
+    reads: found.reads,
   };
 }
 

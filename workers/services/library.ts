@@ -6,6 +6,7 @@ import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type SQL } from "dr
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
 import { displayName } from "~/shared/text";
 import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "~/shared/upload-rules";
+import type { UserRef } from "./sessions";
 
 // The photo library: folders, the grid's pages, moves, trash and purge. Every
 // function takes the owner's id and filters by it, so another user's photo or
@@ -41,7 +42,7 @@ export function decodeCursor(value: string | null | undefined): { createdAt: num
   return m ? { createdAt: Number(m[1]), id: m[2]! } : null;
 }
 
-function viewFilter(userId: string, view: LibraryView): SQL {
+function viewFilter(userId: UserRef, view: LibraryView): SQL {
   const own = eq(photos.userId, userId);
   switch (view.kind) {
     case "all":
@@ -55,14 +56,13 @@ function viewFilter(userId: string, view: LibraryView): SQL {
   }
 }
 
-/** One page of the grid, newest first; `nextCursor` continues after its last photo. */
-export async function listPhotos(
+/** The query for one page of the grid (one row more than the page, to know whether another follows). */
+export function photoPageQuery(
   db: Database,
-  userId: string,
+  userId: UserRef,
   view: LibraryView,
   opts: { cursor?: string | null; limit?: number } = {},
-): Promise<{ photos: PhotoCard[]; nextCursor: string | null }> {
-  const limit = Math.min(Math.max(opts.limit ?? PAGE_SIZE, 1), 200);
+) {
   const after = decodeCursor(opts.cursor);
   const where = after
     ? and(
@@ -70,16 +70,34 @@ export async function listPhotos(
         or(lt(photos.createdAt, after.createdAt), and(eq(photos.createdAt, after.createdAt), lt(photos.id, after.id))),
       )
     : viewFilter(userId, view);
-  const rows = await db
+  return db
     .select()
     .from(photos)
     .where(where)
     .orderBy(desc(photos.createdAt), desc(photos.id))
-    .limit(limit + 1)
-    .all();
-  const page = rows.slice(0, limit);
+    .limit(pageLimit(opts.limit) + 1);
+}
+
+function pageLimit(limit: number | undefined): number {
+  return Math.min(Math.max(limit ?? PAGE_SIZE, 1), 200);
+}
+
+/** The rows of photoPageQuery as the grid's page. */
+export function photoPage(rows: Photo[], limit?: number): { photos: PhotoCard[]; nextCursor: string | null } {
+  const size = pageLimit(limit);
+  const page = rows.slice(0, size);
   const last = page[page.length - 1];
-  return { photos: page.map(toCard), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return { photos: page.map(toCard), nextCursor: rows.length > size && last ? encodeCursor(last) : null };
+}
+
+/** One page of the grid, newest first; `nextCursor` continues after its last photo. */
+export async function listPhotos(
+  db: Database,
+  userId: string,
+  view: LibraryView,
+  opts: { cursor?: string | null; limit?: number } = {},
+): Promise<{ photos: PhotoCard[]; nextCursor: string | null }> {
+  return photoPage(await photoPageQuery(db, userId, view, opts).all(), opts.limit);
 }
 
 export async function getPhoto(db: Database, userId: string, photoId: string): Promise<Photo | undefined> {
@@ -91,21 +109,29 @@ export async function getPhoto(db: Database, userId: string, photoId: string): P
 }
 
 /** Newest first: a new folder appears at the top. */
-export async function listFolders(db: Database, userId: string): Promise<Pick<Folder, "id" | "name">[]> {
+export function foldersQuery(db: Database, userId: UserRef) {
   return db
     .select({ id: folders.id, name: folders.name })
     .from(folders)
     .where(eq(folders.userId, userId))
-    .orderBy(desc(folders.createdAt), desc(folders.id))
-    .all();
+    .orderBy(desc(folders.createdAt), desc(folders.id));
 }
 
-export async function getFolder(db: Database, userId: string, folderId: string): Promise<Folder | undefined> {
+export async function listFolders(db: Database, userId: string): Promise<Pick<Folder, "id" | "name">[]> {
+  return foldersQuery(db, userId).all();
+}
+
+/** One of the owner's folders (a list of at most one row). */
+export function folderQuery(db: Database, userId: UserRef, folderId: string) {
   return db
     .select()
     .from(folders)
     .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
-    .get();
+    .limit(1);
+}
+
+export async function getFolder(db: Database, userId: string, folderId: string): Promise<Folder | undefined> {
+  return folderQuery(db, userId, folderId).get();
 }
 
 export function cleanFolderName(name: string | null | undefined): string {

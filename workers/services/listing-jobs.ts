@@ -15,6 +15,7 @@ import type { Deps } from "./deps";
 import { newSeed, startFailure } from "./job-queue";
 import { advancedOptionsFrom, jobParamsFrom, MISSING_OPTIONS } from "./job-requests";
 import { getFolder } from "./library";
+import type { UserRef } from "./sessions";
 
 // Staging a whole listing (issue 15): batches, variations, the free re-roll,
 // retries and the chosen version. Every start goes to the user's Durable
@@ -184,15 +185,21 @@ function viewOf(batch: Batch, rows: BatchRow[]): BatchView {
 
 /** The user's newest batches, newest first (the dashboard shows them again on return). */
 export async function recentBatches(db: Db, userId: string, limit = 3, since = 0): Promise<BatchView[]> {
-  const rows = await db
+  return viewsOf(db, await recentBatchesQuery(db, userId, limit, since).all());
+}
+
+/** The user's newest batches (those created at `since` or later), for a D1 batch with other reads. */
+export function recentBatchesQuery(db: Db, userId: UserRef, limit = 3, since = 0) {
+  return db
     .select()
     .from(batches)
     .where(and(eq(batches.userId, userId), since > 0 ? gte(batches.createdAt, since) : undefined))
     .orderBy(desc(batches.createdAt), desc(batches.id))
-    .limit(limit)
-    .all();
-  return viewsOf(db, rows);
+    .limit(limit);
 }
+
+/** The views of batches read by recentBatchesQuery: no read at all when there are none. */
+export const batchViews = (db: Db, rows: Batch[]): Promise<BatchView[]> => viewsOf(db, rows);
 
 /** Starts a new job (and credit) for every photo of the batch whose newest job failed. */
 export async function retryBatch(

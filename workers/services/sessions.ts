@@ -1,7 +1,8 @@
 import type { Database } from "@db/client";
 import { sessions, type User, users } from "@db/schema";
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
-import { eq } from "drizzle-orm";
+import { and, eq, gt, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 
 // Revocable, hashed sessions (docs/decisions/0011-sessions-and-email-links.md): the cookie holds
 // a 160-bit random token; D1 holds only its SHA-256. 30-day lifetime, extended
@@ -33,19 +34,44 @@ export async function createSession(
   return { token, expiresAt };
 }
 
+/** A user's id in a query: the id itself, or the id of the user of a live session (sessionUserRef). */
+export type UserRef = string | SQL;
+
+/**
+ * The user id of the live session with this id (the token's hash), as a subquery: reads made in the same D1
+ * batch as the session's own read are scoped to that session's user, and find nothing for an unknown or
+ * expired session (docs/decisions/0144-dashboard-reads-in-one-batch.md).
+ */
+export function sessionUserRef(sessionId: string, now: number): SQL {
+  return sql`(select ${sessions.userId} from ${sessions} where ${and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now))})`;
+}
+
+/** Reads to run in the same D1 batch as the session's, given the session's user as a UserRef. */
+export type SessionReads = (user: SQL) => BatchItem<"sqlite">[];
+
 export async function validateSessionToken(
   db: Database,
   token: string,
   now = Date.now(),
-): Promise<{ session: SessionInfo; user: User } | null> {
+  reads?: SessionReads,
+): Promise<{ session: SessionInfo; user: User; reads: unknown[] | null } | null> {
   if (!/^[a-z2-7]{32}$/.test(token)) return null;
   const id = sha256Hex(token);
-  const row = await db
+  const query = db
     .select({ session: sessions, user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(eq(sessions.id, id))
-    .get();
+    .limit(1);
+  let row: Awaited<typeof query>[number] | undefined;
+  let extra: unknown[] | null = null;
+  const more = reads?.(sessionUserRef(id, now)) ?? [];
+  if (more.length > 0) {
+    // One round trip for the session and the page's own reads.
+    const [rows, ...rest] = (await db.batch([query, ...more])) as [Awaited<typeof query>, ...unknown[]];
+    row = rows[0];
+    extra = rest;
+  } else row = await query.get();
   if (!row) return null;
   // An expired session is refused without a write; the daily cron purges it.
   if (row.session.expiresAt <= now) return null;
@@ -56,7 +82,7 @@ export async function validateSessionToken(
     renewed = true;
     await db.update(sessions).set({ expiresAt }).where(eq(sessions.id, id));
   }
-  return { session: { id, userId: row.user.id, expiresAt, renewed }, user: row.user };
+  return { session: { id, userId: row.user.id, expiresAt, renewed }, user: row.user, reads: extra };
 }
 
 export async function invalidateSession(db: Database, sessionId: string): Promise<void> {

@@ -1,11 +1,10 @@
 import { requireUser } from "@workers/http/auth";
-import { liveCreditsFor } from "@workers/http/billing";
 import { checkFields, readFormFields } from "@workers/http/body";
 import { getDeps, requestContext } from "@workers/http/context";
+import { libraryPreload } from "@workers/http/page-reads";
 import { failureData } from "@workers/http/result";
-import { recentBatches } from "@workers/services/batch-pages";
-import { getFolder, listFolders, listPhotos } from "@workers/services/library";
 import { LIBRARY_NOT_UNDERSTOOD, libraryActionInput, runLibraryAction } from "@workers/services/library-actions";
+import { libraryPage } from "@workers/services/library-page";
 import { useState } from "react";
 import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-router";
 import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
@@ -20,8 +19,6 @@ import { type LibraryView, sameView, viewFromSearch, viewHref } from "~/shared/l
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
 import type { Route } from "./+types/dashboard";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 // Pages without the site's navigation and footer: the dashboard has its own top bar.
 export const handle = { bareLayout: true };
 
@@ -33,14 +30,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const view = viewFromSearch(url.searchParams);
   const cursor = url.searchParams.get("cursor");
-  const [folders, page, initial, folder, batches] = await Promise.all([
-    listFolders(db, user.id),
-    listPhotos(db, user.id, view, { cursor }),
-    liveCreditsFor(context, user.id),
-    view.kind === "folder" ? getFolder(db, user.id, view.folderId) : null,
-    // Only the last day's batches: with none (the usual case) this is one indexed read.
-    recentBatches(db, user.id, 3, Date.now() - DAY_MS),
-  ]);
+  // Read with the session's in one D1 batch (workers/http/page-reads.ts), or in one batch now; the balance
+  // is the session's read of the user.
+  const { folders, page, folder, batches } = await libraryPage(
+    db,
+    user.id,
+    { view, cursor },
+    context.get(libraryPreload),
+  );
+  const initial = user.live;
   // Someone else's folder looks exactly like one that does not exist.
   if (view.kind === "folder" && !folder) throw data(null, { status: 404 });
   return {
