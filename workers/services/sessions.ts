@@ -57,8 +57,10 @@ export async function validateSessionToken(
 ): Promise<{ session: SessionInfo; user: User; reads: unknown[] | null } | null> {
   if (!/^[a-z2-7]{32}$/.test(token)) return null;
   const id = sha256Hex(token);
+  // The session's expiry under a name of its own: in a D1 batch drizzle maps a row by its column names, and
+  // sessions and users share some (id, created_at), so selecting both whole would mix them up.
   const query = db
-    .select({ session: sessions, user: users })
+    .select({ user: users, expiresAt: sql<number>`${sessions.expiresAt}`.as("session_expires_at") })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(eq(sessions.id, id))
@@ -74,8 +76,8 @@ export async function validateSessionToken(
   } else row = await query.get();
   if (!row) return null;
   // An expired session is refused without a write; the daily cron purges it.
-  if (row.session.expiresAt <= now) return null;
-  let expiresAt = row.session.expiresAt;
+  if (row.expiresAt <= now) return null;
+  let expiresAt = row.expiresAt;
   let renewed = false;
   if (expiresAt - now < SESSION_RENEW_BELOW_MS) {
     expiresAt = now + SESSION_TTL_MS;
