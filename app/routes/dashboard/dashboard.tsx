@@ -12,8 +12,7 @@ import { ListingPackPanel } from "~/components/library/listing-pack-panel";
 import { PhotoGrid } from "~/components/library/photo-grid";
 import { PendingUploads, UploadPanel } from "~/components/library/upload-panel";
 import { PlanStatusCard } from "~/components/plan-status-card";
-import { DesignerDialog } from "~/components/staging/designer-dialog";
-import { QuickDialog } from "~/components/staging/quick-dialog";
+import { DesignerDialogOnDemand, QuickDialogOnDemand } from "~/components/staging/dialogs-on-demand";
 import { useLiveCredits } from "~/lib/use-live-credits";
 import { type LibraryView, sameView, viewFromSearch, viewHref } from "~/shared/library-view";
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
@@ -346,14 +345,14 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
             onOpen={(p) => setQuick(p)}
           />
           {designerOpen ? (
-            <DesignerDialog
+            <DesignerDialogOnDemand
               plan={live.plan?.name ?? null}
               onClose={() => setDesignerOpen(false)}
               onChanged={refreshLibrary}
             />
           ) : null}
           {quick ? (
-            <QuickDialog
+            <QuickDialogOnDemand
               key={quick.id}
               photoId={quick.id}
               photoName={quick.name}
