@@ -1,82 +1,100 @@
+import { batches } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
 import { makePhotoRows } from "@test/support/photos";
-import { sha256Hex } from "@workers/lib/crypto";
 import { liveCreditsOf } from "@workers/services/account";
-import { createFolder, movePhoto, trashPhoto } from "@workers/services/library";
-import { libraryPage, libraryReads } from "@workers/services/library-page";
-import { createSession, SESSION_TTL_MS, sessionUserRef, validateSessionToken } from "@workers/services/sessions";
+import { recentBatches } from "@workers/services/batch-pages";
+import {
+  createFolder,
+  encodeCursor,
+  getFolder,
+  listFolders,
+  listPhotos,
+  movePhoto,
+  trashPhoto,
+} from "@workers/services/library";
+import { type LibraryQuery, libraryColumns, libraryPage } from "@workers/services/library-page";
+import { createSession, SESSION_TTL_MS, validateSessionToken } from "@workers/services/sessions";
 import { describe, expect, it } from "vitest";
 
-// /dashboard's reads in the session's D1 batch (docs/decisions/0144-dashboard-reads-in-one-batch.md):
-// scoped to the session's user, nothing for a stranger's or an expired session, and the same page as the
-// loader's own batch.
+// /dashboard's reads in the session's statement (docs/decisions/0144-dashboard-reads-in-one-batch.md):
+// scoped to the session's user, nothing for an expired session, and the same page as the library's own
+// functions give (the JSON columns are mapped back to the schema's rows).
+
+const DAY = 24 * 60 * 60 * 1000;
 
 async function userWithLibrary(name: string) {
   const user = await makeUser();
   const folder = await createFolder(db, user.id, `${name} folder`, 1000);
-  const rows = await makePhotoRows(user.id, 3, (i) => 10_000 + i);
+  await createFolder(db, user.id, `${name} second`, 2000);
+  // Two photos at the same time: the id breaks the tie, as in the grid's own order.
+  const rows = await makePhotoRows(user.id, 4, (i) => 10_000 + Math.min(i, 2));
   await movePhoto(db, user.id, rows[0]!.id, folder.id);
   await trashPhoto(db, user.id, rows[1]!.id);
+  await db.insert(batches).values([
+    { id: `b1${user.id}`.slice(0, 32), userId: user.id, folderId: null, designStyle: "modern", createdAt: Date.now() },
+    { id: `b0${user.id}`.slice(0, 32), userId: user.id, folderId: null, designStyle: "modern", createdAt: 5 },
+  ]);
   return { ...user, folder, rows };
 }
 
-const all = { view: { kind: "all" as const }, cursor: null };
+async function withSession(userId: string, q: LibraryQuery) {
+  const { token } = await createSession(db, userId, "vitest");
+  const found = await validateSessionToken(db, token, Date.now(), (user) => libraryColumns(db, user, q));
+  return { token, found, page: await libraryPage(db, userId, q, found && { query: q, values: found.reads! }) };
+}
+
+const all: LibraryQuery = { view: { kind: "all" }, cursor: null };
 
 describe("the dashboard's reads with the session's", () => {
-  it("reads the session's user's library in the same batch, and the page equals the loader's own read", async () => {
+  it("reads the session's user's library in the same statement: the same lists as the library's functions", async () => {
     const a = await userWithLibrary("A");
     await userWithLibrary("B");
-    const { token } = await createSession(db, a.id, "vitest");
-
-    const found = await validateSessionToken(db, token, Date.now(), (user) => libraryReads(db, user, all));
+    const { token, found, page } = await withSession(a.id, all);
     expect(found?.user.id).toBe(a.id);
-    // The same user row and expiry as the session's read alone (a batch maps rows by column name).
+    // The same user row and session as the session's read alone.
     const alone = await validateSessionToken(db, token);
     expect(found?.user).toEqual(alone?.user);
     expect(found?.session).toEqual(alone?.session);
-    expect(found?.reads).toHaveLength(3);
+    expect(alone?.reads).toBeNull();
 
-    const preloaded = await libraryPage(db, a.id, all, { query: all, results: found!.reads! });
-    const own = await libraryPage(db, a.id, all);
-    expect(preloaded).toEqual(own);
-    expect(preloaded.folders.map((f) => f.name)).toEqual(["A folder"]);
-    // Newest first, the trashed one left out.
-    expect(preloaded.page.photos.map((p) => p.id)).toEqual([a.rows[2]!.id, a.rows[0]!.id]);
-    expect(preloaded.batches).toEqual([]);
+    expect(page.folders).toEqual(await listFolders(db, a.id));
+    expect(page.folders.map((f) => f.name)).toEqual(["A second", "A folder"]);
+    expect(page.page).toEqual(await listPhotos(db, a.id, { kind: "all" }));
+    expect(page.page.photos).toHaveLength(3);
+    expect(page.batches).toEqual(await recentBatches(db, a.id, 3, Date.now() - DAY));
+    expect(page.batches).toHaveLength(1);
+    expect(page.folder).toBeNull();
+    // And the loader's own read (no preload) gives the same page.
+    expect(await libraryPage(db, a.id, all)).toEqual(page);
   });
 
-  it("reads a folder view with its folder, and a stranger's folder is not found", async () => {
+  it("reads a folder view with its folder and a later page by its cursor; a stranger's folder is not found", async () => {
     const a = await userWithLibrary("A");
     const b = await userWithLibrary("B");
-    const { token } = await createSession(db, a.id, "vitest");
-    const own = { view: { kind: "folder" as const, folderId: a.folder.id }, cursor: null };
-    const found = await validateSessionToken(db, token, Date.now(), (user) => libraryReads(db, user, own));
-    const page = await libraryPage(db, a.id, own, { query: own, results: found!.reads! });
-    expect(page.folder?.name).toBe("A folder");
+    const own: LibraryQuery = { view: { kind: "folder", folderId: a.folder.id }, cursor: null };
+    const { page } = await withSession(a.id, own);
+    expect(page.folder).toEqual(await getFolder(db, a.id, a.folder.id));
     expect(page.page.photos.map((p) => p.id)).toEqual([a.rows[0]!.id]);
 
-    const strangers = { view: { kind: "folder" as const, folderId: b.folder.id }, cursor: null };
-    const again = await validateSessionToken(db, token, Date.now(), (user) => libraryReads(db, user, strangers));
-    const refused = await libraryPage(db, a.id, strangers, { query: strangers, results: again!.reads! });
+    const first = await listPhotos(db, a.id, { kind: "all" }, { limit: 2 });
+    const later: LibraryQuery = { view: { kind: "all" }, cursor: encodeCursor(first.photos[0]!) };
+    expect((await withSession(a.id, later)).page.page).toEqual(
+      await listPhotos(db, a.id, { kind: "all" }, { cursor: later.cursor }),
+    );
+
+    const strangers: LibraryQuery = { view: { kind: "folder", folderId: b.folder.id }, cursor: null };
+    const refused = (await withSession(a.id, strangers)).page;
     expect(refused.folder).toBeUndefined();
     expect(refused.page.photos).toEqual([]);
   });
 
-  it("finds nothing for an expired or unknown session, and ignores a preload made for another view", async () => {
+  it("refuses an expired session, and a preload made for another view is not used", async () => {
     const a = await userWithLibrary("A");
     const old = await createSession(db, a.id, "vitest", Date.now() - SESSION_TTL_MS - 1000);
-    expect(await validateSessionToken(db, old.token, Date.now(), (user) => libraryReads(db, user, all))).toBeNull();
-    for (const id of [sha256Hex(old.token), "0".repeat(64)]) {
-      const [folders, photos, batches] = (await db.batch(libraryReads(db, sessionUserRef(id, Date.now()), all))) as [
-        unknown[],
-        unknown[],
-        unknown[],
-      ];
-      expect([folders, photos, batches]).toEqual([[], [], []]);
-    }
+    expect(await validateSessionToken(db, old.token, Date.now(), (user) => libraryColumns(db, user, all))).toBeNull();
 
-    const trash = { view: { kind: "trash" as const }, cursor: null };
-    const stale = { query: all, results: [[], [], []] };
+    const trash: LibraryQuery = { view: { kind: "trash" }, cursor: null };
+    const stale = { query: all, values: { libFolders: "[]", libPhotos: "[]", libBatches: "[]" } };
     const page = await libraryPage(db, a.id, trash, stale);
     expect(page.page.photos.map((p) => p.id)).toEqual([a.rows[1]!.id]);
   });

@@ -14,7 +14,7 @@ export function sessionFor(
   request: Request,
   deps: Pick<Deps, "db" | "defer">,
   reads?: SessionReads,
-): Promise<{ user: CurrentUser | null; setCookie: string | null; reads: unknown[] | null }> {
+): Promise<{ user: CurrentUser | null; setCookie: string | null; reads: Record<string, unknown> | null }> {
   return resolveCurrentUser(deps.db, request, {
     secureCookies: secureCookies(env, request),
     waitUntil: deps.defer,
@@ -25,7 +25,7 @@ export function sessionFor(
 /** Root middleware: resolves the session once per request and renews its cookie. */
 export const authMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
   const rc = context.get(requestContext);
-  // The page's own reads (the dashboard's) go in the same D1 batch as the session's: one round trip.
+  // The page's own reads (the dashboard's) go in the same D1 statement as the session's: one round trip.
   const page = pageReads(request, rc);
   const { user, setCookie, reads } = await sessionFor(rc.env, request, rc.deps, page?.reads);
   context.set(userContext, user);

@@ -1,11 +1,16 @@
-import { type LibraryPreload, type LibraryQuery, libraryReads } from "@workers/services/library-page";
+import {
+  type LibraryColumns,
+  type LibraryPreload,
+  type LibraryQuery,
+  libraryColumns,
+} from "@workers/services/library-page";
 import type { SessionReads } from "@workers/services/sessions";
 import { createContext } from "react-router";
 import { viewFromSearch } from "~/shared/library-view";
 import type { RequestContext } from "./context";
 
-// Reads a page makes in the same D1 batch as the session's read, so that a
-// signed-in page costs one round trip (docs/decisions/0144-dashboard-reads-in-one-batch.md).
+// Columns a page reads in the same D1 statement as the session's, so that a
+// signed-in page costs one statement in one round trip (docs/decisions/0144-dashboard-reads-in-one-batch.md).
 // Only /dashboard has them: the library is the page people open most. Only on
 // GET: after an action (a POST) the loaders must see what the action wrote.
 
@@ -29,8 +34,8 @@ function dashboardQuery(request: Request): LibraryQuery | null {
 export function pageReads(
   request: Request,
   rc: Pick<RequestContext, "db">,
-): { reads: SessionReads; keep: (results: unknown[]) => LibraryPreload } | null {
+): { reads: SessionReads; keep: (values: LibraryColumns) => LibraryPreload } | null {
   const query = dashboardQuery(request);
   if (!query) return null;
-  return { reads: (user) => libraryReads(rc.db, user, query), keep: (results) => ({ query, results }) };
+  return { reads: (user) => libraryColumns(rc.db, user, query), keep: (values) => ({ query, values }) };
 }

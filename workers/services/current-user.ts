@@ -37,14 +37,14 @@ export function toCurrentUser(user: User, sessionId: string): CurrentUser {
 /**
  * Resolves the signed-in user from the request's session cookie. Returns the
  * Set-Cookie header to send when the session was extended, and the results of
- * `reads` (run in the same D1 batch, scoped to the session's user) when the
+ * `reads` (columns read in the same statement, from the session's user) when the
  * session is valid.
  */
 export async function resolveCurrentUser(
   db: Database,
   request: Request,
   opts: { secureCookies: boolean; waitUntil?: (p: Promise<unknown>) => void; reads?: SessionReads },
-): Promise<{ user: CurrentUser | null; setCookie: string | null; reads: unknown[] | null }> {
+): Promise<{ user: CurrentUser | null; setCookie: string | null; reads: Record<string, unknown> | null }> {
   const token = readCookie(request.headers.get("Cookie"), SESSION_COOKIE);
   if (!token) return { user: null, setCookie: null, reads: null };
   const found = await validateSessionToken(db, token, Date.now(), opts.reads);

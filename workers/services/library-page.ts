@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
-import type { Batch, Folder, Photo } from "@db/schema";
-import type { BatchItem } from "drizzle-orm/batch";
+import { type Batch, batches, type Folder, folders, type Photo, photos, users } from "@db/schema";
+import { eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
 import { folderQuery, foldersQuery, photoPage, photoPageQuery } from "./library";
 import { type BatchView, batchViews, recentBatchesQuery } from "./listing-jobs";
@@ -8,13 +9,14 @@ import type { UserRef } from "./sessions";
 
 // What /dashboard reads for one view of the library
 // (docs/decisions/0144-dashboard-reads-in-one-batch.md): the folders, the first
-// page of photos, the folder shown (for a folder view) and the last day's
-// batches, as one list of reads. On a page load they go in the same D1 batch as
-// the session's own read (libraryReadsFor, from the root middleware), so the
-// page costs one round trip; otherwise (a stale or missing preload) the loader
-// runs them in one batch of their own. The batches' jobs are a second read only
-// when there is a recent batch (seldom). The balance comes from the session's
-// read of the user (CurrentUser.live): nothing here reads the user.
+// page of photos, the last day's batches and the folder shown (for a folder
+// view), each as one JSON column of a row of the user. On a page load those
+// columns are read in the same statement as the session (libraryColumns, from
+// the root middleware), so the page costs one D1 statement in one round trip;
+// otherwise (a POST's loaders, a preload for another view) the loader reads
+// them from the user's row on its own. The batches' jobs are a second read
+// only when there is a recent batch (seldom). The balance comes from the
+// session's read of the user (CurrentUser.live): nothing here reads it again.
 
 export interface LibraryPage {
   folders: Pick<Folder, "id" | "name">[];
@@ -29,58 +31,100 @@ export interface LibraryQuery {
   cursor: string | null;
 }
 
+/** The library's columns as read with a user's row (JSON text, parsed by libraryPageFrom). */
+export type LibraryColumns = Record<string, unknown>;
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Batches still running or with failures to retry are shown again for a day, at most this many. */
 const RECENT_BATCHES = 3;
 
-/** The reads of one view, in the order libraryPageFrom expects their results. */
-export function libraryReads(
+type Columns = [key: string, name: string][];
+const columnsOf = (table: SQLiteTable): Columns =>
+  Object.entries(getTableColumns(table)).map(([key, column]) => [key, column.name]);
+const PHOTO_COLUMNS = columnsOf(photos);
+const BATCH_COLUMNS = columnsOf(batches);
+const FOLDER_COLUMNS = columnsOf(folders);
+const FOLDER_LIST_COLUMNS: Columns = [
+  ["id", "id"],
+  ["name", "name"],
+  ["createdAt", "created_at"],
+];
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** A query's rows as one JSON array of arrays, the columns in the order given (SQLite's json_group_array). */
+function rowsAsJson(query: SQLWrapper, columns: Columns, alias: string): SQL.Aliased<string> {
+  const values = sql.raw(columns.map(([, name]) => `r.${quoted(name)}`).join(", "));
+  return sql<string>`(select json_group_array(json_array(${values})) from (${query}) as r)`.as(alias);
+}
+
+/** Rows back from rowsAsJson, as objects with the schema's keys. */
+function rowsFromJson<T>(text: unknown, columns: Columns): T[] {
+  if (typeof text !== "string") return [];
+  return (JSON.parse(text) as unknown[][]).map((values) =>
+    Object.fromEntries(columns.map(([key], i) => [key, values[i] ?? null])),
+  ) as T[];
+}
+
+/** Newest first, as the queries order them (an aggregate does not promise to keep its input's order). */
+const newestFirst = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }) =>
+  b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/** The library's columns for one view, to read with the row of `user` (users.id, or an id). */
+export function libraryColumns(
   db: Database,
   user: UserRef,
   q: LibraryQuery,
   now = Date.now(),
-): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
-  return [
-    foldersQuery(db, user),
-    photoPageQuery(db, user, q.view, { cursor: q.cursor }),
-    // Only the last day's batches: with none (the usual case) there is no read of their jobs.
-    recentBatchesQuery(db, user, RECENT_BATCHES, now - DAY_MS),
-    ...(q.view.kind === "folder" ? [folderQuery(db, user, q.view.folderId)] : []),
-  ];
-}
-
-/** The page from the results of libraryReads (same view): at most one more read, for recent batches' jobs. */
-async function libraryPageFrom(db: Database, q: LibraryQuery, results: unknown[]): Promise<LibraryPage> {
-  const [folders, photoRows, batchRows, folderRows] = results as [
-    Pick<Folder, "id" | "name">[],
-    Photo[],
-    Batch[],
-    Folder[] | undefined,
-  ];
+): Record<string, SQL.Aliased> {
   return {
-    folders,
-    page: photoPage(photoRows),
-    folder: q.view.kind === "folder" ? folderRows?.[0] : null,
-    batches: await batchViews(db, batchRows),
+    libFolders: rowsAsJson(foldersQuery(db, user), FOLDER_LIST_COLUMNS, "lib_folders"),
+    libPhotos: rowsAsJson(photoPageQuery(db, user, q.view, { cursor: q.cursor }), PHOTO_COLUMNS, "lib_photos"),
+    // Only the last day's batches: with none (the usual case) there is no read of their jobs.
+    libBatches: rowsAsJson(recentBatchesQuery(db, user, RECENT_BATCHES, now - DAY_MS), BATCH_COLUMNS, "lib_batches"),
+    ...(q.view.kind === "folder"
+      ? { libFolder: rowsAsJson(folderQuery(db, user, q.view.folderId), FOLDER_COLUMNS, "lib_folder") }
+      : {}),
   };
 }
 
-/** The reads already made for this view with the session's (`preloaded`), or one batch of them now. */
+/** The page from libraryColumns' values (same view): at most one more read, for recent batches' jobs. */
+async function libraryPageFrom(db: Database, q: LibraryQuery, values: LibraryColumns): Promise<LibraryPage> {
+  // Folders keep their creation time for the order only.
+  const folderList = rowsFromJson<{ id: string; name: string; createdAt: number }>(
+    values.libFolders,
+    FOLDER_LIST_COLUMNS,
+  ).sort(newestFirst);
+  return {
+    folders: folderList.map(({ id, name }) => ({ id, name })),
+    page: photoPage(rowsFromJson<Photo>(values.libPhotos, PHOTO_COLUMNS).sort(newestFirst)),
+    folder: q.view.kind === "folder" ? rowsFromJson<Folder>(values.libFolder, FOLDER_COLUMNS)[0] : null,
+    batches: await batchViews(db, rowsFromJson<Batch>(values.libBatches, BATCH_COLUMNS).sort(newestFirst)),
+  };
+}
+
+/** The library's columns read with the session's (`preloaded`, same view), or read now from the user's row. */
 export async function libraryPage(
   db: Database,
   userId: string,
   q: LibraryQuery,
   preloaded?: LibraryPreload | null,
 ): Promise<LibraryPage> {
-  const results =
-    preloaded && sameQuery(preloaded.query, q) ? preloaded.results : await db.batch(libraryReads(db, userId, q));
-  return libraryPageFrom(db, q, results);
+  const values =
+    preloaded && sameQuery(preloaded.query, q)
+      ? preloaded.values
+      : await db
+          .select(libraryColumns(db, users.id, q))
+          .from(users)
+          .where(eq(users.id, userId))
+          .get();
+  return libraryPageFrom(db, q, values ?? {});
 }
 
-/** The results of libraryReads made in the session's batch, with the view they are for. */
+/** The values of libraryColumns read in the session's statement, with the view they are for. */
 export interface LibraryPreload {
   query: LibraryQuery;
-  results: unknown[];
+  values: LibraryColumns;
 }
 
 function sameQuery(a: LibraryQuery, b: LibraryQuery): boolean {

@@ -111,14 +111,14 @@ export async function getPhoto(db: Database, userId: string, photoId: string): P
 /** Newest first: a new folder appears at the top. */
 export function foldersQuery(db: Database, userId: UserRef) {
   return db
-    .select({ id: folders.id, name: folders.name })
+    .select({ id: folders.id, name: folders.name, createdAt: folders.createdAt })
     .from(folders)
     .where(eq(folders.userId, userId))
     .orderBy(desc(folders.createdAt), desc(folders.id));
 }
 
 export async function listFolders(db: Database, userId: string): Promise<Pick<Folder, "id" | "name">[]> {
-  return foldersQuery(db, userId).all();
+  return (await foldersQuery(db, userId).all()).map(({ id, name }) => ({ id, name }));
 }
 
 /** One of the owner's folders (a list of at most one row). */

@@ -1,8 +1,7 @@
 import type { Database } from "@db/client";
 import { sessions, type User, users } from "@db/schema";
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
-import { and, eq, gt, type SQL, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 
 // Revocable, hashed sessions (docs/decisions/0011-sessions-and-email-links.md): the cookie holds
 // a 160-bit random token; D1 holds only its SHA-256. 30-day lifetime, extended
@@ -34,46 +33,29 @@ export async function createSession(
   return { token, expiresAt };
 }
 
-/** A user's id in a query: the id itself, or the id of the user of a live session (sessionUserRef). */
-export type UserRef = string | SQL;
+/** A user's id in a query: the id itself, or the users.id column of the row being read (a correlated subquery). */
+export type UserRef = string | SQLWrapper;
 
-/**
- * The user id of the live session with this id (the token's hash), as a subquery: reads made in the same D1
- * batch as the session's own read are scoped to that session's user, and find nothing for an unknown or
- * expired session (docs/decisions/0144-dashboard-reads-in-one-batch.md).
- */
-export function sessionUserRef(sessionId: string, now: number): SQL {
-  return sql`(select ${sessions.userId} from ${sessions} where ${and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now))})`;
-}
-
-/** Reads to run in the same D1 batch as the session's, given the session's user as a UserRef. */
-export type SessionReads = (user: SQL) => BatchItem<"sqlite">[];
+/** Columns to read with the session, from the session's user (`users.id`): a page's own data in the same statement. */
+export type SessionReads = (userId: typeof users.id) => Record<string, SQL.Aliased>;
 
 export async function validateSessionToken(
   db: Database,
   token: string,
   now = Date.now(),
   reads?: SessionReads,
-): Promise<{ session: SessionInfo; user: User; reads: unknown[] | null } | null> {
+): Promise<{ session: SessionInfo; user: User; reads: Record<string, unknown> | null } | null> {
   if (!/^[a-z2-7]{32}$/.test(token)) return null;
   const id = sha256Hex(token);
-  // The session's expiry under a name of its own: in a D1 batch drizzle maps a row by its column names, and
-  // sessions and users share some (id, created_at), so selecting both whole would mix them up.
-  const query = db
-    .select({ user: users, expiresAt: sql<number>`${sessions.expiresAt}`.as("session_expires_at") })
+  // One statement: the user, the session's expiry and any columns the page reads with them
+  // (docs/decisions/0144-dashboard-reads-in-one-batch.md).
+  const extra = reads?.(users.id) ?? {};
+  const row = await db
+    .select({ ...extra, user: users, expiresAt: sql<number>`${sessions.expiresAt}`.as("session_expires_at") })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(eq(sessions.id, id))
-    .limit(1);
-  let row: Awaited<typeof query>[number] | undefined;
-  let extra: unknown[] | null = null;
-  const more = reads?.(sessionUserRef(id, now)) ?? [];
-  if (more.length > 0) {
-    // One round trip for the session and the page's own reads.
-    const [rows, ...rest] = (await db.batch([query, ...more])) as [Awaited<typeof query>, ...unknown[]];
-    row = rows[0];
-    extra = rest;
-  } else row = await query.get();
+    .get();
   if (!row) return null;
   // An expired session is refused without a write; the daily cron purges it.
   if (row.expiresAt <= now) return null;
@@ -84,7 +66,12 @@ export async function validateSessionToken(
     renewed = true;
     await db.update(sessions).set({ expiresAt }).where(eq(sessions.id, id));
   }
-  return { session: { id, userId: row.user.id, expiresAt, renewed }, user: row.user, reads: extra };
+  const { user, expiresAt: _expiry, ...read } = row;
+  return {
+    session: { id, userId: user.id, expiresAt, renewed },
+    user,
+    reads: Object.keys(extra).length > 0 ? read : null,
+  };
 }
 
 export async function invalidateSession(db: Database, sessionId: string): Promise<void> {

@@ -29,7 +29,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const view = viewFromSearch(url.searchParams);
   const cursor = url.searchParams.get("cursor");
-  // Read with the session's in one D1 batch (workers/http/page-reads.ts), or in one batch now; the balance
+  // Read in the session's own statement (workers/http/page-reads.ts), or in one statement now; the balance
   // is the session's read of the user.
   const { folders, page, folder, batches } = await libraryPage(
     db,
