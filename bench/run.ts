@@ -48,6 +48,15 @@ const ssr: BenchModule = {
       { group: "SSR", name: `${BARE} requests/s`, value: Math.round(base.requests.average), unit: "req/s" },
       { group: "SSR", name: `${BARE} p50`, value: base.latency.p50, unit: "ms" },
     );
+    // What any signed-in page pays on top: the bare page with a session (one D1 read of the session and user).
+    const signedIn = await load(`${stack.url}/dev/bare`, { Cookie: cookie });
+    out.push({
+      group: "SSR",
+      name: `${BARE} with a session p50`,
+      value: signedIn.latency.p50,
+      unit: "ms",
+      relativeTo: { name: `${BARE} p50`, label: "the bare page" },
+    });
     for (const [label, path, headers] of [
       ["/", "/", {}],
       ["/dashboard", "/dashboard", { Cookie: cookie }],

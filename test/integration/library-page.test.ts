@@ -16,7 +16,7 @@ import { type LibraryQuery, libraryColumns, libraryPage } from "@workers/service
 import { createSession, SESSION_TTL_MS, validateSessionToken } from "@workers/services/sessions";
 import { describe, expect, it } from "vitest";
 
-// /dashboard's reads in the session's statement (docs/decisions/0144-dashboard-reads-in-one-batch.md):
+// /dashboard's reads in the session's statement (docs/decisions/0144-dashboard-reads-with-the-session.md):
 // scoped to the session's user, nothing for an expired session, and the same page as the library's own
 // functions give (the JSON columns are mapped back to the schema's rows).
 

@@ -10,7 +10,7 @@ import { viewFromSearch } from "~/shared/library-view";
 import type { RequestContext } from "./context";
 
 // Columns a page reads in the same D1 statement as the session's, so that a
-// signed-in page costs one statement in one round trip (docs/decisions/0144-dashboard-reads-in-one-batch.md).
+// signed-in page costs one statement in one round trip (docs/decisions/0144-dashboard-reads-with-the-session.md).
 // Only /dashboard has them: the library is the page people open most. Only on
 // GET: after an action (a POST) the loaders must see what the action wrote.
 

@@ -8,7 +8,7 @@ import { type BatchView, batchViews, recentBatchesQuery } from "./listing-jobs";
 import type { UserRef } from "./sessions";
 
 // What /dashboard reads for one view of the library
-// (docs/decisions/0144-dashboard-reads-in-one-batch.md): the folders, the first
+// (docs/decisions/0144-dashboard-reads-with-the-session.md): the folders, the first
 // page of photos, the last day's batches and the folder shown (for a folder
 // view), each as one JSON column of a row of the user. On a page load those
 // columns are read in the same statement as the session (libraryColumns, from

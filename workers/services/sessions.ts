@@ -48,7 +48,7 @@ export async function validateSessionToken(
   if (!/^[a-z2-7]{32}$/.test(token)) return null;
   const id = sha256Hex(token);
   // One statement: the user, the session's expiry and any columns the page reads with them
-  // (docs/decisions/0144-dashboard-reads-in-one-batch.md).
+  // (docs/decisions/0144-dashboard-reads-with-the-session.md).
   const extra = reads?.(users.id) ?? {};
   const row = await db
     .select({ ...extra, user: users, expiresAt: sql<number>`${sessions.expiresAt}`.as("session_expires_at") })

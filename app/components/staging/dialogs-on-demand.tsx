@@ -5,7 +5,7 @@ import type { QuickDialog } from "./quick-dialog";
 // The staging dialogs of /dashboard (the AI Designer; a photo's editor with its
 // variations, advanced options, versions, re-rolls and compare slider) are
 // fetched the first time one opens, not with the page: the library's first
-// load carries none of their code (docs/decisions/0144-dashboard-reads-in-one-batch.md).
+// load carries none of their code (docs/decisions/0144-dashboard-reads-with-the-session.md).
 // React.lazy fetches only when the component first renders, and the dashboard
 // renders a dialog only while it is open. Both dialogs share one chunk.
 
