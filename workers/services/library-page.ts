@@ -38,9 +38,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Batches still running or with failures to retry are shown again for a day, at most this many. */
 const RECENT_BATCHES = 3;
 
-type Columns = [key: string, name: string][];
+/** Each column's key in the schema's row, its SQL name, and how its value comes back from the driver. */
+type Columns = [key: string, name: string, fromDriver?: (value: unknown) => unknown][];
 const columnsOf = (table: SQLiteTable): Columns =>
-  Object.entries(getTableColumns(table)).map(([key, column]) => [key, column.name]);
+  Object.entries(getTableColumns(table)).map(([key, column]) => [
+    key,
+    column.name,
+    (value: unknown) => column.mapFromDriverValue(value),
+  ]);
 const PHOTO_COLUMNS = columnsOf(photos);
 const BATCH_COLUMNS = columnsOf(batches);
 const FOLDER_COLUMNS = columnsOf(folders);
@@ -62,7 +67,12 @@ function rowsAsJson(query: SQLWrapper, columns: Columns, alias: string): SQL.Ali
 function rowsFromJson<T>(text: unknown, columns: Columns): T[] {
   if (typeof text !== "string") return [];
   return (JSON.parse(text) as unknown[][]).map((values) =>
-    Object.fromEntries(columns.map(([key], i) => [key, values[i] ?? null])),
+    Object.fromEntries(
+      columns.map(([key, , fromDriver], i) => {
+        const value = values[i] ?? null;
+        return [key, value === null || !fromDriver ? value : fromDriver(value)];
+      }),
+    ),
   ) as T[];
 }
 
