@@ -1,6 +1,14 @@
 import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { type CurrentUser, resolveCurrentUser, secureCookies } from "@workers/services/current-user";
 import type { Deps } from "@workers/services/deps";
+import {
+  NAV_HINT_COOKIE,
+  type NavHint,
+  navHintCookie,
+  navHintOf,
+  readCookie,
+  SESSION_COOKIE,
+} from "@workers/services/sessions";
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { requestContext } from "./context";
 
@@ -15,13 +23,32 @@ export function sessionFor(
   return resolveCurrentUser(deps.db, request, { secureCookies: secureCookies(env, request), waitUntil: deps.defer });
 }
 
-/** Root middleware: resolves the session once per request and renews its cookie. */
+/**
+ * The signed-in hint a response should leave in the browser (docs/decisions/0145): who is signed in after it (none
+ * when it clears the session cookie), compared with what the browser holds; a cookie only when they differ.
+ */
+export function navHintUpdate(
+  request: Request,
+  user: Pick<CurrentUser, "role" | "verified" | "credits" | "plan"> | null,
+  response: Response,
+  secure: boolean,
+): string | null {
+  const signedOut = response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=;`));
+  const wanted: NavHint | null = signedOut || !user ? null : navHintOf(user);
+  const held = readCookie(request.headers.get("Cookie"), NAV_HINT_COOKIE);
+  if ((held ?? null) === wanted) return null;
+  return navHintCookie(wanted, secure);
+}
+
+/** Root middleware: resolves the session once per request, renews its cookie and keeps the signed-in hint in step. */
 export const authMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
   const rc = context.get(requestContext);
   const { user, setCookie } = await sessionFor(rc.env, request, rc.deps);
   context.set(userContext, user);
   const response = await next();
   if (setCookie) response.headers.append("Set-Cookie", setCookie);
+  const hint = navHintUpdate(request, user, response, secureCookies(rc.env, request));
+  if (hint) response.headers.append("Set-Cookie", hint);
   return response;
 };
 
