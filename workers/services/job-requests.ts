@@ -1,6 +1,6 @@
 import { type JobKind, type JobParams, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { getJob, getVersion, isJobKind, jobView, sourceVariant, userObject } from "@workers/objects/client";
+import { getVersion, isJobKind, type jobView, sourceVariant, userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
@@ -161,10 +161,21 @@ export async function requestJob(
   if (!count.ok) return count;
   const started = await startQueued(deps, userId, { photoId: photo.id, kind, params }, count.count);
   if (!started.ok) return startFailure(started);
-  const jobId = started.jobIds[0]!;
-  const job = await getJob(deps.db, jobId);
+  // The lead job as the object just wrote it (the page only needs its id and polls; no D1 re-read).
+  const job: ReturnType<typeof jobView> = {
+    id: started.jobIds[0]!,
+    photoId: photo.id,
+    kind,
+    params: started.params,
+    status: "queued",
+    error: null,
+    versionId: null,
+    createdAt: started.createdAt,
+    startedAt: null,
+    finishedAt: null,
+  };
   return ok({
-    job: job ? jobView(job) : { id: jobId, status: "queued" as const },
+    job,
     credits: started.balance,
     ...(count.count > 1 ? { jobIds: started.jobIds } : {}),
   });
