@@ -1,7 +1,7 @@
-import { type JobKind, type JobParams, users } from "@db/schema";
+import { type Job, type JobKind, type JobParams, jobs, type PhotoVersion, photoVersions, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { getVersion, isJobKind, type jobView, sourceVariant, userObject } from "@workers/objects/client";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
@@ -195,6 +195,30 @@ async function requestApiJob(
     return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
   }
   return ok({ ...started.answer, replayed: started.replayed });
+}
+
+/**
+ * One of the user's jobs and the version it produced, in one D1 round trip (the page polls this until the job
+ * ends); undefined for a job that is not theirs.
+ */
+export async function jobWithVersion(
+  db: Deps["db"],
+  userId: string,
+  jobId: string,
+): Promise<{ job: Job; version: PhotoVersion | undefined } | undefined> {
+  const [jobRows, versionRows] = await db.batch([
+    db.select().from(jobs).where(eq(jobs.id, jobId)),
+    db
+      .select()
+      .from(photoVersions)
+      .where(and(eq(photoVersions.jobId, jobId), eq(photoVersions.userId, userId))),
+  ]);
+  const job = jobRows[0];
+  if (!job || job.userId !== userId) return undefined;
+  const version = job.versionId
+    ? versionRows.find((v) => v.id === job.versionId && v.photoId === job.photoId)
+    : undefined;
+  return { job, version };
 }
 
 export { getJob, getVersion, type JobParams, jobView, listVersions } from "@workers/objects/client";
