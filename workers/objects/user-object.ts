@@ -39,11 +39,14 @@ export class UserObject extends DurableObject<Env> {
    */
   #active = new Map<string, Promise<void>>();
   /**
-   * Thumbnails of committed results, made THUMB_DELAY_MS after the commit and held by the alarm like the jobs:
-   * the decode is the heaviest CPU work here, and the person's next requests (the poll that sees the result,
-   * the result itself) go first.
+   * Thumbnails of committed results, held by the alarm like the jobs. Their decode is the heaviest CPU work here
+   * (60-150 ms), so it is kept off every request's path: it runs while the object waits on the provider
+   * (THUMB_AFTER_CALL_MS into a job's run, when its upload has left), or THUMB_DELAY_MS after its commit when no
+   * call starts meanwhile.
    */
   #thumbs = new Set<Promise<void>>();
+  /** Starts the thumbnails waiting for a quiet moment (see #thumbs). */
+  #thumbsWaiting: (() => void)[] = [];
   #inAlarm = false;
   /** One pump at a time; a call while one runs asks it to look again (workers/objects/user/queue.ts). */
   #pumping = false;
@@ -421,7 +424,10 @@ export class UserObject extends DurableObject<Env> {
       return variations.runGroup({ env: this.env, db: this.#db, now: () => this.#now(), change }, userId, job);
     }
     try {
-      const result = await jobsService.produce(this.env, this.#db, job, this.#now(), { photo });
+      const quiet = setTimeout(() => this.#whileProviderWorks(), THUMB_AFTER_CALL_MS);
+      const result = await jobsService
+        .produce(this.env, this.#db, job, this.#now(), { photo })
+        .finally(() => clearTimeout(quiet));
       const settled = await this.#change(
         userId,
         (now) => ledger.commit(this.#db, userId, jobId, now, jobsService.succeedStatements(this.#db, job, result, now)),
@@ -432,7 +438,7 @@ export class UserObject extends DurableObject<Env> {
         await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
         return;
       }
-      // The person has the result; its thumbnail is made a moment later, held by the alarm like the call was.
+      // The person has the result; its thumbnail is made at the next quiet moment, held by the alarm like the call.
       this.#later(() => jobsService.finishThumb(this.env, this.#db, job, result, this.#now()));
     } catch (err) {
       const message = jobsService.failureMessage(job.kind, err);
@@ -446,14 +452,28 @@ export class UserObject extends DurableObject<Env> {
     }
   }
 
-  /** Runs `work` THUMB_DELAY_MS from now, held (by the alarm handler, see #thumbs) until it ends. */
+  /** Runs `work` at the next quiet moment (see #thumbs), held by the alarm handler until it ends. */
   #later(work: () => Promise<void>): void {
-    const done: Promise<void> = new Promise((resolve) => setTimeout(resolve, THUMB_DELAY_MS))
+    const ready = new Promise<void>((resolve) => {
+      const go = () => {
+        clearTimeout(timer);
+        this.#thumbsWaiting = this.#thumbsWaiting.filter((g) => g !== go);
+        resolve();
+      };
+      const timer = setTimeout(go, THUMB_DELAY_MS);
+      this.#thumbsWaiting.push(go);
+    });
+    const done: Promise<void> = ready
       .then(work)
       .catch((err) => console.error("deferred work failed", err))
       .finally(() => this.#thumbs.delete(done));
     this.#thumbs.add(done);
     this.ctx.waitUntil(done);
+  }
+
+  /** A provider call is under way: the waiting thumbnails are made now, while nothing else waits on this object. */
+  #whileProviderWorks(): void {
+    for (const go of [...this.#thumbsWaiting]) go();
   }
 
   /** Jobs queued (the pump starts them) or running in this instance, with the variations that follow them. */
@@ -566,8 +586,10 @@ async function nextWakeAt(db: Database, userId: string, timeoutMs: number): Prom
   return row?.at ?? null;
 }
 
-/** How long after its job's commit a result's thumbnail is made (see UserObject#thumbs). */
+/** How long after its job's commit a result's thumbnail is made at the latest (see UserObject#thumbs). */
 export const THUMB_DELAY_MS = 1000;
+/** How far into a job's provider call the waiting thumbnails are made (its upload has left by then). */
+export const THUMB_AFTER_CALL_MS = 50;
 
 /** A reservation waiting for its group turn (see UserObject#reserveInGroup). */
 interface PendingReserve {
