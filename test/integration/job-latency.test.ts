@@ -99,6 +99,10 @@ describe("a job at any provider latency up to the timeout", { timeout: 30_000 },
       expect(await balance(user.id)).toBe(1);
       const version = await db.select().from(photoVersions).where(eq(photoVersions.jobId, id)).get();
       expect(version).toBeDefined();
+      // The result at once; its thumbnail a moment after the commit (THUMB_DELAY_MS), held by the alarm.
+      for (let i = 0; i < 250 && (await versionKeys(user.id)).length < 2; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       expect(await versionKeys(user.id)).toHaveLength(2);
       expect(calls).toBe(1);
     });

@@ -4,11 +4,11 @@ import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { verifySignature } from "@workers/lib/signed-urls";
 import {
-  getJob,
   getVersion,
   type JobParams,
   jobRequestBody,
   jobView,
+  jobWithVersion,
   listVersions,
   requestJob,
 } from "@workers/services/job-requests";
@@ -50,10 +50,9 @@ export const jobsApi = new Hono<ApiEnv>()
     return c.json({ job: res.job, credits: res.credits, ...(res.jobIds ? { jobIds: res.jobIds } : {}) }, 202, NO_STORE);
   })
   .get("/jobs/:id", async (c) => {
-    const db = c.get("db");
-    const job = await getJob(db, c.req.param("id"));
-    if (!job || job.userId !== c.get("user")!.id) return c.json({ error: "Not found." }, 404);
-    const version = job.versionId ? await getVersion(db, job.userId, job.photoId, job.versionId) : undefined;
+    const found = await jobWithVersion(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    if (!found) return c.json({ error: "Not found." }, 404);
+    const { job, version } = found;
     return c.json({ job: jobView(job), version: version ? versionView(version) : null }, 200, NO_STORE);
   })
   .get("/photos/:id/versions", async (c) => {

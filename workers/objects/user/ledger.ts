@@ -492,6 +492,18 @@ function keyStatusQueries(db: Database, unique: string[]) {
   return queries;
 }
 
+/** loadView and the user's plan, in the same D1 round trip (the job queue needs both to start jobs). */
+export async function loadViewAndPlan(
+  db: Database,
+  userId: string,
+): Promise<{ view: CreditView | null; plan: string | null }> {
+  const [user, grants, plan] = await db.batch([
+    ...viewQueries(db, userId),
+    db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)),
+  ]);
+  return { view: toView(user, grants), plan: plan[0]?.plan ?? null };
+}
+
 /**
  * In one D1 round trip: the status of every key already reserved and, when
  * `view` is null, the view itself (`undefined` then means the user does not exist).
