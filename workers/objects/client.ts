@@ -31,6 +31,7 @@ export {
   type JobParams,
   jobView,
   listVersions,
+  MAX_JOB_WAIT_MS,
   sourceVariant,
 } from "./user/jobs";
 export {

@@ -58,6 +58,9 @@ export class UserObject extends DurableObject<Env> {
    * write. Null means "load it from D1 first".
    */
   #creditView: ledger.CreditView | null = null;
+  /** Counts the changes of this user's data; a job waiter wakes at the next (see waitForJob). */
+  #changes = 0;
+  #changeWaiters = new Set<() => void>();
   /** Reservations waiting for the next group turn, and whether that turn is queued. */
   #reserves: PendingReserve[] = [];
   #reserveTurnQueued = false;
@@ -233,6 +236,7 @@ export class UserObject extends DurableObject<Env> {
   }
 
   async #broadcast(userId: string): Promise<void> {
+    this.#wakeWaiters();
     const sockets = this.ctx.getWebSockets();
     if (sockets.length === 0) return;
     const message = JSON.stringify(await this.#liveBalance(userId));
@@ -242,6 +246,38 @@ export class UserObject extends DurableObject<Env> {
       } catch {
         // A socket closing right now: it is dropped from getWebSockets() on its own.
       }
+    }
+  }
+
+  #wakeWaiters(): void {
+    this.#changes++;
+    for (const wake of this.#changeWaiters) wake();
+    this.#changeWaiters.clear();
+  }
+
+  /**
+   * The long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-poll.md): answers once job `jobId` of
+   * `userId` has ended (succeeded or failed), is not theirs, or `ms` have passed. Every change here wakes the
+   * waiters, which read the job again; a change that lands while the job is being read is not missed (the count).
+   */
+  async waitForJob(userId: string, jobId: string, ms: number): Promise<void> {
+    const deadline = Date.now() + Math.max(0, Math.min(ms, jobsService.MAX_JOB_WAIT_MS));
+    for (;;) {
+      const seen = this.#changes;
+      const job = await jobsService.getJob(this.#db, jobId);
+      if (!job || job.userId !== userId || job.status === "succeeded" || job.status === "failed") return;
+      if (this.#changes !== seen) continue;
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.#changeWaiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, left);
+        this.#changeWaiters.add(wake);
+      });
     }
   }
 

@@ -1,6 +1,13 @@
 import { type Job, type JobKind, type JobParams, jobs, type PhotoVersion, photoVersions, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { getVersion, isJobKind, type jobView, sourceVariant, userObject } from "@workers/objects/client";
+import {
+  getVersion,
+  isJobKind,
+  type jobView,
+  MAX_JOB_WAIT_MS,
+  sourceVariant,
+  userObject,
+} from "@workers/objects/client";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
@@ -220,5 +227,30 @@ export async function jobWithVersion(
     : undefined;
   return { job, version };
 }
+
+/**
+ * The long poll (docs/decisions/0146-job-long-poll.md): waits in the user's object until the job has ended or
+ * `seconds` have passed, then reads it as jobWithVersion does. One request instead of a poll every 1.5 s, and
+ * the answer leaves the moment the result is committed.
+ */
+export async function waitForJobWithVersion(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  jobId: string,
+  seconds: number,
+): Promise<{ job: Job; version: PhotoVersion | undefined } | undefined> {
+  if (seconds > 0) await userObject(deps.env, userId).waitForJob(userId, jobId, seconds * 1000);
+  return jobWithVersion(deps.db, userId, jobId);
+}
+
+/** `?wait=` of GET /api/jobs/:id: whole seconds, at most MAX_JOB_WAIT_MS. */
+export const jobWaitQuery = z.object({
+  wait: z.coerce
+    .number({ message: "wait must be a whole number of seconds from 0 to 20" })
+    .int({ message: "wait must be a whole number of seconds from 0 to 20" })
+    .min(0, { message: "wait must be a whole number of seconds from 0 to 20" })
+    .max(MAX_JOB_WAIT_MS / 1000, { message: "wait must be a whole number of seconds from 0 to 20" })
+    .default(0),
+});
 
 export { getJob, getVersion, type JobParams, jobView, listVersions } from "@workers/objects/client";

@@ -25,6 +25,8 @@ export const GENERIC_FAILURE: Record<JobKind, string> = {
 };
 /** How long past the provider's timeout the alarm waits before calling a running job lost. */
 export const JOB_WATCH_MARGIN_MS = 30_000;
+/** The longest a GET /api/jobs/:id?wait holds before answering with the job as it is (docs/decisions/0146). */
+export const MAX_JOB_WAIT_MS = 20_000;
 
 export function isJobKind(v: unknown): v is JobKind {
   return typeof v === "string" && (JOB_KINDS as readonly string[]).includes(v);
