@@ -97,10 +97,11 @@ function useBareLayout(): boolean {
 export default function App() {
   useHydratedMarker();
   const data = useRootData();
+  const staticDocument = useStaticDocument();
   if (useBareLayout()) return <Outlet />;
   return (
     <>
-      <SiteNav user={data?.user ?? null} />
+      <SiteNav user={data?.user ?? null} hinted={staticDocument} />
       <main id="main" className="flex-1">
         <Outlet />
       </main>

@@ -28,8 +28,16 @@ function budget(op: "<=" | ">=", value: number): { budget: number; op: "<=" | ">
 }
 
 /** The budgets every figure is held to (docs/performance.md explains them), judged on the median of the runs. */
+/** `/` requests/s measured by this bench on 2026-11-21, before it was cached (ADR 0132) and prerendered (ADR 0145). */
+export const HOME_RPS_2026_11_21 = 250;
+
 export const BUDGETS = {
-  rps: (label: string): Budget => (label.startsWith("baseline") ? {} : budget(">=", 100)),
+  /**
+   * Issue 17: `/` at 3x the 250 req/s it was served at on 2026-11-21 on this machine (the same bench, 10
+   * connections), as a prerendered peer is; every other page at least 100 req/s.
+   */
+  rps: (label: string): Budget =>
+    label.startsWith("baseline") ? {} : label === "/" ? budget(">=", HOME_RPS_2026_11_21 * 3) : budget(">=", 100),
   p50: (label: string): Budget => (label.startsWith("baseline") ? {} : budget("<=", 50)),
   p99: (label: string): Budget => (label.startsWith("baseline") ? {} : budget("<=", 250)),
   /** Issue 17: at least 1,000 reservations/s for one user and 2,000/s across 100 users. */

@@ -248,13 +248,13 @@ const staging: BenchModule = {
         });
         if (res.status !== 202) throw new Error(`staging job refused: ${res.status} ${await res.text()}`);
         const { job } = (await res.json()) as { job: { id: string } };
+        // As the page does (app/lib/use-job.ts): a long poll the server answers when the job has ended (ADR 0146).
         for (;;) {
-          const poll = (await (await fetch(`${stack.url}/api/jobs/${job.id}`, { headers })).json()) as {
+          const poll = (await (await fetch(`${stack.url}/api/jobs/${job.id}?wait=20`, { headers })).json()) as {
             job: { status: string; error: string | null };
           };
           if (poll.job.status === "succeeded") break;
           if (poll.job.status === "failed") throw new Error(`staging job failed: ${poll.job.error}`);
-          await new Promise((r) => setTimeout(r, 20));
         }
         overhead.push(performance.now() - t - directP50);
       }

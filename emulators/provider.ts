@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearer, json, listen } from "./http.ts";
 import {
@@ -299,7 +300,10 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       const seed = fields.seed !== undefined && /^\d{1,10}$/.test(fields.seed) ? Number(fields.seed) : null;
       requests.push({
         path: url.pathname,
-        ...(multipart ? {} : { input_image_url: fields.input_image_url }),
+        // An uploaded image is logged by its digest, so a test can tell which bytes were sent.
+        ...(multipart
+          ? { input_image_sha256: createHash("sha256").update(input!).digest("hex") }
+          : { input_image_url: fields.input_image_url }),
         room_type: fields.room_type,
         design_style: fields.design_style,
         num_images: numImages,

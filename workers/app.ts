@@ -4,7 +4,7 @@ import { ConfigError, config } from "@workers/config";
 import { drain } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
-import { isCacheablePublicRequest, servePublicPage } from "@workers/http/public-pages";
+import { isCacheablePublicRequest, isSignedOutPublicRead, servePublicPage } from "@workers/http/public-pages";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
 import { randomToken } from "@workers/lib/crypto";
 import { grantAllOwedTrialCredits } from "@workers/services/accounts/verification";
@@ -37,8 +37,10 @@ function isApi(pathname: string): boolean {
 
 export default {
   async fetch(request, env, ctx) {
+    // A signed-out public page needs no secret: it is the document the build prerenders into static files
+    // (docs/decisions/0145-public-pages-prerendered.md), so it is rendered even before the secrets are set.
     const misconfigured = checkConfig(env);
-    if (misconfigured) return misconfigured;
+    if (misconfigured && !isSignedOutPublicRead(request)) return misconfigured;
     const nonce = randomToken(16);
     const dev = import.meta.env.DEV;
     if (isCrossSiteWrite(request, env.APP_ORIGIN)) return withSecurityHeaders(crossSiteRefusal(), nonce, dev);

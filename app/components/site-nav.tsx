@@ -14,10 +14,12 @@ export interface NavUser {
 
 function NavItems({
   user,
+  hinted,
   onMobile,
   onNavigate,
 }: {
   user: NavUser | null;
+  hinted?: boolean;
   onMobile?: boolean;
   onNavigate?: () => void;
 }) {
@@ -35,19 +37,25 @@ function NavItems({
       <Link to="/plans" className={item}>
         Pricing
       </Link>
-      {user?.isAdmin ? (
-        <Link to="/admin" className={item}>
+      {user?.isAdmin || (hinted && !user) ? (
+        <Link to="/admin" className={item} {...hintedOnly(hinted && !user, "admin")}>
           Admin
         </Link>
       ) : null}
-      {user ? (
-        <Form method="post" action="/logout" className={onMobile ? "" : "inline"}>
+      {user || hinted ? (
+        <Form
+          method="post"
+          action="/logout"
+          className={onMobile ? "" : "inline"}
+          {...hintedOnly(hinted && !user, "in")}
+        >
           <button type="submit" className={`${item} w-full text-left`}>
             Logout
           </button>
         </Form>
-      ) : (
-        <Link to="/login" className={item}>
+      ) : null}
+      {user ? null : (
+        <Link to="/login" className={item} {...(hinted ? { "data-nav-only": "out" } : {})}>
           Login
         </Link>
       )}
@@ -58,7 +66,15 @@ function NavItems({
   );
 }
 
-export function SiteNav({ user }: { user: NavUser | null }) {
+/**
+ * A page prerendered into a static file (docs/decisions/0145) is the signed-out page for everyone. It carries the
+ * signed-in items too, hidden; app/lib/islands.ts shows them when the browser holds the signed-in hint cookie.
+ */
+function hintedOnly(hinted: boolean | undefined, who: "in" | "admin") {
+  return hinted ? { hidden: true, "data-nav-only": who } : {};
+}
+
+export function SiteNav({ user, hinted }: { user: NavUser | null; hinted?: boolean }) {
   const menu = useRef<HTMLDetailsElement>(null);
   const { pathname } = useLocation();
   const close = () => {
@@ -72,7 +88,7 @@ export function SiteNav({ user }: { user: NavUser | null }) {
       <nav aria-label="Main" className="container-page flex h-16 items-center justify-between">
         <BrandLink />
         <div className="hidden items-center md:flex">
-          <NavItems user={user} />
+          <NavItems user={user} hinted={hinted} />
         </div>
         {/* A <details> menu opens without JavaScript, so it works before the page hydrates. */}
         <details
@@ -93,7 +109,7 @@ export function SiteNav({ user }: { user: NavUser | null }) {
             className="absolute right-0 mt-2 w-64 rounded-2xl border border-line bg-white p-3 shadow-xl"
             data-testid="mobile-menu"
           >
-            <NavItems user={user} onMobile onNavigate={close} />
+            <NavItems user={user} hinted={hinted} onMobile onNavigate={close} />
           </div>
         </details>
       </nav>

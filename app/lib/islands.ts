@@ -104,6 +104,21 @@ export function enhanceLandingPage(): void {
     });
   }
 
+  // A prerendered page is the signed-out page for everyone (docs/decisions/0145): the signed-in hint cookie (no
+  // secret in it; the server checks every request itself) shows Logout instead of Login, Admin to admins, and
+  // sends the page's sign-up links ("Get Started", "Start Staging Now") to the dashboard for someone who can stage.
+  const hint = /(?:^|;\s*)sw_nav=((?:user|admin)(?:-stager)?)(?:;|$)/.exec(doc.cookie)?.[1];
+  if (hint) {
+    const admin = hint.startsWith("admin");
+    for (const el of Array.from(doc.querySelectorAll<HTMLElement>("[data-nav-only]"))) {
+      const only = el.dataset.navOnly;
+      el.hidden = only === "out" || (only === "admin" && !admin);
+    }
+    if (hint.endsWith("-stager")) {
+      for (const a of Array.from(doc.querySelectorAll<HTMLAnchorElement>('a[href="/auth"]'))) a.href = "/dashboard";
+    }
+  }
+
   doc.documentElement.dataset.hydrated = "true";
 }
 

@@ -7,7 +7,10 @@ import { useEffect, useRef, useState } from "react";
 
 /** How long a job usually takes, for the progress bar (seconds). */
 export const EXPECTED_SECONDS = 15;
+/** The pause after a failed request (offline, a server error) before asking again. */
 const POLL_MS = 1500;
+/** How long the server may hold one request (its limit is 20 s). */
+const WAIT_SECONDS = 20;
 const FAILED = "Failed to process image";
 
 /** A version of a photo as GET /api/jobs/:id and GET /api/photos/:id/versions return it. */
@@ -94,21 +97,26 @@ export async function startJob(url: string, body: JobBody): Promise<string> {
 }
 
 /**
- * Polls until the job succeeds (its version), fails (throws its message) or the
- * page goes away (undefined). A failed poll is asked again: the job goes on.
+ * Waits until the job succeeds (its version), fails (throws its message) or the page goes away (undefined), with
+ * a long poll: each request is held by the server until the job ends or WAIT_SECONDS pass
+ * (docs/decisions/0146-job-long-poll.md), so the result shows the moment it is ready and a phone sends one request
+ * instead of one every 1.5 s. A failed request is asked again after a pause: the job goes on.
  */
 async function pollJob(jobId: string, alive: () => boolean): Promise<VersionView | null | undefined> {
   for (;;) {
-    await sleep(POLL_MS);
     if (!alive()) return undefined;
     let polled: { job: { status: string; error: string | null }; version: VersionView | null } | null = null;
     try {
-      const r = await fetch(`/api/jobs/${jobId}`, { cache: "no-store" });
+      const r = await fetch(`/api/jobs/${jobId}?wait=${WAIT_SECONDS}`, { cache: "no-store" });
       if (r.ok) polled = await r.json();
     } catch {
       // Offline for a moment: the job goes on on the server; ask again.
     }
-    if (!polled) continue;
+    if (!alive()) return undefined;
+    if (!polled) {
+      await sleep(POLL_MS);
+      continue;
+    }
     if (polled.job.status === "succeeded") return polled.version;
     if (polled.job.status === "failed") throw new Error(polled.job.error ?? FAILED);
   }

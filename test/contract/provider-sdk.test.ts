@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -84,7 +85,7 @@ describe("the provider's official SDK against our emulator", () => {
     expect(out).toHaveLength(n);
     expect(new Set(out.map((b) => b.toString("base64"))).size).toBe(n);
     expect(await lastRequest()).toMatchObject({
-      path: PROVIDER_PATHS.stage,
+      path: PROVIDER_PATHS.stageByUrl,
       input_image_url: imageUrl,
       room_type: "bedroom",
       design_style: "scandinavian",
@@ -106,10 +107,14 @@ describe("the provider's official SDK against our emulator", () => {
     expect(answer.info).toBeUndefined();
   });
 
-  it("generateDesigns (the older multipart endpoint, our fallback) honours numImages", async () => {
+  it("generateDesigns (multipart, the bytes uploaded) honours numImages", async () => {
     const answer = await new Decor8AI(base).generateDesigns(Buffer.from(SOURCE), "kitchen", "modern", { numImages: 2 });
     expect(decoded(answer)).toHaveLength(2);
-    expect(await lastRequest()).toMatchObject({ path: PROVIDER_PATHS.stageFallback, num_images: 2 });
+    expect(await lastRequest()).toMatchObject({
+      path: PROVIDER_PATHS.stage,
+      num_images: 2,
+      input_image_sha256: createHash("sha256").update(SOURCE).digest("hex"),
+    });
   });
 
   it.each(["day", "dusk", "night"])("replaceSkyBehindHouse (%s) gets one image in info.images", async (skyType) => {
@@ -132,7 +137,29 @@ describe("the provider's official SDK against our emulator", () => {
 describe("our production adapter makes the same calls", () => {
   const env = () => ({ PROVIDER_BASE_URL: base, PROVIDER_API_KEY: KEY });
 
-  it("stages through the SDK's endpoint with the SDK's field names, getting every variation", async () => {
+  it("stages by upload as the SDK's generateDesigns does, the same fields and bytes, getting every variation", async () => {
+    const options = {
+      numImages: 3,
+      colorScheme: "COLOR_SCHEME_4",
+      specialityDecor: "SPECIALITY_DECOR_1",
+      prompt: "A green sofa",
+      seed: 7,
+    };
+    await new Decor8AI(base).generateDesigns(Buffer.from(SOURCE), "livingroom", "modern", options);
+    const fromSdk = await lastRequest();
+    const out = await createProviderClient(env()).stageMany({
+      imageUrl,
+      image: async () => ({ bytes: SOURCE, contentType: "image/jpeg" }),
+      roomType: "livingroom",
+      designStyle: "modern",
+      ...options,
+    });
+    expect(out).toHaveLength(3);
+    expect(fromSdk).toMatchObject({ path: PROVIDER_PATHS.stage, num_images: 3, seed: 7 });
+    expect(await lastRequest()).toEqual(fromSdk);
+  });
+
+  it("stages through the SDK's address endpoint with the SDK's field names, getting every variation", async () => {
     const sdk = new Decor8AI(base);
     const options = {
       roomType: "livingroom",

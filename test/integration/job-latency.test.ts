@@ -99,6 +99,10 @@ describe("a job at any provider latency up to the timeout", { timeout: 30_000 },
       expect(await balance(user.id)).toBe(1);
       const version = await db.select().from(photoVersions).where(eq(photoVersions.jobId, id)).get();
       expect(version).toBeDefined();
+      // The result at once; its thumbnail a moment after the commit (THUMB_DELAY_MS), held by the alarm.
+      for (let i = 0; i < 250 && (await versionKeys(user.id)).length < 2; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       expect(await versionKeys(user.id)).toHaveLength(2);
       expect(calls).toBe(1);
     });
@@ -151,5 +155,67 @@ describe("a job at any provider latency up to the timeout", { timeout: 30_000 },
     expect(await versionKeys(user.id)).toHaveLength(2);
     const stored = await env.PHOTOS.get(versionKey(user.id, photo.id, id));
     expect((await stored!.arrayBuffer()).byteLength).toBe(RESULT.byteLength);
+  });
+});
+
+describe("the long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-poll.md)", { timeout: 30_000 }, () => {
+  async function poll(cookie: string, id: string, query = "") {
+    return workerFetch(`/api/jobs/${id}${query}`, { headers: { Cookie: cookie } });
+  }
+
+  it("holds the answer until the job has succeeded, and answers with its version", async () => {
+    const user = await signedIn({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    latencyMs = 600;
+    const id = await start(user.cookie, photo.id);
+    // Without wait: the job as it is now, still under way.
+    const now = (await (await poll(user.cookie, id)).json()) as { job: { status: string } };
+    expect(["queued", "running"]).toContain(now.job.status);
+    const res = await poll(user.cookie, id, "?wait=10");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { job: { status: string }; version: { id: string } | null };
+    expect(body.job.status).toBe("succeeded");
+    expect(body.version?.id).toBeTruthy();
+    expect(calls).toBe(1);
+  });
+
+  it("holds the answer until the job has failed, with its message and the credit back", async () => {
+    const user = await signedIn({ credits: 1 });
+    const photo = await makePhoto(user.id);
+    hang = true;
+    const id = await start(user.cookie, photo.id);
+    const body = (await (await poll(user.cookie, id, "?wait=10")).json()) as {
+      job: { status: string; error: string };
+    };
+    expect(body.job.status).toBe("failed");
+    expect(body.job.error).toContain("did not answer");
+    expect(await balance(user.id)).toBe(1);
+  });
+
+  it("answers a finished job, a stranger's job and an unknown one at once", async () => {
+    const user = await signedIn({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    const id = await start(user.cookie, photo.id);
+    await settled(id, 10_000);
+    const done = (await (await poll(user.cookie, id, "?wait=20")).json()) as { job: { status: string } };
+    expect(done.job.status).toBe("succeeded");
+    const stranger = await signedIn();
+    expect((await poll(stranger.cookie, id, "?wait=20")).status).toBe(404);
+    expect((await poll(user.cookie, "nope", "?wait=20")).status).toBe(404);
+  });
+
+  it("refuses a wait that is not a whole number of seconds from 0 to 20, and starts nothing", async () => {
+    const user = await signedIn({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    const id = await start(user.cookie, photo.id);
+    for (const bad of ["abc", "21", "-1", "1.5", "1e9"]) {
+      const res = await poll(user.cookie, id, `?wait=${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(((await res.json()) as { error: string }).error, bad).toBe(
+        "wait must be a whole number of seconds from 0 to 20",
+      );
+    }
+    await settled(id, 10_000);
+    expect(calls).toBe(1);
   });
 });

@@ -124,6 +124,27 @@ describe("reservations decided in groups", () => {
     expect(await reservations(id)).toHaveLength(1);
   });
 
+  it("with a view in hand, a group that takes some and refuses others answers a refused repeat with its reservation", async () => {
+    const { id, stub } = await userWith(3);
+    expect(await stub.reserve(id, `held-${id}`, 2, "t")).toMatchObject({ ok: true, status: "held", balance: 1 });
+    const view = await loadView(db, id);
+    const requests = [
+      { key: `new-${id}`, amount: 1, reason: "t" },
+      // Decided without D1, this repeat looks like a new request for 2 credits with none left.
+      { key: `held-${id}`, amount: 2, reason: "t" },
+      { key: `short-${id}`, amount: 1, reason: "t" },
+    ];
+    const done = await reserveGroup(db, id, view, requests, Date.now());
+    expect(done.answers).toEqual([
+      { ok: true, status: "held", balance: 0 },
+      { ok: true, status: "held", balance: 0 },
+      { ok: false, error: "Insufficient credits", balance: 0 },
+    ]);
+    expect(done.view?.balance).toBe(0);
+    expect((await reservations(id)).map((r) => r.key).sort()).toEqual([`held-${id}`, `new-${id}`].sort());
+    expect(await cached(id)).toBe(0);
+  });
+
   it("a group whose batch fails writes nothing at all, and the view is reloaded", async () => {
     const { id } = await userWith(10);
     await poison(id, `bad-${id}`);

@@ -311,7 +311,7 @@ describe("staging from a version", () => {
     expect(staged.status).toBe(202);
     for (const id of staged.body.jobIds as string[]) await settleJob(user.cookie, id);
     const stageCall = provider.calls[1]!;
-    expect(stageCall.path).toBe("/generate_designs_for_room");
+    expect(stageCall.path).toBe("/generate_designs");
     expect(stageCall.input).toEqual(removalOut);
     expect(stageCall.input).not.toEqual(provider.calls[0]!.input);
 

@@ -2,7 +2,17 @@ import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { creditLedger, jobs, photos as photoRows, users } from "@db/schema";
 import { db } from "@test/support/factories";
-import { api, balance, expectSettled, folderOf, onPlan, photosOf, rowsOf, settleBatch } from "@test/support/listing";
+import {
+  api,
+  balance,
+  expectSettled,
+  folderOf,
+  onPlan,
+  photoIdOfInput,
+  photosOf,
+  rowsOf,
+  settleBatch,
+} from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { RESERVATION_TIMEOUT_MS } from "@workers/objects/user/ledger";
 import { userObject } from "@workers/objects/user-object";
@@ -57,8 +67,8 @@ describe("batch staging", () => {
     expect(await balance(user.id)).toBe(2);
     expect(provider.calls).toHaveLength(10);
     // Each photo's own original went to the provider once.
-    const urls = provider.calls.map((c) => String(c.body.input_image_url));
-    for (const p of photos) expect(urls.filter((u) => u.includes(`/photos/${p.id}/original`))).toHaveLength(1);
+    const sent = provider.calls.map((c) => photoIdOfInput(c.input));
+    for (const p of photos) expect(sent.filter((id) => id === p.id)).toHaveLength(1);
     await expectSettled(user.id);
   });
 
@@ -167,7 +177,7 @@ describe("batch staging", () => {
     released = 14;
     await settleBatch(user.cookie, a.body.batch.id);
     await settleBatch(user.cookie, b.body.batch.id);
-    const order = provider.calls.map((c) => (secondIds.has(photoIdOf(c.body.input_image_url)) ? "B" : "A"));
+    const order = provider.calls.map((c) => (secondIds.has(photoIdOfInput(c.input)) ? "B" : "A"));
     expect(order.slice(0, 4)).toEqual(["A", "A", "A", "A"]);
     // No job of the first batch that was still queued reached the provider before the last Professional one.
     expect(order.lastIndexOf("B")).toBeLessThan(order.indexOf("A", 8) === -1 ? 14 : order.indexOf("A", 8));
@@ -210,7 +220,7 @@ describe("batch staging", () => {
     const again = await settleBatch(user.cookie, batchId);
     expect(again.counts).toEqual({ queued: 0, processing: 0, done: 9, failed: 0 });
     const failedPhotos = new Set(done.items.filter((i) => i.status === "failed").map((i) => i.photoId));
-    const retried = provider.calls.slice(before).map((c) => photoIdOf(c.body.input_image_url));
+    const retried = provider.calls.slice(before).map((c) => photoIdOfInput(c.input));
     expect(new Set(retried)).toEqual(failedPhotos);
     expect(retried).toHaveLength(3);
     for (const i of again.items) expect(i.attempts).toBe(failedPhotos.has(i.photoId) ? 2 : 1);
@@ -243,11 +253,6 @@ describe("batch staging", () => {
     await expectSettled(user.id);
   });
 });
-
-function photoIdOf(url: unknown): string {
-  const m = /\/photos\/([^/]+)\//.exec(String(url));
-  return m?.[1] ?? "";
-}
 
 describe("a batch that outlives the reservation timeout", () => {
   // An instance that was evicted mid-batch (a deploy, a restart) leaves jobs queued, and one 'running',

@@ -164,7 +164,7 @@ describe("staging from a version", () => {
     expect(res.status).toBe(202);
     const { job } = (await res.json()) as { job: { id: string } };
     expect((await settle(user.cookie, job.id)).status).toBe("succeeded");
-    const stageCall = calls.find((c) => c.url.endsWith("/generate_designs_for_room"))!;
+    const stageCall = calls.find((c) => c.url.endsWith("/generate_designs"))!;
     const version = await db.select().from(photoVersions).where(eq(photoVersions.id, emptied.versionId!)).get();
     const stored = new Uint8Array(await (await env.PHOTOS.get(version!.key))!.arrayBuffer());
     expect(stageCall.image).toEqual(stored);

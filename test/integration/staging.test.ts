@@ -133,10 +133,11 @@ describe("AI jobs", () => {
     expect(await credits(user.id)).toBe(2);
 
     const sent = providerCalls[0]!;
-    expect(sent.url).toBe("http://provider.test/generate_designs_for_room");
+    // The source's bytes go with the call (docs/decisions/0143-staging-uploads-the-source.md).
+    expect(sent.url).toBe("http://provider.test/generate_designs");
     expect(sent.authorization).toBe("Bearer test-provider-key");
-    expect(sent.json?.room_type).toBe("bedroom");
-    expect(sent.json?.design_style).toBe("scandinavian");
+    expect(sent.form?.room_type).toBe("bedroom");
+    expect(sent.form?.design_style).toBe("scandinavian");
 
     const reservation = await db.select().from(creditReservations).where(eq(creditReservations.key, job.id)).get();
     expect(reservation?.status).toBe("committed");
@@ -196,8 +197,9 @@ describe("AI jobs", () => {
     expect(res.status).toBe(202);
     const sky = await settle(user.cookie, ((await res.json()) as JobAnswer).job.id);
     expect(sky.job.status).toBe("succeeded");
-    // Staging (issue 15: the SDK's JSON endpoint) and the sky both fetch their source through a signed address.
-    expect(fetchedSources).toEqual([200, 200]);
+    // Staging uploads its source (ADR 0143); the sky fetches its own through a signed address.
+    expect(providerCalls[0]!.url).toBe("http://provider.test/generate_designs");
+    expect(fetchedSources).toEqual([200]);
     const body = providerCalls[1]!.json!;
     expect(body.sky_type).toBe("dusk");
     expect(body.input_image_url).toContain(`/api/signed/photos/${photo.id}/${first.job.versionId}?`);

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { batches, creditLedger, creditReservations, folders, jobs, users } from "@db/schema";
+import { encodeBase64 } from "@oslojs/encoding";
+import { makeJpeg } from "@test/fixtures/images";
 import { randomToken } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
@@ -17,10 +19,26 @@ export async function onPlan(plan: string | null, credits: number) {
   return user;
 }
 
+/** Each photo's original, by its bytes: staging uploads them (docs/decisions/0143-staging-uploads-the-source.md). */
+const photoByOriginal = new Map<string, string>();
+let originals = 0;
+
+/** `n` photos, each original with bytes of its own, so a provider call tells which photo it started from. */
 export async function photosOf(userId: string, n: number, folderId: string | null = null) {
   const out = [];
-  for (let i = 0; i < n; i++) out.push(await makePhoto(userId, { name: `Room ${i + 1}.jpg`, folderId }));
+  for (let i = 0; i < n; i++) {
+    const photo = await makePhoto(userId, { name: `Room ${i + 1}.jpg`, folderId });
+    const bytes = makeJpeg(40, 30, 70, 24, ++originals);
+    await env.PHOTOS.put(photo.originalKey, bytes, { httpMetadata: { contentType: "image/jpeg" } });
+    photoByOriginal.set(encodeBase64(bytes), photo.id);
+    out.push(photo);
+  }
   return out;
+}
+
+/** The photo (made by photosOf) whose original a provider call received; "" for none. */
+export function photoIdOfInput(input: Uint8Array | null): string {
+  return input ? (photoByOriginal.get(encodeBase64(input)) ?? "") : "";
 }
 
 export async function folderOf(userId: string): Promise<string> {

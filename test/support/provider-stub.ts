@@ -15,7 +15,7 @@ export interface ProviderCall {
   n: number;
   path: string;
   body: Record<string, unknown>;
-  /** The bytes behind input_image_url, fetched as the provider would. */
+  /** The uploaded image, or the bytes behind input_image_url, fetched as the provider would. */
   input: Uint8Array | null;
   /** The images answered (empty for a failure). */
   output: Uint8Array[];
@@ -65,9 +65,18 @@ export function stubProvider(): ProviderStub {
     const req = new Request(input, init);
     if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
     const path = new URL(req.url).pathname;
-    const body = (await req.json()) as Record<string, unknown>;
+    // JSON with an input address, or multipart with the uploaded image (docs/decisions/0143-staging-uploads-the-source.md).
+    let uploaded: Uint8Array | null = null;
+    let body: Record<string, unknown>;
+    if (req.headers.get("Content-Type")?.includes("multipart/form-data")) {
+      body = {};
+      for (const [k, v] of await req.formData()) {
+        if (typeof v !== "string") uploaded = new Uint8Array(await v.arrayBuffer());
+        else body[k] = k === "num_images" || k === "seed" ? Number(v) : v;
+      }
+    } else body = (await req.json()) as Record<string, unknown>;
     sinceReset++;
-    const call: ProviderCall = { n: stub.calls.length + 1, path, body, input: null, output: [] };
+    const call: ProviderCall = { n: stub.calls.length + 1, path, body, input: uploaded, output: [] };
     stub.calls.push(call);
     stub.inFlight++;
     stub.maxInFlight = Math.max(stub.maxInFlight, stub.inFlight);

@@ -38,9 +38,32 @@ async function failure(p: Promise<unknown>): Promise<ProviderError> {
 }
 
 describe("provider adapter", () => {
-  it("stages through the SDK's JSON endpoint with the signed source address, the bearer key and the choices", async () => {
+  it("stages by uploading the source's bytes with the bearer key and the choices, as the SDK's generateDesigns", async () => {
     const { api, seen } = client(() => Response.json({ info: { images: [{ data: encodeBase64(JPEG) }] } }));
     const out = await api.stage({ ...stageInput, seed: 99, colorScheme: "COLOR_SCHEME_3", prompt: "calm" });
+    expect(out).toEqual(JPEG);
+    expect(seen).toHaveLength(1);
+    const req = seen[0]!;
+    expect(req.url).toBe("http://provider.test/generate_designs");
+    expect(req.headers.get("Authorization")).toBe("Bearer secret-key");
+    const form = await req.formData();
+    const file = form.get("input_image") as File;
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(JPEG);
+    expect(file.type).toBe("image/jpeg");
+    expect(Object.fromEntries([...form.entries()].filter(([k]) => k !== "input_image"))).toEqual({
+      room_type: "bedroom",
+      design_style: "scandinavian",
+      num_images: "1",
+      seed: "99",
+      color_scheme: "COLOR_SCHEME_3",
+      prompt: "calm",
+    });
+  });
+
+  it("stages through the SDK's JSON endpoint with the signed source address when it has no bytes", async () => {
+    const { api, seen } = client(() => Response.json({ info: { images: [{ data: encodeBase64(JPEG) }] } }));
+    const { image: _bytes, ...byAddress } = stageInput;
+    const out = await api.stage({ ...byAddress, seed: 99, colorScheme: "COLOR_SCHEME_3", prompt: "calm" });
     expect(out).toEqual(JPEG);
     const req = seen[0]!;
     expect(req.url).toBe("http://provider.test/generate_designs_for_room");
@@ -62,12 +85,12 @@ describe("provider adapter", () => {
       Response.json({ info: { images: [{ data: encodeBase64(JPEG) }, { data: encodeBase64(other) }] } }),
     );
     expect(await api.stageMany({ ...stageInput, numImages: 3 })).toEqual([JPEG, other]);
-    expect(((await seen[0]!.json()) as { num_images: number }).num_images).toBe(3);
+    expect((await seen[0]!.formData()).get("num_images")).toBe("3");
   });
 
-  it("falls back to the spec's older endpoints only when the current one answers 404", async () => {
+  it("falls back to the other endpoint only when the first one answers 404", async () => {
     const { api, seen } = client((req) =>
-      req.url.endsWith("/generate_designs_for_room") || req.url.endsWith("/replace_sky_behind_house")
+      req.url.endsWith("/generate_designs") || req.url.endsWith("/replace_sky_behind_house")
         ? new Response("no such endpoint", { status: 404, statusText: "Not Found" })
         : req.url.endsWith("/replace_sky")
           ? Response.json({ info: { output_image: encodeBase64(JPEG) } })
@@ -76,14 +99,12 @@ describe("provider adapter", () => {
     expect(await api.stage({ ...stageInput, numImages: 2 })).toEqual(JPEG);
     expect(await api.replaceSky({ imageUrl: "http://app.test/signed", skyType: "day" })).toEqual(JPEG);
     expect(seen.map((r) => new URL(r.url).pathname)).toEqual([
-      "/generate_designs_for_room",
       "/generate_designs",
+      "/generate_designs_for_room",
       "/replace_sky_behind_house",
       "/replace_sky",
     ]);
-    const form = await seen[1]!.formData();
-    expect(form.get("input_image")).toBeInstanceOf(File);
-    expect(form.get("num_images")).toBe("2");
+    expect(await seen[1]!.json()).toMatchObject({ input_image_url: stageInput.imageUrl, num_images: 2 });
     // A 500 is a failure, never a reason to try the older endpoint.
     const broken = client(() => new Response("x", { status: 500, statusText: "Internal Server Error" }));
     await failure(broken.api.stage(stageInput));
@@ -92,7 +113,7 @@ describe("provider adapter", () => {
 
   it("accepts an image url instead of data", async () => {
     const { api } = client((req) =>
-      req.url.endsWith("/generate_designs_for_room")
+      req.url.endsWith("/generate_designs")
         ? Response.json({ info: { images: [{ url: "http://cdn.provider.test/x.jpg" }] } })
         : new Response(JPEG),
     );
@@ -174,7 +195,7 @@ describe("results the provider hands over as an address", () => {
     const { api, seen } = client(answerWith("http://cdn.provider.test/out/1.jpg"));
     expect(await api.stage(stageInput)).toEqual(JPEG);
     expect(seen.map((r) => r.url)).toEqual([
-      "http://provider.test/generate_designs_for_room",
+      "http://provider.test/generate_designs",
       "http://cdn.provider.test/out/1.jpg",
     ]);
   });
@@ -258,6 +279,6 @@ describe("a result address that redirects", () => {
         : Response.json({ info: { images: [{ url }] } }),
     );
     expect((await failure(api.stage(stageInput))).message).toMatch(/not the provider's/);
-    expect(seen.map((r) => r.url)).toEqual(["http://provider.test/generate_designs_for_room", url]);
+    expect(seen.map((r) => r.url)).toEqual(["http://provider.test/generate_designs", url]);
   });
 });

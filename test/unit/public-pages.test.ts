@@ -1,9 +1,12 @@
+import { navHintUpdate } from "@workers/http/auth";
 import {
   inlineScriptHashes,
   isCacheablePublicRequest,
+  isSignedOutPublicRead,
   servePublicPage,
   staticDocument,
 } from "@workers/http/public-pages";
+import { clearSessionCookie, navHintCookie } from "@workers/services/sessions";
 import { describe, expect, it } from "vitest";
 
 // Public pages from the edge cache (docs/decisions/0132): which requests are
@@ -85,5 +88,53 @@ describe("public pages from the cache", () => {
       opts,
     );
     expect(notFound.status).toBe(404);
+  });
+
+  it("takes /landing/ for /landing, and answers a public page's data and document without secrets, signed out only", () => {
+    const req = (path: string, init: RequestInit = {}) => new Request(`https://x.test${path}`, init);
+    expect(isCacheablePublicRequest(req("/landing/"))).toBe(true);
+    expect(isCacheablePublicRequest(req("/dashboard/"))).toBe(false);
+    for (const p of ["/", "/landing/", "/_.data", "/landing.data", "/gallery.data?_routes=root"])
+      expect(isSignedOutPublicRead(req(p)), p).toBe(true);
+    for (const p of ["/dashboard", "/dashboard.data", "/api/health", "/admin.data", "/x.data"])
+      expect(isSignedOutPublicRead(req(p)), p).toBe(false);
+    expect(isSignedOutPublicRead(req("/", { headers: { Cookie: "sw_session=t" } }))).toBe(false);
+    expect(isSignedOutPublicRead(req("/gallery", { method: "POST", body: "x" }))).toBe(false);
+  });
+});
+
+describe("the signed-in hint of prerendered pages (docs/decisions/0145)", () => {
+  const ok = () => new Response("page");
+  const req = (cookie?: string) =>
+    new Request("https://x.test/dashboard", cookie ? { headers: { Cookie: cookie } } : {});
+  const user = { role: "user" as const, verified: true, credits: 0, plan: null };
+  const admin = { role: "admin" as const, verified: true, credits: 0, plan: null };
+
+  it("sets the hint for whoever is signed in, once, and says admin only for a verified admin", () => {
+    expect(navHintUpdate(req("sw_session=t"), user, ok(), true)).toBe(navHintCookie("user", true));
+    expect(navHintUpdate(req("sw_session=t"), admin, ok(), true)).toBe(navHintCookie("admin", true));
+    expect(navHintUpdate(req("sw_session=t"), { ...admin, verified: false }, ok(), false)).toBe(
+      navHintCookie("user", false),
+    );
+    expect(navHintUpdate(req("sw_session=t; sw_nav=user"), user, ok(), true)).toBeNull();
+    expect(navHintUpdate(req("sw_session=t; sw_nav=user"), admin, ok(), true)).toBe(navHintCookie("admin", true));
+    // Someone with credits or a plan is sent to the dashboard by the page's sign-up links.
+    expect(navHintUpdate(req("sw_session=t; sw_nav=user"), { ...user, credits: 2 }, ok(), true)).toBe(
+      navHintCookie("user-stager", true),
+    );
+    expect(navHintUpdate(req("sw_session=t"), { ...admin, plan: "basic" }, ok(), true)).toBe(
+      navHintCookie("admin-stager", true),
+    );
+    expect(navHintCookie("user", true)).toMatch(/^sw_nav=user; Max-Age=\d+; SameSite=Lax; Path=\/; Secure$/);
+    // Readable by the page's script: never HttpOnly (it carries no secret).
+    expect(navHintCookie("user", true)).not.toContain("HttpOnly");
+  });
+
+  it("clears the hint when nobody is signed in or the response signs out, and leaves a signed-out browser alone", () => {
+    expect(navHintUpdate(req("sw_nav=user"), null, ok(), true)).toBe(navHintCookie(null, true));
+    const signOut = new Response(null, { status: 302, headers: { "Set-Cookie": clearSessionCookie(true) } });
+    expect(navHintUpdate(req("sw_session=t; sw_nav=user"), user, signOut, true)).toBe(navHintCookie(null, true));
+    expect(navHintCookie(null, true)).toContain("Max-Age=0");
+    expect(navHintUpdate(req(), null, ok(), true)).toBeNull();
   });
 });

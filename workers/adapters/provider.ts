@@ -19,7 +19,10 @@ export class ProviderError extends Error {
 export interface StageInput {
   /** A signed address of our stored source the provider fetches (workers/lib/signed-urls.ts). */
   imageUrl: string;
-  /** The source's bytes, read only for the older multipart endpoint (the 404 fallback). */
+  /**
+   * The source's bytes: when given, they are uploaded with the call (multipart /generate_designs) and the
+   * address is sent only if the provider answers that endpoint with 404.
+   */
   image?: () => Promise<{ bytes: Uint8Array; contentType: string }>;
   roomType: string;
   designStyle: string;
@@ -46,11 +49,14 @@ export interface ProviderClient {
 /**
  * The endpoints the provider's current official SDK (npm decor8ai 2.0.1) calls,
  * and the older ones of our spec, tried only when the current one answers 404.
- * docs/decisions/0141-provider-endpoints-follow-the-sdk.md
+ * docs/decisions/0141-provider-endpoints-follow-the-sdk.md; staging uploads the
+ * bytes when it has them: docs/decisions/0143-staging-uploads-the-source.md
  */
 export const PROVIDER_PATHS = {
-  stage: "/generate_designs_for_room",
-  stageFallback: "/generate_designs",
+  /** Staging with the source's bytes (the SDK's generateDesigns), tried first when we have the bytes. */
+  stage: "/generate_designs",
+  /** Staging with a signed address of the source (the SDK's generateDesignsForRoom), on a 404 of the upload. */
+  stageByUrl: "/generate_designs_for_room",
   sky: "/replace_sky_behind_house",
   skyFallback: "/replace_sky",
   removal: "/remove_objects_from_room",
@@ -176,7 +182,7 @@ export function createProviderClient(
 
   async function stageMany(input: StageInput, signal?: AbortSignal): Promise<Uint8Array[]> {
     const numImages = Math.min(4, Math.max(1, Math.trunc(input.numImages ?? 1)));
-    const current = async () => {
+    const byUrl = async (opts404: boolean) => {
       const payload: Record<string, unknown> = {
         input_image_url: input.imageUrl,
         room_type: input.roomType,
@@ -190,16 +196,16 @@ export function createProviderClient(
       if (input.seed !== undefined) payload.seed = input.seed;
       const info = await call(
         "stage",
-        PROVIDER_PATHS.stage,
+        PROVIDER_PATHS.stageByUrl,
         JSON.stringify(payload),
         { "Content-Type": "application/json" },
         signal,
-        input.image !== undefined,
+        opts404,
       );
       return allImages("stage", info, signal);
     };
-    const older = async () => {
-      const source = await input.image!();
+    const upload = async (source: { bytes: Uint8Array; contentType: string }) => {
+      // The fields and their order as the SDK's generateDesigns sends them.
       const form = new FormData();
       const fileName = source.contentType === "image/png" ? "photo.png" : "photo.jpg";
       form.append("input_image", new Blob([source.bytes as BlobPart], { type: source.contentType }), fileName);
@@ -211,10 +217,19 @@ export function createProviderClient(
       if (input.keepOriginalFloor) form.append("keep_original_floor", "true");
       if (input.prompt) form.append("prompt", input.prompt);
       if (input.seed !== undefined) form.append("seed", String(input.seed));
-      const info = await call("stage", PROVIDER_PATHS.stageFallback, form, {}, signal);
+      const info = await call("stage", PROVIDER_PATHS.stage, form, {}, signal, true);
       return allImages("stage", info, signal);
     };
-    return input.image ? withFallback(current, older) : current();
+    // With the bytes at hand they go with the call (one request); a provider without the upload endpoint
+    // (404) gets the address instead. docs/decisions/0143-staging-uploads-the-source.md
+    if (!input.image) return byUrl(false);
+    const source = await input.image();
+    try {
+      return await upload(source);
+    } catch (err) {
+      if (err instanceof EndpointMissing) return byUrl(false);
+      throw err;
+    }
   }
 
   async function firstImage(

@@ -1,10 +1,11 @@
 import { provideApiReference } from "@workers/http/api-reference";
-import { sessionFor } from "@workers/http/auth";
+import { navHintUpdate, sessionFor } from "@workers/http/auth";
 import { devToolsEnabled } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
 import { allowedMethods } from "@workers/http/methods";
 import { failureJson } from "@workers/http/result";
 import { routeTable } from "@workers/http/route-table";
+import { secureCookies } from "@workers/services/current-user";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { fail } from "~/shared/result";
@@ -31,6 +32,15 @@ api.use(async (c, next) => {
   c.set("user", user);
   await next();
   if (setCookie) c.res.headers.append("Set-Cookie", setCookie);
+  // The signed-in hint of prerendered pages (docs/decisions/0145), e.g. cleared when an account is deleted here.
+  const hint = navHintUpdate(c.req.raw, user, c.res, secureCookies(c.env, c.req.raw));
+  if (hint) {
+    try {
+      c.res.headers.append("Set-Cookie", hint);
+    } catch {
+      // A passed-through response with fixed headers: the next page the browser opens sets the hint.
+    }
+  }
 });
 
 api.route("/health", health);

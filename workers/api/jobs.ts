@@ -4,13 +4,14 @@ import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { verifySignature } from "@workers/lib/signed-urls";
 import {
-  getJob,
   getVersion,
   type JobParams,
   jobRequestBody,
   jobView,
+  jobWaitQuery,
   listVersions,
   requestJob,
+  waitForJobWithVersion,
 } from "@workers/services/job-requests";
 import { getPhoto } from "@workers/services/library";
 import { Hono } from "hono";
@@ -18,7 +19,7 @@ import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
 // AI jobs and the versions they produce. POST answers 202 with the job at
-// once; the page polls GET /api/jobs/:id. Only the owner sees a job or a
+// once; the page long-polls GET /api/jobs/:id?wait=20. Only the owner sees a job or a
 // version; anyone else gets the same 404 as for one that does not exist.
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
@@ -49,11 +50,13 @@ export const jobsApi = new Hono<ApiEnv>()
     // Variations: every result's job (each settles and is refunded on its own), the lead's first.
     return c.json({ job: res.job, credits: res.credits, ...(res.jobIds ? { jobIds: res.jobIds } : {}) }, 202, NO_STORE);
   })
+  // ?wait=N (seconds, at most 20) holds the answer until the job has ended: the page's long poll.
   .get("/jobs/:id", async (c) => {
-    const db = c.get("db");
-    const job = await getJob(db, c.req.param("id"));
-    if (!job || job.userId !== c.get("user")!.id) return c.json({ error: "Not found." }, 404);
-    const version = job.versionId ? await getVersion(db, job.userId, job.photoId, job.versionId) : undefined;
+    const query = jobWaitQuery.safeParse({ wait: c.req.query("wait") });
+    if (!query.success) return c.json({ error: query.error.issues[0]?.message ?? "Invalid wait." }, 400);
+    const found = await waitForJobWithVersion(c.get("deps"), c.get("user")!.id, c.req.param("id"), query.data.wait);
+    if (!found) return c.json({ error: "Not found." }, 404);
+    const { job, version } = found;
     return c.json({ job: jobView(job), version: version ? versionView(version) : null }, 200, NO_STORE);
   })
   .get("/photos/:id/versions", async (c) => {

@@ -1,7 +1,15 @@
 import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { type CurrentUser, resolveCurrentUser, secureCookies } from "@workers/services/current-user";
 import type { Deps } from "@workers/services/deps";
-import type { SessionReads } from "@workers/services/sessions";
+import {
+  NAV_HINT_COOKIE,
+  type NavHint,
+  navHintCookie,
+  navHintOf,
+  readCookie,
+  SESSION_COOKIE,
+  type SessionReads,
+} from "@workers/services/sessions";
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { requestContext } from "./context";
 import { libraryPreload, pageReads } from "./page-reads";
@@ -22,7 +30,24 @@ export function sessionFor(
   });
 }
 
-/** Root middleware: resolves the session once per request and renews its cookie. */
+/**
+ * The signed-in hint a response should leave in the browser (docs/decisions/0145): who is signed in after it (none
+ * when it clears the session cookie), compared with what the browser holds; a cookie only when they differ.
+ */
+export function navHintUpdate(
+  request: Request,
+  user: Pick<CurrentUser, "role" | "verified" | "credits" | "plan"> | null,
+  response: Response,
+  secure: boolean,
+): string | null {
+  const signedOut = response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=;`));
+  const wanted: NavHint | null = signedOut || !user ? null : navHintOf(user);
+  const held = readCookie(request.headers.get("Cookie"), NAV_HINT_COOKIE);
+  if ((held ?? null) === wanted) return null;
+  return navHintCookie(wanted, secure);
+}
+
+/** Root middleware: resolves the session once per request, renews its cookie and keeps the signed-in hint in step. */
 export const authMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
   const rc = context.get(requestContext);
   // The page's own reads (the dashboard's) go in the same D1 statement as the session's: one round trip.
@@ -32,6 +57,8 @@ export const authMiddleware: MiddlewareFunction<Response> = async ({ request, co
   if (page && reads) context.set(libraryPreload, page.keep(reads));
   const response = await next();
   if (setCookie) response.headers.append("Set-Cookie", setCookie);
+  const hint = navHintUpdate(request, user, response, secureCookies(rc.env, request));
+  if (hint) response.headers.append("Set-Cookie", hint);
   return response;
 };
 

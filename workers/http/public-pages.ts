@@ -1,5 +1,7 @@
 import { readCookie, SESSION_COOKIE } from "@workers/services/sessions";
-import { contentSecurityPolicy } from "./security";
+import { staticDocument, staticDocumentPolicy } from "./static-pages";
+
+export { inlineScriptHashes, staticDocument } from "./static-pages";
 
 // Public pages as fast as static ones (docs/decisions/0132-public-pages-from-the-edge-cache.md).
 // A signed-out GET of a public page (no query, no session cookie) is the same
@@ -26,33 +28,16 @@ export const PUBLIC_PAGES: ReadonlySet<string> = new Set([
 /** How long a cached page is served before it is rendered again (its content changes only with a deploy). */
 export const PUBLIC_PAGE_TTL_SECONDS = 300;
 
+/** "/landing/" is the page "/landing" (React Router matches both; the build prerenders the first). */
+function pageOf(pathname: string): string {
+  return pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
+}
+
 export function isCacheablePublicRequest(request: Request): boolean {
   if (request.method !== "GET") return false;
   const url = new URL(request.url);
-  if (url.search !== "" || !PUBLIC_PAGES.has(url.pathname)) return false;
+  if (url.search !== "" || !PUBLIC_PAGES.has(pageOf(url.pathname))) return false;
   return readCookie(request.headers.get("Cookie"), SESSION_COOKIE) === null;
-}
-
-async function sha256Base64(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  let bin = "";
-  for (const b of new Uint8Array(digest)) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
-/** The SHA-256 sources of every inline script in `html`, as CSP wants them ('sha256-…'). */
-export async function inlineScriptHashes(html: string): Promise<string[]> {
-  const hashes = new Set<string>();
-  for (const m of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
-    if (/\bsrc\s*=/i.test(m[1] ?? "")) continue;
-    hashes.add(`'sha256-${await sha256Base64(m[2] ?? "")}'`);
-  }
-  return [...hashes];
-}
-
-/** The document a cached page is served as: no nonces, no modulepreload links. */
-export function staticDocument(html: string): string {
-  return html.replace(/<link\b[^>]*\brel="modulepreload"[^>]*\/?>/gi, "").replace(/\snonce="[^"]*"/gi, "");
 }
 
 interface CachedPage {
@@ -83,6 +68,24 @@ function edgeCache(): Cache | null {
     : null;
 }
 
+/** The data address React Router reads a page's loaders from ("/" → "/_.data", "/landing" → "/landing.data"). */
+function pageOfDataPath(pathname: string): string | null {
+  if (pathname === "/_.data") return "/";
+  return pathname.endsWith(".data") ? pathname.slice(0, -".data".length) : null;
+}
+
+/**
+ * A signed-out GET of a public page or of its loaders' data: answered from nothing but the build and the public
+ * settings, so it is answered even when the Worker's secrets are not set yet. The build prerenders through exactly
+ * these requests (docs/decisions/0145-public-pages-prerendered.md).
+ */
+export function isSignedOutPublicRead(request: Request): boolean {
+  if (request.method !== "GET") return false;
+  if (readCookie(request.headers.get("Cookie"), SESSION_COOKIE) !== null) return false;
+  const { pathname } = new URL(request.url);
+  return PUBLIC_PAGES.has(pageOf(pathname)) || PUBLIC_PAGES.has(pageOfDataPath(pathname) ?? "");
+}
+
 /**
  * Serves a signed-out public page from the isolate or the edge cache, or renders it with `render` and caches it.
  * A render that is not cacheable (not a 200 HTML answer, or one that sets a cookie) is answered as it is.
@@ -95,7 +98,7 @@ export async function servePublicPage(
 ): Promise<Response> {
   const now = opts.now ?? Date.now();
   const url = new URL(request.url);
-  const key = `${url.origin}${url.pathname}?__page=${encodeURIComponent(buildVersion)}`;
+  const key = `${url.origin}${pageOf(url.pathname)}?__page=${encodeURIComponent(buildVersion)}`;
   const held = inIsolate.get(key);
   if (held && held.expires > now) return toResponse(held, "isolate");
 
@@ -119,7 +122,7 @@ export async function servePublicPage(
     return rendered;
   }
   const body = staticDocument(await rendered.text());
-  const csp = contentSecurityPolicy(null, opts.dev, await inlineScriptHashes(body));
+  const csp = await staticDocumentPolicy(body, opts.dev);
   const page: CachedPage = { body, csp, expires: now + PUBLIC_PAGE_TTL_SECONDS * 1000 };
   inIsolate.set(key, page);
   if (cache) {

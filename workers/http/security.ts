@@ -1,32 +1,9 @@
 // Headers every response carries, and the one cross-site check for every
 // state-changing request (React Router actions and Hono routes alike).
 
-/**
- * The policy for a document: its inline scripts allowed by a per-request nonce, or (for a cached public page,
- * docs/decisions/0132) by the SHA-256 hashes of exactly the inline scripts it carries.
- */
-export function contentSecurityPolicy(nonce: string | null, dev: boolean, hashes: string[] = []): string {
-  const sources = [
-    "'self'",
-    ...(nonce === null ? [] : [`'nonce-${nonce}'`]),
-    ...hashes,
-    ...(dev ? ["'unsafe-eval'"] : []),
-  ];
-  const script = sources.join(" ");
-  return [
-    "default-src 'self'",
-    `script-src ${script}`,
-    // Inline style attributes drive sliders and progress bars.
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self'",
-    `connect-src 'self'${dev ? " ws: wss:" : ""}`,
-    "media-src 'self'",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "frame-ancestors 'none'",
-  ].join("; ");
-}
+import { contentSecurityPolicy } from "./csp.ts";
+
+export { contentSecurityPolicy };
 
 export function withSecurityHeaders(response: Response, nonce: string, dev = false): Response {
   // WebSocket upgrades cannot be re-wrapped.

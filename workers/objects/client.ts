@@ -4,7 +4,13 @@
 import type { UserObject } from "./user-object";
 
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
-export { ALREADY_RETRIED, FREE_REROLL_TAKEN, type QueuedJobInput, type StartManyInput } from "./user/queue";
+export {
+  ALREADY_RETRIED,
+  FREE_REROLL_TAKEN,
+  type QueuedJobInput,
+  type StartManyInput,
+  type StartManyResult,
+} from "./user/queue";
 export type { LiveBalance } from "./user-object";
 
 export type UserObjectStub = DurableObjectStub<UserObject>;
@@ -25,6 +31,7 @@ export {
   type JobParams,
   jobView,
   listVersions,
+  MAX_JOB_WAIT_MS,
   sourceVariant,
 } from "./user/jobs";
 export {

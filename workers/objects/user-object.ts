@@ -38,6 +38,15 @@ export class UserObject extends DurableObject<Env> {
    * background promise is dropped when the idle object is evicted.
    */
   #active = new Map<string, Promise<void>>();
+  /**
+   * Thumbnails of committed results, held by the alarm like the jobs. Their decode is the heaviest CPU work here
+   * (60-150 ms), so it is kept off every request's path: it runs while the object waits on the provider
+   * (THUMB_AFTER_CALL_MS into a job's run, when its upload has left), or THUMB_DELAY_MS after its commit when no
+   * call starts meanwhile.
+   */
+  #thumbs = new Set<Promise<void>>();
+  /** Starts the thumbnails waiting for a quiet moment (see #thumbs). */
+  #thumbsWaiting: (() => void)[] = [];
   #inAlarm = false;
   /** One pump at a time; a call while one runs asks it to look again (workers/objects/user/queue.ts). */
   #pumping = false;
@@ -49,6 +58,9 @@ export class UserObject extends DurableObject<Env> {
    * write. Null means "load it from D1 first".
    */
   #creditView: ledger.CreditView | null = null;
+  /** Counts the changes of this user's data; a job waiter wakes at the next (see waitForJob). */
+  #changes = 0;
+  #changeWaiters = new Set<() => void>();
   /** Reservations waiting for the next group turn, and whether that turn is queued. */
   #reserves: PendingReserve[] = [];
   #reserveTurnQueued = false;
@@ -224,6 +236,7 @@ export class UserObject extends DurableObject<Env> {
   }
 
   async #broadcast(userId: string): Promise<void> {
+    this.#wakeWaiters();
     const sockets = this.ctx.getWebSockets();
     if (sockets.length === 0) return;
     const message = JSON.stringify(await this.#liveBalance(userId));
@@ -233,6 +246,38 @@ export class UserObject extends DurableObject<Env> {
       } catch {
         // A socket closing right now: it is dropped from getWebSockets() on its own.
       }
+    }
+  }
+
+  #wakeWaiters(): void {
+    this.#changes++;
+    for (const wake of this.#changeWaiters) wake();
+    this.#changeWaiters.clear();
+  }
+
+  /**
+   * The long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-poll.md): answers once job `jobId` of
+   * `userId` has ended (succeeded or failed), is not theirs, or `ms` have passed. Every change here wakes the
+   * waiters, which read the job again; a change that lands while the job is being read is not missed (the count).
+   */
+  async waitForJob(userId: string, jobId: string, ms: number): Promise<void> {
+    const deadline = Date.now() + Math.max(0, Math.min(ms, jobsService.MAX_JOB_WAIT_MS));
+    for (;;) {
+      const seen = this.#changes;
+      const job = await jobsService.getJob(this.#db, jobId);
+      if (!job || job.userId !== userId || job.status === "succeeded" || job.status === "failed") return;
+      if (this.#changes !== seen) continue;
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.#changeWaiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, left);
+        this.#changeWaiters.add(wake);
+      });
     }
   }
 
@@ -359,21 +404,26 @@ export class UserObject extends DurableObject<Env> {
    */
   async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
     const result = await this.#change(userId, (now) => queue.startMany(this.#db, userId, input, now));
-    if (result.ok) await this.#pump(userId);
+    if (result.ok) await this.#pump(userId, result.concurrency);
     return result;
   }
 
-  /** Launches queued jobs while fewer than the plan's concurrency run here. */
-  async #pump(userId: string): Promise<void> {
+  /** Launches queued jobs while fewer than the plan's concurrency run here (`concurrency` when just read). */
+  async #pump(userId: string, concurrency?: number): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true;
       return;
     }
     this.#pumping = true;
     try {
+      let known = concurrency;
       do {
         this.#pumpAgain = false;
-        for (const id of await queue.nextToRun(this.#db, userId, [...this.#active.keys()])) this.#launch(userId, id);
+        for (const id of await queue.nextToRun(this.#db, userId, [...this.#active.keys()], known)) {
+          this.#launch(userId, id);
+        }
+        // A second look (asked for meanwhile) reads the plan again.
+        known = undefined;
       } while (this.#pumpAgain);
     } finally {
       this.#pumping = false;
@@ -402,15 +452,18 @@ export class UserObject extends DurableObject<Env> {
   }
 
   async #runJob(userId: string, jobId: string): Promise<void> {
-    if (!(await jobsService.markRunning(this.#db, jobId, this.#now()))) return;
-    const job = await jobsService.getJob(this.#db, jobId);
-    if (!job) return;
+    const started = await jobsService.startRunning(this.#db, jobId, this.#now());
+    if (!started) return;
+    const { job, photo } = started;
     if (variations.isGroupLead(job)) {
       const change = <T>(fn: (now: number) => Promise<T>) => this.#change(userId, fn);
       return variations.runGroup({ env: this.env, db: this.#db, now: () => this.#now(), change }, userId, job);
     }
     try {
-      const result = await jobsService.produce(this.env, this.#db, job, this.#now());
+      const quiet = setTimeout(() => this.#whileProviderWorks(), THUMB_AFTER_CALL_MS);
+      const result = await jobsService
+        .produce(this.env, this.#db, job, this.#now(), { photo })
+        .finally(() => clearTimeout(quiet));
       const settled = await this.#change(
         userId,
         (now) => ledger.commit(this.#db, userId, jobId, now, jobsService.succeedStatements(this.#db, job, result, now)),
@@ -421,8 +474,8 @@ export class UserObject extends DurableObject<Env> {
         await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
         return;
       }
-      // The person has the result; its thumbnail is made now, still held by the alarm like the call was.
-      await jobsService.finishThumb(this.env, this.#db, job, result, this.#now());
+      // The person has the result; its thumbnail is made at the next quiet moment, held by the alarm like the call.
+      this.#later(() => jobsService.finishThumb(this.env, this.#db, job, result, this.#now()));
     } catch (err) {
       const message = jobsService.failureMessage(job.kind, err);
       await this.#change(userId, (now) =>
@@ -433,6 +486,30 @@ export class UserObject extends DurableObject<Env> {
       // A failed job keeps no bytes: whatever this attempt stored goes.
       await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
     }
+  }
+
+  /** Runs `work` at the next quiet moment (see #thumbs), held by the alarm handler until it ends. */
+  #later(work: () => Promise<void>): void {
+    const ready = new Promise<void>((resolve) => {
+      const go = () => {
+        clearTimeout(timer);
+        this.#thumbsWaiting = this.#thumbsWaiting.filter((g) => g !== go);
+        resolve();
+      };
+      const timer = setTimeout(go, THUMB_DELAY_MS);
+      this.#thumbsWaiting.push(go);
+    });
+    const done: Promise<void> = ready
+      .then(work)
+      .catch((err) => console.error("deferred work failed", err))
+      .finally(() => this.#thumbs.delete(done));
+    this.#thumbs.add(done);
+    this.ctx.waitUntil(done);
+  }
+
+  /** A provider call is under way: the waiting thumbnails are made now, while nothing else waits on this object. */
+  #whileProviderWorks(): void {
+    for (const go of [...this.#thumbsWaiting]) go();
   }
 
   /** Jobs queued (the pump starts them) or running in this instance, with the variations that follow them. */
@@ -508,8 +585,8 @@ export class UserObject extends DurableObject<Env> {
       // Hold every job running here until it ends (its provider call has its own timeout), then
       // deliver the callbacks of the jobs that just ended.
       await Promise.resolve();
-      while (this.#active.size > 0) {
-        await Promise.allSettled([...this.#active.values()]);
+      while (this.#active.size > 0 || this.#thumbs.size > 0) {
+        await Promise.allSettled([...this.#active.values(), ...this.#thumbs]);
         await callbacks.deliverDue(this.env, this.#db, userId, this.#now());
       }
     } finally {
@@ -544,6 +621,11 @@ async function nextWakeAt(db: Database, userId: string, timeoutMs: number): Prom
     )`);
   return row?.at ?? null;
 }
+
+/** How long after its job's commit a result's thumbnail is made at the latest (see UserObject#thumbs). */
+export const THUMB_DELAY_MS = 1000;
+/** How far into a job's provider call the waiting thumbnails are made (its upload has left by then). */
+export const THUMB_AFTER_CALL_MS = 50;
 
 /** A reservation waiting for its group turn (see UserObject#reserveInGroup). */
 interface PendingReserve {

@@ -1,6 +1,6 @@
 import type { JobKind, JobParams } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { userObject } from "@workers/objects/client";
+import { type StartManyResult, userObject } from "@workers/objects/client";
 import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
@@ -45,7 +45,7 @@ export async function startQueued(
   const ids = Array.from({ length: count }, () => randomToken());
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
   if (count > 1) params.variations = count;
-  const started = await userObject(deps.env, userId).startJobs(userId, {
+  const started: StartManyResult = await userObject(deps.env, userId).startJobs(userId, {
     jobs: ids.map((jobId) => ({
       jobId,
       photoId: job.photoId,
@@ -56,5 +56,5 @@ export async function startQueued(
       groupId: count > 1 ? ids[0]! : null,
     })),
   });
-  return started;
+  return { ...started, params };
 }

@@ -1,7 +1,14 @@
-import { type JobKind, type JobParams, users } from "@db/schema";
+import { type Job, type JobKind, type JobParams, jobs, type PhotoVersion, photoVersions, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { getJob, getVersion, isJobKind, jobView, sourceVariant, userObject } from "@workers/objects/client";
-import { eq } from "drizzle-orm";
+import {
+  getVersion,
+  isJobKind,
+  type jobView,
+  MAX_JOB_WAIT_MS,
+  sourceVariant,
+  userObject,
+} from "@workers/objects/client";
+import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
@@ -161,10 +168,21 @@ export async function requestJob(
   if (!count.ok) return count;
   const started = await startQueued(deps, userId, { photoId: photo.id, kind, params }, count.count);
   if (!started.ok) return startFailure(started);
-  const jobId = started.jobIds[0]!;
-  const job = await getJob(deps.db, jobId);
+  // The lead job as the object just wrote it (the page only needs its id and polls; no D1 re-read).
+  const job: ReturnType<typeof jobView> = {
+    id: started.jobIds[0]!,
+    photoId: photo.id,
+    kind,
+    params: started.params,
+    status: "queued",
+    error: null,
+    versionId: null,
+    createdAt: started.createdAt,
+    startedAt: null,
+    finishedAt: null,
+  };
   return ok({
-    job: job ? jobView(job) : { id: jobId, status: "queued" as const },
+    job,
     credits: started.balance,
     ...(count.count > 1 ? { jobIds: started.jobIds } : {}),
   });
@@ -185,5 +203,54 @@ async function requestApiJob(
   }
   return ok({ ...started.answer, replayed: started.replayed });
 }
+
+/**
+ * One of the user's jobs and the version it produced, in one D1 round trip (the page polls this until the job
+ * ends); undefined for a job that is not theirs.
+ */
+export async function jobWithVersion(
+  db: Deps["db"],
+  userId: string,
+  jobId: string,
+): Promise<{ job: Job; version: PhotoVersion | undefined } | undefined> {
+  const [jobRows, versionRows] = await db.batch([
+    db.select().from(jobs).where(eq(jobs.id, jobId)),
+    db
+      .select()
+      .from(photoVersions)
+      .where(and(eq(photoVersions.jobId, jobId), eq(photoVersions.userId, userId))),
+  ]);
+  const job = jobRows[0];
+  if (!job || job.userId !== userId) return undefined;
+  const version = job.versionId
+    ? versionRows.find((v) => v.id === job.versionId && v.photoId === job.photoId)
+    : undefined;
+  return { job, version };
+}
+
+/**
+ * The long poll (docs/decisions/0146-job-long-poll.md): waits in the user's object until the job has ended or
+ * `seconds` have passed, then reads it as jobWithVersion does. One request instead of a poll every 1.5 s, and
+ * the answer leaves the moment the result is committed.
+ */
+export async function waitForJobWithVersion(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  jobId: string,
+  seconds: number,
+): Promise<{ job: Job; version: PhotoVersion | undefined } | undefined> {
+  if (seconds > 0) await userObject(deps.env, userId).waitForJob(userId, jobId, seconds * 1000);
+  return jobWithVersion(deps.db, userId, jobId);
+}
+
+/** `?wait=` of GET /api/jobs/:id: whole seconds, at most MAX_JOB_WAIT_MS. */
+export const jobWaitQuery = z.object({
+  wait: z.coerce
+    .number({ message: "wait must be a whole number of seconds from 0 to 20" })
+    .int({ message: "wait must be a whole number of seconds from 0 to 20" })
+    .min(0, { message: "wait must be a whole number of seconds from 0 to 20" })
+    .max(MAX_JOB_WAIT_MS / 1000, { message: "wait must be a whole number of seconds from 0 to 20" })
+    .default(0),
+});
 
 export { getJob, getVersion, type JobParams, jobView, listVersions } from "@workers/objects/client";

@@ -91,6 +91,26 @@ export function clearSessionCookie(secure: boolean): string {
   return `${SESSION_COOKIE}=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0${secure ? "; Secure" : ""}`;
 }
 
+/**
+ * A readable hint beside the session, for pages served as static files (docs/decisions/0145): "user" or "admin"
+ * while someone is signed in, with "-stager" when they have credits or a plan. It grants nothing (every page and
+ * call checks the session itself); it only lets a prerendered page show Logout instead of Login and send "Get
+ * Started" to the dashboard, as the rendered pages do. Kept in step by workers/http/auth.ts on every answer.
+ */
+export const NAV_HINT_COOKIE = "sw_nav";
+export type NavHint = "user" | "admin" | "user-stager" | "admin-stager";
+
+export function navHintOf(user: { role: string; verified: boolean; credits: number; plan: string | null }): NavHint {
+  const who = user.role === "admin" && user.verified ? "admin" : "user";
+  return user.plan !== null || user.credits > 0 ? `${who}-stager` : who;
+}
+const NAV_HINT_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
+
+export function navHintCookie(hint: NavHint | null, secure: boolean): string {
+  const life = hint ? `${hint}; Max-Age=${NAV_HINT_MAX_AGE_SECONDS}` : "; Max-Age=0";
+  return `${NAV_HINT_COOKIE}=${life}; SameSite=Lax; Path=/${secure ? "; Secure" : ""}`;
+}
+
 export function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(";")) {

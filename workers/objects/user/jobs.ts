@@ -25,6 +25,8 @@ export const GENERIC_FAILURE: Record<JobKind, string> = {
 };
 /** How long past the provider's timeout the alarm waits before calling a running job lost. */
 export const JOB_WATCH_MARGIN_MS = 30_000;
+/** The longest a GET /api/jobs/:id?wait holds before answering with the job as it is (docs/decisions/0146). */
+export const MAX_JOB_WAIT_MS = 20_000;
 
 export function isJobKind(v: unknown): v is JobKind {
   return typeof v === "string" && (JOB_KINDS as readonly string[]).includes(v);
@@ -102,14 +104,28 @@ export async function openJobs(db: Database, userId: string): Promise<Job[]> {
     .all();
 }
 
-/** Marks a queued job running; false when another start got there first. */
-export async function markRunning(db: Database, jobId: string, now: number): Promise<boolean> {
-  const res = await db
-    .update(jobs)
-    .set({ status: "running", startedAt: now, attempts: sql`${jobs.attempts} + 1` })
-    .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
-    .returning({ id: jobs.id });
-  return res.length === 1;
+/**
+ * Marks a queued job running and reads it with its photo, in one D1 round trip; undefined when another start got
+ * there first (nothing changed then).
+ */
+export async function startRunning(
+  db: Database,
+  jobId: string,
+  now: number,
+): Promise<{ job: Job; photo: Photo | undefined } | undefined> {
+  const [marked, photo] = await db.batch([
+    db
+      .update(jobs)
+      .set({ status: "running", startedAt: now, attempts: sql`${jobs.attempts} + 1` })
+      .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
+      .returning(),
+    db
+      .select()
+      .from(photos)
+      .where(eq(photos.id, db.select({ id: jobs.photoId }).from(jobs).where(eq(jobs.id, jobId)))),
+  ]);
+  const job = marked[0];
+  return job ? { job, photo: photo[0] } : undefined;
 }
 
 export interface JobResult {
@@ -180,9 +196,9 @@ export async function produce(
   db: Database,
   job: Job,
   now: number,
-  opts: { fetcher?: typeof fetch } = {},
+  opts: { fetcher?: typeof fetch; photo?: Photo } = {},
 ): Promise<JobResult> {
-  const photo = await db.select().from(photos).where(eq(photos.id, job.photoId)).get();
+  const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
   if (!photo || photo.userId !== job.userId) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
   const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs: providerTimeoutMs(env) });
   let bytes: Uint8Array;

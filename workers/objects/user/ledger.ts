@@ -478,6 +478,32 @@ export async function loadView(db: Database, userId: string): Promise<CreditView
   return toView(user, grants);
 }
 
+/** Queries for the status of each of `unique` (distinct keys) that is already reserved. */
+function keyStatusQueries(db: Database, unique: string[]) {
+  const queries = [];
+  for (let i = 0; i < unique.length; i += KEYS_PER_LOOKUP) {
+    queries.push(
+      db
+        .select({ key: creditReservations.key, status: creditReservations.status })
+        .from(creditReservations)
+        .where(inArray(creditReservations.key, unique.slice(i, i + KEYS_PER_LOOKUP))),
+    );
+  }
+  return queries;
+}
+
+/** loadView and the user's plan, in the same D1 round trip (the job queue needs both to start jobs). */
+export async function loadViewAndPlan(
+  db: Database,
+  userId: string,
+): Promise<{ view: CreditView | null; plan: string | null }> {
+  const [user, grants, plan] = await db.batch([
+    ...viewQueries(db, userId),
+    db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)),
+  ]);
+  return { view: toView(user, grants), plan: plan[0]?.plan ?? null };
+}
+
 /**
  * In one D1 round trip: the status of every key already reserved and, when
  * `view` is null, the view itself (`undefined` then means the user does not exist).
@@ -488,16 +514,7 @@ async function lookUp(
   keys: string[],
   view: CreditView | null,
 ): Promise<{ existing: Map<string, ReserveStatus>; view: CreditView | null }> {
-  const unique = [...new Set(keys)];
-  const keyQueries = [];
-  for (let i = 0; i < unique.length; i += KEYS_PER_LOOKUP) {
-    keyQueries.push(
-      db
-        .select({ key: creditReservations.key, status: creditReservations.status })
-        .from(creditReservations)
-        .where(inArray(creditReservations.key, unique.slice(i, i + KEYS_PER_LOOKUP))),
-    );
-  }
+  const keyQueries = keyStatusQueries(db, [...new Set(keys)]);
   const queries = [...(view ? [] : viewQueries(db, userId)), ...keyQueries];
   const results = (await db.batch(queries as unknown as [Stmt, ...Stmt[]])) as unknown[];
   const keyRows = results.slice(view ? 0 : 2) as { key: string; status: ReserveStatus }[][];
@@ -610,23 +627,28 @@ export async function reserveGroup(
   }
   if (requests.length === 0) return { answers: [], view, wrote: false, expired: false };
   if (view && !view.grants.some((g) => g.expiresAt <= now)) {
-    // With a view in hand, decide as if no key were known yet. That holds only when every
-    // request is taken: then each key is inserted, and a key that exists (its reservation row or
-    // ledger row) makes the atomic batch fail, having written nothing, and the group is decided
-    // again below from D1. A refusal might be a repeat of a held key, so it is looked up first.
+    // With a view in hand, decide as if no key were known yet, and write in the same batch that asks
+    // for the keys it refused. A taken key is inserted: one that exists (its reservation row or ledger
+    // row) makes the atomic batch fail, having written nothing, and the group is decided again below
+    // from D1. A refused key might be a repeat of a held one: its status, read in the same batch,
+    // answers it instead (it took nothing, so no other request's decision depends on it).
     const optimistic = decideReservations(db, userId, view, requests, new Map(), now);
-    if (optimistic.answers.every((a) => a.ok)) {
-      try {
-        await run(db, optimistic.stmts);
-        return {
-          answers: optimistic.answers,
-          view: optimistic.next,
-          wrote: optimistic.stmts.length > 0,
-          expired: false,
-        };
-      } catch {
-        return reserveGroup(db, userId, null, requests, now);
-      }
+    const refused = [...new Set(requests.filter((_, i) => !optimistic.answers[i]?.ok).map((r) => r.key))];
+    const queries = keyStatusQueries(db, refused);
+    try {
+      const results = (await db.batch([...optimistic.stmts, ...queries] as unknown as [Stmt, ...Stmt[]])) as unknown[];
+      const found = new Map(
+        (results.slice(optimistic.stmts.length) as { key: string; status: ReserveStatus }[][])
+          .flat()
+          .map((r) => [r.key, r.status]),
+      );
+      const answers = optimistic.answers.map((a, i): ReserveAnswer => {
+        const status = a.ok ? undefined : found.get(requests[i]?.key ?? "");
+        return status ? { ok: true, status, balance: a.balance } : a;
+      });
+      return { answers, view: optimistic.next, wrote: optimistic.stmts.length > 0, expired: false };
+    } catch {
+      return reserveGroup(db, userId, null, requests, now);
     }
   }
   const { existing, view: loaded } = await lookUp(

@@ -52,17 +52,35 @@ export interface StartManyInput {
 }
 
 export type StartManyResult =
-  | { ok: true; balance: number; jobIds: string[] }
+  | {
+      ok: true;
+      balance: number;
+      jobIds: string[];
+      /** The jobs' creation time on the object's clock (what their rows say). */
+      createdAt: number;
+      /** The plan's provider concurrency as read in this turn (the pump needs no second read). */
+      concurrency: number;
+    }
   | { ok: false; error: string; balance: number };
 
-/** The plan's provider concurrency and whether its jobs go first. */
-export async function planLimits(db: Database, userId: string): Promise<{ concurrency: number; priority: number }> {
-  const row = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
-  const plan = findPlan(row?.plan);
+export interface PlanLimits {
+  concurrency: number;
+  priority: number;
+}
+
+/** The provider concurrency and queue priority of a plan (by its id; null for none). */
+export function limitsOf(planId: string | null | undefined): PlanLimits {
+  const plan = findPlan(planId);
   return {
     concurrency: plan?.batchConcurrency ?? DEFAULT_CONCURRENCY,
     priority: plan?.id === "professional" ? 1 : 0,
   };
+}
+
+/** The plan's provider concurrency and whether its jobs go first. */
+export async function planLimits(db: Database, userId: string): Promise<PlanLimits> {
+  const row = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
+  return limitsOf(row?.plan);
 }
 
 function insertJob(db: Database, userId: string, j: QueuedJobInput, priority: number, now: number): Stmt {
@@ -122,11 +140,17 @@ export async function startMany(
   now: number,
 ): Promise<StartManyResult> {
   const total = input.jobs.reduce((n, j) => n + j.cost, 0);
-  await ledger.expireGrants(db, userId, now);
-  const balance = await ledger.cachedBalance(db, userId);
-  // The queue order comes from the plan here, where the user's changes are serialised, not from each caller.
-  const { priority } = await planLimits(db, userId);
-  if (balance === null) return { ok: false, error: ledger.USER_NOT_FOUND, balance: 0 };
+  // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
+  // here, where the user's changes are serialised, not from each caller.
+  const loaded = await ledger.loadViewAndPlan(db, userId);
+  let view = loaded.view;
+  if (view?.grants.some((g) => g.expiresAt <= now)) {
+    await ledger.expireGrants(db, userId, now);
+    view = await ledger.loadView(db, userId);
+  }
+  if (view === null) return { ok: false, error: ledger.USER_NOT_FOUND, balance: 0 };
+  const balance = view.balance;
+  const { priority, concurrency } = limitsOf(loaded.plan);
   if (balance < total) return { ok: false, error: ledger.INSUFFICIENT_CREDITS, balance };
   for (const j of input.jobs) {
     if (j.cost !== 0 || !j.rerollOf) continue;
@@ -165,12 +189,13 @@ export async function startMany(
   const jobIds = input.jobs.map((j) => j.jobId);
   if (paid.length === 0) {
     await ledger.run(db, extra);
-    return { ok: true, balance, jobIds };
+    return { ok: true, balance, jobIds, createdAt: now, concurrency };
   }
+  // With the view just read, the group is decided without looking its (new) keys up: one D1 batch.
   const { answers } = await ledger.reserveGroup(
     db,
     userId,
-    null,
+    view,
     paid.map((j, i) => ({
       key: j.jobId,
       amount: j.cost,
@@ -194,7 +219,7 @@ export async function startMany(
     }
     return { ok: false, error: refused.error, balance: refused.balance };
   }
-  return { ok: true, balance: answers.at(-1)!.balance, jobIds };
+  return { ok: true, balance: answers.at(-1)!.balance, jobIds, createdAt: now, concurrency };
 }
 
 /** A variation that is not its group's first: it runs with (and settles after) its lead's one provider call. */
@@ -207,8 +232,14 @@ export function followsLead(job: Pick<Job, "id" | "groupId">): boolean {
  * beside the `running` provider calls of this instance; priority first, then
  * oldest. Variations other than a group's lead never start on their own.
  */
-export async function nextToRun(db: Database, userId: string, running: string[]): Promise<string[]> {
-  const { concurrency } = await planLimits(db, userId);
+export async function nextToRun(
+  db: Database,
+  userId: string,
+  running: string[],
+  /** The plan's concurrency when the caller read it in this turn. */
+  known?: number,
+): Promise<string[]> {
+  const concurrency = known ?? (await planLimits(db, userId)).concurrency;
   const free = concurrency - running.length;
   if (free <= 0) return [];
   const rows = await db

@@ -1,0 +1,71 @@
+import { existsSync } from "node:fs";
+import { appendFile, readFile, rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { PRERENDERED_PAGES, staticDocumentPolicy } from "../workers/http/static-pages.ts";
+
+// The last step of `react-router build` (react-router.config.ts, buildEnd), after React Router has prerendered
+// PRERENDERED_PAGES through the built Worker (docs/decisions/0145-public-pages-prerendered.md):
+//   - each page's headers go into the static assets' _headers file: the same security headers the Worker sets,
+//     and a Content-Security-Policy that allows exactly the page's inline scripts by their SHA-256;
+//   - the data files React Router writes beside them (/_.data, /landing.data) are removed: a hydrated page that
+//     navigates to one of these pages must read the visitor's own root data from the Worker, never a build-time
+//     copy in which nobody is signed in.
+
+/** Headers every document gets from the Worker (workers/http/security.ts), less the policy, which is per page. */
+const DOCUMENT_HEADERS = [
+  "Permissions-Policy: camera=(), microphone=(), geolocation=(), payment=()",
+  "Cross-Origin-Opener-Policy: same-origin",
+  // Browsers ask again each time (with the ETag the platform adds): a deploy is seen at once.
+  "Cache-Control: no-cache",
+];
+
+/** Where React Router writes a prerendered page ("/landing" → landing/index.html). */
+function writtenFileOf(page: string): string {
+  return page === "/" ? "index.html" : `${page.slice(1)}/index.html`;
+}
+
+/**
+ * Where the page is served from: "/landing" as landing.html, which the platform serves at /landing itself (a
+ * landing/index.html would be served at /landing/ only, after a redirect from the address people use).
+ */
+export function htmlFileOf(page: string): string {
+  return page === "/" ? "index.html" : `${page.slice(1)}.html`;
+}
+
+function dataFileOf(page: string): string {
+  return page === "/" ? "_.data" : `${page.slice(1)}.data`;
+}
+
+/** The _headers rules for one prerendered page, at its address with and without the trailing slash. */
+export function headerRules(page: string, policy: string): string {
+  const lines = [
+    // The general /* rule's policy (for files that are not pages) is removed first, so only this one applies.
+    "  ! Content-Security-Policy",
+    `  Content-Security-Policy: ${policy}`,
+    ...DOCUMENT_HEADERS.map((h) => `  ${h}`),
+  ].join("\n");
+  const addresses = page === "/" ? ["/"] : [page];
+  return addresses.map((a) => `${a}\n${lines}\n`).join("\n");
+}
+
+export async function finishPrerenderedPages(clientDir: string): Promise<void> {
+  const rules: string[] = [];
+  for (const page of PRERENDERED_PAGES) {
+    const written = join(clientDir, writtenFileOf(page));
+    if (!existsSync(written)) throw new Error(`Prerender: ${page} was not written to ${written}`);
+    const html = await readFile(written, "utf8");
+    if (/\snonce="/.test(html) || /rel="modulepreload"/.test(html)) {
+      throw new Error(`Prerender: ${page} is not the static document (a nonce or a modulepreload link is in it)`);
+    }
+    rules.push(headerRules(page, await staticDocumentPolicy(html, false)));
+    await rm(join(clientDir, dataFileOf(page)), { force: true });
+    if (page !== "/") {
+      await rename(written, join(clientDir, htmlFileOf(page)));
+      await rm(dirname(written), { recursive: true });
+    }
+  }
+  await appendFile(
+    join(clientDir, "_headers"),
+    `\n# Prerendered public pages (scripts/prerendered-pages.ts)\n${rules.join("\n")}`,
+  );
+}
