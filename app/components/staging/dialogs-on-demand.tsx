@@ -14,9 +14,18 @@ const loadDialogs = () => import("./dialogs");
 const LazyDesigner = lazy(() => loadDialogs().then((m) => ({ default: m.DesignerDialog })));
 const LazyQuick = lazy(() => loadDialogs().then((m) => ({ default: m.QuickDialog })));
 
+/** Shown while the dialogs' chunk arrives (a moment on a slow phone): the tap is seen to have done something. */
+function Opening() {
+  return (
+    <div className="fixed inset-0 z-50 flex items-center justify-center bg-slate-900/30" role="status">
+      <span className="rounded-lg bg-white px-4 py-2 text-sm font-medium shadow-lg">Opening…</span>
+    </div>
+  );
+}
+
 export function DesignerDialogOnDemand(props: ComponentProps<typeof DesignerDialog>) {
   return (
-    <Suspense fallback={null}>
+    <Suspense fallback={<Opening />}>
       <LazyDesigner {...props} />
     </Suspense>
   );
@@ -24,7 +33,7 @@ export function DesignerDialogOnDemand(props: ComponentProps<typeof DesignerDial
 
 export function QuickDialogOnDemand(props: ComponentProps<typeof QuickDialog>) {
   return (
-    <Suspense fallback={null}>
+    <Suspense fallback={<Opening />}>
       <LazyQuick {...props} />
     </Suspense>
   );
