@@ -57,6 +57,16 @@ const ssr: BenchModule = {
       { group: "SSR", name: `${BARE} requests/s`, value: Math.round(rate(base)), unit: "req/s" },
       { group: "SSR", name: `${BARE} p50`, value: base.latency.p50, unit: "ms" },
     );
+    // The ceiling of this harness for anything: a 1 KB static file, answered by the platform without the Worker
+    // (ADR 0145 serves / this way). Through local `wrangler dev` every request crosses its proxy.
+    const ceiling = await load(`${stack.url}/favicon.svg`);
+    out.push({
+      group: "SSR",
+      name: "baseline: a static file (/favicon.svg) requests/s",
+      value: Math.round(rate(ceiling)),
+      unit: "req/s",
+      relativeTo: { name: `${BARE} requests/s`, label: "the bare page" },
+    });
     // What any signed-in page pays on top: the bare page with a session (one D1 read of the session and user).
     const signedIn = await load(`${stack.url}/dev/bare`, { Cookie: cookie });
     out.push({

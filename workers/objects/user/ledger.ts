@@ -621,12 +621,21 @@ export async function reserveGroup(
   view: CreditView | null,
   requests: ReserveRequest[],
   now: number,
+  /** Set after an optimistic batch failed: decide from D1 this time. */
+  fromD1 = false,
 ): Promise<{ answers: ReserveAnswer[]; view: CreditView | null; wrote: boolean; expired: boolean }> {
   for (const r of requests) {
     if (!Number.isInteger(r.amount) || r.amount <= 0) throw new Error("reserve amount must be a positive integer");
   }
   if (requests.length === 0) return { answers: [], view, wrote: false, expired: false };
-  if (view && !view.grants.some((g) => g.expiresAt <= now)) {
+  if (view === null && !fromD1) {
+    // Load the view alone (two reads, no key look-up) and decide optimistically as below; a user that does not
+    // exist or a grant due to expire takes the full path.
+    const loaded = await loadView(db, userId);
+    if (loaded && !loaded.grants.some((g) => g.expiresAt <= now))
+      return reserveGroup(db, userId, loaded, requests, now);
+  }
+  if (view && !fromD1 && !view.grants.some((g) => g.expiresAt <= now)) {
     // With a view in hand, decide as if no key were known yet, and write in the same batch that asks
     // for the keys it refused. A taken key is inserted: one that exists (its reservation row or ledger
     // row) makes the atomic batch fail, having written nothing, and the group is decided again below
@@ -648,7 +657,7 @@ export async function reserveGroup(
       });
       return { answers, view: optimistic.next, wrote: optimistic.stmts.length > 0, expired: false };
     } catch {
-      return reserveGroup(db, userId, null, requests, now);
+      return reserveGroup(db, userId, null, requests, now, true);
     }
   }
   const { existing, view: loaded } = await lookUp(
