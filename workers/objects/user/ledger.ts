@@ -451,49 +451,31 @@ export interface ReserveRequestOf extends Omit<ReserveRequest, "alsoRun"> {
 
 export type ReserveAnswer = LedgerResult<{ status: "held" | "committed" | "refunded" }>;
 
-/**
- * The user's balance, plan and open grants in one statement: the user's row joined to each grant with credits
- * left, in spending order (one row with no grant columns when there is none; no row when the user does not exist).
- */
-function viewQuery(db: Database, userId: string) {
-  return db
-    .select({
-      credits: users.credits,
-      plan: users.plan,
-      grantId: creditGrants.id,
-      remaining: creditGrants.remaining,
-      expiresAt: creditGrants.expiresAt,
-      grantCreatedAt: creditGrants.createdAt,
-    })
-    .from(users)
-    .leftJoin(creditGrants, and(eq(creditGrants.userId, users.id), gt(creditGrants.remaining, 0)))
-    .where(eq(users.id, userId))
-    .orderBy(asc(creditGrants.expiresAt), asc(creditGrants.createdAt));
+function viewQueries(db: Database, userId: string) {
+  return [
+    db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)),
+    db
+      .select({
+        id: creditGrants.id,
+        remaining: creditGrants.remaining,
+        expiresAt: creditGrants.expiresAt,
+        createdAt: creditGrants.createdAt,
+      })
+      .from(creditGrants)
+      .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0)))
+      .orderBy(asc(creditGrants.expiresAt), asc(creditGrants.createdAt)),
+  ] as const;
 }
 
-type ViewRow = {
-  credits: number;
-  plan: string | null;
-  grantId: string | null;
-  remaining: number | null;
-  expiresAt: number | null;
-  grantCreatedAt: number | null;
-};
-
-function toView(rows: ViewRow[]): CreditView | null {
-  const first = rows[0];
-  if (!first) return null;
-  const grants: CreditView["grants"] = [];
-  for (const r of rows) {
-    if (r.grantId === null || r.remaining === null || r.expiresAt === null || r.grantCreatedAt === null) continue;
-    grants.push({ id: r.grantId, remaining: r.remaining, expiresAt: r.expiresAt, createdAt: r.grantCreatedAt });
-  }
-  return { balance: first.credits, grants };
+function toView(user: { credits: number }[], grants: CreditView["grants"]): CreditView | null {
+  const row = user[0];
+  return row ? { balance: row.credits, grants } : null;
 }
 
 /** The user's balance and open grants from D1, or null when the user does not exist. */
 export async function loadView(db: Database, userId: string): Promise<CreditView | null> {
-  return toView(await viewQuery(db, userId).all());
+  const [user, grants] = await db.batch(viewQueries(db, userId));
+  return toView(user, grants);
 }
 
 /** Queries for the status of each of `unique` (distinct keys) that is already reserved. */
@@ -510,13 +492,16 @@ function keyStatusQueries(db: Database, unique: string[]) {
   return queries;
 }
 
-/** loadView and the user's plan, in the same statement (the job queue needs both to start jobs). */
+/** loadView and the user's plan, in the same D1 round trip (the job queue needs both to start jobs). */
 export async function loadViewAndPlan(
   db: Database,
   userId: string,
 ): Promise<{ view: CreditView | null; plan: string | null }> {
-  const rows = await viewQuery(db, userId).all();
-  return { view: toView(rows), plan: rows[0]?.plan ?? null };
+  const [user, grants, plan] = await db.batch([
+    ...viewQueries(db, userId),
+    db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)),
+  ]);
+  return { view: toView(user, grants), plan: plan[0]?.plan ?? null };
 }
 
 /**
@@ -530,12 +515,15 @@ async function lookUp(
   view: CreditView | null,
 ): Promise<{ existing: Map<string, ReserveStatus>; view: CreditView | null }> {
   const keyQueries = keyStatusQueries(db, [...new Set(keys)]);
-  const queries = [...(view ? [] : [viewQuery(db, userId)]), ...keyQueries];
+  const queries = [...(view ? [] : viewQueries(db, userId)), ...keyQueries];
   const results = (await db.batch(queries as unknown as [Stmt, ...Stmt[]])) as unknown[];
-  const keyRows = results.slice(view ? 0 : 1) as { key: string; status: ReserveStatus }[][];
+  const keyRows = results.slice(view ? 0 : 2) as { key: string; status: ReserveStatus }[][];
   const existing = new Map(keyRows.flat().map((r) => [r.key, r.status]));
   if (view) return { existing, view };
-  return { existing, view: toView(results[0] as ViewRow[]) };
+  return {
+    existing,
+    view: toView(results[0] as { credits: number }[], results[1] as CreditView["grants"]),
+  };
 }
 
 type ReserveStatus = "held" | "committed" | "refunded";
