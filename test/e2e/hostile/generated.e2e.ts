@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { baseUrl } from "../browser.ts";
 import { createFixtureUser, type FixtureUser } from "../fixtures.ts";
-import { stateDigest } from "./harness.ts";
+import { stateDigest, waitForQuietState } from "./harness.ts";
 
 // The hostile-input suite generated from the route table (docs/decisions/0060-hostile-input-suite.md):
 // GET /api/dev/routes lists every Hono route and every React Router route with an action or a loader, read
@@ -318,6 +318,7 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, 100));
   }
   expect(ids.version && ids.upload && ids.folder && ids.batch, "Bob's fixtures").toBeTruthy();
+  await waitForQuietState();
 }, 120_000);
 
 afterAll(() => {

@@ -24,6 +24,23 @@ export async function stateDigest(): Promise<unknown> {
   return res.json();
 }
 
+/**
+ * Waits until the stored state stops moving: a job's result gets its thumbnail after the commit (at the next quiet
+ * moment of the user's object, about a second later), so fixtures that ran jobs settle before the cases compare
+ * digests. Two digests `quietMs` apart must match.
+ */
+export async function waitForQuietState(quietMs = 2500, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = JSON.stringify(await stateDigest());
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, quietMs));
+    const now = JSON.stringify(await stateDigest());
+    if (now === last) return;
+    last = now;
+  }
+  throw new Error(`the stored state was still changing after ${timeoutMs} ms`);
+}
+
 export async function send(c: HostileCase): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = { Origin: baseUrl(), ...c.headers };
   let body: BodyInit | undefined;

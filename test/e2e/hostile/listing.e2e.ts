@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
-import { CONTROL_CHARS, expectRefusedWithoutChange, form, type HostileCase, SQL_META } from "./harness.ts";
+import {
+  CONTROL_CHARS,
+  expectRefusedWithoutChange,
+  form,
+  type HostileCase,
+  SQL_META,
+  waitForQuietState,
+} from "./harness.ts";
 
 // Hostile input for staging a whole listing (docs/decisions/0140-batches-variations-rerolls.md): batches,
 // retries, variations, re-rolls, the chosen version and staging from a version, by the owner with bad input
@@ -77,6 +84,8 @@ beforeAll(async () => {
   // The owner has 1 credit left: a batch of 2 is more than they have.
   expect((await call(owner, "GET", "/api/me")).body.credits).toBe(1);
   expect(f.folderId && f.versionId && f.batchId).toBeTruthy();
+  // Jobs' thumbnails land after their commits: settled before the cases compare digests.
+  await waitForQuietState();
 }, 120_000);
 
 afterAll(() => {

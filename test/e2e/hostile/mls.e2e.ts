@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeJpeg } from "../../fixtures/images.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
-import { expectRefusedWithoutChange } from "./harness.ts";
+import { expectRefusedWithoutChange, waitForQuietState } from "./harness.ts";
 import { type MlsFixtures, mlsCases, type ReauthFixtures } from "./mls.cases.ts";
 
 // Runs the MLS routes' hostile cases (mls.cases.ts) with the shared harness:
@@ -141,6 +141,8 @@ beforeAll(async () => {
     ...(await reauthFixtures()),
   };
   expect(folderId).not.toBe("");
+  // Jobs' thumbnails land after their commits: settled before the cases compare digests.
+  await waitForQuietState();
 }, 120_000);
 
 afterAll(() => {
