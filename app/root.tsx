@@ -16,6 +16,7 @@ import { SiteNav } from "~/components/site-nav";
 import { InlineStyles } from "~/lib/inline-css";
 import { LANDING_ISLANDS_SCRIPT } from "~/lib/islands";
 import { useNonce } from "~/lib/nonce";
+import { isAdmin } from "~/shared/access";
 import type { Route } from "./+types/root";
 
 export const middleware: Route.MiddlewareFunction[] = [authMiddleware];
@@ -27,7 +28,7 @@ export function loader({ context }: Route.LoaderArgs) {
     user: user && {
       name: user.name,
       email: user.email,
-      isAdmin: user.role === "admin" && user.verified,
+      isAdmin: isAdmin(user),
       credits: user.credits,
       hasPlan: user.plan !== null,
     },

@@ -28,7 +28,7 @@ function writtenFileOf(page: string): string {
  * Where the page is served from: "/landing" as landing.html, which the platform serves at /landing itself (a
  * landing/index.html would be served at /landing/ only, after a redirect from the address people use).
  */
-export function htmlFileOf(page: string): string {
+function htmlFileOf(page: string): string {
   return page === "/" ? "index.html" : `${page.slice(1)}.html`;
 }
 
@@ -36,16 +36,15 @@ function dataFileOf(page: string): string {
   return page === "/" ? "_.data" : `${page.slice(1)}.data`;
 }
 
-/** The _headers rules for one prerendered page, at its address with and without the trailing slash. */
-export function headerRules(page: string, policy: string): string {
+/** The _headers rule for one prerendered page (its address; "/landing/" only redirects to it). */
+function headerRules(page: string, policy: string): string {
   const lines = [
     // The general /* rule's policy (for files that are not pages) is removed first, so only this one applies.
     "  ! Content-Security-Policy",
     `  Content-Security-Policy: ${policy}`,
     ...DOCUMENT_HEADERS.map((h) => `  ${h}`),
   ].join("\n");
-  const addresses = page === "/" ? ["/"] : [page];
-  return addresses.map((a) => `${a}\n${lines}\n`).join("\n");
+  return `${page}\n${lines}\n`;
 }
 
 export async function finishPrerenderedPages(clientDir: string): Promise<void> {

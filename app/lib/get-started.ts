@@ -1,6 +1,8 @@
+import { canStage } from "~/shared/access";
+
 /** Where 'Start Staging Now' and 'Get Started' lead: the app for someone who can stage, else sign-up. */
 export function getStartedPath(user: { hasPlan: boolean; credits: number } | null | undefined): string {
-  return user && (user.hasPlan || user.credits > 0) ? "/dashboard" : "/auth";
+  return user && canStage(user) ? "/dashboard" : "/auth";
 }
 
 /** Sections of the landing page that links elsewhere on the site scroll to. */

@@ -13,7 +13,7 @@ import {
 import { accountDeps } from "@test/support/accounts";
 import { db, makeUser } from "@test/support/factories";
 import { makePhoto, makePhotoRows, photoRows } from "@test/support/photos";
-import { createStripe } from "@workers/adapters/stripe";
+import { allow, fakeStripe } from "@test/support/stripe";
 import { randomToken } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/user-object";
 import { signUp } from "@workers/services/accounts/password-auth";
@@ -27,25 +27,6 @@ import { describe, expect, it } from "vitest";
 // Account deletion (docs/decisions/0112-account-deletion-and-export.md).
 
 const PASSWORD = "correct horse 42";
-
-function fakeStripe() {
-  const calls: string[] = [];
-  const stripe = createStripe(
-    { STRIPE_SECRET_KEY: "sk_test_fake", STRIPE_API_URL: "http://stripe.test" },
-    async (input, init) => {
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      const method = init?.method ?? "GET";
-      calls.push(`${method} ${url.pathname}`);
-      if (method === "DELETE" && url.pathname.startsWith("/v1/subscriptions/")) {
-        return Response.json({ id: url.pathname.split("/").pop(), object: "subscription", status: "canceled" });
-      }
-      return Response.json({ error: { type: "invalid_request_error", message: "unexpected" } }, { status: 404 });
-    },
-  );
-  return { calls, stripe };
-}
-
-const allow = async () => ({ allowed: true, retryAfterSeconds: 0 });
 
 async function allR2Keys(userId: string): Promise<string[]> {
   const keys: string[] = [];

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { sessions, subscriptions, users } from "@db/schema";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { db, makeUser } from "@test/support/factories";
+import { allow, fakeStripe } from "@test/support/stripe";
 import { createStripe } from "@workers/adapters/stripe";
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { signInWithGoogle } from "@workers/services/accounts/google";
@@ -90,23 +91,6 @@ beforeEach(() => {
   });
 });
 
-function fakeStripe() {
-  const calls: string[] = [];
-  const stripe = createStripe(
-    { STRIPE_SECRET_KEY: "sk_test_fake", STRIPE_API_URL: "http://stripe.test" },
-    async (input, init) => {
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      calls.push(`${init?.method ?? "GET"} ${url.pathname}`);
-      if (init?.method === "DELETE")
-        return Response.json({ id: url.pathname.split("/").pop(), object: "subscription", status: "canceled" });
-      return Response.json({ error: { type: "invalid_request_error", message: "unexpected" } }, { status: 404 });
-    },
-  );
-  return { calls, stripe };
-}
-
-const allow = async () => ({ allowed: true, retryAfterSeconds: 0 });
-
 /** A user linked to a Google subject (Google-only unless a password is given), signed in on one session. */
 async function googleUser(opts: { password?: string } = {}) {
   const user = await makeUser(opts);
@@ -115,6 +99,22 @@ async function googleUser(opts: { password?: string } = {}) {
   const { token } = await createSession(db, user.id, "vitest");
   const who: ReauthSession = { userId: user.id, sessionId: sha256Hex(token) };
   return { ...user, googleSub, token, who };
+}
+
+/** An active monthly subscription of `userId` (deletion must cancel it at Stripe); its id. */
+async function activeSubscription(userId: string, at: number): Promise<string> {
+  const id = `sub_${randomToken(6)}`;
+  await db.insert(subscriptions).values({
+    id,
+    userId,
+    customerId: "cus_1",
+    planId: "popular",
+    interval: "month",
+    status: "active",
+    createdAt: at,
+    updatedAt: at,
+  });
+  return id;
 }
 
 const sessionRow = (id: string) => db.select().from(sessions).where(eq(sessions.id, id)).get();
@@ -271,17 +271,7 @@ describe("confirming an account deletion with Google", () => {
 
     // Fresh (4 min 59 s): a Google-only account with a subscription is deleted.
     const u = await googleUser();
-    const subId = `sub_${randomToken(6)}`;
-    await db.insert(subscriptions).values({
-      id: subId,
-      userId: u.id,
-      customerId: "cus_1",
-      planId: "popular",
-      interval: "month",
-      status: "active",
-      createdAt: at,
-      updatedAt: at,
-    });
+    const subId = await activeSubscription(u.id, at);
     await confirmWithGoogle(u.who, u.googleSub, at);
     const res = await deleteAccount(
       { db, env, stripe, clock: () => at + REAUTH_PROOF_MS - 1000, rateLimit: allow },
@@ -306,16 +296,7 @@ describe("confirming an account deletion with Google", () => {
   it("gives the proof back when Stripe refuses to cancel, so the owner can try again", async () => {
     const u = await googleUser();
     const at = Date.now();
-    await db.insert(subscriptions).values({
-      id: `sub_${randomToken(6)}`,
-      userId: u.id,
-      customerId: "cus_1",
-      planId: "popular",
-      interval: "month",
-      status: "active",
-      createdAt: at,
-      updatedAt: at,
-    });
+    await activeSubscription(u.id, at);
     await confirmWithGoogle(u.who, u.googleSub, at);
     const failing = createStripe(
       { STRIPE_SECRET_KEY: "sk_test_fake", STRIPE_API_URL: "http://stripe.test" },

@@ -13,6 +13,7 @@ import {
   type SubscriptionObject,
   subscriptionObject,
 } from "@emulators/stripe-objects";
+import { createStripe } from "@workers/adapters/stripe";
 import { randomToken } from "@workers/lib/crypto";
 import Stripe from "stripe";
 import { type BillingInterval, findPlan, type PlanId } from "~/shared/catalog";
@@ -267,3 +268,27 @@ export class SubscriptionStory {
     return { ...event, created };
   }
 }
+
+/**
+ * A Stripe client (the production adapter) against a fake that cancels subscriptions and refuses anything else,
+ * with the calls it received (account deletion cancels the owner's subscriptions).
+ */
+export function fakeStripe() {
+  const calls: string[] = [];
+  const stripe = createStripe(
+    { STRIPE_SECRET_KEY: "sk_test_fake", STRIPE_API_URL: "http://stripe.test" },
+    async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const method = init?.method ?? "GET";
+      calls.push(`${method} ${url.pathname}`);
+      if (method === "DELETE" && url.pathname.startsWith("/v1/subscriptions/")) {
+        return Response.json({ id: url.pathname.split("/").pop(), object: "subscription", status: "canceled" });
+      }
+      return Response.json({ error: { type: "invalid_request_error", message: "unexpected" } }, { status: 404 });
+    },
+  );
+  return { calls, stripe };
+}
+
+/** A rate limiter that lets everything through. */
+export const allow = async () => ({ allowed: true, retryAfterSeconds: 0 });

@@ -11,6 +11,7 @@ import {
   type SessionReads,
 } from "@workers/services/sessions";
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
+import { isAdmin } from "~/shared/access";
 import { requestContext } from "./context";
 import { libraryPreload, pageReads } from "./page-reads";
 
@@ -85,6 +86,6 @@ export function requireUser(context: Readonly<RouterContextProvider>, request: R
 /** The admin role, or a 404 that does not reveal the page exists. */
 export function requireAdmin(context: Readonly<RouterContextProvider>): CurrentUser {
   const user = getUser(context);
-  if (!user?.verified || user.role !== "admin") throw new Response("Not Found", { status: 404 });
+  if (!user || !isAdmin(user)) throw new Response("Not Found", { status: 404 });
   return user;
 }

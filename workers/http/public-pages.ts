@@ -33,11 +33,10 @@ function pageOf(pathname: string): string {
   return pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
 }
 
+/** A signed-out read of a public page's document itself (no query, not its data): the same for everyone. */
 export function isCacheablePublicRequest(request: Request): boolean {
-  if (request.method !== "GET") return false;
   const url = new URL(request.url);
-  if (url.search !== "" || !PUBLIC_PAGES.has(pageOf(url.pathname))) return false;
-  return readCookie(request.headers.get("Cookie"), SESSION_COOKIE) === null;
+  return url.search === "" && PUBLIC_PAGES.has(pageOf(url.pathname)) && isSignedOutPublicRead(request);
 }
 
 interface CachedPage {

@@ -27,6 +27,27 @@ export interface LiveBalance {
  * read-check-write. After each change it pushes the balance to the user's open
  * pages over hibernating WebSockets (docs/decisions/0023-live-balance-push.md).
  */
+/**
+ * Resolves when `signal` wakes it (every function in `waiters` is called and the set cleared by the signaller) or
+ * after `ms`, whichever comes first; either way it leaves `waiters`.
+ */
+function signalOrTimeout(waiters: Set<() => void>, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      waiters.delete(wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    waiters.add(wake);
+  });
+}
+
+/** Wakes every waiter of signalOrTimeout on `waiters`. */
+function signal(waiters: Set<() => void>): void {
+  for (const wake of [...waiters]) wake();
+}
+
 export class UserObject extends DurableObject<Env> {
   #db: Database;
   #queue: Promise<unknown> = Promise.resolve();
@@ -46,7 +67,7 @@ export class UserObject extends DurableObject<Env> {
    */
   #thumbs = new Set<Promise<void>>();
   /** Starts the thumbnails waiting for a quiet moment (see #thumbs). */
-  #thumbsWaiting: (() => void)[] = [];
+  #thumbsWaiting = new Set<() => void>();
   #inAlarm = false;
   /** One pump at a time; a call while one runs asks it to look again (workers/objects/user/queue.ts). */
   #pumping = false;
@@ -135,7 +156,7 @@ export class UserObject extends DurableObject<Env> {
         if (!opts.keepsCredits) this.#creditView = null;
       }
       await this.#scheduleAlarm(userId);
-      await this.#broadcast(userId);
+      await this.#afterChange(userId);
       return result;
     });
   }
@@ -210,7 +231,7 @@ export class UserObject extends DurableObject<Env> {
     }
     try {
       if (changed && !plainReservations) await this.#scheduleAlarm(userId);
-      if (changed) await this.#broadcast(userId);
+      if (changed) await this.#afterChange(userId);
     } catch (err) {
       for (const p of group) p.reject(err);
       return;
@@ -235,8 +256,10 @@ export class UserObject extends DurableObject<Env> {
     };
   }
 
-  async #broadcast(userId: string): Promise<void> {
-    this.#wakeWaiters();
+  /** After every change of this user's data: wakes the job waiters (see waitForJob) and sends the live balance. */
+  async #afterChange(userId: string): Promise<void> {
+    this.#changes++;
+    signal(this.#changeWaiters);
     const sockets = this.ctx.getWebSockets();
     if (sockets.length === 0) return;
     const message = JSON.stringify(await this.#liveBalance(userId));
@@ -247,12 +270,6 @@ export class UserObject extends DurableObject<Env> {
         // A socket closing right now: it is dropped from getWebSockets() on its own.
       }
     }
-  }
-
-  #wakeWaiters(): void {
-    this.#changes++;
-    for (const wake of this.#changeWaiters) wake();
-    this.#changeWaiters.clear();
   }
 
   /**
@@ -269,15 +286,7 @@ export class UserObject extends DurableObject<Env> {
       if (this.#changes !== seen) continue;
       const left = deadline - Date.now();
       if (left <= 0) return;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.#changeWaiters.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, left);
-        this.#changeWaiters.add(wake);
-      });
+      await signalOrTimeout(this.#changeWaiters, left);
     }
   }
 
@@ -490,16 +499,7 @@ export class UserObject extends DurableObject<Env> {
 
   /** Runs `work` at the next quiet moment (see #thumbs), held by the alarm handler until it ends. */
   #later(work: () => Promise<void>): void {
-    const ready = new Promise<void>((resolve) => {
-      const go = () => {
-        clearTimeout(timer);
-        this.#thumbsWaiting = this.#thumbsWaiting.filter((g) => g !== go);
-        resolve();
-      };
-      const timer = setTimeout(go, THUMB_DELAY_MS);
-      this.#thumbsWaiting.push(go);
-    });
-    const done: Promise<void> = ready
+    const done: Promise<void> = signalOrTimeout(this.#thumbsWaiting, THUMB_DELAY_MS)
       .then(work)
       .catch((err) => console.error("deferred work failed", err))
       .finally(() => this.#thumbs.delete(done));
@@ -509,7 +509,7 @@ export class UserObject extends DurableObject<Env> {
 
   /** A provider call is under way: the waiting thumbnails are made now, while nothing else waits on this object. */
   #whileProviderWorks(): void {
-    for (const go of [...this.#thumbsWaiting]) go();
+    signal(this.#thumbsWaiting);
   }
 
   /** Jobs queued (the pump starts them) or running in this instance, with the variations that follow them. */

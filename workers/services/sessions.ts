@@ -2,6 +2,7 @@ import type { Database } from "@db/client";
 import { sessions, type User, users } from "@db/schema";
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { canStage, isAdmin } from "~/shared/access";
 
 // Revocable, hashed sessions (docs/decisions/0011-sessions-and-email-links.md): the cookie holds
 // a 160-bit random token; D1 holds only its SHA-256. 30-day lifetime, extended
@@ -101,8 +102,8 @@ export const NAV_HINT_COOKIE = "sw_nav";
 export type NavHint = "user" | "admin" | "user-stager" | "admin-stager";
 
 export function navHintOf(user: { role: string; verified: boolean; credits: number; plan: string | null }): NavHint {
-  const who = user.role === "admin" && user.verified ? "admin" : "user";
-  return user.plan !== null || user.credits > 0 ? `${who}-stager` : who;
+  const who = isAdmin(user) ? "admin" : "user";
+  return canStage({ hasPlan: user.plan !== null, credits: user.credits }) ? `${who}-stager` : who;
 }
 const NAV_HINT_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
 

@@ -1,3 +1,5 @@
+import { canStage } from "~/shared/access";
+
 // Where a person lands after signing in. A return address comes from the
 // query (?redirectTo=), a form field, a verification e-mail's token or the
 // Google sign-in's state cookie; every one of them goes through
@@ -50,5 +52,8 @@ export function returnPath(redirectTo: string | null | undefined): string | null
  * /dashboard for everyone else.
  */
 export function landingPath(user: { plan: string | null; credits: number }, redirectTo?: string | null): string {
-  return returnPath(redirectTo) ?? (user.plan === null && user.credits <= 0 ? "/plans" : "/dashboard");
+  return (
+    returnPath(redirectTo) ??
+    (canStage({ hasPlan: user.plan !== null, credits: user.credits }) ? "/dashboard" : "/plans")
+  );
 }
