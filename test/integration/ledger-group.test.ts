@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { creditGrants, creditLedger, creditReservations, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
-import { GRANT_LIFETIME_MS, loadView, reserveGroup } from "@workers/objects/user/ledger";
+import { GRANT_LIFETIME_MS, grant, loadView, reserveGroup } from "@workers/objects/user/ledger";
 import { userObject } from "@workers/objects/user-object";
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -206,6 +206,36 @@ describe("reservations decided in groups", () => {
       .where(and(eq(creditLedger.userId, id), eq(creditLedger.kind, "expire")))
       .all();
     expect(expired).toEqual([{ amount: -4 }]);
+  });
+
+  it("a grant reads the view in its own write batch: it is D1's, the answer does not carry it, the next burst spends it exactly", async () => {
+    const { id, stub } = await userWith(2);
+    const direct = await grant(
+      db,
+      id,
+      { amount: 5, source: "admin", reason: "t", idempotencyKey: `g1-${id}` },
+      Date.now(),
+    );
+    expect(direct).toMatchObject({ ok: true, duplicate: false, balance: 7 });
+    expect(direct.ok && direct.view).toEqual(await loadView(db, id));
+    expect(direct.ok && direct.view?.grants.map((g) => g.remaining)).toEqual([2, 5]);
+    // A repeated key writes nothing and hands over no view.
+    const again = await grant(
+      db,
+      id,
+      { amount: 5, source: "admin", reason: "t", idempotencyKey: `g1-${id}` },
+      Date.now(),
+    );
+    expect(again).toEqual({ ok: true, duplicate: true, balance: 7 });
+
+    const through = await stub.grant(id, { amount: 3, source: "admin", reason: "t", idempotencyKey: `g2-${id}` });
+    expect(through).toEqual({ ok: true, duplicate: false, balance: 10 });
+    const burst = await Promise.all(Array.from({ length: 11 }, (_, i) => stub.reserve(id, `after-${id}-${i}`, 1, "t")));
+    expect(burst.filter((r) => r.ok)).toHaveLength(10);
+    expect(burst.filter((r) => !r.ok)).toEqual([{ ok: false, error: "Insufficient credits", balance: 0 }]);
+    expect(await cached(id)).toBe(0);
+    const grants = await db.select().from(creditGrants).where(eq(creditGrants.userId, id)).all();
+    expect(grants.map((g) => g.remaining)).toEqual([0, 0, 0]);
   });
 
   it("refuses a reservation of no credits or a fraction, and writes nothing", async () => {

@@ -79,6 +79,8 @@ export class UserObject extends DurableObject<Env> {
    * write. Null means "load it from D1 first".
    */
   #creditView: ledger.CreditView | null = null;
+  /** The view a change read at the end of its own write batch (ledger.runAndView); it replaces the dropped one. */
+  #viewFromChange: ledger.CreditView | null = null;
   /** Counts the changes of this user's data; a job waiter wakes at the next (see waitForJob). */
   #changes = 0;
   #changeWaiters = new Set<() => void>();
@@ -144,16 +146,19 @@ export class UserObject extends DurableObject<Env> {
    * Runs one change of this user's data after every earlier one. It may write
    * credits through D1 directly, so the reservation groups' view of the
    * balance is dropped, unless the caller says the change leaves balance and
-   * grants alone (a commit).
+   * grants alone (a commit), or the change read the view in the same batch
+   * that wrote (a grant hands it over through #keepView).
    */
   #change<T>(userId: string, fn: (now: number) => Promise<T>, opts: { keepsCredits?: boolean } = {}): Promise<T> {
     return this.#serial(async () => {
       await this.#bind(userId);
       let result: T;
+      this.#viewFromChange = null;
       try {
         result = await fn(this.#now());
       } finally {
-        if (!opts.keepsCredits) this.#creditView = null;
+        if (!opts.keepsCredits) this.#creditView = this.#viewFromChange;
+        this.#viewFromChange = null;
       }
       await this.#scheduleAlarm(userId);
       await this.#afterChange(userId);
@@ -340,8 +345,21 @@ export class UserObject extends DurableObject<Env> {
     });
   }
 
-  grant(userId: string, input: ledger.GrantInput) {
-    return this.#change(userId, (now) => ledger.grant(this.#db, userId, input, now));
+  grant(userId: string, input: ledger.GrantInput): Promise<ledger.LedgerResult<{ duplicate: boolean }>> {
+    return this.#change(userId, async (now) => this.#keepView(await ledger.grant(this.#db, userId, input, now)));
+  }
+
+  /**
+   * Takes the view a change read in its own write batch (it is exact: the batch that wrote also read it, inside
+   * this object's queue) and answers the caller without it.
+   */
+  #keepView<A extends object>(
+    result: ledger.LedgerResult<A & { view?: ledger.CreditView | null }>,
+  ): ledger.LedgerResult<Omit<A, "view">> {
+    if (!result.ok) return result;
+    const { view, ...answer } = result;
+    this.#viewFromChange = view ?? null;
+    return answer as ledger.LedgerResult<Omit<A, "view">>;
   }
 
   /**
@@ -357,8 +375,8 @@ export class UserObject extends DurableObject<Env> {
    * e-mail is verified. The accounts flow calls this on the first verification.
    */
   grantSignupCredits(userId: string) {
-    return this.#change(userId, (now) =>
-      ledger.grantSignupCredits(this.#db, userId, config(this.env).SIGNUP_CREDITS, now),
+    return this.#change(userId, async (now) =>
+      this.#keepView(await ledger.grantSignupCredits(this.#db, userId, config(this.env).SIGNUP_CREDITS, now)),
     );
   }
 

@@ -169,23 +169,44 @@ export function grantStatements(db: Database, userId: string, input: GrantInput,
   ];
 }
 
+/**
+ * Grants credits once per idempotency key. Two D1 round trips: the balance and the key in one, the write in the
+ * other. The write's batch ends by reading the user's view (balance and open grants) as that batch left it, so the
+ * user's object can decide the next reservations without reading it again (ADR 0135).
+ */
 export async function grant(
   db: Database,
   userId: string,
   input: GrantInput,
   now: number,
   alsoRun: Stmt[] = [],
-): Promise<LedgerResult<{ duplicate: boolean }>> {
+): Promise<LedgerResult<{ duplicate: boolean; view?: CreditView | null }>> {
   if (!Number.isInteger(input.amount) || input.amount <= 0) throw new Error("grant amount must be a positive integer");
-  const before = await cachedBalance(db, userId);
-  if (before === null) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
-  if (await alreadyRecorded(db, input.idempotencyKey)) return { ok: true, duplicate: true, balance: before };
-  await run(db, [
+  const [balanceRows, recorded] = await db.batch([
+    db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)),
+    db.select({ id: creditLedger.id }).from(creditLedger).where(eq(creditLedger.idempotencyKey, input.idempotencyKey)),
+  ]);
+  const before = balanceRows[0]?.credits;
+  if (before === undefined) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
+  if (recorded.length > 0) return { ok: true, duplicate: true, balance: before };
+  const writes = [
     ...grantStatements(db, userId, input, now),
     ...auditRow(db, userId, input.audit, now, { amount: input.amount, balanceAfter: before + input.amount }),
     ...alsoRun,
-  ]);
-  return { ok: true, duplicate: false, balance: before + input.amount };
+  ];
+  return { ok: true, duplicate: false, balance: before + input.amount, view: await runAndView(db, userId, writes) };
+}
+
+/**
+ * Runs `writes` in one batch that ends by reading the user's view (balance and open grants) as the batch left it:
+ * the object keeps it and decides its next reservations without a round trip of their own (ADR 0135).
+ */
+async function runAndView(db: Database, userId: string, writes: Stmt[]): Promise<CreditView | null> {
+  const results = (await db.batch([...writes, ...viewQueries(db, userId)] as unknown as [
+    Stmt,
+    ...Stmt[],
+  ])) as unknown[];
+  return toView(results[writes.length] as { credits: number }[], results[writes.length + 1] as CreditView["grants"]);
 }
 
 /** Takes `amount` from the grants that expire first. Null when the balance is short. */
@@ -378,7 +399,7 @@ export async function grantSignupCredits(
   userId: string,
   amount: number,
   now: number,
-): Promise<LedgerResult<{ granted: number }>> {
+): Promise<LedgerResult<{ granted: number; view?: CreditView | null }>> {
   const user = await db
     .select({
       credits: users.credits,
@@ -402,7 +423,7 @@ export async function grantSignupCredits(
     await run(db, [markDone]);
     return { ok: true, granted: 0, balance: user.credits };
   }
-  await run(db, [
+  const view = await runAndView(db, userId, [
     ...grantStatements(
       db,
       userId,
@@ -411,7 +432,7 @@ export async function grantSignupCredits(
     ),
     markDone,
   ]);
-  return { ok: true, granted: amount, balance: user.credits + amount };
+  return { ok: true, granted: amount, balance: user.credits + amount, view };
 }
 
 // --- Group commit of reservations (docs/decisions/0135-ledger-group-commit.md) ---
@@ -419,8 +440,9 @@ export async function grantSignupCredits(
 // The user's object keeps its own view of the balance and the open grants while
 // it lives. It is exact because the object is the only writer of that user's
 // credits: the view is loaded from D1 on first use, advanced only after a
-// group's batch has been written, and dropped after any other change and after
-// any failed write (the next group loads it again).
+// group's batch has been written or read at the end of a grant's own batch
+// (runAndView), and dropped after any other change and after any failed write
+// (the next group loads it again).
 
 /** Reservations decided together and written in one D1 batch, at most. */
 export const MAX_GROUP = 100;
