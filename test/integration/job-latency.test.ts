@@ -192,6 +192,20 @@ describe("the long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-
     expect(await balance(user.id)).toBe(1);
   });
 
+  it("at the end of the wait answers the job as it stands, still under way", async () => {
+    const user = await signedIn({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    latencyMs = 4000;
+    const id = await start(user.cookie, photo.id);
+    const res = await poll(user.cookie, id, "?wait=1");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { job: { id: string; status: string }; version: unknown };
+    expect(body.job.id).toBe(id);
+    expect(["queued", "running"]).toContain(body.job.status);
+    expect(body.version ?? null).toBeNull();
+    await settled(id, 15_000);
+  });
+
   it("answers a finished job, a stranger's job and an unknown one at once", async () => {
     const user = await signedIn({ credits: 2 });
     const photo = await makePhoto(user.id);

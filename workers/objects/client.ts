@@ -30,6 +30,7 @@ export {
   type JobKind,
   type JobParams,
   jobView,
+  jobWithVersion,
   listVersions,
   MAX_JOB_WAIT_MS,
   sourceVariant,

@@ -160,8 +160,10 @@ export class UserObject extends DurableObject<Env> {
         if (!opts.keepsCredits) this.#creditView = this.#viewFromChange;
         this.#viewFromChange = null;
       }
+      // Job waiters first: they only read what fn wrote, and need not wait for the alarm's reads.
+      this.#wakeWaiters();
       await this.#scheduleAlarm(userId);
-      await this.#afterChange(userId);
+      await this.#broadcastBalance(userId);
       return result;
     });
   }
@@ -235,8 +237,13 @@ export class UserObject extends DurableObject<Env> {
       return;
     }
     try {
-      if (changed && !plainReservations) await this.#scheduleAlarm(userId);
-      if (changed) await this.#afterChange(userId);
+      if (changed) this.#wakeWaiters();
+      if (changed && !plainReservations) {
+        // A group that started jobs: their callers launch them at once (#pump, which holds a running job with an
+        // alarm of its own), so the full alarm computation runs as the next turn instead of before the answers.
+        this.#serial(() => this.#scheduleAlarm(userId)).catch((err) => console.error("alarm after a group", err));
+      }
+      if (changed) await this.#broadcastBalance(userId);
     } catch (err) {
       for (const p of group) p.reject(err);
       return;
@@ -263,8 +270,18 @@ export class UserObject extends DurableObject<Env> {
 
   /** After every change of this user's data: wakes the job waiters (see waitForJob) and sends the live balance. */
   async #afterChange(userId: string): Promise<void> {
+    this.#wakeWaiters();
+    await this.#broadcastBalance(userId);
+  }
+
+  /** Counts a change and wakes the job waiters (see waitForJob). */
+  #wakeWaiters(): void {
     this.#changes++;
     signal(this.#changeWaiters);
+  }
+
+  /** Sends the live balance to the user's open pages, if any. */
+  async #broadcastBalance(userId: string): Promise<void> {
     const sockets = this.ctx.getWebSockets();
     if (sockets.length === 0) return;
     const message = JSON.stringify(await this.#liveBalance(userId));
@@ -279,18 +296,20 @@ export class UserObject extends DurableObject<Env> {
 
   /**
    * The long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-poll.md): answers once job `jobId` of
-   * `userId` has ended (succeeded or failed), is not theirs, or `ms` have passed. Every change here wakes the
-   * waiters, which read the job again; a change that lands while the job is being read is not missed (the count).
+   * `userId` has ended (succeeded or failed), is not theirs (undefined), or `ms` have passed, with the job and its
+   * version as last read. Every change here wakes the waiters, which read the job again; a change that lands while
+   * the job is being read is not missed (the count).
    */
-  async waitForJob(userId: string, jobId: string, ms: number): Promise<void> {
+  async waitForJob(userId: string, jobId: string, ms: number): ReturnType<typeof jobsService.jobWithVersion> {
     const deadline = Date.now() + Math.max(0, Math.min(ms, jobsService.MAX_JOB_WAIT_MS));
     for (;;) {
       const seen = this.#changes;
-      const job = await jobsService.getJob(this.#db, jobId);
-      if (!job || job.userId !== userId || job.status === "succeeded" || job.status === "failed") return;
+      const found = await jobsService.jobWithVersion(this.#db, userId, jobId);
+      // The caller answers with this read: an ended job, not theirs, or (at the deadline) as it stands.
+      if (!found || found.job.status === "succeeded" || found.job.status === "failed") return found;
       if (this.#changes !== seen) continue;
       const left = deadline - Date.now();
-      if (left <= 0) return;
+      if (left <= 0) return found;
       await signalOrTimeout(this.#changeWaiters, left);
     }
   }

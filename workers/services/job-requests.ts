@@ -1,14 +1,15 @@
-import { type Job, type JobKind, type JobParams, jobs, type PhotoVersion, photoVersions, users } from "@db/schema";
+import { type Job, type JobKind, type JobParams, type PhotoVersion, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import {
   getVersion,
   isJobKind,
   type jobView,
+  jobWithVersion,
   MAX_JOB_WAIT_MS,
   sourceVariant,
   userObject,
 } from "@workers/objects/client";
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
@@ -205,32 +206,8 @@ async function requestApiJob(
 }
 
 /**
- * One of the user's jobs and the version it produced, in one D1 round trip (the page polls this until the job
- * ends); undefined for a job that is not theirs.
- */
-export async function jobWithVersion(
-  db: Deps["db"],
-  userId: string,
-  jobId: string,
-): Promise<{ job: Job; version: PhotoVersion | undefined } | undefined> {
-  const [jobRows, versionRows] = await db.batch([
-    db.select().from(jobs).where(eq(jobs.id, jobId)),
-    db
-      .select()
-      .from(photoVersions)
-      .where(and(eq(photoVersions.jobId, jobId), eq(photoVersions.userId, userId))),
-  ]);
-  const job = jobRows[0];
-  if (!job || job.userId !== userId) return undefined;
-  const version = job.versionId
-    ? versionRows.find((v) => v.id === job.versionId && v.photoId === job.photoId)
-    : undefined;
-  return { job, version };
-}
-
-/**
  * The long poll (docs/decisions/0146-job-long-poll.md): waits in the user's object until the job has ended or
- * `seconds` have passed, then reads it as jobWithVersion does. One request instead of a poll every 1.5 s, and
+ * `seconds` have passed, and answers with the job as jobWithVersion reads it. One request instead of a poll every 1.5 s, and
  * the answer leaves the moment the result is committed.
  */
 export async function waitForJobWithVersion(
@@ -239,7 +216,8 @@ export async function waitForJobWithVersion(
   jobId: string,
   seconds: number,
 ): Promise<{ job: Job; version: PhotoVersion | undefined } | undefined> {
-  if (seconds > 0) await userObject(deps.env, userId).waitForJob(userId, jobId, seconds * 1000);
+  // The object answers with the job as it last read it: no second read here once the job has ended.
+  if (seconds > 0) return userObject(deps.env, userId).waitForJob(userId, jobId, seconds * 1000);
   return jobWithVersion(deps.db, userId, jobId);
 }
 
@@ -253,4 +231,4 @@ export const jobWaitQuery = z.object({
     .default(0),
 });
 
-export { getJob, getVersion, type JobParams, jobView, listVersions } from "@workers/objects/client";
+export { getJob, getVersion, type JobParams, jobView, jobWithVersion, listVersions } from "@workers/objects/client";

@@ -1,5 +1,14 @@
 import type { Database } from "@db/client";
-import { type Job, type JobKind, type JobParams, jobs, type Photo, photos, photoVersions } from "@db/schema";
+import {
+  type Job,
+  type JobKind,
+  type JobParams,
+  jobs,
+  type Photo,
+  type PhotoVersion,
+  photos,
+  photoVersions,
+} from "@db/schema";
 import { createProviderClient, DEFAULT_PROVIDER_TIMEOUT_MS, ProviderError } from "@workers/adapters/provider";
 import { photoPrefix } from "@workers/lib/photo-storage";
 import { signedImageUrl } from "@workers/lib/signed-urls";
@@ -102,6 +111,30 @@ export async function openJobs(db: Database, userId: string): Promise<Job[]> {
     .from(jobs)
     .where(and(eq(jobs.userId, userId), inArray(jobs.status, ["queued", "running"])))
     .all();
+}
+
+/**
+ * One of the user's jobs and the version it produced, in one D1 round trip (the page polls this until the job
+ * ends); undefined for a job that is not theirs.
+ */
+export async function jobWithVersion(
+  db: Database,
+  userId: string,
+  jobId: string,
+): Promise<{ job: Job; version: PhotoVersion | undefined } | undefined> {
+  const [jobRows, versionRows] = await db.batch([
+    db.select().from(jobs).where(eq(jobs.id, jobId)),
+    db
+      .select()
+      .from(photoVersions)
+      .where(and(eq(photoVersions.jobId, jobId), eq(photoVersions.userId, userId))),
+  ]);
+  const job = jobRows[0];
+  if (!job || job.userId !== userId) return undefined;
+  const version = job.versionId
+    ? versionRows.find((v) => v.id === job.versionId && v.photoId === job.photoId)
+    : undefined;
+  return { job, version };
 }
 
 /**

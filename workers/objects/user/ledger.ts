@@ -282,8 +282,12 @@ async function heldReservation(
   | { r: typeof creditReservations.$inferSelect; balance: number; settled?: undefined }
   | { r?: undefined; balance: number; settled: LedgerResult<{ status: string }> }
 > {
-  const r = await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get();
-  const balance = (await cachedBalance(db, userId)) ?? 0;
+  const [reservationRows, balanceRows] = await db.batch([
+    db.select().from(creditReservations).where(eq(creditReservations.key, key)),
+    db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)),
+  ]);
+  const r = reservationRows[0];
+  const balance = balanceRows[0]?.credits ?? 0;
   if (!r || r.userId !== userId) return { balance, settled: { ok: false, error: "Reservation not found", balance } };
   if (r.status !== "held")
     return { balance, settled: { ok: r.status === as, status: r.status, balance } as LedgerResult<{ status: string }> };

@@ -11,7 +11,7 @@ import {
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
-import { findPlan } from "~/shared/catalog";
+import { findPlan, PLANS } from "~/shared/catalog";
 import type { Stmt } from "./ledger";
 import * as ledger from "./ledger";
 
@@ -239,10 +239,8 @@ export async function nextToRun(
   /** The plan's concurrency when the caller read it in this turn. */
   known?: number,
 ): Promise<string[]> {
-  const concurrency = known ?? (await planLimits(db, userId)).concurrency;
-  const free = concurrency - running.length;
-  if (free <= 0) return [];
-  const rows = await db
+  if (known !== undefined && known - running.length <= 0) return [];
+  const queued = db
     .select({ id: jobs.id })
     .from(jobs)
     .where(
@@ -253,11 +251,19 @@ export async function nextToRun(
         running.length > 0 ? notInArray(jobs.id, running) : undefined,
       ),
     )
-    .orderBy(desc(jobs.priority), asc(jobs.createdAt), asc(jobs.id))
-    .limit(free)
-    .all();
-  return rows.map((r) => r.id);
+    .orderBy(desc(jobs.priority), asc(jobs.createdAt), asc(jobs.id));
+  if (known !== undefined) return (await queued.limit(known - running.length).all()).map((r) => r.id);
+  // The plan and the first queued jobs in one round trip: as many as the largest plan could start.
+  const [planRows, rows] = await db.batch([
+    db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)),
+    queued.limit(MAX_CONCURRENCY),
+  ]);
+  const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
+  return free <= 0 ? [] : rows.slice(0, free).map((r) => r.id);
 }
+
+/** The most provider calls any plan runs at once. */
+const MAX_CONCURRENCY = Math.max(DEFAULT_CONCURRENCY, ...PLANS.map((p) => p.batchConcurrency));
 
 /** The open variations of a lead's group, besides the lead. */
 export async function openSiblings(db: Database, lead: Pick<Job, "id" | "groupId">): Promise<Job[]> {
