@@ -19,6 +19,8 @@ export interface Figure {
   ratio?: number;
   /** A budget on the ratio instead of the value (e.g. /dashboard p50 at most 1.6x the bare page). */
   ratioBudget?: number;
+  /** How the ratio is held to `ratioBudget`: at most (the default) or at least. */
+  ratioOp?: "<=" | ">=";
 }
 
 type Budget = Pick<Figure, "budget" | "op" | "pass"> & { check?: never };
@@ -27,17 +29,25 @@ function budget(op: "<=" | ">=", value: number): { budget: number; op: "<=" | ">
   return { budget: value, op };
 }
 
-/** The budgets every figure is held to (docs/performance.md explains them), judged on the median of the runs. */
-/** `/` requests/s measured by this bench on 2026-11-21, before it was cached (ADR 0132) and prerendered (ADR 0145). */
-export const HOME_RPS_2026_11_21 = 250;
+/**
+ * `/` requests/s measured by this bench on 2026-11-21, before it was cached (ADR 0132) and prerendered (ADR 0145):
+ * 250 req/s, 0.65x the bare React Router page of that run (385 req/s).
+ */
+export const HOME_RPS_2026_11_21 = { value: 250, ratioToBare: 0.65 };
 
+/** The budgets every figure is held to (docs/performance.md explains them), judged on the median of the runs. */
 export const BUDGETS = {
   /**
-   * Issue 17: `/` at 3x the 250 req/s it was served at on 2026-11-21 on this machine (the same bench, 10
-   * connections), as a prerendered peer is; every other page at least 100 req/s.
+   * Issue 17: `/` at 3x the requests/s it was served at on 2026-11-21, as a prerendered peer is. Judged, like every
+   * timed figure, as a ratio to the bare page of the same run (the machine's speed moved the bare page from 393 to
+   * 240 req/s within one day): at least 3 x 0.65 = 1.95x the bare page. Every other page at least 100 req/s.
    */
-  rps: (label: string): Budget =>
-    label.startsWith("baseline") ? {} : label === "/" ? budget(">=", HOME_RPS_2026_11_21 * 3) : budget(">=", 100),
+  rps: (label: string): Budget & Pick<Figure, "ratioBudget" | "ratioOp"> =>
+    label.startsWith("baseline")
+      ? {}
+      : label === "/"
+        ? { ratioBudget: Math.round(HOME_RPS_2026_11_21.ratioToBare * 3 * 100) / 100, ratioOp: ">=" }
+        : budget(">=", 100),
   p50: (label: string): Budget => (label.startsWith("baseline") ? {} : budget("<=", 50)),
   p99: (label: string): Budget => (label.startsWith("baseline") ? {} : budget("<=", 250)),
   /** Issue 17: at least 1,000 reservations/s for one user and 2,000/s across 100 users. */
@@ -63,7 +73,8 @@ export const BUDGETS = {
 };
 
 export function judge(f: Figure): Figure {
-  if (f.ratioBudget !== undefined && f.ratio !== undefined) return { ...f, pass: f.ratio <= f.ratioBudget };
+  if (f.ratioBudget !== undefined && f.ratio !== undefined)
+    return { ...f, pass: f.ratioOp === ">=" ? f.ratio >= f.ratioBudget : f.ratio <= f.ratioBudget };
   if (f.budget === undefined || !f.op) return f;
   return { ...f, pass: f.op === "<=" ? f.value <= f.budget : f.value >= f.budget };
 }
@@ -111,7 +122,7 @@ export function renderMarkdown(report: Report): string {
     for (const f of figures.filter((x) => x.group === g)) {
       const budgetText =
         f.ratioBudget !== undefined
-          ? `<= ${f.ratioBudget}x`
+          ? `${f.ratioOp ?? "<="} ${f.ratioBudget}x ${f.relativeTo?.label ?? ""}`.trim()
           : f.budget === undefined
             ? ""
             : `${f.op} ${f.budget} ${f.unit}`.trim();
