@@ -72,6 +72,12 @@ export const BUDGETS = {
   apiOverheadP99: budget("<=", 100),
 };
 
+/** The budget a figure is held to, as the report and the console say it ("" for none). */
+export function budgetText(f: Figure): string {
+  if (f.ratioBudget !== undefined) return `${f.ratioOp ?? "<="} ${f.ratioBudget}x ${f.relativeTo?.label ?? ""}`.trim();
+  return f.budget === undefined ? "" : `${f.op} ${f.budget} ${f.unit}`.trim();
+}
+
 export function judge(f: Figure): Figure {
   if (f.ratioBudget !== undefined && f.ratio !== undefined)
     return { ...f, pass: f.ratioOp === ">=" ? f.ratio >= f.ratioBudget : f.ratio <= f.ratioBudget };
@@ -120,15 +126,9 @@ export function renderMarkdown(report: Report): string {
   for (const g of groups) {
     lines.push(`## ${g}`, "", "| figure | median | spread (min–max) | budget | |", "|---|---:|---:|---:|---|");
     for (const f of figures.filter((x) => x.group === g)) {
-      const budgetText =
-        f.ratioBudget !== undefined
-          ? `${f.ratioOp ?? "<="} ${f.ratioBudget}x ${f.relativeTo?.label ?? ""}`.trim()
-          : f.budget === undefined
-            ? ""
-            : `${f.op} ${f.budget} ${f.unit}`.trim();
       const mark = f.pass === undefined ? "" : f.pass ? "ok" : "**over**";
       lines.push(
-        `| ${f.name} | ${f.value} ${f.unit}${f.baseline ? ` (${f.baseline})` : ""} | ${spreadText(f)} | ${budgetText} | ${mark} |`,
+        `| ${f.name} | ${f.value} ${f.unit}${f.baseline ? ` (${f.baseline})` : ""} | ${spreadText(f)} | ${budgetText(f)} | ${mark} |`,
       );
     }
     lines.push("");

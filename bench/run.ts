@@ -15,7 +15,7 @@ import { measureJobLatencies } from "./jobs.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
 import { applyRatios, type BenchContext, type BenchModule, MIN_RUNS, mergeRuns, percentile } from "./module.ts";
 import { qualityScore } from "./photo-quality.ts";
-import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
+import { BUDGETS, budgetText, type Figure, judge, renderMarkdown } from "./report.ts";
 
 // `npm run bench`: starts the production build under local workerd with its
 // emulators (the same way `npm start` does, on its own ports and a fresh state
@@ -507,7 +507,7 @@ async function main() {
   }
   figures = applyRatios(figures).map(judge);
   for (const f of figures) {
-    const budget = f.budget === undefined ? "" : ` (budget ${f.op} ${f.budget})`;
+    const budget = budgetText(f) ? ` (budget ${budgetText(f)})` : "";
     console.log(`  ${f.name}: ${f.value}${f.unit ? ` ${f.unit}` : ""} [${f.min}–${f.max}]${budget}`);
   }
 
@@ -527,7 +527,10 @@ async function main() {
   console.log(
     `\nWrote bench/results/report${suffix}.md and .json in ${report.durationSeconds} s. ${over.length} figure(s) over budget.`,
   );
-  for (const f of over) console.log(`  OVER: ${f.name} = ${f.value} ${f.unit} (budget ${f.op} ${f.budget})`);
+  for (const f of over) {
+    const ratio = f.ratioBudget !== undefined ? `, ${f.ratio}x ${f.relativeTo?.label ?? ""}`.trimEnd() : "";
+    console.log(`  OVER: ${f.name} = ${f.value} ${f.unit}${ratio} (budget ${budgetText(f)})`);
+  }
 }
 
 await main();
