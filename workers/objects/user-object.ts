@@ -268,13 +268,10 @@ export class UserObject extends DurableObject<Env> {
     };
   }
 
-  /** After every change of this user's data: wakes the job waiters (see waitForJob) and sends the live balance. */
-  async #afterChange(userId: string): Promise<void> {
-    this.#wakeWaiters();
-    await this.#broadcastBalance(userId);
-  }
-
-  /** Counts a change and wakes the job waiters (see waitForJob). */
+  /**
+   * After every change of this user's data, as soon as its writes are in: counts it and wakes the job waiters (see
+   * waitForJob). The live balance follows (#broadcastBalance).
+   */
   #wakeWaiters(): void {
     this.#changes++;
     signal(this.#changeWaiters);
