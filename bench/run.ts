@@ -47,8 +47,18 @@ function rate(r: autocannon.Result): number {
 }
 
 /** Server-rendered pages under load, the bare React Router page first in every run (the ratios' baseline). */
+/** How many photos the library of the second `/dashboard` figure holds: an agent's listing or two. */
+const LIBRARY_PHOTOS = 60;
+let libraryCookie = "";
+
 const ssr: BenchModule = {
   title: "Server-rendered pages under load (10 connections, at most 10 s or 5,000 requests each)",
+  async setup({ stack, fixtureToken }) {
+    // The first `/dashboard` figure is an empty library (the issue's own measurement); this one is a full first page.
+    const token = await fixtureToken();
+    await seedPhotos({ baseUrl: stack.url, sessionToken: token }, LIBRARY_PHOTOS, "Listing room");
+    libraryCookie = `sw_session=${token}`;
+  },
   async measure({ stack, fixtureSession }) {
     const cookie = await fixtureSession();
     const out: Figure[] = [];
@@ -79,6 +89,7 @@ const ssr: BenchModule = {
     for (const [label, path, headers] of [
       ["/", "/", {}],
       ["/dashboard", "/dashboard", { Cookie: cookie }],
+      [`/dashboard, ${LIBRARY_PHOTOS} photos`, "/dashboard", { Cookie: libraryCookie }],
     ] as const) {
       const r = await load(`${stack.url}${path}`, headers);
       out.push(
@@ -97,7 +108,7 @@ const ssr: BenchModule = {
           unit: "ms",
           relativeTo: { name: `${BARE} p50`, label: "the bare page" },
           ...BUDGETS.p50(label),
-          ...(label === "/dashboard" ? { ratioBudget: BUDGETS.dashboardRatio } : {}),
+          ...(label.startsWith("/dashboard") ? { ratioBudget: BUDGETS.dashboardRatio } : {}),
         },
         { group: "SSR", name: `${label} p99`, value: r.latency.p99, unit: "ms", ...BUDGETS.p99(label) },
       );
