@@ -69,15 +69,7 @@ export function run(
 }
 
 export async function buildApp(quiet = false): Promise<void> {
-  try {
-    await run("react-router", ["build"], { quiet });
-  } catch (err) {
-    // The build prerenders / through the built Worker in local workerd (docs/decisions/0145); on a machine
-    // that is busy starting other stacks its first request can time out. Once more, then fail loudly.
-    if (!String(err).includes("Prerender")) throw err;
-    console.warn("react-router build: the prerender timed out; building once more");
-    await run("react-router", ["build"], { quiet });
-  }
+  await run("react-router", ["build"], { quiet });
   // The Cloudflare plugin copies .dev.vars into the build; the start command
   // passes it explicitly instead, and a build must never carry local values.
   rmSync(join(ROOT, "build", "server", ".dev.vars"), { force: true });

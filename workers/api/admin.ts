@@ -11,6 +11,7 @@ import {
 } from "@workers/services/admin";
 import { Hono } from "hono";
 import { z } from "zod";
+import { isAdmin } from "~/shared/access";
 import { fail } from "~/shared/result";
 import { cleanText } from "~/shared/text";
 import type { ApiEnv } from "./types";
@@ -38,7 +39,7 @@ const roleBody = z.object({ role: z.enum(["user", "admin"]), reason });
 export const adminApi = new Hono<ApiEnv>()
   .use(async (c, next) => {
     const user = c.get("user");
-    if (!user?.verified || user.role !== "admin") return c.json({ error: "Not found." }, 404);
+    if (!user || !isAdmin(user)) return c.json({ error: "Not found." }, 404);
     await next();
   })
   // Lets the admin screen (and tests) check access.

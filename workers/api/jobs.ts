@@ -1,4 +1,4 @@
-import { readJson } from "@workers/http/body";
+import { checkFields, readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
@@ -52,8 +52,8 @@ export const jobsApi = new Hono<ApiEnv>()
   })
   // ?wait=N (seconds, at most 20) holds the answer until the job has ended: the page's long poll.
   .get("/jobs/:id", async (c) => {
-    const query = jobWaitQuery.safeParse({ wait: c.req.query("wait") });
-    if (!query.success) return c.json({ error: query.error.issues[0]?.message ?? "Invalid wait." }, 400);
+    const query = checkFields(jobWaitQuery, { wait: c.req.query("wait") });
+    if (!query.ok) return failureJson(query);
     const found = await waitForJobWithVersion(c.get("deps"), c.get("user")!.id, c.req.param("id"), query.data.wait);
     if (!found) return c.json({ error: "Not found." }, 404);
     const { job, version } = found;

@@ -1,10 +1,8 @@
 import { createStripe } from "@workers/adapters/stripe";
-import { accountSummary } from "@workers/services/account";
 import type { BillingDeps } from "@workers/services/billing";
 import { data, type RouterContextProvider } from "react-router";
 import Stripe from "stripe";
 import { PROVIDER_DOWN_MESSAGE } from "~/shared/billing-messages";
-import type { LiveCredits } from "~/shared/live-credits";
 import { type Failure, fail, type Result } from "~/shared/result";
 import { requestContext } from "./context";
 import { failureHeaders } from "./result";
@@ -32,13 +30,4 @@ export async function callStripe<T extends object>(fn: () => Promise<Result<T>>)
  */
 export function billingRefusal(f: Failure) {
   return data(f, { status: 409, headers: failureHeaders(f) });
-}
-
-/** What the plan status card starts from, for a signed-in user. */
-export async function liveCreditsFor(context: Readonly<RouterContextProvider>, userId: string): Promise<LiveCredits> {
-  const summary = await accountSummary(context.get(requestContext).db, userId);
-  return {
-    credits: summary?.credits ?? 0,
-    plan: summary?.plan ? { name: summary.plan.name, credits: summary.plan.credits } : null,
-  };
 }

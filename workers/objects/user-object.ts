@@ -21,13 +21,6 @@ export interface LiveBalance {
 }
 
 /**
- * One instance per user (addressed by user id). It is the only writer of that
- * user's credits and plan: every change runs here, one at a time, so
- * concurrent requests from many isolates can never interleave a
- * read-check-write. After each change it pushes the balance to the user's open
- * pages over hibernating WebSockets (docs/decisions/0023-live-balance-push.md).
- */
-/**
  * Resolves when `signal` wakes it (every function in `waiters` is called and the set cleared by the signaller) or
  * after `ms`, whichever comes first; either way it leaves `waiters`.
  */
@@ -48,6 +41,13 @@ function signal(waiters: Set<() => void>): void {
   for (const wake of [...waiters]) wake();
 }
 
+/**
+ * One instance per user (addressed by user id). It is the only writer of that
+ * user's credits and plan: every change runs here, one at a time, so
+ * concurrent requests from many isolates can never interleave a
+ * read-check-write. After each change it pushes the balance to the user's open
+ * pages over hibernating WebSockets (docs/decisions/0023-live-balance-push.md).
+ */
 export class UserObject extends DurableObject<Env> {
   #db: Database;
   #queue: Promise<unknown> = Promise.resolve();

@@ -221,13 +221,15 @@ export async function waitForJobWithVersion(
   return jobWithVersion(deps.db, userId, jobId);
 }
 
+const WAIT_MESSAGE = `wait must be a whole number of seconds from 0 to ${MAX_JOB_WAIT_MS / 1000}`;
+
 /** `?wait=` of GET /api/jobs/:id: whole seconds, at most MAX_JOB_WAIT_MS. */
 export const jobWaitQuery = z.object({
   wait: z.coerce
-    .number({ message: "wait must be a whole number of seconds from 0 to 20" })
-    .int({ message: "wait must be a whole number of seconds from 0 to 20" })
-    .min(0, { message: "wait must be a whole number of seconds from 0 to 20" })
-    .max(MAX_JOB_WAIT_MS / 1000, { message: "wait must be a whole number of seconds from 0 to 20" })
+    .number({ message: WAIT_MESSAGE })
+    .int({ message: WAIT_MESSAGE })
+    .min(0, { message: WAIT_MESSAGE })
+    .max(MAX_JOB_WAIT_MS / 1000, { message: WAIT_MESSAGE })
     .default(0),
 });
 

@@ -118,13 +118,13 @@ export async function batchView(db: Db, userId: string, batchId: string): Promis
     .where(and(eq(batches.id, batchId), eq(batches.userId, userId)))
     .get();
   if (!batch) return null;
-  return (await viewsOf(db, [batch]))[0]!;
+  return (await batchViews(db, [batch]))[0]!;
 }
 
 type BatchRow = { job: Job; photoName: string };
 
-/** The views of several batches from one read of their jobs. */
-async function viewsOf(db: Db, list: Batch[]): Promise<BatchView[]> {
+/** The views of several batches from one read of their jobs (no read at all for none). */
+export async function batchViews(db: Db, list: Batch[]): Promise<BatchView[]> {
   if (list.length === 0) return [];
   const rows = await db
     .select({ job: jobs, photoName: photos.name })
@@ -185,7 +185,7 @@ function viewOf(batch: Batch, rows: BatchRow[]): BatchView {
 
 /** The user's newest batches, newest first (the dashboard shows them again on return). */
 export async function recentBatches(db: Db, userId: string, limit = 3, since = 0): Promise<BatchView[]> {
-  return viewsOf(db, await recentBatchesQuery(db, userId, limit, since).all());
+  return batchViews(db, await recentBatchesQuery(db, userId, limit, since).all());
 }
 
 /** The user's newest batches (those created at `since` or later), for a D1 batch with other reads. */
@@ -197,9 +197,6 @@ export function recentBatchesQuery(db: Db, userId: UserRef, limit = 3, since = 0
     .orderBy(desc(batches.createdAt), desc(batches.id))
     .limit(limit);
 }
-
-/** The views of batches read by recentBatchesQuery: no read at all when there are none. */
-export const batchViews = (db: Db, rows: Batch[]): Promise<BatchView[]> => viewsOf(db, rows);
 
 /** Starts a new job (and credit) for every photo of the batch whose newest job failed. */
 export async function retryBatch(

@@ -105,7 +105,8 @@ export function navHintOf(user: { role: string; verified: boolean; credits: numb
   const who = isAdmin(user) ? "admin" : "user";
   return canStage({ hasPlan: user.plan !== null, credits: user.credits }) ? `${who}-stager` : who;
 }
-const NAV_HINT_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
+/** As long as a session can last: a hint never outlives the session it stands for by more than a renewal. */
+const NAV_HINT_MAX_AGE_SECONDS = SESSION_TTL_MS / 1000;
 
 export function navHintCookie(hint: NavHint | null, secure: boolean): string {
   const life = hint ? `${hint}; Max-Age=${NAV_HINT_MAX_AGE_SECONDS}` : "; Max-Age=0";

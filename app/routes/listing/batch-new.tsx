@@ -1,5 +1,4 @@
 import { requireUser } from "@workers/http/auth";
-import { liveCreditsFor } from "@workers/http/billing";
 import { readFormFields } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
@@ -22,13 +21,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const user = requireUser(context, request);
   const folderId = new URL(request.url).searchParams.get("folder");
   const deps = getDeps(context);
-  const [form, credits] = await Promise.all([
-    batchForm(deps.db, user.id, folderId ? folderId.slice(0, 64) : null),
-    liveCreditsFor(context, user.id),
-  ]);
+  const form = await batchForm(deps.db, user.id, folderId ? folderId.slice(0, 64) : null);
   // Someone else's folder looks exactly like one that does not exist.
   if (!form) throw data(null, { status: 404 });
-  return { form, credits: credits.credits };
+  // The balance as the session read it with the user's row.
+  return { form, credits: user.credits };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {

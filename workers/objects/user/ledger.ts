@@ -29,8 +29,13 @@ export type LedgerResult<T = object> =
 
 export type Stmt = BatchItem<"sqlite">;
 
+/** The user's cached balance (users.credits), as a query to run alone or in a batch. */
+function balanceQuery(db: Database, userId: string) {
+  return db.select({ credits: users.credits }).from(users).where(eq(users.id, userId));
+}
+
 export async function cachedBalance(db: Database, userId: string): Promise<number | null> {
-  const row = await db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)).get();
+  const row = await balanceQuery(db, userId).get();
   return row ? row.credits : null;
 }
 
@@ -58,13 +63,13 @@ function balanceDelta(db: Database, userId: string, delta: number, now: number):
     .where(eq(users.id, userId));
 }
 
+/** The ledger row already written under an idempotency key, if any, as a query to run alone or in a batch. */
+function recordedQuery(db: Database, idempotencyKey: string) {
+  return db.select({ id: creditLedger.id }).from(creditLedger).where(eq(creditLedger.idempotencyKey, idempotencyKey));
+}
+
 export async function alreadyRecorded(db: Database, idempotencyKey: string): Promise<boolean> {
-  const row = await db
-    .select({ id: creditLedger.id })
-    .from(creditLedger)
-    .where(eq(creditLedger.idempotencyKey, idempotencyKey))
-    .get();
-  return Boolean(row);
+  return Boolean(await recordedQuery(db, idempotencyKey).get());
 }
 
 /** Expires every grant of the user whose time has come. Returns the credits removed. */
@@ -182,10 +187,7 @@ export async function grant(
   alsoRun: Stmt[] = [],
 ): Promise<LedgerResult<{ duplicate: boolean; view?: CreditView | null }>> {
   if (!Number.isInteger(input.amount) || input.amount <= 0) throw new Error("grant amount must be a positive integer");
-  const [balanceRows, recorded] = await db.batch([
-    db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)),
-    db.select({ id: creditLedger.id }).from(creditLedger).where(eq(creditLedger.idempotencyKey, input.idempotencyKey)),
-  ]);
+  const [balanceRows, recorded] = await db.batch([balanceQuery(db, userId), recordedQuery(db, input.idempotencyKey)]);
   const before = balanceRows[0]?.credits;
   if (before === undefined) return { ok: false, error: USER_NOT_FOUND, balance: 0 };
   if (recorded.length > 0) return { ok: true, duplicate: true, balance: before };
@@ -284,7 +286,7 @@ async function heldReservation(
 > {
   const [reservationRows, balanceRows] = await db.batch([
     db.select().from(creditReservations).where(eq(creditReservations.key, key)),
-    db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)),
+    balanceQuery(db, userId),
   ]);
   const r = reservationRows[0];
   const balance = balanceRows[0]?.credits ?? 0;
@@ -479,7 +481,7 @@ export type ReserveAnswer = LedgerResult<{ status: "held" | "committed" | "refun
 
 function viewQueries(db: Database, userId: string) {
   return [
-    db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)),
+    balanceQuery(db, userId),
     db
       .select({
         id: creditGrants.id,

@@ -77,12 +77,6 @@ export function limitsOf(planId: string | null | undefined): PlanLimits {
   };
 }
 
-/** The plan's provider concurrency and whether its jobs go first. */
-export async function planLimits(db: Database, userId: string): Promise<PlanLimits> {
-  const row = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
-  return limitsOf(row?.plan);
-}
-
 function insertJob(db: Database, userId: string, j: QueuedJobInput, priority: number, now: number): Stmt {
   return db.insert(jobs).values({
     id: j.jobId,
