@@ -222,7 +222,7 @@ describe("the long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-
     const user = await signedIn({ credits: 2 });
     const photo = await makePhoto(user.id);
     const id = await start(user.cookie, photo.id);
-    for (const bad of ["abc", "21", "-1", "1.5", "1e9"]) {
+    for (const bad of ["abc", "21", "-1", "1.5", "1e9", "", "0x10", "1e1", "99999999999999999999999"]) {
       const res = await poll(user.cookie, id, `?wait=${bad}`);
       expect(res.status, bad).toBe(400);
       expect(((await res.json()) as { error: string }).error, bad).toBe(

@@ -223,14 +223,18 @@ export async function waitForJobWithVersion(
 
 const WAIT_MESSAGE = `wait must be a whole number of seconds from 0 to ${MAX_JOB_WAIT_MS / 1000}`;
 
-/** `?wait=` of GET /api/jobs/:id: whole seconds, at most MAX_JOB_WAIT_MS. */
+/**
+ * `?wait=` of GET /api/jobs/:id: whole seconds in decimal digits, at most MAX_JOB_WAIT_MS; absent is 0. Digits
+ * only: a number parser would also take "", "0x10" and "1e1".
+ */
 export const jobWaitQuery = z.object({
-  wait: z.coerce
-    .number({ message: WAIT_MESSAGE })
-    .int({ message: WAIT_MESSAGE })
-    .min(0, { message: WAIT_MESSAGE })
-    .max(MAX_JOB_WAIT_MS / 1000, { message: WAIT_MESSAGE })
-    .default(0),
+  wait: z
+    .string()
+    .regex(/^\d+$/, { message: WAIT_MESSAGE })
+    .transform(Number)
+    .pipe(z.number().max(MAX_JOB_WAIT_MS / 1000, { message: WAIT_MESSAGE }))
+    .optional()
+    .transform((seconds) => seconds ?? 0),
 });
 
 export { getJob, getVersion, type JobParams, jobView, jobWithVersion, listVersions } from "@workers/objects/client";

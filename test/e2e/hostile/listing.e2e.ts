@@ -382,6 +382,49 @@ function cases(): HostileCase[] {
       headers: o,
       status: 404,
     },
+    // The long poll of a job (docs/decisions/0146-job-long-poll.md): a stranger's real id answers at once with the
+    // same 404 as an unknown one, and a wait that is not whole seconds from 0 to 20 is refused before any wait.
+    {
+      name: "stranger long-polls the owner's job",
+      method: "GET",
+      path: `/api/jobs/${f.jobId}?wait=20`,
+      headers: s,
+      status: 404,
+    },
+    {
+      name: "long poll of an unknown job",
+      method: "GET",
+      path: "/api/jobs/nosuchjob?wait=20",
+      headers: o,
+      status: 404,
+    },
+    { name: "long poll signed out", method: "GET", path: `/api/jobs/${f.jobId}?wait=20`, status: 401 },
+    ...["abc", "21", "-1", "1.5", "0x10", "", "%00", encodeURIComponent(SQL_META)].map(
+      (wait): HostileCase => ({
+        name: `long poll with wait=${wait}`,
+        method: "GET",
+        path: `/api/jobs/${f.jobId}?wait=${wait}`,
+        headers: o,
+        status: 400,
+        message: /whole number of seconds from 0 to 20/,
+      }),
+    ),
+    // The dashboard's folder view read with the session's statement (docs/decisions/0144): a stranger's real
+    // folder id is the same 404 as an unknown one, for the page and for its data.
+    {
+      name: "stranger opens the owner's folder",
+      method: "GET",
+      path: `/dashboard?folder=${f.folderId}`,
+      headers: s,
+      status: 404,
+    },
+    {
+      name: "stranger reads the owner's folder's data",
+      method: "GET",
+      path: `/dashboard.data?folder=${f.folderId}&_routes=routes/dashboard/dashboard`,
+      headers: s,
+      status: 404,
+    },
   ];
 }
 
