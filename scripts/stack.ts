@@ -69,7 +69,9 @@ export function run(
 }
 
 export async function buildApp(quiet = false): Promise<void> {
-  await run("react-router", ["build"], { quiet });
+  // NODE_ENV is set explicitly: Vite keeps an inherited one, and Vitest (the e2e suite builds through here) sets
+  // NODE_ENV=test, which made every test build bundle React's development server renderer (about 7x slower).
+  await run("react-router", ["build"], { quiet, env: { NODE_ENV: "production" } });
   // The Cloudflare plugin copies .dev.vars into the build; the start command
   // passes it explicitly instead, and a build must never carry local values.
   rmSync(join(ROOT, "build", "server", ".dev.vars"), { force: true });

@@ -115,6 +115,19 @@ describe("the production build", () => {
     }
   });
 
+  it("bundles React's production builds, on the server and in the browser, even when built from a test run", () => {
+    // This suite runs under Vitest, which sets NODE_ENV=test; Vite keeps an inherited NODE_ENV, and React then picks
+    // its development renderer (several times slower to render a page). The stack's build sets it to production.
+    expect(process.env.NODE_ENV).toBe("test");
+    for (const side of ["server", "client"]) {
+      const scripts = files(join(ROOT, "build", side)).filter((f) => f.endsWith(".js"));
+      const text = scripts.map((f) => readFileSync(f, "utf8")).join("\n");
+      // Production React throws minified errors; only development React carries its warnings' texts.
+      expect(text, side).toContain("Minified React error");
+      expect(text, side).not.toContain("Each child in a list should have a unique");
+    }
+  });
+
   it("gives a deployed worker no dev tools", () => {
     const wrangler = JSON.parse(readFileSync(join(ROOT, "build", "server", "wrangler.json"), "utf8"));
     expect(wrangler.vars.DEV_TOOLS).toBe("0");
