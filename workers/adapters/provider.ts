@@ -1,4 +1,4 @@
-import { decodeBase64 } from "@oslojs/encoding";
+import { decodeBase64Strict } from "@workers/lib/base64";
 
 // The AI image provider (shared spec provider-api.md). The key is a server-side
 // secret; the browser never talks to the provider. Locally PROVIDER_BASE_URL
@@ -337,7 +337,7 @@ export function createProviderClient(
 
   function decodeImage(op: ProviderOperation, b64: string): Uint8Array {
     try {
-      const bytes = decodeBase64(b64.replace(/^data:image\/\w+;base64,/, ""));
+      const bytes = decodeBase64Strict(b64.replace(/^data:image\/\w+;base64,/, ""));
       if (bytes.length < 4) throw new Error("too short");
       return bytes;
     } catch {
