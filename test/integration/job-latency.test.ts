@@ -173,10 +173,25 @@ describe("the long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-
     expect(["queued", "running"]).toContain(now.job.status);
     const res = await poll(user.cookie, id, "?wait=10");
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { job: { status: string }; version: { id: string } | null };
+    const body = (await res.json()) as {
+      job: { status: string; versionId: string | null; finishedAt: number | null; startedAt: number | null };
+      version: { id: string } | null;
+    };
     expect(body.job.status).toBe("succeeded");
     expect(body.version?.id).toBeTruthy();
     expect(calls).toBe(1);
+    // The waiter answers with what the commit read at the end of its own batch (not a read of its own): it is
+    // what D1 holds.
+    const stored = await job(id);
+    expect(body.job).toMatchObject({
+      status: stored.status,
+      versionId: stored.versionId,
+      startedAt: stored.startedAt,
+      finishedAt: stored.finishedAt,
+    });
+    const version = await db.select().from(photoVersions).where(eq(photoVersions.jobId, id)).get();
+    expect(body.version?.id).toBe(version?.id);
+    expect(stored.versionId).toBe(version?.id);
   });
 
   it("holds the answer until the job has failed, with its message and the credit back", async () => {

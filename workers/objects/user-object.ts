@@ -21,18 +21,19 @@ export interface LiveBalance {
 }
 
 /**
- * Resolves when `signal` wakes it (every function in `waiters` is called and the set cleared by the signaller) or
- * after `ms`, whichever comes first; either way it leaves `waiters`.
+ * Resolves true when `signal` wakes it (every function in `waiters` is called by the signaller), or false after
+ * `ms`, whichever comes first; either way it leaves `waiters`.
  */
-function signalOrTimeout(waiters: Set<() => void>, ms: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const wake = () => {
+function signalOrTimeout(waiters: Set<() => void>, ms: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const wake = (signalled: boolean) => {
       clearTimeout(timer);
-      waiters.delete(wake);
-      resolve();
+      waiters.delete(woken);
+      resolve(signalled);
     };
-    const timer = setTimeout(wake, ms);
-    waiters.add(wake);
+    const woken = () => wake(true);
+    const timer = setTimeout(() => wake(false), ms);
+    waiters.add(woken);
   });
 }
 
@@ -83,6 +84,13 @@ export class UserObject extends DurableObject<Env> {
   #viewFromChange: ledger.CreditView | null = null;
   /** Counts the changes of this user's data; a job waiter wakes at the next (see waitForJob). */
   #changes = 0;
+  /**
+   * Jobs the last change read at the end of its own write batch (a commit), handed to the waiters it wakes so they
+   * answer without reading them again; `at` is that change's number in #changes.
+   */
+  #ended: { at: number; jobs: Map<string, jobsService.JobWithVersion> } | null = null;
+  /** What the running change has read for #ended (see #change). */
+  #endedFromChange: Map<string, jobsService.JobWithVersion> | null = null;
   #changeWaiters = new Set<() => void>();
   /** Reservations waiting for the next group turn, and whether that turn is queued. */
   #reserves: PendingReserve[] = [];
@@ -130,6 +138,11 @@ export class UserObject extends DurableObject<Env> {
     else await this.ctx.storage.setAlarm(Math.max(at - this.#clockOffset, Date.now() + 1000));
   }
 
+  /** #scheduleAlarm as the next serial turn, after whatever the caller starts now. */
+  #scheduleAlarmNextTurn(userId: string): void {
+    this.#serial(() => this.#scheduleAlarm(userId)).catch((err) => console.error("alarm after a change", err));
+  }
+
   /**
    * A group that only takes new reservations can add one wake: their timeout
    * (ledger.RESERVATION_TIMEOUT_MS from now). The alarm moves earlier if it is
@@ -147,13 +160,19 @@ export class UserObject extends DurableObject<Env> {
    * credits through D1 directly, so the reservation groups' view of the
    * balance is dropped, unless the caller says the change leaves balance and
    * grants alone (a commit), or the change read the view in the same batch
-   * that wrote (a grant hands it over through #keepView).
+   * that wrote (a grant hands it over through #keepView). `alarmNextTurn`: the caller starts jobs first (#pump), and
+   * the alarm's reads follow as the next serial turn instead of going to D1 ahead of the jobs' first reads.
    */
-  #change<T>(userId: string, fn: (now: number) => Promise<T>, opts: { keepsCredits?: boolean } = {}): Promise<T> {
+  #change<T>(
+    userId: string,
+    fn: (now: number) => Promise<T>,
+    opts: { keepsCredits?: boolean; alarmNextTurn?: boolean } = {},
+  ): Promise<T> {
     return this.#serial(async () => {
       await this.#bind(userId);
       let result: T;
       this.#viewFromChange = null;
+      this.#endedFromChange = null;
       try {
         result = await fn(this.#now());
       } finally {
@@ -161,8 +180,9 @@ export class UserObject extends DurableObject<Env> {
         this.#viewFromChange = null;
       }
       // Job waiters first: they only read what fn wrote, and need not wait for the alarm's reads.
-      this.#wakeWaiters();
-      await this.#scheduleAlarm(userId);
+      this.#wakeWaiters(this.#endedFromChange);
+      this.#endedFromChange = null;
+      if (!opts.alarmNextTurn) await this.#scheduleAlarm(userId);
       await this.#broadcastBalance(userId);
       return result;
     });
@@ -241,7 +261,7 @@ export class UserObject extends DurableObject<Env> {
       if (changed && !plainReservations) {
         // A group that started jobs: their callers launch them at once (#pump, which holds a running job with an
         // alarm of its own), so the full alarm computation runs as the next turn instead of before the answers.
-        this.#serial(() => this.#scheduleAlarm(userId)).catch((err) => console.error("alarm after a group", err));
+        this.#scheduleAlarmNextTurn(userId);
       }
       if (changed) await this.#broadcastBalance(userId);
     } catch (err) {
@@ -272,8 +292,9 @@ export class UserObject extends DurableObject<Env> {
    * After every change of this user's data, as soon as its writes are in: counts it and wakes the job waiters (see
    * waitForJob). The live balance follows (#broadcastBalance).
    */
-  #wakeWaiters(): void {
+  #wakeWaiters(ended: Map<string, jobsService.JobWithVersion> | null = null): void {
     this.#changes++;
+    this.#ended = ended ? { at: this.#changes, jobs: ended } : null;
     signal(this.#changeWaiters);
   }
 
@@ -307,7 +328,12 @@ export class UserObject extends DurableObject<Env> {
       if (this.#changes !== seen) continue;
       const left = deadline - Date.now();
       if (left <= 0) return found;
-      await signalOrTimeout(this.#changeWaiters, left);
+      if (await signalOrTimeout(this.#changeWaiters, left)) {
+        // Woken by a change that read this job at the end of its own write batch (a commit): that read is the job
+        // as it stands, since the waiter resumes before anything else runs here. Any later change drops it.
+        const handed = this.#ended?.at === this.#changes ? this.#ended.jobs.get(jobId) : undefined;
+        if (handed && (handed.job.status === "succeeded" || handed.job.status === "failed")) return handed;
+      }
     }
   }
 
@@ -446,9 +472,15 @@ export class UserObject extends DurableObject<Env> {
    * docs/decisions/0140-batches-variations-rerolls.md
    */
   async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
-    const result = await this.#change(userId, (now) => queue.startMany(this.#db, userId, input, now));
-    if (result.ok) await this.#pump(userId, result.concurrency);
-    return result;
+    try {
+      const result = await this.#change(userId, (now) => queue.startMany(this.#db, userId, input, now), {
+        alarmNextTurn: true,
+      });
+      if (result.ok) await this.#pump(userId, result.concurrency);
+      return result;
+    } finally {
+      this.#scheduleAlarmNextTurn(userId);
+    }
   }
 
   /** Launches queued jobs while fewer than the plan's concurrency run here (`concurrency` when just read). */
@@ -509,11 +541,24 @@ export class UserObject extends DurableObject<Env> {
         .finally(() => clearTimeout(quiet));
       const settled = await this.#change(
         userId,
-        (now) => ledger.commit(this.#db, userId, jobId, now, jobsService.succeedStatements(this.#db, job, result, now)),
+        async (now) => {
+          const committed = await ledger.commit(
+            this.#db,
+            userId,
+            jobId,
+            now,
+            jobsService.succeedStatements(this.#db, job, result, now),
+            jobsService.jobWithVersionQueries(this.#db, userId, jobId),
+          );
+          if (!committed.ok || !committed.read) return { ...committed, succeeded: false };
+          const read = jobsService.jobWithVersionFrom(userId, committed.read);
+          if (read) this.#endedFromChange = new Map([[jobId, read]]);
+          return { ...committed, succeeded: read?.job.status === "succeeded" };
+        },
         { keepsCredits: true },
       );
-      // Refunded meanwhile (the alarm gave up on it): the result is not kept.
-      if (!(settled.ok && settled.status === "committed" && (await this.#succeeded(jobId)))) {
+      // Refunded meanwhile (the alarm gave up on it), or no longer running: the result is not kept.
+      if (!(settled.ok && settled.status === "committed" && settled.succeeded)) {
         await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
         return;
       }
@@ -552,10 +597,6 @@ export class UserObject extends DurableObject<Env> {
     const alive = new Set(open.filter((j) => j.status === "queued" || this.#active.has(j.id)).map((j) => j.id));
     for (const job of open) if (queue.followsLead(job) && alive.has(job.groupId!)) alive.add(job.id);
     return alive;
-  }
-
-  async #succeeded(jobId: string): Promise<boolean> {
-    return (await jobsService.getJob(this.#db, jobId))?.status === "succeeded";
   }
 
   /** Test and development only: moves this object's clock forward. */

@@ -117,18 +117,26 @@ export async function openJobs(db: Database, userId: string): Promise<Job[]> {
  * One of the user's jobs and the version it produced, in one D1 round trip (the page polls this until the job
  * ends); undefined for a job that is not theirs.
  */
-export async function jobWithVersion(
-  db: Database,
-  userId: string,
-  jobId: string,
-): Promise<{ job: Job; version: PhotoVersion | undefined } | undefined> {
-  const [jobRows, versionRows] = await db.batch([
+export async function jobWithVersion(db: Database, userId: string, jobId: string): Promise<JobWithVersion | undefined> {
+  return jobWithVersionFrom(userId, await db.batch(jobWithVersionQueries(db, userId, jobId)));
+}
+
+export type JobWithVersion = { job: Job; version: PhotoVersion | undefined };
+
+/** jobWithVersion's two reads, to run alone or at the end of a batch that changed the job (a commit). */
+export function jobWithVersionQueries(db: Database, userId: string, jobId: string) {
+  return [
     db.select().from(jobs).where(eq(jobs.id, jobId)),
     db
       .select()
       .from(photoVersions)
       .where(and(eq(photoVersions.jobId, jobId), eq(photoVersions.userId, userId))),
-  ]);
+  ] as const;
+}
+
+/** What jobWithVersion answers, from the results of jobWithVersionQueries (alone, or the tail of a batch's). */
+export function jobWithVersionFrom(userId: string, results: readonly unknown[]): JobWithVersion | undefined {
+  const [jobRows, versionRows] = results as [Job[], PhotoVersion[]];
   const job = jobRows[0];
   if (!job || job.userId !== userId) return undefined;
   const version = job.versionId

@@ -296,16 +296,21 @@ async function heldReservation(
   return { r, balance };
 }
 
+/**
+ * Settles a held reservation as spent, with `alsoRun` in the same batch. `thenRead` are queries run at the end of
+ * that batch (what the commit changed, as it stands after it); their results come back as `read` when committed.
+ */
 export async function commit(
   db: Database,
   userId: string,
   key: string,
   now: number,
   alsoRun: Stmt[] = [],
-): Promise<LedgerResult<{ status: string }>> {
+  thenRead: readonly Stmt[] = [],
+): Promise<LedgerResult<{ status: string; read?: unknown[] }>> {
   const { balance, settled } = await heldReservation(db, userId, key, "committed");
   if (settled) return settled;
-  await run(db, [
+  const writes = [
     db
       .update(creditReservations)
       .set({ status: "committed", settledAt: now })
@@ -314,8 +319,9 @@ export async function commit(
       .insert(creditLedger)
       .values(ledgerRow(userId, "commit", 0, "Image delivered", `commit:${key}`, now, { reservationKey: key })),
     ...alsoRun,
-  ]);
-  return { ok: true, status: "committed", balance };
+  ];
+  const results = (await db.batch([...writes, ...thenRead] as unknown as [Stmt, ...Stmt[]])) as unknown[];
+  return { ok: true, status: "committed", balance, read: results.slice(writes.length) };
 }
 
 export async function refund(
