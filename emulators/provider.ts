@@ -190,7 +190,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
   /** Calls being answered now, and the most at once since the last POST /_emulator/mode: a bench reads it. */
   let inFlight = 0;
   let maxInFlight = 0;
-  /** What each answered call asked for (never the image bytes): tests read it from GET /_emulator/requests. */
+  /** What each answered call asked for (never the image bytes) its start (epoch ms) and own time in ms: GET /_emulator/requests. */
   const requests: Record<string, unknown>[] = [];
   return listen("provider", opts.port, async (req, body, res) => {
     try {
@@ -232,14 +232,30 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
     sinceMode++;
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
+    // The call's own time, from its whole body received to its answer written (the configured latency and the image
+    // work): a bench subtracts it from a job's time to get ours without the emulator's image work in it.
+    const started = performance.now();
+    const at = Date.now();
+    let entry: Record<string, unknown> | undefined;
+    const log = (e: Record<string, unknown>) => {
+      entry = e;
+      requests.push(e);
+    };
     try {
-      return await answerCall(req, body, res, url);
+      return await answerCall(req, body, res, url, log);
     } finally {
       inFlight--;
+      if (entry) Object.assign(entry, { at, ms: Math.round((performance.now() - started) * 10) / 10 });
     }
   }
 
-  async function answerCall(req: IncomingMessage, body: Buffer, res: ServerResponse, url: URL) {
+  async function answerCall(
+    req: IncomingMessage,
+    body: Buffer,
+    res: ServerResponse,
+    url: URL,
+    log: (entry: Record<string, unknown>) => void,
+  ) {
     const mode = control.failEvery > 0 && sinceMode % control.failEvery === 0 ? "fail500" : control.mode;
     if (control.remaining > 0 && --control.remaining === 0) control.mode = "ok";
     const wait = control.latencies.shift() ?? control.latencyMs;
@@ -298,7 +314,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       if (!Number.isInteger(numImages) || numImages < 1 || numImages > 4)
         return json(res, 200, { error: "InvalidInput", message: "num_images must be between 1 and 4" });
       const seed = fields.seed !== undefined && /^\d{1,10}$/.test(fields.seed) ? Number(fields.seed) : null;
-      requests.push({
+      log({
         path: url.pathname,
         // An uploaded image is logged by its digest, so a test can tell which bytes were sent.
         ...(multipart
@@ -330,7 +346,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
     const input = parseJsonBody(body) as { input_image_url?: string; sky_type?: string } | null;
     if (!input?.input_image_url)
       return json(res, 200, { error: "InvalidInput", message: "input_image_url is required" });
-    requests.push({ path: url.pathname, input_image_url: input.input_image_url, sky_type: input.sky_type });
+    log({ path: url.pathname, input_image_url: input.input_image_url, sky_type: input.sky_type });
     const bytes = await fetchImage(input.input_image_url);
     if (!bytes) return json(res, 200, { error: "InvalidInput", message: "input_image_url could not be fetched" });
     if (url.pathname === "/replace_sky" || url.pathname === "/replace_sky_behind_house") {

@@ -51,9 +51,13 @@ afterAll(async () => {
   await new Promise((r) => images?.close(r));
 });
 
+/** What the last call asked for, without when it came and how long it took (which differ from call to call). */
 async function lastRequest(): Promise<Record<string, unknown>> {
   const log = (await (await fetch(`${base}/_emulator/requests`)).json()) as Record<string, unknown>[];
-  return log.at(-1)!;
+  const { at, ms, ...asked } = log.at(-1)!;
+  expect(typeof at).toBe("number");
+  expect(typeof ms).toBe("number");
+  return asked;
 }
 
 /** Each image decodes as a JPEG; returns their bytes. */
