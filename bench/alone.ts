@@ -22,6 +22,7 @@ export async function runAlone(
     build: process.env.SKIP_BUILD !== "1",
     logFile: join(stateDir, "wrangler.log"),
     quiet: true,
+    requestLog: false,
   });
   try {
     for (const f of (await measure(stack)).map(judge)) {
