@@ -473,18 +473,25 @@ export class UserObject extends DurableObject<Env> {
    */
   async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
     try {
-      const result = await this.#change(userId, (now) => queue.startMany(this.#db, userId, input, now), {
-        alarmNextTurn: true,
-      });
-      if (result.ok) await this.#pump(userId, result.concurrency);
-      return result;
+      const result = await this.#change(
+        userId,
+        (now) => queue.startMany(this.#db, userId, input, now, [...this.#active.keys()]),
+        { alarmNextTurn: true },
+      );
+      if (!result.ok) return result;
+      const { firstQueued, ...answer } = result;
+      await this.#pump(userId, result.concurrency, firstQueued);
+      return answer;
     } finally {
       this.#scheduleAlarmNextTurn(userId);
     }
   }
 
-  /** Launches queued jobs while fewer than the plan's concurrency run here (`concurrency` when just read). */
-  async #pump(userId: string, concurrency?: number): Promise<void> {
+  /**
+   * Launches queued jobs while fewer than the plan's concurrency run here (`concurrency` when just read, and
+   * `firstQueued`, the first queued jobs, when read in the same turn: no read of the queue then).
+   */
+  async #pump(userId: string, concurrency?: number, firstQueued?: string[]): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true;
       return;
@@ -492,13 +499,17 @@ export class UserObject extends DurableObject<Env> {
     this.#pumping = true;
     try {
       let known = concurrency;
+      let listed = firstQueued;
       do {
         this.#pumpAgain = false;
-        for (const id of await queue.nextToRun(this.#db, userId, [...this.#active.keys()], known)) {
-          this.#launch(userId, id);
-        }
-        // A second look (asked for meanwhile) reads the plan again.
+        const ids =
+          known !== undefined && listed !== undefined
+            ? listed.filter((id) => !this.#active.has(id)).slice(0, Math.max(known - this.#active.size, 0))
+            : await queue.nextToRun(this.#db, userId, [...this.#active.keys()], known);
+        for (const id of ids) this.#launch(userId, id);
+        // A second look (asked for meanwhile) reads the plan and the queue again.
         known = undefined;
+        listed = undefined;
       } while (this.#pumpAgain);
     } finally {
       this.#pumping = false;

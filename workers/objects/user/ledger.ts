@@ -655,9 +655,14 @@ export async function reserveGroup(
   view: CreditView | null,
   requests: ReserveRequest[],
   now: number,
-  /** Set after an optimistic batch failed: decide from D1 this time. */
-  fromD1 = false,
-): Promise<{ answers: ReserveAnswer[]; view: CreditView | null; wrote: boolean; expired: boolean }> {
+  opts: {
+    /** Set after an optimistic batch failed: decide from D1 this time. */
+    fromD1?: boolean;
+    /** Queries run at the end of the group's write batch; their results come back as `read` once it is written. */
+    thenRead?: readonly Stmt[];
+  } = {},
+): Promise<{ answers: ReserveAnswer[]; view: CreditView | null; wrote: boolean; expired: boolean; read?: unknown[] }> {
+  const { fromD1 = false, thenRead = [] } = opts;
   for (const r of requests) {
     if (!Number.isInteger(r.amount) || r.amount <= 0) throw new Error("reserve amount must be a positive integer");
   }
@@ -667,7 +672,7 @@ export async function reserveGroup(
     // exist or a grant due to expire takes the full path.
     const loaded = await loadView(db, userId);
     if (loaded && !loaded.grants.some((g) => g.expiresAt <= now))
-      return reserveGroup(db, userId, loaded, requests, now);
+      return reserveGroup(db, userId, loaded, requests, now, { thenRead });
   }
   if (view && !fromD1 && !view.grants.some((g) => g.expiresAt <= now)) {
     // With a view in hand, decide as if no key were known yet, and write in the same batch that asks
@@ -679,9 +684,13 @@ export async function reserveGroup(
     const refused = [...new Set(requests.filter((_, i) => !optimistic.answers[i]?.ok).map((r) => r.key))];
     const queries = keyStatusQueries(db, refused);
     try {
-      const results = (await db.batch([...optimistic.stmts, ...queries] as unknown as [Stmt, ...Stmt[]])) as unknown[];
+      const results = (await db.batch([...optimistic.stmts, ...queries, ...thenRead] as unknown as [
+        Stmt,
+        ...Stmt[],
+      ])) as unknown[];
+      const afterWrites = optimistic.stmts.length + queries.length;
       const found = new Map(
-        (results.slice(optimistic.stmts.length) as { key: string; status: ReserveStatus }[][])
+        (results.slice(optimistic.stmts.length, afterWrites) as { key: string; status: ReserveStatus }[][])
           .flat()
           .map((r) => [r.key, r.status]),
       );
@@ -689,9 +698,15 @@ export async function reserveGroup(
         const status = a.ok ? undefined : found.get(requests[i]?.key ?? "");
         return status ? { ok: true, status, balance: a.balance } : a;
       });
-      return { answers, view: optimistic.next, wrote: optimistic.stmts.length > 0, expired: false };
+      return {
+        answers,
+        view: optimistic.next,
+        wrote: optimistic.stmts.length > 0,
+        expired: false,
+        read: results.slice(afterWrites),
+      };
     } catch {
-      return reserveGroup(db, userId, null, requests, now, true);
+      return reserveGroup(db, userId, null, requests, now, { fromD1: true, thenRead });
     }
   }
   const { existing, view: loaded } = await lookUp(
@@ -716,6 +731,7 @@ export async function reserveGroup(
     if (current === null) throw new Error(USER_NOT_FOUND);
   }
   const { answers, stmts, next } = decideReservations(db, userId, current, requests, existing, now);
-  await run(db, stmts);
-  return { answers, view: next, wrote: stmts.length > 0, expired };
+  const all = [...stmts, ...thenRead];
+  const results = all.length > 0 ? ((await db.batch(all as unknown as [Stmt, ...Stmt[]])) as unknown[]) : [];
+  return { answers, view: next, wrote: stmts.length > 0, expired, read: results.slice(stmts.length) };
 }

@@ -60,6 +60,11 @@ export type StartManyResult =
       createdAt: number;
       /** The plan's provider concurrency as read in this turn (the pump needs no second read). */
       concurrency: number;
+      /**
+       * The first queued jobs the pump may start, read at the end of the reservations' own batch (the pump needs no
+       * read of its own); absent when not read there.
+       */
+      firstQueued?: string[];
     }
   | { ok: false; error: string; balance: number };
 
@@ -132,6 +137,8 @@ export async function startMany(
   userId: string,
   input: StartManyInput,
   now: number,
+  /** The jobs whose provider call runs in the object now (they are not started again). */
+  running: string[] = [],
 ): Promise<StartManyResult> {
   const total = input.jobs.reduce((n, j) => n + j.cost, 0);
   // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
@@ -185,8 +192,10 @@ export async function startMany(
     await ledger.run(db, extra);
     return { ok: true, balance, jobIds, createdAt: now, concurrency };
   }
-  // With the view just read, the group is decided without looking its (new) keys up: one D1 batch.
-  const { answers } = await ledger.reserveGroup(
+  // With the view just read, the group is decided without looking its (new) keys up: one D1 batch, which also
+  // reads the first queued jobs for the pump (these jobs among them) when the plan leaves room for a call.
+  const free = concurrency - running.length;
+  const { answers, read } = await ledger.reserveGroup(
     db,
     userId,
     view,
@@ -197,6 +206,7 @@ export async function startMany(
       alsoRun: [insertJob(db, userId, j, priority, now), ...(i === 0 ? extra : [])],
     })),
     now,
+    { thenRead: free > 0 ? [queuedQuery(db, userId, running, free)] : [] },
   );
   const refused = answers.find((a) => !a.ok);
   if (refused && !refused.ok) {
@@ -213,7 +223,16 @@ export async function startMany(
     }
     return { ok: false, error: refused.error, balance: refused.balance };
   }
-  return { ok: true, balance: answers.at(-1)!.balance, jobIds, createdAt: now, concurrency };
+  // Without room at the time of the batch, nothing was read: the pump looks for itself (a call may have ended).
+  const queued = free > 0 ? (read?.[0] as { id: string }[] | undefined) : undefined;
+  return {
+    ok: true,
+    balance: answers.at(-1)!.balance,
+    jobIds,
+    createdAt: now,
+    concurrency,
+    ...(queued ? { firstQueued: queued.map((r) => r.id) } : {}),
+  };
 }
 
 /** A variation that is not its group's first: it runs with (and settles after) its lead's one provider call. */
@@ -234,7 +253,20 @@ export async function nextToRun(
   known?: number,
 ): Promise<string[]> {
   if (known !== undefined && known - running.length <= 0) return [];
-  const queued = db
+  if (known !== undefined)
+    return (await queuedQuery(db, userId, running, known - running.length).all()).map((r) => r.id);
+  // The plan and the first queued jobs in one round trip: as many as the largest plan could start.
+  const [planRows, rows] = await db.batch([
+    db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)),
+    queuedQuery(db, userId, running, MAX_CONCURRENCY),
+  ]);
+  const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
+  return free <= 0 ? [] : rows.slice(0, free).map((r) => r.id);
+}
+
+/** The first `limit` queued jobs that start on their own (not variations after a lead), besides `running`. */
+function queuedQuery(db: Database, userId: string, running: string[], limit: number) {
+  return db
     .select({ id: jobs.id })
     .from(jobs)
     .where(
@@ -245,15 +277,8 @@ export async function nextToRun(
         running.length > 0 ? notInArray(jobs.id, running) : undefined,
       ),
     )
-    .orderBy(desc(jobs.priority), asc(jobs.createdAt), asc(jobs.id));
-  if (known !== undefined) return (await queued.limit(known - running.length).all()).map((r) => r.id);
-  // The plan and the first queued jobs in one round trip: as many as the largest plan could start.
-  const [planRows, rows] = await db.batch([
-    db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)),
-    queued.limit(MAX_CONCURRENCY),
-  ]);
-  const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
-  return free <= 0 ? [] : rows.slice(0, free).map((r) => r.id);
+    .orderBy(desc(jobs.priority), asc(jobs.createdAt), asc(jobs.id))
+    .limit(limit);
 }
 
 /** The most provider calls any plan runs at once. */
