@@ -286,6 +286,49 @@ describe("AI jobs", () => {
     );
   });
 
+  it("a photo that is not the user's or is in the trash is 'Not found.' on every way in, before the balance, with nothing written", async () => {
+    // Staging from the original is checked by the user's object in the round trip that reads the balance (the
+    // Worker does not read the photo first); every other request is checked by the Worker. Both answer alike.
+    const owner = await signedIn({ credits: 2 });
+    const other = await signedIn({ credits: 3 });
+    const broke = await signedIn();
+    const photo = await makePhoto(owner.id);
+    const trashed = await makePhoto(other.id);
+    await db.update(photos).set({ trashedAt: Date.now() }).where(eq(photos.id, trashed.id));
+    const bodies = [
+      STAGE,
+      { ...STAGE, sourceVersionId: "original" },
+      { ...STAGE, variations: 3 },
+      { kind: "sky", skyType: "dusk" },
+      { kind: "sky", skyType: "dusk", sourceVersionId: "original" },
+      { kind: "removal" },
+    ];
+    for (const [who, photoId] of [
+      [other, photo.id],
+      [other, trashed.id],
+      [other, "no-such-photo"],
+      [broke, photo.id],
+    ] as const) {
+      for (const body of bodies) {
+        const res = await post(who.cookie, photoId, body);
+        expect(res.status, `${photoId} ${JSON.stringify(body)}`).toBe(404);
+        expect(((await res.json()) as { error: string }).error).toBe("Not found.");
+      }
+    }
+    expect(await credits(other.id)).toBe(3);
+    expect(await credits(owner.id)).toBe(2);
+    for (const u of [owner, other, broke]) {
+      expect(await db.select().from(jobs).where(eq(jobs.userId, u.id)).all()).toEqual([]);
+      expect(await db.select().from(creditReservations).where(eq(creditReservations.userId, u.id)).all()).toEqual([]);
+    }
+    expect(providerCalls).toEqual([]);
+    // The owner's own photo still stages, and once it is in the trash it is not found either.
+    expect((await post(owner.cookie, photo.id, STAGE)).status).toBe(202);
+    await db.update(photos).set({ trashedAt: Date.now() }).where(eq(photos.id, photo.id));
+    expect((await post(owner.cookie, photo.id, STAGE)).status).toBe(404);
+    expect(await credits(owner.id)).toBe(1);
+  });
+
   it("refuses bad input with the spec's messages and reserves nothing", async () => {
     const user = await signedIn({ credits: 2 });
     const photo = await makePhoto(user.id);

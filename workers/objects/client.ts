@@ -7,6 +7,7 @@ export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } f
 export {
   ALREADY_RETRIED,
   FREE_REROLL_TAKEN,
+  PHOTO_NOT_FOUND,
   type QueuedJobInput,
   type StartManyInput,
   type StartManyResult,

@@ -1,6 +1,6 @@
 import type { JobKind, JobParams } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import { type StartManyResult, userObject } from "@workers/objects/client";
+import { PHOTO_NOT_FOUND, type StartManyResult, userObject } from "@workers/objects/client";
 import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
@@ -16,6 +16,7 @@ export function newSeed(): number {
 }
 
 export function startFailure(started: { error: string; balance: number }) {
+  if (started.error === PHOTO_NOT_FOUND) return fail("not_found", PHOTO_NOT_FOUND);
   const code = started.error === "Insufficient credits" ? "insufficient_credits" : "invalid";
   return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
 }
@@ -34,13 +35,16 @@ export function variationsFrom(body: Record<string, unknown>, kind: JobKind): Re
 /**
  * Starts a job of `count` results (variations of one staging request): one
  * job and one credit per result, reserved together; the first is the group's
- * lead. Used by requestJob for every request made with a session.
+ * lead. Used by requestJob for every request made with a session. `checkPhoto`:
+ * the caller has not read the photo, and the object checks it is the user's and
+ * out of the trash in the round trip that reads the balance.
  */
 export async function startQueued(
   deps: Pick<Deps, "db" | "env">,
   userId: string,
   job: { photoId: string; kind: JobKind; params: JobParams },
   count: number,
+  checkPhoto = false,
 ) {
   const ids = Array.from({ length: count }, () => randomToken());
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
@@ -55,6 +59,7 @@ export async function startQueued(
       reason: count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`,
       groupId: count > 1 ? ids[0]! : null,
     })),
+    ...(checkPhoto ? { checkPhotos: true } : {}),
   });
   return { ...started, params };
 }

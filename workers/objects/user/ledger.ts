@@ -530,12 +530,20 @@ function keyStatusQueries(db: Database, unique: string[]) {
 export async function loadViewAndPlan(
   db: Database,
   userId: string,
-): Promise<{ view: CreditView | null; plan: string | null }> {
-  const [user, grants, plan] = await db.batch([
+  /** More reads for the same round trip; their results come back as `read`. */
+  alsoRead: readonly Stmt[] = [],
+): Promise<{ view: CreditView | null; plan: string | null; read: unknown[] }> {
+  const [user, grants, plan, ...read] = (await db.batch([
     ...viewQueries(db, userId),
     db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)),
-  ]);
-  return { view: toView(user, grants), plan: plan[0]?.plan ?? null };
+    ...alsoRead,
+  ] as unknown as [Stmt, ...Stmt[]])) as [
+    { credits: number }[],
+    CreditView["grants"],
+    { plan: string | null }[],
+    ...unknown[],
+  ];
+  return { view: toView(user, grants), plan: plan[0]?.plan ?? null, read };
 }
 
 /**

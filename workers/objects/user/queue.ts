@@ -7,6 +7,7 @@ import {
   type JobKind,
   type JobParams,
   jobs,
+  photos,
   users,
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
@@ -49,7 +50,15 @@ export interface StartManyInput {
   /** A new batch to record with its jobs. */
   batch?: { id: string; folderId: string | null; designStyle: string };
   jobs: QueuedJobInput[];
+  /**
+   * The caller has not looked the photos up: each must be the user's and not in the trash, read in the same round
+   * trip as the balance (else PHOTO_NOT_FOUND, nothing written).
+   */
+  checkPhotos?: boolean;
 }
+
+/** A job's photo that is not the user's, or is in the trash (checkPhotos). The Worker's own "Not found." */
+export const PHOTO_NOT_FOUND = "Not found.";
 
 export type StartManyResult =
   | {
@@ -143,7 +152,18 @@ export async function startMany(
   const total = input.jobs.reduce((n, j) => n + j.cost, 0);
   // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
   // here, where the user's changes are serialised, not from each caller.
-  const loaded = await ledger.loadViewAndPlan(db, userId);
+  const photoIds = input.checkPhotos ? [...new Set(input.jobs.map((j) => j.photoId))] : [];
+  const loaded = await ledger.loadViewAndPlan(
+    db,
+    userId,
+    photoIds.length > 0 ? [livePhotosQuery(db, userId, photoIds)] : [],
+  );
+  if (photoIds.length > 0) {
+    const live = new Set((loaded.read[0] as { id: string }[]).map((r) => r.id));
+    if (photoIds.some((id) => !live.has(id))) {
+      return { ok: false, error: PHOTO_NOT_FOUND, balance: loaded.view?.balance ?? 0 };
+    }
+  }
   let view = loaded.view;
   if (view?.grants.some((g) => g.expiresAt <= now)) {
     await ledger.expireGrants(db, userId, now);
@@ -262,6 +282,15 @@ export async function nextToRun(
   ]);
   const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
   return free <= 0 ? [] : rows.slice(0, free).map((r) => r.id);
+}
+
+/** Which of `photoIds` are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
+function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
+  if (photoIds.length > 90) throw new Error("checkPhotos takes at most 90 photos");
+  return db
+    .select({ id: photos.id })
+    .from(photos)
+    .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds), isNull(photos.trashedAt)));
 }
 
 /** The first `limit` queued jobs that start on their own (not variations after a lead), besides `running`. */
