@@ -1,8 +1,8 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { creditLedger, users } from "@db/schema";
+import { creditLedger, creditReservations, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
-import { GRANT_LIFETIME_MS, RESERVATION_TIMEOUT_MS } from "@workers/objects/user/ledger";
+import { commit, GRANT_LIFETIME_MS, RESERVATION_TIMEOUT_MS } from "@workers/objects/user/ledger";
 import { userObject } from "@workers/objects/user-object";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
@@ -67,6 +67,36 @@ describe("credit ledger in the user's Durable Object", () => {
     expect(await stub.commit(id, "b")).toMatchObject({ ok: true, status: "committed" });
     expect(await stub.refund(id, "b", "too late")).toMatchObject({ ok: false });
     expect(await cached(id)).toBe(2);
+  });
+
+  it("a commit's writes follow the step they wait for (a result's R2 write): none before it, none when it fails", async () => {
+    const { id, stub } = await userWith(2);
+    await stub.reserve(id, "late", 1, "t");
+    await stub.reserve(id, "broken", 1, "t");
+    const status = async (key: string) =>
+      (await db.select().from(creditReservations).where(eq(creditReservations.key, key)).get())?.status;
+    const ledgerRows = async () =>
+      (await db.select().from(creditLedger).where(eq(creditLedger.userId, id)).all()).length;
+    const rowsBefore = await ledgerRows();
+    // The step has not finished: the reservation is read, nothing is written yet.
+    let finish!: () => void;
+    const step = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const committing = commit(db, id, "late", Date.now(), [], { writesAfter: step });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await status("late")).toBe("held");
+    expect(await ledgerRows()).toBe(rowsBefore);
+    finish();
+    expect(await committing).toMatchObject({ ok: true, status: "committed" });
+    expect(await status("late")).toBe("committed");
+    // The step failed: the commit throws its error and writes nothing; the reservation is still held.
+    const failed = Promise.reject(new Error("R2 is down"));
+    failed.catch(() => undefined);
+    await expect(commit(db, id, "broken", Date.now(), [], { writesAfter: failed })).rejects.toThrow("R2 is down");
+    expect(await status("broken")).toBe("held");
+    expect(await ledgerRows()).toBe(rowsBefore + 1);
+    expect(await stub.refund(id, "broken", "the result could not be stored")).toMatchObject({ ok: true, balance: 1 });
   });
 
   it("spends the grant that expires first and expires grants after 30 days", async () => {

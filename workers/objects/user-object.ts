@@ -545,11 +545,19 @@ export class UserObject extends DurableObject<Env> {
       const change = <T>(fn: (now: number) => Promise<T>) => this.#change(userId, fn);
       return variations.runGroup({ env: this.env, db: this.#db, now: () => this.#now(), change }, userId, job);
     }
+    // The result's R2 write, under way while the commit reads; every way out waits for it before deleting bytes.
+    let stored: Promise<void> | undefined;
+    const storedSettled = async () => {
+      await stored?.catch(() => undefined);
+    };
     try {
       const quiet = setTimeout(() => this.#whileProviderWorks(), THUMB_AFTER_CALL_MS);
-      const result = await jobsService
+      const produced = await jobsService
         .produce(this.env, this.#db, job, this.#now(), { photo })
         .finally(() => clearTimeout(quiet));
+      const result = produced.result;
+      stored = produced.stored;
+      stored.catch(() => undefined);
       const settled = await this.#change(
         userId,
         async (now) => {
@@ -559,7 +567,7 @@ export class UserObject extends DurableObject<Env> {
             jobId,
             now,
             jobsService.succeedStatements(this.#db, job, result, now),
-            jobsService.jobWithVersionQueries(this.#db, userId, jobId),
+            { thenRead: jobsService.jobWithVersionQueries(this.#db, userId, jobId), writesAfter: produced.stored },
           );
           if (!committed.ok || !committed.read) return { ...committed, succeeded: false };
           const read = jobsService.jobWithVersionFrom(userId, committed.read);
@@ -570,6 +578,7 @@ export class UserObject extends DurableObject<Env> {
       );
       // Refunded meanwhile (the alarm gave up on it), or no longer running: the result is not kept.
       if (!(settled.ok && settled.status === "committed" && settled.succeeded)) {
+        await storedSettled();
         await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
         return;
       }
@@ -583,6 +592,7 @@ export class UserObject extends DurableObject<Env> {
         ]),
       );
       // A failed job keeps no bytes: whatever this attempt stored goes.
+      await storedSettled();
       await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
     }
   }

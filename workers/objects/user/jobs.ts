@@ -229,8 +229,9 @@ export async function sourceVariant(db: Database, photo: Photo): Promise<string>
 }
 
 /**
- * Calls the provider for a running job and stores the result's bytes in R2.
- * Throws ProviderError (or another Error) on any failure; writes no rows.
+ * Calls the provider for a running job and starts storing the result's bytes in R2: `stored` settles when they are
+ * written (the commit awaits it before its writes, overlapping its first read). Throws ProviderError (or another
+ * Error) on any failure of the call; writes no rows.
  */
 export async function produce(
   env: Env,
@@ -238,7 +239,7 @@ export async function produce(
   job: Job,
   now: number,
   opts: { fetcher?: typeof fetch; photo?: Photo } = {},
-): Promise<JobResult> {
+): Promise<{ result: JobResult; stored: Promise<void> }> {
   const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
   if (!photo || photo.userId !== job.userId) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
   const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs: providerTimeoutMs(env) });
@@ -255,7 +256,11 @@ export async function produce(
         : await client.removeFurniture({ imageUrl });
   }
   try {
-    return await storeResult(env, job, bytes);
+    const result = describeResult(job, bytes);
+    const stored = env.PHOTOS.put(result.key, bytes, { httpMetadata: { contentType: result.contentType } }).then(
+      () => undefined,
+    );
+    return { result, stored };
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err;
     throw new ProviderError(
@@ -279,6 +284,13 @@ export async function storeResult(
   job: Pick<Job, "id" | "userId" | "photoId">,
   bytes: Uint8Array,
 ): Promise<JobResult> {
+  const result = describeResult(job, bytes);
+  await env.PHOTOS.put(result.key, bytes, { httpMetadata: { contentType: result.contentType } });
+  return result;
+}
+
+/** A result as stored under its job's version key, described from its header only; NotAnImage when it is not one. */
+function describeResult(job: Pick<Job, "id" | "userId" | "photoId">, bytes: Uint8Array): JobResult {
   let info: ReturnType<typeof describeImage>;
   try {
     info = describeImage(bytes);
@@ -286,7 +298,6 @@ export async function storeResult(
     throw new NotAnImage();
   }
   const key = versionKey(job.userId, job.photoId, job.id);
-  await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType: info.contentType } });
   return {
     versionId: job.id,
     key,

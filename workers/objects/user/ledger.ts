@@ -299,6 +299,8 @@ async function heldReservation(
 /**
  * Settles a held reservation as spent, with `alsoRun` in the same batch. `thenRead` are queries run at the end of
  * that batch (what the commit changed, as it stands after it); their results come back as `read` when committed.
+ * `writesAfter`: work the writes must follow (a result's R2 write), awaited after the reservation is read, so the
+ * two overlap; when it fails, nothing is written and the commit throws it.
  */
 export async function commit(
   db: Database,
@@ -306,10 +308,12 @@ export async function commit(
   key: string,
   now: number,
   alsoRun: Stmt[] = [],
-  thenRead: readonly Stmt[] = [],
+  opts: { thenRead?: readonly Stmt[]; writesAfter?: Promise<unknown> } = {},
 ): Promise<LedgerResult<{ status: string; read?: unknown[] }>> {
+  const { thenRead = [], writesAfter } = opts;
   const { balance, settled } = await heldReservation(db, userId, key, "committed");
   if (settled) return settled;
+  await writesAfter;
   const writes = [
     db
       .update(creditReservations)
