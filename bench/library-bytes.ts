@@ -131,6 +131,14 @@ export async function measureGridBytes(browser: Browser, s: LibrarySession): Pro
   });
   await page.goto("/dashboard");
   await page.waitForSelector("html[data-hydrated=true]");
+  // Every page of the library, as a person scrolling through it would load them.
+  const more = page.getByRole("link", { name: "Load more" });
+  for (let pages = 1; (await more.count()) > 0; pages++) {
+    if (pages > 50) throw new Error("Load more never ran out");
+    const before = await page.getByTestId("photo-card").count();
+    await more.click();
+    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=photo-card]").length > n, before);
+  }
   const photosShown = await page.getByTestId("photo-card").count();
   // Bring every card into view so each lazy thumbnail loads, then wait for all of them.
   await page.evaluate(async () => {

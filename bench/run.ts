@@ -46,15 +46,16 @@ function rate(r: autocannon.Result): number {
   return r.duration > 0 ? r.requests.total / r.duration : 0;
 }
 
-/** Server-rendered pages under load, the bare React Router page first in every run (the ratios' baseline). */
 /** How many photos the library of the second `/dashboard` figure holds: an agent's listing or two. */
 const LIBRARY_PHOTOS = 60;
 let libraryCookie = "";
 
+/** Server-rendered pages under load, the bare React Router page first in every run (the ratios' baseline). */
 const ssr: BenchModule = {
   title: "Server-rendered pages under load (10 connections, at most 10 s or 5,000 requests each)",
   async setup({ stack, fixtureToken }) {
-    // The first `/dashboard` figure is an empty library (the issue's own measurement); this one is a full first page.
+    // The first `/dashboard` figure is an empty library (the issue's own measurement); this one a library of 60
+    // photos, whose first page (PAGE_SIZE cards) the server renders.
     const token = await fixtureToken();
     await seedPhotos({ baseUrl: stack.url, sessionToken: token }, LIBRARY_PHOTOS, "Listing room");
     libraryCookie = `sw_session=${token}`;

@@ -45,8 +45,12 @@ export const THUMB_MAX_BYTES = 100 * 1024;
 /** Each upload request carries one chunk this size (the last may be smaller). */
 export const CHUNK_SIZE = 256 * 1024;
 
-/** Photos shown per grid page. */
-export const PAGE_SIZE = 60;
+/**
+ * Photos per grid page: the server renders this many cards, "Load more" appends the next page. 24 is four to six
+ * rows on a desktop and twelve on a phone; 60 cards made the dashboard's HTML about 240 KB and cost its render
+ * 3-4x the bare page under load (docs/decisions/0043-serving-photos-and-the-grid.md, update).
+ */
+export const PAGE_SIZE = 24;
 
 export const DEFAULT_PHOTO_NAME = "New Image";
 export const DEFAULT_FOLDER_NAME = "New Folder";

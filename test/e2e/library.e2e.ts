@@ -380,17 +380,22 @@ describe("viewing and downloading", () => {
     expect(res?.status()).toBe(404);
   });
 
-  it("shows 60 photos, then the rest with Load more; signed-out visitors go to /login", async () => {
+  /** PAGE_SIZE of app/shared/upload-rules.ts (the Node side cannot import the app's modules). */
+  const PAGE_SIZE = 24;
+  it(`shows ${PAGE_SIZE} photos, then the rest with Load more; signed-out visitors go to /login`, async () => {
     const user = await createUser({ credits: 1 });
-    await seedPhotos(session(user), 63, "Unit");
+    const total = 2 * PAGE_SIZE + 3;
+    await seedPhotos(session(user), total, "Unit");
     const page = await dashboard(user);
-    expect(await page.getByTestId("photo-card").count()).toBe(60);
+    expect(await page.getByTestId("photo-card").count()).toBe(PAGE_SIZE);
+    await page.getByRole("link", { name: "Load more" }).click();
+    await expect.poll(() => page.getByTestId("photo-card").count()).toBe(2 * PAGE_SIZE);
     await page.getByRole("link", { name: "Load more" }).click();
     await page
       .getByTestId("photo-name")
       .filter({ hasText: /^Unit 1$/ })
       .waitFor();
-    expect(await page.getByTestId("photo-card").count()).toBe(63);
+    expect(await page.getByTestId("photo-card").count()).toBe(total);
     expect(await page.getByRole("link", { name: "Load more" }).count()).toBe(0);
     expect(page.url()).toBe(`${baseUrl()}/dashboard`);
     page.assertClean();
