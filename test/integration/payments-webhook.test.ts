@@ -193,6 +193,27 @@ describe("payment events", { timeout: 30_000 }, () => {
     }
   });
 
+  it("a cancellation in the same second as the checkout is applied, and so is a resumption right after it", async () => {
+    // Stripe's times are whole seconds: a person who cancels within the second of paying (or a fast client) sends
+    // a subscription.updated with the same `created` as the subscription's creation. Its previous_attributes say
+    // it changed the state we hold, so it wins the tie (it used to lose it, and the plan showed a next payment).
+    const { id, story } = await payingUser();
+    const { created, invoicePaid, completed } = story.checkout();
+    for (const ev of [created, invoicePaid, completed]) await deliverOk(ev);
+    expect((await paymentState(id)).user.nextPaymentAt).not.toBeNull();
+    const cancel = story.setCancelAtPeriodEnd(true, 0);
+    expect(cancel.created).toBe(created.created);
+    await deliverOk(cancel);
+    let state = await paymentState(id);
+    expect(state.subs[0]).toMatchObject({ cancelAtPeriodEnd: true, status: "active" });
+    expect(state.user).toMatchObject({ plan: "Popular plan", credits: 44, nextPaymentAt: null });
+    const resume = story.setCancelAtPeriodEnd(false, 0);
+    await deliverOk(resume);
+    state = await paymentState(id);
+    expect(state.subs[0]).toMatchObject({ cancelAtPeriodEnd: false });
+    expect(state.user.nextPaymentAt).not.toBeNull();
+  });
+
   it("ignores a stale subscription.updated, and within one second the further-along status wins", async () => {
     const { id, story } = await payingUser();
     const { created, invoicePaid } = story.checkout();

@@ -227,7 +227,8 @@ export class SubscriptionStory {
 
   setCancelAtPeriodEnd(cancel: boolean, advance = 1) {
     this.clock += advance;
-    const previous = { cancel_at_period_end: this.sub.cancel_at_period_end };
+    // As Stripe lists them: every attribute the change moved (cancel_at follows cancel_at_period_end).
+    const previous = { cancel_at_period_end: this.sub.cancel_at_period_end, cancel_at: this.sub.cancel_at };
     const sub = this.build({ cancelAtPeriodEnd: cancel, canceledAt: cancel ? this.clock : null });
     return this.event("customer.subscription.updated", sub, previous);
   }

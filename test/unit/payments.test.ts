@@ -30,7 +30,7 @@ describe("calendar months", () => {
 });
 
 describe("which subscription state wins", () => {
-  const stored = { status: "active", stateVersion: 2000, currentPeriodEnd: 10 };
+  const stored = { status: "active", stateVersion: 2000, currentPeriodEnd: 10, cancelAtPeriodEnd: false };
   it("a newer event wins, an older one is ignored", () => {
     expect(supersedes(stored, { version: 3000, status: "active", periodEnd: 10 })).toBe(true);
     expect(supersedes(stored, { version: 1000, status: "active", periodEnd: 99 })).toBe(false);
@@ -42,6 +42,22 @@ describe("which subscription state wins", () => {
     expect(supersedes(stored, { version: 2000, status: "incomplete", periodEnd: 99 })).toBe(false);
     expect(supersedes(stored, { version: 2000, status: "active", periodEnd: 11 })).toBe(true);
     expect(supersedes(stored, { version: 2000, status: "active", periodEnd: 10 })).toBe(false);
+  });
+  it("within the same second and period, a cancellation or resumption wins when it changes exactly what is stored", () => {
+    const cancel = { version: 2000, status: "active", periodEnd: 10, cancelAtPeriodEnd: true };
+    // Stripe's previous_attributes say it was not set to cancel, as stored: it came after the stored state.
+    expect(supersedes(stored, { ...cancel, cancelChangedFrom: false })).toBe(true);
+    // It changed something else than what is stored, or says nothing about what it changed: the stored state stays.
+    expect(supersedes(stored, { ...cancel, cancelChangedFrom: true })).toBe(false);
+    expect(supersedes(stored, { ...cancel, cancelChangedFrom: null })).toBe(false);
+    // A resumption right after: it changes the cancellation now stored.
+    const cancelled = { ...stored, cancelAtPeriodEnd: true };
+    const resume = { version: 2000, status: "active", periodEnd: 10, cancelAtPeriodEnd: false };
+    expect(supersedes(cancelled, { ...resume, cancelChangedFrom: true })).toBe(true);
+    // The same change seen again (a repeat under another id) changes nothing.
+    expect(supersedes(cancelled, { ...cancel, cancelChangedFrom: false })).toBe(false);
+    // An older second never wins, whatever it says it changed.
+    expect(supersedes(stored, { ...cancel, version: 1000, cancelChangedFrom: false })).toBe(false);
   });
   it("canceled is final, and a cancellation wins whatever its time", () => {
     expect(supersedes({ ...stored, status: "canceled" }, { version: 9000, status: "active", periodEnd: 99 })).toBe(

@@ -79,7 +79,15 @@ function disputeFact(dispute: Stripe.Dispute, closed: boolean): { fact: PaymentF
   return { userHint: null, fact: { kind: "reversal_undone", customerId: null, paymentIntentId, ref: dispute.id } };
 }
 
-function subscriptionFact(sub: Stripe.Subscription): { fact: PaymentFact; userHint: string | null } {
+/** Whether a subscription is set to end: cancel_at_period_end, or a cancel_at date. */
+function cancelsAtPeriodEnd(atPeriodEnd: unknown, cancelAt: unknown): boolean {
+  return atPeriodEnd === true || (cancelAt !== null && cancelAt !== undefined);
+}
+
+function subscriptionFact(
+  sub: Stripe.Subscription,
+  previous: Record<string, unknown> | undefined,
+): { fact: PaymentFact; userHint: string | null } {
   const item = sub.items?.data?.[0];
   const plan = planFromPrice(item?.price, sub.metadata);
   const customerId = idOf(sub.customer);
@@ -92,7 +100,14 @@ function subscriptionFact(sub: Stripe.Subscription): { fact: PaymentFact; userHi
       subscriptionId: sub.id,
       ...plan,
       status: sub.status,
-      cancelAtPeriodEnd: sub.cancel_at_period_end || sub.cancel_at !== null,
+      cancelAtPeriodEnd: cancelsAtPeriodEnd(sub.cancel_at_period_end, sub.cancel_at),
+      cancelChangedFrom:
+        previous && ("cancel_at_period_end" in previous || "cancel_at" in previous)
+          ? cancelsAtPeriodEnd(
+              "cancel_at_period_end" in previous ? previous.cancel_at_period_end : sub.cancel_at_period_end,
+              "cancel_at" in previous ? previous.cancel_at : sub.cancel_at,
+            )
+          : null,
       periodStart: ms(item?.current_period_start),
       periodEnd: ms(item?.current_period_end),
       endedAt: ms(sub.ended_at),
@@ -166,8 +181,10 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
   let parsed: { fact: PaymentFact; userHint: string | null };
   if (event.type === "checkout.session.completed") parsed = checkoutFact(event.data.object);
   else if (event.type === "invoice.paid") parsed = invoiceFact(event.data.object);
-  else if (SUBSCRIPTION_EVENTS.has(event.type)) parsed = subscriptionFact(event.data.object as Stripe.Subscription);
-  else if (event.type === "charge.refunded") parsed = refundFact(event.data.object);
+  else if (SUBSCRIPTION_EVENTS.has(event.type)) {
+    const { previous_attributes: previous } = event.data as { previous_attributes?: Record<string, unknown> };
+    parsed = subscriptionFact(event.data.object as Stripe.Subscription, previous);
+  } else if (event.type === "charge.refunded") parsed = refundFact(event.data.object);
   else if (event.type === "charge.dispute.created") parsed = disputeFact(event.data.object, false);
   else if (event.type === "charge.dispute.closed") parsed = disputeFact(event.data.object, true);
   else parsed = { fact: { kind: "ignored", why: "event type not handled" }, userHint: null };

@@ -47,6 +47,11 @@ export type PaymentFact =
       interval: BillingInterval;
       status: string;
       cancelAtPeriodEnd: boolean;
+      /**
+       * What cancelAtPeriodEnd was before this event, when the event says it changed it (Stripe's
+       * previous_attributes); null otherwise. It orders a cancellation or resumption within one second.
+       */
+      cancelChangedFrom: boolean | null;
       periodStart: number | null;
       periodEnd: number | null;
       endedAt: number | null;
@@ -131,11 +136,19 @@ export function planGrantKey(invoiceId: string, month: number): string {
  * Whether an incoming subscription state replaces the stored one. Newer
  * event.created wins; Stripe's times are whole seconds, so within one second
  * the further-along status wins (incomplete < active < canceled), then the
- * later period. A canceled subscription is final.
+ * later period, then a cancellation or resumption that changes exactly the
+ * stored state (its previous_attributes say it was what is stored: it came
+ * after it). A canceled subscription is final.
  */
 export function supersedes(
-  stored: Pick<SubscriptionRow, "status" | "stateVersion" | "currentPeriodEnd">,
-  incoming: { version: number; status: string; periodEnd: number | null },
+  stored: Pick<SubscriptionRow, "status" | "stateVersion" | "currentPeriodEnd" | "cancelAtPeriodEnd">,
+  incoming: {
+    version: number;
+    status: string;
+    periodEnd: number | null;
+    cancelAtPeriodEnd?: boolean;
+    cancelChangedFrom?: boolean | null;
+  },
 ): boolean {
   if (TERMINAL_STATUSES.has(stored.status)) return false;
   if (TERMINAL_STATUSES.has(incoming.status)) return true;
@@ -143,7 +156,15 @@ export function supersedes(
   const a = STATUS_RANK[incoming.status] ?? 1;
   const b = STATUS_RANK[stored.status] ?? 1;
   if (a !== b) return a > b;
-  return (incoming.periodEnd ?? 0) > (stored.currentPeriodEnd ?? 0);
+  const incomingEnd = incoming.periodEnd ?? 0;
+  const storedEnd = stored.currentPeriodEnd ?? 0;
+  if (incomingEnd !== storedEnd) return incomingEnd > storedEnd;
+  return (
+    incoming.cancelChangedFrom !== undefined &&
+    incoming.cancelChangedFrom !== null &&
+    incoming.cancelChangedFrom === stored.cancelAtPeriodEnd &&
+    incoming.cancelAtPeriodEnd !== stored.cancelAtPeriodEnd
+  );
 }
 
 /** The subscription that gives the user their plan: the live one whose period started last. */
@@ -420,7 +441,14 @@ async function recordPaidPeriod(
 
 function applySubscriptionState(w: Work, createdAt: number, f: Extract<PaymentFact, { kind: "subscription" }>): void {
   const row = w.subs.get(f.subscriptionId);
-  if (row && !supersedes(row, { version: createdAt, status: f.status, periodEnd: f.periodEnd })) return;
+  const incoming = {
+    version: createdAt,
+    status: f.status,
+    periodEnd: f.periodEnd,
+    cancelAtPeriodEnd: f.cancelAtPeriodEnd,
+    cancelChangedFrom: f.cancelChangedFrom,
+  };
+  if (row && !supersedes(row, incoming)) return;
   w.subs.set(f.subscriptionId, {
     id: f.subscriptionId,
     userId: w.userId,
