@@ -160,8 +160,9 @@ export class UserObject extends DurableObject<Env> {
    * credits through D1 directly, so the reservation groups' view of the
    * balance is dropped, unless the caller says the change leaves balance and
    * grants alone (a commit), or the change read the view in the same batch
-   * that wrote (a grant hands it over through #keepView). `alarmNextTurn`: the caller starts jobs first (#pump), and
-   * the alarm's reads follow as the next serial turn instead of going to D1 ahead of the jobs' first reads.
+   * that wrote (a grant hands it over through #keepView). `alarmNextTurn`: the caller starts jobs as soon as this
+   * resolves (#pump, whose first reads are sent before the next serial turn begins), and the alarm is computed in
+   * that next turn instead of before the answer.
    */
   #change<T>(
     userId: string,
@@ -182,7 +183,8 @@ export class UserObject extends DurableObject<Env> {
       // Job waiters first: they only read what fn wrote, and need not wait for the alarm's reads.
       this.#wakeWaiters(this.#endedFromChange);
       this.#endedFromChange = null;
-      if (!opts.alarmNextTurn) await this.#scheduleAlarm(userId);
+      if (opts.alarmNextTurn) this.#scheduleAlarmNextTurn(userId);
+      else await this.#scheduleAlarm(userId);
       await this.#broadcastBalance(userId);
       return result;
     });
@@ -472,19 +474,15 @@ export class UserObject extends DurableObject<Env> {
    * docs/decisions/0140-batches-variations-rerolls.md
    */
   async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
-    try {
-      const result = await this.#change(
-        userId,
-        (now) => queue.startMany(this.#db, userId, input, now, [...this.#active.keys()]),
-        { alarmNextTurn: true },
-      );
-      if (!result.ok) return result;
-      const { firstQueued, ...answer } = result;
-      await this.#pump(userId, result.concurrency, firstQueued);
-      return answer;
-    } finally {
-      this.#scheduleAlarmNextTurn(userId);
-    }
+    const result = await this.#change(
+      userId,
+      (now) => queue.startMany(this.#db, userId, input, now, [...this.#active.keys()]),
+      { alarmNextTurn: true },
+    );
+    if (!result.ok) return result;
+    const { firstQueued, ...answer } = result;
+    await this.#pump(userId, result.concurrency, firstQueued);
+    return answer;
   }
 
   /**
