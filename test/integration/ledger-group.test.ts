@@ -210,22 +210,14 @@ describe("reservations decided in groups", () => {
 
   it("a grant reads the view in its own write batch: it is D1's, the answer does not carry it, the next burst spends it exactly", async () => {
     const { id, stub } = await userWith(2);
-    const direct = await grant(
-      db,
-      id,
-      { amount: 5, source: "admin", reason: "t", idempotencyKey: `g1-${id}` },
-      Date.now(),
-    );
+    const grantOnce = () =>
+      grant(db, id, { amount: 5, source: "admin", reason: "t", idempotencyKey: `g1-${id}` }, Date.now());
+    const direct = await grantOnce();
     expect(direct).toMatchObject({ ok: true, duplicate: false, balance: 7 });
     expect(direct.ok && direct.view).toEqual(await loadView(db, id));
     expect(direct.ok && direct.view?.grants.map((g) => g.remaining)).toEqual([2, 5]);
     // A repeated key writes nothing and hands over no view.
-    const again = await grant(
-      db,
-      id,
-      { amount: 5, source: "admin", reason: "t", idempotencyKey: `g1-${id}` },
-      Date.now(),
-    );
+    const again = await grantOnce();
     expect(again).toEqual({ ok: true, duplicate: true, balance: 7 });
 
     const through = await stub.grant(id, { amount: 3, source: "admin", reason: "t", idempotencyKey: `g2-${id}` });

@@ -85,12 +85,12 @@ export class UserObject extends DurableObject<Env> {
   /** Counts the changes of this user's data; a job waiter wakes at the next (see waitForJob). */
   #changes = 0;
   /**
-   * Jobs the last change read at the end of its own write batch (a commit), handed to the waiters it wakes so they
-   * answer without reading them again; `at` is that change's number in #changes.
+   * The job the last change read at the end of its own write batch (a commit), handed to the waiters it wakes so
+   * they answer without reading it again; `at` is that change's number in #changes.
    */
-  #ended: { at: number; jobs: Map<string, jobsService.JobWithVersion> } | null = null;
+  #ended: { at: number; found: jobsService.JobWithVersion } | null = null;
   /** What the running change has read for #ended (see #change). */
-  #endedFromChange: Map<string, jobsService.JobWithVersion> | null = null;
+  #endedFromChange: jobsService.JobWithVersion | null = null;
   #changeWaiters = new Set<() => void>();
   /** Reservations waiting for the next group turn, and whether that turn is queued. */
   #reserves: PendingReserve[] = [];
@@ -182,7 +182,6 @@ export class UserObject extends DurableObject<Env> {
       }
       // Job waiters first: they only read what fn wrote, and need not wait for the alarm's reads.
       this.#wakeWaiters(this.#endedFromChange);
-      this.#endedFromChange = null;
       if (opts.alarmNextTurn) this.#scheduleAlarmNextTurn(userId);
       else await this.#scheduleAlarm(userId);
       await this.#broadcastBalance(userId);
@@ -294,9 +293,9 @@ export class UserObject extends DurableObject<Env> {
    * After every change of this user's data, as soon as its writes are in: counts it and wakes the job waiters (see
    * waitForJob). The live balance follows (#broadcastBalance).
    */
-  #wakeWaiters(ended: Map<string, jobsService.JobWithVersion> | null = null): void {
+  #wakeWaiters(ended: jobsService.JobWithVersion | null = null): void {
     this.#changes++;
-    this.#ended = ended ? { at: this.#changes, jobs: ended } : null;
+    this.#ended = ended ? { at: this.#changes, found: ended } : null;
     signal(this.#changeWaiters);
   }
 
@@ -326,15 +325,15 @@ export class UserObject extends DurableObject<Env> {
       const seen = this.#changes;
       const found = await jobsService.jobWithVersion(this.#db, userId, jobId);
       // The caller answers with this read: an ended job, not theirs, or (at the deadline) as it stands.
-      if (!found || found.job.status === "succeeded" || found.job.status === "failed") return found;
+      if (!found || jobsService.hasEnded(found.job)) return found;
       if (this.#changes !== seen) continue;
       const left = deadline - Date.now();
       if (left <= 0) return found;
       if (await signalOrTimeout(this.#changeWaiters, left)) {
         // Woken by a change that read this job at the end of its own write batch (a commit): that read is the job
         // as it stands, since the waiter resumes before anything else runs here. Any later change drops it.
-        const handed = this.#ended?.at === this.#changes ? this.#ended.jobs.get(jobId) : undefined;
-        if (handed && (handed.job.status === "succeeded" || handed.job.status === "failed")) return handed;
+        const handed = this.#ended?.at === this.#changes ? this.#ended.found : undefined;
+        if (handed?.job.id === jobId && jobsService.hasEnded(handed.job)) return handed;
       }
     }
   }
@@ -543,19 +542,15 @@ export class UserObject extends DurableObject<Env> {
       const change = <T>(fn: (now: number) => Promise<T>) => this.#change(userId, fn);
       return variations.runGroup({ env: this.env, db: this.#db, now: () => this.#now(), change }, userId, job);
     }
-    // The result's R2 write, under way while the commit reads; every way out waits for it before deleting bytes.
-    let stored: Promise<void> | undefined;
-    const storedSettled = async () => {
-      await stored?.catch(() => undefined);
-    };
+    // The result's R2 write is under way while the commit reads; every way out waits for it to settle (it never
+    // rejects here: the commit sees its failure) before deleting the job's bytes.
+    let writeSettled: Promise<void> = Promise.resolve();
     try {
       const quiet = setTimeout(() => this.#whileProviderWorks(), THUMB_AFTER_CALL_MS);
-      const produced = await jobsService
+      const { result, stored } = await jobsService
         .produce(this.env, this.#db, job, this.#now(), { photo })
         .finally(() => clearTimeout(quiet));
-      const result = produced.result;
-      stored = produced.stored;
-      stored.catch(() => undefined);
+      writeSettled = stored.catch(() => undefined);
       const settled = await this.#change(
         userId,
         async (now) => {
@@ -565,18 +560,18 @@ export class UserObject extends DurableObject<Env> {
             jobId,
             now,
             jobsService.succeedStatements(this.#db, job, result, now),
-            { thenRead: jobsService.jobWithVersionQueries(this.#db, userId, jobId), writesAfter: produced.stored },
+            { thenRead: jobsService.jobWithVersionQueries(this.#db, userId, jobId), writesAfter: stored },
           );
           if (!committed.ok || !committed.read) return { ...committed, succeeded: false };
           const read = jobsService.jobWithVersionFrom(userId, committed.read);
-          if (read) this.#endedFromChange = new Map([[jobId, read]]);
+          this.#endedFromChange = read ?? null;
           return { ...committed, succeeded: read?.job.status === "succeeded" };
         },
         { keepsCredits: true },
       );
       // Refunded meanwhile (the alarm gave up on it), or no longer running: the result is not kept.
       if (!(settled.ok && settled.status === "committed" && settled.succeeded)) {
-        await storedSettled();
+        await writeSettled;
         await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
         return;
       }
@@ -590,7 +585,7 @@ export class UserObject extends DurableObject<Env> {
         ]),
       );
       // A failed job keeps no bytes: whatever this attempt stored goes.
-      await storedSettled();
+      await writeSettled;
       await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
     }
   }

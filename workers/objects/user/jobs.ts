@@ -123,6 +123,11 @@ export async function jobWithVersion(db: Database, userId: string, jobId: string
 
 export type JobWithVersion = { job: Job; version: PhotoVersion | undefined };
 
+/** Whether a job has reached its end (succeeded or failed): nothing about it changes after that but its thumbnail. */
+export function hasEnded(job: Pick<Job, "status">): boolean {
+  return job.status === "succeeded" || job.status === "failed";
+}
+
 /** jobWithVersion's two reads, to run alone or at the end of a batch that changed the job (a commit). */
 export function jobWithVersionQueries(db: Database, userId: string, jobId: string) {
   return [
@@ -257,10 +262,7 @@ export async function produce(
   }
   try {
     const result = describeResult(job, bytes);
-    const stored = env.PHOTOS.put(result.key, bytes, { httpMetadata: { contentType: result.contentType } }).then(
-      () => undefined,
-    );
-    return { result, stored };
+    return { result, stored: putResult(env, result, bytes) };
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err;
     throw new ProviderError(
@@ -285,8 +287,13 @@ export async function storeResult(
   bytes: Uint8Array,
 ): Promise<JobResult> {
   const result = describeResult(job, bytes);
-  await env.PHOTOS.put(result.key, bytes, { httpMetadata: { contentType: result.contentType } });
+  await putResult(env, result, bytes);
   return result;
+}
+
+/** Writes a result's bytes under its key. */
+async function putResult(env: Env, result: JobResult, bytes: Uint8Array): Promise<void> {
+  await env.PHOTOS.put(result.key, bytes, { httpMetadata: { contentType: result.contentType } });
 }
 
 /** A result as stored under its job's version key, described from its header only; NotAnImage when it is not one. */

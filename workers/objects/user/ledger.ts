@@ -39,9 +39,20 @@ export async function cachedBalance(db: Database, userId: string): Promise<numbe
   return row ? row.credits : null;
 }
 
-export async function run(db: Database, stmts: Stmt[]): Promise<void> {
-  if (stmts.length === 0) return;
-  await db.batch(stmts as [Stmt, ...Stmt[]]);
+/**
+ * Runs `writes`, then `reads`, in one atomic D1 batch (no round trip for nothing) and answers the reads' results:
+ * the rows as those writes left them.
+ */
+export async function run(db: Database, writes: readonly Stmt[], reads: readonly Stmt[] = []): Promise<unknown[]> {
+  const all = [...writes, ...reads];
+  if (all.length === 0) return [];
+  const results = (await db.batch(all as unknown as [Stmt, ...Stmt[]])) as unknown[];
+  return results.slice(writes.length);
+}
+
+/** The user's plan (users.plan), as a query to run alone or in a batch. */
+export function planQuery(db: Database, userId: string) {
+  return db.select({ plan: users.plan }).from(users).where(eq(users.id, userId));
 }
 
 function ledgerRow(
@@ -204,11 +215,8 @@ export async function grant(
  * the object keeps it and decides its next reservations without a round trip of their own (ADR 0135).
  */
 async function runAndView(db: Database, userId: string, writes: Stmt[]): Promise<CreditView | null> {
-  const results = (await db.batch([...writes, ...viewQueries(db, userId)] as unknown as [
-    Stmt,
-    ...Stmt[],
-  ])) as unknown[];
-  return toView(results[writes.length] as { credits: number }[], results[writes.length + 1] as CreditView["grants"]);
+  const [user, grants] = await run(db, writes, viewQueries(db, userId));
+  return toView(user as { credits: number }[], grants as CreditView["grants"]);
 }
 
 /** Takes `amount` from the grants that expire first. Null when the balance is short. */
@@ -324,8 +332,7 @@ export async function commit(
       .values(ledgerRow(userId, "commit", 0, "Image delivered", `commit:${key}`, now, { reservationKey: key })),
     ...alsoRun,
   ];
-  const results = (await db.batch([...writes, ...thenRead] as unknown as [Stmt, ...Stmt[]])) as unknown[];
-  return { ok: true, status: "committed", balance, read: results.slice(writes.length) };
+  return { ok: true, status: "committed", balance, read: await run(db, writes, thenRead) };
 }
 
 export async function refund(
@@ -537,17 +544,17 @@ export async function loadViewAndPlan(
   /** More reads for the same round trip; their results come back as `read`. */
   alsoRead: readonly Stmt[] = [],
 ): Promise<{ view: CreditView | null; plan: string | null; read: unknown[] }> {
-  const [user, grants, plan, ...read] = (await db.batch([
-    ...viewQueries(db, userId),
-    db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)),
-    ...alsoRead,
-  ] as unknown as [Stmt, ...Stmt[]])) as [
-    { credits: number }[],
-    CreditView["grants"],
-    { plan: string | null }[],
-    ...unknown[],
-  ];
-  return { view: toView(user, grants), plan: plan[0]?.plan ?? null, read };
+  const [user, grants, plan, ...read] = await run(
+    db,
+    [],
+    [...viewQueries(db, userId), planQuery(db, userId), ...alsoRead],
+  );
+  const planRow = (plan as { plan: string | null }[])[0];
+  return {
+    view: toView(user as { credits: number }[], grants as CreditView["grants"]),
+    plan: planRow?.plan ?? null,
+    read,
+  };
 }
 
 /**
@@ -562,7 +569,7 @@ async function lookUp(
 ): Promise<{ existing: Map<string, ReserveStatus>; view: CreditView | null }> {
   const keyQueries = keyStatusQueries(db, [...new Set(keys)]);
   const queries = [...(view ? [] : viewQueries(db, userId)), ...keyQueries];
-  const results = (await db.batch(queries as unknown as [Stmt, ...Stmt[]])) as unknown[];
+  const results = await run(db, [], queries);
   const keyRows = results.slice(view ? 0 : 2) as { key: string; status: ReserveStatus }[][];
   const existing = new Map(keyRows.flat().map((r) => [r.key, r.status]));
   if (view) return { existing, view };
@@ -696,13 +703,9 @@ export async function reserveGroup(
     const refused = [...new Set(requests.filter((_, i) => !optimistic.answers[i]?.ok).map((r) => r.key))];
     const queries = keyStatusQueries(db, refused);
     try {
-      const results = (await db.batch([...optimistic.stmts, ...queries, ...thenRead] as unknown as [
-        Stmt,
-        ...Stmt[],
-      ])) as unknown[];
-      const afterWrites = optimistic.stmts.length + queries.length;
+      const results = await run(db, optimistic.stmts, [...queries, ...thenRead]);
       const found = new Map(
-        (results.slice(optimistic.stmts.length, afterWrites) as { key: string; status: ReserveStatus }[][])
+        (results.slice(0, queries.length) as { key: string; status: ReserveStatus }[][])
           .flat()
           .map((r) => [r.key, r.status]),
       );
@@ -715,7 +718,7 @@ export async function reserveGroup(
         view: optimistic.next,
         wrote: optimistic.stmts.length > 0,
         expired: false,
-        read: results.slice(afterWrites),
+        read: results.slice(queries.length),
       };
     } catch {
       return reserveGroup(db, userId, null, requests, now, { fromD1: true, thenRead });
@@ -743,7 +746,6 @@ export async function reserveGroup(
     if (current === null) throw new Error(USER_NOT_FOUND);
   }
   const { answers, stmts, next } = decideReservations(db, userId, current, requests, existing, now);
-  const all = [...stmts, ...thenRead];
-  const results = all.length > 0 ? ((await db.batch(all as unknown as [Stmt, ...Stmt[]])) as unknown[]) : [];
-  return { answers, view: next, wrote: stmts.length > 0, expired, read: results.slice(stmts.length) };
+  const read = await run(db, stmts, thenRead);
+  return { answers, view: next, wrote: stmts.length > 0, expired, read };
 }

@@ -8,7 +8,6 @@ import {
   type JobParams,
   jobs,
   photos,
-  users,
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
@@ -243,8 +242,8 @@ export async function startMany(
     }
     return { ok: false, error: refused.error, balance: refused.balance };
   }
-  // Without room at the time of the batch, nothing was read: the pump looks for itself (a call may have ended).
-  const queued = free > 0 ? (read?.[0] as { id: string }[] | undefined) : undefined;
+  // Without room at the time of the batch nothing was read, and the pump looks for itself (a call may have ended).
+  const queued = read?.[0] as { id: string }[] | undefined;
   return {
     ok: true,
     balance: answers.at(-1)!.balance,
@@ -272,12 +271,13 @@ export async function nextToRun(
   /** The plan's concurrency when the caller read it in this turn. */
   known?: number,
 ): Promise<string[]> {
-  if (known !== undefined && known - running.length <= 0) return [];
-  if (known !== undefined)
-    return (await queuedQuery(db, userId, running, known - running.length).all()).map((r) => r.id);
+  if (known !== undefined) {
+    const free = known - running.length;
+    return free <= 0 ? [] : (await queuedQuery(db, userId, running, free).all()).map((r) => r.id);
+  }
   // The plan and the first queued jobs in one round trip: as many as the largest plan could start.
   const [planRows, rows] = await db.batch([
-    db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)),
+    ledger.planQuery(db, userId),
     queuedQuery(db, userId, running, MAX_CONCURRENCY),
   ]);
   const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
