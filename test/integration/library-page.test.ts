@@ -12,7 +12,7 @@ import {
   movePhoto,
   trashPhoto,
 } from "@workers/services/library";
-import { type LibraryQuery, libraryColumns, libraryPage } from "@workers/services/library-page";
+import { type LibraryQuery, libraryPage, libraryReads } from "@workers/services/library-page";
 import { createSession, SESSION_TTL_MS, validateSessionToken } from "@workers/services/sessions";
 import { describe, expect, it } from "vitest";
 
@@ -39,7 +39,7 @@ async function userWithLibrary(name: string) {
 
 async function withSession(userId: string, q: LibraryQuery) {
   const { token } = await createSession(db, userId, "vitest");
-  const found = await validateSessionToken(db, token, Date.now(), (user) => libraryColumns(db, user, q));
+  const found = await validateSessionToken(db, token, Date.now(), libraryReads(q));
   return { token, found, page: await libraryPage(db, userId, q, found && { query: q, values: found.reads! }) };
 }
 
@@ -86,12 +86,17 @@ describe("the dashboard's reads with the session's", () => {
     const refused = (await withSession(a.id, strangers)).page;
     expect(refused.folder).toBeUndefined();
     expect(refused.page.photos).toEqual([]);
+    // The folder view's statement is built once and bound after: B's own folder, read through the statement A's
+    // reads built, is B's, with B's photo.
+    const bOwn = (await withSession(b.id, strangers)).page;
+    expect(bOwn.folder).toEqual(await getFolder(db, b.id, b.folder.id));
+    expect(bOwn.page.photos.map((p) => p.id)).toEqual([b.rows[0]!.id]);
   });
 
   it("refuses an expired session, and a preload made for another view is not used", async () => {
     const a = await userWithLibrary("A");
     const old = await createSession(db, a.id, "vitest", Date.now() - SESSION_TTL_MS - 1000);
-    expect(await validateSessionToken(db, old.token, Date.now(), (user) => libraryColumns(db, user, all))).toBeNull();
+    expect(await validateSessionToken(db, old.token, Date.now(), libraryReads(all))).toBeNull();
 
     const trash: LibraryQuery = { view: { kind: "trash" }, cursor: null };
     const stale = { query: all, values: { libFolders: "[]", libPhotos: "[]", libBatches: "[]" } };

@@ -52,7 +52,7 @@ export function navHintUpdate(
 export const authMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
   const rc = context.get(requestContext);
   // The page's own reads (the dashboard's) go in the same D1 statement as the session's: one round trip.
-  const page = pageReads(request, rc);
+  const page = pageReads(request);
   const { user, setCookie, reads } = await sessionFor(rc.env, request, rc.deps, page?.reads);
   context.set(userContext, user);
   if (page && reads) context.set(libraryPreload, page.keep(reads));

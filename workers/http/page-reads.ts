@@ -2,12 +2,11 @@ import {
   type LibraryColumns,
   type LibraryPreload,
   type LibraryQuery,
-  libraryColumns,
+  libraryReads,
 } from "@workers/services/library-page";
 import type { SessionReads } from "@workers/services/sessions";
 import { createContext } from "react-router";
 import { viewFromSearch } from "~/shared/library-view";
-import type { RequestContext } from "./context";
 
 // Columns a page reads in the same D1 statement as the session's, so that a
 // signed-in page costs one statement in one round trip (docs/decisions/0144-dashboard-reads-with-the-session.md).
@@ -33,9 +32,8 @@ function dashboardQuery(request: Request): LibraryQuery | null {
 /** The reads to add to the session's batch for this request, and where to put their results. */
 export function pageReads(
   request: Request,
-  rc: Pick<RequestContext, "db">,
 ): { reads: SessionReads; keep: (values: LibraryColumns) => LibraryPreload } | null {
   const query = dashboardQuery(request);
   if (!query) return null;
-  return { reads: (user) => libraryColumns(rc.db, user, query), keep: (values) => ({ query, values }) };
+  return { reads: libraryReads(query), keep: (values) => ({ query, values }) };
 }

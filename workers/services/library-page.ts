@@ -1,11 +1,19 @@
 import type { Database } from "@db/client";
 import { type Batch, batches, type Folder, folders, type Photo, photos, users } from "@db/schema";
-import { eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { eq, getTableColumns, type Placeholder, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
-import { folderQuery, foldersQuery, photoPage, photoPageQuery } from "./library";
+import {
+  decodeCursor,
+  folderQuery,
+  foldersQuery,
+  type PageAfter,
+  photoPage,
+  photoPageQuery,
+  type ViewFilter,
+} from "./library";
 import { type BatchView, batchViews, recentBatchesQuery } from "./listing-jobs";
-import type { UserRef } from "./sessions";
+import type { SessionReads, UserRef } from "./sessions";
 
 // What /dashboard reads for one view of the library
 // (docs/decisions/0144-dashboard-reads-with-the-session.md): the folders, the first
@@ -87,13 +95,49 @@ export function libraryColumns(
   q: LibraryQuery,
   now = Date.now(),
 ): Record<string, SQL.Aliased> {
+  return columnsFor(db, user, q.view, decodeCursor(q.cursor), now - DAY_MS);
+}
+
+/**
+ * The library's reads for the session's statement (docs/decisions/0144-dashboard-reads-with-the-session.md): the
+ * same columns as libraryColumns with placeholders for every value, so that the statement of each shape (the view's
+ * kind, a first page or a later one: eight in all) is built by drizzle once per database and only bound after.
+ */
+export function libraryReads(q: LibraryQuery, now = Date.now()): SessionReads {
+  const after = decodeCursor(q.cursor);
+  return {
+    key: `library:${q.view.kind}:${after ? "after" : "first"}`,
+    columns: (db, user) =>
+      columnsFor(
+        db,
+        user,
+        q.view.kind === "folder" ? { kind: "folder", folderId: sql.placeholder("folderId") } : q.view,
+        after ? { createdAt: sql.placeholder("afterCreatedAt"), id: sql.placeholder("afterId") } : null,
+        sql.placeholder("since"),
+      ),
+    values: {
+      folderId: q.view.kind === "folder" ? q.view.folderId : null,
+      afterCreatedAt: after?.createdAt ?? null,
+      afterId: after?.id ?? null,
+      since: now - DAY_MS,
+    },
+  };
+}
+
+function columnsFor(
+  db: Database,
+  user: UserRef,
+  view: ViewFilter,
+  after: PageAfter | null,
+  since: number | Placeholder,
+): Record<string, SQL.Aliased> {
   return {
     libFolders: rowsAsJson(foldersQuery(db, user), FOLDER_LIST_COLUMNS, "lib_folders"),
-    libPhotos: rowsAsJson(photoPageQuery(db, user, q.view, { cursor: q.cursor }), PHOTO_COLUMNS, "lib_photos"),
+    libPhotos: rowsAsJson(photoPageQuery(db, user, view, { after }), PHOTO_COLUMNS, "lib_photos"),
     // Only the last day's batches: with none (the usual case) there is no read of their jobs.
-    libBatches: rowsAsJson(recentBatchesQuery(db, user, RECENT_BATCHES, now - DAY_MS), BATCH_COLUMNS, "lib_batches"),
-    ...(q.view.kind === "folder"
-      ? { libFolder: rowsAsJson(folderQuery(db, user, q.view.folderId), FOLDER_COLUMNS, "lib_folder") }
+    libBatches: rowsAsJson(recentBatchesQuery(db, user, RECENT_BATCHES, since), BATCH_COLUMNS, "lib_batches"),
+    ...(view.kind === "folder"
+      ? { libFolder: rowsAsJson(folderQuery(db, user, view.folderId), FOLDER_COLUMNS, "lib_folder") }
       : {}),
   };
 }

@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { type Folder, folders, type Photo, photos } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { deletePrefix, photoPrefix } from "@workers/lib/photo-storage";
-import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type Placeholder, type SQL } from "drizzle-orm";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
 import { displayName } from "~/shared/text";
 import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "~/shared/upload-rules";
@@ -42,7 +42,19 @@ export function decodeCursor(value: string | null | undefined): { createdAt: num
   return m ? { createdAt: Number(m[1]), id: m[2]! } : null;
 }
 
-function viewFilter(userId: UserRef, view: LibraryView): SQL {
+/**
+ * A view as a query's filter: a folder's id may be a placeholder, bound when a prepared statement runs
+ * (docs/decisions/0144-dashboard-reads-with-the-session.md).
+ */
+export type ViewFilter = Exclude<LibraryView, { kind: "folder" }> | { kind: "folder"; folderId: string | Placeholder };
+
+/** Where a page of the grid starts: after this photo (values, or placeholders of a prepared statement). */
+export interface PageAfter {
+  createdAt: number | Placeholder;
+  id: string | Placeholder;
+}
+
+function viewFilter(userId: UserRef, view: ViewFilter): SQL {
   const own = eq(photos.userId, userId);
   switch (view.kind) {
     case "all":
@@ -60,10 +72,10 @@ function viewFilter(userId: UserRef, view: LibraryView): SQL {
 export function photoPageQuery(
   db: Database,
   userId: UserRef,
-  view: LibraryView,
-  opts: { cursor?: string | null; limit?: number } = {},
+  view: ViewFilter,
+  opts: { cursor?: string | null; limit?: number; after?: PageAfter | null } = {},
 ) {
-  const after = decodeCursor(opts.cursor);
+  const after = opts.after !== undefined ? opts.after : decodeCursor(opts.cursor);
   const where = after
     ? and(
         viewFilter(userId, view),
@@ -122,7 +134,7 @@ export async function listFolders(db: Database, userId: string): Promise<Pick<Fo
 }
 
 /** One of the owner's folders (a list of at most one row). */
-export function folderQuery(db: Database, userId: UserRef, folderId: string) {
+export function folderQuery(db: Database, userId: UserRef, folderId: string | Placeholder) {
   return db
     .select()
     .from(folders)

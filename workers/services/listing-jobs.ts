@@ -1,7 +1,7 @@
 import { type Batch, batches, type Job, type JobParams, jobs, photos, photoVersions, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { ALREADY_RETRIED, FREE_REROLL_TAKEN, getJob, getVersion, userObject } from "@workers/objects/client";
-import { and, asc, desc, eq, gte, inArray, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import {
   type BatchItemStatus,
@@ -189,11 +189,16 @@ export async function recentBatches(db: Db, userId: string, limit = 3, since = 0
 }
 
 /** The user's newest batches (those created at `since` or later), for a D1 batch with other reads. */
-export function recentBatchesQuery(db: Db, userId: UserRef, limit = 3, since = 0) {
+export function recentBatchesQuery(db: Db, userId: UserRef, limit = 3, since: number | Placeholder = 0) {
   return db
     .select()
     .from(batches)
-    .where(and(eq(batches.userId, userId), since > 0 ? gte(batches.createdAt, since) : undefined))
+    .where(
+      and(
+        eq(batches.userId, userId),
+        typeof since !== "number" || since > 0 ? gte(batches.createdAt, since) : undefined,
+      ),
+    )
     .orderBy(desc(batches.createdAt), desc(batches.id))
     .limit(limit);
 }

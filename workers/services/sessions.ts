@@ -37,8 +37,17 @@ export async function createSession(
 /** A user's id in a query: the id itself, or the users.id column of the row being read (a correlated subquery). */
 export type UserRef = string | SQLWrapper;
 
-/** Columns to read with the session, from the session's user (`users.id`): a page's own data in the same statement. */
-export type SessionReads = (userId: typeof users.id) => Record<string, SQL.Aliased>;
+/**
+ * Columns to read with the session, from the session's user (`users.id`): a page's own data in the same statement
+ * (docs/decisions/0144-dashboard-reads-with-the-session.md). `columns` puts a placeholder (`sql.placeholder(name)`)
+ * wherever a value goes and `values` binds them, so that the statement is built once per `key`: reads with the same
+ * key must build the same SQL. Keys come from a short fixed list (the dashboard has eight).
+ */
+export interface SessionReads {
+  key: string;
+  columns: (db: Database, userId: typeof users.id) => Record<string, SQL.Aliased>;
+  values: Record<string, unknown>;
+}
 
 export async function validateSessionToken(
   db: Database,
@@ -50,13 +59,7 @@ export async function validateSessionToken(
   const id = sha256Hex(token);
   // One statement: the user, the session's expiry and any columns the page reads with them
   // (docs/decisions/0144-dashboard-reads-with-the-session.md).
-  const extra = reads?.(users.id) ?? {};
-  const row = await db
-    .select({ ...extra, user: users, expiresAt: sql<number>`${sessions.expiresAt}`.as("session_expires_at") })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.id, id))
-    .get();
+  const row = await sessionQuery(db, reads).get({ ...reads?.values, sessionId: id });
   if (!row) return null;
   // An expired session is refused without a write; the daily cron purges it.
   if (row.expiresAt <= now) return null;
@@ -71,8 +74,37 @@ export async function validateSessionToken(
   return {
     session: { id, userId: user.id, expiresAt, renewed },
     user,
-    reads: Object.keys(extra).length > 0 ? read : null,
+    reads: reads ? read : null,
   };
+}
+
+// The session's statement, built by drizzle once per database and shape of reads and only bound after: building it
+// took more CPU than the rest of a signed-in page's server work (the dashboard's is about 4 KB of SQL).
+const sessionQueries = new WeakMap<Database, Map<string, ReturnType<typeof prepareSessionQuery>>>();
+
+function prepareSessionQuery(db: Database, reads: SessionReads | undefined) {
+  const extra: Record<string, SQL.Aliased> = reads?.columns(db, users.id) ?? {};
+  return db
+    .select({ ...extra, user: users, expiresAt: sql<number>`${sessions.expiresAt}`.as("session_expires_at") })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.id, sql.placeholder("sessionId")))
+    .prepare();
+}
+
+function sessionQuery(db: Database, reads: SessionReads | undefined) {
+  let byKey = sessionQueries.get(db);
+  if (!byKey) {
+    byKey = new Map();
+    sessionQueries.set(db, byKey);
+  }
+  const key = reads?.key ?? "";
+  let query = byKey.get(key);
+  if (!query) {
+    query = prepareSessionQuery(db, reads);
+    byKey.set(key, query);
+  }
+  return query;
 }
 
 export async function invalidateSession(db: Database, sessionId: string): Promise<void> {
