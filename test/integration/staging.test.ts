@@ -5,6 +5,7 @@ import { encodeBase64 } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { makePhoto, storedKeys } from "@test/support/photos";
+import { takeConsoleErrors } from "@test/support/setup";
 import { workerFetch } from "@test/support/worker";
 import { signedImageUrl } from "@workers/lib/signed-urls";
 import { INTERRUPTED_MESSAGE } from "@workers/objects/user/jobs";
@@ -428,6 +429,42 @@ describe("AI jobs", () => {
     expect(done.job.status).toBe("succeeded");
     expect(providerCalls).toHaveLength(1);
     expect(await credits(user.id)).toBe(1);
+  });
+
+  it("a call started while its job is marked running keeps nothing when the mark fails; the job runs once it can, charged once", async () => {
+    const user = await signedIn({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    // The page's staging from the original starts the provider call while the job is being marked running
+    // (docs/decisions/0146-job-long-poll.md). Here D1 refuses that mark until the trigger is dropped.
+    await env.DB.exec(
+      "CREATE TRIGGER test_refuse_running BEFORE UPDATE OF status ON jobs WHEN NEW.status = 'running' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+    );
+    let jobId: string;
+    try {
+      const res = await post(user.cookie, photo.id, STAGE);
+      expect(res.status).toBe(202);
+      jobId = ((await res.json()) as JobAnswer).job.id;
+      await vi.waitFor(() => expect(providerCalls).toHaveLength(1));
+      // The early call has answered: its bytes were not stored, the job is still queued and its credit held.
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await storedKeys(user.id)).filter((k) => k.includes("/versions/"))).toEqual([]);
+      const row = await db.select().from(jobs).where(eq(jobs.id, jobId)).get();
+      expect(row?.status).toBe("queued");
+      const held = await db.select().from(creditReservations).where(eq(creditReservations.key, jobId)).get();
+      expect(held?.status).toBe("held");
+    } finally {
+      await env.DB.exec("DROP TRIGGER IF EXISTS test_refuse_running");
+    }
+    const done = await settle(user.cookie, jobId);
+    expect(done.job.status).toBe("succeeded");
+    expect(providerCalls).toHaveLength(2);
+    // Each refused mark was logged once, and tried again by the alarm a moment later (not in a loop).
+    const logged = takeConsoleErrors();
+    expect(logged.length).toBeGreaterThanOrEqual(1);
+    expect(logged.length).toBeLessThanOrEqual(3);
+    for (const args of logged) expect(String(args[2])).toContain("refused by the test");
+    expect(await credits(user.id)).toBe(1);
+    expect(await db.select().from(photoVersions).where(eq(photoVersions.jobId, jobId))).toHaveLength(1);
   });
 
   it("never sends the provider's key or address in an answer", async () => {

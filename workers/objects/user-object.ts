@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb, type Database } from "@db/client";
-import { users } from "@db/schema";
+import { type Job, type Photo, users } from "@db/schema";
 import { config } from "@workers/config";
 import { devToolsEnabled } from "@workers/lib/dev-tools";
 import * as apiJobs from "@workers/objects/user/api-jobs";
@@ -72,6 +72,8 @@ export class UserObject extends DurableObject<Env> {
   #inAlarm = false;
   /** One pump at a time; a call while one runs asks it to look again (workers/objects/user/queue.ts). */
   #pumping = false;
+  /** When the alarm should try again a job whose run stopped on an error (real clock), if one did. */
+  #retryRunAt: number | null = null;
   #pumpAgain = false;
   /**
    * This user's balance and open grants as of the last write, while exact
@@ -133,9 +135,13 @@ export class UserObject extends DurableObject<Env> {
     if (backgroundAt !== null) at = Math.min(at ?? Number.POSITIVE_INFINITY, backgroundAt + this.#clockOffset);
     // A job running here needs an alarm handler holding it: wake now (a running handler keeps holding it).
     if (this.#active.size > 0 && !this.#inAlarm) await this.ctx.storage.setAlarm(Date.now());
-    else if (at === null) await this.ctx.storage.deleteAlarm();
-    // `at` is on this object's clock; the runtime's alarm runs on the real one.
-    else await this.ctx.storage.setAlarm(Math.max(at - this.#clockOffset, Date.now() + 1000));
+    else {
+      // `at` is on this object's clock; the runtime's alarm runs on the real one.
+      let real = at === null ? null : Math.max(at - this.#clockOffset, Date.now() + 1000);
+      if (this.#retryRunAt !== null) real = Math.min(real ?? Number.POSITIVE_INFINITY, this.#retryRunAt);
+      if (real === null) await this.ctx.storage.deleteAlarm();
+      else await this.ctx.storage.setAlarm(real);
+    }
   }
 
   /** #scheduleAlarm as the next serial turn, after whatever the caller starts now. */
@@ -150,7 +156,12 @@ export class UserObject extends DurableObject<Env> {
    * #scheduleAlarm set after the change that caused it.
    */
   async #wakeForReservationTimeout(): Promise<void> {
-    const at = Date.now() + ledger.RESERVATION_TIMEOUT_MS;
+    await this.#wakeIn(ledger.RESERVATION_TIMEOUT_MS);
+  }
+
+  /** Moves the alarm to `ms` from now, unless it is already due sooner. */
+  async #wakeIn(ms: number): Promise<void> {
+    const at = Date.now() + ms;
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
@@ -488,7 +499,7 @@ export class UserObject extends DurableObject<Env> {
    * Launches queued jobs while fewer than the plan's concurrency run here (`concurrency` when just read, and
    * `firstQueued`, the first queued jobs, when read in the same turn: no read of the queue then).
    */
-  async #pump(userId: string, concurrency?: number, firstQueued?: string[]): Promise<void> {
+  async #pump(userId: string, concurrency?: number, firstQueued?: queue.QueuedToRun[]): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true;
       return;
@@ -499,11 +510,14 @@ export class UserObject extends DurableObject<Env> {
       let listed = firstQueued;
       do {
         this.#pumpAgain = false;
-        const ids =
+        const next: (string | queue.QueuedToRun)[] =
           known !== undefined && listed !== undefined
-            ? listed.filter((id) => !this.#active.has(id)).slice(0, Math.max(known - this.#active.size, 0))
+            ? listed.filter((q) => !this.#active.has(q.job.id)).slice(0, Math.max(known - this.#active.size, 0))
             : await queue.nextToRun(this.#db, userId, [...this.#active.keys()], known);
-        for (const id of ids) this.#launch(userId, id);
+        for (const one of next) {
+          if (typeof one === "string") this.#launch(userId, one);
+          else this.#launch(userId, one.job.id, one.photo && { job: one.job, photo: one.photo });
+        }
         // A second look (asked for meanwhile) reads the plan and the queue again.
         known = undefined;
         listed = undefined;
@@ -522,21 +536,59 @@ export class UserObject extends DurableObject<Env> {
     return result;
   }
 
-  #launch(userId: string, jobId: string): void {
+  #launch(userId: string, jobId: string, known?: { job: Job; photo: Photo }): void {
     if (this.#active.has(jobId)) return;
-    const run = this.#runJob(userId, jobId).finally(async () => {
-      this.#active.delete(jobId);
-      // The next queued job takes the freed place (before this promise settles, so the alarm holds it too).
-      await this.#pump(userId).catch(() => undefined);
-    });
+    const run = this.#runJob(userId, jobId, known).then(
+      async () => {
+        this.#active.delete(jobId);
+        // The next queued job takes the freed place (before this promise settles, so the alarm holds it too).
+        await this.#pump(userId).catch(() => undefined);
+      },
+      async (err) => {
+        // D1 refused a write the run could not do without (marking the job running, or settling its credit): the
+        // job stays as D1 has it, queued or running, with its credit held. Pumping again at once would try the same
+        // write in a tight loop; the alarm tries again in a moment (its pump starts a queued job, its catch-up a
+        // running one that no instance runs).
+        console.error("a job's run stopped on an error; the alarm tries again", jobId, err);
+        this.#active.delete(jobId);
+        this.#retryRunAt = Date.now() + RUN_RETRY_MS;
+        await this.#wakeIn(RUN_RETRY_MS).catch(() => undefined);
+      },
+    );
     this.#active.set(jobId, run);
     // Held until an alarm handler awaits it (set by #scheduleAlarm after the change that started it).
     this.ctx.waitUntil(run);
   }
 
-  async #runJob(userId: string, jobId: string): Promise<void> {
-    const started = await jobsService.startRunning(this.#db, jobId, this.#now());
-    if (!started) return;
+  /**
+   * Runs a queued job: marks it running, calls the provider, and commits or refunds its credit. `known`: the job's
+   * row and photo as read in the turn that reserved its credit; the call then starts while the job is being marked
+   * running (one D1 round trip off the job's time), and a job that turns out not to be queued any more (nothing
+   * else should start it) has its result thrown away uncharged. docs/decisions/0146-job-long-poll.md
+   */
+  async #runJob(userId: string, jobId: string, known?: { job: Job; photo: Photo }): Promise<void> {
+    let claimed: (running: boolean) => void = () => undefined;
+    const early =
+      known && !variations.isGroupLead(known.job)
+        ? this.#produce(known.job, known.photo, new Promise<boolean>((resolve) => (claimed = resolve)))
+        : undefined;
+    // Its failure is handled once the job is marked running; until then it must not count as unhandled.
+    early?.catch(() => undefined);
+    // Not marked running (no longer queued, or D1 failed): an early call's answer is not stored, and the call ends
+    // before the job's place is freed.
+    const unclaimed = async () => {
+      claimed(false);
+      await early?.catch(() => undefined);
+    };
+    let started: Awaited<ReturnType<typeof jobsService.startRunning>>;
+    try {
+      started = await jobsService.startRunning(this.#db, jobId, this.#now());
+    } catch (err) {
+      await unclaimed();
+      throw err;
+    }
+    if (!started) return unclaimed();
+    claimed(true);
     const { job, photo } = started;
     if (variations.isGroupLead(job)) {
       const change = <T>(fn: (now: number) => Promise<T>) => this.#change(userId, fn);
@@ -546,10 +598,7 @@ export class UserObject extends DurableObject<Env> {
     // rejects here: the commit sees its failure) before deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
-      const quiet = setTimeout(() => this.#whileProviderWorks(), THUMB_AFTER_CALL_MS);
-      const { result, stored } = await jobsService
-        .produce(this.env, this.#db, job, this.#now(), { photo })
-        .finally(() => clearTimeout(quiet));
+      const { result, stored } = await (early ?? this.#produce(job, photo));
       writeSettled = stored.catch(() => undefined);
       const settled = await this.#change(
         userId,
@@ -588,6 +637,14 @@ export class UserObject extends DurableObject<Env> {
       await writeSettled;
       await this.env.PHOTOS.delete(jobsService.jobResultKeys(job));
     }
+  }
+
+  /** The provider call of a job and the start of its result's R2 write (jobsService.produce). */
+  #produce(job: Job, photo: Photo | undefined, storeWhen?: Promise<boolean>): ReturnType<typeof jobsService.produce> {
+    const quiet = setTimeout(() => this.#whileProviderWorks(), THUMB_AFTER_CALL_MS);
+    return jobsService
+      .produce(this.env, this.#db, job, this.#now(), { photo, storeWhen })
+      .finally(() => clearTimeout(quiet));
   }
 
   /** Runs `work` at the next quiet moment (see #thumbs), held by the alarm handler until it ends. */
@@ -631,6 +688,8 @@ export class UserObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const userId = await this.ctx.storage.get<string>("userId");
     if (!userId) return;
+    // This alarm is the retry (its pump and catch-up below); a run that stops again asks for another.
+    this.#retryRunAt = null;
     if (await background.runDue(this.env, this.#db, this.ctx.storage, userId)) {
       await this.ctx.storage.setAlarm(Date.now() + 50);
       return;
@@ -713,6 +772,8 @@ async function nextWakeAt(db: Database, userId: string, timeoutMs: number): Prom
 
 /** How long after its job's commit a result's thumbnail is made at the latest (see UserObject#thumbs). */
 export const THUMB_DELAY_MS = 1000;
+/** How soon the alarm tries again a job whose run stopped on a D1 error (see UserObject#launch). */
+export const RUN_RETRY_MS = 1000;
 /** How far into a job's provider call the waiting thumbnails are made (its upload has left by then). */
 export const THUMB_AFTER_CALL_MS = 50;
 

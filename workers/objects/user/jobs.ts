@@ -234,8 +234,8 @@ export async function sourceVariant(db: Database, photo: Photo): Promise<string>
 }
 
 /**
- * Calls the provider for a running job and starts storing the result's bytes in R2: `stored` settles when they are
- * written (the commit awaits it before its writes, overlapping its first read). Throws ProviderError (or another
+ * Calls the provider for a running job (or one being marked running: `storeWhen`) and starts storing the result's
+ * bytes in R2: `stored` settles when they are written (the commit awaits it before its writes, overlapping its first read). Throws ProviderError (or another
  * Error) on any failure of the call; writes no rows.
  */
 export async function produce(
@@ -243,7 +243,12 @@ export async function produce(
   db: Database,
   job: Job,
   now: number,
-  opts: { fetcher?: typeof fetch; photo?: Photo } = {},
+  opts: {
+    fetcher?: typeof fetch;
+    photo?: Photo;
+    /** The call was started before the job was marked running: its bytes are stored only once this answers true. */
+    storeWhen?: Promise<boolean>;
+  } = {},
 ): Promise<{ result: JobResult; stored: Promise<void> }> {
   const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
   if (!photo || photo.userId !== job.userId) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
@@ -262,7 +267,10 @@ export async function produce(
   }
   try {
     const result = describeResult(job, bytes);
-    return { result, stored: putResult(env, result, bytes) };
+    const stored = opts.storeWhen
+      ? opts.storeWhen.then((store) => (store ? putResult(env, result, bytes) : undefined))
+      : putResult(env, result, bytes);
+    return { result, stored };
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err;
     throw new ProviderError(

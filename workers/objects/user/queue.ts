@@ -7,6 +7,7 @@ import {
   type JobKind,
   type JobParams,
   jobs,
+  type Photo,
   photos,
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
@@ -59,6 +60,12 @@ export interface StartManyInput {
 /** A job's photo that is not the user's, or is in the trash (checkPhotos). The Worker's own "Not found." */
 export const PHOTO_NOT_FOUND = "Not found.";
 
+/** A queued job as read for the pump, with its photo when known. */
+export interface QueuedToRun {
+  job: Job;
+  photo?: Photo;
+}
+
 export type StartManyResult =
   | {
       ok: true;
@@ -70,9 +77,10 @@ export type StartManyResult =
       concurrency: number;
       /**
        * The first queued jobs the pump may start, read at the end of the reservations' own batch (the pump needs no
-       * read of its own); absent when not read there.
+       * read of its own), each with its photo when this turn read it (checkPhotos): such a job's provider call starts
+       * while it is being marked running. Absent when not read there. Not sent to the Worker.
        */
-      firstQueued?: string[];
+      firstQueued?: QueuedToRun[];
     }
   | { ok: false; error: string; balance: number };
 
@@ -157,8 +165,9 @@ export async function startMany(
     userId,
     photoIds.length > 0 ? [livePhotosQuery(db, userId, photoIds)] : [],
   );
+  const livePhotos = new Map((photoIds.length > 0 ? (loaded.read[0] as Photo[]) : []).map((p) => [p.id, p]));
   if (photoIds.length > 0) {
-    const live = new Set((loaded.read[0] as { id: string }[]).map((r) => r.id));
+    const live = livePhotos;
     if (photoIds.some((id) => !live.has(id))) {
       return { ok: false, error: PHOTO_NOT_FOUND, balance: loaded.view?.balance ?? 0 };
     }
@@ -243,14 +252,14 @@ export async function startMany(
     return { ok: false, error: refused.error, balance: refused.balance };
   }
   // Without room at the time of the batch nothing was read, and the pump looks for itself (a call may have ended).
-  const queued = read?.[0] as { id: string }[] | undefined;
+  const queued = read?.[0] as Job[] | undefined;
   return {
     ok: true,
     balance: answers.at(-1)!.balance,
     jobIds,
     createdAt: now,
     concurrency,
-    ...(queued ? { firstQueued: queued.map((r) => r.id) } : {}),
+    ...(queued ? { firstQueued: queued.map((job) => ({ job, photo: livePhotos.get(job.photoId) })) } : {}),
   };
 }
 
@@ -284,11 +293,11 @@ export async function nextToRun(
   return free <= 0 ? [] : rows.slice(0, free).map((r) => r.id);
 }
 
-/** Which of `photoIds` are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
+/** Those of `photoIds` that are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
 function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
   if (photoIds.length > 90) throw new Error("checkPhotos takes at most 90 photos");
   return db
-    .select({ id: photos.id })
+    .select()
     .from(photos)
     .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds), isNull(photos.trashedAt)));
 }
@@ -296,7 +305,7 @@ function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
 /** The first `limit` queued jobs that start on their own (not variations after a lead), besides `running`. */
 function queuedQuery(db: Database, userId: string, running: string[], limit: number) {
   return db
-    .select({ id: jobs.id })
+    .select()
     .from(jobs)
     .where(
       and(
