@@ -235,8 +235,8 @@ export async function sourceVariant(db: Database, photo: Photo): Promise<string>
 
 /**
  * Calls the provider for a running job (or one being marked running: `storeWhen`) and starts storing the result's
- * bytes in R2: `stored` settles when they are written (the commit awaits it before its writes, overlapping its first read). Throws ProviderError (or another
- * Error) on any failure of the call; writes no rows.
+ * bytes in R2: `stored` settles when they are written (the commit awaits it before its writes, overlapping its first
+ * read). Throws ProviderError (or another Error) on any failure of the call; writes no rows.
  */
 export async function produce(
   env: Env,

@@ -166,11 +166,8 @@ export async function startMany(
     photoIds.length > 0 ? [livePhotosQuery(db, userId, photoIds)] : [],
   );
   const livePhotos = new Map((photoIds.length > 0 ? (loaded.read[0] as Photo[]) : []).map((p) => [p.id, p]));
-  if (photoIds.length > 0) {
-    const live = livePhotos;
-    if (photoIds.some((id) => !live.has(id))) {
-      return { ok: false, error: PHOTO_NOT_FOUND, balance: loaded.view?.balance ?? 0 };
-    }
+  if (photoIds.some((id) => !livePhotos.has(id))) {
+    return { ok: false, error: PHOTO_NOT_FOUND, balance: loaded.view?.balance ?? 0 };
   }
   let view = loaded.view;
   if (view?.grants.some((g) => g.expiresAt <= now)) {
