@@ -190,7 +190,10 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
   /** Calls being answered now, and the most at once since the last POST /_emulator/mode: a bench reads it. */
   let inFlight = 0;
   let maxInFlight = 0;
-  /** What each answered call asked for (never the image bytes) its start (epoch ms) and own time in ms: GET /_emulator/requests. */
+  /**
+   * What each answered call asked for (never the image bytes), when it came (`at`, epoch ms) and its own time (`ms`):
+   * tests and the bench read it from GET /_emulator/requests.
+   */
   const requests: Record<string, unknown>[] = [];
   return listen("provider", opts.port, async (req, body, res) => {
     try {

@@ -510,14 +510,11 @@ export class UserObject extends DurableObject<Env> {
       let listed = firstQueued;
       do {
         this.#pumpAgain = false;
-        const next: (string | queue.QueuedToRun)[] =
+        const next =
           known !== undefined && listed !== undefined
             ? listed.filter((q) => !this.#active.has(q.job.id)).slice(0, Math.max(known - this.#active.size, 0))
             : await queue.nextToRun(this.#db, userId, [...this.#active.keys()], known);
-        for (const one of next) {
-          if (typeof one === "string") this.#launch(userId, one);
-          else this.#launch(userId, one.job.id, one.photo && { job: one.job, photo: one.photo });
-        }
+        for (const queued of next) this.#launch(userId, queued);
         // A second look (asked for meanwhile) reads the plan and the queue again.
         known = undefined;
         listed = undefined;
@@ -536,9 +533,10 @@ export class UserObject extends DurableObject<Env> {
     return result;
   }
 
-  #launch(userId: string, jobId: string, known?: { job: Job; photo: Photo }): void {
+  #launch(userId: string, queued: queue.QueuedToRun): void {
+    const jobId = queued.job.id;
     if (this.#active.has(jobId)) return;
-    const run = this.#runJob(userId, jobId, known).then(
+    const run = this.#runJob(userId, queued).then(
       async () => {
         this.#active.delete(jobId);
         // The next queued job takes the freed place (before this promise settles, so the alarm holds it too).
@@ -561,16 +559,17 @@ export class UserObject extends DurableObject<Env> {
   }
 
   /**
-   * Runs a queued job: marks it running, calls the provider, and commits or refunds its credit. `known`: the job's
-   * row and photo as read in the turn that reserved its credit; the call then starts while the job is being marked
-   * running (one D1 round trip off the job's time), and a job that turns out not to be queued any more (nothing
-   * else should start it) has its result thrown away uncharged. docs/decisions/0146-job-long-poll.md
+   * Runs a queued job: marks it running, calls the provider, and commits or refunds its credit. With the job's photo
+   * as read in the turn that reserved its credit, the call starts while the job is being marked running (one D1
+   * round trip off the job's time), and a job that turns out not to be queued any more (nothing else should start
+   * it) has its result thrown away uncharged. docs/decisions/0146-job-long-poll.md
    */
-  async #runJob(userId: string, jobId: string, known?: { job: Job; photo: Photo }): Promise<void> {
+  async #runJob(userId: string, queued: queue.QueuedToRun): Promise<void> {
+    const jobId = queued.job.id;
     let claimed: (running: boolean) => void = () => undefined;
     const early =
-      known && !variations.isGroupLead(known.job)
-        ? this.#produce(known.job, known.photo, new Promise<boolean>((resolve) => (claimed = resolve)))
+      queued.photo && !variations.isGroupLead(queued.job)
+        ? this.#produce(queued.job, queued.photo, new Promise<boolean>((resolve) => (claimed = resolve)))
         : undefined;
     // Its failure is handled once the job is marked running; until then it must not count as unhandled.
     early?.catch(() => undefined);

@@ -59,7 +59,7 @@ export async function startQueued(
       reason: count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`,
       groupId: count > 1 ? ids[0]! : null,
     })),
-    ...(checkPhoto ? { checkPhotos: true } : {}),
+    checkPhotos: checkPhoto,
   });
   return { ...started, params };
 }

@@ -1,25 +1,17 @@
 import type { Database } from "@db/client";
 import { type Batch, batches, type Folder, folders, type Photo, photos, users } from "@db/schema";
-import { eq, getTableColumns, type Placeholder, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
-import {
-  decodeCursor,
-  folderQuery,
-  foldersQuery,
-  type PageAfter,
-  photoPage,
-  photoPageQuery,
-  type ViewFilter,
-} from "./library";
+import { decodeCursor, folderQuery, foldersQuery, photoPage, photoPageQuery, type ViewFilter } from "./library";
 import { type BatchView, batchViews, recentBatchesQuery } from "./listing-jobs";
-import type { SessionReads, UserRef } from "./sessions";
+import type { SessionReads } from "./sessions";
 
 // What /dashboard reads for one view of the library
 // (docs/decisions/0144-dashboard-reads-with-the-session.md): the folders, the first
 // page of photos, the last day's batches and the folder shown (for a folder
 // view), each as one JSON column of a row of the user. On a page load those
-// columns are read in the same statement as the session (libraryColumns, from
+// columns are read in the same statement as the session (libraryReads, from
 // the root middleware), so the page costs one D1 statement in one round trip;
 // otherwise (a POST's loaders, a preload for another view) the loader reads
 // them from the user's row on its own. The batches' jobs are a second read
@@ -88,33 +80,36 @@ function rowsFromJson<T>(text: unknown, columns: Columns): T[] {
 const newestFirst = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }) =>
   b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
-/** The library's columns for one view, to read with the row of `user` (users.id, or an id). */
-export function libraryColumns(
-  db: Database,
-  user: UserRef,
-  q: LibraryQuery,
-  now = Date.now(),
-): Record<string, SQL.Aliased> {
-  return columnsFor(db, user, q.view, decodeCursor(q.cursor), now - DAY_MS);
-}
-
 /**
- * The library's reads for the session's statement (docs/decisions/0144-dashboard-reads-with-the-session.md): the
- * same columns as libraryColumns with placeholders for every value, so that the statement of each shape (the view's
- * kind, a first page or a later one: eight in all) is built by drizzle once per database and only bound after.
+ * The library's columns for one view, read with the row of the session's user (docs/decisions/0144): each a JSON
+ * column, with placeholders for every value, so that the statement of each shape (the view's kind, a first page or a
+ * later one: eight in all) is built by drizzle once per database and only bound after.
  */
 export function libraryReads(q: LibraryQuery, now = Date.now()): SessionReads {
   const after = decodeCursor(q.cursor);
+  const view: ViewFilter =
+    q.view.kind === "folder" ? { kind: "folder", folderId: sql.placeholder("folderId") } : q.view;
   return {
     key: `library:${q.view.kind}:${after ? "after" : "first"}`,
-    columns: (db, user) =>
-      columnsFor(
-        db,
-        user,
-        q.view.kind === "folder" ? { kind: "folder", folderId: sql.placeholder("folderId") } : q.view,
-        after ? { createdAt: sql.placeholder("afterCreatedAt"), id: sql.placeholder("afterId") } : null,
-        sql.placeholder("since"),
+    columns: (db, user) => ({
+      libFolders: rowsAsJson(foldersQuery(db, user), FOLDER_LIST_COLUMNS, "lib_folders"),
+      libPhotos: rowsAsJson(
+        photoPageQuery(db, user, view, {
+          after: after ? { createdAt: sql.placeholder("afterCreatedAt"), id: sql.placeholder("afterId") } : null,
+        }),
+        PHOTO_COLUMNS,
+        "lib_photos",
       ),
+      // Only the last day's batches: with none (the usual case) there is no read of their jobs.
+      libBatches: rowsAsJson(
+        recentBatchesQuery(db, user, RECENT_BATCHES, sql.placeholder("since")),
+        BATCH_COLUMNS,
+        "lib_batches",
+      ),
+      ...(view.kind === "folder"
+        ? { libFolder: rowsAsJson(folderQuery(db, user, view.folderId), FOLDER_COLUMNS, "lib_folder") }
+        : {}),
+    }),
     values: {
       folderId: q.view.kind === "folder" ? q.view.folderId : null,
       afterCreatedAt: after?.createdAt ?? null,
@@ -124,25 +119,7 @@ export function libraryReads(q: LibraryQuery, now = Date.now()): SessionReads {
   };
 }
 
-function columnsFor(
-  db: Database,
-  user: UserRef,
-  view: ViewFilter,
-  after: PageAfter | null,
-  since: number | Placeholder,
-): Record<string, SQL.Aliased> {
-  return {
-    libFolders: rowsAsJson(foldersQuery(db, user), FOLDER_LIST_COLUMNS, "lib_folders"),
-    libPhotos: rowsAsJson(photoPageQuery(db, user, view, { after }), PHOTO_COLUMNS, "lib_photos"),
-    // Only the last day's batches: with none (the usual case) there is no read of their jobs.
-    libBatches: rowsAsJson(recentBatchesQuery(db, user, RECENT_BATCHES, since), BATCH_COLUMNS, "lib_batches"),
-    ...(view.kind === "folder"
-      ? { libFolder: rowsAsJson(folderQuery(db, user, view.folderId), FOLDER_COLUMNS, "lib_folder") }
-      : {}),
-  };
-}
-
-/** The page from libraryColumns' values (same view): at most one more read, for recent batches' jobs. */
+/** The page from libraryReads' values (same view): at most one more read, for recent batches' jobs. */
 async function libraryPageFrom(db: Database, q: LibraryQuery, values: LibraryColumns): Promise<LibraryPage> {
   // Folders keep their creation time for the order only.
   const folderList = rowsFromJson<{ id: string; name: string; createdAt: number }>(
@@ -164,18 +141,14 @@ export async function libraryPage(
   q: LibraryQuery,
   preloaded?: LibraryPreload | null,
 ): Promise<LibraryPage> {
-  const values =
-    preloaded && sameQuery(preloaded.query, q)
-      ? preloaded.values
-      : await db
-          .select(libraryColumns(db, users.id, q))
-          .from(users)
-          .where(eq(users.id, userId))
-          .get();
+  const reads = preloaded && sameQuery(preloaded.query, q) ? null : libraryReads(q);
+  const values = reads
+    ? await db.select(reads.columns(db, users.id)).from(users).where(eq(users.id, userId)).prepare().get(reads.values)
+    : preloaded?.values;
   return libraryPageFrom(db, q, values ?? {});
 }
 
-/** The values of libraryColumns read in the session's statement, with the view they are for. */
+/** The values of libraryReads read in the session's statement, with the view they are for. */
 export interface LibraryPreload {
   query: LibraryQuery;
   values: LibraryColumns;

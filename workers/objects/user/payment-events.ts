@@ -160,10 +160,7 @@ export function supersedes(
   const storedEnd = stored.currentPeriodEnd ?? 0;
   if (incomingEnd !== storedEnd) return incomingEnd > storedEnd;
   return (
-    incoming.cancelChangedFrom !== undefined &&
-    incoming.cancelChangedFrom !== null &&
-    incoming.cancelChangedFrom === stored.cancelAtPeriodEnd &&
-    incoming.cancelAtPeriodEnd !== stored.cancelAtPeriodEnd
+    incoming.cancelChangedFrom === stored.cancelAtPeriodEnd && incoming.cancelAtPeriodEnd !== stored.cancelAtPeriodEnd
   );
 }
 

@@ -276,10 +276,10 @@ export async function nextToRun(
   running: string[],
   /** The plan's concurrency when the caller read it in this turn. */
   known?: number,
-): Promise<string[]> {
+): Promise<QueuedToRun[]> {
   if (known !== undefined) {
     const free = known - running.length;
-    return free <= 0 ? [] : (await queuedQuery(db, userId, running, free).all()).map((r) => r.id);
+    return free <= 0 ? [] : (await queuedQuery(db, userId, running, free).all()).map((job) => ({ job }));
   }
   // The plan and the first queued jobs in one round trip: as many as the largest plan could start.
   const [planRows, rows] = await db.batch([
@@ -287,7 +287,7 @@ export async function nextToRun(
     queuedQuery(db, userId, running, MAX_CONCURRENCY),
   ]);
   const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
-  return free <= 0 ? [] : rows.slice(0, free).map((r) => r.id);
+  return free <= 0 ? [] : rows.slice(0, free).map((job) => ({ job }));
 }
 
 /** Those of `photoIds` that are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
