@@ -25,6 +25,8 @@ interface ProviderCall {
   url: string;
   authorization: string | null;
   form?: Record<string, string>;
+  /** The files of a multipart call (the source image), by field. */
+  files?: Record<string, Uint8Array>;
   json?: {
     input_image_url?: string;
     sky_type?: string;
@@ -49,7 +51,11 @@ beforeEach(() => {
     else {
       const form = await req.formData();
       call.form = {};
-      for (const [k, v] of form) if (typeof v === "string") call.form[k] = v;
+      call.files = {};
+      for (const [k, v] of form) {
+        if (typeof v === "string") call.form[k] = v;
+        else call.files[k] = new Uint8Array(await v.arrayBuffer());
+      }
     }
     providerCalls.push(call);
     const json = call.json;
@@ -187,6 +193,29 @@ describe("AI jobs", () => {
     const served = await workerFetch(done.version!.thumbUrl, { headers: { Cookie: user.cookie } });
     expect(served.headers.get("Cache-Control")).toContain("immutable");
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(thumb);
+  });
+
+  it("sends the bytes the photo's row names: an original read ahead under another key is not used", async () => {
+    const user = await signedIn({ credits: 3 });
+    // The object reads a lone staging job's original ahead under the key derived from the user and the photo
+    // (originalKey) while it reserves the credit. A row that names another key is staged from that key.
+    const photo = await makePhoto(user.id);
+    const elsewhere = makeJpeg(24, 18, 70);
+    const otherKey = `${photo.originalKey}-moved`;
+    await env.PHOTOS.put(otherKey, elsewhere, { httpMetadata: { contentType: "image/jpeg" } });
+    await db.update(photos).set({ originalKey: otherKey }).where(eq(photos.id, photo.id));
+    const first = (await (await post(user.cookie, photo.id, STAGE)).json()) as JobAnswer;
+    expect((await settle(user.cookie, first.job.id)).job.status).toBe("succeeded");
+    expect(providerCalls[0]!.files?.input_image).toEqual(elsewhere);
+
+    // The usual case: the derived key is the row's, and its bytes go (read ahead or not).
+    const plain = await makePhoto(user.id);
+    const original = new Uint8Array(await (await env.PHOTOS.get(plain.originalKey))!.arrayBuffer());
+    const second = (await (await post(user.cookie, plain.id, STAGE)).json()) as JobAnswer;
+    expect((await settle(user.cookie, second.job.id)).job.status).toBe("succeeded");
+    expect(providerCalls[1]!.files?.input_image).toEqual(original);
+    expect(original).not.toEqual(elsewhere);
+    expect(await credits(user.id)).toBe(1);
   });
 
   it("replaces the sky of the newest version through a signed address, and keeps every version", async () => {

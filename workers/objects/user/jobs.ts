@@ -15,7 +15,7 @@ import { signedImageUrl } from "@workers/lib/signed-urls";
 import { describeImage, makeResultThumb } from "@workers/lib/thumbnail";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Stmt } from "./ledger";
-import { stageInputFor } from "./stage-call";
+import { type SourceReadAhead, stageInputFor } from "./stage-call";
 
 // AI jobs: staging, sky replacement, furniture removal. The user's Durable
 // Object creates the job row in the same batch as the credit reservation (key
@@ -248,6 +248,8 @@ export async function produce(
     photo?: Photo;
     /** The call was started before the job was marked running: its bytes are stored only once this answers true. */
     storeWhen?: Promise<boolean>;
+    /** The source image's bytes, when already being read (stageInputFor). */
+    ahead?: SourceReadAhead;
   } = {},
 ): Promise<{ result: JobResult; stored: Promise<void> }> {
   const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
@@ -256,7 +258,7 @@ export async function produce(
   let bytes: Uint8Array;
   if (job.kind === "stage") {
     // Staging starts from the original, or from the version the person chose (e.g. the emptied room).
-    bytes = await client.stage(await stageInputFor(env, db, job, photo, now));
+    bytes = await client.stage(await stageInputFor(env, db, job, photo, now, 1, opts.ahead));
   } else {
     const variant = job.params.source ?? "original";
     const imageUrl = await signedImageUrl(env, photo.id, variant, now);

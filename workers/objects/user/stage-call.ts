@@ -11,6 +11,25 @@ import { and, eq } from "drizzle-orm";
 
 export const STAGE_FAILURE = "Failed to process image";
 
+/**
+ * An image's bytes read from R2 before its job was known to run (the user's object reads a lone staging job's original
+ * while it reserves the credit): used only when `key` is the object the call starts from. `bytes` resolves to null
+ * when the read failed or found nothing; the call then reads the object itself.
+ */
+export interface SourceReadAhead {
+  key: string;
+  bytes: Promise<Uint8Array | null>;
+}
+
+/** Starts reading `key`'s bytes; never rejects (null on any failure). */
+export function readAhead(env: Env, key: string): SourceReadAhead {
+  const bytes = env.PHOTOS.get(key).then(
+    async (object) => (object ? new Uint8Array(await object.arrayBuffer()) : null),
+    () => null,
+  );
+  return { key, bytes: bytes.catch(() => null) };
+}
+
 export async function stageInputFor(
   env: Env,
   db: Database,
@@ -18,6 +37,7 @@ export async function stageInputFor(
   photo: Photo,
   now: number,
   numImages = 1,
+  ahead?: SourceReadAhead,
 ): Promise<StageInput> {
   const from = job.params.source && job.params.source !== "original" ? job.params.source : null;
   const version = from
@@ -35,6 +55,8 @@ export async function stageInputFor(
   return {
     imageUrl: await signedImageUrl(env, photo.id, version?.id ?? "original", now),
     image: async () => {
+      const early = ahead?.key === key ? await ahead.bytes : null;
+      if (early) return { bytes: early, contentType };
       const source = await env.PHOTOS.get(key);
       if (!source) throw new ProviderError(`${STAGE_FAILURE}: the original is missing`, false);
       return { bytes: new Uint8Array(await source.arrayBuffer()), contentType };
