@@ -276,9 +276,13 @@ describe("organising the library", () => {
     await page.getByTestId("photo-name").first().waitFor();
     expect(await gridNames(page)).toEqual(["Kitchen 1"]);
 
+    // Only what is shown is the current page, for a screen reader too: the folder, none of the views.
+    const current = () => page.locator('#library-folders [aria-current="page"]');
+    expect(await current().allTextContents()).toEqual(["12 Elm Street"]);
     await page.getByRole("link", { name: "Unassigned Photos" }).click();
     await page.getByRole("heading", { level: 1, name: "Unassigned Photos" }).waitFor();
     expect(await gridNames(page)).toEqual(["Kitchen 2"]);
+    expect(await current().allTextContents()).toEqual(["Unassigned Photos"]);
 
     await page.getByRole("button", { name: "Delete folder 12 Elm Street" }).click();
     await folderLink.waitFor({ state: "detached" });

@@ -6,7 +6,7 @@ import { failureData } from "@workers/http/result";
 import { LIBRARY_NOT_UNDERSTOOD, libraryActionInput, runLibraryAction } from "@workers/services/library-actions";
 import { libraryPage } from "@workers/services/library-page";
 import { useState } from "react";
-import { data, Form, Link, NavLink, redirect, useRevalidator } from "react-router";
+import { data, Form, Link, redirect, useRevalidator } from "react-router";
 import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
 import { ListingPackPanel } from "~/components/library/listing-pack-panel";
 import { PhotoGrid } from "~/components/library/photo-grid";
@@ -89,15 +89,19 @@ function emptyText(view: LibraryView): string {
   return "No photos yet. Upload a room photo to get started.";
 }
 
+/**
+ * A view or folder of the library, marked current when it is the one shown. A plain Link: NavLink matches on the
+ * path only, so it marked every view of /dashboard (?view=trash too) as the current page and overrode aria-current.
+ */
 function SideLink({ to, active, children }: { to: string; active: boolean; children: React.ReactNode }) {
   return (
-    <NavLink
+    <Link
       to={to}
       aria-current={active ? "page" : undefined}
       className={`block rounded-lg px-3 py-2 text-sm font-medium ${active ? "bg-brand-50 text-brand-700" : "text-ink hover:bg-slate-100"}`}
     >
       {children}
-    </NavLink>
+    </Link>
   );
 }
 
