@@ -20,11 +20,13 @@ export { UserObject } from "@workers/objects/user-object";
 // Given a function, React Router's handler re-derives its route tree on every request (flattening and ranking every
 // route: about a fifth of a signed-in page's server time). Built code does not change under a running isolate, so
 // outside the dev server the handler is made once, from the build itself.
+// The dev server keeps the function form, which loads the build it has just rebuilt.
 type DocumentHandler = ReturnType<typeof createRequestHandler>;
-let documentHandler: DocumentHandler | undefined;
 const loadBuild = () => import("virtual:react-router/server-build");
+let documentHandler: DocumentHandler | undefined = import.meta.env.DEV
+  ? createRequestHandler(loadBuild, import.meta.env.MODE)
+  : undefined;
 const handleDocument: DocumentHandler = async (request, context) => {
-  if (import.meta.env.DEV) return createRequestHandler(loadBuild, import.meta.env.MODE)(request, context);
   documentHandler ??= createRequestHandler(await loadBuild(), import.meta.env.MODE);
   return documentHandler(request, context);
 };

@@ -154,16 +154,6 @@ export class UserObject extends DurableObject<Env> {
     this.#serial(() => this.#scheduleAlarm(userId)).catch((err) => console.error("alarm after a change", err));
   }
 
-  /**
-   * A group that only takes new reservations can add one wake: their timeout
-   * (ledger.RESERVATION_TIMEOUT_MS from now). The alarm moves earlier if it is
-   * later than that; every other wake reason is already covered by the alarm
-   * #scheduleAlarm set after the change that caused it.
-   */
-  async #wakeForReservationTimeout(): Promise<void> {
-    await this.#wakeIn(ledger.RESERVATION_TIMEOUT_MS);
-  }
-
   /** Moves the alarm to `ms` from now, unless it is already due sooner. */
   async #wakeIn(ms: number): Promise<void> {
     const at = Date.now() + ms;
@@ -252,11 +242,13 @@ export class UserObject extends DurableObject<Env> {
         reason: r.reason,
         alsoRun: r.alsoRun?.(now),
       }));
-      // The alarm write overlaps the D1 round trips instead of following them (an early alarm finds nothing
-      // to do and reschedules, so it is harmless when the group takes nothing or fails).
+      // A group that only takes new reservations adds one wake: their timeout. Every other wake reason is already
+      // covered by the alarm #scheduleAlarm set after the change that caused it. The alarm write overlaps the D1
+      // round trips instead of following them (an early alarm finds nothing to do and reschedules, so it is
+      // harmless when the group takes nothing or fails).
       const pure = requests.every((r) => r.alsoRun === undefined);
       const wake = pure
-        ? this.#wakeForReservationTimeout().then(
+        ? this.#wakeIn(ledger.RESERVATION_TIMEOUT_MS).then(
             () => true,
             () => false,
           )

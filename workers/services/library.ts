@@ -73,9 +73,9 @@ export function photoPageQuery(
   db: Database,
   userId: UserRef,
   view: ViewFilter,
-  opts: { cursor?: string | null; limit?: number; after?: PageAfter | null } = {},
+  opts: { limit?: number; after?: PageAfter | null } = {},
 ) {
-  const after = opts.after !== undefined ? opts.after : decodeCursor(opts.cursor);
+  const { after } = opts;
   const where = after
     ? and(
         viewFilter(userId, view),
@@ -109,7 +109,8 @@ export async function listPhotos(
   view: LibraryView,
   opts: { cursor?: string | null; limit?: number } = {},
 ): Promise<{ photos: PhotoCard[]; nextCursor: string | null }> {
-  return photoPage(await photoPageQuery(db, userId, view, opts).all(), opts.limit);
+  const after = decodeCursor(opts.cursor);
+  return photoPage(await photoPageQuery(db, userId, view, { limit: opts.limit, after }).all(), opts.limit);
 }
 
 export async function getPhoto(db: Database, userId: string, photoId: string): Promise<Photo | undefined> {

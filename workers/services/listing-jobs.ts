@@ -193,12 +193,7 @@ export function recentBatchesQuery(db: Db, userId: UserRef, limit = 3, since: nu
   return db
     .select()
     .from(batches)
-    .where(
-      and(
-        eq(batches.userId, userId),
-        typeof since !== "number" || since > 0 ? gte(batches.createdAt, since) : undefined,
-      ),
-    )
+    .where(and(eq(batches.userId, userId), gte(batches.createdAt, since)))
     .orderBy(desc(batches.createdAt), desc(batches.id))
     .limit(limit);
 }

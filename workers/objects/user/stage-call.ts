@@ -21,13 +21,15 @@ export interface SourceReadAhead {
   bytes: Promise<Uint8Array | null>;
 }
 
-/** Starts reading `key`'s bytes; never rejects (null on any failure). */
+/** An object's bytes, or null when there is none. */
+async function readBytes(env: Env, key: string): Promise<Uint8Array | null> {
+  const object = await env.PHOTOS.get(key);
+  return object ? new Uint8Array(await object.arrayBuffer()) : null;
+}
+
+/** Starts reading `key`'s bytes; never rejects (null on any failure: the call reads again). */
 export function readAhead(env: Env, key: string): SourceReadAhead {
-  const bytes = env.PHOTOS.get(key).then(
-    async (object) => (object ? new Uint8Array(await object.arrayBuffer()) : null),
-    () => null,
-  );
-  return { key, bytes: bytes.catch(() => null) };
+  return { key, bytes: readBytes(env, key).catch(() => null) };
 }
 
 export async function stageInputFor(
@@ -55,11 +57,9 @@ export async function stageInputFor(
   return {
     imageUrl: await signedImageUrl(env, photo.id, version?.id ?? "original", now),
     image: async () => {
-      const early = ahead?.key === key ? await ahead.bytes : null;
-      if (early) return { bytes: early, contentType };
-      const source = await env.PHOTOS.get(key);
-      if (!source) throw new ProviderError(`${STAGE_FAILURE}: the original is missing`, false);
-      return { bytes: new Uint8Array(await source.arrayBuffer()), contentType };
+      const bytes = (ahead?.key === key ? await ahead.bytes : null) ?? (await readBytes(env, key));
+      if (!bytes) throw new ProviderError(`${STAGE_FAILURE}: the original is missing`, false);
+      return { bytes, contentType };
     },
     roomType: job.params.roomType ?? "livingroom",
     designStyle: job.params.designStyle ?? "modern",
