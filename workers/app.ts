@@ -5,6 +5,7 @@ import { drain } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
 import { isCacheablePublicRequest, isSignedOutPublicRead, servePublicPage } from "@workers/http/public-pages";
+import { failureJson } from "@workers/http/result";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
 import { randomToken } from "@workers/lib/crypto";
 import { grantAllOwedTrialCredits } from "@workers/services/accounts/verification";
@@ -13,6 +14,7 @@ import { purgeTrash } from "@workers/services/library";
 import { purgeExpiredSessions } from "@workers/services/maintenance";
 import { expireStaleUploads } from "@workers/services/uploads";
 import { createRequestHandler, RouterContextProvider } from "react-router";
+import { fail } from "~/shared/result";
 
 export { RateLimiter } from "@workers/objects/rate-limiter";
 export { UserObject } from "@workers/objects/user-object";
@@ -39,7 +41,7 @@ function checkConfig(env: Env): Response | null {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     console.error(err.message);
-    return Response.json({ ok: false, error: "This service is not configured yet." }, { status: 503 });
+    return failureJson(fail("unavailable", "This service is not configured yet."));
   }
 }
 

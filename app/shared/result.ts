@@ -14,6 +14,8 @@ export const FAILURE_CODES = [
   "not_found",
   /** The method is not one this route takes (405). */
   "method_not_allowed",
+  /** The address speaks another protocol: the live channel asked without a WebSocket upgrade (426). */
+  "upgrade_required",
   /** It clashes with the current state: a duplicate, the last admin (409). */
   "conflict",
   /** It existed and is gone for good: a revoked link (410). */

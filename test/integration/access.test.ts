@@ -59,7 +59,7 @@ describe("cross-site requests", () => {
         body: "intent=signin&email=a%40example.test&password=x",
       });
       expect(res.status, path).toBe(403);
-      expect(await res.json()).toEqual({ error: "Cross-site request refused." });
+      expect(await res.json()).toEqual({ ok: false, code: "forbidden", error: "Cross-site request refused." });
     }
   });
 });
@@ -74,7 +74,7 @@ describe("admin API", () => {
     for (const [who, headers] of cases) {
       const res = await workerFetch("/api/admin", { headers });
       expect(res.status, who).toBe(404);
-      expect(await res.json()).toEqual({ error: "Not found." });
+      expect(await res.json()).toEqual({ ok: false, code: "not_found", error: "Not found." });
     }
     const admin = await signedIn({ role: "admin" });
     const res = await workerFetch("/api/admin", { headers: { Cookie: admin.cookie } });

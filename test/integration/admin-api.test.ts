@@ -27,7 +27,7 @@ describe("/api/admin", () => {
       for (const [method, path, body] of paths) {
         const res = await call(method, path, cookie, body);
         expect(res.status, `${method} ${path}`).toBe(404);
-        expect(await res.json()).toEqual({ error: "Not found." });
+        expect(await res.json()).toEqual({ ok: false, code: "not_found", error: "Not found." });
       }
     }
   });

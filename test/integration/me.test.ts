@@ -12,7 +12,7 @@ describe("GET /api/me", { timeout: 30_000 }, () => {
     const res = await workerFetch("/api/me");
     expect(res.status).toBe(401);
     expect(res.headers.get("Content-Type")).toContain("application/json");
-    expect(await res.json()).toEqual({ error: "Not signed in." });
+    expect(await res.json()).toEqual({ ok: false, code: "unauthenticated", error: "Not signed in." });
   });
 
   it("returns the signed-in user's e-mail, plan and available credits", async () => {

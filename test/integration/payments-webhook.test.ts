@@ -71,7 +71,7 @@ describe("the Stripe webhook's signature check", { timeout: 30_000 }, () => {
     const { completed } = story.checkout();
     const forged = await deliver(completed, { secret: "whsec_someone_else" });
     expect(forged.status).toBe(400);
-    expect(await forged.json()).toEqual({ error: "Invalid or expired Stripe signature." });
+    expect(await forged.json()).toEqual({ ok: false, code: "invalid", error: "Invalid or expired Stripe signature." });
     const missing = await deliver(completed, { signature: null });
     expect(missing.status).toBe(400);
     const garbage = await deliver(completed, { signature: "t=1,v1=deadbeef" });

@@ -251,7 +251,7 @@ describe("refusals leave no object and no row", () => {
     for (const path of ["thumb", "original", "download"]) {
       const res = await workerFetch(`/api/photos/${photoId}/${path}`, { headers: { Cookie: stranger.cookie } });
       expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ error: "Not found." });
+      expect(await res.json()).toEqual({ ok: false, code: "not_found", error: "Not found." });
     }
     await expectNothingStored(stranger.id);
     expect(await storedKeys(owner.id)).toEqual(ownerKeys);

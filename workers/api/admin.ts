@@ -39,19 +39,19 @@ const roleBody = z.object({ role: z.enum(["user", "admin"]), reason });
 export const adminApi = new Hono<ApiEnv>()
   .use(async (c, next) => {
     const user = c.get("user");
-    if (!user || !isAdmin(user)) return c.json({ error: "Not found." }, 404);
+    if (!user || !isAdmin(user)) return failureJson(fail("not_found", "Not found."));
     await next();
   })
   // Lets the admin screen (and tests) check access.
   .get("/", (c) => c.json({ ok: true, admin: c.get("user")?.email }))
   .get("/users", async (c) => {
     const parsed = listQuery.safeParse(c.req.query());
-    if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message ?? "Invalid query." }, 400);
+    if (!parsed.success) return failureJson(fail("invalid", parsed.error.issues[0]?.message ?? "Invalid query."));
     return c.json(await listUsers(c.get("db"), parsed.data));
   })
   .get("/users/:id", async (c) => {
     const detail = await userDetail(c.get("db"), c.req.param("id"));
-    return detail ? c.json(detail) : c.json({ error: "User not found" }, 404);
+    return detail ? c.json(detail) : failureJson(fail("not_found", "User not found"));
   })
   .post("/users/:id/credits", async (c) => {
     const parsed = await readJson(c.req.raw, creditsBody);

@@ -3,7 +3,7 @@ import { navHintUpdate, sessionFor } from "@workers/http/auth";
 import { devToolsEnabled } from "@workers/http/context";
 import { buildDeps } from "@workers/http/deps";
 import { allowedMethods } from "@workers/http/methods";
-import { failureJson } from "@workers/http/result";
+import { codeForStatus, failureJson } from "@workers/http/result";
 import { routeTable } from "@workers/http/route-table";
 import { secureCookies } from "@workers/services/current-user";
 import { Hono } from "hono";
@@ -61,7 +61,7 @@ provideApiReference(openApiDocument);
 // Development-only endpoints (seeding). Mounted only when the local
 // configuration turns dev tools on; a deployed worker answers 404.
 api.use("/dev/*", async (c, next) => {
-  if (!devToolsEnabled(c.env)) return c.json({ error: "Not found." }, 404);
+  if (!devToolsEnabled(c.env)) return failureJson(fail("not_found", "Not found."));
   await next();
 });
 api.route("/dev", devApi);
@@ -76,11 +76,13 @@ api.notFound((c) => {
       fail("method_not_allowed", `This address takes ${allowed.join(" or ")} requests only.`),
       allowed,
     );
-  return c.json(fail("not_found", "Not found."), 404);
+  return failureJson(fail("not_found", "Not found."));
 });
 
 api.onError((err, c) => {
-  if (err instanceof HTTPException) return c.json({ ok: false, error: err.message }, err.status);
+  const code = err instanceof HTTPException ? codeForStatus(err.status) : null;
+  if (code) return failureJson(fail(code, err.message));
   console.error("api error", err);
-  return c.json({ error: "Something went wrong on our side. Please try again." }, 500);
+  // Our own fault, not the caller's: the one answer in the failure shape whose code no service can give.
+  return c.json({ ok: false, code: "internal", error: "Something went wrong on our side. Please try again." }, 500);
 });

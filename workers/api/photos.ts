@@ -1,8 +1,10 @@
+import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { getPhoto, listPhotos, type Photo } from "@workers/services/library";
 import { Hono } from "hono";
 import { viewFromSearch } from "~/shared/library-view";
+import { fail } from "~/shared/result";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -38,7 +40,7 @@ export const photosApi = new Hono<ApiEnv>()
   })
   .get("/:id/thumb", async (c) => {
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!photo) return c.json({ error: "Not found." }, 404);
+    if (!photo) return failureJson(fail("not_found", "Not found."));
     const version = String(photo.processedAt ?? 0);
     const key = photo.processedThumbKey ?? photo.thumbKey;
     // The grid asks with the current version in the address, so that address never changes meaning.
@@ -47,7 +49,7 @@ export const photosApi = new Hono<ApiEnv>()
   })
   .get("/:id/original", async (c) => {
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!photo) return c.json({ error: "Not found." }, 404);
+    if (!photo) return failureJson(fail("not_found", "Not found."));
     const image = currentImage(photo, "original");
     const fileName = `${image.fileName}.${EXTENSIONS[image.type] ?? "jpg"}`;
     return serve(c.env.PHOTOS, c.req.raw, image.key, {
@@ -57,7 +59,7 @@ export const photosApi = new Hono<ApiEnv>()
   })
   .get("/:id/download", async (c) => {
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!photo) return c.json({ error: "Not found." }, 404);
+    if (!photo) return failureJson(fail("not_found", "Not found."));
     const image = currentImage(photo, c.req.query("variant"));
     const fileName = `${image.fileName}.${EXTENSIONS[image.type] ?? "jpg"}`;
     return serve(c.env.PHOTOS, c.req.raw, image.key, {

@@ -14,6 +14,7 @@ export const STATUS: Record<FailureCode, ContentfulStatusCode> = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  upgrade_required: 426,
   conflict: 409,
   gone: 410,
   too_large: 413,
@@ -22,6 +23,11 @@ export const STATUS: Record<FailureCode, ContentfulStatusCode> = {
   rate_limited: 429,
   unavailable: 503,
 };
+
+/** The code whose status is `status`, for an answer made outside the services (Hono's own exceptions); null for none. */
+export function codeForStatus(status: number): FailureCode | null {
+  return (Object.keys(STATUS) as FailureCode[]).find((code) => STATUS[code] === status) ?? null;
+}
 
 export function failureHeaders(f: Failure, allow?: readonly string[]): Headers {
   const headers = new Headers({ "Cache-Control": "no-store" });

@@ -1,3 +1,5 @@
+import { fail } from "~/shared/result";
+import { failureJson } from "./result";
 // Headers every response carries, and the one cross-site check for every
 // state-changing request (React Router actions and Hono routes alike).
 
@@ -48,8 +50,5 @@ export function isCrossSiteWrite(request: Request, appOrigin: string): boolean {
 }
 
 export function crossSiteRefusal(): Response {
-  return new Response(JSON.stringify({ error: "Cross-site request refused." }), {
-    status: 403,
-    headers: { "Content-Type": "application/json; charset=utf-8" },
-  });
+  return failureJson(fail("forbidden", "Cross-site request refused."));
 }

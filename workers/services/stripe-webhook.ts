@@ -4,6 +4,7 @@ import { verifyWebhook } from "@workers/adapters/stripe";
 import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
+import { type Failure, fail } from "~/shared/result";
 import { customerOf, paymentIntentOfFact, toPaymentEvent } from "./stripe-events";
 
 // POST /api/webhooks/stripe: the only way a payment changes credits or plans.
@@ -12,7 +13,7 @@ import { customerOf, paymentIntentOfFact, toPaymentEvent } from "./stripe-events
 // together with the event's record (docs/decisions/0021-webhook-idempotency-and-ordering.md).
 
 export type WebhookResult =
-  | { status: 400; body: { error: string } }
+  | { status: 400; body: Failure }
   | { status: 200; body: { received: true; outcome: "applied" | "ignored"; duplicate: boolean } };
 
 export const BAD_SIGNATURE_MESSAGE = "Invalid or expired Stripe signature.";
@@ -47,12 +48,12 @@ export async function handleStripeWebhook(
   signature: string | null | undefined,
 ): Promise<WebhookResult> {
   if (!env.STRIPE_WEBHOOK_SECRET) throw new Error("STRIPE_WEBHOOK_SECRET is not set");
-  if (!signature) return { status: 400, body: { error: BAD_SIGNATURE_MESSAGE } };
+  if (!signature) return { status: 400, body: fail("invalid", BAD_SIGNATURE_MESSAGE) };
   let ev: PaymentEvent;
   try {
     ev = toPaymentEvent(await verifyWebhook(rawBody, signature, env.STRIPE_WEBHOOK_SECRET));
   } catch {
-    return { status: 400, body: { error: BAD_SIGNATURE_MESSAGE } };
+    return { status: 400, body: fail("invalid", BAD_SIGNATURE_MESSAGE) };
   }
 
   const userId = ev.fact.kind === "ignored" ? null : await resolveEventUser(db, ev);

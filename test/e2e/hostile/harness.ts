@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { FAILURE_CODES } from "../../../app/shared/result.ts";
 import { baseUrl } from "../browser.ts";
 
 // The hostile-input harness: each case is sent to the running production
@@ -41,7 +42,7 @@ export async function waitForQuietState(quietMs = 2500, timeoutMs = 30_000): Pro
   throw new Error(`the stored state was still changing after ${timeoutMs} ms`);
 }
 
-export async function send(c: HostileCase): Promise<{ status: number; text: string }> {
+export async function send(c: HostileCase): Promise<{ status: number; text: string; type: string }> {
   const headers: Record<string, string> = { Origin: baseUrl(), ...c.headers };
   let body: BodyInit | undefined;
   if (typeof c.body === "string" || c.body instanceof FormData || c.body instanceof Uint8Array)
@@ -51,18 +52,30 @@ export async function send(c: HostileCase): Promise<{ status: number; text: stri
     headers["Content-Type"] ??= "application/json";
   }
   const res = await fetch(`${baseUrl()}${c.path}`, { method: c.method, headers, body, redirect: "manual" });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: await res.text(), type: res.headers.get("Content-Type") ?? "" };
 }
 
 export async function expectRefusedWithoutChange(c: HostileCase): Promise<void> {
   const before = await stateDigest();
-  const { status, text } = await send(c);
+  const { status, text, type } = await send(c);
   const label = `${c.name}: ${c.method} ${c.path} answered ${status} ${text.slice(0, 200)}`;
   expect(status, label).toBeLessThan(500);
   if (c.status !== undefined) expect(status, label).toBe(c.status);
   else expect(status >= 400 && status < 500, label).toBe(true);
   if (c.message) expect(text, label).toMatch(c.message);
+  if (status >= 400 && type.startsWith("application/json")) expectFailureShape(text, label);
   expect(await stateDigest(), `${label} changed stored state`).toEqual(before);
+}
+
+/**
+ * A refusal in JSON is the one failure shape (docs/decisions/0101-one-body-reader-one-result.md), whichever route
+ * answered: `{ ok: false, code, error }` with a code from the closed set and a sentence to show.
+ */
+export function expectFailureShape(text: string, label: string): void {
+  const body = JSON.parse(text) as { ok?: unknown; code?: unknown; error?: unknown };
+  expect(body.ok, label).toBe(false);
+  expect(FAILURE_CODES, label).toContain(body.code);
+  expect(typeof body.error === "string" && body.error.length > 0, label).toBe(true);
 }
 
 const big = "x".repeat(2 * 1024 * 1024);
