@@ -42,6 +42,17 @@ export function useRootData(): RootData | undefined {
   return useRouteLoaderData<typeof loader>("root");
 }
 
+/**
+ * An error page's title (a route that defines its own title is not rendered when its loader throws: the root's
+ * boundary is, with the root's meta). Every other page names itself.
+ */
+export const meta: Route.MetaFunction = ({ error }) =>
+  error ? [{ title: `${isNotFound(error) ? "Page not found" : "Something went wrong"} · Stagewise` }] : [];
+
+function isNotFound(error: unknown): boolean {
+  return isRouteErrorResponse(error) && error.status === 404;
+}
+
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
 /**
@@ -113,7 +124,7 @@ export default function App() {
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   useHydratedMarker();
-  const notFound = isRouteErrorResponse(error) && error.status === 404;
+  const notFound = isNotFound(error);
   useEffect(() => {
     if (!notFound) console.error(error);
   }, [error, notFound]);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../scripts/stack.ts";
 import { baseUrl, type OpenBrowser, openBrowser } from "./browser.ts";
+import { createFixtureUser } from "./fixtures.ts";
 
 let b: OpenBrowser;
 beforeAll(async () => {
@@ -20,6 +21,20 @@ describe("the running stack", () => {
     const health = await fetch(`${baseUrl()}/api/health?deep=1`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ ok: true, checks: { d1: "ok", r2: "ok", durableObject: "ok" } });
+  });
+
+  it("titles its error pages: an unknown address, a folder that is not yours, an unknown batch", async () => {
+    const user = await createFixtureUser(baseUrl());
+    const headers = { Cookie: `sw_session=${user.sessionToken}` };
+    for (const path of ["/no-such-page", "/dashboard?folder=notyours", "/batches/not-a-batch"]) {
+      const res = await fetch(`${baseUrl()}${path}`, { headers });
+      expect(res.status, path).toBe(404);
+      const html = await res.text();
+      expect(html.match(/<title>([^<]*)<\/title>/)?.[1], path).toBe("Page not found · Stagewise");
+    }
+    // A page that names itself keeps its own title.
+    const dashboard = await (await fetch(`${baseUrl()}/dashboard`, { headers })).text();
+    expect(dashboard.match(/<title>([^<]*)<\/title>/)?.[1]).toBe("Dashboard · Stagewise");
   });
 
   it("seeded the demo users idempotently", async () => {
