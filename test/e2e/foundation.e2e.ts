@@ -37,6 +37,32 @@ describe("the running stack", () => {
     expect(dashboard.match(/<title>([^<]*)<\/title>/)?.[1]).toBe("Dashboard · Stagewise");
   });
 
+  it("renders every page of the route table with one main landmark and no id twice, signed in and out", async () => {
+    const routes = (await (await fetch(`${baseUrl()}/api/dev/routes`)).json()) as { app: string; path: string }[];
+    const pages = routes
+      .filter((r) => r.app === "page")
+      .map((r) => r.path.replace(/:\w+/g, "zzzz").replace("*", "no-such-page"));
+    expect(pages.length).toBeGreaterThan(15);
+    const user = await createFixtureUser(baseUrl());
+    let documents = 0;
+    for (const headers of [{}, { Cookie: `sw_session=${user.sessionToken}` }]) {
+      for (const path of [...pages, "/dashboard?upload=1", "/batches/new"]) {
+        const res = await fetch(`${baseUrl()}${path}`, { headers, redirect: "manual" });
+        if (!res.headers.get("Content-Type")?.startsWith("text/html")) continue;
+        const html = await res.text();
+        const label = `${path} (${"Cookie" in headers ? "signed in" : "signed out"}, ${res.status})`;
+        expect(html.match(/<main[\s>]/g)?.length, label).toBe(1);
+        const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+        expect(
+          ids.filter((id, i) => ids.indexOf(id) !== i),
+          label,
+        ).toEqual([]);
+        documents++;
+      }
+    }
+    expect(documents).toBeGreaterThan(30);
+  });
+
   it("seeded the demo users idempotently", async () => {
     const again = await fetch(`${baseUrl()}/api/dev/seed`, { method: "POST" });
     expect(await again.json()).toEqual({

@@ -172,6 +172,8 @@ describe("stage a whole listing", () => {
     await page.getByTestId("batch-start").click();
     await page.waitForURL(/\/batches\/[a-z2-7]+$/);
     expect(await page.getByTestId("batch-item").count()).toBe(2);
+    // One main landmark: the page's content sits in the layout's <main>, not in a second one of its own.
+    expect(await page.locator("main").count()).toBe(1);
     // The page reloads itself while the batch runs (a meta refresh), until every photo is done.
     expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(1);
     await expect

@@ -65,7 +65,7 @@ export default function NewBatch({ loaderData, actionData }: Route.ComponentProp
     });
 
   return (
-    <main id="main" className="container-page max-w-3xl space-y-4 py-6">
+    <div className="container-page max-w-3xl space-y-4 py-6">
       <p className="text-sm">
         <Link to={back} className="font-semibold text-brand-600 hover:underline">
           ← Back to {form.folder ? form.folder.name : "All Photos"}
@@ -180,6 +180,6 @@ export default function NewBatch({ loaderData, actionData }: Route.ComponentProp
           </div>
         </Form>
       )}
-    </main>
+    </div>
   );
 }

@@ -82,7 +82,7 @@ export default function BatchProgress({ loaderData, actionData }: Route.Componen
 
   const back = batch.folderId ? viewHref({ kind: "folder", folderId: batch.folderId }) : viewHref({ kind: "all" });
   return (
-    <main id="main" className="container-page max-w-3xl space-y-4 py-6">
+    <div className="container-page max-w-3xl space-y-4 py-6">
       <p className="text-sm">
         <Link to={back} className="font-semibold text-brand-600 hover:underline">
           ← Back to your photos
@@ -153,6 +153,6 @@ export default function BatchProgress({ loaderData, actionData }: Route.Componen
           </li>
         ))}
       </ul>
-    </main>
+    </div>
   );
 }

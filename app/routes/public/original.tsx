@@ -52,7 +52,7 @@ export default function OriginalPage({ loaderData }: Route.ComponentProps) {
   const d = loaderData;
   const base = `/api/o/${d.token}`;
   return (
-    <main id="main" className="container-page max-w-4xl py-6 sm:py-10">
+    <div className="container-page max-w-4xl py-6 sm:py-10">
       <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Original photo and virtually staged version</h1>
       {d.listingAddress ? (
         <p className="mt-1 text-muted" data-testid="listing-address">
@@ -95,14 +95,14 @@ export default function OriginalPage({ loaderData }: Route.ComponentProps) {
           </figure>
         ))}
       </div>
-    </main>
+    </div>
   );
 }
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const gone = isRouteErrorResponse(error) && error.status === 410;
   return (
-    <main id="main" className="container-page flex flex-1 flex-col items-center justify-center py-24 text-center">
+    <div className="container-page flex flex-1 flex-col items-center justify-center py-24 text-center">
       <p className="text-sm font-semibold text-brand-600">{gone ? "410" : "404"}</p>
       <h1 className="mt-2 text-3xl font-bold tracking-tight" data-testid="original-gone">
         {gone ? "This link was withdrawn" : "This link does not exist"}
@@ -110,6 +110,6 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
       <p className="mt-4 max-w-md text-muted">
         {gone ? "The person who shared this photo withdrew its page." : "Check the address: it may have been mistyped."}
       </p>
-    </main>
+    </div>
   );
 }
