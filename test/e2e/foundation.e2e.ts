@@ -45,7 +45,8 @@ describe("the running stack", () => {
     expect(pages.length).toBeGreaterThan(15);
     const user = await createFixtureUser(baseUrl());
     let documents = 0;
-    for (const headers of [{}, { Cookie: `sw_session=${user.sessionToken}` }]) {
+    const signedOut: Record<string, string> = {};
+    for (const headers of [signedOut, { Cookie: `sw_session=${user.sessionToken}` }]) {
       for (const path of [...pages, "/dashboard?upload=1", "/batches/new"]) {
         const res = await fetch(`${baseUrl()}${path}`, { headers, redirect: "manual" });
         if (!res.headers.get("Content-Type")?.startsWith("text/html")) continue;
