@@ -11,6 +11,7 @@ import { userObject } from "@workers/objects/user-object";
 import { API_KEY_RULE, createApiKey, revokeApiKey } from "@workers/services/api-keys";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { FAILURE_CODES } from "~/shared/result";
 
 // The public API (/api/v1) through the Worker's own fetch handler, with the
 // provider and callback receivers stubbed at the isolate's fetch.
@@ -318,5 +319,10 @@ describe("OpenAPI document", () => {
       "/photos/{photoId}/versions/{versionId}/download",
     ]);
     expect(Object.keys(doc.paths["/photos/{photoId}/jobs"]!)).toEqual(["post"]);
+    // A failure's code is the closed set the routes answer with, so a client can switch on it.
+    const failure = (
+      doc as unknown as { components: { schemas: { Failure: { properties: { code: { enum?: string[] } } } } } }
+    ).components.schemas.Failure;
+    expect(failure.properties.code.enum).toEqual([...FAILURE_CODES]);
   });
 });

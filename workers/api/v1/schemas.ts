@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
+import { FAILURE_CODES } from "~/shared/result";
 
 // The public API's shapes (docs/decisions/0120-public-api.md). The same zod
 // objects check requests and generate /api/v1/openapi.json, so the document
@@ -8,7 +9,10 @@ import { ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
 export const Failure = z
   .object({
     ok: z.literal(false),
-    code: z.string().openapi({ example: "invalid" }),
+    code: z.enum(FAILURE_CODES).openapi({
+      example: "invalid",
+      description: "One of a closed set; each code has one HTTP status (invalid 400, unauthenticated 401, …).",
+    }),
     error: z.string().openapi({ example: "Please select all required options" }),
     fieldErrors: z.record(z.string(), z.string()).optional(),
     retryAfterSeconds: z.number().optional(),
