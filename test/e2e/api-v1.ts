@@ -664,8 +664,12 @@ export interface components {
         Failure: {
             /** @enum {boolean} */
             ok: false;
-            /** @example invalid */
-            code: string;
+            /**
+             * @description One of a closed set; each code has one HTTP status (invalid 400, unauthenticated 401, …).
+             * @example invalid
+             * @enum {string}
+             */
+            code: "invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "upgrade_required" | "conflict" | "gone" | "insufficient_credits" | "unprocessable" | "too_large" | "unsupported_media_type" | "rate_limited" | "unavailable";
             /** @example Please select all required options */
             error: string;
             fieldErrors?: {
