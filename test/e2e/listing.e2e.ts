@@ -183,6 +183,29 @@ describe("stage a whole listing", () => {
     expect(await me()).toBe(3);
   }, 120_000);
 
+  it("the new-batch form sent twice (a resent POST) lands on one batch and charges once", async () => {
+    await providerMode({ mode: "ok" });
+    const user = await createUser({ credits: 5 });
+    const ids = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 2, "Bedroom");
+    const html = await (await fetch(`${baseUrl()}/batches/new`, { headers: session(user) })).text();
+    const submission = /name="submission" value="([a-z2-7]+)"/.exec(html)?.[1];
+    expect(submission).toBeTruthy();
+    const fields = new URLSearchParams({ designStyle: "modern", quoted: "2", submission: submission! });
+    for (const id of ids) {
+      fields.set(`pick:${id}`, "1");
+      fields.set(`room:${id}`, "bedroom");
+    }
+    const send = () =>
+      fetch(`${baseUrl()}/batches/new`, { method: "POST", redirect: "manual", headers: session(user), body: fields });
+    const [first, again] = [await send(), await send()];
+    expect(first.status).toBe(302);
+    expect(again.status).toBe(302);
+    expect(first.headers.get("Location")).toMatch(/^\/batches\/[a-z2-7]{32}$/);
+    expect(again.headers.get("Location")).toBe(first.headers.get("Location"));
+    const me = (await (await fetch(`${baseUrl()}/api/me`, { headers: session(user) })).json()) as { credits: number };
+    expect(me.credits).toBe(3);
+  });
+
   it("3 variations cost 3 credits; the second chosen is the photo's shown version; the free re-roll costs 0 and the next 1, each said first", async () => {
     await providerMode({ mode: "ok" });
     const user = await createUser({ credits: 10 });

@@ -16,8 +16,10 @@ import {
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { RESERVATION_TIMEOUT_MS } from "@workers/objects/user/ledger";
 import { userObject } from "@workers/objects/user-object";
+import { batchForm, startBatchFromForm } from "@workers/services/batch-pages";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
+import { roomField } from "~/shared/listing";
 
 // Batch staging (issue 15): one job and one credit per photo, all reserved or
 // none, the plan's concurrency toward the provider (seen by the provider),
@@ -251,6 +253,76 @@ describe("batch staging", () => {
     expect(await balance(user.id)).toBe(10 - 4);
     expect((await rowsOf(user.id)).jobs.filter((j) => j.retryOf !== null)).toHaveLength(2);
     await expectSettled(user.id);
+  });
+});
+
+describe("the new-batch form sent twice", () => {
+  /** The form as the page posts it: every photo picked, a room each, the total shown, the form's submission key. */
+  function formFields(photoIds: string[], submission: string): Record<string, string> {
+    const fields: Record<string, string> = { designStyle: STYLE, quoted: String(photoIds.length), submission };
+    for (const id of photoIds) {
+      fields[`pick:${id}`] = "1";
+      fields[roomField(id)] = "Bedroom";
+    }
+    return fields;
+  }
+  const deps = { db, env };
+
+  it("one after the other, or both at once, starts one batch and charges each photo once", async () => {
+    const user = await onPlan(null, 10);
+    const photos = await photosOf(user.id, 3);
+    const ids = photos.map((p) => p.id);
+    const first = formFields(ids, (await batchForm(db, user.id, null))!.submission);
+    const a = await startBatchFromForm(deps, user.id, first);
+    const b = await startBatchFromForm(deps, user.id, first);
+    expect(a.ok && a.started && b.ok && b.started).toBe(true);
+    const batchA = a.ok && a.started ? a.batchId : "";
+    expect(b.ok && b.started ? b.batchId : "").toBe(batchA);
+
+    const second = formFields(ids, (await batchForm(db, user.id, null))!.submission);
+    const [c, d] = await Promise.all([
+      startBatchFromForm(deps, user.id, second),
+      startBatchFromForm(deps, user.id, second),
+    ]);
+    const batchC = c.ok && c.started ? c.batchId : "";
+    expect(batchC).not.toBe("");
+    expect(batchC).not.toBe(batchA);
+    expect(d.ok && d.started ? d.batchId : "").toBe(batchC);
+
+    // Sent again once its credits are spent: still its batch, not a refusal for want of credits.
+    const e = await startBatchFromForm(deps, user.id, first);
+    expect(e.ok && e.started ? e.batchId : "").toBe(batchA);
+
+    await settleBatch(user.cookie, batchA);
+    await settleBatch(user.cookie, batchC);
+    const rows = await rowsOf(user.id);
+    expect(rows.batches.map((x) => x.id).sort()).toEqual([batchA, batchC].sort());
+    expect(rows.jobs).toHaveLength(6);
+    expect(await balance(user.id)).toBe(10 - 6);
+    await expectSettled(user.id);
+  });
+
+  it("another person's same key names a batch of their own; a malformed key is refused and writes nothing", async () => {
+    const alice = await onPlan(null, 5);
+    const bob = await onPlan(null, 5);
+    const key = (await batchForm(db, alice.id, null))!.submission;
+    const [alicePhoto] = await photosOf(alice.id, 1);
+    const [bobPhoto] = await photosOf(bob.id, 1);
+    const a = await startBatchFromForm(deps, alice.id, formFields([alicePhoto!.id], key));
+    const b = await startBatchFromForm(deps, bob.id, formFields([bobPhoto!.id], key));
+    const batchA = a.ok && a.started ? a.batchId : "";
+    const batchB = b.ok && b.started ? b.batchId : "";
+    expect(batchA).toMatch(/^[a-z2-7]{32}$/);
+    expect(batchB).toMatch(/^[a-z2-7]{32}$/);
+    expect(batchB).not.toBe(batchA);
+    await settleBatch(alice.cookie, batchA);
+    await settleBatch(bob.cookie, batchB);
+
+    const before = await rowsOf(bob.id);
+    const bad = await startBatchFromForm(deps, bob.id, formFields([bobPhoto!.id], "NOT-a-key"));
+    expect(bad).toMatchObject({ ok: false, code: "invalid" });
+    expect(await rowsOf(bob.id)).toEqual(before);
+    expect(await balance(bob.id)).toBe(4);
   });
 });
 

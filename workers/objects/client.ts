@@ -6,6 +6,7 @@ import type { UserObject } from "./user-object";
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
 export {
   ALREADY_RETRIED,
+  BATCH_ALREADY_STARTED,
   FREE_REROLL_TAKEN,
   PHOTO_NOT_FOUND,
   type QueuedJobInput,

@@ -1,4 +1,5 @@
 import { jobs, photos } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
@@ -30,6 +31,8 @@ export interface BatchForm {
   designStyle: string;
   /** More photos than one batch takes: only the newest are offered. */
   truncated: boolean;
+  /** Sent back with the form: the same form sent twice starts one batch (listing-jobs.ts, batchIdFor). */
+  submission: string;
 }
 
 /** The photos of a folder (or the whole library) a batch may take, newest first, or null for a stranger's folder. */
@@ -61,6 +64,7 @@ export async function batchForm(db: Db, userId: string, folderId: string | null)
       .map((p) => ({ photo: toCard(p), roomType: roomFromName(p.name) ?? lastRoom })),
     designStyle: lastStyle,
     truncated: rows.length > MAX_BATCH_PHOTOS,
+    submission: randomToken(),
   };
 }
 
@@ -69,6 +73,8 @@ const startFields = z.object({
   designStyle: z.string().max(100).optional(),
   /** The credit total the person was shown when pressing Start. */
   quoted: z.coerce.number().int().min(0).max(MAX_BATCH_PHOTOS).optional(),
+  /** The form's submission key (checked by startBatch). */
+  submission: z.string().max(64).optional(),
 });
 
 export type StartBatchAnswer =
@@ -116,6 +122,7 @@ export async function startBatchFromForm(
     folderId: parsed.data.folderId || null,
     designStyle: parsed.data.designStyle ?? "",
     items,
+    ...(parsed.data.submission ? { submission: parsed.data.submission } : {}),
   });
   if (!res.ok) return res;
   return ok({ started: true as const, batchId: res.batchId });

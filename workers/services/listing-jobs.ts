@@ -1,6 +1,15 @@
 import { type Batch, batches, type Job, type JobParams, jobs, photos, photoVersions, users } from "@db/schema";
+import { sha256 } from "@oslojs/crypto/sha2";
+import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
 import { randomToken } from "@workers/lib/crypto";
-import { ALREADY_RETRIED, FREE_REROLL_TAKEN, getJob, getVersion, userObject } from "@workers/objects/client";
+import {
+  ALREADY_RETRIED,
+  BATCH_ALREADY_STARTED,
+  FREE_REROLL_TAKEN,
+  getJob,
+  getVersion,
+  userObject,
+} from "@workers/objects/client";
 import { and, asc, desc, eq, gte, inArray, isNull, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -26,6 +35,9 @@ type Db = Deps["db"];
 
 // ---- Batches ----
 
+/** A form's submission key: randomToken()'s 32 base32 letters, minted when the form is drawn (batchForm). */
+const SUBMISSION_KEY = /^[a-z2-7]{32}$/;
+
 const batchBody = z.object({
   folderId: z.string().max(64).nullish(),
   designStyle: z.string().min(1, MISSING_OPTIONS).max(100),
@@ -35,7 +47,20 @@ const batchBody = z.object({
     })
     .min(1, "Choose at least one photo.")
     .max(MAX_BATCH_PHOTOS, `A batch takes at most ${MAX_BATCH_PHOTOS} photos.`),
+  submission: z
+    .string()
+    .regex(SUBMISSION_KEY, "The form was not understood. Reload the page and try again.")
+    .optional(),
 });
+
+/**
+ * The batch id of a form's submission: the same form sent twice (a double tap before the page's script runs, a
+ * resent POST on a bad connection) names the same batch, which the user's object starts once. Derived with the
+ * user's id, so one person's key can never name another person's batch.
+ */
+export function batchIdFor(userId: string, submission: string): string {
+  return encodeBase32LowerCaseNoPadding(sha256(new TextEncoder().encode(`batch:${userId}:${submission}`))).slice(0, 32);
+}
 
 export type BatchRequest = z.input<typeof batchBody> & Record<string, unknown>;
 
@@ -69,7 +94,7 @@ export async function startBatch(
     if (!p.ok) return p;
     planned.push({ photoId: item.photoId, params: { ...p.params, ...advanced.options, source: "original" } });
   }
-  const batchId = randomToken();
+  const batchId = parsed.data.submission ? batchIdFor(userId, parsed.data.submission) : randomToken();
   const started = await userObject(deps.env, userId).startJobs(userId, {
     batch: { id: batchId, folderId, designStyle: planned[0]!.params.designStyle! },
     jobs: planned.map((p) => ({
@@ -82,6 +107,8 @@ export async function startBatch(
       batchId,
     })),
   });
+  // Sent again: the batch the first sending started, nothing charged twice.
+  if (!started.ok && started.error === BATCH_ALREADY_STARTED) return ok({ batchId, credits: started.balance, jobs: 0 });
   if (!started.ok) return startFailure(started);
   return ok({ batchId, credits: started.balance, jobs: planned.length });
 }

@@ -83,6 +83,7 @@ export default function NewBatch({ loaderData, actionData }: Route.ComponentProp
           {form.folder ? <input type="hidden" name="folderId" value={form.folder.id} /> : null}
           {/* The total the person sees; the server starts exactly this many or asks again. */}
           <input type="hidden" name="quoted" value={count} />
+          <input type="hidden" name="submission" value={form.submission} />
           <div>
             <label htmlFor="batch-style" className="label">
               Design style for every photo

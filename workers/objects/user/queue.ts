@@ -30,6 +30,8 @@ export const DEFAULT_CONCURRENCY = 4;
 export const FREE_REROLL_TAKEN = "Free re-roll already used";
 /** A failed job retried again while its first retry is recorded (two retry requests at once): refused here. */
 export const ALREADY_RETRIED = "These photos are already being retried.";
+/** A batch whose id is already taken: the same form sent again (the id comes from the form's submission key). */
+export const BATCH_ALREADY_STARTED = "This batch has already been started.";
 
 export interface QueuedJobInput {
   jobId: string;
@@ -165,6 +167,11 @@ export async function startMany(
     userId,
     photoIds.length > 0 ? [livePhotosQuery(db, userId, photoIds)] : [],
   );
+  // Checked before the balance: a form sent twice finds its batch, not a refusal for the credits it already spent.
+  if (input.batch) {
+    const started = await db.select({ id: batches.id }).from(batches).where(eq(batches.id, input.batch.id)).get();
+    if (started) return { ok: false, error: BATCH_ALREADY_STARTED, balance: loaded.view?.balance ?? 0 };
+  }
   const livePhotos = new Map((photoIds.length > 0 ? (loaded.read[0] as Photo[]) : []).map((p) => [p.id, p]));
   if (photoIds.some((id) => !livePhotos.has(id))) {
     return { ok: false, error: PHOTO_NOT_FOUND, balance: loaded.view?.balance ?? 0 };
