@@ -61,6 +61,9 @@ export function fail<F extends string = string>(
   return { ok: false, code, error, ...extra };
 }
 
+/** The one "not there, or not yours" answer: a stranger's id and a missing one look the same. */
+export const NOT_FOUND: Failure = Object.freeze(fail("not_found", "Not found."));
+
 export function isFailure(v: unknown): v is Failure {
   return typeof v === "object" && v !== null && (v as { ok?: unknown }).ok === false && "code" in v;
 }

@@ -12,7 +12,7 @@ import {
 import { Hono } from "hono";
 import { z } from "zod";
 import { isAdmin } from "~/shared/access";
-import { fail } from "~/shared/result";
+import { fail, NOT_FOUND } from "~/shared/result";
 import { cleanText } from "~/shared/text";
 import type { ApiEnv } from "./types";
 
@@ -39,7 +39,7 @@ const roleBody = z.object({ role: z.enum(["user", "admin"]), reason });
 export const adminApi = new Hono<ApiEnv>()
   .use(async (c, next) => {
     const user = c.get("user");
-    if (!user || !isAdmin(user)) return failureJson(fail("not_found", "Not found."));
+    if (!user || !isAdmin(user)) return failureJson(NOT_FOUND);
     await next();
   })
   // Lets the admin screen (and tests) check access.

@@ -8,7 +8,7 @@ import { routeTable } from "@workers/http/route-table";
 import { secureCookies } from "@workers/services/current-user";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { fail } from "~/shared/result";
+import { fail, NOT_FOUND } from "~/shared/result";
 import { adminApi } from "./admin";
 import { devApi } from "./dev";
 import { health } from "./health";
@@ -61,7 +61,7 @@ provideApiReference(openApiDocument);
 // Development-only endpoints (seeding). Mounted only when the local
 // configuration turns dev tools on; a deployed worker answers 404.
 api.use("/dev/*", async (c, next) => {
-  if (!devToolsEnabled(c.env)) return failureJson(fail("not_found", "Not found."));
+  if (!devToolsEnabled(c.env)) return failureJson(NOT_FOUND);
   await next();
 });
 api.route("/dev", devApi);
@@ -76,7 +76,7 @@ api.notFound((c) => {
       fail("method_not_allowed", `This address takes ${allowed.join(" or ")} requests only.`),
       allowed,
     );
-  return failureJson(fail("not_found", "Not found."));
+  return failureJson(NOT_FOUND);
 });
 
 api.onError((err, c) => {

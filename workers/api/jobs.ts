@@ -15,7 +15,7 @@ import {
 } from "@workers/services/job-requests";
 import { getPhoto } from "@workers/services/library";
 import { Hono } from "hono";
-import { fail } from "~/shared/result";
+import { fail, NOT_FOUND } from "~/shared/result";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -32,11 +32,11 @@ export const jobsApi = new Hono<ApiEnv>()
     const ok = await verifySignature(c.env, photoId, variant, c.req.query("exp"), c.req.query("sig"), Date.now());
     if (!ok) return failureJson(fail("forbidden", "Forbidden."));
     const photo = await c.get("db").query.photos.findFirst({ where: (p, { eq }) => eq(p.id, photoId) });
-    if (!photo) return failureJson(fail("not_found", "Not found."));
+    if (!photo) return failureJson(NOT_FOUND);
     let key = photo.originalKey;
     if (variant !== "original") {
       const version = await getVersion(c.get("db"), photo.userId, photoId, variant);
-      if (!version) return failureJson(fail("not_found", "Not found."));
+      if (!version) return failureJson(NOT_FOUND);
       key = version.key;
     }
     return serveObject(c.env.PHOTOS, key, NO_STORE);
@@ -56,7 +56,7 @@ export const jobsApi = new Hono<ApiEnv>()
     const query = checkFields(jobWaitQuery, { wait: c.req.query("wait") });
     if (!query.ok) return failureJson(query);
     const found = await waitForJobWithVersion(c.get("deps"), c.get("user")!.id, c.req.param("id"), query.data.wait);
-    if (!found) return failureJson(fail("not_found", "Not found."));
+    if (!found) return failureJson(NOT_FOUND);
     const { job, version } = found;
     return c.json({ job: jobView(job), version: version ? versionView(version) : null }, 200, NO_STORE);
   })
@@ -64,7 +64,7 @@ export const jobsApi = new Hono<ApiEnv>()
     const user = c.get("user")!;
     const db = c.get("db");
     const photo = await getPhoto(db, user.id, c.req.param("id"));
-    if (!photo) return failureJson(fail("not_found", "Not found."));
+    if (!photo) return failureJson(NOT_FOUND);
     const versions = await listVersions(db, user.id, photo.id);
     return c.json({ versions: versions.map((v) => versionView(v, photo.processedKey)) }, 200, NO_STORE);
   })
@@ -72,7 +72,7 @@ export const jobsApi = new Hono<ApiEnv>()
     const user = c.get("user")!;
     const { id, versionId, variant } = c.req.param();
     const version = await getVersion(c.get("db"), user.id, id, versionId);
-    if (!version) return failureJson(fail("not_found", "Not found."));
+    if (!version) return failureJson(NOT_FOUND);
     const headers: Record<string, string> = { "Cache-Control": "private, max-age=31536000, immutable", Vary: "Cookie" };
     if (variant === "download") {
       const photo = await getPhoto(c.get("db"), user.id, id);

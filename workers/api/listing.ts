@@ -11,7 +11,7 @@ import {
   startBatch,
 } from "@workers/services/listing-jobs";
 import { Hono } from "hono";
-import { fail } from "~/shared/result";
+import { NOT_FOUND } from "~/shared/result";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -39,7 +39,7 @@ export const listingApi = new Hono<ApiEnv>()
   })
   .get("/batches/:id", async (c) => {
     const batch = await batchView(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!batch) return failureJson(fail("not_found", "Not found."));
+    if (!batch) return failureJson(NOT_FOUND);
     return c.json({ batch }, 200, NO_STORE);
   })
   .post("/batches/:id/retry", async (c) => {

@@ -11,7 +11,7 @@ import { listingInput, listingPack, saveListing } from "@workers/services/mls/pa
 import { clearSessionCookie } from "@workers/services/sessions";
 import { Hono } from "hono";
 import { z } from "zod";
-import { fail } from "~/shared/result";
+import { fail, NOT_FOUND } from "~/shared/result";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -61,7 +61,7 @@ export const mlsApi = new Hono<ApiEnv>()
     const user = c.get("user")!;
     const { db, bucket, origin, clock } = c.get("deps");
     const version = await getVersion(db, user.id, c.req.param("id"), c.req.param("versionId"));
-    if (!version) return failureJson(fail("not_found", "Not found."));
+    if (!version) return failureJson(NOT_FOUND);
     const parsed = labelChoiceFrom(new URL(c.req.url).searchParams, await getLabelDefaults(db, user.id));
     if (!parsed.ok) return failureJson(parsed);
     const photo = await getPhoto(db, user.id, version.photoId);
@@ -74,7 +74,7 @@ export const mlsApi = new Hono<ApiEnv>()
     const { choice } = parsed;
     if (!choice.label) {
       const obj = await bucket.get(version.key);
-      if (!obj) return failureJson(fail("not_found", "Not found."));
+      if (!obj) return failureJson(NOT_FOUND);
       return new Response(obj.body, { headers: { ...headers, "Content-Type": version.contentType } });
     }
     const qrUrl = choice.qr ? originalPageUrl(origin, await ensureLink(db, version, clock())) : null;
@@ -90,7 +90,7 @@ export const mlsApi = new Hono<ApiEnv>()
     const user = c.get("user")!;
     const { db, origin, clock } = c.get("deps");
     const version = await getVersion(db, user.id, c.req.param("id"), c.req.param("versionId"));
-    if (!version) return failureJson(fail("not_found", "Not found."));
+    if (!version) return failureJson(NOT_FOUND);
     const token = await ensureLink(db, version, clock());
     return c.json({ ok: true, url: originalPageUrl(origin, token) }, 200, NO_STORE);
   })
@@ -98,7 +98,7 @@ export const mlsApi = new Hono<ApiEnv>()
     const user = c.get("user")!;
     const { db, clock } = c.get("deps");
     const version = await getVersion(db, user.id, c.req.param("id"), c.req.param("versionId"));
-    if (!version) return failureJson(fail("not_found", "Not found."));
+    if (!version) return failureJson(NOT_FOUND);
     const res = await revokeLinks(db, user.id, version.id, clock());
     if (!res.ok) return failureJson(res);
     return c.json({ ok: true }, 200, NO_STORE);
@@ -116,7 +116,7 @@ export const mlsApi = new Hono<ApiEnv>()
     const folder = await deps.db.query.folders.findFirst({
       where: (f, { and, eq }) => and(eq(f.id, c.req.param("id")), eq(f.userId, user.id)),
     });
-    if (!folder) return failureJson(fail("not_found", "Not found."));
+    if (!folder) return failureJson(NOT_FOUND);
     const defaults = await getLabelDefaults(deps.db, user.id);
     const pack = await listingPack(deps, user.id, folder, defaults);
     if (!pack.ok) return failureJson(pack);

@@ -4,7 +4,7 @@ import { contentDisposition } from "@workers/lib/content-disposition";
 import { getPhoto, listPhotos, type Photo } from "@workers/services/library";
 import { Hono } from "hono";
 import { viewFromSearch } from "~/shared/library-view";
-import { fail } from "~/shared/result";
+import { NOT_FOUND } from "~/shared/result";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -40,7 +40,7 @@ export const photosApi = new Hono<ApiEnv>()
   })
   .get("/:id/thumb", async (c) => {
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!photo) return failureJson(fail("not_found", "Not found."));
+    if (!photo) return failureJson(NOT_FOUND);
     const version = String(photo.processedAt ?? 0);
     const key = photo.processedThumbKey ?? photo.thumbKey;
     // The grid asks with the current version in the address, so that address never changes meaning.
@@ -49,7 +49,7 @@ export const photosApi = new Hono<ApiEnv>()
   })
   .get("/:id/original", async (c) => {
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!photo) return failureJson(fail("not_found", "Not found."));
+    if (!photo) return failureJson(NOT_FOUND);
     const image = currentImage(photo, "original");
     const fileName = `${image.fileName}.${EXTENSIONS[image.type] ?? "jpg"}`;
     return serve(c.env.PHOTOS, c.req.raw, image.key, {
@@ -59,7 +59,7 @@ export const photosApi = new Hono<ApiEnv>()
   })
   .get("/:id/download", async (c) => {
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!photo) return failureJson(fail("not_found", "Not found."));
+    if (!photo) return failureJson(NOT_FOUND);
     const image = currentImage(photo, c.req.query("variant"));
     const fileName = `${image.fileName}.${EXTENSIONS[image.type] ?? "jpg"}`;
     return serve(c.env.PHOTOS, c.req.raw, image.key, {

@@ -1,4 +1,4 @@
-import { fail } from "~/shared/result";
+import { NOT_FOUND } from "~/shared/result";
 import { failureJson } from "./result";
 // The one way an R2 object becomes an HTTP answer: its bytes with their type,
 // length and ETag, the caller's caching headers, and a 404 when it is gone.
@@ -14,7 +14,7 @@ export async function serveObject(
   const obj: R2Object | R2ObjectBody | null = conditionalOn
     ? await bucket.get(key, { onlyIf: conditionalOn.headers })
     : await bucket.get(key);
-  if (!obj) return failureJson(fail("not_found", "Not found."));
+  if (!obj) return failureJson(NOT_FOUND);
   const h = new Headers(headers);
   h.set("ETag", obj.httpEtag);
   // A conditional read whose condition held returns the object without its body.

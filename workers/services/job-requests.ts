@@ -12,7 +12,7 @@ import {
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
-import { fail, ok, type Result } from "~/shared/result";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import {
   ADVANCED_REFUSED_MESSAGE,
   COLOR_SCHEME_CODES,
@@ -163,7 +163,7 @@ export async function requestJob(
   if (from === "original") params.source = "original";
   if (!objectChecksPhoto) {
     const photo = await getPhoto(deps.db, userId, photoId);
-    if (!photo || photo.trashedAt !== null) return fail("not_found", "Not found.");
+    if (!photo || photo.trashedAt !== null) return NOT_FOUND;
     if (fromVersion) {
       const version = typeof from === "string" ? await getVersion(deps.db, userId, photo.id, from) : undefined;
       if (!version) return fail("not_found", "That version of the photo was not found.");

@@ -19,7 +19,7 @@ import {
   MAX_BATCH_PHOTOS,
   REROLL_PAID_MESSAGE,
 } from "~/shared/listing";
-import { fail, ok, type Result } from "~/shared/result";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
 import { newSeed, startFailure } from "./job-queue";
 import { advancedOptionsFrom, jobParamsFrom, MISSING_OPTIONS } from "./job-requests";
@@ -232,7 +232,7 @@ export async function retryBatch(
   batchId: string,
 ): Promise<Result<{ retried: number; credits: number }>> {
   const view = await batchView(deps.db, userId, batchId);
-  if (!view) return fail("not_found", "Not found.");
+  if (!view) return NOT_FOUND;
   const failed = view.items.filter((i) => i.status === "failed");
   if (failed.length === 0) return fail("conflict", "Nothing in this batch has failed.");
   const old = await deps.db
@@ -280,14 +280,14 @@ export async function rerollQuote(
   now: number,
 ): Promise<Result<{ quote: RerollQuote }>> {
   const job = await getJob(db, jobId);
-  if (!job || job.userId !== userId) return fail("not_found", "Not found.");
+  if (!job || job.userId !== userId) return NOT_FOUND;
   if (job.kind !== "stage" || job.status !== "succeeded")
     return fail("invalid", "Only a staged result can be re-rolled.");
   // One free re-roll per staging request: a re-roll of a re-roll, or of any variation of a request, counts
   // against the request's first job (its group's lead).
   const first = job.rerollOf ? await getJob(db, job.rerollOf) : job;
   const root = first?.groupId && first.groupId !== first.id ? await getJob(db, first.groupId) : first;
-  if (!root) return fail("not_found", "Not found.");
+  if (!root) return NOT_FOUND;
   const used = await db
     .select({ id: jobs.id })
     .from(jobs)

@@ -13,7 +13,7 @@ import {
 } from "@workers/lib/photo-storage";
 import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
 import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo, sniffImageType } from "~/shared/image-format";
-import type { Failure } from "~/shared/result";
+import { type Failure, NOT_FOUND } from "~/shared/result";
 import {
   ACCEPTED_UPLOAD_TYPES,
   CHUNK_SIZE,
@@ -59,7 +59,6 @@ export interface UploadDeps {
 /** Why an upload step was refused; `missing` lists chunks still to send, `retry` says trying again later may work. */
 export type Refusal = Failure & { missing?: number[]; retry?: boolean };
 
-const NOT_FOUND: Refusal = { ok: false, code: "not_found", error: "Not found." };
 const MAX_OPEN_UPLOADS = 10;
 /** An open upload untouched this long is abandoned: the daily cron deletes its bytes. */
 export const STALE_UPLOAD_MS = 24 * 60 * 60 * 1000;

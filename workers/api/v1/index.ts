@@ -12,7 +12,7 @@ import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/
 import { getPhoto } from "@workers/services/library";
 import type { Context } from "hono";
 import type { z } from "zod";
-import { type Failure, fail } from "~/shared/result";
+import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
 import * as S from "./schemas";
 
@@ -240,7 +240,7 @@ define(
     const key = keyOf(c);
     if (key instanceof Response) return key;
     const p = params(c, S.PhotoParams);
-    if (!p.ok) return failureJson(fail("not_found", "Not found."));
+    if (!p.ok) return failureJson(NOT_FOUND);
     const body = await readJson(c.req.raw, S.JobRequest, { maxBytes: 8 * 1024 });
     if (!body.ok) return failureJson(body);
     const { callbackUrl, ...job } = body.data;
@@ -272,10 +272,10 @@ define(
   },
   async (c, caller) => {
     const p = params(c, S.JobParams);
-    if (!p.ok) return failureJson(fail("not_found", "Not found."));
+    if (!p.ok) return failureJson(NOT_FOUND);
     const db = c.get("db");
     const job = await getJob(db, p.data.jobId);
-    if (!job || job.userId !== caller.userId) return failureJson(fail("not_found", "Not found."));
+    if (!job || job.userId !== caller.userId) return failureJson(NOT_FOUND);
     const version = job.versionId ? await getVersion(db, job.userId, job.photoId, job.versionId) : undefined;
     return c.json({ job: jobView(job), version: version ? versionView(version) : null }, 200, NO_STORE);
   },
@@ -294,10 +294,10 @@ define(
   },
   async (c, caller) => {
     const p = params(c, S.PhotoParams);
-    if (!p.ok) return failureJson(fail("not_found", "Not found."));
+    if (!p.ok) return failureJson(NOT_FOUND);
     const db = c.get("db");
     const photo = await getPhoto(db, caller.userId, p.data.photoId);
-    if (!photo) return failureJson(fail("not_found", "Not found."));
+    if (!photo) return failureJson(NOT_FOUND);
     const versions = await listVersions(db, caller.userId, photo.id);
     return c.json({ versions: versions.map(versionView) }, 200, NO_STORE);
   },
@@ -323,11 +323,11 @@ define(
   },
   async (c, caller) => {
     const p = params(c, S.VersionParams);
-    if (!p.ok) return failureJson(fail("not_found", "Not found."));
+    if (!p.ok) return failureJson(NOT_FOUND);
     const version = await getVersion(c.get("db"), caller.userId, p.data.photoId, p.data.versionId);
-    if (!version) return failureJson(fail("not_found", "Not found."));
+    if (!version) return failureJson(NOT_FOUND);
     const obj = await c.env.PHOTOS.get(version.key);
-    if (!obj) return failureJson(fail("not_found", "Not found."));
+    if (!obj) return failureJson(NOT_FOUND);
     const ext = version.contentType === "image/png" ? "png" : "jpg";
     return new Response(obj.body, {
       headers: {

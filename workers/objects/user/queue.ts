@@ -162,17 +162,22 @@ export async function startMany(
   // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
   // here, where the user's changes are serialised, not from each caller.
   const photoIds = input.checkPhotos ? [...new Set(input.jobs.map((j) => j.photoId))] : [];
+  // In the same round trip: the checked photos, and whether a batch of this id exists already.
+  const checkPhotos = photoIds.length > 0 ? livePhotosQuery(db, userId, photoIds) : null;
+  const checkBatch = input.batch
+    ? db.select({ id: batches.id }).from(batches).where(eq(batches.id, input.batch.id))
+    : null;
   const loaded = await ledger.loadViewAndPlan(
     db,
     userId,
-    photoIds.length > 0 ? [livePhotosQuery(db, userId, photoIds)] : [],
+    [checkPhotos, checkBatch].filter((q) => q !== null),
   );
+  const alsoRead = [...loaded.read];
+  const livePhotoRows = (checkPhotos ? alsoRead.shift() : []) as Photo[];
+  const batchRows = (checkBatch ? alsoRead.shift() : []) as unknown[];
   // Checked before the balance: a form sent twice finds its batch, not a refusal for the credits it already spent.
-  if (input.batch) {
-    const started = await db.select({ id: batches.id }).from(batches).where(eq(batches.id, input.batch.id)).get();
-    if (started) return { ok: false, error: BATCH_ALREADY_STARTED, balance: loaded.view?.balance ?? 0 };
-  }
-  const livePhotos = new Map((photoIds.length > 0 ? (loaded.read[0] as Photo[]) : []).map((p) => [p.id, p]));
+  if (batchRows.length > 0) return { ok: false, error: BATCH_ALREADY_STARTED, balance: loaded.view?.balance ?? 0 };
+  const livePhotos = new Map(livePhotoRows.map((p) => [p.id, p]));
   if (photoIds.some((id) => !livePhotos.has(id))) {
     return { ok: false, error: PHOTO_NOT_FOUND, balance: loaded.view?.balance ?? 0 };
   }

@@ -20,7 +20,7 @@ import type { Deps } from "@workers/services/deps";
 import { overLimit } from "@workers/services/limits";
 import { verifyPassword } from "@workers/services/password";
 import { and, eq, gt, isNull, or } from "drizzle-orm";
-import { fail, ok, type Result } from "~/shared/result";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 
 // Account deletion and "export my data" (docs/decisions/0112-account-deletion-and-export.md).
 
@@ -168,7 +168,7 @@ export async function openExport(
   exp: string | undefined,
   sig: string | undefined,
 ): Promise<Result<{ body: ReadableStream; size: number }>> {
-  if (!/^[a-z2-7]{26}$/.test(id)) return fail("not_found", "Not found.");
+  if (!/^[a-z2-7]{26}$/.test(id)) return NOT_FOUND;
   const secret = deps.env.SIGNING_SECRET;
   if (!secret || !(await verifyLink(secret, "export", id, exp, sig, deps.clock())))
     return fail("gone", "This link has expired or is not valid. Ask for a new export from your settings.");

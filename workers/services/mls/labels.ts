@@ -14,7 +14,7 @@ import {
   type LabelDefaults,
   labelTextDrawable,
 } from "~/shared/label-options";
-import { type Failure, fail, ok, type Result } from "~/shared/result";
+import { type Failure, fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { hasControlCharacters } from "~/shared/text";
 
 // The disclosure label: per-user defaults, a download's overrides, and the
@@ -129,7 +129,7 @@ export async function labelledBytes(
     });
   }
   const source = await readAll(bucket, version.key);
-  if (!source) return fail("not_found", "Not found.");
+  if (!source) return NOT_FOUND;
   let rendered: { bytes: Uint8Array; type: string };
   try {
     rendered = renderLabelled(new Uint8Array(await source.arrayBuffer()), spec);

@@ -5,7 +5,7 @@ import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
 import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { LabelDefaults } from "~/shared/label-options";
-import { fail, ok, type Result } from "~/shared/result";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { hasControlCharacters } from "~/shared/text";
 import { labelledBytes } from "./labels";
 import { ensureLink, originalPageUrl } from "./links";
@@ -245,5 +245,5 @@ export async function saveListing(
     .set({ listingAddress: input.address, mlsNumber: input.mlsNumber })
     .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
     .returning({ id: folders.id });
-  return res.length ? ok({}) : fail("not_found", "Not found.");
+  return res.length ? ok({}) : NOT_FOUND;
 }
