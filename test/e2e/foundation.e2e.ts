@@ -32,6 +32,9 @@ describe("the running stack", () => {
       const html = await res.text();
       expect(html.match(/<title>([^<]*)<\/title>/)?.[1], path).toBe("Page not found · Stagewise");
     }
+    // A page with its own error boundary names its own error.
+    const link = await (await fetch(`${baseUrl()}/o/no-such-link`)).text();
+    expect(link.match(/<title>([^<]*)<\/title>/)?.[1]).toBe("This link does not exist · Stagewise");
     // A page that names itself keeps its own title.
     const dashboard = await (await fetch(`${baseUrl()}/dashboard`, { headers })).text();
     expect(dashboard.match(/<title>([^<]*)<\/title>/)?.[1]).toBe("Dashboard · Stagewise");

@@ -16,10 +16,18 @@ const KIND: Record<string, string> = {
   removal: "edited: furniture was removed by software",
 };
 
-export const meta: Route.MetaFunction = () => [
-  { title: "Original and virtually staged photo" },
+export const meta: Route.MetaFunction = ({ error }) => [
+  {
+    title: error
+      ? `${isGone(error) ? "This link was withdrawn" : "This link does not exist"} · Stagewise`
+      : "Original and virtually staged photo",
+  },
   { name: "robots", content: "noindex" },
 ];
+
+function isGone(error: unknown): boolean {
+  return isRouteErrorResponse(error) && error.status === 410;
+}
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   const { db } = getDeps(context);
@@ -100,7 +108,7 @@ export default function OriginalPage({ loaderData }: Route.ComponentProps) {
 }
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  const gone = isRouteErrorResponse(error) && error.status === 410;
+  const gone = isGone(error);
   return (
     <div className="container-page flex flex-1 flex-col items-center justify-center py-24 text-center">
       <p className="text-sm font-semibold text-brand-600">{gone ? "410" : "404"}</p>

@@ -285,6 +285,29 @@ function cases(): HostileCase[] {
       }),
       status: 400,
     },
+    {
+      name: "a submission key that is not one the page mints",
+      method: "POST",
+      path: "/batches/new",
+      headers: o,
+      body: form({
+        designStyle: "modern",
+        quoted: "1",
+        submission: "../../../x",
+        [`pick:${f.photoId}`]: "1",
+        [`room:${f.photoId}`]: "bedroom",
+      }),
+      status: 400,
+      message: /not understood/,
+    },
+    {
+      name: "a stranger's submission key with the owner's photo",
+      method: "POST",
+      path: "/api/batches",
+      headers: s,
+      body: batch([item(f.photoId)], { submission: "a".repeat(32) }),
+      status: 404,
+    },
     // Variations
     {
       name: "5 variations",
