@@ -1,6 +1,8 @@
 import { requestContext } from "@workers/http/context";
 import { isbot } from "isbot";
-import { renderToReadableStream } from "react-dom/server";
+// react-dom's Node build: the same renderToReadableStream, writing strings into its buffer with encodeInto
+// instead of allocating a Uint8Array per string as the edge build does (ADR 0147; needs nodejs_compat).
+import { renderToReadableStream } from "react-dom/server.node";
 import type { EntryContext, RouterContextProvider } from "react-router";
 import { ServerRouter } from "react-router";
 import { APP_CSS } from "~/lib/app-css.server";

@@ -127,6 +127,11 @@ export interface StackOptions {
    * Warnings, errors and the Worker's console.error still reach the log.
    */
   requestLog?: boolean;
+  /**
+   * The port of wrangler's inspector (the Chrome DevTools protocol for the app's Worker), for `npm run
+   * bench:profile`; unset, wrangler picks a free one.
+   */
+  inspectorPort?: number;
 }
 
 export interface RunningStack {
@@ -177,7 +182,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       devVarsPath,
       "--show-interactive-dev-session=false",
       "--inspector-port",
-      "0",
+      String(opts.inspectorPort ?? 0),
       ...varArgs,
     ],
     {
