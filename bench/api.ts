@@ -50,7 +50,11 @@ export async function measureApiJobCreation(stack: { url: string; ports: { provi
   const api: number[] = [];
   // Interleaved, so both paths see the same machine load; the first round of each warms up.
   for (let i = 0; i <= ROUNDS; i++) {
-    const u = await timed(`${stack.url}/api/photos/${photoId}/jobs`, { Cookie: cookie, Origin: stack.url });
+    const u = await timed(`${stack.url}/api/photos/${photoId}/jobs`, {
+      Cookie: cookie,
+      Origin: stack.url,
+      "Idempotency-Key": crypto.randomUUID(),
+    });
     const a = await timed(`${stack.url}/api/v1/photos/${photoId}/jobs`, {
       Authorization: `Bearer ${token}`,
       "Idempotency-Key": `bench-${i}`,

@@ -332,7 +332,8 @@ const staging: BenchModule = {
         const t = performance.now();
         const res = await fetch(`${stack.url}/api/photos/${photoId}/jobs`, {
           method: "POST",
-          headers,
+          // As the page sends it (app/lib/use-job.ts): a key of its own, so a resend starts nothing (ADR 0148).
+          headers: { ...headers, "Idempotency-Key": crypto.randomUUID() },
           body: JSON.stringify({ kind: "stage", roomType: "bedroom", designStyle: "scandinavian" }),
         });
         if (res.status !== 202) throw new Error(`staging job refused: ${res.status} ${await res.text()}`);

@@ -55,9 +55,12 @@ export function useJob(onSettled?: () => void) {
     };
   }, []);
 
-  /** Starts a job with POST /api/photos/:id/jobs and follows it. */
+  /**
+   * Starts a job with POST /api/photos/:id/jobs and follows it. The request carries a key of its own, so when its
+   * answer is lost it is sent again and the server answers with the job it already started, charged once.
+   */
   function run(photoId: string, body: JobBody) {
-    return track(() => startJob(`/api/photos/${photoId}/jobs`, body));
+    return track(() => startJob(`/api/photos/${photoId}/jobs`, body, { key: requestKey() }));
   }
 
   /** Follows the job `start` begins (any POST answering `{ job: { id } }`), with the same progress and errors. */
@@ -84,16 +87,38 @@ export function useJob(onSettled?: () => void) {
   return { ...state, run, track, setError: (error: string | null) => setState((s) => ({ ...s, error })) };
 }
 
-/** POST a job; its id, or the server's message as the error. */
-export async function startJob(url: string, body: JobBody): Promise<string> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const answer = (await res.json().catch(() => ({}))) as { error?: string; job?: { id: string } };
-  if (!res.ok || !answer.job) throw new Error(answer.error ?? FAILED);
-  return answer.job.id;
+/** How many times a keyed job request is sent when the network loses it. */
+const START_ATTEMPTS = 4;
+const OFFLINE = "No connection: the job was not started. Try again when you are back online.";
+
+/** A new key for one job request (the Idempotency-Key of POST /api/photos/:id/jobs). */
+export function requestKey(): string {
+  return crypto.randomUUID();
+}
+
+/**
+ * POST a job; its id, or the server's message as the error. With a `key` (an endpoint that honours the
+ * Idempotency-Key header), a request lost on the way or on its way back is sent again with the same key, after
+ * 1.5, 3 and 4.5 s: the server starts the job once and answers every sending with it. Without one, it is sent once.
+ */
+export async function startJob(url: string, body: JobBody, opts: { key?: string } = {}): Promise<string> {
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (opts.key) headers["Idempotency-Key"] = opts.key;
+  const attempts = opts.key ? START_ATTEMPTS : 1;
+  for (let attempt = 1; ; attempt++) {
+    let res: Response | null = null;
+    let answer: { error?: string; job?: { id: string } } = {};
+    try {
+      res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+      answer = await res.json();
+    } catch {
+      // The request, or its answer on the way back, was lost.
+    }
+    if (res && !res.ok) throw new Error(answer.error ?? FAILED);
+    if (answer.job) return answer.job.id;
+    if (attempt >= attempts) throw new Error(res ? FAILED : OFFLINE);
+    await sleep(POLL_MS * attempt);
+  }
 }
 
 /**

@@ -87,4 +87,46 @@ describe("AI staging", () => {
     expect(await quick.getByRole("button", { name: "Process Photo" }).isDisabled()).toBe(false);
     await ctx.close();
   });
+
+  it("an answer lost on the way back: the page sends the request again with its key and is charged once", async () => {
+    await setProviderMode("ok");
+    const user = await createUser({ credits: 3 });
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    // The first job request reaches the server, which starts the job; its answer never reaches the page.
+    const sent: { key: string | null; dropped: boolean }[] = [];
+    await page.route("**/api/photos/*/jobs", async (route) => {
+      const key = route.request().headers()["idempotency-key"] ?? null;
+      const dropped = sent.length === 0;
+      sent.push({ key, dropped });
+      if (!dropped) return route.continue();
+      await route.fetch();
+      await route.abort("connectionreset");
+    });
+    await page.goto(`${baseUrl()}/dashboard`);
+    await page.waitForSelector("html[data-hydrated=true]");
+    const credits = page.getByTestId("credits").first();
+    await page.getByRole("button", { name: "AI Designer" }).click();
+    const dialog = page.getByTestId("designer-dialog");
+    await dialog
+      .getByTestId("upload-input")
+      .setInputFiles({ name: "Lounge.jpg", mimeType: "image/jpeg", buffer: Buffer.from(makeJpeg(640, 480, 85)) });
+    await dialog.getByTestId("designer-preview").waitFor({ timeout: 60_000 });
+    await dialog.getByLabel("Room type").selectOption({ label: "Bedroom" });
+    await dialog.getByLabel("Design style").selectOption({ label: "Scandinavian" });
+    await dialog.getByRole("button", { name: "Transform with AI" }).click();
+    await dialog
+      .getByTestId("designer-result")
+      .getByText("AI Enhanced", { exact: true })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent[1]!.key).toBe(sent[0]!.key);
+    await page.reload();
+    await page.waitForSelector("html[data-hydrated=true]");
+    await expect.poll(() => credits.textContent()).toBe("2");
+    expect(await page.getByTestId("photo-open").count()).toBe(1);
+    await ctx.close();
+  });
 });

@@ -47,19 +47,26 @@ export async function folderOf(userId: string): Promise<string> {
   return id;
 }
 
-export async function api(cookie: string, method: string, path: string, body?: unknown) {
+export async function api(
+  cookie: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await workerFetch(path, {
     method,
     headers: {
       Cookie: cookie,
       Origin: "http://localhost",
       ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
   // biome-ignore lint/suspicious/noExplicitAny: test answers are read field by field
-  return { status: res.status, body: (text ? JSON.parse(text) : {}) as any };
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as any };
 }
 
 export interface BatchItem {

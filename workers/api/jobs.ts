@@ -3,6 +3,7 @@ import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { verifySignature } from "@workers/lib/signed-urls";
+import { IDEMPOTENCY_HEADER, idempotencyKey } from "@workers/services/api-idempotency";
 import {
   getVersion,
   type JobParams,
@@ -44,12 +45,24 @@ export const jobsApi = new Hono<ApiEnv>()
   .use("/photos/*", requireApiUser)
   .use("/jobs/*", requireApiUser)
   .post("/photos/:id/jobs", async (c) => {
+    // The page sends a key per request it means to make once (app/lib/use-job.ts): sent again, it starts nothing.
+    const key = idempotencyKey(c.req.header(IDEMPOTENCY_HEADER));
+    if ("ok" in key) return failureJson(key);
     const body = await readJson(c.req.raw, jobRequestBody);
     if (!body.ok) return failureJson(body);
-    const res = await requestJob(c.get("deps"), c.get("user")!.id, c.req.param("id"), body.data);
+    const res = await requestJob(
+      c.get("deps"),
+      c.get("user")!.id,
+      c.req.param("id"),
+      body.data,
+      undefined,
+      key.key ?? undefined,
+    );
     if (!res.ok) return failureJson(res);
     // Variations: every result's job (each settles and is refunded on its own), the lead's first.
-    return c.json({ job: res.job, credits: res.credits, ...(res.jobIds ? { jobIds: res.jobIds } : {}) }, 202, NO_STORE);
+    const headers: Record<string, string> = { ...NO_STORE };
+    if (res.replayed) headers["Idempotent-Replayed"] = "true";
+    return c.json({ job: res.job, credits: res.credits, ...(res.jobIds ? { jobIds: res.jobIds } : {}) }, 202, headers);
   })
   // ?wait=N (seconds, at most 20) holds the answer until the job has ended: the page's long poll.
   .get("/jobs/:id", async (c) => {

@@ -8,10 +8,12 @@ export {
   ALREADY_RETRIED,
   BATCH_ALREADY_STARTED,
   FREE_REROLL_TAKEN,
+  JOBS_ALREADY_STARTED,
   PHOTO_NOT_FOUND,
   type QueuedJobInput,
   type StartManyInput,
   type StartManyResult,
+  SUBMISSION_REUSED,
 } from "./user/queue";
 export type { LiveBalance } from "./user-object";
 

@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import { apiIdempotency } from "@db/schema";
+import { canonicalJson } from "@workers/lib/canonical-json";
 import { sha256Hex } from "@workers/lib/crypto";
 import { and, eq, isNull, lt } from "drizzle-orm";
 import { type Failure, fail } from "~/shared/result";
@@ -33,17 +34,6 @@ export function idempotencyKey(header: string | null | undefined): { key: string
 /** A stable digest of what was asked: the route and its canonical input. */
 export function requestHash(route: string, input: unknown): string {
   return sha256Hex(`${route}\n${canonicalJson(input)}`);
-}
-
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  if (v && typeof v === "object") {
-    const entries = Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(",")}}`;
-  }
-  return JSON.stringify(v) ?? "null";
 }
 
 export interface StoredAnswer {

@@ -1,6 +1,6 @@
 import type { JobKind, JobParams } from "@db/schema";
-import { randomToken } from "@workers/lib/crypto";
-import { PHOTO_NOT_FOUND, type StartManyResult, userObject } from "@workers/objects/client";
+import { randomToken, sha256Hex } from "@workers/lib/crypto";
+import { PHOTO_NOT_FOUND, type StartManyResult, SUBMISSION_REUSED, userObject } from "@workers/objects/client";
 import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
@@ -17,6 +17,7 @@ export function newSeed(): number {
 
 export function startFailure(started: { error: string; balance: number }) {
   if (started.error === PHOTO_NOT_FOUND) return fail("not_found", PHOTO_NOT_FOUND);
+  if (started.error === SUBMISSION_REUSED) return fail("conflict", SUBMISSION_REUSED);
   const code = started.error === "Insufficient credits" ? "insufficient_credits" : "invalid";
   return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
 }
@@ -33,6 +34,16 @@ export function variationsFrom(body: Record<string, unknown>, kind: JobKind): Re
 }
 
 /**
+ * The ids of the `count` jobs a page's request starts under its submission key (the Idempotency-Key header of
+ * POST /api/photos/:id/jobs): the same key from the same person names the same jobs, so the request sent again
+ * finds them (queue.ts, JOBS_ALREADY_STARTED). Hashed with the user's id, so one person's key cannot name another's
+ * jobs; prefixed apart from the public API's keyed jobs (idempotentJobId).
+ */
+export function submittedJobIds(userId: string, key: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `p${sha256Hex(`page-job:${userId}:${key}:${i}`).slice(0, 31)}`);
+}
+
+/**
  * Starts a job of `count` results (variations of one staging request): one
  * job and one credit per result, reserved together; the first is the group's
  * lead. Used by requestJob for every request made with a session. `checkPhoto`:
@@ -45,8 +56,12 @@ export async function startQueued(
   job: { photoId: string; kind: JobKind; params: JobParams },
   count: number,
   checkPhoto = false,
+  /** The request's submission key: a second sending starts nothing (see submittedJobIds). */
+  submission?: string,
 ) {
-  const ids = Array.from({ length: count }, () => randomToken());
+  const ids = submission
+    ? submittedJobIds(userId, submission, count)
+    : Array.from({ length: count }, () => randomToken());
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
   if (count > 1) params.variations = count;
   const started: StartManyResult = await userObject(deps.env, userId).startJobs(userId, {
@@ -60,6 +75,7 @@ export async function startQueued(
       groupId: count > 1 ? ids[0]! : null,
     })),
     checkPhotos: checkPhoto,
+    submitted: submission !== undefined,
   });
   return { ...started, params };
 }

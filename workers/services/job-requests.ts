@@ -3,7 +3,8 @@ import { randomToken } from "@workers/lib/crypto";
 import {
   getVersion,
   isJobKind,
-  type jobView,
+  JOBS_ALREADY_STARTED,
+  jobView,
   jobWithVersion,
   MAX_JOB_WAIT_MS,
   sourceVariant,
@@ -23,7 +24,7 @@ import {
 import { hasControlCharacters } from "~/shared/text";
 import { idempotentJobId, MISMATCH } from "./api-idempotency";
 import type { Deps } from "./deps";
-import { startFailure, startQueued, variationsFrom } from "./job-queue";
+import { startFailure, startQueued, submittedJobIds, variationsFrom } from "./job-queue";
 import { getPhoto } from "./library";
 
 // What a person asks of the AI (POST /api/photos/:id/jobs), checked and turned
@@ -138,6 +139,8 @@ export async function requestJob(
   photoId: string,
   body: Record<string, unknown>,
   api?: ApiJobOptions,
+  /** The page's submission key (its Idempotency-Key header): the same request sent again starts nothing more. */
+  submission?: string,
 ): Promise<
   Result<{
     job: ReturnType<typeof jobView> | { id: string; status: "queued" };
@@ -174,8 +177,27 @@ export async function requestJob(
   // Through the user's queue: the plan's concurrency and priority, a seed, 1-4 variations (issue 15).
   const count = variationsFrom(body, kind);
   if (!count.ok) return count;
-  const started = await startQueued(deps, userId, { photoId, kind, params }, count.count, objectChecksPhoto);
-  if (!started.ok) return startFailure(started);
+  const started = await startQueued(
+    deps,
+    userId,
+    { photoId, kind, params },
+    count.count,
+    objectChecksPhoto,
+    submission,
+  );
+  if (!started.ok) {
+    // Sent before (a lost answer, a resend): the jobs that sending started, charged once.
+    if (started.error === JOBS_ALREADY_STARTED && started.existing && submission) {
+      const jobIds = submittedJobIds(userId, submission, count.count);
+      return ok({
+        job: jobView(started.existing),
+        credits: started.balance,
+        replayed: true,
+        ...(count.count > 1 ? { jobIds } : {}),
+      });
+    }
+    return startFailure(started);
+  }
   // The lead job as the object just wrote it (the page only needs its id and polls; no D1 re-read).
   const job: ReturnType<typeof jobView> = {
     id: started.jobIds[0]!,

@@ -10,6 +10,7 @@ import {
   type Photo,
   photos,
 } from "@db/schema";
+import { canonicalJson } from "@workers/lib/canonical-json";
 import { randomToken } from "@workers/lib/crypto";
 import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
 import { findPlan, PLANS } from "~/shared/catalog";
@@ -32,6 +33,10 @@ export const FREE_REROLL_TAKEN = "Free re-roll already used";
 export const ALREADY_RETRIED = "These photos are already being retried.";
 /** A batch whose id is already taken: the same form sent again (the id comes from the form's submission key). */
 export const BATCH_ALREADY_STARTED = "This batch has already been started.";
+/** A page's job request sent again with its submission key: answered with the job it started (`existing`). */
+export const JOBS_ALREADY_STARTED = "These jobs have already been started.";
+/** A submission key sent again with a different request (another photo, kind or choice): refused. */
+export const SUBMISSION_REUSED = "This request's key was already used for a different request.";
 
 export interface QueuedJobInput {
   jobId: string;
@@ -57,6 +62,12 @@ export interface StartManyInput {
    * trip as the balance (else PHOTO_NOT_FOUND, nothing written).
    */
   checkPhotos?: boolean;
+  /**
+   * The job ids come from the request's submission key (job-queue.ts, `submittedJobIds`): when the first one exists
+   * already, the request was sent before and nothing is written. The same request is answered JOBS_ALREADY_STARTED
+   * with that job; another request under the same key SUBMISSION_REUSED. Read in the round trip of the balance.
+   */
+  submitted?: boolean;
 }
 
 /** A job's photo that is not the user's, or is in the trash (checkPhotos). The Worker's own "Not found." */
@@ -84,7 +95,13 @@ export type StartManyResult =
        */
       firstQueued?: QueuedToRun[];
     }
-  | { ok: false; error: string; balance: number };
+  | {
+      ok: false;
+      error: string;
+      balance: number;
+      /** JOBS_ALREADY_STARTED: the first job the earlier sending of this request started. */
+      existing?: Job;
+    };
 
 export interface PlanLimits {
   concurrency: number;
@@ -167,16 +184,32 @@ export async function startMany(
   const checkBatch = input.batch
     ? db.select({ id: batches.id }).from(batches).where(eq(batches.id, input.batch.id))
     : null;
+  const lead = input.jobs[0];
+  const checkSubmitted =
+    input.submitted && lead
+      ? db
+          .select()
+          .from(jobs)
+          .where(and(eq(jobs.id, lead.jobId), eq(jobs.userId, userId)))
+      : null;
   const loaded = await ledger.loadViewAndPlan(
     db,
     userId,
-    [checkPhotos, checkBatch].filter((q) => q !== null),
+    [checkPhotos, checkBatch, checkSubmitted].filter((q) => q !== null),
   );
   const alsoRead = [...loaded.read];
   const livePhotoRows = (checkPhotos ? alsoRead.shift() : []) as Photo[];
   const batchRows = (checkBatch ? alsoRead.shift() : []) as unknown[];
+  const submittedRows = (checkSubmitted ? alsoRead.shift() : []) as Job[];
   // Checked before the balance: a form sent twice finds its batch, not a refusal for the credits it already spent.
   if (batchRows.length > 0) return { ok: false, error: BATCH_ALREADY_STARTED, balance: loaded.view?.balance ?? 0 };
+  // The same for a page's job request sent twice (before the photo too: it may be in the trash by now).
+  const existing = submittedRows[0];
+  if (existing && lead) {
+    const balance = loaded.view?.balance ?? 0;
+    if (!sameRequest(existing, lead)) return { ok: false, error: SUBMISSION_REUSED, balance };
+    return { ok: false, error: JOBS_ALREADY_STARTED, balance, existing };
+  }
   const livePhotos = new Map(livePhotoRows.map((p) => [p.id, p]));
   if (photoIds.some((id) => !livePhotos.has(id))) {
     return { ok: false, error: PHOTO_NOT_FOUND, balance: loaded.view?.balance ?? 0 };
@@ -303,6 +336,17 @@ export async function nextToRun(
 }
 
 /** Those of `photoIds` that are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
+/**
+ * Whether a stored job was started by the same request as `asked`: the photo, the kind and every choice. The seed
+ * is left out: each sending draws a new one.
+ */
+export function sameRequest(stored: Job, asked: QueuedJobInput): boolean {
+  const choices = ({ seed: _seed, ...rest }: JobParams) => canonicalJson(rest);
+  return (
+    stored.photoId === asked.photoId && stored.kind === asked.kind && choices(stored.params) === choices(asked.params)
+  );
+}
+
 function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
   if (photoIds.length > 90) throw new Error("checkPhotos takes at most 90 photos");
   return db
