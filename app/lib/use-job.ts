@@ -60,7 +60,7 @@ export function useJob(onSettled?: () => void) {
    * answer is lost it is sent again and the server answers with the job it already started, charged once.
    */
   function run(photoId: string, body: JobBody) {
-    return track(() => startJob(`/api/photos/${photoId}/jobs`, body, { key: requestKey() }));
+    return track(() => startJob(`/api/photos/${photoId}/jobs`, body, { key: crypto.randomUUID() }));
   }
 
   /** Follows the job `start` begins (any POST answering `{ job: { id } }`), with the same progress and errors. */
@@ -90,11 +90,6 @@ export function useJob(onSettled?: () => void) {
 /** How many times a keyed job request is sent when the network loses it. */
 const START_ATTEMPTS = 4;
 const OFFLINE = "No connection: the job was not started. Try again when you are back online.";
-
-/** A new key for one job request (the Idempotency-Key of POST /api/photos/:id/jobs). */
-export function requestKey(): string {
-  return crypto.randomUUID();
-}
 
 /**
  * POST a job; its id, or the server's message as the error. With a `key` (an endpoint that honours the

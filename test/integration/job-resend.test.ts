@@ -69,7 +69,7 @@ describe("a page's job request sent twice", () => {
     expect(b.status).toBe(202);
     expect(a.body.jobIds).toHaveLength(3);
     expect(b.body.jobIds).toEqual(a.body.jobIds);
-    expect(a.body.jobIds).toEqual(submittedJobIds(user.id, "variations-key", 3));
+    expect(a.body.jobIds).toEqual(submittedJobIds("page-job", user.id, "variations-key", 3));
     for (const id of a.body.jobIds) expect((await settleJob(user.cookie, id)).status).toBe("succeeded");
     expect((await rowsOf(user.id)).jobs).toHaveLength(3);
     expect(await balance(user.id)).toBe(2);

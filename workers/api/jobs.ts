@@ -50,14 +50,9 @@ export const jobsApi = new Hono<ApiEnv>()
     if ("ok" in key) return failureJson(key);
     const body = await readJson(c.req.raw, jobRequestBody);
     if (!body.ok) return failureJson(body);
-    const res = await requestJob(
-      c.get("deps"),
-      c.get("user")!.id,
-      c.req.param("id"),
-      body.data,
-      undefined,
-      key.key ?? undefined,
-    );
+    const res = await requestJob(c.get("deps"), c.get("user")!.id, c.req.param("id"), body.data, {
+      submission: key.key ?? undefined,
+    });
     if (!res.ok) return failureJson(res);
     // Variations: every result's job (each settles and is refunded on its own), the lead's first.
     const headers: Record<string, string> = { ...NO_STORE };

@@ -7,18 +7,20 @@ import type { ApiEnv } from "./types";
 
 // The signed-in user's own data, and the live channel that pushes their
 // balance whenever it changes (docs/decisions/0023-live-balance-push.md).
+const NOT_SIGNED_IN = Object.freeze(fail("unauthenticated", "Not signed in."));
+
 export const me = new Hono<ApiEnv>()
   .get("/", async (c) => {
     const user = c.get("user");
-    if (!user) return failureJson(fail("unauthenticated", "Not signed in."));
+    if (!user) return failureJson(NOT_SIGNED_IN);
     const summary = await accountSummary(c.get("db"), user.id);
-    if (!summary) return failureJson(fail("unauthenticated", "Not signed in."));
+    if (!summary) return failureJson(NOT_SIGNED_IN);
     c.header("Cache-Control", "no-store");
     return c.json(summary);
   })
   .get("/live", async (c) => {
     const user = c.get("user");
-    if (!user) return failureJson(fail("unauthenticated", "Not signed in."));
+    if (!user) return failureJson(NOT_SIGNED_IN);
     if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
       return failureJson(fail("upgrade_required", "Expected a WebSocket upgrade."));
     }

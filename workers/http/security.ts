@@ -1,9 +1,9 @@
-import { fail } from "~/shared/result";
-import { failureJson } from "./result";
 // Headers every response carries, and the one cross-site check for every
 // state-changing request (React Router actions and Hono routes alike).
 
+import { fail } from "~/shared/result";
 import { contentSecurityPolicy } from "./csp.ts";
+import { failureJson } from "./result";
 
 export { contentSecurityPolicy };
 

@@ -1,9 +1,10 @@
-import { NOT_FOUND } from "~/shared/result";
-import { failureJson } from "./result";
 // The one way an R2 object becomes an HTTP answer: its bytes with their type,
 // length and ETag, the caller's caching headers, and a 404 when it is gone.
 // Given the request, the read is conditional (If-None-Match and friends) and
 // an unchanged object answers 304 with no body.
+
+import { NOT_FOUND } from "~/shared/result";
+import { failureJson } from "./result";
 
 export async function serveObject(
   bucket: R2Bucket,

@@ -8,6 +8,15 @@ export function randomToken(bytes = 20): string {
   return encodeBase32LowerCaseNoPadding(buf);
 }
 
+/**
+ * An identifier derived from a person's request key: the first 32 base32 letters (randomToken's shape) of
+ * SHA-256(`scope:userId:key`). The same key from the same person names the same row, so a request sent twice finds
+ * what its first sending wrote; the user's id in the hash means one person's key never names another person's row.
+ */
+export function keyedToken(scope: string, userId: string, key: string): string {
+  return encodeBase32LowerCaseNoPadding(sha256(new TextEncoder().encode(`${scope}:${userId}:${key}`))).slice(0, 32);
+}
+
 export function sha256Hex(value: string): string {
   return encodeHexLowerCase(sha256(new TextEncoder().encode(value)));
 }

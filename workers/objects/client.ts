@@ -6,7 +6,6 @@ import type { UserObject } from "./user-object";
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
 export {
   ALREADY_RETRIED,
-  BATCH_ALREADY_STARTED,
   FREE_REROLL_TAKEN,
   JOBS_ALREADY_STARTED,
   PHOTO_NOT_FOUND,

@@ -1,6 +1,12 @@
-import type { JobKind, JobParams } from "@db/schema";
-import { randomToken, sha256Hex } from "@workers/lib/crypto";
-import { PHOTO_NOT_FOUND, type StartManyResult, SUBMISSION_REUSED, userObject } from "@workers/objects/client";
+import type { Job, JobKind, JobParams } from "@db/schema";
+import { keyedToken, randomToken } from "@workers/lib/crypto";
+import {
+  JOBS_ALREADY_STARTED,
+  PHOTO_NOT_FOUND,
+  type StartManyResult,
+  SUBMISSION_REUSED,
+  userObject,
+} from "@workers/objects/client";
 import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
@@ -13,6 +19,11 @@ import type { Deps } from "./deps";
 /** A new provider seed: a re-roll keeps every other choice. */
 export function newSeed(): number {
   return crypto.getRandomValues(new Uint32Array(1))[0]! % 2_147_483_647;
+}
+
+/** A start that found its request's jobs already started: the first of them (see StartManyInput.submitted). */
+export function alreadyStarted(started: { ok: boolean; error?: string; existing?: Job }): Job | null {
+  return !started.ok && started.error === JOBS_ALREADY_STARTED ? (started.existing ?? null) : null;
 }
 
 export function startFailure(started: { error: string; balance: number }) {
@@ -33,14 +44,16 @@ export function variationsFrom(body: Record<string, unknown>, kind: JobKind): Re
   return ok({ count: n });
 }
 
+/** What a submission key was sent with: a page's job request (its Idempotency-Key header) or the new-batch form. */
+export type SubmissionScope = "page-job" | "batch";
+
 /**
- * The ids of the `count` jobs a page's request starts under its submission key (the Idempotency-Key header of
- * POST /api/photos/:id/jobs): the same key from the same person names the same jobs, so the request sent again
- * finds them (queue.ts, JOBS_ALREADY_STARTED). Hashed with the user's id, so one person's key cannot name another's
- * jobs; prefixed apart from the public API's keyed jobs (idempotentJobId).
+ * The ids of the `count` jobs a request starts under its submission key: the same key from the same person names
+ * the same jobs, so the request sent again finds them (queue.ts, `submitted`). The public API's keyed jobs
+ * (idempotentJobId) are named apart, with a `k`.
  */
-export function submittedJobIds(userId: string, key: string, count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `p${sha256Hex(`page-job:${userId}:${key}:${i}`).slice(0, 31)}`);
+export function submittedJobIds(scope: SubmissionScope, userId: string, key: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => keyedToken(`${scope}-job`, userId, `${key}:${i}`));
 }
 
 /**
@@ -60,7 +73,7 @@ export async function startQueued(
   submission?: string,
 ) {
   const ids = submission
-    ? submittedJobIds(userId, submission, count)
+    ? submittedJobIds("page-job", userId, submission, count)
     : Array.from({ length: count }, () => randomToken());
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
   if (count > 1) params.variations = count;
@@ -77,5 +90,5 @@ export async function startQueued(
     checkPhotos: checkPhoto,
     submitted: submission !== undefined,
   });
-  return { ...started, params };
+  return { ...started, params, ids };
 }

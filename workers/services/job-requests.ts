@@ -3,7 +3,6 @@ import { randomToken } from "@workers/lib/crypto";
 import {
   getVersion,
   isJobKind,
-  JOBS_ALREADY_STARTED,
   jobView,
   jobWithVersion,
   MAX_JOB_WAIT_MS,
@@ -24,7 +23,7 @@ import {
 import { hasControlCharacters } from "~/shared/text";
 import { idempotentJobId, MISMATCH } from "./api-idempotency";
 import type { Deps } from "./deps";
-import { startFailure, startQueued, submittedJobIds, variationsFrom } from "./job-queue";
+import { alreadyStarted, startFailure, startQueued, variationsFrom } from "./job-queue";
 import { getPhoto } from "./library";
 
 // What a person asks of the AI (POST /api/photos/:id/jobs), checked and turned
@@ -138,9 +137,12 @@ export async function requestJob(
   userId: string,
   photoId: string,
   body: Record<string, unknown>,
-  api?: ApiJobOptions,
-  /** The page's submission key (its Idempotency-Key header): the same request sent again starts nothing more. */
-  submission?: string,
+  opts: {
+    /** A request of the public API (its own idempotency and callback). */
+    api?: ApiJobOptions;
+    /** The page's submission key (its Idempotency-Key header): the same request sent again starts nothing more. */
+    submission?: string;
+  } = {},
 ): Promise<
   Result<{
     job: ReturnType<typeof jobView> | { id: string; status: "queued" };
@@ -149,6 +151,7 @@ export async function requestJob(
     jobIds?: string[];
   }>
 > {
+  const { api, submission } = opts;
   const asked = jobParamsFrom(body);
   if (!asked.ok) return asked;
   const { kind, params } = asked;
@@ -185,19 +188,17 @@ export async function requestJob(
     objectChecksPhoto,
     submission,
   );
-  if (!started.ok) {
-    // Sent before (a lost answer, a resend): the jobs that sending started, charged once.
-    if (started.error === JOBS_ALREADY_STARTED && started.existing && submission) {
-      const jobIds = submittedJobIds(userId, submission, count.count);
-      return ok({
-        job: jobView(started.existing),
-        credits: started.balance,
-        replayed: true,
-        ...(count.count > 1 ? { jobIds } : {}),
-      });
-    }
-    return startFailure(started);
+  // Sent before (a lost answer, a resend): the jobs that sending started, charged once.
+  const existing = alreadyStarted(started);
+  if (existing) {
+    return ok({
+      job: jobView(existing),
+      credits: started.balance,
+      replayed: true,
+      ...(count.count > 1 ? { jobIds: started.ids } : {}),
+    });
   }
+  if (!started.ok) return startFailure(started);
   // The lead job as the object just wrote it (the page only needs its id and polls; no D1 re-read).
   const job: ReturnType<typeof jobView> = {
     id: started.jobIds[0]!,

@@ -1,15 +1,6 @@
 import { type Batch, batches, type Job, type JobParams, jobs, photos, photoVersions, users } from "@db/schema";
-import { sha256 } from "@oslojs/crypto/sha2";
-import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
-import { randomToken } from "@workers/lib/crypto";
-import {
-  ALREADY_RETRIED,
-  BATCH_ALREADY_STARTED,
-  FREE_REROLL_TAKEN,
-  getJob,
-  getVersion,
-  userObject,
-} from "@workers/objects/client";
+import { keyedToken, randomToken } from "@workers/lib/crypto";
+import { ALREADY_RETRIED, FREE_REROLL_TAKEN, getJob, getVersion, userObject } from "@workers/objects/client";
 import { and, asc, desc, eq, gte, inArray, isNull, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -21,7 +12,7 @@ import {
 } from "~/shared/listing";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
-import { newSeed, startFailure } from "./job-queue";
+import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./job-queue";
 import { advancedOptionsFrom, jobParamsFrom, MISSING_OPTIONS } from "./job-requests";
 import { getFolder } from "./library";
 import type { UserRef } from "./sessions";
@@ -52,15 +43,6 @@ const batchBody = z.object({
     .regex(SUBMISSION_KEY, "The form was not understood. Reload the page and try again.")
     .optional(),
 });
-
-/**
- * The batch id of a form's submission: the same form sent twice (a double tap before the page's script runs, a
- * resent POST on a bad connection) names the same batch, which the user's object starts once. Derived with the
- * user's id, so one person's key can never name another person's batch.
- */
-export function batchIdFor(userId: string, submission: string): string {
-  return encodeBase32LowerCaseNoPadding(sha256(new TextEncoder().encode(`batch:${userId}:${submission}`))).slice(0, 32);
-}
 
 export type BatchRequest = z.input<typeof batchBody> & Record<string, unknown>;
 
@@ -94,11 +76,19 @@ export async function startBatch(
     if (!p.ok) return p;
     planned.push({ photoId: item.photoId, params: { ...p.params, ...advanced.options, source: "original" } });
   }
-  const batchId = parsed.data.submission ? batchIdFor(userId, parsed.data.submission) : randomToken();
+  // The form's submission key names the batch and its jobs: the same form sent twice (a double tap before the
+  // page's script runs, a resent POST on a bad connection) finds the jobs its first sending started. Every photo
+  // was checked above, so a batch whose first job went with its purged photo is refused before this.
+  const { submission } = parsed.data;
+  const batchId = submission ? keyedToken("batch", userId, submission) : randomToken();
+  const jobIds = submission
+    ? submittedJobIds("batch", userId, submission, planned.length)
+    : planned.map(() => randomToken());
   const started = await userObject(deps.env, userId).startJobs(userId, {
     batch: { id: batchId, folderId, designStyle: planned[0]!.params.designStyle! },
-    jobs: planned.map((p) => ({
-      jobId: randomToken(),
+    submitted: submission !== undefined,
+    jobs: planned.map((p, i) => ({
+      jobId: jobIds[i]!,
       photoId: p.photoId,
       kind: "stage" as const,
       params: { ...p.params, seed: newSeed() },
@@ -108,7 +98,7 @@ export async function startBatch(
     })),
   });
   // Sent again: the batch the first sending started, nothing charged twice.
-  if (!started.ok && started.error === BATCH_ALREADY_STARTED) return ok({ batchId, credits: started.balance, jobs: 0 });
+  if (alreadyStarted(started)) return ok({ batchId, credits: started.balance, jobs: 0 });
   if (!started.ok) return startFailure(started);
   return ok({ batchId, credits: started.balance, jobs: planned.length });
 }

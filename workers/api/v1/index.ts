@@ -251,10 +251,12 @@ define(
       }
     }
     const res = await requestJob(c.get("deps"), caller.userId, p.data.photoId, job, {
-      idempotency: key.key
-        ? { key: key.key, hash: requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data) }
-        : undefined,
-      callback: callbackUrl ? { url: callbackUrl, apiKeyId: caller.keyId } : undefined,
+      api: {
+        idempotency: key.key
+          ? { key: key.key, hash: requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data) }
+          : undefined,
+        callback: callbackUrl ? { url: callbackUrl, apiKeyId: caller.keyId } : undefined,
+      },
     });
     if (!res.ok) return failureJson(res);
     return answer(c, { status: 202, body: { job: res.job, credits: res.credits } }, res.replayed);

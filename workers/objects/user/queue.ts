@@ -31,9 +31,7 @@ export const DEFAULT_CONCURRENCY = 4;
 export const FREE_REROLL_TAKEN = "Free re-roll already used";
 /** A failed job retried again while its first retry is recorded (two retry requests at once): refused here. */
 export const ALREADY_RETRIED = "These photos are already being retried.";
-/** A batch whose id is already taken: the same form sent again (the id comes from the form's submission key). */
-export const BATCH_ALREADY_STARTED = "This batch has already been started.";
-/** A page's job request sent again with its submission key: answered with the job it started (`existing`). */
+/** A request sent again with its submission key (a page's job request, the new-batch form): see `submitted`. */
 export const JOBS_ALREADY_STARTED = "These jobs have already been started.";
 /** A submission key sent again with a different request (another photo, kind or choice): refused. */
 export const SUBMISSION_REUSED = "This request's key was already used for a different request.";
@@ -63,9 +61,10 @@ export interface StartManyInput {
    */
   checkPhotos?: boolean;
   /**
-   * The job ids come from the request's submission key (job-queue.ts, `submittedJobIds`): when the first one exists
-   * already, the request was sent before and nothing is written. The same request is answered JOBS_ALREADY_STARTED
-   * with that job; another request under the same key SUBMISSION_REUSED. Read in the round trip of the balance.
+   * The job ids (and a batch's id) come from the request's submission key (job-queue.ts, `submittedJobIds`): when the
+   * first job exists already, the request was sent before and nothing is written. The same request is answered
+   * JOBS_ALREADY_STARTED with that job; another request under the same key SUBMISSION_REUSED. Read in the round
+   * trip of the balance, before the photos and the balance: a resend finds its jobs after their credits were spent.
    */
   submitted?: boolean;
 }
@@ -179,11 +178,8 @@ export async function startMany(
   // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
   // here, where the user's changes are serialised, not from each caller.
   const photoIds = input.checkPhotos ? [...new Set(input.jobs.map((j) => j.photoId))] : [];
-  // In the same round trip: the checked photos, and whether a batch of this id exists already.
+  // In the same round trip: the checked photos, and whether the request's first job exists already.
   const checkPhotos = photoIds.length > 0 ? livePhotosQuery(db, userId, photoIds) : null;
-  const checkBatch = input.batch
-    ? db.select({ id: batches.id }).from(batches).where(eq(batches.id, input.batch.id))
-    : null;
   const lead = input.jobs[0];
   const checkSubmitted =
     input.submitted && lead
@@ -195,15 +191,11 @@ export async function startMany(
   const loaded = await ledger.loadViewAndPlan(
     db,
     userId,
-    [checkPhotos, checkBatch, checkSubmitted].filter((q) => q !== null),
+    [checkPhotos, checkSubmitted].filter((q) => q !== null),
   );
   const alsoRead = [...loaded.read];
   const livePhotoRows = (checkPhotos ? alsoRead.shift() : []) as Photo[];
-  const batchRows = (checkBatch ? alsoRead.shift() : []) as unknown[];
   const submittedRows = (checkSubmitted ? alsoRead.shift() : []) as Job[];
-  // Checked before the balance: a form sent twice finds its batch, not a refusal for the credits it already spent.
-  if (batchRows.length > 0) return { ok: false, error: BATCH_ALREADY_STARTED, balance: loaded.view?.balance ?? 0 };
-  // The same for a page's job request sent twice (before the photo too: it may be in the trash by now).
   const existing = submittedRows[0];
   if (existing && lead) {
     const balance = loaded.view?.balance ?? 0;
@@ -335,7 +327,6 @@ export async function nextToRun(
   return free <= 0 ? [] : rows.slice(0, free).map((job) => ({ job }));
 }
 
-/** Those of `photoIds` that are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
 /**
  * Whether a stored job was started by the same request as `asked`: the photo, the kind and every choice. The seed
  * is left out: each sending draws a new one.
@@ -347,6 +338,7 @@ export function sameRequest(stored: Job, asked: QueuedJobInput): boolean {
   );
 }
 
+/** Those of `photoIds` that are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
 function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
   if (photoIds.length > 90) throw new Error("checkPhotos takes at most 90 photos");
   return db
