@@ -20,8 +20,10 @@ let ran = 0;
 const f = { photoId: "", otherPhotoId: "", jobId: "", removalJobId: "", versionId: "", batchId: "", folderId: "" };
 
 const headers = (u: FixtureUser) => ({ Cookie: `sw_session=${u.sessionToken}` });
+/** The key the owner's staged job was started with. */
+const OWNER_KEY = "hostile-owner-key";
 
-async function call(u: FixtureUser, method: string, path: string, body?: unknown) {
+async function call(u: FixtureUser, method: string, path: string, body?: unknown, extra: Record<string, string> = {}) {
   const isForm = body instanceof URLSearchParams;
   const res = await fetch(`${baseUrl()}${path}`, {
     method,
@@ -30,6 +32,7 @@ async function call(u: FixtureUser, method: string, path: string, body?: unknown
       ...headers(u),
       Origin: baseUrl(),
       ...(body !== undefined && !isForm ? { "Content-Type": "application/json" } : {}),
+      ...extra,
     },
     body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
   });
@@ -57,11 +60,14 @@ beforeAll(async () => {
   const seeded = await seedPhotos({ baseUrl: baseUrl(), sessionToken: owner.sessionToken! }, 2, "Den");
   f.photoId = seeded[0]!;
   f.otherPhotoId = seeded[1]!;
-  const staged = await call(owner, "POST", `/api/photos/${f.photoId}/jobs`, {
-    kind: "stage",
-    roomType: "livingroom",
-    designStyle: "modern",
-  });
+  // Started as the page starts it, with a key (docs/decisions/0148-page-job-requests-sent-once.md).
+  const staged = await call(
+    owner,
+    "POST",
+    `/api/photos/${f.photoId}/jobs`,
+    { kind: "stage", roomType: "livingroom", designStyle: "modern" },
+    { "Idempotency-Key": OWNER_KEY },
+  );
   f.jobId = staged.body.job.id;
   f.versionId = (await settle(f.jobId)).versionId;
   const removal = await call(owner, "POST", `/api/photos/${f.photoId}/jobs`, { kind: "removal" });
@@ -306,6 +312,44 @@ function cases(): HostileCase[] {
       path: "/api/batches",
       headers: s,
       body: batch([item(f.photoId)], { submission: "a".repeat(32) }),
+      status: 404,
+    },
+    // A page's job request and its key (docs/decisions/0148-page-job-requests-sent-once.md)
+    ...["with space", "k".repeat(256), ""].map(
+      (key): HostileCase => ({
+        name: `an Idempotency-Key "${key.slice(0, 12)}" (${key.length} characters)`,
+        method: "POST",
+        path: `/api/photos/${f.otherPhotoId}/jobs`,
+        headers: { ...o, "Idempotency-Key": key },
+        body: { kind: "stage", roomType: "bedroom", designStyle: "modern" },
+        status: 400,
+        message: /visible ASCII/,
+      }),
+    ),
+    {
+      name: "the owner's key with another photo",
+      method: "POST",
+      path: `/api/photos/${f.otherPhotoId}/jobs`,
+      headers: { ...o, "Idempotency-Key": OWNER_KEY },
+      body: { kind: "stage", roomType: "livingroom", designStyle: "modern" },
+      status: 409,
+      message: /already used for a different request/,
+    },
+    {
+      name: "the owner's key with another style",
+      method: "POST",
+      path: `/api/photos/${f.photoId}/jobs`,
+      headers: { ...o, "Idempotency-Key": OWNER_KEY },
+      body: { kind: "stage", roomType: "livingroom", designStyle: "coastal" },
+      status: 409,
+      message: /already used for a different request/,
+    },
+    {
+      name: "a stranger sends the owner's key with the owner's photo",
+      method: "POST",
+      path: `/api/photos/${f.photoId}/jobs`,
+      headers: { ...s, "Idempotency-Key": OWNER_KEY },
+      body: { kind: "stage", roomType: "livingroom", designStyle: "modern" },
       status: 404,
     },
     // Variations
