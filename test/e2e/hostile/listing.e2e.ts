@@ -326,24 +326,22 @@ function cases(): HostileCase[] {
         message: /visible ASCII/,
       }),
     ),
-    {
-      name: "the owner's key with another photo",
-      method: "POST",
-      path: `/api/photos/${f.otherPhotoId}/jobs`,
-      headers: { ...o, "Idempotency-Key": OWNER_KEY },
-      body: { kind: "stage", roomType: "livingroom", designStyle: "modern" },
-      status: 409,
-      message: /already used for a different request/,
-    },
-    {
-      name: "the owner's key with another style",
-      method: "POST",
-      path: `/api/photos/${f.photoId}/jobs`,
-      headers: { ...o, "Idempotency-Key": OWNER_KEY },
-      body: { kind: "stage", roomType: "livingroom", designStyle: "coastal" },
-      status: 409,
-      message: /already used for a different request/,
-    },
+    ...(
+      [
+        ["another photo", f.otherPhotoId, "modern"],
+        ["another style", f.photoId, "coastal"],
+      ] as const
+    ).map(
+      ([what, photoId, designStyle]): HostileCase => ({
+        name: `the owner's key with ${what}`,
+        method: "POST",
+        path: `/api/photos/${photoId}/jobs`,
+        headers: { ...o, "Idempotency-Key": OWNER_KEY },
+        body: { kind: "stage", roomType: "livingroom", designStyle },
+        status: 409,
+        message: /already used for a different request/,
+      }),
+    ),
     {
       name: "a stranger sends the owner's key with the owner's photo",
       method: "POST",
