@@ -60,7 +60,7 @@ export function useJob(onSettled?: () => void) {
    * answer is lost it is sent again and the server answers with the job it already started, charged once.
    */
   function run(photoId: string, body: JobBody) {
-    return track(() => startJob(`/api/photos/${photoId}/jobs`, body, { key: crypto.randomUUID() }));
+    return track(() => startJob(`/api/photos/${photoId}/jobs`, body));
   }
 
   /** Follows the job `start` begins (any POST answering `{ job: { id } }`), with the same progress and errors. */
@@ -87,19 +87,20 @@ export function useJob(onSettled?: () => void) {
   return { ...state, run, track, setError: (error: string | null) => setState((s) => ({ ...s, error })) };
 }
 
-/** How many times a keyed job request is sent when the network loses it. */
+/** How many times a job request is sent when the network loses it. */
 const START_ATTEMPTS = 4;
-const OFFLINE = "No connection: the job was not started. Try again when you are back online.";
+/** Every sending lost: one of them may still have reached the server and started the job, so say so. */
+const OFFLINE =
+  "No connection: we could not confirm the job started. When you are back online, check the photo before trying again.";
 
 /**
- * POST a job; its id, or the server's message as the error. With a `key` (an endpoint that honours the
- * Idempotency-Key header), a request lost on the way or on its way back is sent again with the same key, after
- * 1.5, 3 and 4.5 s: the server starts the job once and answers every sending with it. Without one, it is sent once.
+ * POST a job; its id, or the server's message as the error. The request carries a key of its own (the
+ * Idempotency-Key header, which both job endpoints honour): a request lost on the way or on its way back is sent
+ * again with the same key, after 1.5, 3 and 4.5 s, and the server starts the job once and answers every sending
+ * with it (docs/decisions/0148-page-job-requests-sent-once.md).
  */
-export async function startJob(url: string, body: JobBody, opts: { key?: string } = {}): Promise<string> {
-  const headers: Record<string, string> = { "Content-Type": "application/json" };
-  if (opts.key) headers["Idempotency-Key"] = opts.key;
-  const attempts = opts.key ? START_ATTEMPTS : 1;
+export async function startJob(url: string, body: JobBody): Promise<string> {
+  const headers = { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() };
   for (let attempt = 1; ; attempt++) {
     let res: Response | null = null;
     let answer: { error?: string; job?: { id: string } } = {};
@@ -111,7 +112,7 @@ export async function startJob(url: string, body: JobBody, opts: { key?: string 
     }
     if (res && !res.ok) throw new Error(answer.error ?? FAILED);
     if (answer.job) return answer.job.id;
-    if (attempt >= attempts) throw new Error(res ? FAILED : OFFLINE);
+    if (attempt >= START_ATTEMPTS) throw new Error(res ? FAILED : OFFLINE);
     await sleep(POLL_MS * attempt);
   }
 }

@@ -13,8 +13,11 @@ export function baseUrl(): string {
 export interface OpenBrowser {
   browser: Browser;
   newContext(opts?: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext>;
-  /** A page that records console errors and failed requests; `assertClean()` fails the test on any. */
-  newPage(context?: BrowserContext): Promise<Page & { assertClean(): void }>;
+  /**
+   * A page that records console errors and failed requests; `assertClean()` fails the test on any but those the
+   * test caused on purpose (`expected`, e.g. the console line of a connection it reset).
+   */
+  newPage(context?: BrowserContext): Promise<Page & { assertClean(expected?: RegExp[]): void }>;
   close(): Promise<void>;
 }
 
@@ -36,14 +39,15 @@ export async function openBrowser(): Promise<OpenBrowser> {
     newContext,
     async newPage(context) {
       const ctx = context ?? (await newContext());
-      const page = (await ctx.newPage()) as Page & { assertClean(): void };
+      const page = (await ctx.newPage()) as Page & { assertClean(expected?: RegExp[]): void };
       const problems: string[] = [];
       page.on("console", (msg) => {
         if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
       });
       page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-      page.assertClean = () => {
-        if (problems.length) throw new Error(`Browser reported errors:\n${problems.join("\n")}`);
+      page.assertClean = (expected = []) => {
+        const unexpected = problems.filter((p) => !expected.some((e) => e.test(p)));
+        if (unexpected.length) throw new Error(`Browser reported errors:\n${unexpected.join("\n")}`);
       };
       return page;
     },

@@ -250,12 +250,24 @@ describe("stage a whole listing", () => {
     });
     expect(Buffer.from(await thumb.arrayBuffer()).equals(Buffer.from(await chosenThumb.arrayBuffer()))).toBe(true);
 
-    // The free re-roll: said first, costs nothing.
+    // The free re-roll: said first, costs nothing. Its answer is lost on the way back: the page sends it again with
+    // its key and the server answers with the job it started (ADR 0148), not with the price a new re-roll now has.
+    const rerolls: (string | null)[] = [];
+    await page.route("**/api/jobs/*/reroll", async (route) => {
+      if (route.request().method() !== "POST") return route.continue();
+      rerolls.push(route.request().headers()["idempotency-key"] ?? null);
+      if (rerolls.length > 1) return route.continue();
+      await route.fetch();
+      await route.abort("connectionreset");
+    });
     await second.getByRole("button", { name: "Re-roll", exact: true }).click();
     const quote = dialog.getByTestId("reroll-quote");
     expect(await quote.textContent()).toContain("Re-roll free");
     await quote.getByRole("button", { name: "Re-roll free" }).click();
     await expect.poll(() => items.count(), { timeout: 60_000 }).toBe(4);
+    expect(rerolls).toHaveLength(2);
+    expect(rerolls[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(rerolls[1]).toBe(rerolls[0]);
     await new Promise((r) => setTimeout(r, 1500));
     expect(await credits.textContent()).toBe("7");
 
@@ -266,7 +278,9 @@ describe("stage a whole listing", () => {
     await quote.getByRole("button", { name: "Re-roll for 1 credit" }).click();
     await expect.poll(() => items.count(), { timeout: 60_000 }).toBe(5);
     await expect.poll(() => credits.textContent()).toBe("6");
-    page.assertClean();
+    expect(rerolls).toHaveLength(3);
+    expect(rerolls[2]).not.toBe(rerolls[0]);
+    page.assertClean([/net::ERR_CONNECTION_RESET/]);
   }, 120_000);
 
   it("furniture removal, then staging of the emptied version: the provider receives the removal's output as its input", async () => {

@@ -148,3 +148,80 @@ describe("a page's job request sent twice", () => {
     await expectSettled(user.id);
   });
 });
+
+// The re-roll (POST /api/jobs/:id/reroll) carries a key the same way: quick-dialog.tsx sends it through startJob.
+describe("a re-roll sent twice", () => {
+  async function staged(user: { cookie: string }, photoId: string) {
+    const res = await stage(user.cookie, photoId, null);
+    expect(res.status).toBe(202);
+    expect((await settleJob(user.cookie, res.body.job.id)).status).toBe("succeeded");
+    return res.body.job.id as string;
+  }
+  function reroll(cookie: string, jobId: string, key: string | null, body: Record<string, unknown> = {}) {
+    return api(cookie, "POST", `/api/jobs/${jobId}/reroll`, body, key === null ? {} : { "Idempotency-Key": key });
+  }
+
+  it("the free re-roll sent again after it was taken: its job, not the paid price; a paid one sent twice at once is charged once", async () => {
+    const user = await onPlan(null, 5);
+    const [photo] = await photosOf(user.id, 1);
+    const jobId = await staged(user, photo!.id);
+
+    const free = await reroll(user.cookie, jobId, "reroll-free");
+    expect(free.status).toBe(202);
+    expect(free.body).toMatchObject({ cost: 0, credits: 4 });
+    expect(free.body.job.id).toBe(submittedJobIds("reroll", user.id, "reroll-free", 1)[0]);
+    // The free re-roll is taken now, so a new request is quoted 1 credit; the resend is not that request.
+    const resent = await reroll(user.cookie, jobId, "reroll-free");
+    expect(resent.status).toBe(202);
+    expect(resent.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(resent.body).toMatchObject({ job: { id: free.body.job.id }, cost: 0, credits: 4 });
+    expect((await settleJob(user.cookie, free.body.job.id)).status).toBe("succeeded");
+    const afterSettled = await reroll(user.cookie, jobId, "reroll-free");
+    expect(afterSettled.body.job).toMatchObject({ id: free.body.job.id, status: "succeeded" });
+
+    const [a, b] = await Promise.all([
+      reroll(user.cookie, jobId, "reroll-paid", { acceptCharge: true }),
+      reroll(user.cookie, jobId, "reroll-paid", { acceptCharge: true }),
+    ]);
+    expect([a.status, b.status]).toEqual([202, 202]);
+    expect(b.body.job.id).toBe(a.body.job.id);
+    expect([a.body.cost, b.body.cost]).toEqual([1, 1]);
+    expect((await settleJob(user.cookie, a.body.job.id)).status).toBe("succeeded");
+
+    expect((await rowsOf(user.id)).jobs).toHaveLength(3);
+    expect(provider.calls).toHaveLength(3);
+    expect(await balance(user.id)).toBe(3);
+    await expectSettled(user.id);
+  });
+
+  it("the key used for another result's re-roll or for a staging request is 409; a malformed key is 400; each writes nothing", async () => {
+    const user = await onPlan(null, 5);
+    const [photo] = await photosOf(user.id, 1);
+    // Two results of the same choices on the same photo: only the result re-rolled tells the requests apart.
+    const first = await staged(user, photo!.id);
+    const second = await staged(user, photo!.id);
+    const taken = await reroll(user.cookie, first, "reroll-key");
+    expect(taken.status).toBe(202);
+    await settleJob(user.cookie, taken.body.job.id);
+    const before = await rowsOf(user.id);
+
+    const other = await reroll(user.cookie, second, "reroll-key", { acceptCharge: true });
+    expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({ ok: false, code: "conflict", error: SUBMISSION_REUSED });
+    for (const bad of ["", "with space", "x".repeat(256)]) {
+      const res = await reroll(user.cookie, first, bad, { acceptCharge: true });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ ok: false, code: "invalid" });
+    }
+    expect(await rowsOf(user.id)).toEqual(before);
+    expect(await balance(user.id)).toBe(3);
+
+    // The same key on a page job request is its own (another scope): a job of its own.
+    const staging = await stage(user.cookie, photo!.id, "reroll-key");
+    expect(staging.status).toBe(202);
+    expect(staging.body.job.id).not.toBe(taken.body.job.id);
+    await settleJob(user.cookie, staging.body.job.id);
+    expect(await balance(user.id)).toBe(2);
+    await expectSettled(user.id);
+  });
+});

@@ -1,5 +1,6 @@
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
+import { IDEMPOTENCY_HEADER, idempotencyKey } from "@workers/services/api-idempotency";
 import { jobRequestBody } from "@workers/services/job-requests";
 import {
   batchView,
@@ -53,13 +54,19 @@ export const listingApi = new Hono<ApiEnv>()
     return c.json({ quote: res.quote }, 200, NO_STORE);
   })
   .post("/jobs/:id/reroll", async (c) => {
+    // The page sends a key with each re-roll (app/lib/use-job.ts): sent again, it starts and charges nothing more.
+    const key = idempotencyKey(c.req.header(IDEMPOTENCY_HEADER));
+    if ("ok" in key) return failureJson(key);
     const body = await readJson(c.req.raw, jobRequestBody);
     if (!body.ok) return failureJson(body);
     const res = await reroll(c.get("deps"), c.get("user")!.id, c.req.param("id"), {
       acceptCharge: body.data.acceptCharge === true,
+      submission: key.key ?? undefined,
     });
     if (!res.ok) return failureJson(res);
-    return c.json({ job: res.job, cost: res.cost, credits: res.credits }, 202, NO_STORE);
+    const headers: Record<string, string> = { ...NO_STORE };
+    if (res.replayed) headers["Idempotent-Replayed"] = "true";
+    return c.json({ job: res.job, cost: res.cost, credits: res.credits }, 202, headers);
   })
   .post("/photos/:id/versions/:versionId/choose", async (c) => {
     const res = await chooseVersion(

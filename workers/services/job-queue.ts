@@ -44,8 +44,11 @@ export function variationsFrom(body: Record<string, unknown>, kind: JobKind): Re
   return ok({ count: n });
 }
 
-/** What a submission key was sent with: a page's job request (its Idempotency-Key header) or the new-batch form. */
-export type SubmissionScope = "page-job" | "batch";
+/**
+ * What a submission key was sent with: a page's job request or re-roll (its Idempotency-Key header), or the
+ * new-batch form.
+ */
+export type SubmissionScope = "page-job" | "reroll" | "batch";
 
 /**
  * The ids of the `count` jobs a request starts under its submission key: the same key from the same person names

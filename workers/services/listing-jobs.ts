@@ -293,19 +293,27 @@ export async function rerollQuote(
   });
 }
 
-/** Re-rolls a staged result; a paid one starts only when the caller has agreed to its credit. */
+/**
+ * Re-rolls a staged result; a paid one starts only when the caller has agreed to its credit. With the page's
+ * submission key (its Idempotency-Key header), the re-roll's job id comes from the key, and the same request sent
+ * again (its answer lost on the way back) is answered with the job it started, charged once (ADR 0148).
+ */
 export async function reroll(
   deps: Pick<Deps, "db" | "env">,
   userId: string,
   jobId: string,
-  opts: { acceptCharge: boolean; now?: number },
-): Promise<Result<{ job: { id: string; status: string }; cost: 0 | 1; credits: number }>> {
+  opts: { acceptCharge: boolean; submission?: string; now?: number },
+): Promise<Result<{ job: { id: string; status: string }; cost: 0 | 1; credits: number; replayed?: boolean }>> {
   const quoted = await rerollQuote(deps.db, userId, jobId, opts.now ?? Date.now());
   if (!quoted.ok) return quoted;
   const { quote } = quoted;
-  if (quote.cost > 0 && !opts.acceptCharge) return fail("conflict", quote.message);
+  const id = opts.submission ? submittedJobIds("reroll", userId, opts.submission, 1)[0]! : randomToken();
+  // A free re-roll sent again finds itself quoted as paid (the first sending took the free one): when the key's job
+  // exists, the user's object answers with it (or refuses a different request under the key) and charges nothing.
+  if (quote.cost > 0 && !opts.acceptCharge && !(opts.submission && (await getJob(deps.db, id))?.userId === userId)) {
+    return fail("conflict", quote.message);
+  }
   const root = (await getJob(deps.db, quote.rootJobId))!;
-  const id = randomToken();
   const { variations: _v, ...params } = root.params;
   const started = await userObject(deps.env, userId).startJobs(userId, {
     jobs: [
@@ -319,7 +327,17 @@ export async function reroll(
         rerollOf: root.id,
       },
     ],
+    submitted: opts.submission !== undefined,
   });
+  const existing = alreadyStarted(started);
+  if (existing) {
+    return ok({
+      job: { id: existing.id, status: existing.status },
+      cost: existing.cost === 0 ? 0 : 1,
+      credits: started.balance,
+      replayed: true,
+    });
+  }
   if (!started.ok) {
     if (started.error === FREE_REROLL_TAKEN) return fail("conflict", REROLL_PAID_MESSAGE);
     return startFailure(started);

@@ -17,11 +17,22 @@ import {
 let owner: FixtureUser;
 let stranger: FixtureUser;
 let ran = 0;
-const f = { photoId: "", otherPhotoId: "", jobId: "", removalJobId: "", versionId: "", batchId: "", folderId: "" };
+const f = {
+  photoId: "",
+  otherPhotoId: "",
+  jobId: "",
+  removalJobId: "",
+  versionId: "",
+  batchId: "",
+  batchJobId: "",
+  folderId: "",
+};
 
 const headers = (u: FixtureUser) => ({ Cookie: `sw_session=${u.sessionToken}` });
 /** The key the owner's staged job was started with. */
 const OWNER_KEY = "hostile-owner-key";
+/** The key the owner's free re-roll of that job was started with. */
+const OWNER_REROLL_KEY = "hostile-owner-reroll-key";
 
 async function call(u: FixtureUser, method: string, path: string, body?: unknown, extra: Record<string, string> = {}) {
   const isForm = body instanceof URLSearchParams;
@@ -78,6 +89,16 @@ beforeAll(async () => {
     items: [{ photoId: f.otherPhotoId, roomType: "bedroom" }],
   });
   f.batchId = batch.body.batch.id;
+  f.batchJobId = batch.body.batch.items[0].jobId;
+  // The free re-roll of the staged job, with a key as the page sends it.
+  const rerolled = await call(
+    owner,
+    "POST",
+    `/api/jobs/${f.jobId}/reroll`,
+    {},
+    { "Idempotency-Key": OWNER_REROLL_KEY },
+  );
+  await settle(rerolled.body.job.id);
   await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "create-folder", name: "Hostile listing" }));
   const html = await (await fetch(`${baseUrl()}/dashboard`, { headers: headers(owner) })).text();
   f.folderId = /folder=([a-z2-7]+)/.exec(html)?.[1] ?? "";
@@ -89,7 +110,7 @@ beforeAll(async () => {
   }
   // The owner has 1 credit left: a batch of 2 is more than they have.
   expect((await call(owner, "GET", "/api/me")).body.credits).toBe(1);
-  expect(f.folderId && f.versionId && f.batchId).toBeTruthy();
+  expect(f.folderId && f.versionId && f.batchId && f.batchJobId).toBeTruthy();
   // Jobs' thumbnails land after their commits: settled before the cases compare digests.
   await waitForQuietState();
 }, 120_000);
@@ -423,6 +444,35 @@ function cases(): HostileCase[] {
       headers: o,
       body: {},
       status: 400,
+    },
+    // A re-roll's key (docs/decisions/0148-page-job-requests-sent-once.md)
+    ...["with space", "k".repeat(256), ""].map(
+      (key): HostileCase => ({
+        name: `a re-roll's Idempotency-Key "${key.slice(0, 12)}" (${key.length} characters)`,
+        method: "POST",
+        path: `/api/jobs/${f.batchJobId}/reroll`,
+        headers: { ...o, "Idempotency-Key": key },
+        body: { acceptCharge: true },
+        status: 400,
+        message: /visible ASCII/,
+      }),
+    ),
+    {
+      name: "the owner's re-roll key with another result",
+      method: "POST",
+      path: `/api/jobs/${f.batchJobId}/reroll`,
+      headers: { ...o, "Idempotency-Key": OWNER_REROLL_KEY },
+      body: { acceptCharge: true },
+      status: 409,
+      message: /already used for a different request/,
+    },
+    {
+      name: "a stranger re-rolls the owner's job under the owner's re-roll key",
+      method: "POST",
+      path: `/api/jobs/${f.jobId}/reroll`,
+      headers: { ...s, "Idempotency-Key": OWNER_REROLL_KEY },
+      body: { acceptCharge: true },
+      status: 404,
     },
     {
       name: "re-roll with a body that is not JSON",

@@ -334,7 +334,10 @@ export async function nextToRun(
 export function sameRequest(stored: Job, asked: QueuedJobInput): boolean {
   const choices = ({ seed: _seed, ...rest }: JobParams) => canonicalJson(rest);
   return (
-    stored.photoId === asked.photoId && stored.kind === asked.kind && choices(stored.params) === choices(asked.params)
+    stored.photoId === asked.photoId &&
+    stored.kind === asked.kind &&
+    (stored.rerollOf ?? null) === (asked.rerollOf ?? null) &&
+    choices(stored.params) === choices(asked.params)
   );
 }
 
