@@ -125,6 +125,19 @@ function cases(): HostileCase[] {
   const item = (photoId: string, roomType = "bedroom") => ({ photoId, roomType });
   const batch = (items: unknown, extra: Record<string, unknown> = {}) => ({ designStyle: "modern", items, ...extra });
   const manyItems = Array.from({ length: 101 }, (_, i) => item(`p${i}`));
+  // An otherwise valid request of the owner's under a key that is not 1-255 visible ASCII characters: 400.
+  const malformedKeys = (what: string, path: string, body: Record<string, unknown>) =>
+    ["with space", "k".repeat(256), ""].map(
+      (key): HostileCase => ({
+        name: `${what} Idempotency-Key "${key.slice(0, 12)}" (${key.length} characters)`,
+        method: "POST",
+        path,
+        headers: { ...o, "Idempotency-Key": key },
+        body,
+        status: 400,
+        message: /visible ASCII/,
+      }),
+    );
   return [
     // POST /api/batches
     {
@@ -336,17 +349,11 @@ function cases(): HostileCase[] {
       status: 404,
     },
     // A page's job request and its key (docs/decisions/0148-page-job-requests-sent-once.md)
-    ...["with space", "k".repeat(256), ""].map(
-      (key): HostileCase => ({
-        name: `an Idempotency-Key "${key.slice(0, 12)}" (${key.length} characters)`,
-        method: "POST",
-        path: `/api/photos/${f.otherPhotoId}/jobs`,
-        headers: { ...o, "Idempotency-Key": key },
-        body: { kind: "stage", roomType: "bedroom", designStyle: "modern" },
-        status: 400,
-        message: /visible ASCII/,
-      }),
-    ),
+    ...malformedKeys("a job request's", `/api/photos/${f.otherPhotoId}/jobs`, {
+      kind: "stage",
+      roomType: "bedroom",
+      designStyle: "modern",
+    }),
     ...(
       [
         ["another photo", f.otherPhotoId, "modern"],
@@ -446,17 +453,7 @@ function cases(): HostileCase[] {
       status: 400,
     },
     // A re-roll's key (docs/decisions/0148-page-job-requests-sent-once.md)
-    ...["with space", "k".repeat(256), ""].map(
-      (key): HostileCase => ({
-        name: `a re-roll's Idempotency-Key "${key.slice(0, 12)}" (${key.length} characters)`,
-        method: "POST",
-        path: `/api/jobs/${f.batchJobId}/reroll`,
-        headers: { ...o, "Idempotency-Key": key },
-        body: { acceptCharge: true },
-        status: 400,
-        message: /visible ASCII/,
-      }),
-    ),
+    ...malformedKeys("a re-roll's", `/api/jobs/${f.batchJobId}/reroll`, { acceptCharge: true }),
     {
       name: "the owner's re-roll key with another result",
       method: "POST",
