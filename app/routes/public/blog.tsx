@@ -7,7 +7,7 @@ import { PLANS } from "~/shared/catalog";
 import type { Route } from "./+types/blog";
 
 export const meta: Route.MetaFunction = () => [
-  { title: "Staging an apartment: physical, DIY or virtual? | Stagewise blog" },
+  { title: "Staging an apartment: physical, DIY or virtual? · Stagewise blog" },
   {
     name: "description",
     content:

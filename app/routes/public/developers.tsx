@@ -7,7 +7,7 @@ import type { Route } from "./+types/developers";
 // React: no renderer library, nothing added to any other page's bundle.
 
 export const meta: Route.MetaFunction = () => [
-  { title: "API reference | Stagewise" },
+  { title: "API reference · Stagewise" },
   { name: "description", content: "Stage photos, replace skies and remove furniture from your own software." },
 ];
 

@@ -6,7 +6,7 @@ import { useRootData } from "~/root";
 import type { Route } from "./+types/features";
 
 export const meta: Route.MetaFunction = () => [
-  { title: "Features | Stagewise" },
+  { title: "Features · Stagewise" },
   {
     name: "description",
     content:

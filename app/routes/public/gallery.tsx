@@ -12,7 +12,7 @@ import { useRootData } from "~/root";
 import type { Route } from "./+types/gallery";
 
 export const meta: Route.MetaFunction = () => [
-  { title: "Gallery: before and after virtual staging | Stagewise" },
+  { title: "Gallery: before and after virtual staging · Stagewise" },
   {
     name: "description",
     content: "Empty rooms and the same rooms virtually staged: bedrooms, living rooms, dining rooms and kitchens.",

@@ -3,7 +3,7 @@ import { useRootData } from "~/root";
 import type { Route } from "./+types/privacy-policy";
 
 export const meta: Route.MetaFunction = () => [
-  { title: "Privacy Policy | Stagewise" },
+  { title: "Privacy Policy · Stagewise" },
   { name: "description", content: "What Stagewise collects, why, who processes it and how to reach us about it." },
 ];
 

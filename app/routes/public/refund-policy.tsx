@@ -4,7 +4,7 @@ import { useRootData } from "~/root";
 import type { Route } from "./+types/refund-policy";
 
 export const meta: Route.MetaFunction = () => [
-  { title: "Refund Policy | Stagewise" },
+  { title: "Refund Policy · Stagewise" },
   { name: "description", content: "When Stagewise refunds a purchase and how to ask for it." },
 ];
 

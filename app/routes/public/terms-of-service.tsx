@@ -4,7 +4,7 @@ import { useRootData } from "~/root";
 import type { Route } from "./+types/terms-of-service";
 
 export const meta: Route.MetaFunction = () => [
-  { title: "Terms of Service | Stagewise" },
+  { title: "Terms of Service · Stagewise" },
   { name: "description", content: "The terms that apply when you use Stagewise virtual staging." },
 ];
 
