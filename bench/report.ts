@@ -96,6 +96,8 @@ export interface Report {
   machine: string;
   /** 1, 5 and 15 minute load averages and the core count when the bench started. */
   loadAtStart?: { loadavg: number[]; cores: number };
+  /** The local stack's conditions: the state folder's write + fsync time, and whether wrangler's trace store ran. */
+  stackAtStart?: { syncMs: { p50: number; p90: number }; traceStore: "on" | "off" };
   figures: Figure[];
 }
 
@@ -115,6 +117,15 @@ export function renderMarkdown(report: Report): string {
       `Machine load at the start: ${one} / ${five} / ${fifteen} (1 / 5 / 15 min) on ${report.loadAtStart.cores} cores${
         busy ? " — **the machine was busy: timed figures are pessimistic; compare the ratios**" : " (quiet)"
       }.`,
+      "",
+    );
+  }
+  if (report.stackAtStart) {
+    const { syncMs, traceStore } = report.stackAtStart;
+    lines.push(
+      `Local storage at the start: a 4 KB append + fsync in the state folder took ${syncMs.p50} ms (p50), ${syncMs.p90} ms (p90). ` +
+        `wrangler's local trace store was ${traceStore}${traceStore === "on" ? " (its default)" : ""}. Both move the staging ` +
+        "and reservation figures (docs/performance.md).",
       "",
     );
   }

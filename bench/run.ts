@@ -1,12 +1,16 @@
 import {
+  closeSync,
   existsSync,
+  fsyncSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -591,6 +595,32 @@ async function measureWithRetry(mod: BenchModule, ctx: BenchContext, run: number
   }
 }
 
+/**
+ * How long the state folder's disk takes to make a 4 KB append durable (write + fsync, 50 times). Local D1, R2 and
+ * the objects sync on every commit (local D1 on every query, reads included), so the staging and reservation
+ * figures follow this more than they follow our code (docs/performance.md, "wrangler's local trace store").
+ */
+function syncLatency(dir: string, n = 50): { p50: number; p90: number } {
+  const file = join(dir, "sync-probe");
+  const fd = openSync(file, "w");
+  const block = Buffer.alloc(4096, 1);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      // Appended, as a WAL grows: the sync commits the file's new size too.
+      writeSync(fd, block, 0, block.length, i * block.length);
+      fsyncSync(fd);
+      times.push(performance.now() - t);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(file, { force: true });
+  }
+  const ms = (p: number) => Math.round(percentile(times, p) * 100) / 100;
+  return { p50: ms(50), p90: ms(90) };
+}
+
 async function main() {
   const started = Date.now();
   const loadAtStart = { loadavg: loadavg(), cores: availableParallelism() };
@@ -604,6 +634,14 @@ async function main() {
   if (chosen.length === 0) throw new Error(`BENCH_ONLY named no module; modules: ${Object.keys(MODULES).join(", ")}`);
 
   const stateDir = mkdtempSync(join(tmpdir(), "stagewise-bench-"));
+  // wrangler runs its local trace store unless X_LOCAL_OBSERVABILITY=false: every request pays for it.
+  const stackAtStart = {
+    syncMs: syncLatency(stateDir),
+    traceStore: process.env.X_LOCAL_OBSERVABILITY?.toLowerCase() === "false" ? ("off" as const) : ("on" as const),
+  };
+  console.log(
+    `State folder: a 4 KB append + fsync takes ${stackAtStart.syncMs.p50} ms (p50), ${stackAtStart.syncMs.p90} ms (p90); wrangler's local trace store ${stackAtStart.traceStore}.`,
+  );
   console.log("Starting the production build under local workerd…");
   const stack = await startStack({
     port: Number(process.env.BENCH_PORT ?? 5190),
@@ -661,6 +699,7 @@ async function main() {
     durationSeconds: Math.round((Date.now() - started) / 1000),
     machine: `${loadAtStart.cores} cores (CI kind)${only ? `; only ${only.join(", ")}` : ""}${skip.length ? `; skipped ${skip.join(", ")}` : ""}`,
     loadAtStart,
+    stackAtStart,
     figures,
   };
   const out = join(ROOT, "bench", "results");
