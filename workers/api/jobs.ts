@@ -3,7 +3,6 @@ import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { verifySignature } from "@workers/lib/signed-urls";
-import { IDEMPOTENCY_HEADER, idempotencyKey } from "@workers/services/api-idempotency";
 import {
   getVersion,
   type JobParams,
@@ -17,14 +16,13 @@ import {
 import { getPhoto } from "@workers/services/library";
 import { Hono } from "hono";
 import { fail, NOT_FOUND } from "~/shared/result";
+import { answerHeaders, NO_STORE, requestKey } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
 // AI jobs and the versions they produce. POST answers 202 with the job at
 // once; the page long-polls GET /api/jobs/:id?wait=20. Only the owner sees a job or a
 // version; anyone else gets the same 404 as for one that does not exist.
-
-const NO_STORE = { "Cache-Control": "private, no-store" };
 
 export const jobsApi = new Hono<ApiEnv>()
   // The provider fetches our image through this signed address (no cookie).
@@ -46,8 +44,8 @@ export const jobsApi = new Hono<ApiEnv>()
   .use("/jobs/*", requireApiUser)
   .post("/photos/:id/jobs", async (c) => {
     // The page sends a key per request it means to make once (app/lib/use-job.ts): sent again, it starts nothing.
-    const key = idempotencyKey(c.req.header(IDEMPOTENCY_HEADER));
-    if ("ok" in key) return failureJson(key);
+    const key = requestKey(c.req.raw.headers);
+    if (key instanceof Response) return key;
     const body = await readJson(c.req.raw, jobRequestBody);
     if (!body.ok) return failureJson(body);
     const res = await requestJob(c.get("deps"), c.get("user")!.id, c.req.param("id"), body.data, {
@@ -55,9 +53,8 @@ export const jobsApi = new Hono<ApiEnv>()
     });
     if (!res.ok) return failureJson(res);
     // Variations: every result's job (each settles and is refunded on its own), the lead's first.
-    const headers: Record<string, string> = { ...NO_STORE };
-    if (res.replayed) headers["Idempotent-Replayed"] = "true";
-    return c.json({ job: res.job, credits: res.credits, ...(res.jobIds ? { jobIds: res.jobIds } : {}) }, 202, headers);
+    const answer = { job: res.job, credits: res.credits, ...(res.jobIds ? { jobIds: res.jobIds } : {}) };
+    return c.json(answer, 202, answerHeaders(res.replayed));
   })
   // ?wait=N (seconds, at most 20) holds the answer until the job has ended: the page's long poll.
   .get("/jobs/:id", async (c) => {

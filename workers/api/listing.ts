@@ -1,6 +1,5 @@
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
-import { IDEMPOTENCY_HEADER, idempotencyKey } from "@workers/services/api-idempotency";
 import { jobRequestBody } from "@workers/services/job-requests";
 import {
   batchView,
@@ -13,14 +12,13 @@ import {
 } from "@workers/services/listing-jobs";
 import { Hono } from "hono";
 import { NOT_FOUND } from "~/shared/result";
+import { answerHeaders, NO_STORE, requestKey } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
 // Staging a whole listing (issue 15): batches and their progress, retries of
 // failures, re-rolls (the price said first) and the chosen version of a photo.
 // Only the owner sees any of it; anyone else gets the same 404 as for nothing.
-
-const NO_STORE = { "Cache-Control": "private, no-store" };
 
 export const listingApi = new Hono<ApiEnv>()
   .use("/batches", requireApiUser)
@@ -55,8 +53,8 @@ export const listingApi = new Hono<ApiEnv>()
   })
   .post("/jobs/:id/reroll", async (c) => {
     // The page sends a key with each re-roll (app/lib/use-job.ts): sent again, it starts and charges nothing more.
-    const key = idempotencyKey(c.req.header(IDEMPOTENCY_HEADER));
-    if ("ok" in key) return failureJson(key);
+    const key = requestKey(c.req.raw.headers);
+    if (key instanceof Response) return key;
     const body = await readJson(c.req.raw, jobRequestBody);
     if (!body.ok) return failureJson(body);
     const res = await reroll(c.get("deps"), c.get("user")!.id, c.req.param("id"), {
@@ -64,9 +62,7 @@ export const listingApi = new Hono<ApiEnv>()
       submission: key.key ?? undefined,
     });
     if (!res.ok) return failureJson(res);
-    const headers: Record<string, string> = { ...NO_STORE };
-    if (res.replayed) headers["Idempotent-Replayed"] = "true";
-    return c.json({ job: res.job, cost: res.cost, credits: res.credits }, 202, headers);
+    return c.json({ job: res.job, cost: res.cost, credits: res.credits }, 202, answerHeaders(res.replayed));
   })
   .post("/photos/:id/versions/:versionId/choose", async (c) => {
     const res = await chooseVersion(

@@ -12,6 +12,7 @@ import { clearSessionCookie } from "@workers/services/sessions";
 import { Hono } from "hono";
 import { z } from "zod";
 import { fail, NOT_FOUND } from "~/shared/result";
+import { NO_STORE } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -19,8 +20,6 @@ import type { ApiEnv } from "./types";
 // labelled downloads, original-page links, listing packs, the public original
 // page's images, account deletion and export. Anyone but the owner gets the
 // same 404 as for a thing that does not exist.
-
-const NO_STORE = { "Cache-Control": "private, no-store" };
 
 /** Public: the images of an original page (/o/<token>), tokened; 410 from the moment the link is revoked. */
 export const originalImagesApi = new Hono<ApiEnv>().get("/:token/:which{original|staged}", async (c) => {

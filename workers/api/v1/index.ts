@@ -1,11 +1,12 @@
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { answerHeaders, NO_STORE, requestKey } from "@workers/api/answers";
 import type { ApiEnv } from "@workers/api/types";
 import { checkFields, readJson, readMultipart } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { checkUrlSyntax, urlPolicy } from "@workers/lib/safe-url";
 import { currentBalance } from "@workers/services/account";
-import { IDEMPOTENCY_HEADER, idempotencyKey, onceForKey, requestHash } from "@workers/services/api-idempotency";
+import { onceForKey, requestHash } from "@workers/services/api-idempotency";
 import { type ApiCaller, authenticateApiKey } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/job-requests";
@@ -25,8 +26,6 @@ import * as S from "./schemas";
 type V1Env = ApiEnv & { Variables: { caller: ApiCaller } };
 type Ctx = Context<V1Env>;
 type Scope = "stage" | "read";
-
-const NO_STORE = { "Cache-Control": "private, no-store" };
 
 export const v1 = new OpenAPIHono<V1Env>();
 
@@ -135,17 +134,9 @@ function versionView(v: {
   };
 }
 
-/** The Idempotency-Key header, checked; a failure answer when malformed. */
-function keyOf(c: Ctx): { key: string | null } | Response {
-  const k = idempotencyKey(c.req.header(IDEMPOTENCY_HEADER));
-  return "ok" in k ? failureJson(k) : k;
-}
-
 function answer(c: Ctx, a: { status: number; body: unknown }, replayed = false): Response {
   const { status, body } = a;
-  const headers: Record<string, string> = { ...NO_STORE };
-  if (replayed) headers["Idempotent-Replayed"] = "true";
-  return c.json(body as object, status as 200, headers);
+  return c.json(body as object, status as 200, answerHeaders(replayed));
 }
 
 // ---- Photos ----
@@ -164,7 +155,7 @@ define(
     responses: { 201: json(S.PhotoAnswer, "The stored photo"), ...errors(400, 401, 403, 409, 413, 415, 429) },
   },
   async (c, caller) => {
-    const key = keyOf(c);
+    const key = requestKey(c.req.raw.headers);
     if (key instanceof Response) return key;
     const form = await readMultipart(c.req.raw, { maxBytes: MAX_UPLOAD_BYTES + 64 * 1024 });
     if (!form.ok) return failureJson(form);
@@ -197,7 +188,7 @@ define(
     responses: { 201: json(S.PhotoAnswer, "The stored photo"), ...errors(400, 401, 403, 409, 413, 415, 429) },
   },
   async (c, caller) => {
-    const key = keyOf(c);
+    const key = requestKey(c.req.raw.headers);
     if (key instanceof Response) return key;
     const body = await readJson(c.req.raw, S.PhotoFromUrl, { maxBytes: 8 * 1024 });
     if (!body.ok) return failureJson(body);
@@ -237,7 +228,7 @@ define(
     },
   },
   async (c, caller) => {
-    const key = keyOf(c);
+    const key = requestKey(c.req.raw.headers);
     if (key instanceof Response) return key;
     const p = params(c, S.PhotoParams);
     if (!p.ok) return failureJson(NOT_FOUND);
