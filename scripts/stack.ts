@@ -142,6 +142,19 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
+/**
+ * Drops the traces wrangler's local trace store kept from earlier starts. `wrangler dev` records every request's
+ * trace in SQLite under the state folder and never deletes any (miniflare's TraceStore has no retention): a day of
+ * local use had grown it to 1 GB, and each request's trace write slows as it grows (docs/performance.md,
+ * "wrangler's local trace store"). The product's data beside it (D1, R2, objects) is kept.
+ */
+export function clearTraces(persistDir: string): void {
+  rmSync(join(persistDir, TRACE_STORE_DIR), { recursive: true, force: true });
+}
+
+/** Where under a state folder wrangler keeps its local trace store (checked in test/e2e/foundation.e2e.ts). */
+export const TRACE_STORE_DIR = join("v3", "observability");
+
 export async function startStack(opts: StackOptions): Promise<RunningStack> {
   assertNode24();
   const devVarsPath = ensureDevVars();
@@ -149,6 +162,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   const url = `http://localhost:${opts.port}`;
   await assertPortFree(opts.port);
   if (opts.build) await buildApp(opts.quiet);
+  clearTraces(opts.persistDir);
   await applyMigrations(opts.persistDir, opts.quiet);
 
   const emulators = await startEmulators({

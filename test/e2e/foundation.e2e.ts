@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ROOT } from "../../scripts/stack.ts";
+import { ROOT, TRACE_STORE_DIR } from "../../scripts/stack.ts";
 import { baseUrl, type OpenBrowser, openBrowser } from "./browser.ts";
 import { createFixtureUser } from "./fixtures.ts";
 
@@ -65,6 +65,16 @@ describe("the running stack", () => {
       }
     }
     expect(documents).toBeGreaterThan(30);
+  });
+
+  it("keeps wrangler's request traces where each start clears them, beside the data it keeps", async () => {
+    // scripts/stack.ts clearTraces removes this folder at every start: it must be the one wrangler writes to.
+    const traces = join(inject("stateDir"), TRACE_STORE_DIR);
+    await fetch(`${baseUrl()}/api/health`);
+    await expect
+      .poll(() => (existsSync(traces) ? readdirSync(traces, { recursive: true }).map(String) : []))
+      .toContainEqual(expect.stringMatching(/\.sqlite$/));
+    expect(existsSync(join(inject("stateDir"), "v3", "d1"))).toBe(true);
   });
 
   it("seeded the demo users idempotently", async () => {

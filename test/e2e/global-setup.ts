@@ -13,6 +13,8 @@ declare module "vitest" {
     ports: RunningStack["ports"];
     /** The run's one Chromium, launched here; test files connect to it (test/e2e/browser.ts). */
     browserWsEndpoint: string;
+    /** The stack's state folder (local D1, R2, objects and wrangler's trace store). */
+    stateDir: string;
   }
 }
 
@@ -40,6 +42,7 @@ export async function setup(project: TestProject) {
   project.provide("baseUrl", stack.url);
   project.provide("stackVars", stack.vars);
   project.provide("ports", stack.ports);
+  project.provide("stateDir", stateDir);
   // One browser for the whole run: launching Chromium per file cost about a second each (and its memory).
   browserServer = await chromium.launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   project.provide("browserWsEndpoint", browserServer.wsEndpoint());
