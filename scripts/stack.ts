@@ -145,8 +145,8 @@ export interface RunningStack {
 /**
  * Drops the traces wrangler's local trace store kept from earlier starts. `wrangler dev` records every request's
  * trace in SQLite under the state folder and never deletes any (miniflare's TraceStore has no retention): a day of
- * local use had grown it to 1 GB, and each request's trace write slows as it grows (docs/performance.md,
- * "wrangler's local trace store"). The product's data beside it (D1, R2, objects) is kept.
+ * local use had grown it to 1 GB, and each request's trace write slows as it grows
+ * (docs/decisions/0149-wranglers-local-trace-store.md). The product's data beside it (D1, R2, objects) is kept.
  */
 export function clearTraces(persistDir: string): void {
   rmSync(join(persistDir, TRACE_STORE_DIR), { recursive: true, force: true });
