@@ -46,7 +46,7 @@ export const exportsApi = new Hono<ApiEnv>().get("/:id", async (c) => {
       "Content-Type": "application/zip",
       "Content-Length": String(res.size),
       "Content-Disposition": contentDisposition("attachment", "stagewise-export.zip"),
-      "Cache-Control": "private, no-store",
+      ...NO_STORE,
     },
   });
 });
@@ -67,7 +67,7 @@ export const mlsApi = new Hono<ApiEnv>()
     const ext = version.contentType === "image/png" ? "png" : "jpg";
     const fileName = `${photo?.name.replace(/\.(jpe?g|png)$/i, "") ?? "photo"} (${version.kind}, labelled).${ext}`;
     const headers = {
-      "Cache-Control": "private, no-store",
+      ...NO_STORE,
       "Content-Disposition": contentDisposition("attachment", fileName),
     };
     const { choice } = parsed;
@@ -123,7 +123,7 @@ export const mlsApi = new Hono<ApiEnv>()
       headers: {
         "Content-Type": "application/zip",
         "Content-Disposition": contentDisposition("attachment", pack.fileName),
-        "Cache-Control": "private, no-store",
+        ...NO_STORE,
       },
     });
   })

@@ -5,6 +5,7 @@ import { getPhoto, listPhotos, type Photo } from "@workers/services/library";
 import { Hono } from "hono";
 import { viewFromSearch } from "~/shared/library-view";
 import { NOT_FOUND } from "~/shared/result";
+import { NO_STORE } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -35,8 +36,7 @@ export const photosApi = new Hono<ApiEnv>()
   .get("/", async (c) => {
     const view = viewFromSearch(new URL(c.req.url).searchParams);
     const page = await listPhotos(c.get("db"), c.get("user")!.id, view, { cursor: c.req.query("cursor") });
-    c.header("Cache-Control", "private, no-store");
-    return c.json(page);
+    return c.json(page, 200, NO_STORE);
   })
   .get("/:id/thumb", async (c) => {
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));

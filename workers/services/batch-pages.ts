@@ -31,7 +31,7 @@ export interface BatchForm {
   designStyle: string;
   /** More photos than one batch takes: only the newest are offered. */
   truncated: boolean;
-  /** Sent back with the form: the same form sent twice starts one batch (listing-jobs.ts, batchIdFor). */
+  /** Sent back with the form: the same form sent twice starts one batch (listing-jobs.ts, startBatch). */
   submission: string;
 }
 

@@ -51,12 +51,19 @@ export function variationsFrom(body: Record<string, unknown>, kind: JobKind): Re
 export type SubmissionScope = "page-job" | "reroll" | "batch";
 
 /**
- * The ids of the `count` jobs a request starts under its submission key: the same key from the same person names
- * the same jobs, so the request sent again finds them (queue.ts, `submitted`). The public API's keyed jobs
- * (idempotentJobId) are named apart, with a `k`.
+ * The ids of the `count` jobs a request starts: under its submission key, derived from it, so the same key from
+ * the same person names the same jobs and the request sent again finds them (queue.ts, `submitted`); without one,
+ * random. The public API's keyed jobs (idempotentJobId) are named apart, with a `k`.
  */
-export function submittedJobIds(scope: SubmissionScope, userId: string, key: string, count: number): string[] {
-  return Array.from({ length: count }, (_, i) => keyedToken(`${scope}-job`, userId, `${key}:${i}`));
+export function submittedJobIds(
+  scope: SubmissionScope,
+  userId: string,
+  key: string | undefined,
+  count: number,
+): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    key === undefined ? randomToken() : keyedToken(`${scope}-job`, userId, `${key}:${i}`),
+  );
 }
 
 /**
@@ -75,9 +82,7 @@ export async function startQueued(
   /** The request's submission key: a second sending starts nothing (see submittedJobIds). */
   submission?: string,
 ) {
-  const ids = submission
-    ? submittedJobIds("page-job", userId, submission, count)
-    : Array.from({ length: count }, () => randomToken());
+  const ids = submittedJobIds("page-job", userId, submission, count);
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
   if (count > 1) params.variations = count;
   const started: StartManyResult = await userObject(deps.env, userId).startJobs(userId, {

@@ -188,34 +188,31 @@ export async function requestJob(
     objectChecksPhoto,
     submission,
   );
-  // Sent before (a lost answer, a resend): the jobs that sending started, charged once.
+  // Sent before (a lost answer, a resend): the jobs that sending started, charged once. Otherwise the lead job as
+  // the object just wrote it (the page only needs its id and polls; no D1 re-read).
   const existing = alreadyStarted(started);
-  if (existing) {
-    return ok({
-      job: jobView(existing),
-      credits: started.balance,
-      replayed: true,
-      ...(count.count > 1 ? { jobIds: started.ids } : {}),
-    });
+  let job: ReturnType<typeof jobView>;
+  if (existing) job = jobView(existing);
+  else if (!started.ok) return startFailure(started);
+  else {
+    job = {
+      id: started.ids[0]!,
+      photoId,
+      kind,
+      params: started.params,
+      status: "queued",
+      error: null,
+      versionId: null,
+      createdAt: started.createdAt,
+      startedAt: null,
+      finishedAt: null,
+    };
   }
-  if (!started.ok) return startFailure(started);
-  // The lead job as the object just wrote it (the page only needs its id and polls; no D1 re-read).
-  const job: ReturnType<typeof jobView> = {
-    id: started.jobIds[0]!,
-    photoId,
-    kind,
-    params: started.params,
-    status: "queued",
-    error: null,
-    versionId: null,
-    createdAt: started.createdAt,
-    startedAt: null,
-    finishedAt: null,
-  };
   return ok({
     job,
     credits: started.balance,
-    ...(count.count > 1 ? { jobIds: started.jobIds } : {}),
+    ...(existing ? { replayed: true } : {}),
+    ...(count.count > 1 ? { jobIds: started.ids } : {}),
   });
 }
 

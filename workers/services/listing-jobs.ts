@@ -81,9 +81,7 @@ export async function startBatch(
   // was checked above, so a batch whose first job went with its purged photo is refused before this.
   const { submission } = parsed.data;
   const batchId = submission ? keyedToken("batch", userId, submission) : randomToken();
-  const jobIds = submission
-    ? submittedJobIds("batch", userId, submission, planned.length)
-    : planned.map(() => randomToken());
+  const jobIds = submittedJobIds("batch", userId, submission, planned.length);
   const started = await userObject(deps.env, userId).startJobs(userId, {
     batch: { id: batchId, folderId, designStyle: planned[0]!.params.designStyle! },
     submitted: submission !== undefined,
@@ -269,6 +267,17 @@ export async function rerollQuote(
   jobId: string,
   now: number,
 ): Promise<Result<{ quote: RerollQuote }>> {
+  const quoted = await quoteWithRoot(db, userId, jobId, now);
+  return quoted.ok ? ok({ quote: quoted.quote }) : quoted;
+}
+
+/** The quote and the staging job whose choices the re-roll repeats (reroll needs both; one read of each job). */
+async function quoteWithRoot(
+  db: Db,
+  userId: string,
+  jobId: string,
+  now: number,
+): Promise<Result<{ quote: RerollQuote; root: Job }>> {
   const job = await getJob(db, jobId);
   if (!job || job.userId !== userId) return NOT_FOUND;
   if (job.kind !== "stage" || job.status !== "succeeded")
@@ -285,6 +294,7 @@ export async function rerollQuote(
     .get();
   const free = !used && now - root.createdAt <= FREE_REROLL_MS;
   return ok({
+    root,
     quote: {
       rootJobId: root.id,
       cost: free ? 0 : 1,
@@ -304,16 +314,15 @@ export async function reroll(
   jobId: string,
   opts: { acceptCharge: boolean; submission?: string; now?: number },
 ): Promise<Result<{ job: { id: string; status: string }; cost: 0 | 1; credits: number; replayed?: boolean }>> {
-  const quoted = await rerollQuote(deps.db, userId, jobId, opts.now ?? Date.now());
+  const quoted = await quoteWithRoot(deps.db, userId, jobId, opts.now ?? Date.now());
   if (!quoted.ok) return quoted;
-  const { quote } = quoted;
-  const id = opts.submission ? submittedJobIds("reroll", userId, opts.submission, 1)[0]! : randomToken();
+  const { quote, root } = quoted;
+  const [id] = submittedJobIds("reroll", userId, opts.submission, 1) as [string];
   // A free re-roll sent again finds itself quoted as paid (the first sending took the free one): when the key's job
   // exists, the user's object answers with it (or refuses a different request under the key) and charges nothing.
   if (quote.cost > 0 && !opts.acceptCharge && !(opts.submission && (await getJob(deps.db, id))?.userId === userId)) {
     return fail("conflict", quote.message);
   }
-  const root = (await getJob(deps.db, quote.rootJobId))!;
   const { variations: _v, ...params } = root.params;
   const started = await userObject(deps.env, userId).startJobs(userId, {
     jobs: [
