@@ -1,18 +1,10 @@
 import { authMiddleware, getUser } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { useEffect } from "react";
-import {
-  isRouteErrorResponse,
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  ScrollRestoration,
-  useMatches,
-  useRouteLoaderData,
-} from "react-router";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteLoaderData } from "react-router";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
+import { errorText } from "~/lib/error-text";
 import { InlineStyles } from "~/lib/inline-css";
 import { LANDING_ISLANDS_SCRIPT } from "~/lib/islands";
 import { useNonce } from "~/lib/nonce";
@@ -47,11 +39,7 @@ export function useRootData(): RootData | undefined {
  * boundary is, with the root's meta). Every other page names itself.
  */
 export const meta: Route.MetaFunction = ({ error }) =>
-  error ? [{ title: `${isNotFound(error) ? "Page not found" : "Something went wrong"} · Stagewise` }] : [];
-
-function isNotFound(error: unknown): boolean {
-  return isRouteErrorResponse(error) && error.status === 404;
-}
+  error ? [{ title: `${errorText(error).title} · Stagewise` }] : [];
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
@@ -124,23 +112,19 @@ export default function App() {
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   useHydratedMarker();
-  const notFound = isNotFound(error);
+  const { label, title, text } = errorText(error);
+  // Only what nobody expected is logged: a refused request (any 4xx) is the request's doing.
+  const unexpected = label === "Error";
   useEffect(() => {
-    if (!notFound) console.error(error);
-  }, [error, notFound]);
+    if (unexpected) console.error(error);
+  }, [error, unexpected]);
   return (
     <>
       <SiteNav user={null} />
       <main id="main" className="container-page flex flex-1 flex-col items-center justify-center py-24 text-center">
-        <p className="text-sm font-semibold text-brand-600">{notFound ? "404" : "Error"}</p>
-        <h1 className="mt-2 text-3xl font-bold tracking-tight sm:text-4xl">
-          {notFound ? "Page not found" : "Something went wrong"}
-        </h1>
-        <p className="mt-4 max-w-md text-muted">
-          {notFound
-            ? "We could not find the page you asked for. It may have moved."
-            : "An unexpected error stopped this page. Your photos and credits are safe. Please try again in a moment."}
-        </p>
+        <p className="text-sm font-semibold text-brand-600">{label}</p>
+        <h1 className="mt-2 text-3xl font-bold tracking-tight sm:text-4xl">{title}</h1>
+        <p className="mt-4 max-w-md text-muted">{text}</p>
         <a href="/" className="btn-primary mt-8">
           Back to home
         </a>

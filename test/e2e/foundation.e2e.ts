@@ -23,7 +23,7 @@ describe("the running stack", () => {
     expect(await health.json()).toMatchObject({ ok: true, checks: { d1: "ok", r2: "ok", durableObject: "ok" } });
   });
 
-  it("titles its error pages: an unknown address, a folder that is not yours, an unknown batch", async () => {
+  it("titles its error pages: an unknown address, a folder that is not yours, an unknown batch, a refused method", async () => {
     const user = await createFixtureUser(baseUrl());
     const headers = { Cookie: `sw_session=${user.sessionToken}` };
     for (const path of ["/no-such-page", "/dashboard?folder=notyours", "/batches/not-a-batch"]) {
@@ -32,9 +32,20 @@ describe("the running stack", () => {
       const html = await res.text();
       expect(html.match(/<title>([^<]*)<\/title>/)?.[1], path).toBe("Page not found · Stagewise");
     }
-    // A page with its own error boundary names its own error.
+    // A request a page does not take (a POST to a page without a form) is the request's doing, not an outage.
+    for (const path of ["/features", "/terms-of-service"]) {
+      const res = await fetch(`${baseUrl()}${path}`, { method: "POST", headers: { Origin: baseUrl() }, body: "x" });
+      expect(res.status, path).toBe(405);
+      const html = await res.text();
+      expect(html.match(/<title>([^<]*)<\/title>/)?.[1], path).toBe("This request was not accepted · Stagewise");
+      expect(html, path).toContain("nothing was changed");
+    }
+    // A page with its own error boundary names its own error, and a refused method as every other page does.
     const link = await (await fetch(`${baseUrl()}/o/no-such-link`)).text();
     expect(link.match(/<title>([^<]*)<\/title>/)?.[1]).toBe("This link does not exist · Stagewise");
+    const put = await fetch(`${baseUrl()}/o/no-such-link`, { method: "PUT", headers: { Origin: baseUrl() } });
+    expect(put.status).toBe(405);
+    expect((await put.text()).match(/<title>([^<]*)<\/title>/)?.[1]).toBe("This request was not accepted · Stagewise");
     // A page that names itself keeps its own title.
     const dashboard = await (await fetch(`${baseUrl()}/dashboard`, { headers })).text();
     expect(dashboard.match(/<title>([^<]*)<\/title>/)?.[1]).toBe("Dashboard · Stagewise");

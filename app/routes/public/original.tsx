@@ -2,6 +2,7 @@ import { getDeps } from "@workers/http/context";
 import { PUBLIC_CACHE, resolveLink } from "@workers/services/mls/links";
 import { data, isRouteErrorResponse } from "react-router";
 import { ComparePictures } from "~/components/compare-slider";
+import { type ErrorText, errorText } from "~/lib/error-text";
 import type { Route } from "./+types/original";
 
 // The public page of an original next to its staged version (/o/<token>), for
@@ -17,16 +18,23 @@ const KIND: Record<string, string> = {
 };
 
 export const meta: Route.MetaFunction = ({ error }) => [
-  {
-    title: error
-      ? `${isGone(error) ? "This link was withdrawn" : "This link does not exist"} · Stagewise`
-      : "Original and virtually staged photo",
-  },
+  { title: error ? `${linkErrorText(error).title} · Stagewise` : "Original and virtually staged photo" },
   { name: "robots", content: "noindex" },
 ];
 
-function isGone(error: unknown): boolean {
-  return isRouteErrorResponse(error) && error.status === 410;
+/** A withdrawn link (410) and a link that never existed (404) say so; any other refusal is the site's own. */
+function linkErrorText(error: unknown): ErrorText {
+  if (isRouteErrorResponse(error) && error.status === 410) {
+    return {
+      label: "410",
+      title: "This link was withdrawn",
+      text: "The person who shared this photo withdrew its page.",
+    };
+  }
+  if (isRouteErrorResponse(error) && error.status === 404) {
+    return { label: "404", title: "This link does not exist", text: "Check the address: it may have been mistyped." };
+  }
+  return errorText(error);
 }
 
 export async function loader({ params, context }: Route.LoaderArgs) {
@@ -108,16 +116,14 @@ export default function OriginalPage({ loaderData }: Route.ComponentProps) {
 }
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  const gone = isGone(error);
+  const { label, title, text } = linkErrorText(error);
   return (
     <div className="container-page flex flex-1 flex-col items-center justify-center py-24 text-center">
-      <p className="text-sm font-semibold text-brand-600">{gone ? "410" : "404"}</p>
+      <p className="text-sm font-semibold text-brand-600">{label}</p>
       <h1 className="mt-2 text-3xl font-bold tracking-tight" data-testid="original-gone">
-        {gone ? "This link was withdrawn" : "This link does not exist"}
+        {title}
       </h1>
-      <p className="mt-4 max-w-md text-muted">
-        {gone ? "The person who shared this photo withdrew its page." : "Check the address: it may have been mistyped."}
-      </p>
+      <p className="mt-4 max-w-md text-muted">{text}</p>
     </div>
   );
 }
