@@ -5,8 +5,9 @@ import type { Figure } from "./report.ts";
 // returns its figures; the runner calls it `runs` times (3 at least) and
 // reports every figure as the median of those runs with the min and max beside
 // it, judged on the median. A figure that is a ratio to another names it in
-// `relativeTo`: the ratio is taken between the two medians, so it compares
-// figures measured in the same run of the bench.
+// `relativeTo`. When each run measured the two side by side and says so
+// (`pairedRatio`), the ratio is the median of those runs' ratios, with their
+// min and max; otherwise it is taken between the two medians.
 //
 // To add a measurement: write a module (bench/<name>.ts exporting a
 // BenchModule) and add it to MODULES in bench/run.ts.
@@ -64,7 +65,8 @@ export function mergeRuns(runs: Figure[][]): Figure[] {
   }
   return [...byName.values()].map((all) => {
     const values = all.map((f) => f.value);
-    const last = all.at(-1)!;
+    const ratios = all.flatMap((f) => (f.pairedRatio === undefined ? [] : [f.pairedRatio]));
+    const { pairedRatio: _one, ...last } = all.at(-1)!;
     return {
       ...last,
       value: roundLike(median(values), values),
@@ -72,23 +74,37 @@ export function mergeRuns(runs: Figure[][]): Figure[] {
       max: Math.max(...values),
       runs: values.length,
       samples: values,
+      ...(ratios.length === values.length ? { ratioSamples: ratios } : {}),
     };
   });
 }
 
-/** Fills in `baseline` for figures measured relative to another (the ratio of the two medians). */
+/**
+ * Fills in `ratio` and `baseline` for figures measured relative to another: the median of the runs' paired ratios
+ * with their spread when every run measured one (`pairedRatio`), else the ratio of the two medians.
+ */
 export function applyRatios(figures: Figure[]): Figure[] {
   const byName = new Map(figures.map((f) => [f.name, f]));
   return figures.map((f) => {
     if (!f.relativeTo) return f;
+    const extra = f.baseline ? `; ${f.baseline}` : "";
+    const label = f.relativeTo.label;
+    if (f.ratioSamples && f.ratioSamples.length > 0) {
+      const ratio = median(f.ratioSamples);
+      const spread = `${Math.min(...f.ratioSamples).toFixed(2)}–${Math.max(...f.ratioSamples).toFixed(2)}x`;
+      return {
+        ...f,
+        ratio: Math.round(ratio * 100) / 100,
+        baseline: `${ratio.toFixed(2)}x ${label} beside it, ${spread} over the runs${extra}`,
+      };
+    }
     const base = byName.get(f.relativeTo.name);
     if (!base || base.value === 0) return f;
     const ratio = f.value / base.value;
-    const extra = f.baseline ? `; ${f.baseline}` : "";
     return {
       ...f,
       ratio: Math.round(ratio * 100) / 100,
-      baseline: `${ratio.toFixed(2)}x ${f.relativeTo.label}${extra}`,
+      baseline: `${ratio.toFixed(2)}x ${label}${extra}`,
     };
   });
 }

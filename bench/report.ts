@@ -13,10 +13,17 @@ export interface Figure {
   max?: number;
   runs?: number;
   samples?: number[];
-  /** Reported as a ratio of the two medians, e.g. to the bare React Router page of the same run. */
+  /** Reported as a ratio to another figure, e.g. to the bare React Router page of the same run. */
   relativeTo?: { name: string; label: string };
-  /** The ratio to `relativeTo` (median over median). */
+  /**
+   * One run's ratio to `relativeTo` measured beside it: the two loads alternated (bench/run.ts, `paired`), so both
+   * sides saw the same moment of the machine. Figures without it are compared median over median.
+   */
+  pairedRatio?: number;
+  /** The ratio to `relativeTo`: the median of the runs' paired ratios, else the median over the other's median. */
   ratio?: number;
+  /** The paired ratios of every run (their min and max are the ratio's spread). */
+  ratioSamples?: number[];
   /** A budget on the ratio instead of the value (e.g. /dashboard p50 at most 1.6x the bare page). */
   ratioBudget?: number;
   /** How the ratio is held to `ratioBudget`: at most (the default) or at least. */
@@ -131,7 +138,8 @@ export function renderMarkdown(report: Report): string {
   }
   lines.push(
     "Every figure is the median of its runs, with the min–max beside it; budgets are judged on the median. Timed " +
-      "figures are also given as a ratio to the bare React Router page measured in the same run.",
+      "figures are also given as a ratio to the bare React Router page measured in the same run; a page's ratio " +
+      '("beside it") is the median of the runs\' ratios to the bare page taking turns with it, min–max beside it.',
     "",
   );
   for (const g of groups) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 // biome-ignore lint/style/noRestrictedImports: the bench has no alias; its budget rules are plain functions.
+import { applyRatios, mergeRuns } from "../../bench/module";
+// biome-ignore lint/style/noRestrictedImports: as above.
 import { BUDGETS, type Figure, judge, renderMarkdown } from "../../bench/report";
 
 // The bench judges timed figures as ratios to the bare React Router page of the same run (issue 17): a ratio
@@ -34,5 +36,44 @@ describe("bench budgets", () => {
     expect(on).toContain("wrangler's local trace store was on (its default)");
     const off = renderMarkdown({ ...report, stackAtStart: { syncMs: { p50: 0.2, p90: 0.3 }, traceStore: "off" } });
     expect(off).toContain("wrangler's local trace store was off.");
+  });
+
+  it("judges a ratio on the median of the runs' paired ratios, with their spread, not on the medians' ratio", () => {
+    const bare = (value: number): Figure => figure({ name: "bare p50", value, unit: "ms" });
+    const page = (value: number, pairedRatio?: number): Figure =>
+      figure({
+        name: "/dashboard p50",
+        value,
+        unit: "ms",
+        relativeTo: { name: "bare p50", label: "the bare page" },
+        ratioBudget: BUDGETS.dashboardRatio,
+        ...(pairedRatio === undefined ? {} : { pairedRatio }),
+      });
+    // Each run's page beside its own bare turns: 1.5x, 1.55x, 1.7x. The medians alone (28 over 15) say 1.87x.
+    const paired = applyRatios(
+      mergeRuns([
+        [bare(15), page(24, 1.5)],
+        [bare(22), page(28, 1.55)],
+        [bare(18), page(31, 1.7)],
+      ]),
+    ).map(judge);
+    const dashboard = paired.find((f) => f.name === "/dashboard p50")!;
+    expect(dashboard.ratioSamples).toEqual([1.5, 1.55, 1.7]);
+    expect(dashboard.ratio).toBe(1.55);
+    expect(dashboard.pass).toBe(true);
+    expect(dashboard.baseline).toBe("1.55x the bare page beside it, 1.50–1.70x over the runs");
+    expect(dashboard).not.toHaveProperty("pairedRatio");
+    // A run without its paired ratio: the whole figure falls back to the medians' ratio (28 / 18).
+    const unpaired = applyRatios(
+      mergeRuns([
+        [bare(15), page(24, 1.5)],
+        [bare(22), page(28)],
+        [bare(18), page(31, 1.7)],
+      ]),
+    ).map(judge);
+    const fallback = unpaired.find((f) => f.name === "/dashboard p50")!;
+    expect(fallback.ratioSamples).toBeUndefined();
+    expect(fallback.ratio).toBe(1.56);
+    expect(fallback.baseline).toBe("1.56x the bare page");
   });
 });
