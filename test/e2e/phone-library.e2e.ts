@@ -67,6 +67,27 @@ describe("the library on a phone", () => {
     page.assertClean();
   });
 
+  it("loads the first row's thumbnails at once and leaves the rest to lazy loading", async () => {
+    const user = await createUser({ credits: 5 });
+    await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 7, "Bedroom");
+    // As the server sends it, before any script: the preload scanner sees the eager ones in the HTML.
+    const html = await (
+      await fetch(`${baseUrl()}/dashboard`, { headers: { Cookie: `sw_session=${user.sessionToken}` } })
+    ).text();
+    const thumbs = [...html.matchAll(/<img [^>]*src="\/api\/photos\/[^"]+\/thumb[^>]*>/g)].map((m) => m[0]);
+    expect(thumbs).toHaveLength(7);
+    expect(thumbs.slice(0, 4).some((t) => t.includes('loading="lazy"'))).toBe(false);
+    expect(thumbs.slice(4).every((t) => t.includes('loading="lazy"'))).toBe(true);
+    // On the phone the first row is on the first screen and loaded without scrolling.
+    const ctx = await signedInContext(b, user, { viewport: PHONE, isMobile: true, hasTouch: true });
+    const page = await b.newPage(ctx);
+    await page.goto("/dashboard");
+    await page.waitForSelector("html[data-hydrated=true]");
+    const first = page.getByTestId("photo-card").first().locator("img");
+    await expect.poll(() => first.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    page.assertClean();
+  });
+
   it("keeps the desktop layout: plan card and folders on the left, the full upload button in the header", async () => {
     const user = await libraryWithPhotos(5);
     const ctx = await signedInContext(b, user, { viewport: { width: 1280, height: 900 } });

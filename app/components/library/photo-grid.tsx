@@ -63,16 +63,26 @@ function leavesView(view: LibraryView, form: FormData | undefined): boolean {
 
 type OpenPhoto = (photo: { id: string; name: string }) => void;
 
+/**
+ * The cards whose thumbnails load eagerly: the first row at every width (2, 3 or 4 columns), which is on the first
+ * screen (a phone shows the first row's top half, ADR 0133). An eager image is fetched as soon as the browser's
+ * preload scanner reads its tag; a lazy one only after layout, a round trip later on a slow phone. The rest stay
+ * lazy, so a library of hundreds loads what is scrolled to.
+ */
+export const EAGER_THUMBS = 4;
+
 function PhotoCard({
   photo,
   view,
   folders,
   onOpen,
+  eager,
 }: {
   photo: GridPhoto;
   view: LibraryView;
   folders: GridFolder[];
   onOpen?: OpenPhoto;
+  eager: boolean;
 }) {
   const fetcher = useFetcher<{ ok: boolean }>();
   const [sent, setSent] = useState<FormData | undefined>(undefined);
@@ -89,7 +99,7 @@ function PhotoCard({
       width={photo.thumbWidth}
       height={photo.thumbHeight}
       alt={photo.name}
-      loading="lazy"
+      loading={eager ? undefined : "lazy"}
       decoding="async"
       className="aspect-[4/3] w-full bg-slate-100 object-cover"
     />
@@ -268,8 +278,8 @@ export function PhotoGrid({
   return (
     <>
       <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-4" data-testid="photo-grid">
-        {photos.map((p) => (
-          <PhotoCard key={p.id} photo={p} view={view} folders={folders} onOpen={onOpen} />
+        {photos.map((p, i) => (
+          <PhotoCard key={p.id} photo={p} view={view} folders={folders} onOpen={onOpen} eager={i < EAGER_THUMBS} />
         ))}
       </ul>
       {next ? (
