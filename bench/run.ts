@@ -122,7 +122,8 @@ let libraryCookie = "";
 
 /** Server-rendered pages under load, each taking turns with the bare React Router page (the ratios' baseline). */
 const ssr: BenchModule = {
-  title: "Server-rendered pages under load (10 connections, at most 10 s or 5,000 requests each)",
+  title:
+    "Server-rendered pages under load (10 connections; each page in turns with the bare page, 1,000 requests or 4 s a turn)",
   async setup({ stack, fixtureToken }) {
     // The first `/dashboard` figure is an empty library (the issue's own measurement); this one a library of 60
     // photos, whose first page (PAGE_SIZE cards) the server renders.
