@@ -112,9 +112,8 @@ export default function App() {
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   useHydratedMarker();
-  const { label, title, text } = errorText(error);
+  const { label, title, text, unexpected } = errorText(error);
   // Only what nobody expected is logged: a refused request (any 4xx) is the request's doing.
-  const unexpected = label === "Error";
   useEffect(() => {
     if (unexpected) console.error(error);
   }, [error, unexpected]);

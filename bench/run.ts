@@ -65,17 +65,18 @@ async function load(
   return result;
 }
 
-/**
- * Several loads of one page taken as one: their requests over their summed durations, the median of their p50s and
- * p99s. (autocannon's `requests.average` is the mean of its samples, so a load that stops at its request count in
- * the middle of a sample counts that partial sample as a full one; and see `sampleInt` in load().)
- */
+/** Several loads of one page taken as one. */
 interface Loads {
   rate: number;
   p50: number;
   p99: number;
 }
 
+/**
+ * Their requests over their summed durations, the median of their p50s and p99s. (autocannon's `requests.average`
+ * is the mean of its samples, so a load that stops at its request count in the middle of a sample counts that
+ * partial sample as a full one; and see `sampleInt` in load().)
+ */
 function pooled(results: autocannon.Result[]): Loads {
   const requests = results.reduce((n, r) => n + r.requests.total, 0);
   const seconds = results.reduce((n, r) => n + r.duration, 0);
@@ -96,15 +97,16 @@ const TURN = { requests: 1000, seconds: 4 };
  * /dashboard p50 ratios of 1.27, 1.73 and 1.83x in three runs of one bench (ADR 0134).
  */
 async function paired(bareUrl: string, url: string, headers: Record<string, string>) {
-  const bare: autocannon.Result[] = [];
-  const page: autocannon.Result[] = [];
+  const bareTurns: autocannon.Result[] = [];
+  const pageTurns: autocannon.Result[] = [];
   for (const side of ["bare", "page", "page", "bare"] as const) {
-    if (side === "bare") bare.push(await load(bareUrl, {}, TURN));
-    else page.push(await load(url, headers, TURN));
+    if (side === "bare") bareTurns.push(await load(bareUrl, {}, TURN));
+    else pageTurns.push(await load(url, headers, TURN));
   }
-  const b = pooled(bare);
-  const p = pooled(page);
-  return { bare, page: p, rateRatio: p.rate / b.rate, p50Ratio: p.p50 / b.p50 };
+  const bare = pooled(bareTurns);
+  const page = pooled(pageTurns);
+  // The bare turns are handed back too: the run's own bare-page figure pools every one of them.
+  return { bareTurns, page, rateRatio: page.rate / bare.rate, p50Ratio: page.p50 / bare.p50 };
 }
 
 /** The built static asset whose size is closest to `bytes`. */
@@ -143,7 +145,7 @@ const ssr: BenchModule = {
     // The ceiling of this harness for anything: a 1 KB static file, answered by the platform without the Worker
     // (ADR 0145 serves / this way). Through local `wrangler dev` every request crosses its proxy.
     const ceiling = await paired(bareUrl, `${stack.url}/favicon.svg`, {});
-    bareTurns.push(...ceiling.bare);
+    bareTurns.push(...ceiling.bareTurns);
     out.push({
       group: "SSR",
       name: "baseline: a static file (/favicon.svg) requests/s",
@@ -157,7 +159,7 @@ const ssr: BenchModule = {
     const homeBytes = (await (await fetch(`${stack.url}/`)).arrayBuffer()).byteLength;
     const sameSize = assetClosestTo(homeBytes);
     const sized = await paired(bareUrl, `${stack.url}/assets/${sameSize.name}`, {});
-    bareTurns.push(...sized.bare);
+    bareTurns.push(...sized.bareTurns);
     out.push({
       group: "SSR",
       name: `baseline: a static file of /'s size (${Math.round(sameSize.bytes / 1024)} KB, / is ${Math.round(homeBytes / 1024)} KB) requests/s`,
@@ -168,7 +170,7 @@ const ssr: BenchModule = {
     });
     // What any signed-in page pays on top: the bare page with a session (one D1 read of the session and user).
     const signedIn = await paired(bareUrl, bareUrl, { Cookie: cookie });
-    bareTurns.push(...signedIn.bare);
+    bareTurns.push(...signedIn.bareTurns);
     out.push({
       group: "SSR",
       name: `${BARE} with a session p50`,
@@ -183,7 +185,7 @@ const ssr: BenchModule = {
       [`/dashboard, ${LIBRARY_PHOTOS} photos`, "/dashboard", { Cookie: libraryCookie }],
     ] as const) {
       const r = await paired(bareUrl, `${stack.url}${path}`, headers);
-      bareTurns.push(...r.bare);
+      bareTurns.push(...r.bareTurns);
       out.push(
         {
           group: "SSR",

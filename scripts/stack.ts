@@ -142,6 +142,9 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
+/** Where under a state folder wrangler keeps its local trace store (checked in test/e2e/foundation.e2e.ts). */
+export const TRACE_STORE_DIR = join("v3", "observability");
+
 /**
  * Drops the traces wrangler's local trace store kept from earlier starts. `wrangler dev` records every request's
  * trace in SQLite under the state folder and never deletes any (miniflare's TraceStore has no retention): a day of
@@ -151,9 +154,6 @@ export interface RunningStack {
 export function clearTraces(persistDir: string): void {
   rmSync(join(persistDir, TRACE_STORE_DIR), { recursive: true, force: true });
 }
-
-/** Where under a state folder wrangler keeps its local trace store (checked in test/e2e/foundation.e2e.ts). */
-export const TRACE_STORE_DIR = join("v3", "observability");
 
 export async function startStack(opts: StackOptions): Promise<RunningStack> {
   assertNode24();

@@ -5,12 +5,14 @@ export interface ErrorText {
   label: string;
   title: string;
   text: string;
+  /** Nobody expected it (not a refusal of the request): worth logging. */
+  unexpected: boolean;
 }
 
 /**
  * What the error page says. A 4xx other than 404 (a POST to a page that takes none: 405) is the request's doing:
  * saying "something went wrong, try again in a moment" would send the person back to the same refusal. Only the
- * last kind ("Error") is unexpected.
+ * last kind ("Error") is `unexpected`.
  */
 export function errorText(error: unknown): ErrorText {
   if (isRouteErrorResponse(error) && error.status === 404) {
@@ -18,6 +20,7 @@ export function errorText(error: unknown): ErrorText {
       label: "404",
       title: "Page not found",
       text: "We could not find the page you asked for. It may have moved.",
+      unexpected: false,
     };
   }
   if (isRouteErrorResponse(error) && error.status >= 400 && error.status < 500) {
@@ -25,11 +28,13 @@ export function errorText(error: unknown): ErrorText {
       label: String(error.status),
       title: "This request was not accepted",
       text: "This page does not take that kind of request, and nothing was changed. Go back and use the page itself.",
+      unexpected: false,
     };
   }
   return {
     label: "Error",
     title: "Something went wrong",
     text: "An unexpected error stopped this page. Your photos and credits are safe. Please try again in a moment.",
+    unexpected: true,
   };
 }

@@ -70,6 +70,23 @@ export async function signIn(page: Page, email: string, password: string): Promi
 export type { FixtureUser };
 
 /**
+ * A phone on a bad connection: the first POST to `url` reaches the server, which answers, and the answer is lost on
+ * the way back (the connection is reset); later POSTs pass. Returns the Idempotency-Key of every POST sent to `url`,
+ * in order, as the test goes on (docs/decisions/0148-page-job-requests-sent-once.md).
+ */
+export async function loseFirstAnswer(page: Page, url: string): Promise<(string | null)[]> {
+  const keys: (string | null)[] = [];
+  await page.route(url, async (route) => {
+    if (route.request().method() !== "POST") return route.continue();
+    keys.push(route.request().headers()["idempotency-key"] ?? null);
+    if (keys.length > 1) return route.continue();
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+  return keys;
+}
+
+/**
  * Creates a user through the dev-only fixture endpoint; with a session unless `session: false`. test/e2e/setup.ts
  * removes it after the test that made it (or after the file, when made in beforeAll).
  */

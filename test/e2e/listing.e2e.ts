@@ -2,7 +2,15 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
 import { seriousAxeViolations } from "./axe.ts";
-import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import {
+  baseUrl,
+  createUser,
+  type FixtureUser,
+  loseFirstAnswer,
+  type OpenBrowser,
+  openBrowser,
+  signedInContext,
+} from "./browser.ts";
 
 // Staging a whole listing (docs/decisions/0140-batches-variations-rerolls.md)
 // in Chromium against the production build and the provider emulator: a batch
@@ -252,14 +260,7 @@ describe("stage a whole listing", () => {
 
     // The free re-roll: said first, costs nothing. Its answer is lost on the way back: the page sends it again with
     // its key and the server answers with the job it started (ADR 0148), not with the price a new re-roll now has.
-    const rerolls: (string | null)[] = [];
-    await page.route("**/api/jobs/*/reroll", async (route) => {
-      if (route.request().method() !== "POST") return route.continue();
-      rerolls.push(route.request().headers()["idempotency-key"] ?? null);
-      if (rerolls.length > 1) return route.continue();
-      await route.fetch();
-      await route.abort("connectionreset");
-    });
+    const rerolls = await loseFirstAnswer(page, "**/api/jobs/*/reroll");
     await second.getByRole("button", { name: "Re-roll", exact: true }).click();
     const quote = dialog.getByTestId("reroll-quote");
     expect(await quote.textContent()).toContain("Re-roll free");

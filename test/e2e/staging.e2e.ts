@@ -1,6 +1,7 @@
+import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { makeJpeg } from "../fixtures/images.ts";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, createUser, loseFirstAnswer, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
 
 // AI staging in Chromium against the production build and the provider
 // emulator: stage, replace the sky, then a provider failure that costs nothing.
@@ -23,6 +24,23 @@ async function setProviderMode(mode: string) {
   expect(res.ok).toBe(true);
 }
 
+/** Picks a photo in the AI Designer dialog and waits for its preview. */
+async function uploadToDesigner(dialog: Locator, name: string) {
+  await dialog
+    .getByTestId("upload-input")
+    .setInputFiles({ name, mimeType: "image/jpeg", buffer: Buffer.from(makeJpeg(640, 480, 85)) });
+  await dialog.getByTestId("designer-preview").waitFor({ timeout: 60_000 });
+}
+
+/** Waits for the dialog to show a staged result. */
+async function resultShown(dialog: Locator) {
+  await dialog
+    .getByTestId("designer-result")
+    .getByText("AI Enhanced", { exact: true })
+    .first()
+    .waitFor({ timeout: 60_000 });
+}
+
 describe("AI staging", () => {
   it("stages as Bedroom / Scandinavian, replaces the sky with Dusk, and a provider failure costs nothing", async () => {
     await setProviderMode("ok");
@@ -38,21 +56,14 @@ describe("AI staging", () => {
     const dialog = page.getByTestId("designer-dialog");
     const transform = dialog.getByRole("button", { name: "Transform with AI" });
     expect(await transform.isDisabled()).toBe(true);
-    await dialog
-      .getByTestId("upload-input")
-      .setInputFiles({ name: "Bedroom.jpg", mimeType: "image/jpeg", buffer: Buffer.from(makeJpeg(640, 480, 85)) });
-    await dialog.getByTestId("designer-preview").waitFor({ timeout: 60_000 });
+    await uploadToDesigner(dialog, "Bedroom.jpg");
     await dialog.getByLabel("Room type").selectOption({ label: "Bedroom" });
     expect(await transform.isDisabled()).toBe(true);
     await dialog.getByLabel("Design style").selectOption({ label: "Scandinavian" });
     expect(await transform.isDisabled()).toBe(false);
     await transform.click();
     await dialog.getByRole("button", { name: "Processing your design..." }).waitFor();
-    await dialog
-      .getByTestId("designer-result")
-      .getByText("AI Enhanced", { exact: true })
-      .first()
-      .waitFor({ timeout: 60_000 });
+    await resultShown(dialog);
     await dialog.getByTestId("result-compare").waitFor();
     await expect.poll(() => credits.textContent()).toBe("2");
 
@@ -94,35 +105,20 @@ describe("AI staging", () => {
     const ctx = await signedInContext(b, user);
     const page = await b.newPage(ctx);
     // The first job request reaches the server, which starts the job; its answer never reaches the page.
-    const sent: { key: string | null; dropped: boolean }[] = [];
-    await page.route("**/api/photos/*/jobs", async (route) => {
-      const key = route.request().headers()["idempotency-key"] ?? null;
-      const dropped = sent.length === 0;
-      sent.push({ key, dropped });
-      if (!dropped) return route.continue();
-      await route.fetch();
-      await route.abort("connectionreset");
-    });
+    const sent = await loseFirstAnswer(page, "**/api/photos/*/jobs");
     await page.goto(`${baseUrl()}/dashboard`);
     await page.waitForSelector("html[data-hydrated=true]");
     const credits = page.getByTestId("credits").first();
     await page.getByRole("button", { name: "AI Designer" }).click();
     const dialog = page.getByTestId("designer-dialog");
-    await dialog
-      .getByTestId("upload-input")
-      .setInputFiles({ name: "Lounge.jpg", mimeType: "image/jpeg", buffer: Buffer.from(makeJpeg(640, 480, 85)) });
-    await dialog.getByTestId("designer-preview").waitFor({ timeout: 60_000 });
+    await uploadToDesigner(dialog, "Lounge.jpg");
     await dialog.getByLabel("Room type").selectOption({ label: "Bedroom" });
     await dialog.getByLabel("Design style").selectOption({ label: "Scandinavian" });
     await dialog.getByRole("button", { name: "Transform with AI" }).click();
-    await dialog
-      .getByTestId("designer-result")
-      .getByText("AI Enhanced", { exact: true })
-      .first()
-      .waitFor({ timeout: 60_000 });
+    await resultShown(dialog);
     expect(sent).toHaveLength(2);
-    expect(sent[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
-    expect(sent[1]!.key).toBe(sent[0]!.key);
+    expect(sent[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent[1]).toBe(sent[0]);
     await page.reload();
     await page.waitForSelector("html[data-hydrated=true]");
     await expect.poll(() => credits.textContent()).toBe("2");

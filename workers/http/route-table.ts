@@ -1,7 +1,9 @@
 // Every route the Worker answers, read from the apps themselves: the Hono
-// app's route table and the React Router build's route manifest (which routes
-// have an action or a loader). The hostile-input suite asks for it through
-// GET /api/dev/routes (dev tools only), so a route added later cannot be missed.
+// app's route table and the React Router build's route manifest (every page,
+// and whether it has an action or a loader). The hostile-input suite asks for
+// it through GET /api/dev/routes (dev tools only), so a route added later
+// cannot be missed: a page that takes no form is attacked with the methods it
+// refuses.
 
 export interface RouteEntry {
   app: "api" | "page";
@@ -46,7 +48,8 @@ export async function routeTable(apiRoutes: readonly { method: string; path: str
     if (!route || route.id === "root") continue;
     const action = typeof route.module.action === "function";
     const loader = typeof route.module.loader === "function";
-    if (!action && !loader) continue;
+    // A layout without a path of its own and without data is not an address anyone can ask for.
+    if (!action && !loader && !route.path && !route.index) continue;
     out.push({
       app: "page",
       method: action ? "POST" : "GET",

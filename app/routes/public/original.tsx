@@ -29,10 +29,12 @@ function linkErrorText(error: unknown): ErrorText {
       label: "410",
       title: "This link was withdrawn",
       text: "The person who shared this photo withdrew its page.",
+      unexpected: false,
     };
   }
   if (isRouteErrorResponse(error) && error.status === 404) {
-    return { label: "404", title: "This link does not exist", text: "Check the address: it may have been mistyped." };
+    const text = "Check the address: it may have been mistyped.";
+    return { label: "404", title: "This link does not exist", text, unexpected: false };
   }
   return errorText(error);
 }

@@ -5,7 +5,7 @@ import { createFixtureUser, type FixtureUser } from "../fixtures.ts";
 import { stateDigest, waitForQuietState } from "./harness.ts";
 
 // The hostile-input suite generated from the route table (docs/decisions/0060-hostile-input-suite.md):
-// GET /api/dev/routes lists every Hono route and every React Router route with an action or a loader, read
+// GET /api/dev/routes lists every Hono route and every React Router page, with its action and loader, read
 // from the apps themselves. Each route gets the attacks that fit it: no, forged and malformed sessions,
 // another user's real ids in every id parameter, traversal and SQL in path parameters, a cross-site origin,
 // wrong media types, malformed and oversized (chunked) bodies, methods it does not take, control characters
@@ -230,6 +230,20 @@ function casesFor(r: RouteEntry): Case[] {
         }),
         refused: true,
       });
+  }
+  if (r.app === "page" && !r.action) {
+    // A page that takes no form (every public page, the shared original /o/:token): 405, the same title as any
+    // refused request, nothing changed.
+    for (const method of ["POST", "PUT", "DELETE"]) {
+      add({
+        name: `${method} to a page that takes none`,
+        method,
+        path: own,
+        headers: { ...session(alice), ...FORM },
+        body: form({ intent: "x" }),
+        refused: true,
+      });
+    }
   }
   if (r.app === "page" && r.loader) {
     add({ name: "page without a session", method: "GET", path: own, refused: false });

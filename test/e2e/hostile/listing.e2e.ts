@@ -138,6 +138,25 @@ function cases(): HostileCase[] {
         message: /visible ASCII/,
       }),
     );
+  // The owner's key sent again with a different request: 409. A stranger's request under the owner's key is the
+  // stranger's own (the key names rows only with the sender's id), for a thing that is not theirs: 404.
+  const reusedKey = (name: string, path: string, key: string, body: Record<string, unknown>): HostileCase => ({
+    name,
+    method: "POST",
+    path,
+    headers: { ...o, "Idempotency-Key": key },
+    body,
+    status: 409,
+    message: /already used for a different request/,
+  });
+  const strangerWithKey = (name: string, path: string, key: string, body: Record<string, unknown>): HostileCase => ({
+    name,
+    method: "POST",
+    path,
+    headers: { ...s, "Idempotency-Key": key },
+    body,
+    status: 404,
+  });
   return [
     // POST /api/batches
     {
@@ -359,25 +378,23 @@ function cases(): HostileCase[] {
         ["another photo", f.otherPhotoId, "modern"],
         ["another style", f.photoId, "coastal"],
       ] as const
-    ).map(
-      ([what, photoId, designStyle]): HostileCase => ({
-        name: `the owner's key with ${what}`,
-        method: "POST",
-        path: `/api/photos/${photoId}/jobs`,
-        headers: { ...o, "Idempotency-Key": OWNER_KEY },
-        body: { kind: "stage", roomType: "livingroom", designStyle },
-        status: 409,
-        message: /already used for a different request/,
+    ).map(([what, photoId, designStyle]) =>
+      reusedKey(`the owner's key with ${what}`, `/api/photos/${photoId}/jobs`, OWNER_KEY, {
+        kind: "stage",
+        roomType: "livingroom",
+        designStyle,
       }),
     ),
-    {
-      name: "a stranger sends the owner's key with the owner's photo",
-      method: "POST",
-      path: `/api/photos/${f.photoId}/jobs`,
-      headers: { ...s, "Idempotency-Key": OWNER_KEY },
-      body: { kind: "stage", roomType: "livingroom", designStyle: "modern" },
-      status: 404,
-    },
+    strangerWithKey(
+      "a stranger sends the owner's key with the owner's photo",
+      `/api/photos/${f.photoId}/jobs`,
+      OWNER_KEY,
+      {
+        kind: "stage",
+        roomType: "livingroom",
+        designStyle: "modern",
+      },
+    ),
     // Variations
     {
       name: "5 variations",
@@ -454,23 +471,15 @@ function cases(): HostileCase[] {
     },
     // A re-roll's key (docs/decisions/0148-page-job-requests-sent-once.md)
     ...malformedKeys("a re-roll's", `/api/jobs/${f.batchJobId}/reroll`, { acceptCharge: true }),
-    {
-      name: "the owner's re-roll key with another result",
-      method: "POST",
-      path: `/api/jobs/${f.batchJobId}/reroll`,
-      headers: { ...o, "Idempotency-Key": OWNER_REROLL_KEY },
-      body: { acceptCharge: true },
-      status: 409,
-      message: /already used for a different request/,
-    },
-    {
-      name: "a stranger re-rolls the owner's job under the owner's re-roll key",
-      method: "POST",
-      path: `/api/jobs/${f.jobId}/reroll`,
-      headers: { ...s, "Idempotency-Key": OWNER_REROLL_KEY },
-      body: { acceptCharge: true },
-      status: 404,
-    },
+    reusedKey("the owner's re-roll key with another result", `/api/jobs/${f.batchJobId}/reroll`, OWNER_REROLL_KEY, {
+      acceptCharge: true,
+    }),
+    strangerWithKey(
+      "a stranger re-rolls the owner's job under the owner's re-roll key",
+      `/api/jobs/${f.jobId}/reroll`,
+      OWNER_REROLL_KEY,
+      { acceptCharge: true },
+    ),
     {
       name: "re-roll with a body that is not JSON",
       method: "POST",
