@@ -1,10 +1,14 @@
 import { existsSync } from "node:fs";
-import { appendFile, readFile, rename, rm } from "node:fs/promises";
+import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { INLINE_CSS_ID } from "../app/lib/inline-css-id.ts";
 import { PRERENDERED_PAGES, staticDocumentPolicy } from "../workers/http/static-pages.ts";
+import { pageStylesheet } from "./page-stylesheet.ts";
 
 // The last step of `react-router build` (react-router.config.ts, buildEnd), after React Router has prerendered
 // PRERENDERED_PAGES through the built Worker (docs/decisions/0145-public-pages-prerendered.md):
+//   - each page's inlined stylesheet is cut to the rules that can match it (ADR 0150): the page ships no JavaScript,
+//     so its markup is final;
 //   - each page's headers go into the static assets' _headers file: the same security headers the Worker sets,
 //     and a Content-Security-Policy that allows exactly the page's inline scripts by their SHA-256;
 //   - the data files React Router writes beside them (/_.data, /landing.data) are removed: a hydrated page that
@@ -47,6 +51,17 @@ function headerRules(page: string, policy: string): string {
   return `${page}\n${lines}\n`;
 }
 
+const INLINE_STYLE = new RegExp(`(<style id="${INLINE_CSS_ID}">)([\\s\\S]*?)(</style>)`);
+
+/** `html` with its inlined app stylesheet cut to the rules that can match it. */
+export function withPageStylesheet(html: string, page: string): string {
+  const found = INLINE_STYLE.exec(html);
+  if (!found) throw new Error(`Prerender: ${page} has no inlined stylesheet (<style id="${INLINE_CSS_ID}">)`);
+  const { css } = pageStylesheet(found[2] ?? "", html);
+  // A function, so that "$&" or "$1" in the stylesheet is not read as a replacement pattern.
+  return html.replace(INLINE_STYLE, (_, open: string, _css: string, close: string) => `${open}${css}${close}`);
+}
+
 export async function finishPrerenderedPages(clientDir: string): Promise<void> {
   const rules: string[] = [];
   for (const page of PRERENDERED_PAGES) {
@@ -56,7 +71,9 @@ export async function finishPrerenderedPages(clientDir: string): Promise<void> {
     if (/\snonce="/.test(html) || /rel="modulepreload"/.test(html)) {
       throw new Error(`Prerender: ${page} is not the static document (a nonce or a modulepreload link is in it)`);
     }
-    rules.push(headerRules(page, await staticDocumentPolicy(html, false)));
+    const finished = withPageStylesheet(html, page);
+    await writeFile(written, finished);
+    rules.push(headerRules(page, await staticDocumentPolicy(finished, false)));
     await rm(join(clientDir, dataFileOf(page)), { force: true });
     if (page !== "/") {
       await rename(written, join(clientDir, htmlFileOf(page)));

@@ -1,11 +1,11 @@
 import { createContext, useContext } from "react";
+import { INLINE_CSS_ID } from "./inline-css-id";
 
 // The whole stylesheet is small (about 5 KB gzipped), so it is inlined in the
 // document: the first paint on a slow phone then waits for one round trip, not
 // two (docs/performance.md). entry.server.tsx provides the text; in the browser
 // the same text is read back from the document before hydration, so both
 // sides render the identical <style>.
-export const INLINE_CSS_ID = "app-css";
 
 function fromDocument(): string {
   if (typeof document === "undefined") return "";
