@@ -6,8 +6,10 @@ import { type Selector, type SelectorComponent, transform } from "lightningcss";
 // 28 KB of it. A prerendered page ships no JavaScript, so its markup is final at build time: no class is ever added to
 // it in the browser. A rule whose every selector names a class absent from the page can never match it, and is left
 // out. Only that is decided here, by subtraction from the built stylesheet: nothing is reordered or rewritten, rules
-// without classes (elements, attributes, :root, @font-face, @keyframes, @property) are kept, and a class inside a
-// pseudo-class's argument (`:not(.x)`, `:has(.x)`, `:is(.x)`) never removes a rule, since absence can match there.
+// without classes (elements, attributes, :root, @font-face, @keyframes, @property) are kept. `:is()` and `:where()`
+// need one of their arguments to match, so they are looked into; a class inside any other pseudo-class's argument
+// (`:not(.x)`, `:has(.x)`) never removes a rule, since absence can match there. Extra class names (text that looks
+// like a class attribute anywhere in the document) can only keep more rules, never fewer.
 
 /** The class names used in an HTML document (every `class` attribute's tokens). */
 export function classesIn(html: string): Set<string> {
