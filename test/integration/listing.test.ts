@@ -16,7 +16,7 @@ import {
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { RESERVATION_TIMEOUT_MS } from "@workers/objects/user/ledger";
 import { userObject } from "@workers/objects/user-object";
-import { batchForm, startBatchFromForm } from "@workers/services/batch-pages";
+import { batchForm, batchPage, retryBatchFromForm, startBatchFromForm } from "@workers/services/batch-pages";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { roomField } from "~/shared/listing";
@@ -253,6 +253,121 @@ describe("batch staging", () => {
     expect(await balance(user.id)).toBe(10 - 4);
     expect((await rowsOf(user.id)).jobs.filter((j) => j.retryOf !== null)).toHaveLength(2);
     await expectSettled(user.id);
+  });
+});
+
+describe("a batch's retry sent again under its key", () => {
+  /** A settled batch of `n` photos of which every other one failed, the provider mended after. */
+  async function batchWithFailures(credits: number, n: number) {
+    const user = await onPlan(null, credits);
+    const photos = await photosOf(user.id, n);
+    provider.failEvery = 2;
+    const res = await api(user.cookie, "POST", "/api/batches", batchBody(photos.map((p) => p.id)));
+    const batchId: string = res.body.batch.id;
+    const done = await settleBatch(user.cookie, batchId);
+    expect(done.counts.failed).toBe(n / 2);
+    provider.failEvery = 0;
+    return { user, batchId };
+  }
+  const retry = (cookie: string, batchId: string, key?: string) =>
+    api(cookie, "POST", `/api/batches/${batchId}/retry`, {}, key ? { "Idempotency-Key": key } : {});
+
+  it("answers a resend, after the first retry started or ended, with what it started, charged once", async () => {
+    const { user, batchId } = await batchWithFailures(10, 4);
+    const first = await retry(user.cookie, batchId, "retry-1");
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ retried: 2, credits: 10 - 2 - 2 });
+    // Sent again while the retried jobs run: the same answer, marked as a replay, nothing started.
+    const again = await retry(user.cookie, batchId, "retry-1");
+    expect(again.status).toBe(202);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toMatchObject({ retried: 2, credits: 6 });
+    const settled = await settleBatch(user.cookie, batchId);
+    expect(settled.counts).toEqual({ queued: 0, processing: 0, done: 4, failed: 0 });
+    // And after they ended.
+    expect((await retry(user.cookie, batchId, "retry-1")).body).toMatchObject({ retried: 2, credits: 6 });
+    expect((await rowsOf(user.id)).jobs.filter((j) => j.retryOf !== null)).toHaveLength(2);
+    expect(await balance(user.id)).toBe(6);
+    // Without a key, or with a new one, there is nothing left to retry.
+    expect((await retry(user.cookie, batchId)).status).toBe(409);
+    expect((await retry(user.cookie, batchId, "retry-2")).status).toBe(409);
+    await expectSettled(user.id);
+  });
+
+  it("starts one retry for two sendings at once under the same key, and answers both", async () => {
+    const { user, batchId } = await batchWithFailures(10, 4);
+    const [r1, r2] = await Promise.all([
+      retry(user.cookie, batchId, "same-key"),
+      retry(user.cookie, batchId, "same-key"),
+    ]);
+    expect([r1.status, r2.status]).toEqual([202, 202]);
+    expect(r1.body.retried).toBe(2);
+    expect(r2.body.retried).toBe(2);
+    expect([r1, r2].filter((r) => r.headers.get("Idempotent-Replayed") === "true")).toHaveLength(1);
+    await settleBatch(user.cookie, batchId);
+    expect((await rowsOf(user.id)).jobs.filter((j) => j.retryOf !== null)).toHaveLength(2);
+    expect(await balance(user.id)).toBe(10 - 4);
+    await expectSettled(user.id);
+  });
+
+  it("refuses a key used for another batch's retry, and keeps one person's key from naming another's jobs", async () => {
+    const a = await batchWithFailures(10, 2);
+    provider.failEvery = 1;
+    const second = await api(
+      a.user.cookie,
+      "POST",
+      "/api/batches",
+      batchBody((await photosOf(a.user.id, 2)).map((p) => p.id)),
+    );
+    const otherBatch: string = second.body.batch.id;
+    expect((await settleBatch(a.user.cookie, otherBatch)).counts.failed).toBe(2);
+    provider.failEvery = 0;
+    expect((await retry(a.user.cookie, a.batchId, "shared")).status).toBe(202);
+    const reused = await retry(a.user.cookie, otherBatch, "shared");
+    expect(reused.status).toBe(409);
+    expect(reused.body.error).toBe("This request's key was already used for a different request.");
+    // Another person's same key starts their own retry.
+    const b = await batchWithFailures(10, 2);
+    const theirs = await retry(b.user.cookie, b.batchId, "shared");
+    expect(theirs.status).toBe(202);
+    expect(theirs.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(theirs.body.retried).toBe(1);
+    await settleBatch(a.user.cookie, a.batchId);
+    await settleBatch(b.user.cookie, b.batchId);
+    await expectSettled(a.user.id);
+    await expectSettled(b.user.id);
+  });
+
+  it("the progress page's retry form carries a key of its own: sent twice, it retries once and answers both", async () => {
+    const { user, batchId } = await batchWithFailures(10, 4);
+    const deps = { db, env };
+    const page = await batchPage(db, user.id, batchId);
+    expect(page?.submission).toMatch(/^[a-z2-7]{32}$/);
+    // A fresh key at each drawing of the page: the next retry after this one is a new request.
+    expect((await batchPage(db, user.id, batchId))?.submission).not.toBe(page?.submission);
+    const fields = { intent: "retry", submission: page?.submission ?? "" };
+    const first = await retryBatchFromForm(deps, user.id, batchId, fields);
+    const again = await retryBatchFromForm(deps, user.id, batchId, fields);
+    expect(first).toMatchObject({ ok: true, retried: 2 });
+    expect(again).toMatchObject({ ok: true, retried: 2, replayed: true });
+    // A key the page did not mint is refused, and starts nothing more.
+    expect(await retryBatchFromForm(deps, user.id, batchId, { intent: "retry", submission: "not a key" })).toEqual({
+      ok: false,
+      code: "invalid",
+      error: "The form was not understood. Reload the page and try again.",
+    });
+    await settleBatch(user.cookie, batchId);
+    expect((await rowsOf(user.id)).jobs.filter((j) => j.retryOf !== null)).toHaveLength(2);
+    expect(await balance(user.id)).toBe(10 - 4);
+    await expectSettled(user.id);
+  });
+
+  it("refuses a malformed key with a 400 and starts nothing", async () => {
+    const { user, batchId } = await batchWithFailures(10, 2);
+    const bad = await retry(user.cookie, batchId, "é".repeat(3));
+    expect(bad.status).toBe(400);
+    expect((await rowsOf(user.id)).jobs.filter((j) => j.retryOf !== null)).toHaveLength(0);
+    expect(await balance(user.id)).toBe(10 - 1);
   });
 });
 

@@ -42,9 +42,12 @@ export const listingApi = new Hono<ApiEnv>()
     return c.json({ batch }, 200, NO_STORE);
   })
   .post("/batches/:id/retry", async (c) => {
-    const res = await retryBatch(c.get("deps"), c.get("user")!.id, c.req.param("id"));
+    // With an Idempotency-Key, the same retry sent again answers with what it started (listing-jobs.ts, retryBatch).
+    const key = requestKey(c.req.raw.headers);
+    if (key instanceof Response) return key;
+    const res = await retryBatch(c.get("deps"), c.get("user")!.id, c.req.param("id"), key.key ?? undefined);
     if (!res.ok) return failureJson(res);
-    return c.json({ retried: res.retried, credits: res.credits }, 202, NO_STORE);
+    return c.json({ retried: res.retried, credits: res.credits }, 202, answerHeaders(res.replayed));
   })
   .get("/jobs/:id/reroll", async (c) => {
     const res = await rerollQuote(c.get("db"), c.get("user")!.id, c.req.param("id"), Date.now());

@@ -7,7 +7,7 @@ import { creditsLabel, MAX_BATCH_PHOTOS, roomField, roomFromName } from "~/share
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
 import { getFolder, type PhotoCard, toCard } from "./library";
-import { startBatch } from "./listing-jobs";
+import { type BatchView, batchView, retryBatch, SUBMISSION_KEY, startBatch } from "./listing-jobs";
 
 // The /batches pages: which photos a batch may take, each with the room type
 // its name (or the user's last choice) suggests, and the start form's fields.
@@ -126,6 +126,30 @@ export async function startBatchFromForm(
   });
   if (!res.ok) return res;
   return ok({ started: true as const, batchId: res.batchId });
+}
+
+/** A batch's progress page: the batch, and the key its retry form sends back (retryBatch). */
+export async function batchPage(
+  db: Db,
+  userId: string,
+  batchId: string,
+): Promise<{ batch: BatchView; submission: string } | null> {
+  const batch = await batchView(db, userId, batchId);
+  return batch ? { batch, submission: randomToken() } : null;
+}
+
+const retryFields = z.object({ submission: z.string().regex(SUBMISSION_KEY).optional() });
+
+/** The progress page's retry form: its submission key, when sent, must be one the page minted. */
+export async function retryBatchFromForm(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  batchId: string,
+  fields: Record<string, string>,
+): Promise<Result<{ retried: number; credits: number; replayed?: boolean }>> {
+  const parsed = retryFields.safeParse(fields);
+  if (!parsed.success) return fail("invalid", "The form was not understood. Reload the page and try again.");
+  return retryBatch(deps, userId, batchId, parsed.data.submission);
 }
 
 export { batchView, recentBatches, retryBatch } from "./listing-jobs";

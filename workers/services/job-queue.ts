@@ -45,10 +45,10 @@ export function variationsFrom(body: Record<string, unknown>, kind: JobKind): Re
 }
 
 /**
- * What a submission key was sent with: a page's job request or re-roll (its Idempotency-Key header), or the
- * new-batch form.
+ * What a submission key was sent with: a page's job request or re-roll (its Idempotency-Key header), the
+ * new-batch form, or a batch's retry (its form, or the Idempotency-Key header of POST /api/batches/:id/retry).
  */
-export type SubmissionScope = "page-job" | "reroll" | "batch";
+export type SubmissionScope = "page-job" | "reroll" | "batch" | "batch-retry";
 
 /**
  * The ids of the `count` jobs a request starts: under its submission key, derived from it, so the same key from

@@ -1,6 +1,13 @@
 import { type Batch, batches, type Job, type JobParams, jobs, photos, photoVersions, users } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
-import { ALREADY_RETRIED, FREE_REROLL_TAKEN, getJob, getVersion, userObject } from "@workers/objects/client";
+import {
+  ALREADY_RETRIED,
+  FREE_REROLL_TAKEN,
+  getJob,
+  getVersion,
+  SUBMISSION_REUSED,
+  userObject,
+} from "@workers/objects/client";
 import { and, asc, desc, eq, gte, inArray, isNull, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -11,6 +18,7 @@ import {
   REROLL_PAID_MESSAGE,
 } from "~/shared/listing";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { currentBalance } from "./account";
 import type { Deps } from "./deps";
 import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./job-queue";
 import { advancedOptionsFrom, jobParamsFrom, MISSING_OPTIONS } from "./job-requests";
@@ -27,7 +35,7 @@ type Db = Deps["db"];
 // ---- Batches ----
 
 /** A form's submission key: randomToken()'s 32 base32 letters, minted when the form is drawn (batchForm). */
-const SUBMISSION_KEY = /^[a-z2-7]{32}$/;
+export const SUBMISSION_KEY = /^[a-z2-7]{32}$/;
 
 const batchBody = z.object({
   folderId: z.string().max(64).nullish(),
@@ -213,17 +221,42 @@ export function recentBatchesQuery(db: Db, userId: UserRef, limit = 3, since: nu
     .limit(limit);
 }
 
-/** Starts a new job (and credit) for every photo of the batch whose newest job failed. */
+/** The jobs a retry under `submission` started for the user (its ids come from the key: submittedJobIds). */
+function retriedUnder(db: Db, userId: string, submission: string, atMost: number) {
+  const ids = submittedJobIds("batch-retry", userId, submission, atMost);
+  return db
+    .select({ id: jobs.id, batchId: jobs.batchId })
+    .from(jobs)
+    .where(and(eq(jobs.userId, userId), inArray(jobs.id, ids)))
+    .all();
+}
+
+/**
+ * Starts a new job (and credit) for every photo of the batch whose newest job failed.
+ *
+ * Under a submission key (the retry form's hidden field, the API's Idempotency-Key), the key names the new jobs, so
+ * the same retry sent again (its answer lost on one bar of signal, a second tap on the same form) is answered with
+ * what its first sending started, charged once, instead of "Nothing in this batch has failed." Without a key a
+ * second retry is refused as before: ALREADY_RETRIED keeps one retry per failure either way.
+ */
 export async function retryBatch(
   deps: Pick<Deps, "db" | "env">,
   userId: string,
   batchId: string,
-): Promise<Result<{ retried: number; credits: number }>> {
+  submission?: string,
+): Promise<Result<{ retried: number; credits: number; replayed?: boolean }>> {
   const view = await batchView(deps.db, userId, batchId);
   if (!view) return NOT_FOUND;
+  if (submission !== undefined) {
+    const earlier = await retriedUnder(deps.db, userId, submission, view.items.length);
+    if (earlier.some((j) => j.batchId !== batchId)) return fail("conflict", SUBMISSION_REUSED);
+    if (earlier.length > 0) {
+      return ok({ retried: earlier.length, credits: await currentBalance(deps.env, userId), replayed: true });
+    }
+  }
   const failed = view.items.filter((i) => i.status === "failed");
   if (failed.length === 0) return fail("conflict", "Nothing in this batch has failed.");
-  const old = await deps.db
+  const rows = await deps.db
     .select()
     .from(jobs)
     .where(
@@ -233,9 +266,14 @@ export async function retryBatch(
       ),
     )
     .all();
+  // In the progress list's order, so two sendings at once name the same jobs in the same order.
+  const byId = new Map(rows.map((j) => [j.id, j]));
+  const old = failed.flatMap((f) => byId.get(f.jobId) ?? []);
+  const jobIds = submittedJobIds("batch-retry", userId, submission, old.length);
   const started = await userObject(deps.env, userId).startJobs(userId, {
-    jobs: old.map((j) => ({
-      jobId: randomToken(),
+    submitted: submission !== undefined,
+    jobs: old.map((j, i) => ({
+      jobId: jobIds[i]!,
       photoId: j.photoId,
       kind: j.kind,
       params: { ...j.params, seed: newSeed() },
@@ -245,6 +283,8 @@ export async function retryBatch(
       retryOf: j.id,
     })),
   });
+  // The same retry sent at the same moment under its key: the other sending started it.
+  if (alreadyStarted(started)) return ok({ retried: old.length, credits: started.balance, replayed: true });
   // Another retry of the same failures got there first (two requests at once): it charged them once.
   if (!started.ok && started.error === ALREADY_RETRIED) return fail("conflict", ALREADY_RETRIED);
   if (!started.ok) return startFailure(started);

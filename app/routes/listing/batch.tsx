@@ -2,7 +2,7 @@ import { requireUser } from "@workers/http/auth";
 import { readFormFields } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import { batchView, retryBatch } from "@workers/services/batch-pages";
+import { batchPage, retryBatchFromForm } from "@workers/services/batch-pages";
 import { useEffect } from "react";
 import { data, Form, Link, useNavigation, useRevalidator } from "react-router";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
@@ -33,10 +33,10 @@ function RefreshWithoutJs() {
 
 export async function loader({ request, context, params }: Route.LoaderArgs) {
   const user = requireUser(context, request);
-  const batch = await batchView(getDeps(context).db, user.id, params.id.slice(0, 64));
+  const page = await batchPage(getDeps(context).db, user.id, params.id.slice(0, 64));
   // A stranger's batch looks exactly like one that does not exist.
-  if (!batch) throw data(null, { status: 404 });
-  return { batch };
+  if (!page) throw data(null, { status: 404 });
+  return page;
 }
 
 export async function action({ request, context, params }: Route.ActionArgs) {
@@ -44,7 +44,7 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   const raw = await readFormFields(request);
   if (!raw.ok) return failureData(raw);
   if (raw.fields.intent !== "retry") return data({ ok: false, error: "Unknown action." }, { status: 400 });
-  const res = await retryBatch(getDeps(context), user.id, params.id.slice(0, 64));
+  const res = await retryBatchFromForm(getDeps(context), user.id, params.id.slice(0, 64), raw.fields);
   if (!res.ok) return failureData(res);
   return { retried: res.retried };
 }
@@ -64,7 +64,7 @@ const STATUS_CLASS: Record<BatchItemStatus, string> = {
 };
 
 export default function BatchProgress({ loaderData, actionData }: Route.ComponentProps) {
-  const { batch } = loaderData;
+  const { batch, submission } = loaderData;
   const revalidator = useRevalidator();
   const nav = useNavigation();
   const { counts } = batch;
@@ -113,6 +113,8 @@ export default function BatchProgress({ loaderData, actionData }: Route.Componen
       {counts.failed > 0 && !batch.open ? (
         <Form method="post">
           <input type="hidden" name="intent" value="retry" />
+          {/* The same retry sent twice (a lost answer, a second tap) starts it once: ADR 0140. */}
+          <input type="hidden" name="submission" value={submission} />
           <button type="submit" className="btn-primary" disabled={nav.state !== "idle"} data-testid="batch-retry">
             Retry {counts.failed} failed · {creditsLabel(counts.failed)}
           </button>
