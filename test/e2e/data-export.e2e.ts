@@ -75,7 +75,8 @@ describe("export my data", () => {
     later.searchParams.set("exp", String(Number(address.searchParams.get("exp")) + 1));
     const forged = new URL(link);
     const sig = address.searchParams.get("sig") ?? "";
-    forged.searchParams.set("sig", `${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}`);
+    // Another last hex digit (the signature is lowercase hex; "a" and "A" would decode alike).
+    forged.searchParams.set("sig", `${sig.slice(0, -1)}${sig.endsWith("0") ? "1" : "0"}`);
     for (const altered of [later, forged]) {
       const refused = await fetch(altered);
       expect(refused.status, altered.search).toBeGreaterThanOrEqual(400);
