@@ -32,6 +32,22 @@ async function createKey(baseUrl: string, cookie: string): Promise<string> {
   return token;
 }
 
+/**
+ * Waits for a job to end as the page does (app/lib/use-job.ts): a long poll the server answers when the job has
+ * ended (ADR 0146), asked again until it has. Answers the ended job.
+ */
+export async function jobEnded(
+  baseUrl: string,
+  jobId: string,
+  headers: Record<string, string>,
+): Promise<{ status: "succeeded" | "failed"; error: string | null }> {
+  for (;;) {
+    const res = await fetch(`${baseUrl}/api/jobs/${jobId}?wait=20`, { headers });
+    const { job } = (await res.json()) as { job: { status: string; error: string | null } };
+    if (job.status === "succeeded" || job.status === "failed") return { status: job.status, error: job.error };
+  }
+}
+
 export async function measureApiJobCreation(stack: { url: string; ports: { provider: number } }): Promise<Figure[]> {
   const provider = `http://127.0.0.1:${stack.ports.provider}`;
   // The provider emulator runs in this process (startStack), and its image work is synchronous. Answering at once,
@@ -48,10 +64,10 @@ export async function measureApiJobCreation(stack: { url: string; ports: { provi
   const token = await createKey(stack.url, cookie);
   const body = JSON.stringify({ kind: "stage", roomType: "bedroom", designStyle: "scandinavian" });
 
-  // Each job is created on a quiet object: the next call waits until the last job has ended (the page's long poll).
-  // Created back to back, with the provider answering at once, a creation queued behind the previous jobs' results
-  // and commits in the user's object: 202s took up to 450 ms on either path, and those waits, not the API's own
-  // work, made the tail.
+  // Each job is created on a quiet object: the next call waits until the last job has ended. Created back to back,
+  // with the provider answering at once, 202s took up to 450 ms on either path, behind the previous jobs' results
+  // in the user's object or the emulator's image work on the same cores (not separated): those waits, not the
+  // API's own work, made the tail.
   const timed = async (url: string, headers: Record<string, string>): Promise<number> => {
     const t = performance.now();
     const res = await fetch(url, { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body });
@@ -59,11 +75,7 @@ export async function measureApiJobCreation(stack: { url: string; ports: { provi
     const ms = performance.now() - t;
     if (res.status !== 202) throw new Error(`bench: job creation answered ${res.status} ${text.slice(0, 200)}`);
     const { job } = JSON.parse(text) as { job: { id: string } };
-    for (;;) {
-      const poll = await fetch(`${stack.url}/api/jobs/${job.id}?wait=20`, { headers: { Cookie: cookie } });
-      const { job: now } = (await poll.json()) as { job: { status: string } };
-      if (now.status === "succeeded" || now.status === "failed") break;
-    }
+    await jobEnded(stack.url, job.id, { Cookie: cookie });
     return ms;
   };
   const ui: number[] = [];

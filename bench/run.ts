@@ -22,7 +22,7 @@ import { type Browser, chromium } from "playwright-core";
 import { ROOT, startStack } from "../scripts/stack.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
-import { measureApiJobCreation } from "./api.ts";
+import { jobEnded, measureApiJobCreation } from "./api.ts";
 import { batchModule } from "./batch.ts";
 import { measureJobLatencies } from "./jobs.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
@@ -398,14 +398,8 @@ const staging: BenchModule = {
         });
         if (res.status !== 202) throw new Error(`staging job refused: ${res.status} ${await res.text()}`);
         const { job } = (await res.json()) as { job: { id: string } };
-        // As the page does (app/lib/use-job.ts): a long poll the server answers when the job has ended (ADR 0146).
-        for (;;) {
-          const poll = (await (await fetch(`${stack.url}/api/jobs/${job.id}?wait=20`, { headers })).json()) as {
-            job: { status: string; error: string | null };
-          };
-          if (poll.job.status === "succeeded") break;
-          if (poll.job.status === "failed") throw new Error(`staging job failed: ${poll.job.error}`);
-        }
+        const ended = await jobEnded(stack.url, job.id, headers);
+        if (ended.status === "failed") throw new Error(`staging job failed: ${ended.error}`);
         const took = performance.now() - t;
         const own = await ownTimeOfLastCall();
         jobOwn.push(own);

@@ -48,15 +48,13 @@ export function selectorCanMatch(selector: Selector, present: ReadonlySet<string
 
 export interface PageStylesheet {
   css: string;
-  /** Style rules kept and left out, counted at every depth. */
-  kept: number;
+  /** Style rules left out, counted at every depth. */
   removed: number;
 }
 
 /** `css` without the style rules that cannot match `html`. */
 export function pageStylesheet(css: string, html: string): PageStylesheet {
   const present = classesIn(html);
-  let kept = 0;
   let removed = 0;
   const { code } = transform({
     filename: "app.css",
@@ -66,7 +64,6 @@ export function pageStylesheet(css: string, html: string): PageStylesheet {
       Rule: {
         style(rule) {
           if (rule.value.selectors.some((s) => selectorCanMatch(s, present))) {
-            kept++;
             // Handed back untouched (returning nothing): a rule is kept whole, even where some of its selectors
             // cannot match, so lightningcss never re-reads a rule we rebuilt.
             return;
@@ -79,5 +76,5 @@ export function pageStylesheet(css: string, html: string): PageStylesheet {
   });
   // A second pass drops the at-rules (@media, @supports) the first left empty.
   const tidied = transform({ filename: "app.css", code, minify: true }).code;
-  return { css: new TextDecoder().decode(tidied), kept, removed };
+  return { css: new TextDecoder().decode(tidied), removed };
 }

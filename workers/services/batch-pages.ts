@@ -7,7 +7,14 @@ import { creditsLabel, MAX_BATCH_PHOTOS, roomField, roomFromName } from "~/share
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
 import { getFolder, type PhotoCard, toCard } from "./library";
-import { type BatchView, batchView, retryBatch, SUBMISSION_KEY, startBatch } from "./listing-jobs";
+import {
+  type BatchView,
+  batchView,
+  FORM_NOT_UNDERSTOOD,
+  retryBatch,
+  startBatch,
+  submissionField,
+} from "./listing-jobs";
 
 // The /batches pages: which photos a batch may take, each with the room type
 // its name (or the user's last choice) suggests, and the start form's fields.
@@ -95,7 +102,7 @@ export async function startBatchFromForm(
   fields: Record<string, string>,
 ): Promise<Result<StartBatchAnswer>> {
   const parsed = startFields.safeParse(fields);
-  if (!parsed.success) return fail("invalid", "The form was not understood. Reload the page and try again.");
+  if (!parsed.success) return fail("invalid", FORM_NOT_UNDERSTOOD);
   const items: { photoId: string; roomType: string }[] = [];
   for (const [name, value] of Object.entries(fields)) {
     if (!name.startsWith("pick:") || value !== "1") continue;
@@ -138,7 +145,7 @@ export async function batchPage(
   return batch ? { batch, submission: randomToken() } : null;
 }
 
-const retryFields = z.object({ submission: z.string().regex(SUBMISSION_KEY).optional() });
+const retryFields = z.object({ submission: submissionField });
 
 /** The progress page's retry form: its submission key, when sent, must be one the page minted. */
 export async function retryBatchFromForm(
@@ -148,7 +155,7 @@ export async function retryBatchFromForm(
   fields: Record<string, string>,
 ): Promise<Result<{ retried: number; credits: number; replayed?: boolean }>> {
   const parsed = retryFields.safeParse(fields);
-  if (!parsed.success) return fail("invalid", "The form was not understood. Reload the page and try again.");
+  if (!parsed.success) return fail("invalid", FORM_NOT_UNDERSTOOD);
   return retryBatch(deps, userId, batchId, parsed.data.submission);
 }
 

@@ -34,8 +34,17 @@ type Db = Deps["db"];
 
 // ---- Batches ----
 
-/** A form's submission key: randomToken()'s 32 base32 letters, minted when the form is drawn (batchForm). */
-export const SUBMISSION_KEY = /^[a-z2-7]{32}$/;
+/** What a page's form that cannot be read is told: nothing in it can be trusted, so it is drawn again. */
+export const FORM_NOT_UNDERSTOOD = "The form was not understood. Reload the page and try again.";
+
+/**
+ * A form's submission key (the new-batch form's, a batch's retry form's): randomToken()'s 32 base32 letters,
+ * minted when the form is drawn (batchForm, batchPage); absent is allowed, any other value is refused.
+ */
+export const submissionField = z
+  .string()
+  .regex(/^[a-z2-7]{32}$/, FORM_NOT_UNDERSTOOD)
+  .optional();
 
 const batchBody = z.object({
   folderId: z.string().max(64).nullish(),
@@ -46,10 +55,7 @@ const batchBody = z.object({
     })
     .min(1, "Choose at least one photo.")
     .max(MAX_BATCH_PHOTOS, `A batch takes at most ${MAX_BATCH_PHOTOS} photos.`),
-  submission: z
-    .string()
-    .regex(SUBMISSION_KEY, "The form was not understood. Reload the page and try again.")
-    .optional(),
+  submission: submissionField,
 });
 
 export type BatchRequest = z.input<typeof batchBody> & Record<string, unknown>;

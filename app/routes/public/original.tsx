@@ -1,8 +1,8 @@
 import { getDeps } from "@workers/http/context";
 import { PUBLIC_CACHE, resolveLink } from "@workers/services/mls/links";
-import { data, isRouteErrorResponse } from "react-router";
+import { data } from "react-router";
 import { ComparePictures } from "~/components/compare-slider";
-import { type ErrorText, errorText } from "~/lib/error-text";
+import { errorText } from "~/lib/error-text";
 import type { Route } from "./+types/original";
 
 // The public page of an original next to its staged version (/o/<token>), for
@@ -17,27 +17,16 @@ const KIND: Record<string, string> = {
   removal: "edited: furniture was removed by software",
 };
 
+/** A withdrawn link (410) and a link that never existed (404) say so; any other refusal is the site's own. */
+const LINK_REFUSALS = {
+  410: { title: "This link was withdrawn", text: "The person who shared this photo withdrew its page." },
+  404: { title: "This link does not exist", text: "Check the address: it may have been mistyped." },
+};
+
 export const meta: Route.MetaFunction = ({ error }) => [
-  { title: error ? `${linkErrorText(error).title} · Stagewise` : "Original and virtually staged photo" },
+  { title: error ? `${errorText(error, LINK_REFUSALS).title} · Stagewise` : "Original and virtually staged photo" },
   { name: "robots", content: "noindex" },
 ];
-
-/** A withdrawn link (410) and a link that never existed (404) say so; any other refusal is the site's own. */
-function linkErrorText(error: unknown): ErrorText {
-  if (isRouteErrorResponse(error) && error.status === 410) {
-    return {
-      label: "410",
-      title: "This link was withdrawn",
-      text: "The person who shared this photo withdrew its page.",
-      unexpected: false,
-    };
-  }
-  if (isRouteErrorResponse(error) && error.status === 404) {
-    const text = "Check the address: it may have been mistyped.";
-    return { label: "404", title: "This link does not exist", text, unexpected: false };
-  }
-  return errorText(error);
-}
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   const { db } = getDeps(context);
@@ -118,7 +107,7 @@ export default function OriginalPage({ loaderData }: Route.ComponentProps) {
 }
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  const { label, title, text } = linkErrorText(error);
+  const { label, title, text } = errorText(error, LINK_REFUSALS);
   return (
     <div className="container-page flex flex-1 flex-col items-center justify-center py-24 text-center">
       <p className="text-sm font-semibold text-brand-600">{label}</p>
