@@ -75,10 +75,14 @@ export async function measureUploadBytes(
  * browser): a small JPEG as the photo and a 400 x 300 JPEG thumbnail, as the
  * browser would make them. Returns the photo ids, newest last.
  */
-export async function seedPhotos(s: LibrarySession, count: number, namePrefix = "Room"): Promise<string[]> {
+export async function seedPhotos(
+  s: LibrarySession,
+  count: number,
+  namePrefix = "Room",
+  photo: Uint8Array<ArrayBuffer> = makeJpeg(640, 480, 80, 30, 1),
+): Promise<string[]> {
   const headers = { Cookie: `sw_session=${s.sessionToken}` };
   const ids: string[] = [];
-  const photo = makeJpeg(640, 480, 80, 30, 1);
   const thumb = makeJpeg(400, 300, 72, 30, 2);
   for (let i = 0; i < count; i++) {
     const created = await fetch(`${s.baseUrl}/api/uploads`, {

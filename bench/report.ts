@@ -74,6 +74,8 @@ export const BUDGETS = {
   overheadP50: budget("<=", 30),
   overheadP99: budget("<=", 150),
   gridKb: budget("<=", 1500),
+  /** Issue 32: staged, emptied and sky results at listing size (MLS photo guidance: 2048 px and up). */
+  listingLongEdge: budget(">=", 2048),
   // The public API's extra work per job creation (key, rate limit, idempotency): docs/performance.md.
   apiOverheadP50: budget("<=", 25),
   apiOverheadP99: budget("<=", 100),

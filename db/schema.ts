@@ -286,8 +286,10 @@ export type JobParams = {
   /** Advanced customization (plans that include it): the provider's codes. */
   colorScheme?: string;
   specialityDecor?: string;
-  keepOriginalFloor?: boolean;
+  /** The person's instruction; the provider receives it as a whole directive (stagingDirective). */
   prompt?: string;
+  /** The provider's design_creativity, 0-1: how far the result may depart from the photo. */
+  designCreativity?: number;
   /** The provider's seed: a re-roll keeps every choice and takes a new one (migrations/0011_listing.sql). */
   seed?: number;
   /** Variations: how many results the one provider call of the job's group asks for (1-4). */

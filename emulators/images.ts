@@ -264,3 +264,41 @@ export function drawBanner(img: Raster, text: string, y: number): number {
   }
   return height;
 }
+
+/** A copy resized to exactly `width` x `height` (bilinear; the aspect may change, as the provider's answers do). */
+export function resize(img: Raster, width: number, height: number): Raster {
+  const data = new Uint8Array(width * height * 4);
+  const sx = img.width / width;
+  const sy = img.height / height;
+  for (let y = 0; y < height; y++) {
+    const fy = Math.max(0, (y + 0.5) * sy - 0.5);
+    const y0 = Math.min(img.height - 1, Math.floor(fy));
+    const y1 = Math.min(img.height - 1, y0 + 1);
+    const wy = fy - y0;
+    for (let x = 0; x < width; x++) {
+      const fx = Math.max(0, (x + 0.5) * sx - 0.5);
+      const x0 = Math.min(img.width - 1, Math.floor(fx));
+      const x1 = Math.min(img.width - 1, x0 + 1);
+      const wx = fx - x0;
+      const o = (y * width + x) * 4;
+      for (let c = 0; c < 4; c++) {
+        const a = img.data[(y0 * img.width + x0) * 4 + c]! * (1 - wx) + img.data[(y0 * img.width + x1) * 4 + c]! * wx;
+        const b = img.data[(y1 * img.width + x0) * 4 + c]! * (1 - wx) + img.data[(y1 * img.width + x1) * 4 + c]! * wx;
+        data[o + c] = Math.round(a * (1 - wy) + b * wy);
+      }
+    }
+  }
+  return { width, height, data };
+}
+
+/** The mean colour of an image (a few thousand pixels sampled). */
+export function meanColour(img: Raster): [number, number, number] {
+  const step = Math.max(1, Math.floor((img.width * img.height) / 4096));
+  const sum = [0, 0, 0];
+  let n = 0;
+  for (let p = 0; p < img.width * img.height; p += step) {
+    for (let c = 0; c < 3; c++) sum[c]! += img.data[p * 4 + c]!;
+    n++;
+  }
+  return [sum[0]! / n, sum[1]! / n, sum[2]! / n];
+}

@@ -1,24 +1,30 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearer, json, listen } from "./http.ts";
+import { blank, decodeImage, encodeJpeg, ImageTooLarge, type Raster, shrinkToFit } from "./images.ts";
 import {
-  blank,
-  decodeImage,
-  drawBanner,
-  encodeJpeg,
-  fillRect,
-  ImageTooLarge,
-  mapPixels,
-  type Raster,
-  shrinkToFit,
-} from "./images.ts";
+  invalidStaging,
+  MESSAGES,
+  PROVIDER_SKY_TYPES,
+  REMOVAL_SIZE,
+  refusal,
+  SKY_LONG_EDGE,
+  STAGE_SIZE,
+  success,
+  UPSCALE_MAX_BYTES,
+  UPSCALE_MAX_EDGE,
+} from "./provider-contract.ts";
+import * as draw from "./provider-images.ts";
 
-// The AI provider emulator: the same HTTP contract as the real provider
-// (shared spec provider-api.md), with a bearer check. It does NOT generate AI
-// images: it returns the input visibly transformed and labelled "EMULATED", so
-// nobody can mistake it for the real thing. Tests steer it through
-// POST /_emulator/mode: slow, fail with 500 or 429, hang, 200 with an error
-// body, an empty list, or JSON that is not JSON.
+// The AI provider emulator: the provider's HTTP contract as its own repository
+// documents it (shared spec provider-api.md; what it accepts and the shape of
+// each answer in emulators/provider-contract.ts), with a bearer check. It does
+// NOT generate AI images: it returns the input visibly transformed and labelled
+// "EMULATED", so nobody can mistake it for the real thing. The JSON staging and
+// removal calls answer with addresses of results it serves itself, as the
+// provider's file host does. Tests steer it through POST /_emulator/mode: slow,
+// fail with 500 or 429, hang, 200 with an error body, no images, or JSON that is
+// not JSON.
 
 export type ProviderMode = "ok" | "fail500" | "fail429" | "hang" | "errorBody" | "empty" | "malformed";
 
@@ -33,13 +39,29 @@ interface Control {
   failEvery: number;
 }
 
+/** The emulator decodes inputs at most this large before resizing them to an answer's size. */
 const MAX_EDGE = 1600;
+/** Results it keeps to serve by address (the oldest go first). */
+const KEPT_RESULTS = 200;
+const FILES = "/customer-images/";
+const ENDPOINTS = [
+  "/generate_designs_for_room",
+  "/generate_designs",
+  "/replace_sky_behind_house",
+  "/remove_objects_from_room",
+  "/upscale_image",
+];
+/** Fields logged as numbers whichever form (JSON or multipart) carried them. */
+const NUMERIC = new Set(["num_images", "seed", "scale_factor", "design_creativity", "design_style_image_strength"]);
 
-function parseMultipart(req: IncomingMessage, body: Buffer): Record<string, { value: Buffer; filename?: string }> {
+type Fields = Record<string, unknown>;
+
+function parseMultipart(req: IncomingMessage, body: Buffer): { fields: Fields; file: Buffer | null } {
   const m = /boundary=(?:"([^"]+)"|([^;]+))/.exec(req.headers["content-type"] ?? "");
   const boundary = m?.[1] ?? m?.[2];
-  if (!boundary) return {};
-  const parts: Record<string, { value: Buffer; filename?: string }> = {};
+  const fields: Fields = {};
+  let file: Buffer | null = null;
+  if (!boundary) return { fields, file };
   const delim = Buffer.from(`--${boundary}`);
   let start = body.indexOf(delim);
   while (start !== -1) {
@@ -47,129 +69,32 @@ function parseMultipart(req: IncomingMessage, body: Buffer): Record<string, { va
     if (next === -1) break;
     const part = body.subarray(start + delim.length + 2, next - 2);
     const headerEnd = part.indexOf("\r\n\r\n");
-    const headers = part.subarray(0, headerEnd).toString("utf8");
-    const name = /name="([^"]+)"/.exec(headers)?.[1];
-    const filename = /filename="([^"]*)"/.exec(headers)?.[1];
-    if (name) parts[name] = { value: part.subarray(headerEnd + 4), ...(filename !== undefined ? { filename } : {}) };
+    const name = /name="([^"]+)"/.exec(part.subarray(0, headerEnd).toString("utf8"))?.[1];
+    const value = part.subarray(headerEnd + 4);
+    if (name === "input_image") file = value.length > 0 ? value : null;
+    else if (name) fields[name] = value.toString("utf8");
     start = next;
   }
-  return parts;
+  return { fields, file };
 }
 
-function source(bytes: Uint8Array | null): Raster {
-  if (bytes) {
-    try {
-      return shrinkToFit(decodeImage(bytes), MAX_EDGE);
-    } catch (err) {
-      if (err instanceof ImageTooLarge) throw err;
-      // anything else: a plain canvas
-    }
+function parseJsonBody(body: Buffer): Fields | null {
+  try {
+    const v = JSON.parse(body.toString("utf8") || "{}") as unknown;
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Fields) : null;
+  } catch {
+    return null;
   }
-  return blank(800, 600, [200, 200, 200]);
 }
 
-/** The provider refuses unknown codes like any invalid input: 200 with an error body. */
-function invalidOption(o: Record<string, string | undefined>): string | null {
-  if (o.color_scheme !== undefined && !/^COLOR_SCHEME_([0-9]|1[0-9]|20)$/.test(o.color_scheme))
-    return `color_scheme must be one of COLOR_SCHEME_0 ... COLOR_SCHEME_20`;
-  if (o.speciality_decor !== undefined && !/^SPECIALITY_DECOR_[0-7]$/.test(o.speciality_decor))
-    return `speciality_decor must be one of SPECIALITY_DECOR_0 ... SPECIALITY_DECOR_7`;
-  if (o.keep_original_floor !== undefined && !["true", "false"].includes(o.keep_original_floor))
-    return "keep_original_floor must be true or false";
-  return null;
-}
-
-/** What the emulated image says about the options it received, so a test (or a person) can see they arrived. */
-function optionLine(o: Record<string, string | undefined>): string | null {
-  const parts = [
-    o.color_scheme?.replace("COLOR_SCHEME_", "palette "),
-    o.speciality_decor?.replace("SPECIALITY_DECOR_", "decor "),
-    o.keep_original_floor === "true" && "floor kept",
-    o.prompt && `prompt ${o.prompt.length} chars`,
-  ].filter(Boolean);
-  return parts.length > 0 ? parts.join(", ") : null;
-}
-
-/** Each variation of one call is visibly different: its own sofa colour, and its number and seed on a banner. */
-const VARIATION_SOFAS: [number, number, number][] = [
-  [92, 107, 138],
-  [138, 92, 92],
-  [92, 138, 104],
-  [128, 112, 70],
-];
-
-function stage(
-  img: Raster,
-  room: string,
-  style: string,
-  options: string | null = null,
-  variation: { index: number; of: number; seed: number | null } = { index: 0, of: 1, seed: null },
-): Raster {
-  // Warm the room and drop simple "furniture" blocks in the lower third.
-  mapPixels(img, (r, g, b) => [r * 0.95 + 18, g * 0.93 + 10, b * 0.85]);
-  const w = img.width;
-  const h = img.height;
-  const sofa = VARIATION_SOFAS[variation.index % VARIATION_SOFAS.length]!;
-  fillRect(img, w * 0.12, h * 0.62, w * 0.46, h * 0.16, sofa); // sofa
-  fillRect(img, w * 0.12, h * 0.54, w * 0.46, h * 0.09, [sofa[0] + 18, sofa[1] + 19, sofa[2] + 20]);
-  fillRect(img, w * 0.64, h * 0.7, w * 0.2, h * 0.05, [150, 111, 74]); // table
-  fillRect(img, w * 0.1, h * 0.8, w * 0.8, h * 0.06, [196, 168, 130], 0.8); // rug
-  const bh = drawBanner(img, "EMULATED STAGING - NOT AI", 0);
-  const bh2 = drawBanner(img, `${room} / ${style}`, bh);
-  const bh3 = options ? drawBanner(img, options.toUpperCase(), bh + bh2) : 0;
-  if (variation.of > 1 || variation.seed !== null) {
-    const seed = variation.seed === null ? "" : ` SEED ${variation.seed}`;
-    drawBanner(img, `VARIATION ${variation.index + 1}/${variation.of}${seed}`, bh + bh2 + bh3);
+/** The fields a call carried, as logged: numbers as numbers, nothing absent. */
+function logged(fields: Fields): Fields {
+  const out: Fields = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined || v === null) continue;
+    out[k] = NUMERIC.has(k) && typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : v;
   }
-  return img;
-}
-
-const SKIES: Record<string, [[number, number, number], [number, number, number]]> = {
-  day: [
-    [86, 156, 232],
-    [190, 222, 250],
-  ],
-  dusk: [
-    [62, 48, 110],
-    [246, 152, 96],
-  ],
-  night: [
-    [8, 12, 34],
-    [30, 42, 84],
-  ],
-};
-
-function sky(img: Raster, skyType: string): Raster {
-  const [top, bottom] = SKIES[skyType] ?? SKIES.day!;
-  const horizon = Math.round(img.height * 0.38);
-  mapPixels(img, (r, g, b, x, y) => {
-    if (y >= horizon)
-      return skyType === "night"
-        ? [r * 0.55, g * 0.6, b * 0.75]
-        : skyType === "dusk"
-          ? [r * 0.9 + 12, g * 0.8, b * 0.8]
-          : [r, g, b];
-    const t = y / horizon;
-    const star = skyType === "night" && (x * 7919 + y * 104729) % 997 === 0 ? 200 : 0;
-    return [
-      top[0] + (bottom[0] - top[0]) * t + star,
-      top[1] + (bottom[1] - top[1]) * t + star,
-      top[2] + (bottom[2] - top[2]) * t + star,
-    ];
-  });
-  drawBanner(img, `EMULATED SKY: ${skyType} - NOT AI`, img.height - 11 * Math.max(2, Math.floor(img.width / 260)));
-  return img;
-}
-
-function removal(img: Raster): Raster {
-  // Soften and lighten everything below the midline, as if the floor were cleared.
-  mapPixels(img, (r, g, b, _x, y) => {
-    if (y < img.height * 0.5) return [r, g, b];
-    const avg = (r + g + b) / 3;
-    return [avg * 0.4 + 140, avg * 0.4 + 134, avg * 0.4 + 124];
-  });
-  drawBanner(img, "EMULATED FURNITURE REMOVAL - NOT AI", 0);
-  return img;
+  return out;
 }
 
 async function fetchImage(url: string): Promise<Uint8Array | null> {
@@ -182,6 +107,15 @@ async function fetchImage(url: string): Promise<Uint8Array | null> {
   }
 }
 
+function source(bytes: Uint8Array): Raster {
+  try {
+    return shrinkToFit(decodeImage(bytes), MAX_EDGE);
+  } catch (err) {
+    if (err instanceof ImageTooLarge) throw err;
+    return blank(800, 600, [200, 200, 200]); // not an image the emulator can read: a plain canvas
+  }
+}
+
 export async function startProviderEmulator(opts: { port: number; apiKey: string }) {
   const control: Control = { mode: "ok", latencyMs: 0, latencies: [], remaining: -1, failEvery: 0 };
   let calls = 0;
@@ -191,18 +125,36 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
   let inFlight = 0;
   let maxInFlight = 0;
   /**
-   * What each answered call asked for (never the image bytes), when it came (`at`, epoch ms) and its own time (`ms`):
-   * tests and the bench read it from GET /_emulator/requests.
+   * What each answered call asked for (never the image bytes), when it came (`at`, epoch ms), its own time (`ms`)
+   * and how long fetching its input address took (`input_fetch_ms`): tests and the bench read it from
+   * GET /_emulator/requests.
    */
   const requests: Record<string, unknown>[] = [];
+  const files = new Map<string, Uint8Array>();
+
   return listen("provider", opts.port, async (req, body, res) => {
     try {
       return await answer(req, body, res);
     } catch (err) {
-      if (err instanceof ImageTooLarge) return json(res, 200, { error: "InvalidInput", message: err.message });
+      if (err instanceof ImageTooLarge) return json(res, 200, refusal(err.message));
       throw err;
     }
   });
+
+  /** Keeps a result to serve at an address on this host, as the provider's file host does. */
+  function publish(req: IncomingMessage, img: Raster): { uuid: string; url: string; width: number; height: number } {
+    const uuid = randomUUID();
+    files.set(uuid, encodeJpeg(img));
+    for (const old of files.keys()) {
+      if (files.size <= KEPT_RESULTS) break;
+      files.delete(old);
+    }
+    return { uuid, url: `http://${req.headers.host}${FILES}${uuid}.jpg`, width: img.width, height: img.height };
+  }
+
+  function inline(img: Raster): { uuid: string; data: string } {
+    return { uuid: randomUUID(), data: Buffer.from(encodeJpeg(img)).toString("base64") };
+  }
 
   async function answer(req: IncomingMessage, body: Buffer, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -220,17 +172,15 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       return json(res, 200, { ...control, calls, inFlight, maxInFlight });
     }
     if (url.pathname === "/_emulator/requests" && req.method === "GET") return json(res, 200, requests.slice(-200));
-    if (req.method !== "POST") return json(res, 404, { error: "NotFound", message: "Unknown endpoint" });
+    if (url.pathname.startsWith(FILES) && req.method === "GET") {
+      const bytes = files.get(url.pathname.slice(FILES.length).replace(/\.jpg$/, ""));
+      if (!bytes) return json(res, 404, { error: "NotFound", message: "No such file" });
+      res.writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": bytes.byteLength }).end(bytes);
+      return;
+    }
+    if (req.method !== "POST" || !ENDPOINTS.includes(url.pathname))
+      return json(res, 404, { error: "NotFound", message: "Unknown endpoint" });
     if (bearer(req) !== opts.apiKey) return json(res, 401, { error: "Unauthorized", message: "Invalid API key" });
-    // The endpoints of the provider's current SDK (decor8ai 2.0.1) and the older ones of our spec.
-    const known = [
-      "/generate_designs_for_room",
-      "/generate_designs",
-      "/replace_sky_behind_house",
-      "/replace_sky",
-      "/remove_objects_from_room",
-    ];
-    if (!known.includes(url.pathname)) return json(res, 404, { error: "NotFound", message: "Unknown endpoint" });
     calls++;
     sinceMode++;
     inFlight++;
@@ -241,23 +191,32 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
     const at = Date.now();
     let entry: Record<string, unknown> | undefined;
     const log = (e: Record<string, unknown>) => {
-      entry = e;
-      requests.push(e);
+      entry = { path: url.pathname, ...e };
+      requests.push(entry);
+      return entry;
     };
     try {
-      return await answerCall(req, body, res, url, log);
+      return await answerCall(req, body, res, url.pathname, log);
     } finally {
       inFlight--;
       if (entry) Object.assign(entry, { at, ms: Math.round((performance.now() - started) * 10) / 10 });
     }
   }
 
+  /** The input behind an address, timed into the log entry; null when it cannot be fetched. */
+  async function fetchInput(address: string, entry: Record<string, unknown>): Promise<Raster | null> {
+    const t = performance.now();
+    const bytes = await fetchImage(address);
+    entry.input_fetch_ms = Math.round((performance.now() - t) * 10) / 10;
+    return bytes ? source(bytes) : null;
+  }
+
   async function answerCall(
     req: IncomingMessage,
     body: Buffer,
     res: ServerResponse,
-    url: URL,
-    log: (entry: Record<string, unknown>) => void,
+    path: string,
+    log: (entry: Record<string, unknown>) => Record<string, unknown>,
   ) {
     const mode = control.failEvery > 0 && sinceMode % control.failEvery === 0 ? "fail500" : control.mode;
     if (control.remaining > 0 && --control.remaining === 0) control.mode = "ok";
@@ -273,108 +232,118 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         res.writeHead(429, "Too Many Requests").end("slow down");
         return;
       case "errorBody":
-        return json(res, 200, { error: "InvalidInput", message: "The image could not be processed." });
+        return json(res, 200, refusal("The image could not be processed."));
       case "empty":
-        return json(res, 200, url.pathname === "/replace_sky" ? { info: {} } : { info: { images: [] } });
+        return json(res, 200, success("", {}));
       case "malformed":
         res.writeHead(200, { "Content-Type": "application/json" }).end("{not json");
         return;
     }
 
-    let out: Raster;
-    if (url.pathname === "/generate_designs" || url.pathname === "/generate_designs_for_room") {
-      const multipart = url.pathname === "/generate_designs";
-      let fields: Record<string, string | undefined>;
-      let input: Uint8Array | null;
-      if (multipart) {
-        const parts = parseMultipart(req, body);
-        fields = Object.fromEntries(
-          Object.entries(parts)
-            .filter(([k]) => k !== "input_image")
-            .map(([k, v]) => [k, v.value.toString()]),
-        );
-        input = parts.input_image?.value.length ? parts.input_image.value : null;
-        if (!input) return json(res, 200, { error: "InvalidInput", message: "input_image is required" });
-      } else {
-        const parsed = parseJsonBody(body);
-        if (!parsed) return json(res, 200, { error: "InvalidInput", message: "The body must be a JSON object" });
-        fields = Object.fromEntries(
-          Object.entries(parsed).map(([k, v]) => [k, v === undefined || v === null ? undefined : String(v)]),
-        );
-        if (!fields.input_image_url)
-          return json(res, 200, { error: "InvalidInput", message: "input_image_url is required" });
-        input = null;
-      }
-      const options = {
-        color_scheme: fields.color_scheme,
-        speciality_decor: fields.speciality_decor,
-        keep_original_floor: fields.keep_original_floor,
-        prompt: fields.prompt,
-      };
-      const invalid = invalidOption(options);
-      if (invalid) return json(res, 200, { error: "InvalidInput", message: invalid });
-      const numImages = Number(fields.num_images ?? "1");
-      if (!Number.isInteger(numImages) || numImages < 1 || numImages > 4)
-        return json(res, 200, { error: "InvalidInput", message: "num_images must be between 1 and 4" });
-      const seed = fields.seed !== undefined && /^\d{1,10}$/.test(fields.seed) ? Number(fields.seed) : null;
-      log({
-        path: url.pathname,
-        // An uploaded image is logged by its digest, so a test can tell which bytes were sent.
-        ...(multipart
-          ? { input_image_sha256: createHash("sha256").update(input!).digest("hex") }
-          : { input_image_url: fields.input_image_url }),
-        room_type: fields.room_type,
-        design_style: fields.design_style,
-        num_images: numImages,
-        seed,
-        ...options,
-      });
-      if (!input) {
-        input = await fetchImage(fields.input_image_url!);
-        if (!input) return json(res, 200, { error: "InvalidInput", message: "input_image_url could not be fetched" });
-      }
-      const images = [];
-      for (let i = 0; i < numImages; i++) {
-        const img = stage(
-          source(input),
-          fields.room_type ?? "livingroom",
-          fields.design_style ?? "modern",
-          optionLine(options),
-          { index: i, of: numImages, seed },
-        );
-        images.push({ data: Buffer.from(encodeJpeg(img)).toString("base64") });
-      }
-      return json(res, 200, { info: { images } });
-    }
-    const input = parseJsonBody(body) as { input_image_url?: string; sky_type?: string } | null;
-    if (!input?.input_image_url)
-      return json(res, 200, { error: "InvalidInput", message: "input_image_url is required" });
-    log({ path: url.pathname, input_image_url: input.input_image_url, sky_type: input.sky_type });
-    const bytes = await fetchImage(input.input_image_url);
-    if (!bytes) return json(res, 200, { error: "InvalidInput", message: "input_image_url could not be fetched" });
-    if (url.pathname === "/replace_sky" || url.pathname === "/replace_sky_behind_house") {
-      if (!["day", "dusk", "night"].includes(input.sky_type ?? "")) {
-        return json(res, 200, { error: "InvalidInput", message: "sky_type must be day, dusk or night" });
-      }
-      out = sky(source(bytes), input.sky_type!);
+    const multipart = path === "/generate_designs" || path === "/upscale_image";
+    const parsed = multipart ? parseMultipart(req, body) : { fields: parseJsonBody(body), file: null };
+    if (!parsed.fields) return json(res, 200, refusal("The body must be a JSON object"));
+    const f = parsed.fields;
+    const file = parsed.file;
+    const entry = log({
+      ...(file ? { input_image_sha256: createHash("sha256").update(file).digest("hex") } : {}),
+      ...logged(f),
+    });
+
+    if (path === "/upscale_image") {
+      if (!file) return json(res, 200, refusal("input_image is required"));
+      if (file.byteLength > UPSCALE_MAX_BYTES) return json(res, 200, refusal("The image must be at most 4 MB."));
+      const factor = Number(f.scale_factor ?? 2);
+      if (!Number.isInteger(factor) || factor < 1 || factor > 8)
+        return json(res, 200, refusal("scale_factor must be 1 to 8"));
+      const img = decodeImage(file);
+      if (Math.max(img.width, img.height) > UPSCALE_MAX_EDGE)
+        return json(res, 200, refusal(`Images of up to ${UPSCALE_MAX_EDGE}px width or height are supported.`));
+      const out = draw.upscale(img, factor);
       const data = Buffer.from(encodeJpeg(out)).toString("base64");
-      // The current endpoint answers a list like every other; the older one a single output_image.
-      return json(
-        res,
-        200,
-        url.pathname === "/replace_sky" ? { info: { output_image: data } } : { info: { images: [{ data }] } },
-      );
+      return json(res, 200, success(MESSAGES.upscale, { upscaled_image: data }));
     }
-    out = removal(source(bytes));
-    return json(res, 200, { info: { images: [{ data: Buffer.from(encodeJpeg(out)).toString("base64") }] } });
+
+    if (path === "/generate_designs" || path === "/generate_designs_for_room") {
+      const invalid = invalidStaging(f);
+      if (invalid) return json(res, 200, refusal(invalid));
+      const room = String(f.room_type ?? "livingroom");
+      const style = String(f.design_style ?? "modern");
+      const numImages = Number(f.num_images ?? 1);
+      const seed = f.seed === undefined ? null : Number(f.seed);
+      // scale_factor is documented for the JSON call only; the legacy call answers at its sample size.
+      const scale = path === "/generate_designs_for_room" && f.scale_factor !== undefined ? Number(f.scale_factor) : 1;
+      const [width, height] = [STAGE_SIZE.width * scale, STAGE_SIZE.height * scale];
+      if (path === "/generate_designs") {
+        // No file: the provider's "design without photo" mode invents a room (and charges for it).
+        const base = file ? source(file) : null;
+        const images = Array.from({ length: numImages }, (_, i) =>
+          inline(
+            base
+              ? stageOne(base, width, height, f, room, style, numImages, seed, undefined, i)
+              : draw.inventedRoom(width, height, room, style),
+          ),
+        );
+        return json(res, 200, success(MESSAGES.stage, { images }));
+      }
+      if (typeof f.input_image_url !== "string" || !f.input_image_url)
+        return json(res, 200, refusal("input_image_url is required"));
+      const input = await fetchInput(f.input_image_url, entry);
+      if (!input) return json(res, 200, refusal("input_image_url could not be fetched"));
+      let reference: draw.StageDrawing["reference"];
+      if (typeof f.design_style_image_url === "string") {
+        const ref = await fetchImage(f.design_style_image_url);
+        if (!ref) return json(res, 200, refusal("design_style_image_url could not be fetched"));
+        reference = { colour: draw.meanColour(source(ref)), strength: Number(f.design_style_image_strength ?? 0.82) };
+      }
+      const images = Array.from({ length: numImages }, (_, i) =>
+        publish(req, stageOne(input, width, height, f, room, style, numImages, seed, reference, i)),
+      );
+      return json(res, 200, success(MESSAGES.stage, { images }));
+    }
+
+    if (typeof f.input_image_url !== "string" || !f.input_image_url)
+      return json(res, 200, refusal("input_image_url is required"));
+    if (path === "/replace_sky_behind_house") {
+      const skyType = String(f.sky_type ?? "").toLowerCase();
+      if (!PROVIDER_SKY_TYPES.has(skyType)) return json(res, 200, refusal("sky_type must be day, dusk or night"));
+      const input = await fetchInput(f.input_image_url, entry);
+      if (!input) return json(res, 200, refusal("input_image_url could not be fetched"));
+      const k = SKY_LONG_EDGE / Math.max(input.width, input.height);
+      const out = draw.sky(input, Math.round(input.width * k), Math.round(input.height * k), skyType);
+      return json(res, 200, success(MESSAGES.sky, { images: [inline(out)] }));
+    }
+    // /remove_objects_from_room: one object in info.image, not a list.
+    const input = await fetchInput(f.input_image_url, entry);
+    if (!input) return json(res, 200, refusal("input_image_url could not be fetched"));
+    let mask: Raster | null = null;
+    if (typeof f.mask_image_url === "string") {
+      const bytes = await fetchImage(f.mask_image_url);
+      if (!bytes) return json(res, 200, refusal("mask_image_url could not be fetched"));
+      mask = source(bytes);
+    }
+    const out = draw.removal(input, REMOVAL_SIZE.width, REMOVAL_SIZE.height, mask);
+    return json(res, 200, success(MESSAGES.removal, { image: publish(req, out) }));
   }
 }
 
-function parseJsonBody(body: Buffer): Record<string, unknown> | null {
-  try {
-    const v = JSON.parse(body.toString("utf8") || "{}") as unknown;
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+function stageOne(
+  input: Raster,
+  width: number,
+  height: number,
+  f: Fields,
+  room: string,
+  style: string,
+  of: number,
+  seed: number | null,
+  reference: draw.StageDrawing["reference"],
+  index = 0,
+): Raster {
+  return draw.stage(input, width, height, {
+    room,
+    style,
+    options: draw.optionLine(f),
+    variation: { index, of, seed },
+    reference,
+  });
 }

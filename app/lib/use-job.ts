@@ -26,6 +26,9 @@ export interface VersionView {
   /** Whether the photo shows this version (in the grid, the listing pack and the original page). */
   shown?: boolean;
   createdAt: number;
+  /** Its size in pixels (a result below listing size says so). */
+  width: number;
+  height: number;
   imageUrl: string;
   thumbUrl: string;
   downloadUrl: string;

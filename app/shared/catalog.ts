@@ -17,7 +17,7 @@ export interface Plan {
   properties: number;
   icon: "home" | "key" | "star" | "building" | "briefcase";
   features: string[];
-  /** Colour palette, seasonal decor, keep the floor and a short instruction (enforced on the server). */
+  /** The provider's palettes and seasonal decor, creativity and an instruction (enforced on the server). */
   advancedCustomization: boolean;
   /** How many of the user's photos are sent to the AI provider at once; the rest wait in their queue. */
   batchConcurrency: number;
@@ -233,17 +233,35 @@ const STYLE_CODE_EXCEPTIONS: Record<string, string> = {
   "High Tech": "high_tech",
 };
 const STYLE_LABELS: Record<string, string> = { MODERNGLAM: "Modern Glam", TRANSITIONALGLAM: "Transitional Glam" };
+/**
+ * The spec's two glam styles are not provider styles (its DESIGN_STYLES lists 50): each is sent as the provider
+ * style closest to it, and the menu says so. docs/decisions/0151-provider-as-documented.md
+ */
+const SENT_AS: Record<string, string> = { MODERNGLAM: "luxemodern", TRANSITIONALGLAM: "hollywoodregency" };
 
 export interface DesignStyle extends CodedOption {
   /** How the style is shown to people. */
   label: string;
+  /** The provider's code sent for it (the same as `code` except for the two glam styles). */
+  provider: string;
 }
 
-export const DESIGN_STYLES: readonly DesignStyle[] = STYLE_NAMES.map((name) => ({
-  name,
-  label: STYLE_LABELS[name] ?? name,
-  code: STYLE_CODE_EXCEPTIONS[name] ?? name.toLowerCase().replace(/[\s-]/g, ""),
-}));
+export const DESIGN_STYLES: readonly DesignStyle[] = STYLE_NAMES.map((name) => {
+  const code = STYLE_CODE_EXCEPTIONS[name] ?? name.toLowerCase().replace(/[\s-]/g, "");
+  return { name, label: STYLE_LABELS[name] ?? name, code, provider: SENT_AS[name] ?? code };
+});
+
+/** The provider style a style of ours is sent as (an unknown code is sent as it is: the provider refuses it). */
+export function providerStyleCode(code: string): string {
+  return DESIGN_STYLES.find((s) => s.code === code)?.provider ?? code;
+}
+
+/** How a style is shown in a menu: its label, and the provider style it is sent as when that is another. */
+export function styleMenuLabel(style: DesignStyle): string {
+  if (style.provider === style.code) return style.label;
+  const as = DESIGN_STYLES.find((s) => s.code === style.provider);
+  return `${style.label} (as ${as?.label ?? style.provider})`;
+}
 
 export const FALLBACK_ROOM_CODE = "livingroom";
 export const FALLBACK_STYLE_CODE = "modern";

@@ -11,6 +11,15 @@ export const FREE_REROLL_DAYS = 7;
 export const FREE_REROLL_MS = FREE_REROLL_DAYS * 24 * 60 * 60 * 1000;
 export const REROLL_PAID_MESSAGE =
   "This re-roll costs 1 credit: the free re-roll of this result is used or more than 7 days old.";
+/** The long edge a listing photo should reach (MLS photo guidance: 2048 px and up). */
+export const LISTING_LONG_EDGE = 2048;
+
+/** What a version says of its size when it is below listing size, or null when it is not. */
+export function belowListingSize(width: number, height: number): string | null {
+  if (Math.max(width, height) >= LISTING_LONG_EDGE) return null;
+  return `${width} × ${height} px: below the ${LISTING_LONG_EDGE} px listing photos usually need`;
+}
+
 export const VARIATIONS_MESSAGE = `Variations must be a whole number from 1 to ${MAX_VARIATIONS}.`;
 
 /** "1 credit", "10 credits", "0 credits (free)". */

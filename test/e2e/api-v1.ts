@@ -706,7 +706,7 @@ export interface components {
                 source?: string;
                 colorScheme?: string;
                 specialityDecor?: string;
-                keepOriginalFloor?: boolean;
+                designCreativity?: number;
                 prompt?: string;
             };
             /** @enum {string} */
@@ -731,13 +731,18 @@ export interface components {
             skyType?: "day" | "dusk" | "night";
             /** @description Start from this version of the photo instead of the original (any kind). */
             sourceVersionId?: string;
-            /** @description Advanced customization (Starter, Standard, Professional): COLOR_SCHEME_0 ... COLOR_SCHEME_20. */
+            /** @description Advanced customization (Starter, Standard, Professional): the provider's palettes, COLOR_SCHEME_0 (Default), COLOR_SCHEME_1 (Moss Green, Tan, White), COLOR_SCHEME_2 (Gray, Sand, Blue), COLOR_SCHEME_3 (Hunter Green, Red), COLOR_SCHEME_4 (White, Pops of Color), COLOR_SCHEME_5 (Blue, Neon), COLOR_SCHEME_6 (Light Blue, Emerald), COLOR_SCHEME_7 (Blue, Grass Green), COLOR_SCHEME_8 (Blue, Beige), COLOR_SCHEME_9 (Gray, Brown), COLOR_SCHEME_10 (Black, Red), COLOR_SCHEME_11 (Gray-Green, White, Black), COLOR_SCHEME_12 (Blue, Gray, Taupe), COLOR_SCHEME_13 (Black, Navy), COLOR_SCHEME_14 (Emerald, Tan), COLOR_SCHEME_15 (Forest Green, Light Gray), COLOR_SCHEME_16 (Yellow, Gray), COLOR_SCHEME_17 (Pink, Green), COLOR_SCHEME_18 (Blush Pink, Black), COLOR_SCHEME_19 (Black, White), COLOR_SCHEME_20 (Blue, White). */
             colorScheme?: string;
-            /** @description Advanced customization: SPECIALITY_DECOR_0 ... SPECIALITY_DECOR_7 (seasonal or thematic decor). */
+            /** @description Advanced customization: the provider's seasonal decor, SPECIALITY_DECOR_0 (None), SPECIALITY_DECOR_1 (Halloween), SPECIALITY_DECOR_2 (Christmas), SPECIALITY_DECOR_3 (Thanksgiving), SPECIALITY_DECOR_4 (Fall), SPECIALITY_DECOR_5 (Spring), SPECIALITY_DECOR_6 (Summer), SPECIALITY_DECOR_7 (Winter). */
             specialityDecor?: string;
-            /** @description Advanced customization: keep the photo's floor. */
+            /** @description Advanced customization: how far the result may depart from the photo, 0 (keep the room as it is) to 1 (most creative); the provider's default 0.39. */
+            designCreativity?: number;
+            /**
+             * @deprecated
+             * @description Deprecated and ignored: no current client of the provider sends it, so it did nothing.
+             */
             keepOriginalFloor?: boolean;
-            /** @description Advanced customization: a short instruction, at most 300 characters. */
+            /** @description Advanced customization: an instruction of at most 300 characters. The provider takes it as the whole direction for the result; the room type and style are added to it. */
             prompt?: string;
             /** @description An https URL we POST a signed job.succeeded or job.failed event to. */
             callbackUrl?: string;

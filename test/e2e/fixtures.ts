@@ -13,6 +13,8 @@ export interface FixtureOptions {
   verified?: boolean;
   role?: "user" | "admin";
   credits?: number;
+  /** A plan's display name, e.g. "Starter plan" (what the plan unlocks; no credits come with it). */
+  plan?: string;
   session?: boolean;
   expiredSession?: boolean;
 }

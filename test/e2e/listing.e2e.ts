@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
 import { seriousAxeViolations } from "./axe.ts";
@@ -318,14 +317,14 @@ describe("stage a whole listing", () => {
     const calls = (await providerRequests()).slice(before);
     const staging = calls.filter((c) => String(c.path).startsWith("/generate_designs"));
     expect(staging).toHaveLength(1);
-    // The bytes are uploaded with the call (docs/decisions/0143-staging-uploads-the-source.md); the emulator logs their digest.
+    // The provider fetches the signed address it was sent (docs/decisions/0151-provider-as-documented.md): it serves
+    // the emptied room's bytes.
     const emptied = await fetch(`${baseUrl()}/api/photos/${photoId}/versions/${removal!.id}/image`, {
       headers: session(user),
     });
-    const digest = createHash("sha256")
-      .update(Buffer.from(await emptied.arrayBuffer()))
-      .digest("hex");
-    expect(staging[0]!.input_image_sha256).toBe(digest);
+    const sent = await fetch(String(staging[0]!.input_image_url));
+    expect(sent.status).toBe(200);
+    expect(Buffer.from(await sent.arrayBuffer()).equals(Buffer.from(await emptied.arrayBuffer()))).toBe(true);
     const staged = (await versionsOf(user, photoId!)).find((v) => v.kind === "stage");
     expect(staged?.source).toBe(removal!.id);
     page.assertClean();

@@ -1,5 +1,6 @@
 import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { seedPhotos } from "../../bench/library-bytes.ts";
 import { makeJpeg } from "../fixtures/images.ts";
 import { baseUrl, createUser, loseFirstAnswer, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
 
@@ -22,6 +23,30 @@ async function setProviderMode(mode: string) {
     body: JSON.stringify({ mode }),
   });
   expect(res.ok).toBe(true);
+}
+
+async function providerRequests(): Promise<Record<string, unknown>[]> {
+  return (await (await fetch(`http://127.0.0.1:${inject("ports").provider}/_emulator/requests`)).json()) as Record<
+    string,
+    unknown
+  >[];
+}
+
+/** Opens a seeded photo's dialog from the library. */
+async function openFirstPhoto(page: import("playwright-core").Page) {
+  await page.goto(`${baseUrl()}/dashboard`);
+  await page.waitForSelector("html[data-hydrated=true]");
+  // Keyboard: on devices that hover, the card's action bar lies over the top of the thumbnail.
+  await page.getByTestId("photo-open").first().focus();
+  await page.keyboard.press("Enter");
+  return page.getByTestId("quick-dialog");
+}
+
+/** The size of the image the result's comparison shows, once it has loaded. */
+async function shownResultSize(dialog: Locator): Promise<[number, number]> {
+  const img = dialog.getByTestId("quick-result").locator('img[src*="/versions/"]').first();
+  await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth > 0)).toBe(true);
+  return img.evaluate((i: HTMLImageElement) => [i.naturalWidth, i.naturalHeight] as [number, number]);
 }
 
 /** Picks a photo in the AI Designer dialog and waits for its preview. */
@@ -125,4 +150,90 @@ describe("AI staging", () => {
     expect(await page.getByTestId("photo-open").count()).toBe(1);
     await ctx.close();
   });
+});
+
+describe("what the provider is sent and what comes back (docs/decisions/0151-provider-as-documented.md)", () => {
+  it("removes the furniture from a photo and shows the emptied room, enlarged to listing size", async () => {
+    await setProviderMode("ok");
+    const user = await createUser({ credits: 1 });
+    const [photoId] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Living room");
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    const dialog = await openFirstPhoto(page);
+    const before = (await providerRequests()).length;
+    await dialog.getByLabel("Remove existing furniture").check();
+    await dialog.getByRole("button", { name: "Process Photo" }).click();
+    await dialog.getByTestId("quick-result").waitFor({ timeout: 60_000 });
+    const item = dialog.getByTestId("version");
+    await expect.poll(() => item.count(), { timeout: 60_000 }).toBe(1);
+    expect(await item.first().textContent()).toContain("Furniture removed");
+    // The provider's removal answers one 768x576 image (info.image); one enlargement takes it to 2304x1728.
+    expect((await providerRequests()).slice(before).map((r) => r.path)).toEqual([
+      "/remove_objects_from_room",
+      "/upscale_image",
+    ]);
+    expect(await shownResultSize(dialog)).toEqual([2304, 1728]);
+    expect(await item.first().getByTestId("version-size").count()).toBe(0);
+    await expect.poll(() => page.getByTestId("credits").first().textContent()).toBe("0");
+    const versions = (await (
+      await fetch(`${baseUrl()}/api/photos/${photoId}/versions`, {
+        headers: { Cookie: `sw_session=${user.sessionToken}` },
+      })
+    ).json()) as { versions: { kind: string; width: number; height: number }[] };
+    expect(versions.versions.map((v) => [v.kind, v.width, v.height])).toEqual([["removal", 2304, 1728]]);
+    page.assertClean();
+    await ctx.close();
+  }, 120_000);
+
+  it("Christmas decor, a palette, creativity and an instruction reach the provider under its own codes", async () => {
+    await setProviderMode("ok");
+    const user = await createUser({ credits: 1, plan: "Starter plan" });
+    await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Bedroom");
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    const dialog = await openFirstPhoto(page);
+    await dialog.getByLabel("Add furniture").check();
+    await dialog.getByLabel("Room type").selectOption({ label: "Bedroom" });
+    await dialog.getByLabel("Furniture style").selectOption({ label: "Modern" });
+    const advanced = dialog.getByTestId("advanced-options");
+    await advanced.locator("summary").click();
+    // The provider's names, in its order: "Christmas" is SPECIALITY_DECOR_2, never another season.
+    const decor = advanced.getByLabel("Seasonal decor");
+    expect(await decor.locator("option").allTextContents()).toEqual([
+      "None",
+      "Halloween",
+      "Christmas",
+      "Thanksgiving",
+      "Fall",
+      "Spring",
+      "Summer",
+      "Winter",
+    ]);
+    await decor.selectOption({ label: "Christmas" });
+    await advanced.getByLabel("Colour palette").selectOption({ label: "Blue, Beige" });
+    await advanced.getByLabel("How far from the photo").selectOption({ label: "Keep the room as it is" });
+    await advanced.getByLabel("Instruction (optional)").fill("A reading chair by the window");
+    expect(await advanced.textContent()).toContain("Your instruction becomes the whole direction the AI follows");
+    const before = (await providerRequests()).length;
+    await dialog.getByRole("button", { name: "Process Photo", exact: true }).click();
+    await dialog.getByTestId("quick-result").waitFor({ timeout: 60_000 });
+    const calls = (await providerRequests()).slice(before);
+    expect(calls.map((c) => c.path)).toEqual(["/generate_designs_for_room"]);
+    expect(calls[0]).toMatchObject({
+      room_type: "bedroom",
+      design_style: "modern",
+      speciality_decor: "SPECIALITY_DECOR_2",
+      color_scheme: "COLOR_SCHEME_8",
+      design_creativity: 0.15,
+      scale_factor: 3,
+      prompt:
+        "A bedroom furnished in Modern style, real estate listing photo, walls, windows, doors and floor unchanged. A reading chair by the window",
+    });
+    expect(calls[0]).not.toHaveProperty("keep_original_floor");
+    // Staged at 3x the provider's 768x512 in the same call: no enlargement needed.
+    expect(await shownResultSize(dialog)).toEqual([2304, 1536]);
+    await expect.poll(() => page.getByTestId("credits").first().textContent()).toBe("0");
+    page.assertClean();
+    await ctx.close();
+  }, 120_000);
 });

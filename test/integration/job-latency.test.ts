@@ -31,6 +31,9 @@ beforeEach(() => {
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const req = new Request(input, init);
     if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
+    // The result is below listing size, so an enlargement is asked for; answered at once and not counted.
+    if (req.url.endsWith("/upscale_image"))
+      return Response.json({ error: "", message: "", info: { upscaled_image: encodeBase64(RESULT) } });
     calls++;
     await req.arrayBuffer();
     if (hang) {

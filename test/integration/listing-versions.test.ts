@@ -51,11 +51,13 @@ describe("variations", () => {
     expect(provider.calls[0]!.body.num_images).toBe(3);
     expect(await balance(user.id)).toBe(2);
 
-    // Each version holds its own image of the one answer, in order.
+    // Each version holds its own image of the one answer, in order (each enlarged to listing size on its own).
+    expect(provider.upscales).toHaveLength(3);
     for (const [i, job] of settled.entries()) {
       const v = await db.select().from(photoVersions).where(eq(photoVersions.id, job.versionId!)).get();
       const bytes = new Uint8Array(await (await env.PHOTOS.get(v!.key))!.arrayBuffer());
-      expect(bytes).toEqual(provider.calls[0]!.output[i]);
+      expect(provider.upscales[i]!.input).toEqual(provider.calls[0]!.output[i]);
+      expect(bytes).toEqual(provider.upscales[i]!.output[0]);
     }
     const shown = async () => (await db.select().from(photos).where(eq(photos.id, photo!.id)).get())!.processedKey;
     const versionKey = async (id: string) =>
@@ -304,14 +306,16 @@ describe("staging from a version", () => {
     const removal = await api(user.cookie, "POST", `/api/photos/${photo!.id}/jobs`, { kind: "removal" });
     const emptied = await settleJob(user.cookie, removal.body.job.id);
     expect(emptied.status).toBe("succeeded");
-    const removalOut = provider.calls[0]!.output[0]!;
     expect(provider.calls[0]!.path).toBe("/remove_objects_from_room");
+    // The emptied room is stored as enlarged to listing size.
+    expect(provider.upscales[0]!.input).toEqual(provider.calls[0]!.output[0]);
+    const removalOut = provider.upscales[0]!.output[0]!;
 
     const staged = await stage(user.cookie, photo!.id, { sourceVersionId: emptied.versionId, variations: 2 });
     expect(staged.status).toBe(202);
     for (const id of staged.body.jobIds as string[]) await settleJob(user.cookie, id);
     const stageCall = provider.calls[1]!;
-    expect(stageCall.path).toBe("/generate_designs");
+    expect(stageCall.path).toBe("/generate_designs_for_room");
     expect(stageCall.input).toEqual(removalOut);
     expect(stageCall.input).not.toEqual(provider.calls[0]!.input);
 

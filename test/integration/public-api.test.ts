@@ -324,5 +324,13 @@ describe("OpenAPI document", () => {
       doc as unknown as { components: { schemas: { Failure: { properties: { code: { enum?: string[] } } } } } }
     ).components.schemas.Failure;
     expect(failure.properties.code.enum).toEqual([...FAILURE_CODES]);
+    // keepOriginalFloor is accepted for old integrations and ignored: the document says so.
+    const request = (
+      doc as unknown as {
+        components: { schemas: { JobRequest: { properties: Record<string, { deprecated?: boolean }> } } };
+      }
+    ).components.schemas.JobRequest.properties;
+    expect(request.keepOriginalFloor?.deprecated).toBe(true);
+    expect(request.designCreativity?.deprecated).toBeUndefined();
   });
 });

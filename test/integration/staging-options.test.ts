@@ -71,7 +71,7 @@ const ADVANCED = {
   designStyle: "Modern",
   colorScheme: "COLOR_SCHEME_6",
   specialityDecor: "SPECIALITY_DECOR_6",
-  keepOriginalFloor: true,
+  designCreativity: 0.15,
   prompt: "  Add a reading chair by the window  ",
 };
 
@@ -107,12 +107,13 @@ describe("advanced options", () => {
     expect((await settle(user.cookie, job.id)).status).toBe("succeeded");
     expect(calls[0]!.form).not.toHaveProperty("color_scheme");
     expect(calls[0]!.form).not.toHaveProperty("keep_original_floor");
+    expect(calls[0]!.form).not.toHaveProperty("design_creativity");
   });
 
-  it("a Starter user's options reach the provider", async () => {
+  it("a Starter user's options reach the provider; the deprecated keepOriginalFloor is accepted and not sent", async () => {
     const user = await onPlan("Starter plan", 2);
     const photo = await makePhoto(user.id);
-    const res = await post(user.cookie, photo.id, ADVANCED);
+    const res = await post(user.cookie, photo.id, { ...ADVANCED, keepOriginalFloor: true });
     expect(res.status).toBe(202);
     const { job } = (await res.json()) as { job: { id: string } };
     expect((await settle(user.cookie, job.id)).status).toBe("succeeded");
@@ -121,9 +122,12 @@ describe("advanced options", () => {
       design_style: "modern",
       color_scheme: "COLOR_SCHEME_6",
       speciality_decor: "SPECIALITY_DECOR_6",
-      keep_original_floor: "true",
-      prompt: "Add a reading chair by the window",
+      design_creativity: "0.15",
+      // The instruction is the provider's whole directive, so it names the room and style itself.
+      prompt:
+        "A living room furnished in Modern style, real estate listing photo, walls, windows, doors and floor unchanged. Add a reading chair by the window",
     });
+    expect(calls[0]!.form).not.toHaveProperty("keep_original_floor");
     expect(await userObject(env, user.id).balance(user.id)).toBe(1);
   });
 
@@ -136,6 +140,8 @@ describe("advanced options", () => {
       { prompt: "x".repeat(301) },
       { prompt: "hi\u0007there" },
       { keepOriginalFloor: "yes" },
+      { designCreativity: 1.5 },
+      { designCreativity: "high" },
     ]) {
       const res = await post(user.cookie, photo.id, { ...ADVANCED, ...bad });
       expect(res.status, JSON.stringify(bad)).toBe(400);
@@ -164,7 +170,7 @@ describe("staging from a version", () => {
     expect(res.status).toBe(202);
     const { job } = (await res.json()) as { job: { id: string } };
     expect((await settle(user.cookie, job.id)).status).toBe("succeeded");
-    const stageCall = calls.find((c) => c.url.endsWith("/generate_designs"))!;
+    const stageCall = calls.find((c) => c.url.endsWith("/generate_designs_for_room"))!;
     const version = await db.select().from(photoVersions).where(eq(photoVersions.id, emptied.versionId!)).get();
     const stored = new Uint8Array(await (await env.PHOTOS.get(version!.key))!.arrayBuffer());
     expect(stageCall.image).toEqual(stored);

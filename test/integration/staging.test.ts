@@ -37,15 +37,26 @@ interface ProviderCall {
 }
 let providerCalls: ProviderCall[] = [];
 let fetchedSources: number[] = [];
+/** The bytes behind each input address the provider fetched, in order. */
+let fetchedBytes: Uint8Array[] = [];
+/** Enlargements asked for (the stub's results are below listing size); not in providerCalls. */
+let upscales = 0;
 let release: (() => void) | undefined;
 
 beforeEach(() => {
   mode = "ok";
   providerCalls = [];
   fetchedSources = [];
+  fetchedBytes = [];
+  upscales = 0;
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const req = new Request(input, init);
     if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
+    if (req.url.endsWith("/upscale_image")) {
+      // Answered with an image no larger than the input: the result is kept at its own size.
+      upscales++;
+      return Response.json({ error: "", message: "", info: { upscaled_image: encodeBase64(RESULT) } });
+    }
     const call: ProviderCall = { url: req.url, authorization: req.headers.get("Authorization") };
     if (req.headers.get("Content-Type")?.includes("application/json")) call.json = await req.json();
     else {
@@ -63,7 +74,7 @@ beforeEach(() => {
       // The provider fetches our signed address, like the real one does.
       const src = await workerFetch(json.input_image_url);
       fetchedSources.push(src.status);
-      await src.arrayBuffer();
+      fetchedBytes.push(new Uint8Array(await src.arrayBuffer()));
     }
     switch (mode) {
       case "fail500":
@@ -140,11 +151,15 @@ describe("AI jobs", () => {
     expect(await credits(user.id)).toBe(2);
 
     const sent = providerCalls[0]!;
-    // The source's bytes go with the call (docs/decisions/0143-staging-uploads-the-source.md).
-    expect(sent.url).toBe("http://provider.test/generate_designs");
+    // The documented JSON call with a signed address of the source (docs/decisions/0151-provider-as-documented.md).
+    expect(sent.url).toBe("http://provider.test/generate_designs_for_room");
     expect(sent.authorization).toBe("Bearer test-provider-key");
-    expect(sent.form?.room_type).toBe("bedroom");
-    expect(sent.form?.design_style).toBe("scandinavian");
+    expect(sent.json?.room_type).toBe("bedroom");
+    expect(sent.json?.design_style).toBe("scandinavian");
+    expect(sent.json?.input_image_url).toContain(`/api/signed/photos/${photo.id}/original?`);
+    expect(fetchedSources).toEqual([200]);
+    // The stub's 64 px result is below listing size: one enlargement was asked for, and the result kept its size.
+    expect(upscales).toBe(1);
 
     const reservation = await db.select().from(creditReservations).where(eq(creditReservations.key, job.id)).get();
     expect(reservation?.status).toBe("committed");
@@ -195,10 +210,8 @@ describe("AI jobs", () => {
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(thumb);
   });
 
-  it("sends the bytes the photo's row names: an original read ahead under another key is not used", async () => {
+  it("stages the image the photo's row names, which the provider fetches through its signed address", async () => {
     const user = await signedIn({ credits: 3 });
-    // The object reads a lone staging job's original ahead under the key derived from the user and the photo
-    // (originalKey) while it reserves the credit. A row that names another key is staged from that key.
     const photo = await makePhoto(user.id);
     const elsewhere = makeJpeg(24, 18, 70);
     const otherKey = `${photo.originalKey}-moved`;
@@ -206,16 +219,9 @@ describe("AI jobs", () => {
     await db.update(photos).set({ originalKey: otherKey }).where(eq(photos.id, photo.id));
     const first = (await (await post(user.cookie, photo.id, STAGE)).json()) as JobAnswer;
     expect((await settle(user.cookie, first.job.id)).job.status).toBe("succeeded");
-    expect(providerCalls[0]!.files?.input_image).toEqual(elsewhere);
-
-    // The usual case: the derived key is the row's, and its bytes go (read ahead or not).
-    const plain = await makePhoto(user.id);
-    const original = new Uint8Array(await (await env.PHOTOS.get(plain.originalKey))!.arrayBuffer());
-    const second = (await (await post(user.cookie, plain.id, STAGE)).json()) as JobAnswer;
-    expect((await settle(user.cookie, second.job.id)).job.status).toBe("succeeded");
-    expect(providerCalls[1]!.files?.input_image).toEqual(original);
-    expect(original).not.toEqual(elsewhere);
-    expect(await credits(user.id)).toBe(1);
+    expect(fetchedBytes[0]).toEqual(elsewhere);
+    expect(providerCalls[0]!.files).toBeUndefined();
+    expect(await credits(user.id)).toBe(2);
   });
 
   it("replaces the sky of the newest version through a signed address, and keeps every version", async () => {
@@ -227,9 +233,9 @@ describe("AI jobs", () => {
     expect(res.status).toBe(202);
     const sky = await settle(user.cookie, ((await res.json()) as JobAnswer).job.id);
     expect(sky.job.status).toBe("succeeded");
-    // Staging uploads its source (ADR 0143); the sky fetches its own through a signed address.
-    expect(providerCalls[0]!.url).toBe("http://provider.test/generate_designs");
-    expect(fetchedSources).toEqual([200]);
+    // Both calls send a signed address the provider fetches.
+    expect(providerCalls[0]!.url).toBe("http://provider.test/generate_designs_for_room");
+    expect(fetchedSources).toEqual([200, 200]);
     const body = providerCalls[1]!.json!;
     expect(body.sky_type).toBe("dusk");
     expect(body.input_image_url).toContain(`/api/signed/photos/${photo.id}/${first.job.versionId}?`);

@@ -7,8 +7,12 @@ import { workerFetch } from "./worker";
 // isolate's fetch for http://provider.test (PROVIDER_BASE_URL in
 // vitest.config.ts; PROVIDER_TIMEOUT_MS is 1.5 s there). Like the real
 // provider it fetches the signed input address it is given, so a test can see
-// the bytes each call started from, and it counts its own calls in flight:
-// concurrency is observed where the provider sees it, not in our code.
+// the bytes each call started from, answers each endpoint in its documented
+// shape (staging and removal results as addresses it serves, the sky inline),
+// and counts its own calls in flight: concurrency is observed where the
+// provider sees it, not in our code. Enlargements (/upscale_image, asked for
+// because its small images are below listing size) are listed apart, in
+// `upscales`, so `calls` holds the calls a job is made of.
 
 export interface ProviderCall {
   /** Order of arrival, from 1. */
@@ -23,6 +27,8 @@ export interface ProviderCall {
 
 export interface ProviderStub {
   calls: ProviderCall[];
+  /** The /upscale_image calls, in order. */
+  upscales: ProviderCall[];
   inFlight: number;
   maxInFlight: number;
   /** Milliseconds each call takes before it answers (after fetching its input). */
@@ -48,8 +54,10 @@ function distinctImage(): Uint8Array {
 export function stubProvider(): ProviderStub {
   const realFetch = globalThis.fetch;
   let sinceReset = 0;
+  const files = new Map<string, Uint8Array>();
   const stub: ProviderStub = {
     calls: [],
+    upscales: [],
     inFlight: 0,
     maxInFlight: 0,
     latencyMs: 0,
@@ -65,7 +73,13 @@ export function stubProvider(): ProviderStub {
     const req = new Request(input, init);
     if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
     const path = new URL(req.url).pathname;
-    // JSON with an input address, or multipart with the uploaded image (docs/decisions/0143-staging-uploads-the-source.md).
+    if (req.method === "GET" && path.startsWith("/files/")) {
+      const bytes = files.get(path);
+      return bytes
+        ? new Response(bytes.slice(), { headers: { "Content-Type": "image/jpeg" } })
+        : new Response(null, { status: 404 });
+    }
+    // JSON with an input address, or multipart with the uploaded image (the legacy fallback, the enlargement).
     let uploaded: Uint8Array | null = null;
     let body: Record<string, unknown>;
     if (req.headers.get("Content-Type")?.includes("multipart/form-data")) {
@@ -75,9 +89,11 @@ export function stubProvider(): ProviderStub {
         else body[k] = k === "num_images" || k === "seed" ? Number(v) : v;
       }
     } else body = (await req.json()) as Record<string, unknown>;
-    sinceReset++;
-    const call: ProviderCall = { n: stub.calls.length + 1, path, body, input: uploaded, output: [] };
-    stub.calls.push(call);
+    const upscale = path === "/upscale_image";
+    if (!upscale) sinceReset++;
+    const list = upscale ? stub.upscales : stub.calls;
+    const call: ProviderCall = { n: list.length + 1, path, body, input: uploaded, output: [] };
+    list.push(call);
     stub.inFlight++;
     stub.maxInFlight = Math.max(stub.maxInFlight, stub.inFlight);
     try {
@@ -86,13 +102,31 @@ export function stubProvider(): ProviderStub {
         const src = await workerFetch(body.input_image_url);
         call.input = src.ok ? new Uint8Array(await src.arrayBuffer()) : null;
       }
+      if (upscale) {
+        // A larger image than it was given, as the provider's enlargement answers: its upscaled_image, base64.
+        call.output = [makeJpeg(96, 72, 80, 24, ++counter)];
+        return Response.json({ error: "", message: "", info: { upscaled_image: encodeBase64(call.output[0]!) } });
+      }
       if (stub.hold) await stub.hold(call);
       if (stub.latencyMs > 0) await new Promise((r) => setTimeout(r, stub.latencyMs));
       if (fail) return new Response("provider exploded", { status: 500, statusText: "Internal Server Error" });
       const asked = typeof body.num_images === "number" ? body.num_images : 1;
       const count = stub.maxImages === null ? asked : Math.min(asked, stub.maxImages);
       call.output = Array.from({ length: count }, distinctImage);
-      return Response.json({ info: { images: call.output.map((b) => ({ data: encodeBase64(b) })) } });
+      const address = (bytes: Uint8Array) => {
+        const file = `/files/${++counter}.jpg`;
+        files.set(file, bytes);
+        return { uuid: file, url: `http://provider.test${file}`, width: 48, height: 36 };
+      };
+      if (path === "/remove_objects_from_room")
+        return Response.json({ error: "", message: "", info: { image: address(call.output[0]!) } });
+      if (path === "/generate_designs_for_room")
+        return Response.json({ error: "", message: "", info: { images: call.output.map(address) } });
+      return Response.json({
+        error: "",
+        message: "",
+        info: { images: call.output.map((b) => ({ data: encodeBase64(b) })) },
+      });
     } finally {
       stub.inFlight--;
     }

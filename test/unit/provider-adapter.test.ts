@@ -38,33 +38,19 @@ async function failure(p: Promise<unknown>): Promise<ProviderError> {
 }
 
 describe("provider adapter", () => {
-  it("stages by uploading the source's bytes with the bearer key and the choices, as the SDK's generateDesigns", async () => {
+  it("stages through the documented JSON call with the signed source address, the bearer key and the choices", async () => {
     const { api, seen } = client(() => Response.json({ info: { images: [{ data: encodeBase64(JPEG) }] } }));
-    const out = await api.stage({ ...stageInput, seed: 99, colorScheme: "COLOR_SCHEME_3", prompt: "calm" });
+    const out = await api.stage({
+      ...stageInput,
+      seed: 99,
+      colorScheme: "COLOR_SCHEME_3",
+      prompt: "calm",
+      scaleFactor: 3,
+      designCreativity: 0.2,
+      styleReference: { url: "http://app.test/signed/reference", strength: 0.6 },
+    });
     expect(out).toEqual(JPEG);
     expect(seen).toHaveLength(1);
-    const req = seen[0]!;
-    expect(req.url).toBe("http://provider.test/generate_designs");
-    expect(req.headers.get("Authorization")).toBe("Bearer secret-key");
-    const form = await req.formData();
-    const file = form.get("input_image") as File;
-    expect(new Uint8Array(await file.arrayBuffer())).toEqual(JPEG);
-    expect(file.type).toBe("image/jpeg");
-    expect(Object.fromEntries([...form.entries()].filter(([k]) => k !== "input_image"))).toEqual({
-      room_type: "bedroom",
-      design_style: "scandinavian",
-      num_images: "1",
-      seed: "99",
-      color_scheme: "COLOR_SCHEME_3",
-      prompt: "calm",
-    });
-  });
-
-  it("stages through the SDK's JSON endpoint with the signed source address when it has no bytes", async () => {
-    const { api, seen } = client(() => Response.json({ info: { images: [{ data: encodeBase64(JPEG) }] } }));
-    const { image: _bytes, ...byAddress } = stageInput;
-    const out = await api.stage({ ...byAddress, seed: 99, colorScheme: "COLOR_SCHEME_3", prompt: "calm" });
-    expect(out).toEqual(JPEG);
     const req = seen[0]!;
     expect(req.url).toBe("http://provider.test/generate_designs_for_room");
     expect(req.headers.get("Authorization")).toBe("Bearer secret-key");
@@ -76,7 +62,47 @@ describe("provider adapter", () => {
       seed: 99,
       color_scheme: "COLOR_SCHEME_3",
       prompt: "calm",
+      scale_factor: 3,
+      design_creativity: 0.2,
+      design_style_image_url: "http://app.test/signed/reference",
+      design_style_image_strength: 0.6,
     });
+  });
+
+  it("uploads the bytes to the legacy multipart call only when the documented one answers 404", async () => {
+    const { api, seen } = client((req) =>
+      req.url.endsWith("/generate_designs_for_room")
+        ? new Response("no such endpoint", { status: 404, statusText: "Not Found" })
+        : Response.json({ info: { images: [{ data: encodeBase64(JPEG) }] } }),
+    );
+    expect(await api.stage({ ...stageInput, seed: 99, colorScheme: "COLOR_SCHEME_3" })).toEqual(JPEG);
+    expect(seen.map((r) => new URL(r.url).pathname)).toEqual(["/generate_designs_for_room", "/generate_designs"]);
+    const form = await seen[1]!.formData();
+    const file = form.get("input_image") as File;
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(JPEG);
+    expect(file.type).toBe("image/jpeg");
+    expect(Object.fromEntries([...form.entries()].filter(([k]) => k !== "input_image"))).toEqual({
+      room_type: "bedroom",
+      design_style: "scandinavian",
+      num_images: "1",
+      seed: "99",
+      color_scheme: "COLOR_SCHEME_3",
+    });
+  });
+
+  it("never sends the legacy multipart call without its file (the provider would invent a room)", async () => {
+    const missing = () => new Response("no such endpoint", { status: 404, statusText: "Not Found" });
+    const empty = client((req) => (req.url.endsWith("/generate_designs_for_room") ? missing() : Response.json({})));
+    const err = await failure(
+      empty.api.stage({ ...stageInput, image: async () => ({ bytes: new Uint8Array(), contentType: "image/jpeg" }) }),
+    );
+    expect(err.message).toBe("Failed to process image: the source image is empty");
+    expect(empty.seen.map((r) => new URL(r.url).pathname)).toEqual(["/generate_designs_for_room"]);
+    // Without a way to read the bytes, a 404 is the call's failure: no fallback at all.
+    const { image: _bytes, ...byAddress } = stageInput;
+    const none = client(missing);
+    expect((await failure(none.api.stage(byAddress))).message).toBe("Failed to process image: 404 - Not Found");
+    expect(none.seen).toHaveLength(1);
   });
 
   it("asks for variations with num_images and returns every image", async () => {
@@ -85,12 +111,12 @@ describe("provider adapter", () => {
       Response.json({ info: { images: [{ data: encodeBase64(JPEG) }, { data: encodeBase64(other) }] } }),
     );
     expect(await api.stageMany({ ...stageInput, numImages: 3 })).toEqual([JPEG, other]);
-    expect((await seen[0]!.formData()).get("num_images")).toBe("3");
+    expect(((await seen[0]!.json()) as { num_images: number }).num_images).toBe(3);
   });
 
-  it("falls back to the other endpoint only when the first one answers 404", async () => {
+  it("falls back to the older endpoint only when the documented one answers 404", async () => {
     const { api, seen } = client((req) =>
-      req.url.endsWith("/generate_designs") || req.url.endsWith("/replace_sky_behind_house")
+      req.url.endsWith("/generate_designs_for_room") || req.url.endsWith("/replace_sky_behind_house")
         ? new Response("no such endpoint", { status: 404, statusText: "Not Found" })
         : req.url.endsWith("/replace_sky")
           ? Response.json({ info: { output_image: encodeBase64(JPEG) } })
@@ -99,12 +125,12 @@ describe("provider adapter", () => {
     expect(await api.stage({ ...stageInput, numImages: 2 })).toEqual(JPEG);
     expect(await api.replaceSky({ imageUrl: "http://app.test/signed", skyType: "day" })).toEqual(JPEG);
     expect(seen.map((r) => new URL(r.url).pathname)).toEqual([
-      "/generate_designs",
       "/generate_designs_for_room",
+      "/generate_designs",
       "/replace_sky_behind_house",
       "/replace_sky",
     ]);
-    expect(await seen[1]!.json()).toMatchObject({ input_image_url: stageInput.imageUrl, num_images: 2 });
+    expect((await seen[1]!.formData()).get("num_images")).toBe("2");
     // A 500 is a failure, never a reason to try the older endpoint.
     const broken = client(() => new Response("x", { status: 500, statusText: "Internal Server Error" }));
     await failure(broken.api.stage(stageInput));
@@ -113,7 +139,7 @@ describe("provider adapter", () => {
 
   it("accepts an image url instead of data", async () => {
     const { api } = client((req) =>
-      req.url.endsWith("/generate_designs")
+      req.url.endsWith("/generate_designs_for_room")
         ? Response.json({ info: { images: [{ url: "http://cdn.provider.test/x.jpg" }] } })
         : new Response(JPEG),
     );
@@ -195,7 +221,7 @@ describe("results the provider hands over as an address", () => {
     const { api, seen } = client(answerWith("http://cdn.provider.test/out/1.jpg"));
     expect(await api.stage(stageInput)).toEqual(JPEG);
     expect(seen.map((r) => r.url)).toEqual([
-      "http://provider.test/generate_designs",
+      "http://provider.test/generate_designs_for_room",
       "http://cdn.provider.test/out/1.jpg",
     ]);
   });
@@ -279,6 +305,6 @@ describe("a result address that redirects", () => {
         : Response.json({ info: { images: [{ url }] } }),
     );
     expect((await failure(api.stage(stageInput))).message).toMatch(/not the provider's/);
-    expect(seen.map((r) => r.url)).toEqual(["http://provider.test/generate_designs", url]);
+    expect(seen.map((r) => r.url)).toEqual(["http://provider.test/generate_designs_for_room", url]);
   });
 });

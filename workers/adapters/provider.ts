@@ -1,10 +1,12 @@
-import { decodeBase64Strict } from "@workers/lib/base64";
+import { type AnswerImage, answerImages, decodeAnswerImage, isProviderAddress } from "./provider-answers";
 
-// The AI image provider (shared spec provider-api.md). The key is a server-side
-// secret; the browser never talks to the provider. Locally PROVIDER_BASE_URL
-// points at emulators/provider.ts, which speaks the same contract.
+// The AI image provider (Decor8 AI; shared spec provider-api.md, which follows
+// the provider's own repository). The key is a server-side secret; the browser
+// never talks to the provider. Locally PROVIDER_BASE_URL points at
+// emulators/provider.ts, which speaks the same contract.
+// docs/decisions/0151-provider-as-documented.md
 
-export type ProviderOperation = "stage" | "sky" | "removal";
+export type ProviderOperation = "stage" | "sky" | "removal" | "upscale";
 
 export class ProviderError extends Error {
   constructor(
@@ -20,8 +22,8 @@ export interface StageInput {
   /** A signed address of our stored source the provider fetches (workers/lib/signed-urls.ts). */
   imageUrl: string;
   /**
-   * The source's bytes: when given, they are uploaded with the call (multipart /generate_designs) and the
-   * address is sent only if the provider answers that endpoint with 404.
+   * The source's bytes, read only if the provider answers the documented JSON call with 404 and the legacy
+   * multipart call is tried instead. Without them there is no fallback: that call is never sent without its file.
    */
   image?: () => Promise<{ bytes: Uint8Array; contentType: string }>;
   roomType: string;
@@ -33,8 +35,14 @@ export interface StageInput {
   /** Advanced customization, as the provider's codes; left out when not asked for. */
   colorScheme?: string;
   specialityDecor?: string;
-  keepOriginalFloor?: boolean;
+  /** A whole generation directive (the provider lets it override room type and style). */
   prompt?: string;
+  /** How far the result may depart from the photo, 0-1 (the provider's default 0.39 when left out). */
+  designCreativity?: number;
+  /** The provider's output resolution multiplier, 1-8. */
+  scaleFactor?: number;
+  /** A style reference image (one look across a listing) and how strongly to follow it, 0-1. */
+  styleReference?: { url: string; strength: number };
 }
 
 export interface ProviderClient {
@@ -43,23 +51,28 @@ export interface ProviderClient {
   /** Every result of a staging call (up to numImages; at least one, or it throws). */
   stageMany(input: StageInput, signal?: AbortSignal): Promise<Uint8Array[]>;
   replaceSky(input: { imageUrl: string; skyType: string }, signal?: AbortSignal): Promise<Uint8Array>;
-  removeFurniture(input: { imageUrl: string }, signal?: AbortSignal): Promise<Uint8Array>;
+  /** Empties the room, or only the areas a mask (white = remove) marks. */
+  removeFurniture(input: { imageUrl: string; maskUrl?: string }, signal?: AbortSignal): Promise<Uint8Array>;
+  /** A larger copy of an image of at most 1024 px on its long edge (the provider's limit). */
+  upscale(
+    input: { bytes: Uint8Array; contentType: string; scaleFactor: number },
+    signal?: AbortSignal,
+  ): Promise<Uint8Array>;
 }
 
 /**
- * The endpoints the provider's current official SDK (npm decor8ai 2.0.1) calls,
- * and the older ones of our spec, tried only when the current one answers 404.
- * docs/decisions/0141-provider-endpoints-follow-the-sdk.md; staging uploads the
- * bytes when it has them: docs/decisions/0143-staging-uploads-the-source.md
+ * The endpoints the product calls (the provider's SDK names in brackets), and the two older ones, each tried only
+ * when the documented endpoint answers 404.
  */
 export const PROVIDER_PATHS = {
-  /** Staging with the source's bytes (the SDK's generateDesigns), tried first when we have the bytes. */
-  stage: "/generate_designs",
-  /** Staging with a signed address of the source (the SDK's generateDesignsForRoom), on a 404 of the upload. */
-  stageByUrl: "/generate_designs_for_room",
+  /** Staging with a signed address of the source (generateDesignsForRoom): the documented call. */
+  stage: "/generate_designs_for_room",
+  /** The legacy multipart staging call (generateDesigns), with the file only, on a 404 of the documented call. */
+  stageLegacy: "/generate_designs",
   sky: "/replace_sky_behind_house",
   skyFallback: "/replace_sky",
   removal: "/remove_objects_from_room",
+  upscale: "/upscale_image",
 } as const;
 
 /** The provider answered 404 for an endpoint: it does not have it (the fallback may). */
@@ -69,11 +82,13 @@ const FAILURE_PREFIX: Record<ProviderOperation, string> = {
   stage: "Failed to process image",
   sky: "Failed to replace sky",
   removal: "Failed to remove furniture",
+  upscale: "Failed to enlarge the image",
 };
 const EMPTY_MESSAGE: Record<ProviderOperation, string> = {
   stage: "Invalid API response: No processed images received.",
   sky: "Invalid API response: No replaced sky image returned.",
   removal: "Invalid API response: No processed images received.",
+  upscale: "Invalid API response: No enlarged image returned.",
 };
 
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
@@ -81,13 +96,16 @@ export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
 export const RESULT_DOWNLOAD_TIMEOUT_MS = 30_000;
 export const MAX_RESULT_BYTES = 30 * 1024 * 1024;
 
-interface ImageItem {
-  data?: unknown;
-  url?: unknown;
+const JSON_HEADERS = { "Content-Type": "application/json" };
+
+/** What the adapter needs of the environment (the Worker's Env, or a script's process.env). */
+export interface ProviderConfig {
+  PROVIDER_BASE_URL?: string;
+  PROVIDER_API_KEY?: string;
 }
 
 export function createProviderClient(
-  env: Pick<Env, "PROVIDER_BASE_URL" | "PROVIDER_API_KEY">,
+  env: ProviderConfig,
   opts: { fetcher?: typeof fetch; timeoutMs?: number; downloadTimeoutMs?: number } = {},
 ): ProviderClient {
   const fetcher = opts.fetcher ?? fetch;
@@ -95,25 +113,25 @@ export function createProviderClient(
   const downloadTimeoutMs = opts.downloadTimeoutMs ?? RESULT_DOWNLOAD_TIMEOUT_MS;
   const base = (env.PROVIDER_BASE_URL ?? "https://api.decor8.ai").replace(/\/$/, "");
 
+  /** One POST; its `info` when the answer is a success, a ProviderError (or EndpointMissing) otherwise. */
   async function call(
     op: ProviderOperation,
     path: string,
     body: BodyInit,
     headers: HeadersInit,
-    signal?: AbortSignal,
-    opts404 = false,
-  ) {
+    signal: AbortSignal | undefined,
+    missingMayFallBack = false,
+  ): Promise<unknown> {
     if (!env.PROVIDER_API_KEY)
       throw new ProviderError(`${FAILURE_PREFIX[op]}: the provider key is not configured`, false);
     const timeout = AbortSignal.timeout(timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
     try {
       res = await fetcher(`${base}${path}`, {
         method: "POST",
         headers: { Authorization: `Bearer ${env.PROVIDER_API_KEY}`, ...headers },
         body,
-        signal: combined,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (err) {
       if (timeout.aborted) {
@@ -124,7 +142,7 @@ export function createProviderClient(
       }
       throw new ProviderError(`${FAILURE_PREFIX[op]}: ${err instanceof Error ? err.message : "network error"}`, true);
     }
-    if (res.status === 404 && opts404) {
+    if (res.status === 404 && missingMayFallBack) {
       await res.body?.cancel();
       throw new EndpointMissing(path);
     }
@@ -139,35 +157,19 @@ export function createProviderClient(
     try {
       json = await res.json();
     } catch {
-      throw new ProviderError(`Invalid API response: the provider did not send JSON.`, true);
+      throw new ProviderError("Invalid API response: the provider did not send JSON.", true);
     }
     if (typeof json !== "object" || json === null)
       throw new ProviderError("Invalid API response: unexpected body.", true);
-    const { error, message } = json as { error?: unknown; message?: unknown };
+    // A failure is a 200 whose `error` is not empty (e.g. {"error":"InvalidInput","message":"Invalid input image..."}).
+    const { error, message, info } = json as { error?: unknown; message?: unknown; info?: unknown };
     if (typeof error === "string" && error.length > 0) {
       throw new ProviderError(
         `${FAILURE_PREFIX[op]}: ${typeof message === "string" && message ? message : error}`,
         false,
       );
     }
-    return (json as { info?: { images?: unknown; output_image?: unknown } }).info;
-  }
-
-  /** Every image of an answer, in order (each decoded or downloaded); at least one. */
-  async function allImages(
-    op: ProviderOperation,
-    info: { images?: unknown; output_image?: unknown } | undefined,
-    signal?: AbortSignal,
-  ): Promise<Uint8Array[]> {
-    const images = Array.isArray(info?.images) ? (info.images as ImageItem[]) : [];
-    if (images.length <= 1) return [await firstImage(op, info, signal)];
-    const out: Uint8Array[] = [];
-    for (const item of images) {
-      if (typeof item?.data === "string" && item.data.length > 0) out.push(decodeImage(op, item.data));
-      else if (typeof item?.url === "string") out.push(await download(op, item.url, signal));
-    }
-    if (out.length === 0) throw new ProviderError(EMPTY_MESSAGE[op], true);
-    return out;
+    return info;
   }
 
   /** The current endpoint; on 404 only, the older one (a provider that has not moved yet). */
@@ -180,103 +182,82 @@ export function createProviderClient(
     }
   }
 
-  async function stageMany(input: StageInput, signal?: AbortSignal): Promise<Uint8Array[]> {
-    const numImages = Math.min(4, Math.max(1, Math.trunc(input.numImages ?? 1)));
-    const byUrl = async (opts404: boolean) => {
-      const payload: Record<string, unknown> = {
-        input_image_url: input.imageUrl,
-        room_type: input.roomType,
-        design_style: input.designStyle,
-        num_images: numImages,
-      };
-      if (input.colorScheme) payload.color_scheme = input.colorScheme;
-      if (input.specialityDecor) payload.speciality_decor = input.specialityDecor;
-      if (input.keepOriginalFloor) payload.keep_original_floor = true;
-      if (input.prompt) payload.prompt = input.prompt;
-      if (input.seed !== undefined) payload.seed = input.seed;
-      const info = await call(
-        "stage",
-        PROVIDER_PATHS.stageByUrl,
-        JSON.stringify(payload),
-        { "Content-Type": "application/json" },
-        signal,
-        opts404,
-      );
-      return allImages("stage", info, signal);
-    };
-    const upload = async (source: { bytes: Uint8Array; contentType: string }) => {
-      // The fields and their order as the SDK's generateDesigns sends them.
-      const form = new FormData();
-      const fileName = source.contentType === "image/png" ? "photo.png" : "photo.jpg";
-      form.append("input_image", new Blob([source.bytes as BlobPart], { type: source.contentType }), fileName);
-      form.append("room_type", input.roomType);
-      form.append("design_style", input.designStyle);
-      form.append("num_images", String(numImages));
-      if (input.colorScheme) form.append("color_scheme", input.colorScheme);
-      if (input.specialityDecor) form.append("speciality_decor", input.specialityDecor);
-      if (input.keepOriginalFloor) form.append("keep_original_floor", "true");
-      if (input.prompt) form.append("prompt", input.prompt);
-      if (input.seed !== undefined) form.append("seed", String(input.seed));
-      const info = await call("stage", PROVIDER_PATHS.stage, form, {}, signal, true);
-      return allImages("stage", info, signal);
-    };
-    // With the bytes at hand they go with the call (one request); a provider without the upload endpoint
-    // (404) gets the address instead. docs/decisions/0143-staging-uploads-the-source.md
-    if (!input.image) return byUrl(false);
-    const source = await input.image();
-    try {
-      return await upload(source);
-    } catch (err) {
-      if (err instanceof EndpointMissing) return byUrl(false);
-      throw err;
-    }
+  /** Every image of an answer, decoded or downloaded, in order; at least one or a ProviderError. */
+  async function images(op: ProviderOperation, info: unknown, signal?: AbortSignal): Promise<Uint8Array[]> {
+    const items = answerImages(info);
+    if (items.length === 0) throw new ProviderError(EMPTY_MESSAGE[op], true);
+    const out: Uint8Array[] = [];
+    for (const item of items) out.push(await bytesOf(op, item, signal));
+    return out;
   }
 
-  async function firstImage(
-    op: ProviderOperation,
-    info: { images?: unknown; output_image?: unknown } | undefined,
-    signal?: AbortSignal,
-  ) {
-    if (typeof info?.output_image === "string" && info.output_image.length > 0)
-      return decodeImage(op, info.output_image);
-    const images = Array.isArray(info?.images) ? (info.images as ImageItem[]) : [];
-    const item = images[0];
-    if (!item) throw new ProviderError(EMPTY_MESSAGE[op], true);
-    if (typeof item.data === "string" && item.data.length > 0) return decodeImage(op, item.data);
-    if (typeof item.url === "string") return download(op, item.url, signal);
-    throw new ProviderError(EMPTY_MESSAGE[op], true);
+  async function bytesOf(op: ProviderOperation, item: AnswerImage, signal?: AbortSignal): Promise<Uint8Array> {
+    if ("url" in item) return download(op, item.url, signal);
+    const bytes = decodeAnswerImage(item.data);
+    if (!bytes) {
+      throw new ProviderError(`${EMPTY_MESSAGE[op].replace(/\.$/, "")} (the image could not be decoded).`, true);
+    }
+    return bytes;
+  }
+
+  function multipartImage(form: FormData, source: { bytes: Uint8Array; contentType: string }, op: ProviderOperation) {
+    // Never a multipart call without its file: the legacy staging call invents a room when the file is missing.
+    if (source.bytes.byteLength === 0)
+      throw new ProviderError(`${FAILURE_PREFIX[op]}: the source image is empty`, false);
+    const name = source.contentType === "image/png" ? "input_image.png" : "input_image.jpg";
+    form.append("input_image", new Blob([source.bytes as BlobPart], { type: source.contentType }), name);
+  }
+
+  async function stageMany(input: StageInput, signal?: AbortSignal): Promise<Uint8Array[]> {
+    const numImages = Math.min(4, Math.max(1, Math.trunc(input.numImages ?? 1)));
+    // The optional fields, in the order and with the names the SDK's generateDesignsForRoom sends them.
+    const fields: Record<string, string | number> = {};
+    if (input.scaleFactor !== undefined) fields.scale_factor = input.scaleFactor;
+    if (input.colorScheme) fields.color_scheme = input.colorScheme;
+    if (input.specialityDecor) fields.speciality_decor = input.specialityDecor;
+    if (input.prompt) fields.prompt = input.prompt;
+    if (input.seed !== undefined) fields.seed = input.seed;
+    if (input.styleReference) {
+      fields.design_style_image_url = input.styleReference.url;
+      fields.design_style_image_strength = input.styleReference.strength;
+    }
+    if (input.designCreativity !== undefined) fields.design_creativity = input.designCreativity;
+    const required = { room_type: input.roomType, design_style: input.designStyle, num_images: numImages };
+    const byAddress = async () => {
+      const payload = { input_image_url: input.imageUrl, ...required, ...fields };
+      const info = await call(
+        "stage",
+        PROVIDER_PATHS.stage,
+        JSON.stringify(payload),
+        JSON_HEADERS,
+        signal,
+        !!input.image,
+      );
+      return images("stage", info, signal);
+    };
+    const legacy = async () => {
+      const form = new FormData();
+      multipartImage(form, await input.image!(), "stage");
+      for (const [k, v] of Object.entries({ ...required, ...fields })) form.append(k, String(v));
+      return images("stage", await call("stage", PROVIDER_PATHS.stageLegacy, form, {}, signal), signal);
+    };
+    return input.image ? withFallback(byAddress, legacy) : byAddress();
   }
 
   /**
-   * A result the provider hands over as an address: fetched only from the
-   * provider's own domain (https, or http when the provider itself is http, as
-   * the local emulator is), with its own timeout and a size cap, never
-   * following a redirect elsewhere.
+   * A result the provider hands over as an address: fetched only from the provider's own domain
+   * (isProviderAddress), with its own timeout and a size cap, never following a redirect elsewhere.
    */
   async function download(op: ProviderOperation, address: string, signal?: AbortSignal): Promise<Uint8Array> {
     const refused = new ProviderError(
       `${EMPTY_MESSAGE[op].replace(/\.$/, "")} (the image address is not the provider's).`,
       false,
     );
-    let url: URL;
-    try {
-      url = new URL(address);
-    } catch {
-      throw refused;
-    }
-    const own = new URL(base);
-    // A provider named by an IP address or a single label (the local emulator) has no domain: only its own host and port.
-    const literal = /^[\d.]+$|^\[/.test(own.hostname) || !own.hostname.includes(".");
-    const domain = own.hostname.split(".").slice(-2).join(".");
-    const sameDomain = literal
-      ? url.host === own.host
-      : url.hostname === own.hostname || url.hostname === domain || url.hostname.endsWith(`.${domain}`);
-    const scheme = url.protocol === "https:" || (url.protocol === "http:" && own.protocol === "http:");
-    if (!sameDomain || !scheme || url.username || url.password) throw refused;
+    if (!isProviderAddress(address, base)) throw refused;
     const timeout = AbortSignal.timeout(downloadTimeoutMs);
     let res: Response;
     try {
-      res = await fetcher(url.toString(), {
+      res = await fetcher(address, {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         redirect: "manual",
       });
@@ -296,12 +277,11 @@ export function createProviderClient(
       await res.body?.cancel();
       throw new ProviderError(`${FAILURE_PREFIX[op]}: ${res.status} - ${res.statusText || "Error"}`, true);
     }
-    const declared = Number(res.headers.get("Content-Length") ?? "0");
     const tooLarge = new ProviderError(
       `${FAILURE_PREFIX[op]}: the image is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MB`,
       false,
     );
-    if (declared > MAX_RESULT_BYTES) {
+    if (Number(res.headers.get("Content-Length") ?? "0") > MAX_RESULT_BYTES) {
       await res.body?.cancel();
       throw tooLarge;
     }
@@ -335,16 +315,6 @@ export function createProviderClient(
     return bytes;
   }
 
-  function decodeImage(op: ProviderOperation, b64: string): Uint8Array {
-    try {
-      const bytes = decodeBase64Strict(b64.replace(/^data:image\/\w+;base64,/, ""));
-      if (bytes.length < 4) throw new Error("too short");
-      return bytes;
-    } catch {
-      throw new ProviderError(`${EMPTY_MESSAGE[op].replace(/\.$/, "")} (the image could not be decoded).`, true);
-    }
-  }
-
   return {
     async stage(input, signal) {
       return (await stageMany(input, signal))[0]!;
@@ -352,17 +322,23 @@ export function createProviderClient(
     stageMany,
     async replaceSky(input, signal) {
       const body = JSON.stringify({ input_image_url: input.imageUrl, sky_type: input.skyType });
-      const json = { "Content-Type": "application/json" };
       const info = await withFallback(
-        () => call("sky", PROVIDER_PATHS.sky, body, json, signal, true),
-        () => call("sky", PROVIDER_PATHS.skyFallback, body, json, signal),
+        () => call("sky", PROVIDER_PATHS.sky, body, JSON_HEADERS, signal, true),
+        () => call("sky", PROVIDER_PATHS.skyFallback, body, JSON_HEADERS, signal),
       );
-      return firstImage("sky", info, signal);
+      return (await images("sky", info, signal))[0]!;
     },
     async removeFurniture(input, signal) {
-      const body = JSON.stringify({ input_image_url: input.imageUrl });
-      const info = await call("removal", PROVIDER_PATHS.removal, body, { "Content-Type": "application/json" }, signal);
-      return firstImage("removal", info, signal);
+      const payload: Record<string, string> = { input_image_url: input.imageUrl };
+      if (input.maskUrl) payload.mask_image_url = input.maskUrl;
+      const info = await call("removal", PROVIDER_PATHS.removal, JSON.stringify(payload), JSON_HEADERS, signal);
+      return (await images("removal", info, signal))[0]!;
+    },
+    async upscale(input, signal) {
+      const form = new FormData();
+      multipartImage(form, input, "upscale");
+      form.append("scale_factor", String(input.scaleFactor));
+      return (await images("upscale", await call("upscale", PROVIDER_PATHS.upscale, form, {}, signal), signal))[0]!;
     },
   };
 }

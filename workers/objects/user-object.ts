@@ -3,7 +3,6 @@ import { createDb, type Database } from "@db/client";
 import { type Job, type Photo, users } from "@db/schema";
 import { config } from "@workers/config";
 import { devToolsEnabled } from "@workers/lib/dev-tools";
-import { originalKey } from "@workers/lib/photo-storage";
 import * as apiJobs from "@workers/objects/user/api-jobs";
 import * as background from "@workers/objects/user/background";
 import * as callbacks from "@workers/objects/user/callbacks";
@@ -11,7 +10,6 @@ import * as jobsService from "@workers/objects/user/jobs";
 import * as ledger from "@workers/objects/user/ledger";
 import * as payments from "@workers/objects/user/payment-events";
 import * as queue from "@workers/objects/user/queue";
-import { readAhead, type SourceReadAhead } from "@workers/objects/user/stage-call";
 import * as variations from "@workers/objects/user/variations";
 import { eq, sql } from "drizzle-orm";
 
@@ -38,9 +36,6 @@ function signalOrTimeout(waiters: Set<() => void>, ms: number): Promise<boolean>
     waiters.add(woken);
   });
 }
-
-/** A queued job the pump may launch, with its source image when already being read (see UserObject.startJobs). */
-type ToRun = queue.QueuedToRun & { ahead?: SourceReadAhead };
 
 /** Wakes every waiter of signalOrTimeout on `waiters`. */
 function signal(waiters: Set<() => void>): void {
@@ -481,7 +476,6 @@ export class UserObject extends DurableObject<Env> {
    * docs/decisions/0140-batches-variations-rerolls.md
    */
   async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
-    const ahead = this.#readAheadFor(userId, input);
     const result = await this.#change(
       userId,
       (now) => queue.startMany(this.#db, userId, input, now, [...this.#active.keys()]),
@@ -489,32 +483,15 @@ export class UserObject extends DurableObject<Env> {
     );
     if (!result.ok) return result;
     const { firstQueued, ...answer } = result;
-    const toRun: ToRun[] | undefined = firstQueued?.map((q) =>
-      q.job.id === ahead?.jobId ? { ...q, ahead: ahead.source } : q,
-    );
-    await this.#pump(userId, result.concurrency, toRun);
+    await this.#pump(userId, result.concurrency, firstQueued);
     return answer;
-  }
-
-  /**
-   * A lone staging job from the photo's original, with nothing running here (so it will most likely be launched at
-   * once): its original is read from R2 while the credit is being reserved, one R2 round trip off the way to the
-   * provider. The key is derived from the user and the photo, so nothing but this user's own object is read, and
-   * the bytes are used only if the photo row names the same key (stageInputFor); otherwise (a refusal, a queued job)
-   * they are dropped unread.
-   */
-  #readAheadFor(userId: string, input: queue.StartManyInput): { jobId: string; source: SourceReadAhead } | undefined {
-    const [job, ...more] = input.jobs;
-    if (!job || more.length > 0 || !input.checkPhotos || this.#active.size > 0) return undefined;
-    if (job.kind !== "stage" || (job.params.source !== undefined && job.params.source !== "original")) return undefined;
-    return { jobId: job.jobId, source: readAhead(this.env, originalKey(userId, job.photoId)) };
   }
 
   /**
    * Launches queued jobs while fewer than the plan's concurrency run here (`concurrency` when just read, and
    * `firstQueued`, the first queued jobs, when read in the same turn: no read of the queue then).
    */
-  async #pump(userId: string, concurrency?: number, firstQueued?: ToRun[]): Promise<void> {
+  async #pump(userId: string, concurrency?: number, firstQueued?: queue.QueuedToRun[]): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true;
       return;
@@ -548,7 +525,7 @@ export class UserObject extends DurableObject<Env> {
     return result;
   }
 
-  #launch(userId: string, queued: ToRun): void {
+  #launch(userId: string, queued: queue.QueuedToRun): void {
     const jobId = queued.job.id;
     if (this.#active.has(jobId)) return;
     const run = this.#runJob(userId, queued).then(
@@ -579,12 +556,12 @@ export class UserObject extends DurableObject<Env> {
    * round trip off the job's time), and a job that turns out not to be queued any more (nothing else should start
    * it) has its result thrown away uncharged. docs/decisions/0146-job-long-poll.md
    */
-  async #runJob(userId: string, queued: ToRun): Promise<void> {
+  async #runJob(userId: string, queued: queue.QueuedToRun): Promise<void> {
     const jobId = queued.job.id;
     let claimed: (running: boolean) => void = () => undefined;
     const early =
       queued.photo && !variations.isGroupLead(queued.job)
-        ? this.#produce(queued.job, queued.photo, new Promise<boolean>((resolve) => (claimed = resolve)), queued.ahead)
+        ? this.#produce(queued.job, queued.photo, new Promise<boolean>((resolve) => (claimed = resolve)))
         : undefined;
     // Its failure is handled once the job is marked running; until then it must not count as unhandled.
     early?.catch(() => undefined);
@@ -654,15 +631,10 @@ export class UserObject extends DurableObject<Env> {
   }
 
   /** The provider call of a job and the start of its result's R2 write (jobsService.produce). */
-  #produce(
-    job: Job,
-    photo: Photo | undefined,
-    storeWhen?: Promise<boolean>,
-    ahead?: SourceReadAhead,
-  ): ReturnType<typeof jobsService.produce> {
+  #produce(job: Job, photo: Photo | undefined, storeWhen?: Promise<boolean>): ReturnType<typeof jobsService.produce> {
     const quiet = setTimeout(() => this.#whileProviderWorks(), THUMB_AFTER_CALL_MS);
     return jobsService
-      .produce(this.env, this.#db, job, this.#now(), { photo, storeWhen, ahead })
+      .produce(this.env, this.#db, job, this.#now(), { photo, storeWhen })
       .finally(() => clearTimeout(quiet));
   }
 

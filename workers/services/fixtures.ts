@@ -4,6 +4,7 @@ import { deletePrefix, userPrefix } from "@workers/lib/photo-storage";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
+import { PLANS } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
 import { hashPassword } from "./password";
@@ -22,6 +23,11 @@ export const fixtureUserInput = z.object({
   verified: z.boolean().default(true),
   role: z.enum(["user", "admin"]).default("user"),
   credits: z.number().int().min(0).max(10_000).default(0),
+  /** The plan the user is on (its display name, as the payment webhook records it): what the plan unlocks. */
+  plan: z
+    .string()
+    .refine((p) => PLANS.some((plan) => plan.name === p), "Unknown plan.")
+    .optional(),
   session: z.boolean().default(true),
   /** Make the session one that expired a day ago (to test expired sessions). */
   expiredSession: z.boolean().default(false),
@@ -59,6 +65,7 @@ export async function createFixtureUser(
     emailVerifiedAt: input.verified ? now : null,
     signupCreditsGranted: opts.trialSettled && input.verified ? 1 : 0,
     role: input.role,
+    plan: input.plan ?? null,
     createdAt: now,
     updatedAt: now,
   });

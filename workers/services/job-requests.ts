@@ -16,6 +16,7 @@ import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import {
   ADVANCED_REFUSED_MESSAGE,
   COLOR_SCHEME_CODES,
+  DEFAULT_CREATIVITY,
   PROMPT_MAX,
   planAllowsAdvanced,
   SPECIALITY_DECOR_CODES,
@@ -62,7 +63,13 @@ const advancedFields = z.object({
     .string()
     .refine((v) => SPECIALITY_DECOR_CODES.has(v), "Unknown decor theme.")
     .optional(),
+  /** Deprecated: sent by no current provider client, so accepted for old integrations and ignored. */
   keepOriginalFloor: z.boolean().optional(),
+  designCreativity: z
+    .number("Creativity must be a number from 0 to 1.")
+    .min(0, "Creativity must be a number from 0 to 1.")
+    .max(1, "Creativity must be a number from 0 to 1.")
+    .optional(),
   prompt: z
     .string()
     .trim()
@@ -71,23 +78,27 @@ const advancedFields = z.object({
     .optional(),
 });
 
+type AdvancedParams = Pick<JobParams, "colorScheme" | "specialityDecor" | "designCreativity" | "prompt">;
+
 /** The advanced options asked for (only what differs from the provider's defaults), or why they are refused. */
 export async function advancedOptionsFrom(
   body: Record<string, unknown>,
   plan: () => Promise<string | null>,
-): Promise<Result<{ options: Pick<JobParams, "colorScheme" | "specialityDecor" | "keepOriginalFloor" | "prompt"> }>> {
+): Promise<Result<{ options: AdvancedParams }>> {
   const parsed = advancedFields.safeParse({
     colorScheme: body.colorScheme ?? undefined,
     specialityDecor: body.specialityDecor ?? undefined,
     keepOriginalFloor: body.keepOriginalFloor ?? undefined,
+    designCreativity: body.designCreativity ?? undefined,
     prompt: body.prompt ?? undefined,
   });
   if (!parsed.success) return fail("invalid", parsed.error.issues[0]?.message ?? MISSING_OPTIONS);
   const o = parsed.data;
-  const options: Pick<JobParams, "colorScheme" | "specialityDecor" | "keepOriginalFloor" | "prompt"> = {};
+  const options: AdvancedParams = {};
   if (o.colorScheme && o.colorScheme !== "COLOR_SCHEME_0") options.colorScheme = o.colorScheme;
   if (o.specialityDecor && o.specialityDecor !== "SPECIALITY_DECOR_0") options.specialityDecor = o.specialityDecor;
-  if (o.keepOriginalFloor) options.keepOriginalFloor = true;
+  if (o.designCreativity !== undefined && o.designCreativity !== DEFAULT_CREATIVITY)
+    options.designCreativity = o.designCreativity;
   if (o.prompt) options.prompt = o.prompt;
   if (Object.keys(options).length > 0 && !planAllowsAdvanced(await plan())) {
     return fail("forbidden", ADVANCED_REFUSED_MESSAGE);

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { type UploadedPhoto, UploadPanel } from "~/components/library/upload-panel";
 import { useJob } from "~/lib/use-job";
-import { DESIGN_STYLES, ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
+import { DESIGN_STYLES, ROOM_TYPES, SKY_TYPES, styleMenuLabel } from "~/shared/catalog";
 import { creditsLabel } from "~/shared/listing";
 import { JobControls } from "./job-status";
 import { Modal } from "./modal";
@@ -15,7 +15,7 @@ import { skyLabel } from "./versions-list";
 
 const NO_IMAGE = "Please select an image first";
 const ROOMS = ROOM_TYPES.map((r) => ({ value: r.code, label: r.name }));
-const STYLES = DESIGN_STYLES.map((d) => ({ value: d.code, label: d.label }));
+const STYLES = DESIGN_STYLES.map((d) => ({ value: d.code, label: styleMenuLabel(d) }));
 
 export function DesignerDialog({
   plan,

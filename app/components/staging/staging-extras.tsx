@@ -4,6 +4,9 @@ import { creditsLabel, MAX_VARIATIONS } from "~/shared/listing";
 import {
   ADVANCED_OPTIONS_MESSAGE,
   COLOR_SCHEMES,
+  CREATIVITY_LEVELS,
+  DEFAULT_CREATIVITY,
+  INSTRUCTION_HELP,
   PROMPT_MAX,
   planAllowsAdvanced,
   SPECIALITY_DECORS,
@@ -43,14 +46,14 @@ export function VariationsSelect({ value, onChange }: { value: number; onChange:
 export interface AdvancedChoice {
   colorScheme: string;
   specialityDecor: string;
-  keepOriginalFloor: boolean;
+  designCreativity: number;
   prompt: string;
 }
 
 const NO_ADVANCED: AdvancedChoice = {
   colorScheme: "COLOR_SCHEME_0",
   specialityDecor: "SPECIALITY_DECOR_0",
-  keepOriginalFloor: false,
+  designCreativity: DEFAULT_CREATIVITY,
   prompt: "",
 };
 
@@ -59,7 +62,7 @@ export function advancedBody(a: AdvancedChoice): JobBody {
   const body: JobBody = {};
   if (a.colorScheme !== NO_ADVANCED.colorScheme) body.colorScheme = a.colorScheme;
   if (a.specialityDecor !== NO_ADVANCED.specialityDecor) body.specialityDecor = a.specialityDecor;
-  if (a.keepOriginalFloor) body.keepOriginalFloor = true;
+  if (a.designCreativity !== NO_ADVANCED.designCreativity) body.designCreativity = a.designCreativity;
   if (a.prompt.trim()) body.prompt = a.prompt.trim();
   return body;
 }
@@ -70,8 +73,9 @@ export function useAdvanced() {
 }
 
 /**
- * Colour palette, seasonal decor, keep the floor, a short instruction. On a
- * plan without advanced customization they are shown disabled with why.
+ * The provider's colour palettes and seasonal decor (its own names), how far the
+ * result may depart from the photo, and an instruction. On a plan without
+ * advanced customization they are shown disabled with why.
  */
 export function AdvancedOptions({
   plan,
@@ -84,7 +88,8 @@ export function AdvancedOptions({
 }) {
   const allowed = planAllowsAdvanced(plan);
   const id = useId();
-  const swatch = COLOR_SCHEMES.find((c) => c.code === value.colorScheme)?.swatch;
+  const colors = COLOR_SCHEMES.find((c) => c.code === value.colorScheme)?.colors ?? [];
+  const swatch = colors.length > 0 ? `linear-gradient(90deg, ${colors.join(", ")})` : undefined;
   return (
     <details className="rounded-lg border border-line p-3" data-testid="advanced-options">
       <summary className="cursor-pointer text-sm font-semibold">
@@ -133,14 +138,24 @@ export function AdvancedOptions({
             ))}
           </select>
         </div>
-        <label className="flex items-center gap-2 text-sm sm:col-span-2">
-          <input
-            type="checkbox"
-            checked={value.keepOriginalFloor}
-            onChange={(e) => onChange({ keepOriginalFloor: e.target.checked })}
-          />
-          Keep the original floor
-        </label>
+        <div className="sm:col-span-2">
+          <label htmlFor={`${id}-creativity`} className="label">
+            How far from the photo
+          </label>
+          <select
+            id={`${id}-creativity`}
+            className="input"
+            value={value.designCreativity}
+            onChange={(e) => onChange({ designCreativity: Number(e.target.value) })}
+            data-testid="creativity"
+          >
+            {CREATIVITY_LEVELS.map((l) => (
+              <option key={l.value} value={l.value}>
+                {l.name}
+              </option>
+            ))}
+          </select>
+        </div>
         <div className="sm:col-span-2">
           <label htmlFor={`${id}-prompt`} className="label">
             Instruction (optional)
@@ -151,10 +166,11 @@ export function AdvancedOptions({
             maxLength={PROMPT_MAX}
             value={value.prompt}
             placeholder="e.g. a reading chair by the window"
+            aria-describedby={`${id}-prompt-help`}
             onChange={(e) => onChange({ prompt: e.target.value })}
           />
-          <p className="text-xs text-muted">
-            {value.prompt.length}/{PROMPT_MAX} characters
+          <p id={`${id}-prompt-help`} className="text-xs text-muted">
+            {INSTRUCTION_HELP} {value.prompt.length}/{PROMPT_MAX} characters
           </p>
         </div>
       </fieldset>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { VersionView } from "~/lib/use-job";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
+import { belowListingSize } from "~/shared/listing";
 import { OriginalLinkControls } from "./original-link";
 
 export const skyLabel = (s: string) => `Sky: ${s[0]?.toUpperCase()}${s.slice(1)}`;
@@ -138,6 +139,11 @@ export function VersionsList({
               <p className="text-muted" data-testid="version-from">
                 {fromLine(v, versions)}
               </p>
+              {belowListingSize(v.width, v.height) ? (
+                <p className="text-amber-800" data-testid="version-size">
+                  {belowListingSize(v.width, v.height)}
+                </p>
+              ) : null}
               {v.shown ? (
                 <p className="font-semibold text-brand-700" data-testid="version-shown">
                   Shown in your library

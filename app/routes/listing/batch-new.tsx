@@ -5,7 +5,7 @@ import { failureData } from "@workers/http/result";
 import { batchForm, startBatchFromForm } from "@workers/services/batch-pages";
 import { useState } from "react";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
+import { DESIGN_STYLES, ROOM_TYPES, styleMenuLabel } from "~/shared/catalog";
 import { viewHref } from "~/shared/library-view";
 import { creditsLabel, pickField, roomField } from "~/shared/listing";
 import type { Route } from "./+types/batch-new";
@@ -45,7 +45,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 const ROOMS = ROOM_TYPES.map((r) => ({ value: r.code, label: r.name }));
-const STYLES = DESIGN_STYLES.map((d) => ({ value: d.code, label: d.label }));
+const STYLES = DESIGN_STYLES.map((d) => ({ value: d.code, label: styleMenuLabel(d) }));
 
 export default function NewBatch({ loaderData, actionData }: Route.ComponentProps) {
   const { form, credits } = loaderData;

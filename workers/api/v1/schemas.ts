@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
 import { FAILURE_CODES } from "~/shared/result";
+import { COLOR_SCHEMES, DEFAULT_CREATIVITY, SPECIALITY_DECORS } from "~/shared/staging-options";
 
 // The public API's shapes (docs/decisions/0120-public-api.md). The same zod
 // objects check requests and generate /api/v1/openapi.json, so the document
@@ -70,21 +71,36 @@ export const JobRequest = z
       .max(64)
       .optional()
       .openapi({ description: "Start from this version of the photo instead of the original (any kind)." }),
-    colorScheme: z.string().max(32).optional().openapi({
-      description: "Advanced customization (Starter, Standard, Professional): COLOR_SCHEME_0 ... COLOR_SCHEME_20.",
-    }),
-    specialityDecor: z.string().max(32).optional().openapi({
-      description: "Advanced customization: SPECIALITY_DECOR_0 ... SPECIALITY_DECOR_7 (seasonal or thematic decor).",
-    }),
-    keepOriginalFloor: z
-      .boolean()
-      .optional()
-      .openapi({ description: "Advanced customization: keep the photo's floor." }),
-    prompt: z
+    colorScheme: z
       .string()
-      .max(300)
+      .max(32)
       .optional()
-      .openapi({ description: "Advanced customization: a short instruction, at most 300 characters." }),
+      .openapi({
+        description: `Advanced customization (Starter, Standard, Professional): the provider's palettes, ${COLOR_SCHEMES.map((c) => `${c.code} (${c.name})`).join(", ")}.`,
+      }),
+    specialityDecor: z
+      .string()
+      .max(32)
+      .optional()
+      .openapi({
+        description: `Advanced customization: the provider's seasonal decor, ${SPECIALITY_DECORS.map((d) => `${d.code} (${d.name})`).join(", ")}.`,
+      }),
+    designCreativity: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .openapi({
+        description: `Advanced customization: how far the result may depart from the photo, 0 (keep the room as it is) to 1 (most creative); the provider's default ${DEFAULT_CREATIVITY}.`,
+      }),
+    keepOriginalFloor: z.boolean().optional().openapi({
+      deprecated: true,
+      description: "Deprecated and ignored: no current client of the provider sends it, so it did nothing.",
+    }),
+    prompt: z.string().max(300).optional().openapi({
+      description:
+        "Advanced customization: an instruction of at most 300 characters. The provider takes it as the whole direction for the result; the room type and style are added to it.",
+    }),
     callbackUrl: z
       .string()
       .max(2048)
@@ -105,7 +121,7 @@ export const Job = z
       source: z.string().optional(),
       colorScheme: z.string().optional(),
       specialityDecor: z.string().optional(),
-      keepOriginalFloor: z.boolean().optional(),
+      designCreativity: z.number().optional(),
       prompt: z.string().optional(),
     }),
     status: z.enum(["queued", "running", "succeeded", "failed"]),

@@ -15,7 +15,8 @@ import { signedImageUrl } from "@workers/lib/signed-urls";
 import { describeImage, makeResultThumb } from "@workers/lib/thumbnail";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Stmt } from "./ledger";
-import { type SourceReadAhead, stageInputFor } from "./stage-call";
+import { atListingSize } from "./listing-size";
+import { stageInputFor } from "./stage-call";
 
 // AI jobs: staging, sky replacement, furniture removal. The user's Durable
 // Object creates the job row in the same batch as the credit reservation (key
@@ -44,6 +45,11 @@ export function isJobKind(v: unknown): v is JobKind {
 export function providerTimeoutMs(env: Pick<Env, "PROVIDER_TIMEOUT_MS">): number {
   const n = Number(env.PROVIDER_TIMEOUT_MS);
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_PROVIDER_TIMEOUT_MS;
+}
+
+/** When a job started at `startedAt` must have its result in hand, enlargement included (the alarm's watch). */
+export function jobDeadline(startedAt: number, timeoutMs: number): number {
+  return startedAt + timeoutMs + JOB_WATCH_MARGIN_MS;
 }
 
 export function versionKey(userId: string, photoId: string, versionId: string): string {
@@ -248,17 +254,16 @@ export async function produce(
     photo?: Photo;
     /** The call was started before the job was marked running: its bytes are stored only once this answers true. */
     storeWhen?: Promise<boolean>;
-    /** The source image's bytes, when already being read (stageInputFor). */
-    ahead?: SourceReadAhead;
   } = {},
 ): Promise<{ result: JobResult; stored: Promise<void> }> {
   const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
   if (!photo || photo.userId !== job.userId) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
-  const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs: providerTimeoutMs(env) });
+  const timeoutMs = providerTimeoutMs(env);
+  const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs });
   let bytes: Uint8Array;
   if (job.kind === "stage") {
     // Staging starts from the original, or from the version the person chose (e.g. the emptied room).
-    bytes = await client.stage(await stageInputFor(env, db, job, photo, now, 1, opts.ahead));
+    bytes = await client.stage(await stageInputFor(env, db, job, photo, now, 1));
   } else {
     const variant = job.params.source ?? "original";
     const imageUrl = await signedImageUrl(env, photo.id, variant, now);
@@ -267,6 +272,7 @@ export async function produce(
         ? await client.replaceSky({ imageUrl, skyType: job.params.skyType ?? "day" })
         : await client.removeFurniture({ imageUrl });
   }
+  bytes = await atListingSize(client, bytes, jobDeadline(now, timeoutMs));
   try {
     const result = describeResult(job, bytes);
     const stored = opts.storeWhen

@@ -5,6 +5,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import * as jobsService from "./jobs";
 import type { Stmt } from "./ledger";
 import * as ledger from "./ledger";
+import { atListingSize } from "./listing-size";
 import { stageInputFor } from "./stage-call";
 
 // Variations (issue 15): one staging request for 1 to 4 results. Each result is
@@ -114,8 +115,10 @@ async function produceGroup(
 ): Promise<(jobsService.JobResult | null)[]> {
   const photo = await db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
   if (!photo || photo.userId !== lead.userId) throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
-  const client = createProviderClient(env, { timeoutMs: jobsService.providerTimeoutMs(env) });
+  const timeoutMs = jobsService.providerTimeoutMs(env);
+  const client = createProviderClient(env, { timeoutMs });
   const images = await client.stageMany(await stageInputFor(env, db, lead, photo, now, group.length));
+  const deadline = jobsService.jobDeadline(now, timeoutMs);
   const out: (jobsService.JobResult | null)[] = [];
   for (const [i, job] of group.entries()) {
     const bytes = images[i];
@@ -124,7 +127,8 @@ async function produceGroup(
       continue;
     }
     // A result that is not an image is a result that did not arrive: that job is refunded on its own.
-    out.push(await jobsService.storeResult(env, job, bytes).catch(() => null));
+    const sized = await atListingSize(client, bytes, deadline);
+    out.push(await jobsService.storeResult(env, job, sized).catch(() => null));
   }
   return out;
 }

@@ -1,0 +1,142 @@
+import { blank, drawBanner, fillRect, mapPixels, meanColour, type Raster, resize } from "./images.ts";
+
+// What the provider emulator draws. It does NOT generate AI images: each result
+// is the input visibly transformed and labelled "EMULATED ... NOT AI", at the
+// sizes the provider's own samples show (emulators/provider-contract.ts).
+
+/** What the emulated image says about the options it received, so a test (or a person) can see they arrived. */
+export function optionLine(o: Record<string, unknown>): string | null {
+  const parts = [
+    typeof o.color_scheme === "string" && o.color_scheme.replace("COLOR_SCHEME_", "palette "),
+    typeof o.speciality_decor === "string" && o.speciality_decor.replace("SPECIALITY_DECOR_", "decor "),
+    o.design_creativity !== undefined && `creativity ${o.design_creativity}`,
+    typeof o.prompt === "string" && `prompt ${o.prompt.length} chars`,
+    o.design_style_image_url !== undefined && `style reference ${o.design_style_image_strength ?? 0.82}`,
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(", ") : null;
+}
+
+/** Each variation of one call is visibly different: its own sofa colour, and its number and seed on a banner. */
+const VARIATION_SOFAS: [number, number, number][] = [
+  [92, 107, 138],
+  [138, 92, 92],
+  [92, 138, 104],
+  [128, 112, 70],
+];
+
+export interface StageDrawing {
+  room: string;
+  style: string;
+  options: string | null;
+  variation: { index: number; of: number; seed: number | null };
+  /** A style reference's mean colour and strength: the result is tinted toward it. */
+  reference?: { colour: [number, number, number]; strength: number };
+}
+
+/** A staged room: the input resized to the answer's size, warmed, with simple "furniture" in its lower third. */
+export function stage(input: Raster, width: number, height: number, d: StageDrawing): Raster {
+  const img = resize(input, width, height);
+  const tint = d.reference;
+  mapPixels(img, (r, g, b) => {
+    const [wr, wg, wb] = [r * 0.95 + 18, g * 0.93 + 10, b * 0.85];
+    if (!tint) return [wr, wg, wb];
+    const k = 0.35 * tint.strength;
+    return [wr * (1 - k) + tint.colour[0] * k, wg * (1 - k) + tint.colour[1] * k, wb * (1 - k) + tint.colour[2] * k];
+  });
+  const sofa = VARIATION_SOFAS[d.variation.index % VARIATION_SOFAS.length]!;
+  fillRect(img, width * 0.12, height * 0.62, width * 0.46, height * 0.16, sofa);
+  fillRect(img, width * 0.12, height * 0.54, width * 0.46, height * 0.09, [sofa[0] + 18, sofa[1] + 19, sofa[2] + 20]);
+  fillRect(img, width * 0.64, height * 0.7, width * 0.2, height * 0.05, [150, 111, 74]); // table
+  fillRect(img, width * 0.1, height * 0.8, width * 0.8, height * 0.06, [196, 168, 130], 0.8); // rug
+  const lines = ["EMULATED STAGING - NOT AI", `${d.room} / ${d.style}`];
+  if (d.options) lines.push(d.options.toUpperCase());
+  if (d.reference) lines.push("STYLE REFERENCE RECEIVED");
+  if (d.variation.of > 1 || d.variation.seed !== null) {
+    const seed = d.variation.seed === null ? "" : ` SEED ${d.variation.seed}`;
+    lines.push(`VARIATION ${d.variation.index + 1}/${d.variation.of}${seed}`);
+  }
+  banners(img, lines);
+  return img;
+}
+
+/** The legacy call without a photo: the provider invents an "inspirational" room. */
+export function inventedRoom(width: number, height: number, room: string, style: string): Raster {
+  const img = blank(width, height, [214, 206, 192]);
+  fillRect(img, 0, height * 0.68, width, height * 0.32, [150, 120, 90]); // floor
+  fillRect(img, width * 0.62, height * 0.18, width * 0.22, height * 0.34, [180, 210, 235]); // window
+  fillRect(img, width * 0.14, height * 0.56, width * 0.4, height * 0.16, [92, 107, 138]); // sofa
+  banners(img, ["EMULATED: NO PHOTO SENT - INVENTED ROOM", `${room} / ${style}`]);
+  return img;
+}
+
+const SKIES: Record<string, [[number, number, number], [number, number, number]]> = {
+  day: [
+    [86, 156, 232],
+    [190, 222, 250],
+  ],
+  dusk: [
+    [62, 48, 110],
+    [246, 152, 96],
+  ],
+  night: [
+    [8, 12, 34],
+    [30, 42, 84],
+  ],
+};
+
+/** A replaced sky: a gradient above 38% of the height, the rest relit. */
+export function sky(input: Raster, width: number, height: number, skyType: string): Raster {
+  const img = resize(input, width, height);
+  const [top, bottom] = SKIES[skyType] ?? SKIES.day!;
+  const horizon = Math.round(height * 0.38);
+  mapPixels(img, (r, g, b, x, y) => {
+    if (y >= horizon)
+      return skyType === "night"
+        ? [r * 0.55, g * 0.6, b * 0.75]
+        : skyType === "dusk"
+          ? [r * 0.9 + 12, g * 0.8, b * 0.8]
+          : [r, g, b];
+    const t = y / horizon;
+    const star = skyType === "night" && (x * 7919 + y * 104729) % 997 === 0 ? 200 : 0;
+    return [
+      top[0] + (bottom[0] - top[0]) * t + star,
+      top[1] + (bottom[1] - top[1]) * t + star,
+      top[2] + (bottom[2] - top[2]) * t + star,
+    ];
+  });
+  banners(img, [`EMULATED SKY: ${skyType} - NOT AI`], "bottom");
+  return img;
+}
+
+/**
+ * An emptied room: below the midline softened and lightened as if the floor were cleared, or, with a mask (white =
+ * remove), only where the mask is white.
+ */
+export function removal(input: Raster, width: number, height: number, mask: Raster | null): Raster {
+  const img = resize(input, width, height);
+  const m = mask ? resize(mask, width, height) : null;
+  mapPixels(img, (r, g, b, x, y) => {
+    const inside = m ? m.data[(y * width + x) * 4]! > 127 : y >= height * 0.5;
+    if (!inside) return [r, g, b];
+    const avg = (r + g + b) / 3;
+    return [avg * 0.4 + 140, avg * 0.4 + 134, avg * 0.4 + 124];
+  });
+  banners(img, [mask ? "EMULATED MASKED REMOVAL - NOT AI" : "EMULATED FURNITURE REMOVAL - NOT AI"]);
+  return img;
+}
+
+/** An enlarged copy, labelled so nobody takes it for the provider's upscaler. */
+export function upscale(input: Raster, factor: number): Raster {
+  const img = resize(input, input.width * factor, input.height * factor);
+  banners(img, [`EMULATED UPSCALE X${factor} - NOT AI`], "bottom");
+  return img;
+}
+
+export { meanColour };
+
+/** Stacked text banners at the top (or the bottom) of an image. */
+function banners(img: Raster, lines: string[], at: "top" | "bottom" = "top"): void {
+  const lineHeight = 11 * Math.max(2, Math.floor(img.width / 260));
+  let y = at === "top" ? 0 : img.height - lineHeight * lines.length;
+  for (const line of lines) y += drawBanner(img, line, y);
+}
