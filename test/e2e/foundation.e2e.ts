@@ -20,7 +20,10 @@ describe("the running stack", () => {
     expect(await home.text()).toContain("Transform Spaces Instantly");
     const health = await fetch(`${baseUrl()}/api/health?deep=1`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ ok: true, checks: { d1: "ok", r2: "ok", durableObject: "ok" } });
+    expect(await health.json()).toMatchObject({
+      ok: true,
+      checks: { d1: "ok", r2: "ok", durableObject: "ok", providerKey: "ok" },
+    });
   });
 
   it("titles its error pages: an unknown address, a folder that is not yours, an unknown batch, a refused method", async () => {

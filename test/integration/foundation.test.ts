@@ -17,7 +17,11 @@ describe("GET /api/health through the Worker", () => {
     const before = Date.now();
     const res = await workerFetch("/api/health?deep=1");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, checks: { d1: "ok", r2: "ok", durableObject: "ok" }, failing: [] });
+    expect(await res.json()).toEqual({
+      ok: true,
+      checks: { d1: "ok", r2: "ok", durableObject: "ok", providerKey: "ok" },
+      failing: [],
+    });
 
     const row = await db.select().from(healthChecks).get();
     expect(row?.checkedAt).toBeGreaterThanOrEqual(before);

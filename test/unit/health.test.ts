@@ -25,6 +25,8 @@ describe("GET /api/health?deep=1 without dev tools", () => {
       const res = await health.request("/?deep=1", { headers }, prod);
       expect(res.status).toBe(403);
       expect(await res.json()).toMatchObject({ ok: false, code: "forbidden" });
+      const sample = await health.request("/provider-sample", { method: "PUT", headers, body: "x" }, prod);
+      expect(sample.status).toBe(403);
     }
   });
 });

@@ -1,7 +1,12 @@
 import { healthChecks } from "@db/schema";
+import { sha256 } from "@oslojs/crypto/sha2";
+import { encodeHexLowerCase } from "@oslojs/encoding";
 import { timingSafeEqual } from "@workers/lib/crypto";
+import { signedSampleUrl } from "@workers/lib/signed-urls";
 import { userObject } from "@workers/objects/client";
 import { sql } from "drizzle-orm";
+import { hasCompleteEnding, sniffImageType } from "~/shared/image-format";
+import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
 
 // Two probes. The public one (GET /api/health) only reads: anyone may call it
@@ -44,11 +49,21 @@ export function deepProbeAllowed(env: Env, devTools: boolean, header: string | n
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Touches each binding for real: a D1 write and read, an R2 put and get, a Durable Object's storage. */
+/**
+ * Touches each binding for real: a D1 write and read, an R2 put and get, a Durable Object's storage; and says
+ * whether a provider key is set (`providerKey`). It makes no provider call: a call costs money, so only
+ * `npm run provider:smoke` proves the key works (docs/decisions/0151-provider-as-documented.md).
+ */
 export async function deepHealth(deps: Pick<Deps, "db" | "bucket" | "env" | "clock">): Promise<HealthReport> {
   const now = deps.clock();
-  const checks: Record<string, Check> = { d1: "error", r2: "error", durableObject: "error" };
+  const checks: Record<string, Check> = {
+    d1: "error",
+    r2: "error",
+    durableObject: "error",
+    providerKey: deps.env.PROVIDER_API_KEY ? "ok" : "error",
+  };
   const errors: Record<string, string> = {};
+  if (checks.providerKey === "error") errors.providerKey = "PROVIDER_API_KEY is not set";
   await Promise.all([
     (async () => {
       // RETURNING reads back what this very statement wrote, so concurrent probes cannot fail each other.
@@ -78,4 +93,30 @@ export async function deepHealth(deps: Pick<Deps, "db" | "bucket" | "env" | "clo
     }),
   ]);
   return report(checks, errors);
+}
+
+/** Where the provider smoke check's sample images live (content-addressed: the same sample is stored once). */
+const SAMPLE_PREFIX = "health/provider-sample/";
+const SAMPLE_NAME = /^[0-9a-f]{64}\.(jpg|png)$/;
+
+/**
+ * Stores an image the provider smoke check sends (scripts/provider-smoke.ts) and answers a short-lived signed
+ * address of it, which the real provider must be able to fetch: the one thing a local run cannot prove.
+ */
+export async function storeProviderSample(
+  deps: Pick<Deps, "bucket" | "env" | "clock">,
+  bytes: Uint8Array,
+): Promise<Result<{ name: string; imageUrl: string }>> {
+  const type = sniffImageType(bytes);
+  if (!type || !hasCompleteEnding(type, bytes.subarray(Math.max(0, bytes.length - 16)))) {
+    return fail("invalid", "The sample must be a whole JPEG or PNG image.");
+  }
+  const name = `${encodeHexLowerCase(sha256(bytes))}.${type === "image/png" ? "png" : "jpg"}`;
+  await deps.bucket.put(`${SAMPLE_PREFIX}${name}`, bytes, { httpMetadata: { contentType: type } });
+  return ok({ name, imageUrl: await signedSampleUrl(deps.env, name, deps.clock()) });
+}
+
+/** The stored key of a sample named in a signed address, or null for a name that cannot be one. */
+export function providerSampleKey(name: string): string | null {
+  return SAMPLE_NAME.test(name) ? `${SAMPLE_PREFIX}${name}` : null;
 }

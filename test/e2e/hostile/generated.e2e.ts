@@ -66,6 +66,8 @@ const ID_SOURCES: { param: RegExp; route?: RegExp; value: () => string }[] = [
   { param: /^id$/, route: /\/exports\/:id/, value: () => "0123456789abcdefghijklmnopqrstuv" },
   { param: /^index$/, value: () => "0" },
   { param: /^(token)$/, value: () => "0123456789abcdefghijklmnopqrstuv" },
+  // The provider smoke check's sample, by its content's SHA-256: without a signature nobody may read it.
+  { param: /^name$/, route: /\/provider-sample\/:name/, value: () => `${"0".repeat(64)}.jpg` },
 ];
 
 const PARAM = /:([A-Za-z0-9_]+)(\{[^}]*\})?\??|\{([A-Za-z0-9_]+)\}/g;
