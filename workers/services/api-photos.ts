@@ -100,6 +100,8 @@ export async function fetchPhoto(
     method: "GET",
     headers: { Accept: "image/jpeg, image/png", "User-Agent": "Stagewise-Fetch/1" },
     timeoutMs: FETCH_TIMEOUT_MS,
+    // Past the upload limit the stream is cut off; readCapped below answers "too large" first.
+    maxBodyBytes: 2 * MAX_UPLOAD_BYTES,
     fetchImpl,
   });
   if (!got.ok) return fail("invalid", `The photo could not be fetched: ${got.reason}`);
