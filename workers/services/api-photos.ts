@@ -6,6 +6,7 @@ import { guardedFetch, type UrlPolicy } from "@workers/lib/safe-url";
 import { describeAndThumb } from "@workers/lib/thumbnail";
 import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo } from "~/shared/image-format";
 import { fail, ok, type Result } from "~/shared/result";
+import { cutText } from "~/shared/text";
 import {
   ACCEPTED_UPLOAD_TYPES,
   MAX_UPLOAD_BYTES,
@@ -128,6 +129,6 @@ export async function fetchPhoto(
   } catch {
     // Keep it as sent.
   }
-  last = last.slice(0, 255);
+  last = cutText(last, 255);
   return ok({ bytes, fileName: last || "photo" });
 }
