@@ -29,15 +29,13 @@ export async function createSession(
 ): Promise<{ token: string; expiresAt: number }> {
   const token = randomToken(20);
   const expiresAt = now + SESSION_TTL_MS;
-  await db
-    .insert(sessions)
-    .values({
-      id: sha256Hex(token),
-      userId,
-      expiresAt,
-      createdAt: now,
-      userAgent: userAgent ? cutText(userAgent, 255) : null,
-    });
+  await db.insert(sessions).values({
+    id: sha256Hex(token),
+    userId,
+    expiresAt,
+    createdAt: now,
+    userAgent: userAgent ? cutText(userAgent, 255) : null,
+  });
   return { token, expiresAt };
 }
 
