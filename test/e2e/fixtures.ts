@@ -5,6 +5,8 @@ export interface FixtureUser {
   id: string;
   email: string;
   sessionToken: string | null;
+  /** An API key with both scopes, when asked for with `apiKey: true`. */
+  apiKey?: string;
 }
 
 export interface FixtureOptions {
@@ -15,6 +17,7 @@ export interface FixtureOptions {
   credits?: number;
   session?: boolean;
   expiredSession?: boolean;
+  apiKey?: boolean;
 }
 
 /** Users made since the last takeCreatedUsers(), with the stack that made them. */
