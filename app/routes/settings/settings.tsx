@@ -40,7 +40,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     reauthValidUntil(deps, who),
   ]);
   return {
-    keys,
+    // Why a key stopped working, when it was not its owner's doing (read here: the page's module stays server-free).
+    keys: keys.map((k) => ({ ...k, revokedWhy: k.revokedReason ? (REVOKED_FOR_YOU[k.revokedReason] ?? null) : null })),
     keysRevoked: keysRevokedNotice(keys),
     deliveries,
     label,
@@ -215,12 +216,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
                   <td>{when(k.lastUsedAt)}</td>
                   <td className="text-right">
                     {k.revokedAt ? (
-                      <span className="text-muted">
-                        Revoked
-                        {k.revokedReason && REVOKED_FOR_YOU[k.revokedReason]
-                          ? ` (${REVOKED_FOR_YOU[k.revokedReason]})`
-                          : ""}
-                      </span>
+                      <span className="text-muted">Revoked{k.revokedWhy ? ` (${k.revokedWhy})` : ""}</span>
                     ) : (
                       <Form method="post">
                         <input type="hidden" name="intent" value="revoke" />
