@@ -242,7 +242,8 @@ describe("names cut on character boundaries", () => {
     });
     expect(res.status).toBe(201);
     const row = await db.select().from(photos).where(eq(photos.userId, user.id)).get();
-    expect(row?.name).toBe("a".repeat(99));
-    expect(row?.name).not.toContain("\uFFFD");
+    // Compared as JSON, so a failure's message never carries the broken character itself.
+    expect(JSON.stringify(row?.name)).toBe(JSON.stringify("a".repeat(99)));
+    expect(row?.name.includes("\uFFFD")).toBe(false);
   });
 });
