@@ -181,7 +181,7 @@ define(
     scope: "stage",
     summary: "Upload a photo by URL",
     description:
-      "We fetch the photo (http or https only, public addresses only, 15 s, same limits as an upload) and store it.",
+      "We fetch the photo (a public address: https on port 443 or http on port 80, never Stagewise itself; 15 s, same limits as an upload) and store it.",
     request: {
       headers: S.IdempotencyHeader,
       body: { required: true, content: { "application/json": { schema: S.PhotoFromUrl } } },

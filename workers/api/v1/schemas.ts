@@ -85,11 +85,10 @@ export const JobRequest = z
       .max(300)
       .optional()
       .openapi({ description: "Advanced customization: a short instruction, at most 300 characters." }),
-    callbackUrl: z
-      .string()
-      .max(2048)
-      .optional()
-      .openapi({ description: "An https URL we POST a signed job.succeeded or job.failed event to." }),
+    callbackUrl: z.string().max(2048).optional().openapi({
+      description:
+        "A public URL we POST a signed job.succeeded or job.failed event to: https on port 443 (or http on port 80), never Stagewise itself.",
+    }),
   })
   .openapi("JobRequest");
 
