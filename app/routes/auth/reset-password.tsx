@@ -33,7 +33,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const { env } = context.get(requestContext);
   // Its API keys were revoked with the sessions: the sign-in page says so (and Settings, until a new key is made).
-  return redirect(`/login?notice=${result.revokedKeys > 0 ? "password-changed-keys" : "password-changed"}`, {
+  return redirect(`/login?notice=${(result.revokedKeys ?? 0) > 0 ? "password-changed-keys" : "password-changed"}`, {
     headers: { "Set-Cookie": clearSessionCookie(secureCookies(env, request)) },
   });
 }

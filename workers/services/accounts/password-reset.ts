@@ -45,7 +45,8 @@ export async function requestPasswordReset(deps: AccountDeps, input: { email: un
   return { ok: true, message: MESSAGES.resetSent };
 }
 
-export type ResetResult = { ok: true; userId: string; revokedKeys: number } | Failure<"password">;
+/** `revokedKeys`: how many API keys the reset revoked, when it revoked any. */
+export type ResetResult = { ok: true; userId: string; revokedKeys?: number } | Failure<"password">;
 
 /**
  * Spends a reset link: sets the new password, ends every session of the
@@ -77,5 +78,5 @@ export async function resetPassword(
     revokeTokens(deps.db, spent.userId, "reset_password"),
   ]);
   await markVerified({ ...deps, now }, spent.userId);
-  return { ok: true, userId: spent.userId, revokedKeys };
+  return revokedKeys > 0 ? { ok: true, userId: spent.userId, revokedKeys } : { ok: true, userId: spent.userId };
 }
