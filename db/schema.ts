@@ -121,7 +121,8 @@ export type AuditAction =
   | "verification.resend"
   | "sessions.revoke"
   | "role.grant"
-  | "role.remove";
+  | "role.remove"
+  | "api_key.revoke";
 
 export const auditLog = sqliteTable("audit_log", {
   id: text("id").primaryKey(),
@@ -350,6 +351,8 @@ export type PhotoVersion = typeof photoVersions.$inferSelect;
 // ---- The public API (migrations/0008_api_keys.sql) ----
 
 export type ApiScope = "stage" | "read";
+/** Why a key was revoked (migrations/0014_api_key_revocation.sql); null for keys revoked before it was recorded. */
+export type ApiKeyRevokedReason = "owner" | "password_reset" | "sessions_revoked" | "admin" | "account_deleted";
 
 export const apiKeys = sqliteTable("api_keys", {
   id: text("id").primaryKey(),
@@ -361,6 +364,7 @@ export const apiKeys = sqliteTable("api_keys", {
   createdAt: integer("created_at").notNull(),
   lastUsedAt: integer("last_used_at"),
   revokedAt: integer("revoked_at"),
+  revokedReason: text("revoked_reason").$type<ApiKeyRevokedReason>(),
 });
 
 export const apiIdempotency = sqliteTable("api_idempotency", {

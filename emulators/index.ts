@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import { join } from "node:path";
+import { startDnsEmulator } from "./dns.ts";
 import { startMailEmulator } from "./mail.ts";
 import { startOAuthEmulator } from "./oauth.ts";
 import { startProviderEmulator } from "./provider.ts";
@@ -13,10 +14,11 @@ export interface EmulatorPorts {
   provider: number;
   stripe: number;
   oauth: number;
+  dns: number;
 }
 
 export function emulatorPorts(base: number): EmulatorPorts {
-  return { mail: base, provider: base + 1, stripe: base + 2, oauth: base + 3 };
+  return { mail: base, provider: base + 1, stripe: base + 2, oauth: base + 3, dns: base + 4 };
 }
 
 export interface RunningEmulators {
@@ -53,6 +55,7 @@ export async function startEmulators(opts: {
     }),
   );
   servers.push(await startOAuthEmulator({ port: ports.oauth }));
+  servers.push(await startDnsEmulator({ port: ports.dns }));
   return {
     ports,
     workerVars: {
@@ -60,6 +63,7 @@ export async function startEmulators(opts: {
       PROVIDER_BASE_URL: local(ports.provider),
       STRIPE_API_URL: local(ports.stripe),
       GOOGLE_ISSUER_URL: local(ports.oauth),
+      DNS_RESOLVER_URL: `${local(ports.dns)}/dns-query`,
     },
     async stop() {
       await Promise.all(

@@ -15,6 +15,7 @@ export const OPTIONAL_SETTINGS = [
   "STRIPE_API_URL",
   "GOOGLE_ISSUER_URL",
   "HEALTH_PROBE_SECRET",
+  "DNS_RESOLVER_URL",
 ] as const;
 export type OptionalSettings = { [K in (typeof OPTIONAL_SETTINGS)[number]]?: string };
 
@@ -43,6 +44,8 @@ const common = z.object({
   STRIPE_API_URL: url.optional(),
   GOOGLE_ISSUER_URL: url.optional(),
   HEALTH_PROBE_SECRET: z.string().min(16).optional(),
+  /** The DNS-over-HTTPS endpoint the SSRF guard asks (the local DNS emulator); production always asks Cloudflare's. */
+  DNS_RESOLVER_URL: url.optional(),
 });
 
 /** A deployed worker: every secret real, no emulator address, no dev tools. */
@@ -55,6 +58,7 @@ const production = common.extend({
   MAIL_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   STRIPE_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   GOOGLE_ISSUER_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
+  DNS_RESOLVER_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
 });
 
 export type Config = z.output<typeof common>;

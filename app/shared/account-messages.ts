@@ -18,6 +18,8 @@ export const MESSAGES = {
     "Failed to log in with Google: this email address belongs to an account linked to another Google account.",
   emailVerified: "Your email is verified. Please sign in.",
   passwordChanged: "Your password has been changed. Please sign in with your new password.",
+  passwordChangedKeysRevoked:
+    "Your password has been changed. Please sign in with your new password. Your API keys were revoked too: create new ones in Settings.",
   linkInvalid: "This link has expired or was already used.",
   resendFailed: "Failed to send the verification email. Please try again.",
   honeypot: "The form was not submitted properly. Please try again.",

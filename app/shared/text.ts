@@ -11,6 +11,28 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
  */
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
 
+/**
+ * The longest start of `value` that is at most `max` UTF-16 units (what `.length` and zod's `.max` count) and ends
+ * on a character boundary: never half of a surrogate pair (which would be stored as U+FFFD), and never half of a
+ * grapheme cluster (an emoji with its skin tone, a flag, a letter with its accent), so what is kept shows as typed.
+ */
+export function cutText(value: string, max: number): string {
+  if (value.length <= max) return value;
+  let out = "";
+  if (typeof Intl !== "undefined" && "Segmenter" in Intl) {
+    for (const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(value)) {
+      if (out.length + segment.length > max) break;
+      out += segment;
+    }
+    return out;
+  }
+  for (const ch of value) {
+    if (out.length + ch.length > max) break;
+    out += ch;
+  }
+  return out;
+}
+
 /** A name shown in lists (photos, folders): no control or bidi characters, one space between words, at most `max`. */
 export function displayName(value: string, fallback: string, max = 100): string {
   const clean = value
@@ -19,7 +41,7 @@ export function displayName(value: string, fallback: string, max = 100): string 
     .replace(new RegExp(BIDI.source, "g"), "")
     .replace(/ {2,}/g, " ")
     .trim();
-  return clean.slice(0, max).trim() || fallback;
+  return cutText(clean, max).trim() || fallback;
 }
 
 /** Removes control characters other than tab and newline (for text that is kept, not refused). */

@@ -106,4 +106,21 @@ describe("admin console", () => {
       expect(r.status, `${method} ${path}`).toBe(404);
     }
   });
+
+  it("lists a user's API keys and revokes one with its form, without JavaScript; the key then answers 401", async () => {
+    const target = await createUser({ apiKey: true });
+    const admin = await createUser({ role: "admin" });
+    const api = () => fetch(`${baseUrl()}/api/v1/balance`, { headers: { Authorization: `Bearer ${target.apiKey}` } });
+    expect((await api()).status).toBe(200);
+    const page = await b.newPage(await signedInContext(b, admin, { javaScriptEnabled: false }));
+    await page.goto(`/admin/users/${target.id}`);
+    const keys = page.getByTestId("admin-api-keys");
+    await keys.getByText(target.apiKey!.slice(0, 10)).waitFor();
+    await keys.getByLabel("Reason").fill("Key posted in a public issue");
+    await keys.getByRole("button", { name: "Revoke fixture" }).click();
+    await page.getByText("Revoked the API key “fixture”").waitFor();
+    await keys.getByText("Revoked by an admin").waitFor();
+    expect((await api()).status).toBe(401);
+    page.assertClean();
+  });
 });

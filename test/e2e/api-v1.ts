@@ -122,7 +122,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a photo by URL
-         * @description We fetch the photo (http or https only, public addresses only, 15 s, same limits as an upload) and store it.
+         * @description We fetch the photo (a public address: https on port 443 or http on port 80, never Stagewise itself; 15 s, same limits as an upload) and store it.
          *
          *     Scope: `stage`.
          */
@@ -744,7 +744,7 @@ export interface components {
             keepOriginalFloor?: boolean;
             /** @description Advanced customization: an instruction of at most 300 characters. The provider takes it as the whole direction for the result; the room type and style are added to it. */
             prompt?: string;
-            /** @description An https URL we POST a signed job.succeeded or job.failed event to. */
+            /** @description A public URL we POST a signed job.succeeded or job.failed event to: https on port 443 (or http on port 80), never Stagewise itself. */
             callbackUrl?: string;
         };
         JobStatus: {

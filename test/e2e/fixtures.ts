@@ -5,6 +5,8 @@ export interface FixtureUser {
   id: string;
   email: string;
   sessionToken: string | null;
+  /** An API key with both scopes, when asked for with `apiKey: true`. */
+  apiKey?: string;
 }
 
 export interface FixtureOptions {
@@ -17,6 +19,7 @@ export interface FixtureOptions {
   plan?: string;
   session?: boolean;
   expiredSession?: boolean;
+  apiKey?: boolean;
 }
 
 /** Users made since the last takeCreatedUsers(), with the stack that made them. */

@@ -1,4 +1,5 @@
 import { decodeBase64urlIgnorePadding } from "@oslojs/encoding";
+import { cutText } from "@workers/lib/cut-text";
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from "arctic";
 
 // Google sign-in: OAuth 2.0 authorization code flow with PKCE and state
@@ -113,7 +114,7 @@ export async function verifyIdToken(
     sub: claims.sub,
     email: claims.email.trim().toLowerCase(),
     emailVerified: claims.email_verified === true || claims.email_verified === "true",
-    name: typeof claims.name === "string" && claims.name.trim() ? claims.name.trim().slice(0, 100) : null,
+    name: typeof claims.name === "string" && claims.name.trim() ? cutText(claims.name.trim(), 100) : null,
     ...(typeof claims.auth_time === "number" ? { authTime: claims.auth_time * 1000 } : {}),
   };
 }

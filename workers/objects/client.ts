@@ -4,6 +4,7 @@
 import type { UserObject } from "./user-object";
 
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
+export { IDEMPOTENCY_TTL_MS, idempotentJobId } from "./user/api-jobs";
 export {
   ALREADY_RETRIED,
   FREE_REROLL_TAKEN,

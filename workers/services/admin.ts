@@ -1,11 +1,12 @@
 import type { Database } from "@db/client";
-import { auditLog, creditLedger, jobs, photos, sessions, users } from "@db/schema";
+import { apiKeys, auditLog, creditLedger, jobs, photos, sessions, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/client";
 import type { AccountDeps } from "@workers/services/accounts/deps";
 import { sendVerification } from "@workers/services/accounts/verification";
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Result } from "~/shared/result";
+import { activeKeyCount, listApiKeys, revokeAllKeysStatement } from "./api-keys";
 import type { CurrentUser } from "./current-user";
 
 // The admin console's reads and actions. Every action writes exactly one
@@ -139,7 +140,7 @@ export async function listUsers(
 export async function userDetail(db: Database, userId: string) {
   const user = await db.query.users.findFirst({ where: eq(users.id, userId) });
   if (!user) return null;
-  const [ledger, sessionRows, audit, photoCounts, jobCounts, failedJobs] = await Promise.all([
+  const [ledger, sessionRows, audit, photoCounts, jobCounts, failedJobs, keys] = await Promise.all([
     db
       .select()
       .from(creditLedger)
@@ -178,6 +179,7 @@ export async function userDetail(db: Database, userId: string) {
       .orderBy(desc(jobs.createdAt))
       .limit(50)
       .all(),
+    listApiKeys(db, userId),
   ]);
   return {
     user: {
@@ -200,6 +202,8 @@ export async function userDetail(db: Database, userId: string) {
     failedJobs,
     // Session ids are hashes of tokens; show only a short prefix.
     sessions: sessionRows.map((s) => ({ ...s, id: s.id.slice(0, 8) })),
+    // The user's API keys, as their settings page lists them (never a secret: only the prefix).
+    apiKeys: keys,
     audit,
   };
 }
@@ -264,6 +268,11 @@ export async function adjustCredits(
   return { ok: true, message: `Removed ${-amount} credits. Balance: ${res.balance}.` };
 }
 
+/**
+ * "Sign out everywhere": ends every session and revokes every API key of the user in one batch with its audit row
+ * (docs/decisions/0153-credentials-end-with-the-accounts-trust.md). The user's settings page says why their keys
+ * stopped working.
+ */
 export async function revokeSessions(
   db: Database,
   admin: CurrentUser,
@@ -272,14 +281,61 @@ export async function revokeSessions(
 ): Promise<ActionResult> {
   if (!(await exists(db, userId))) return { ok: false, code: "not_found", error: "User not found" };
   const e = entry(admin, "sessions.revoke", reason);
-  const [{ n }] = (await db.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)).all()) as [
-    { n: number },
-  ];
+  const [[{ n }], keys] = await Promise.all([
+    db.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)).all() as Promise<[{ n: number }]>,
+    activeKeyCount(db, userId),
+  ]);
+  const now = Date.now();
   await db.batch([
     db.delete(sessions).where(eq(sessions.userId, userId)),
-    db.insert(auditLog).values({ ...e, targetUserId: userId, details: { sessions: n }, createdAt: Date.now() }),
+    revokeAllKeysStatement(db, userId, "sessions_revoked", now),
+    db.insert(auditLog).values({ ...e, targetUserId: userId, details: { sessions: n, apiKeys: keys }, createdAt: now }),
   ]);
-  return { ok: true, message: `Signed out of ${n} session${n === 1 ? "" : "s"}.` };
+  const plural = (k: number, word: string) => `${k} ${word}${k === 1 ? "" : "s"}`;
+  return {
+    ok: true,
+    message: `Signed out of ${plural(n, "session")}${keys > 0 ? ` and revoked ${plural(keys, "API key")}` : ""}.`,
+  };
+}
+
+/** An API key id: randomToken(10), 16 base32 letters. */
+export const API_KEY_ID = /^[a-z2-7]{16}$/;
+
+/** Revokes one API key of the user, with its audit row in the same batch; another user's key is not found. */
+export async function revokeUserApiKey(
+  db: Database,
+  admin: CurrentUser,
+  userId: string,
+  keyId: string,
+  reason: string,
+): Promise<ActionResult> {
+  const key = await db
+    .select({ name: apiKeys.name, prefix: apiKeys.prefix, revokedAt: apiKeys.revokedAt })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
+    .get();
+  if (!key) return { ok: false, code: "not_found", error: "This user has no such API key." };
+  if (key.revokedAt !== null) return { ok: false, code: "conflict", error: "This key is already revoked." };
+  const e = entry(admin, "api_key.revoke", reason, { keyId, prefix: key.prefix });
+  const now = Date.now();
+  // The audit row is written only when the key was still active, in the same atomic batch.
+  const d1 = db.$client;
+  const results = await d1.batch([
+    d1
+      .prepare(
+        "UPDATE api_keys SET revoked_at = ?1, revoked_reason = 'admin' WHERE id = ?2 AND user_id = ?3 AND revoked_at IS NULL",
+      )
+      .bind(now, keyId, userId),
+    d1
+      .prepare(
+        `INSERT INTO audit_log (id, actor_id, actor_email, action, target_user_id, reason, details, created_at)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE changes() = 1`,
+      )
+      .bind(e.id, e.actorId, e.actorEmail, e.action, userId, reason, JSON.stringify(e.details), now),
+  ]);
+  if ((results[0]?.meta.changes ?? 0) !== 1)
+    return { ok: false, code: "conflict", error: "This key is already revoked." };
+  return { ok: true, message: `Revoked the API key “${key.name}” (${key.prefix}…).` };
 }
 
 /** Grants or removes the admin role. The last admin can never be removed. */

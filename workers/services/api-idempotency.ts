@@ -2,6 +2,7 @@ import type { Database } from "@db/client";
 import { apiIdempotency } from "@db/schema";
 import { canonicalJson } from "@workers/lib/canonical-json";
 import { sha256Hex } from "@workers/lib/crypto";
+import { IDEMPOTENCY_TTL_MS } from "@workers/objects/client";
 import { and, eq, isNull, lt } from "drizzle-orm";
 import { type Failure, fail } from "~/shared/result";
 
@@ -15,8 +16,10 @@ import { type Failure, fail } from "~/shared/result";
 // concurrent retries wait for each other and all get the first answer.
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
-/** Stored answers are kept this long. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Stored answers are kept this long: the rule the user's object applies to keyed jobs. */
+export { IDEMPOTENCY_TTL_MS };
+
 /** A claim whose request has not finished in this long is taken over (its request died). */
 const CLAIM_LEASE_MS = 2 * 60 * 1000;
 
@@ -114,11 +117,6 @@ export async function onceForKey(
 
 async function release(db: Database, userId: string, key: string): Promise<void> {
   await db.delete(apiIdempotency).where(and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key)));
-}
-
-/** The id of the job a keyed job request creates: the same key always names the same job, so it is charged once. */
-export function idempotentJobId(userId: string, key: string): string {
-  return `k${sha256Hex(`job:${userId}:${key}`).slice(0, 31)}`;
 }
 
 /** Daily cron: forget stored answers older than a day (and claims whose request died). */

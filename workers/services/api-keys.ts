@@ -1,9 +1,9 @@
 import type { Database } from "@db/client";
-import { type ApiKey, type ApiScope, apiCallbacks, apiKeys, users } from "@db/schema";
+import { type ApiKey, type ApiKeyRevokedReason, type ApiScope, apiCallbacks, apiKeys, users } from "@db/schema";
 import { callbackSecret } from "@workers/lib/callback-signing";
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import type { RateRule } from "@workers/objects/client";
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
@@ -41,6 +41,7 @@ export interface ApiKeyView {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  revokedReason: ApiKeyRevokedReason | null;
 }
 
 function view(k: ApiKey): ApiKeyView {
@@ -52,6 +53,7 @@ function view(k: ApiKey): ApiKeyView {
     createdAt: k.createdAt,
     lastUsedAt: k.lastUsedAt,
     revokedAt: k.revokedAt,
+    revokedReason: k.revokedReason,
   };
 }
 
@@ -89,6 +91,7 @@ export async function createApiKey(
     createdAt: deps.clock(),
     lastUsedAt: null,
     revokedAt: null,
+    revokedReason: null,
   };
   await deps.db.insert(apiKeys).values(row);
   return ok({ key: view(row), token, callbackSecret: await callbackSecret(deps.env.SIGNING_SECRET, row.id) });
@@ -97,10 +100,55 @@ export async function createApiKey(
 export async function revokeApiKey(deps: Pick<Deps, "db" | "clock">, userId: string, keyId: string): Promise<Result> {
   const res = await deps.db
     .update(apiKeys)
-    .set({ revokedAt: deps.clock() })
+    .set({ revokedAt: deps.clock(), revokedReason: "owner" })
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
     .run();
   return res.meta.changes === 1 ? ok({}) : fail("not_found", "This key does not exist or is already revoked.");
+}
+
+/**
+ * Revokes every active key of the user, as a statement for the batch that ends the account's other credentials
+ * (a password reset, an admin's "sign out everywhere": docs/decisions/0153-credentials-end-with-the-accounts-trust.md).
+ */
+export function revokeAllKeysStatement(db: Database, userId: string, reason: ApiKeyRevokedReason, now: number) {
+  return db
+    .update(apiKeys)
+    .set({ revokedAt: now, revokedReason: reason })
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+}
+
+/** How many keys of the user still work. */
+export async function activeKeyCount(db: Database, userId: string): Promise<number> {
+  const row = await db
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .get();
+  return row?.n ?? 0;
+}
+
+/** Revocations the owner did not make themselves, which the settings page explains. */
+export const REVOKED_FOR_YOU: Partial<Record<ApiKeyRevokedReason, string>> = {
+  password_reset: "revoked when your password was reset",
+  sessions_revoked: "revoked when Stagewise support signed you out everywhere",
+  admin: "revoked by Stagewise support",
+};
+
+/**
+ * The notice the API keys section shows after keys were revoked for the owner (a reset, an admin), until they make
+ * a new key: what happened, when, and that new keys can be made.
+ */
+export function keysRevokedNotice(keys: ApiKeyView[]): string | null {
+  const newest = keys.reduce<ApiKeyView | null>(
+    (a, k) =>
+      k.revokedAt !== null && REVOKED_FOR_YOU[k.revokedReason ?? "owner"] && (!a || k.revokedAt > a.revokedAt!) ? k : a,
+    null,
+  );
+  if (!newest) return null;
+  if (keys.some((k) => k.revokedAt === null && k.createdAt > newest.revokedAt!)) return null;
+  const why = REVOKED_FOR_YOU[newest.revokedReason ?? "owner"]!;
+  const n = keys.filter((k) => k.revokedAt === newest.revokedAt && k.revokedReason === newest.revokedReason).length;
+  return `${n === 1 ? "Your API key was" : `${n} of your API keys were`} ${why}, on ${new Date(newest.revokedAt!).toISOString().slice(0, 16).replace("T", " ")} UTC. Integrations using ${n === 1 ? "it" : "them"} get 401 now: create a new key below and put it in their place.`;
 }
 
 export interface ApiCaller {

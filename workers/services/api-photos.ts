@@ -6,6 +6,7 @@ import { guardedFetch, type UrlPolicy } from "@workers/lib/safe-url";
 import { describeAndThumb } from "@workers/lib/thumbnail";
 import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo } from "~/shared/image-format";
 import { fail, ok, type Result } from "~/shared/result";
+import { cutText } from "~/shared/text";
 import {
   ACCEPTED_UPLOAD_TYPES,
   MAX_UPLOAD_BYTES,
@@ -100,6 +101,8 @@ export async function fetchPhoto(
     method: "GET",
     headers: { Accept: "image/jpeg, image/png", "User-Agent": "Stagewise-Fetch/1" },
     timeoutMs: FETCH_TIMEOUT_MS,
+    // Past the upload limit the stream is cut off; readCapped below answers "too large" first.
+    maxBodyBytes: 2 * MAX_UPLOAD_BYTES,
     fetchImpl,
   });
   if (!got.ok) return fail("invalid", `The photo could not be fetched: ${got.reason}`);
@@ -126,6 +129,6 @@ export async function fetchPhoto(
   } catch {
     // Keep it as sent.
   }
-  last = last.slice(0, 255);
+  last = cutText(last, 255);
   return ok({ bytes, fileName: last || "photo" });
 }

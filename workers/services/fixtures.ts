@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { PLANS } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
+import { createApiKey } from "./api-keys";
 import type { Deps } from "./deps";
 import { hashPassword } from "./password";
 import { createSession, SESSION_TTL_MS } from "./sessions";
@@ -31,6 +32,8 @@ export const fixtureUserInput = z.object({
   session: z.boolean().default(true),
   /** Make the session one that expired a day ago (to test expired sessions). */
   expiredSession: z.boolean().default(false),
+  /** Also make an API key with both scopes, returned once as `apiKey` (the hostile suite's public API cases). */
+  apiKey: z.boolean().default(false),
 });
 
 export type FixtureUserInput = z.input<typeof fixtureUserInput>;
@@ -51,7 +54,7 @@ export async function createFixtureUser(
   deps: Pick<Deps, "db" | "env">,
   raw: FixtureUserInput = {},
   opts: FixtureUserOptions = {},
-): Promise<{ id: string; email: string; sessionToken: string | null }> {
+): Promise<{ id: string; email: string; sessionToken: string | null; apiKey?: string }> {
   const input = fixtureUserInput.parse(raw);
   const { db, env } = deps;
   const id = randomToken();
@@ -79,6 +82,10 @@ export async function createFixtureUser(
   }
   const sessionNow = input.expiredSession ? now - SESSION_TTL_MS - 24 * 60 * 60 * 1000 : now;
   const session = input.session ? await createSession(db, id, opts.agent ?? "e2e fixture", sessionNow) : null;
+  if (input.apiKey) {
+    const made = await createApiKey({ db, env, clock: Date.now }, id, { name: "fixture", scopes: ["stage", "read"] });
+    if (made.ok) return { id, email, sessionToken: session?.token ?? null, apiKey: made.token };
+  }
   return { id, email, sessionToken: session?.token ?? null };
 }
 
@@ -99,7 +106,7 @@ export async function removeFixtureUser(
 
 // Columns that change on their own (activity timestamps, health probes) are left
 // out of the state digest, so it shows only what a request deliberately wrote.
-const VOLATILE: Record<string, string[]> = { users: ["last_active_at", "updated_at"] };
+const VOLATILE: Record<string, string[]> = { users: ["last_active_at", "updated_at"], api_keys: ["last_used_at"] };
 const SKIPPED_TABLES = new Set(["health_checks", "d1_migrations", "_cf_KV", "sqlite_sequence"]);
 
 async function sha256(text: string): Promise<string> {

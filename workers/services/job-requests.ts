@@ -22,7 +22,7 @@ import {
   SPECIALITY_DECOR_CODES,
 } from "~/shared/staging-options";
 import { hasControlCharacters } from "~/shared/text";
-import { idempotentJobId, MISMATCH } from "./api-idempotency";
+import { MISMATCH } from "./api-idempotency";
 import type { Deps } from "./deps";
 import { alreadyStarted, startFailure, startQueued, variationsFrom } from "./job-queue";
 import { getPhoto } from "./library";
@@ -233,7 +233,8 @@ async function requestApiJob(
   job: { photoId: string; kind: JobKind; params: JobParams },
   api: ApiJobOptions,
 ) {
-  const jobId = api.idempotency ? idempotentJobId(userId, api.idempotency.key) : randomToken();
+  // A keyed request's job id is derived inside the user's object, from the key and its generation (api-jobs.ts).
+  const jobId = randomToken();
   const started = await userObject(deps.env, userId).startApiJob(userId, { job: { jobId, ...job }, ...api });
   if (!started.ok) {
     if (started.mismatch) return fail("conflict", MISMATCH);

@@ -3,6 +3,7 @@ import { sessions, type User, users } from "@db/schema";
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { canStage, isAdmin } from "~/shared/access";
+import { cutText } from "~/shared/text";
 
 // Revocable, hashed sessions (docs/decisions/0011-sessions-and-email-links.md): the cookie holds
 // a 160-bit random token; D1 holds only its SHA-256. 30-day lifetime, extended
@@ -28,9 +29,13 @@ export async function createSession(
 ): Promise<{ token: string; expiresAt: number }> {
   const token = randomToken(20);
   const expiresAt = now + SESSION_TTL_MS;
-  await db
-    .insert(sessions)
-    .values({ id: sha256Hex(token), userId, expiresAt, createdAt: now, userAgent: userAgent?.slice(0, 255) ?? null });
+  await db.insert(sessions).values({
+    id: sha256Hex(token),
+    userId,
+    expiresAt,
+    createdAt: now,
+    userAgent: userAgent ? cutText(userAgent, 255) : null,
+  });
   return { token, expiresAt };
 }
 

@@ -2,7 +2,15 @@ import { requireAdmin } from "@workers/http/auth";
 import { checkFields, readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import { adjustCredits, resendVerificationFor, revokeSessions, setRole, userDetail } from "@workers/services/admin";
+import {
+  API_KEY_ID,
+  adjustCredits,
+  resendVerificationFor,
+  revokeSessions,
+  revokeUserApiKey,
+  setRole,
+  userDetail,
+} from "@workers/services/admin";
 import { data, Form, Link, useNavigation } from "react-router";
 import { z } from "zod";
 import { formatDate, formatDateTime } from "~/lib/format";
@@ -35,9 +43,14 @@ const actions = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("revoke"), reason }),
   z.object({ intent: z.literal("resend"), reason }),
   z.object({ intent: z.literal("role"), role: z.enum(["user", "admin"]), reason }),
+  z.object({
+    intent: z.literal("revoke-key"),
+    keyId: z.string({ message: "Choose a key." }).regex(API_KEY_ID, "That is not an API key id."),
+    reason,
+  }),
 ]);
 
-type FieldErrors = Partial<Record<"amount" | "reason" | "role" | "form", string>>;
+type FieldErrors = Partial<Record<"amount" | "reason" | "role" | "keyId" | "form", string>>;
 const noErrors: FieldErrors = {};
 
 export async function action({ request, params, context }: Route.ActionArgs) {
@@ -58,9 +71,92 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         ? await revokeSessions(db, admin, params.id, input.reason)
         : input.intent === "resend"
           ? await resendVerificationFor(accountDeps(context, request), admin, params.id, input.reason)
-          : await setRole(db, admin, params.id, input.role, input.reason);
+          : input.intent === "revoke-key"
+            ? await revokeUserApiKey(db, admin, params.id, input.keyId, input.reason)
+            : await setRole(db, admin, params.id, input.role, input.reason);
   if (!res.ok) return failureData({ ...res, intent: input.intent, fieldErrors: noErrors, message: res.error });
   return { intent: input.intent, ok: true as const, fieldErrors: noErrors, message: res.message };
+}
+
+const REVOKED_BY: Record<string, string> = {
+  owner: "by the user",
+  password_reset: "by a password reset",
+  sessions_revoked: "by “sign out everywhere”",
+  admin: "by an admin",
+  account_deleted: "with the account",
+};
+
+/** The user's API keys (prefix only, never a secret), each active one with its own revoke form. */
+function ApiKeysSection({
+  apiKeys,
+  actionData,
+}: {
+  apiKeys: Route.ComponentProps["loaderData"]["apiKeys"];
+  actionData: Route.ComponentProps["actionData"];
+}) {
+  const nav = useNavigation();
+  const mine = actionData?.intent === "revoke-key" ? actionData : undefined;
+  const busyKey =
+    nav.state !== "idle" && nav.formData?.get("intent") === "revoke-key" ? nav.formData.get("keyId") : null;
+  return (
+    <section className="mt-10" aria-labelledby="api-keys-title">
+      <h2 id="api-keys-title" className="text-lg font-semibold">
+        API keys
+      </h2>
+      {mine?.message || mine?.fieldErrors.keyId || mine?.fieldErrors.reason ? (
+        <p className={mine.ok ? "alert-success mt-3" : "alert-error mt-3"} role={mine.ok ? "status" : "alert"}>
+          {mine.message ?? mine.fieldErrors.keyId ?? mine.fieldErrors.reason}
+        </p>
+      ) : null}
+      <div className="mt-3 overflow-x-auto rounded-2xl border border-line">
+        <table className="w-full min-w-[40rem] text-left text-sm" data-testid="admin-api-keys">
+          <thead className="bg-slate-50 text-xs uppercase tracking-wide text-muted">
+            <tr>
+              <th className="px-4 py-2">Name</th>
+              <th className="px-4 py-2">Key</th>
+              <th className="px-4 py-2">Scopes</th>
+              <th className="px-4 py-2">Created</th>
+              <th className="px-4 py-2">Last used</th>
+              <th className="px-4 py-2">State</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {apiKeys.map((k) => (
+              <tr key={k.id} className="align-top">
+                <td className="px-4 py-2">{k.name}</td>
+                <td className="px-4 py-2">
+                  <code>{k.prefix}…</code>
+                </td>
+                <td className="px-4 py-2">{k.scopes.join(", ")}</td>
+                <td className="px-4 py-2 whitespace-nowrap">{formatDateTime(k.createdAt)}</td>
+                <td className="px-4 py-2 whitespace-nowrap">{formatDateTime(k.lastUsedAt)}</td>
+                <td className="px-4 py-2">
+                  {k.revokedAt !== null ? (
+                    <span className="text-muted">
+                      Revoked {REVOKED_BY[k.revokedReason ?? ""] ?? ""} on {formatDateTime(k.revokedAt)}
+                    </span>
+                  ) : (
+                    <Form method="post" className="flex flex-wrap items-end gap-2">
+                      <input type="hidden" name="intent" value="revoke-key" />
+                      <input type="hidden" name="keyId" value={k.id} />
+                      <label className="grid gap-1 text-xs">
+                        Reason
+                        <input name="reason" className="input" required minLength={3} maxLength={500} />
+                      </label>
+                      <button type="submit" className="btn-danger" disabled={busyKey === k.id}>
+                        Revoke <span className="sr-only">{k.name}</span>
+                      </button>
+                    </Form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {apiKeys.length === 0 ? <p className="p-4 text-muted">No API keys.</p> : null}
+      </div>
+    </section>
+  );
 }
 
 function ActionCard({
@@ -122,7 +218,7 @@ function ActionCard({
 }
 
 export default function AdminUser({ loaderData, actionData }: Route.ComponentProps) {
-  const { user, ledger, sessions, audit, photos, jobs, failedJobs } = loaderData;
+  const { user, ledger, sessions, audit, photos, jobs, failedJobs, apiKeys } = loaderData;
   const amountError = actionData?.intent === "credits" ? actionData.fieldErrors.amount : undefined;
   return (
     <div className="container-page py-8">
@@ -186,7 +282,7 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
         <ActionCard
           intent="revoke"
           title="Sign out everywhere"
-          submit="Revoke all sessions"
+          submit="Revoke all sessions and API keys"
           actionData={actionData}
           danger
         />
@@ -200,6 +296,8 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
           <input type="hidden" name="role" value={user.role === "admin" ? "user" : "admin"} />
         </ActionCard>
       </div>
+
+      <ApiKeysSection apiKeys={apiKeys} actionData={actionData} />
 
       <section className="mt-10">
         <h2 className="text-lg font-semibold">Ledger</h2>

@@ -11,6 +11,7 @@ import { sessionCookie } from "@workers/services/sessions";
 import { data, type RouterContextProvider, redirect } from "react-router";
 import { MESSAGES } from "~/shared/account-messages";
 import { type AuthActionData, type AuthIntent, HONEYPOT_FIELD } from "~/shared/auth-forms";
+import { cutText } from "~/shared/text";
 
 /** The account services' dependencies for this request. */
 export function accountDeps(context: Readonly<RouterContextProvider>, _request?: Request): AccountDeps {
@@ -67,7 +68,7 @@ export async function authAction({ request, context }: { request: Request; conte
   const field = (name: string) => body.fields[name] ?? "";
   const raw = field("intent");
   const intent: AuthIntent = raw === "signup" || raw === "forgot" || raw === "resend" ? raw : "signin";
-  const values = { name: field("name").slice(0, 100), email: field("email").slice(0, 254) };
+  const values = { name: cutText(field("name"), 100), email: field("email").slice(0, 254) };
   const redirectTo = safeRedirectPath(field("redirectTo"), context.get(requestContext).env.APP_ORIGIN);
   if (field(HONEYPOT_FIELD) !== "") return answer({ intent, values, error: MESSAGES.honeypot }, 400);
 

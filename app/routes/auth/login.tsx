@@ -16,6 +16,7 @@ const NOTICES: Record<string, { kind: "error" | "success"; text: string }> = {
   "email-in-use": { kind: "error", text: MESSAGES.emailInUse },
   verified: { kind: "success", text: MESSAGES.emailVerified },
   "password-changed": { kind: "success", text: MESSAGES.passwordChanged },
+  "password-changed-keys": { kind: "success", text: MESSAGES.passwordChangedKeysRevoked },
   "google-failed": { kind: "error", text: MESSAGES.googleFailed },
   "google-expired": { kind: "error", text: MESSAGES.googleExpired },
   "google-denied": { kind: "error", text: MESSAGES.googleDenied },

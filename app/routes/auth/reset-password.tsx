@@ -32,7 +32,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     return failureData({ ...result, fieldErrors: result.fieldErrors ?? {} });
   }
   const { env } = context.get(requestContext);
-  return redirect("/login?notice=password-changed", {
+  // Its API keys were revoked with the sessions: the sign-in page says so (and Settings, until a new key is made).
+  return redirect(`/login?notice=${(result.revokedKeys ?? 0) > 0 ? "password-changed-keys" : "password-changed"}`, {
     headers: { "Set-Cookie": clearSessionCookie(secureCookies(env, request)) },
   });
 }
@@ -57,7 +58,9 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
           </div>
         ) : (
           <Form method="post" className="mt-6 space-y-4">
-            <p className="text-muted">Setting a new password signs you out on every device.</p>
+            <p className="text-muted">
+              Setting a new password signs you out on every device and revokes your API keys.
+            </p>
             <input type="hidden" name="token" value={loaderData.token} />
             <TextField
               id="password"

@@ -3,7 +3,15 @@ import { checkFields, readFormFields } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
 import { reauthValidUntil, startGoogleReauth } from "@workers/services/accounts/google-reauth";
-import { createApiKey, createKeyInput, listApiKeys, listDeliveries, revokeApiKey } from "@workers/services/api-keys";
+import {
+  createApiKey,
+  createKeyInput,
+  keysRevokedNotice,
+  listApiKeys,
+  listDeliveries,
+  REVOKED_FOR_YOU,
+  revokeApiKey,
+} from "@workers/services/api-keys";
 import { secureCookies } from "@workers/services/current-user";
 import { deleteAccount, deletionMethods, requestExport } from "@workers/services/mls/account-data";
 import { getLabelDefaults, labelDefaultsInput, saveLabelDefaults } from "@workers/services/mls/labels";
@@ -31,7 +39,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     deletionMethods(db, user.id),
     reauthValidUntil(deps, who),
   ]);
-  return { keys, deliveries, label, deletion: { ...methods, googleConfirmedUntil } };
+  return {
+    // Why a key stopped working, when it was not its owner's doing (read here: the page's module stays server-free).
+    keys: keys.map((k) => ({ ...k, revokedWhy: k.revokedReason ? (REVOKED_FOR_YOU[k.revokedReason] ?? null) : null })),
+    keysRevoked: keysRevokedNotice(keys),
+    deliveries,
+    label,
+    deletion: { ...methods, googleConfirmedUntil },
+  };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -100,7 +115,7 @@ function when(ms: number | null): string {
 }
 
 export default function Settings({ loaderData, actionData }: Route.ComponentProps) {
-  const { keys, deliveries, label, deletion } = loaderData;
+  const { keys, keysRevoked, deliveries, label, deletion } = loaderData;
   const busy = useNavigation().state !== "idle";
   const created = actionData && "created" in actionData ? actionData.created : null;
   const error = actionData && "error" in actionData ? actionData.error : null;
@@ -131,6 +146,11 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
           A key acts as you through the API: <strong>stage</strong> uploads photos and starts jobs (one credit each),{" "}
           <strong>read</strong> reads jobs, versions and your balance.
         </p>
+        {keysRevoked && !created ? (
+          <p className="alert-error mt-4" role="status" data-testid="keys-revoked">
+            {keysRevoked}
+          </p>
+        ) : null}
         {error ? (
           <p className="alert-error mt-4" role="alert">
             {error}
@@ -196,7 +216,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
                   <td>{when(k.lastUsedAt)}</td>
                   <td className="text-right">
                     {k.revokedAt ? (
-                      <span className="text-muted">Revoked</span>
+                      <span className="text-muted">Revoked{k.revokedWhy ? ` (${k.revokedWhy})` : ""}</span>
                     ) : (
                       <Form method="post">
                         <input type="hidden" name="intent" value="revoke" />

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
 import {
@@ -25,15 +25,26 @@ const FORGED = { Cookie: "sw_session=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" };
 const MALFORMED_SESSION = { Cookie: "sw_session=%00%0d%0a'\";--" };
 let ran = 0;
 let alicePhoto: string | undefined;
+let aliceKeyId = "";
+let bobKeyId = "";
 let bobPhoto: string | undefined;
 
 beforeAll(async () => {
-  alice = await createUser({ credits: 3 });
-  bob = await createUser({ credits: 3 });
+  alice = await createUser({ credits: 3, apiKey: true });
+  bob = await createUser({ credits: 3, apiKey: true });
   admin = await createUser({ role: "admin" });
   expired = await createUser({ role: "admin", expiredSession: true });
   [alicePhoto] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: alice.sessionToken! }, 1, "Alice");
   [bobPhoto] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: bob.sessionToken! }, 1, "Bob");
+  // The key ids, as the admin user page lists them (its revoke forms carry them).
+  const keyIdOf = async (u: FixtureUser) => {
+    const html = await (await fetch(`${baseUrl()}/admin/users/${u.id}`, { headers: cookie(admin) })).text();
+    const m = /name="keyId" value="([a-z2-7]{16})"/.exec(html);
+    if (!m?.[1]) throw new Error(`no API key listed for ${u.id}`);
+    return m[1];
+  };
+  aliceKeyId = await keyIdOf(alice);
+  bobKeyId = await keyIdOf(bob);
   // Each case compares the whole stored state before and after. Work still landing from the seeding or from the
   // file before (a thumbnail written after its upload, the purge of that file's users) would be read as a change
   // the case made: POST /admin/users/x once "changed" R2 from 5 to 6 objects that way.
@@ -741,6 +752,139 @@ describe("hostile input", () => {
           status: 403,
         },
         { name: "unsigned", method: "GET", path: `/api/signed/photos/${bobPhoto}/original`, status: 403 },
+      ];
+    }),
+  );
+
+  it(
+    "public API: the SSRF guard refuses IPv4-carrying IPv6 forms, special ranges, odd ports and our own origin",
+    run((): HostileCase[] => {
+      const h = { Authorization: `Bearer ${alice.apiKey}`, "Content-Type": "application/json" };
+      const own = new URL(baseUrl());
+      const targets: [string, string, RegExp][] = [
+        ["6to4 of 127.0.0.1", "http://[2002:7f00:1::]/a.jpg", /private or local network/],
+        ["6to4 of 192.168.1.1", "http://[2002:c0a8:101::1]/a.jpg", /private or local network/],
+        ["Teredo", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/a.jpg", /private or local network/],
+        ["IPv4-mapped 169.254.169.254", "http://[::ffff:a9fe:a9fe]/latest/meta-data", /private or local network/],
+        ["SIIT 192.168.1.1", "http://[::ffff:0:c0a8:101]/a.jpg", /private or local network/],
+        ["site-local fec0::/10", "http://[fec0::1]/a.jpg", /private or local network/],
+        ["discard-only 100::/64", "http://[100::1]/a.jpg", /private or local network/],
+        ["6to4 relay anycast", "http://192.88.99.1/a.jpg", /private or local network/],
+        ["an odd port", "https://example.com:6379/a.jpg", /standard port/],
+        ["http on 443", "http://example.com:443/a.jpg", /standard port/],
+        ["our own origin", `${baseUrl()}/api/v1/balance`, /Stagewise itself/],
+        ["our own origin on another scheme", `https://${own.hostname}/`, /Stagewise itself/],
+        ["our own port on loopback", `http://127.0.0.1:${own.port}/api/dev/users`, /Stagewise itself/],
+      ];
+      return targets.flatMap(([name, url, message]): HostileCase[] => [
+        {
+          name: `from-url: ${name}`,
+          method: "POST",
+          path: "/api/v1/photos/from-url",
+          headers: h,
+          body: { url },
+          status: 400,
+          message,
+        },
+        {
+          name: `callback: ${name}`,
+          method: "POST",
+          path: `/api/v1/photos/${alicePhoto}/jobs`,
+          headers: { ...h, "Idempotency-Key": `hostile-${crypto.randomUUID()}` },
+          body: { kind: "stage", roomType: "Bedroom", designStyle: "Modern", callbackUrl: url },
+          status: 400,
+          message,
+        },
+      ]);
+    }),
+  );
+
+  it("public API: a name that resolves differently on its second lookup is looked up once and never reaches the second answer", async () => {
+    const dns = `http://127.0.0.1:${inject("ports").dns}`;
+    const name = `rebind-${crypto.randomUUID().slice(0, 8)}.hostile.test`;
+    // The first answer is allowed here (development reaches loopback; nothing listens on its port 80), the second
+    // is a private address a second lookup would have connected to.
+    await fetch(`${dns}/_emulator/names`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name, answers: [["127.0.0.1"], ["10.0.0.1"]] }),
+    });
+    await run(() => [
+      {
+        name: "from-url: rebinding name",
+        method: "POST",
+        path: "/api/v1/photos/from-url",
+        headers: { Authorization: `Bearer ${alice.apiKey}`, "Content-Type": "application/json" },
+        body: { url: `http://${name}/a.jpg` },
+        status: 400,
+        message: /could not be fetched/,
+      },
+    ])();
+    const asked = (await (await fetch(`${dns}/_emulator/queries?name=${name}`)).json()) as { type: string }[];
+    expect(asked.filter((q) => q.type === "A")).toHaveLength(1);
+  });
+
+  it(
+    "admin form: revoking a user's API key",
+    run((): HostileCase[] => {
+      const path = `/admin/users/${alice.id}`;
+      return [
+        {
+          name: "a stranger's key id",
+          method: "POST",
+          path,
+          headers: cookie(admin),
+          body: form({ intent: "revoke-key", keyId: bobKeyId, reason: "not alice's key" }),
+          status: 404,
+        },
+        {
+          name: "a malformed key id",
+          method: "POST",
+          path,
+          headers: cookie(admin),
+          body: form({ intent: "revoke-key", keyId: TRAVERSAL, reason: "malformed" }),
+          status: 400,
+        },
+        {
+          name: "SQL in the key id",
+          method: "POST",
+          path,
+          headers: cookie(admin),
+          body: form({ intent: "revoke-key", keyId: SQL_META, reason: "malformed" }),
+          status: 400,
+        },
+        {
+          name: "no key id",
+          method: "POST",
+          path,
+          headers: cookie(admin),
+          body: form({ intent: "revoke-key", reason: "which one" }),
+          status: 400,
+        },
+        {
+          name: "no reason",
+          method: "POST",
+          path,
+          headers: cookie(admin),
+          body: form({ intent: "revoke-key", keyId: aliceKeyId }),
+          status: 400,
+        },
+        {
+          name: "non-admin",
+          method: "POST",
+          path,
+          headers: cookie(bob),
+          body: form({ intent: "revoke-key", keyId: aliceKeyId, reason: "mine now" }),
+          status: 404,
+        },
+        {
+          name: "unknown user",
+          method: "POST",
+          path: "/admin/users/nope",
+          headers: cookie(admin),
+          body: form({ intent: "revoke-key", keyId: aliceKeyId, reason: "ghost" }),
+          status: 404,
+        },
       ];
     }),
   );

@@ -14,6 +14,7 @@ import { getPhoto } from "@workers/services/library";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
+import { cutText } from "~/shared/text";
 import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
 import * as S from "./schemas";
 
@@ -161,7 +162,7 @@ define(
     if (!form.ok) return failureJson(form);
     const file = form.files.file;
     if (!file) return failureJson(fail("invalid", "Send the photo in the multipart field `file`."));
-    const name = form.fields.name?.slice(0, 100) || file.name || "photo";
+    const name = (form.fields.name ? cutText(form.fields.name, 100) : "") || file.name || "photo";
     const bytes = new Uint8Array(await file.arrayBuffer());
     const hash = requestHash("POST /photos", { name, sha: await digest(bytes) });
     const deps = c.get("deps");
@@ -180,7 +181,7 @@ define(
     scope: "stage",
     summary: "Upload a photo by URL",
     description:
-      "We fetch the photo (http or https only, public addresses only, 15 s, same limits as an upload) and store it.",
+      "We fetch the photo (a public address: https on port 443 or http on port 80, never Stagewise itself; 15 s, same limits as an upload) and store it.",
     request: {
       headers: S.IdempotencyHeader,
       body: { required: true, content: { "application/json": { schema: S.PhotoFromUrl } } },

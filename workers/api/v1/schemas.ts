@@ -101,11 +101,10 @@ export const JobRequest = z
       description:
         "Advanced customization: an instruction of at most 300 characters. The provider takes it as the whole direction for the result; the room type and style are added to it.",
     }),
-    callbackUrl: z
-      .string()
-      .max(2048)
-      .optional()
-      .openapi({ description: "An https URL we POST a signed job.succeeded or job.failed event to." }),
+    callbackUrl: z.string().max(2048).optional().openapi({
+      description:
+        "A public URL we POST a signed job.succeeded or job.failed event to: https on port 443 (or http on port 80), never Stagewise itself.",
+    }),
   })
   .openapi("JobRequest");
 

@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import { apiIdempotency } from "@db/schema";
+import { sha256Hex } from "@workers/lib/crypto";
 import { and, eq } from "drizzle-orm";
 import { insertCallbackStatement, markOpen } from "./callbacks";
 import { getJob, insertJobStatement, jobView, type StartJobInput } from "./jobs";
@@ -8,9 +9,24 @@ import * as ledger from "./ledger";
 // Job creation for the public API, run inside the user's Durable Object so
 // that retries with one Idempotency-Key wait for each other: the first one
 // reserves the credit and stores its answer, every other one gets that answer
-// (docs/decisions/0120-public-api.md). The job id comes from the key, and the
-// reservation is keyed by the job id, so even a crash between the two writes
-// cannot charge twice.
+// (docs/decisions/0120-public-api.md). The job id comes from the key and the
+// key's generation (when its claim was written), and the reservation is keyed
+// by the job id; the claim is written in the reservation's batch, so even a
+// crash before the answer is stored cannot charge twice. Once the stored
+// answer has expired (24 hours), the key starts a new generation: a new job,
+// charged again (docs/decisions/0153-credentials-end-with-the-accounts-trust.md).
+
+/** Stored answers of Idempotency-Keys are kept this long (workers/services/api-idempotency.ts, the daily purge). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The id of the job a keyed job request creates: the same key in the same generation (the time its claim was
+ * written) always names the same job, so it is charged once; once its stored answer has expired, the key's next
+ * use is a new generation and names a new job.
+ */
+export function idempotentJobId(userId: string, key: string, generation: number): string {
+  return `k${sha256Hex(`job:${userId}:${key}:${generation}`).slice(0, 31)}`;
+}
 
 export interface ApiJobInput {
   job: StartJobInput;
@@ -32,41 +48,57 @@ export async function start(
   now: number,
 ): Promise<ApiJobResult> {
   const idem = input.idempotency;
+  let jobInput = input.job;
+  let generation = now;
   if (idem) {
-    const row = await db
-      .select()
-      .from(apiIdempotency)
-      .where(and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, idem.key)))
-      .get();
-    if (row) {
-      if (row.requestHash !== idem.hash || row.response === null) {
-        return { ok: false, error: "mismatch", balance: 0, mismatch: true };
-      }
-      return { ok: true, answer: JSON.parse(row.response) as ApiJobAnswer, replayed: true, launch: false };
+    const keyRow = and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, idem.key));
+    let row = await db.select().from(apiIdempotency).where(keyRow).get();
+    if (row && row.createdAt < now - IDEMPOTENCY_TTL_MS) {
+      // Its answer has expired: the key is free again, and names a new job.
+      await db.delete(apiIdempotency).where(and(keyRow, eq(apiIdempotency.createdAt, row.createdAt)));
+      row = undefined;
     }
+    if (row) {
+      if (row.requestHash !== idem.hash) return { ok: false, error: "mismatch", balance: 0, mismatch: true };
+      if (row.response !== null) {
+        return { ok: true, answer: JSON.parse(row.response) as ApiJobAnswer, replayed: true, launch: false };
+      }
+      // Our own claim without its answer: a start that stopped after its reservation. Its generation names the
+      // same job, whose reservation the ledger finds (nothing is charged again).
+      generation = row.createdAt;
+    }
+    jobInput = { ...input.job, jobId: idempotentJobId(userId, idem.key, generation) };
   }
-  const also = [insertJobStatement(db, userId, input.job, now)];
+  const jobId = jobInput.jobId;
+  const also = [insertJobStatement(db, userId, jobInput, now)];
+  if (idem) {
+    also.push(
+      db
+        .insert(apiIdempotency)
+        .values({ userId, key: idem.key, requestHash: idem.hash, status: null, response: null, createdAt: generation })
+        .onConflictDoNothing(),
+    );
+  }
   if (input.callback) {
-    also.push(insertCallbackStatement(db, { jobId: input.job.jobId, userId, ...input.callback }, now));
+    also.push(insertCallbackStatement(db, { jobId, userId, ...input.callback }, now));
   }
-  const reserved = await ledger.reserve(db, userId, input.job.jobId, 1, `AI ${input.job.kind}`, now, also);
+  const reserved = await ledger.reserve(db, userId, jobId, 1, `AI ${jobInput.kind}`, now, also);
   if (!reserved.ok) return reserved;
   if (input.callback) await markOpen(storage);
-  const job = await getJob(db, input.job.jobId);
+  const job = await getJob(db, jobId);
   if (!job) return { ok: false, error: "The job could not be created.", balance: reserved.balance };
   const answer: ApiJobAnswer = { job: jobView(job), credits: reserved.balance };
   if (idem) {
     await db
-      .insert(apiIdempotency)
-      .values({
-        userId,
-        key: idem.key,
-        requestHash: idem.hash,
-        status: 202,
-        response: JSON.stringify(answer),
-        createdAt: now,
-      })
-      .onConflictDoNothing();
+      .update(apiIdempotency)
+      .set({ status: 202, response: JSON.stringify(answer) })
+      .where(
+        and(
+          eq(apiIdempotency.userId, userId),
+          eq(apiIdempotency.key, idem.key),
+          eq(apiIdempotency.requestHash, idem.hash),
+        ),
+      );
   }
   return { ok: true, answer, replayed: false, launch: reserved.status === "held" };
 }

@@ -189,6 +189,8 @@ export async function deliverDue(
       body: payload,
       timeoutMs: ATTEMPT_TIMEOUT_MS,
       maxRedirects: 0,
+      // Only the status is read.
+      maxBodyBytes: 64 * 1024,
       fetchImpl: fetcher,
     });
     let status: number | null = null;

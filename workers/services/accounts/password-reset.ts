@@ -1,4 +1,5 @@
 import { sessions, users } from "@db/schema";
+import { activeKeyCount, revokeAllKeysStatement } from "@workers/services/api-keys";
 import { hashPassword } from "@workers/services/password";
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
@@ -44,12 +45,15 @@ export async function requestPasswordReset(deps: AccountDeps, input: { email: un
   return { ok: true, message: MESSAGES.resetSent };
 }
 
-export type ResetResult = { ok: true; userId: string } | Failure<"password">;
+/** `revokedKeys`: how many API keys the reset revoked, when it revoked any. */
+export type ResetResult = { ok: true; userId: string; revokedKeys?: number } | Failure<"password">;
 
 /**
- * Spends a reset link: sets the new password and ends every session of the
- * user in one atomic batch. The link proves the address, so an unverified
- * account becomes verified.
+ * Spends a reset link: sets the new password, ends every session of the
+ * user and revokes every API key in one atomic batch (a reset is what
+ * someone does when the account may be in other hands: no credential made
+ * before it keeps working; docs/decisions/0153-credentials-end-with-the-accounts-trust.md).
+ * The link proves the address, so an unverified account becomes verified.
  */
 export async function resetPassword(
   deps: AccountDeps,
@@ -66,11 +70,13 @@ export async function resetPassword(
   if (!user || user.email !== spent.email) return { ok: false, code: "invalid", error: MESSAGES.linkInvalid };
 
   const passwordHash = await hashPassword(parsed.data);
+  const revokedKeys = await activeKeyCount(deps.db, spent.userId);
   await deps.db.batch([
     deps.db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, spent.userId)),
     deps.db.delete(sessions).where(eq(sessions.userId, spent.userId)),
+    revokeAllKeysStatement(deps.db, spent.userId, "password_reset", now),
     revokeTokens(deps.db, spent.userId, "reset_password"),
   ]);
   await markVerified({ ...deps, now }, spent.userId);
-  return { ok: true, userId: spent.userId };
+  return revokedKeys > 0 ? { ok: true, userId: spent.userId, revokedKeys } : { ok: true, userId: spent.userId };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { FIELD_MESSAGES as M } from "~/shared/account-messages";
-import { hasControlCharacters } from "~/shared/text";
+import { cutText, hasControlCharacters } from "~/shared/text";
 import type { FieldErrors } from "./deps";
 
 // Server-side rules for the account forms. Passwords: 8 to 128 characters and
@@ -58,5 +58,5 @@ export function fieldErrors<F extends string>(error: z.ZodError): FieldErrors<F>
 
 /** The part of an address before the @, used as a name when none is given. */
 export function nameFromEmail(email: string): string {
-  return (email.split("@")[0] ?? email).slice(0, 100);
+  return cutText(email.split("@")[0] ?? email, 100);
 }

@@ -19,7 +19,7 @@ import { consumeReauth, REAUTH_MESSAGES } from "@workers/services/accounts/googl
 import type { Deps } from "@workers/services/deps";
 import { overLimit } from "@workers/services/limits";
 import { verifyPassword } from "@workers/services/password";
-import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 
 // Account deletion and "export my data" (docs/decisions/0112-account-deletion-and-export.md).
@@ -109,7 +109,17 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
       ),
     db.delete(sessions).where(eq(sessions.userId, userId)),
     db.delete(emailTokens).where(eq(emailTokens.userId, userId)),
-    db.update(apiKeys).set({ revokedAt: now, name: "deleted" }).where(eq(apiKeys.userId, userId)),
+    db
+      .update(apiKeys)
+      .set({
+        revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})`,
+        revokedReason: sql`coalesce(${apiKeys.revokedReason}, 'account_deleted')`,
+        name: "deleted",
+      })
+      .where(eq(apiKeys.userId, userId)),
+    // Export links die with the account, at once: the purge deletes the archives later, but a mailed link must
+    // not download the account's data in between (docs/decisions/0153-credentials-end-with-the-accounts-trust.md).
+    db.delete(dataExports).where(eq(dataExports.userId, userId)),
     db.delete(apiIdempotency).where(eq(apiIdempotency.userId, userId)),
     db.delete(apiCallbacks).where(eq(apiCallbacks.userId, userId)),
     db.delete(labelSettings).where(eq(labelSettings.userId, userId)),
@@ -172,7 +182,16 @@ export async function openExport(
   const secret = deps.env.SIGNING_SECRET;
   if (!secret || !(await verifyLink(secret, "export", id, exp, sig, deps.clock())))
     return fail("gone", "This link has expired or is not valid. Ask for a new export from your settings.");
-  const row = await deps.db.select().from(dataExports).where(eq(dataExports.id, id)).get();
+  const found = await deps.db
+    .select({ row: dataExports, deletedAt: users.deletedAt })
+    .from(dataExports)
+    .innerJoin(users, eq(users.id, dataExports.userId))
+    .where(eq(dataExports.id, id))
+    .get();
+  // The account's deletion removes its export rows; the owner's deletedAt is checked too, so no export of a deleted
+  // account is ever served, whatever the row says.
+  if (found && found.deletedAt !== null) return fail("gone", "This account was deleted, and its export with it.");
+  const row = found?.row;
   if (row?.status !== "ready" || !row.objectKey || (row.expiresAt ?? 0) < deps.clock())
     return fail("gone", "This export has expired. Ask for a new one from your settings.");
   const obj = await deps.bucket.get(row.objectKey);

@@ -6,7 +6,7 @@ import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { LabelDefaults } from "~/shared/label-options";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
-import { hasControlCharacters } from "~/shared/text";
+import { cutText, hasControlCharacters } from "~/shared/text";
 import { labelledBytes } from "./labels";
 import { ensureLink, originalPageUrl } from "./links";
 
@@ -41,9 +41,8 @@ export function safeFileName(name: string): string {
     .replace(/\.(jpe?g|png)$/i, "")
     .replace(/[\p{Cc}\\/:*?"<>|]/gu, "_")
     .replace(/\s+/g, " ")
-    .trim()
-    .slice(0, 80);
-  return base.replace(/^\.+/, "") || "photo";
+    .trim();
+  return cutText(base, 80).replace(/^\.+/, "") || "photo";
 }
 
 /** The version a pack uses: the photo's current one (photos.processed_key), else the newest. */
