@@ -31,6 +31,9 @@ export function bearer(req: IncomingMessage): string | null {
 /** Starts an HTTP server on 127.0.0.1:port and resolves once it listens. */
 export function listen(name: string, port: number, handler: Handler): Promise<Server> {
   const server = createServer(async (req, res) => {
+    // One request per connection: a client that reuses an idle connection just as the server closes it loses the
+    // request ("Network connection lost"); an emulator busy with image work makes that race likely.
+    res.setHeader("Connection", "close");
     try {
       const body = await readBody(req);
       await handler(req, body, res);

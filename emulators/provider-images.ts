@@ -33,9 +33,20 @@ export interface StageDrawing {
   reference?: { colour: [number, number, number]; strength: number };
 }
 
-/** A staged room: the input resized to the answer's size, warmed, with simple "furniture" in its lower third. */
-export function stage(input: Raster, width: number, height: number, d: StageDrawing): Raster {
-  const img = resize(input, width, height);
+/**
+ * A staged room: the input resized to the provider's base size, warmed, with simple "furniture" in its lower third,
+ * then enlarged by the call's whole `scale` (pixel for pixel: the emulator's image work stays small at 2304 px).
+ */
+export function stage(input: Raster, width: number, height: number, d: StageDrawing, scale = 1): Raster {
+  const base = resize(input, Math.round(width / scale), Math.round(height / scale));
+  const img = scene(base, d);
+  const out = scale > 1 ? enlarge(img, scale) : img;
+  banners(out, stageLines(d));
+  return out;
+}
+
+function scene(img: Raster, d: StageDrawing): Raster {
+  const { width, height } = img;
   const tint = d.reference;
   mapPixels(img, (r, g, b) => {
     const [wr, wg, wb] = [r * 0.95 + 18, g * 0.93 + 10, b * 0.85];
@@ -48,6 +59,10 @@ export function stage(input: Raster, width: number, height: number, d: StageDraw
   fillRect(img, width * 0.12, height * 0.54, width * 0.46, height * 0.09, [sofa[0] + 18, sofa[1] + 19, sofa[2] + 20]);
   fillRect(img, width * 0.64, height * 0.7, width * 0.2, height * 0.05, [150, 111, 74]); // table
   fillRect(img, width * 0.1, height * 0.8, width * 0.8, height * 0.06, [196, 168, 130], 0.8); // rug
+  return img;
+}
+
+function stageLines(d: StageDrawing): string[] {
   const lines = ["EMULATED STAGING - NOT AI", `${d.room} / ${d.style}`];
   if (d.options) lines.push(d.options.toUpperCase());
   if (d.reference) lines.push("STYLE REFERENCE RECEIVED");
@@ -55,8 +70,22 @@ export function stage(input: Raster, width: number, height: number, d: StageDraw
     const seed = d.variation.seed === null ? "" : ` SEED ${d.variation.seed}`;
     lines.push(`VARIATION ${d.variation.index + 1}/${d.variation.of}${seed}`);
   }
-  banners(img, lines);
-  return img;
+  return lines;
+}
+
+/** Each pixel repeated `k` times across and down. */
+function enlarge(img: Raster, k: number): Raster {
+  const width = img.width * k;
+  const data = new Uint8Array(width * img.height * k * 4);
+  const bytes = img.data.byteOffset % 4 === 0 ? img.data : img.data.slice();
+  const src = new Uint32Array(bytes.buffer, bytes.byteOffset, img.width * img.height);
+  const dst = new Uint32Array(data.buffer);
+  for (let y = 0; y < img.height; y++) {
+    const row = y * k * width;
+    for (let x = 0; x < img.width; x++) dst.fill(src[y * img.width + x]!, row + x * k, row + x * k + k);
+    for (let r = 1; r < k; r++) dst.copyWithin(row + r * width, row, row + width);
+  }
+  return { width, height: img.height * k, data };
 }
 
 /** The legacy call without a photo: the provider invents an "inspirational" room. */
@@ -127,7 +156,7 @@ export function removal(input: Raster, width: number, height: number, mask: Rast
 
 /** An enlarged copy, labelled so nobody takes it for the provider's upscaler. */
 export function upscale(input: Raster, factor: number): Raster {
-  const img = resize(input, input.width * factor, input.height * factor);
+  const img = enlarge(input, factor);
   banners(img, [`EMULATED UPSCALE X${factor} - NOT AI`], "bottom");
   return img;
 }

@@ -339,11 +339,6 @@ function stageOne(
   reference: draw.StageDrawing["reference"],
   index = 0,
 ): Raster {
-  return draw.stage(input, width, height, {
-    room,
-    style,
-    options: draw.optionLine(f),
-    variation: { index, of, seed },
-    reference,
-  });
+  const drawing = { room, style, options: draw.optionLine(f), variation: { index, of, seed }, reference };
+  return draw.stage(input, width, height, drawing, Math.round(width / STAGE_SIZE.width));
 }

@@ -226,6 +226,26 @@ describe("results the provider hands over as an address", () => {
     ]);
   });
 
+  it("are fetched once more when the connection is lost before an answer, and no more than that", async () => {
+    const url = "http://cdn.provider.test/out/2.jpg";
+    let lost = 0;
+    const flaky = (times: number) =>
+      client((req) => {
+        if (req.url !== url) return Response.json({ info: { images: [{ url }] } });
+        if (lost++ < times) throw new Error("Network connection lost.");
+        return new Response(JPEG);
+      });
+    const once = flaky(1);
+    expect(await once.api.stage(stageInput)).toEqual(JPEG);
+    expect(once.seen.map((r) => r.url)).toEqual([`http://provider.test/generate_designs_for_room`, url, url]);
+    lost = 0;
+    const twice = flaky(2);
+    expect((await failure(twice.api.stage(stageInput))).message).toBe(
+      "Failed to process image: Network connection lost.",
+    );
+    expect(twice.seen).toHaveLength(3);
+  });
+
   it("are refused from any other host, a non-http scheme or with credentials, without fetching", async () => {
     for (const url of [
       "http://169.254.169.254/latest/meta-data",

@@ -255,19 +255,23 @@ export function createProviderClient(
     );
     if (!isProviderAddress(address, base)) throw refused;
     const timeout = AbortSignal.timeout(downloadTimeoutMs);
-    let res: Response;
-    try {
-      res = await fetcher(address, {
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-        redirect: "manual",
-      });
-    } catch (err) {
-      const why = timeout.aborted
-        ? "the image did not arrive in time"
-        : err instanceof Error
-          ? err.message
-          : "network error";
-      throw new ProviderError(`${FAILURE_PREFIX[op]}: ${why}`, true);
+    let res: Response | undefined;
+    // A download is a plain GET of a finished result: a connection lost before any answer is tried once more.
+    for (let attempt = 1; !res; attempt++) {
+      try {
+        res = await fetcher(address, {
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          redirect: "manual",
+        });
+      } catch (err) {
+        if (attempt < 2 && !timeout.aborted && !signal?.aborted) continue;
+        const why = timeout.aborted
+          ? "the image did not arrive in time"
+          : err instanceof Error
+            ? err.message
+            : "network error";
+        throw new ProviderError(`${FAILURE_PREFIX[op]}: ${why}`, true);
+      }
     }
     if (res.status >= 300 && res.status < 400) {
       await res.body?.cancel();

@@ -1,0 +1,119 @@
+import type { Database } from "@db/client";
+import { type Allocation, creditGrants, creditLedger, users } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
+import type { FailureCode } from "~/shared/result";
+import { run, type Stmt } from "../batch";
+
+// The ledger's primitives: its limits, the shape of its answers, and the rows
+// and statements every credit operation is made of (grants.ts, reservations.ts,
+// group.ts). Each operation is one atomic D1 batch whose CHECK constraints
+// (credits >= 0, remaining >= 0) make a wrong computation fail instead of going
+// negative. docs/decisions/0020-credit-ledger.md
+
+export const GRANT_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+export const RESERVATION_TIMEOUT_MS = 10 * 60 * 1000;
+export const INSUFFICIENT_CREDITS = "Insufficient credits";
+export const USER_NOT_FOUND = "User not found";
+
+/** A refusal of the object: one of the project's failure codes (app/shared/result.ts) and what the person reads. */
+export interface Refusal {
+  ok: false;
+  code: FailureCode;
+  error: string;
+  balance: number;
+}
+
+export type LedgerResult<T = object> = ({ ok: true; balance: number } & T) | Refusal;
+
+export function refusal(code: FailureCode, error: string, balance: number): Refusal {
+  return { ok: false, code, error, balance };
+}
+
+export const userNotFound = (): Refusal => refusal("not_found", USER_NOT_FOUND, 0);
+export const insufficient = (balance: number): Refusal => refusal("insufficient_credits", INSUFFICIENT_CREDITS, balance);
+
+export function ledgerRow(
+  userId: string,
+  kind: (typeof creditLedger.$inferInsert)["kind"],
+  amount: number,
+  reason: string,
+  idempotencyKey: string,
+  now: number,
+  extra: Partial<typeof creditLedger.$inferInsert> = {},
+) {
+  return { id: randomToken(), userId, kind, amount, reason, idempotencyKey, createdAt: now, ...extra };
+}
+
+export function balanceDelta(db: Database, userId: string, delta: number, now: number): Stmt {
+  return db
+    .update(users)
+    .set({ credits: sql`${users.credits} + ${delta}`, updatedAt: now })
+    .where(eq(users.id, userId));
+}
+
+/** The ledger row already written under an idempotency key, if any, as a query to run alone or in a batch. */
+export function recordedQuery(db: Database, idempotencyKey: string) {
+  return db.select({ id: creditLedger.id }).from(creditLedger).where(eq(creditLedger.idempotencyKey, idempotencyKey));
+}
+
+export async function alreadyRecorded(db: Database, idempotencyKey: string): Promise<boolean> {
+  return Boolean(await recordedQuery(db, idempotencyKey).get());
+}
+
+/** Expires every grant of the user whose time has come. Returns the credits removed. */
+export async function expireGrants(db: Database, userId: string, now: number): Promise<number> {
+  const due = await db
+    .select()
+    .from(creditGrants)
+    .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0), lte(creditGrants.expiresAt, now)))
+    .all();
+  if (due.length === 0) return 0;
+  const stmts: Stmt[] = [];
+  let total = 0;
+  for (const g of due) {
+    total += g.remaining;
+    stmts.push(
+      db
+        .update(creditGrants)
+        .set({ remaining: 0 })
+        .where(and(eq(creditGrants.id, g.id), eq(creditGrants.remaining, g.remaining))),
+      db.insert(creditLedger).values(
+        ledgerRow(userId, "expire", -g.remaining, "Credits expired", `expire:${g.id}:${now}:${randomToken(8)}`, now, {
+          grantId: g.id,
+        }),
+      ),
+    );
+  }
+  stmts.push(balanceDelta(db, userId, -total, now));
+  await run(db, stmts);
+  return total;
+}
+
+/** Takes `amount` from the grants that expire first. Null when the balance is short. */
+export async function allocate(db: Database, userId: string, amount: number, now: number): Promise<Allocation[] | null> {
+  const open = await db
+    .select({ id: creditGrants.id, remaining: creditGrants.remaining })
+    .from(creditGrants)
+    .where(and(eq(creditGrants.userId, userId), gt(creditGrants.remaining, 0), gt(creditGrants.expiresAt, now)))
+    .orderBy(asc(creditGrants.expiresAt), asc(creditGrants.createdAt))
+    .all();
+  const allocations: Allocation[] = [];
+  let left = amount;
+  for (const g of open) {
+    if (left === 0) break;
+    const take = Math.min(g.remaining, left);
+    allocations.push({ grantId: g.id, amount: take });
+    left -= take;
+  }
+  return left === 0 ? allocations : null;
+}
+
+export function spendFromGrants(db: Database, allocations: Allocation[]): Stmt[] {
+  return allocations.map((a) =>
+    db
+      .update(creditGrants)
+      .set({ remaining: sql`${creditGrants.remaining} - ${a.amount}` })
+      .where(eq(creditGrants.id, a.grantId)),
+  );
+}

@@ -1,0 +1,144 @@
+import type { Database } from "@db/client";
+import { type Job, type Photo, photos, photoVersions } from "@db/schema";
+import { createProviderClient, ProviderError } from "@workers/adapters/provider";
+import { signedImageUrl } from "@workers/lib/signed-urls";
+import { describeImage, makeResultThumb } from "@workers/lib/thumbnail";
+import { and, eq } from "drizzle-orm";
+import { atListingSize } from "./listing-size";
+import {
+  GENERIC_FAILURE,
+  type JobKind,
+  type JobResult,
+  jobDeadline,
+  providerTimeoutMs,
+  versionKey,
+  versionThumbKey,
+} from "./rows";
+import { stageInputFor } from "./stage-call";
+
+// A job's result: the provider call, its result stored in R2 under the job's
+// version key and described from its header, and its thumbnail once committed.
+
+/**
+ * Calls the provider for a running job (or one being marked running: `storeWhen`) and starts storing the result's
+ * bytes in R2: `stored` settles when they are written (the commit awaits it before its writes, overlapping its first
+ * read). Throws ProviderError (or another Error) on any failure of the call; writes no rows.
+ */
+export async function produce(
+  env: Env,
+  db: Database,
+  job: Job,
+  now: number,
+  opts: {
+    fetcher?: typeof fetch;
+    photo?: Photo;
+    /** The call was started before the job was marked running: its bytes are stored only once this answers true. */
+    storeWhen?: Promise<boolean>;
+  } = {},
+): Promise<{ result: JobResult; stored: Promise<void> }> {
+  const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
+  if (!photo || photo.userId !== job.userId) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
+  const timeoutMs = providerTimeoutMs(env);
+  const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs });
+  let bytes: Uint8Array;
+  if (job.kind === "stage") {
+    // Staging starts from the original, or from the version the person chose (e.g. the emptied room).
+    bytes = await client.stage(await stageInputFor(env, db, job, photo, now, 1));
+  } else {
+    const variant = job.params.source ?? "original";
+    const imageUrl = await signedImageUrl(env, photo.id, variant, now);
+    bytes =
+      job.kind === "sky"
+        ? await client.replaceSky({ imageUrl, skyType: job.params.skyType ?? "day" })
+        : await client.removeFurniture({ imageUrl });
+  }
+  bytes = await atListingSize(client, bytes, jobDeadline(now, timeoutMs));
+  try {
+    const result = describeResult(job, bytes);
+    const stored = opts.storeWhen
+      ? opts.storeWhen.then((store) => (store ? putResult(env, result, bytes) : undefined))
+      : putResult(env, result, bytes);
+    return { result, stored };
+  } catch (err) {
+    if (!(err instanceof NotAnImage)) throw err;
+    throw new ProviderError(
+      job.kind === "sky"
+        ? "Invalid API response: No replaced sky image returned."
+        : "Invalid API response: No processed images received.",
+      true,
+    );
+  }
+}
+
+class NotAnImage extends Error {}
+
+/**
+ * Stores a result under its job's version key and describes it from the header only; the thumbnail is made after
+ * the commit (finishThumb), so the person gets the result without waiting for a decode (about 60 ms for 640 px,
+ * 470 ms for 2560 px). Throws NotAnImage for bytes that are neither JPEG nor PNG, storing nothing.
+ */
+export async function storeResult(
+  env: Env,
+  job: Pick<Job, "id" | "userId" | "photoId">,
+  bytes: Uint8Array,
+): Promise<JobResult> {
+  const result = describeResult(job, bytes);
+  await putResult(env, result, bytes);
+  return result;
+}
+
+/** Writes a result's bytes under its key. */
+async function putResult(env: Env, result: JobResult, bytes: Uint8Array): Promise<void> {
+  await env.PHOTOS.put(result.key, bytes, { httpMetadata: { contentType: result.contentType } });
+}
+
+/** A result as stored under its job's version key, described from its header only; NotAnImage when it is not one. */
+function describeResult(job: Pick<Job, "id" | "userId" | "photoId">, bytes: Uint8Array): JobResult {
+  let info: ReturnType<typeof describeImage>;
+  try {
+    info = describeImage(bytes);
+  } catch {
+    throw new NotAnImage();
+  }
+  const key = versionKey(job.userId, job.photoId, job.id);
+  return {
+    versionId: job.id,
+    key,
+    thumbKey: key,
+    pendingThumb:
+      info.contentType === "image/jpeg"
+        ? { key: versionThumbKey(job.userId, job.photoId, job.id), image: bytes }
+        : undefined,
+    contentType: info.contentType,
+    bytes: bytes.byteLength,
+    width: info.width,
+    height: info.height,
+  };
+}
+
+export function failureMessage(kind: JobKind, err: unknown): string {
+  if (err instanceof ProviderError) return err.message;
+  return GENERIC_FAILURE[kind];
+}
+
+/**
+ * Makes a committed result's thumbnail and points the version (and the photo, while it shows that version) at it.
+ * Until then both show the image itself; the photo's `processedAt` moves so the grid asks for the new thumbnail.
+ * A failure leaves the image as its own thumbnail (heavier, still right).
+ */
+export async function finishThumb(env: Env, db: Database, job: Job, result: JobResult, now: number): Promise<void> {
+  if (!result.pendingThumb) return;
+  const { key: thumbKey, image } = result.pendingThumb;
+  try {
+    await env.PHOTOS.put(thumbKey, makeResultThumb(image), { httpMetadata: { contentType: "image/jpeg" } });
+    await db.batch([
+      db.update(photoVersions).set({ thumbKey }).where(eq(photoVersions.id, result.versionId)),
+      db
+        .update(photos)
+        .set({ processedThumbKey: thumbKey, processedAt: now })
+        .where(and(eq(photos.id, job.photoId), eq(photos.processedKey, result.key))),
+    ]);
+  } catch (err) {
+    console.error("result thumbnail not made", job.id, err);
+  }
+}

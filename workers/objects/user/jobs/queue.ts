@@ -1,0 +1,381 @@
+import type { Database } from "@db/client";
+import {
+  batches,
+  creditLedger,
+  creditReservations,
+  type Job,
+  type JobKind,
+  type JobParams,
+  jobs,
+  type Photo,
+  photos,
+} from "@db/schema";
+import { canonicalJson } from "@workers/lib/canonical-json";
+import { randomToken } from "@workers/lib/crypto";
+import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
+import { findPlan, PLANS } from "~/shared/catalog";
+import type { Stmt } from "./ledger";
+import * as ledger from "./ledger";
+
+// The user's job queue (issue 15): many jobs started in one step (a batch, the
+// variations of one request, a re-roll, a retry), each with its own
+// reservation, and the order and number in which they reach the provider. A
+// job waits "queued" in D1 until the user's object has fewer provider calls
+// running than the plan's batchConcurrency (app/shared/catalog.ts); higher
+// priority (Professional) first, then oldest first. One job's failure never
+// touches another's. docs/decisions/0140-batches-variations-rerolls.md
+
+/** Concurrency when the user has no plan (trial credits): the catalogue's default. */
+export const DEFAULT_CONCURRENCY = 4;
+/** A second free re-roll of the same result, racing the first: refused here, where they are serialised. */
+export const FREE_REROLL_TAKEN = "Free re-roll already used";
+/** A failed job retried again while its first retry is recorded (two retry requests at once): refused here. */
+export const ALREADY_RETRIED = "These photos are already being retried.";
+/** A request sent again with its submission key (a page's job request, the new-batch form): see `submitted`. */
+export const JOBS_ALREADY_STARTED = "These jobs have already been started.";
+/** A submission key sent again with a different request (another photo, kind or choice): refused. */
+export const SUBMISSION_REUSED = "This request's key was already used for a different request.";
+
+export interface QueuedJobInput {
+  jobId: string;
+  photoId: string;
+  kind: JobKind;
+  params: JobParams;
+  /** 1, or 0 for the free re-roll. */
+  cost: 0 | 1;
+  /** What the ledger says the credit is for. */
+  reason: string;
+  batchId?: string | null;
+  groupId?: string | null;
+  rerollOf?: string | null;
+  retryOf?: string | null;
+}
+
+export interface StartManyInput {
+  /** A new batch to record with its jobs. */
+  batch?: { id: string; folderId: string | null; designStyle: string };
+  jobs: QueuedJobInput[];
+  /**
+   * The caller has not looked the photos up: each must be the user's and not in the trash, read in the same round
+   * trip as the balance (else PHOTO_NOT_FOUND, nothing written).
+   */
+  checkPhotos?: boolean;
+  /**
+   * The job ids (and a batch's id) come from the request's submission key (job-queue.ts, `submittedJobIds`): when the
+   * first job exists already, the request was sent before and nothing is written. The same request is answered
+   * JOBS_ALREADY_STARTED with that job; another request under the same key SUBMISSION_REUSED. Read in the round
+   * trip of the balance, before the photos and the balance: a resend finds its jobs after their credits were spent.
+   */
+  submitted?: boolean;
+}
+
+/** A job's photo that is not the user's, or is in the trash (checkPhotos). The Worker's own "Not found." */
+export const PHOTO_NOT_FOUND = "Not found.";
+
+/** A queued job as read for the pump, with its photo when known. */
+export interface QueuedToRun {
+  job: Job;
+  photo?: Photo;
+}
+
+export type StartManyResult =
+  | {
+      ok: true;
+      balance: number;
+      jobIds: string[];
+      /** The jobs' creation time on the object's clock (what their rows say). */
+      createdAt: number;
+      /** The plan's provider concurrency as read in this turn (the pump needs no second read). */
+      concurrency: number;
+      /**
+       * The first queued jobs the pump may start, read at the end of the reservations' own batch (the pump needs no
+       * read of its own), each with its photo when this turn read it (checkPhotos): such a job's provider call starts
+       * while it is being marked running. Absent when not read there. Not sent to the Worker.
+       */
+      firstQueued?: QueuedToRun[];
+    }
+  | {
+      ok: false;
+      error: string;
+      balance: number;
+      /** JOBS_ALREADY_STARTED: the first job the earlier sending of this request started. */
+      existing?: Job;
+    };
+
+export interface PlanLimits {
+  concurrency: number;
+  priority: number;
+}
+
+/** The provider concurrency and queue priority of a plan (by its id; null for none). */
+export function limitsOf(planId: string | null | undefined): PlanLimits {
+  const plan = findPlan(planId);
+  return {
+    concurrency: plan?.batchConcurrency ?? DEFAULT_CONCURRENCY,
+    priority: plan?.id === "professional" ? 1 : 0,
+  };
+}
+
+function insertJob(db: Database, userId: string, j: QueuedJobInput, priority: number, now: number): Stmt {
+  return db.insert(jobs).values({
+    id: j.jobId,
+    userId,
+    photoId: j.photoId,
+    kind: j.kind,
+    params: j.params,
+    status: "queued",
+    attempts: 0,
+    createdAt: now,
+    batchId: j.batchId ?? null,
+    groupId: j.groupId ?? null,
+    priority,
+    cost: j.cost,
+    rerollOf: j.rerollOf ?? null,
+    retryOf: j.retryOf ?? null,
+  });
+}
+
+/**
+ * A job that costs nothing still has a reservation (of 0), so it is committed
+ * or refunded like any other, and the ledger records it with its reason.
+ */
+function freeReservation(db: Database, userId: string, j: QueuedJobInput, now: number): Stmt[] {
+  return [
+    db.insert(creditReservations).values({
+      key: j.jobId,
+      userId,
+      amount: 0,
+      allocations: [],
+      status: "held",
+      createdAt: now,
+    }),
+    db.insert(creditLedger).values({
+      id: randomToken(),
+      userId,
+      kind: "reserve",
+      amount: 0,
+      reason: j.reason,
+      idempotencyKey: `reserve:${j.jobId}`,
+      reservationKey: j.jobId,
+      createdAt: now,
+    }),
+  ];
+}
+
+/**
+ * Records every job with its own reservation, or none of them: the whole
+ * cost must be available first. Runs inside the user's serial queue.
+ */
+export async function startMany(
+  db: Database,
+  userId: string,
+  input: StartManyInput,
+  now: number,
+  /** The jobs whose provider call runs in the object now (they are not started again). */
+  running: string[] = [],
+): Promise<StartManyResult> {
+  const total = input.jobs.reduce((n, j) => n + j.cost, 0);
+  // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
+  // here, where the user's changes are serialised, not from each caller.
+  const photoIds = input.checkPhotos ? [...new Set(input.jobs.map((j) => j.photoId))] : [];
+  // In the same round trip: the checked photos, and whether the request's first job exists already.
+  const checkPhotos = photoIds.length > 0 ? livePhotosQuery(db, userId, photoIds) : null;
+  const lead = input.jobs[0];
+  const checkSubmitted =
+    input.submitted && lead
+      ? db
+          .select()
+          .from(jobs)
+          .where(and(eq(jobs.id, lead.jobId), eq(jobs.userId, userId)))
+      : null;
+  const loaded = await ledger.loadViewAndPlan(
+    db,
+    userId,
+    [checkPhotos, checkSubmitted].filter((q) => q !== null),
+  );
+  const alsoRead = [...loaded.read];
+  const livePhotoRows = (checkPhotos ? alsoRead.shift() : []) as Photo[];
+  const submittedRows = (checkSubmitted ? alsoRead.shift() : []) as Job[];
+  const existing = submittedRows[0];
+  if (existing && lead) {
+    const balance = loaded.view?.balance ?? 0;
+    if (!sameRequest(existing, lead)) return { ok: false, error: SUBMISSION_REUSED, balance };
+    return { ok: false, error: JOBS_ALREADY_STARTED, balance, existing };
+  }
+  const livePhotos = new Map(livePhotoRows.map((p) => [p.id, p]));
+  if (photoIds.some((id) => !livePhotos.has(id))) {
+    return { ok: false, error: PHOTO_NOT_FOUND, balance: loaded.view?.balance ?? 0 };
+  }
+  let view = loaded.view;
+  if (view?.grants.some((g) => g.expiresAt <= now)) {
+    await ledger.expireGrants(db, userId, now);
+    view = await ledger.loadView(db, userId);
+  }
+  if (view === null) return { ok: false, error: ledger.USER_NOT_FOUND, balance: 0 };
+  const balance = view.balance;
+  const { priority, concurrency } = limitsOf(loaded.plan);
+  if (balance < total) return { ok: false, error: ledger.INSUFFICIENT_CREDITS, balance };
+  for (const j of input.jobs) {
+    if (j.cost !== 0 || !j.rerollOf) continue;
+    const taken = await db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(
+        and(eq(jobs.rerollOf, j.rerollOf), eq(jobs.cost, 0), inArray(jobs.status, ["queued", "running", "succeeded"])),
+      )
+      .get();
+    if (taken) return { ok: false, error: FREE_REROLL_TAKEN, balance };
+  }
+  const retried = input.jobs.flatMap((j) => (j.retryOf ? [j.retryOf] : []));
+  if (retried.length > 0) {
+    const again = await db.select({ id: jobs.id }).from(jobs).where(inArray(jobs.retryOf, retried)).get();
+    if (again) return { ok: false, error: ALREADY_RETRIED, balance };
+  }
+  // Every paid reservation, every job row, the batch and any free re-roll in one D1 batch: all or none.
+  const extra: Stmt[] = [
+    ...(input.batch
+      ? [
+          db.insert(batches).values({
+            id: input.batch.id,
+            userId,
+            folderId: input.batch.folderId,
+            designStyle: input.batch.designStyle,
+            createdAt: now,
+          }),
+        ]
+      : []),
+    ...input.jobs
+      .filter((j) => j.cost === 0)
+      .flatMap((j) => [...freeReservation(db, userId, j, now), insertJob(db, userId, j, priority, now)]),
+  ];
+  const paid = input.jobs.filter((j) => j.cost > 0);
+  const jobIds = input.jobs.map((j) => j.jobId);
+  if (paid.length === 0) {
+    await ledger.run(db, extra);
+    return { ok: true, balance, jobIds, createdAt: now, concurrency };
+  }
+  // With the view just read, the group is decided without looking its (new) keys up: one D1 batch, which also
+  // reads the first queued jobs for the pump (these jobs among them) when the plan leaves room for a call.
+  const free = concurrency - running.length;
+  const { answers, read } = await ledger.reserveGroup(
+    db,
+    userId,
+    view,
+    paid.map((j, i) => ({
+      key: j.jobId,
+      amount: j.cost,
+      reason: j.reason,
+      alsoRun: [insertJob(db, userId, j, priority, now), ...(i === 0 ? extra : [])],
+    })),
+    now,
+    { thenRead: free > 0 ? [queuedQuery(db, userId, running, free)] : [] },
+  );
+  const refused = answers.find((a) => !a.ok);
+  if (refused && !refused.ok) {
+    // Cannot happen after the check above; if it does, nothing of this request stays held.
+    for (const [i, a] of answers.entries()) {
+      if (!a.ok) continue;
+      const key = paid[i]!.jobId;
+      await ledger.refund(db, userId, key, "Request could not be started", now, [
+        db
+          .update(jobs)
+          .set({ status: "failed", error: "Request could not be started", finishedAt: now })
+          .where(eq(jobs.id, key)),
+      ]);
+    }
+    return { ok: false, error: refused.error, balance: refused.balance };
+  }
+  // Without room at the time of the batch nothing was read, and the pump looks for itself (a call may have ended).
+  const queued = read?.[0] as Job[] | undefined;
+  return {
+    ok: true,
+    balance: answers.at(-1)!.balance,
+    jobIds,
+    createdAt: now,
+    concurrency,
+    ...(queued ? { firstQueued: queued.map((job) => ({ job, photo: livePhotos.get(job.photoId) })) } : {}),
+  };
+}
+
+/** A variation that is not its group's first: it runs with (and settles after) its lead's one provider call. */
+export function followsLead(job: Pick<Job, "id" | "groupId">): boolean {
+  return job.groupId !== null && job.groupId !== job.id;
+}
+
+/**
+ * The queued jobs to start now: as many as the plan's concurrency leaves free
+ * beside the `running` provider calls of this instance; priority first, then
+ * oldest. Variations other than a group's lead never start on their own.
+ */
+export async function nextToRun(
+  db: Database,
+  userId: string,
+  running: string[],
+  /** The plan's concurrency when the caller read it in this turn. */
+  known?: number,
+): Promise<QueuedToRun[]> {
+  if (known !== undefined) {
+    const free = known - running.length;
+    return free <= 0 ? [] : (await queuedQuery(db, userId, running, free).all()).map((job) => ({ job }));
+  }
+  // The plan and the first queued jobs in one round trip: as many as the largest plan could start.
+  const [planRows, rows] = await db.batch([
+    ledger.planQuery(db, userId),
+    queuedQuery(db, userId, running, MAX_CONCURRENCY),
+  ]);
+  const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
+  return free <= 0 ? [] : rows.slice(0, free).map((job) => ({ job }));
+}
+
+/**
+ * Whether a stored job was started by the same request as `asked`: the photo, the kind and every choice. The seed
+ * is left out: each sending draws a new one.
+ */
+export function sameRequest(stored: Job, asked: QueuedJobInput): boolean {
+  const choices = ({ seed: _seed, ...rest }: JobParams) => canonicalJson(rest);
+  return (
+    stored.photoId === asked.photoId &&
+    stored.kind === asked.kind &&
+    (stored.rerollOf ?? null) === (asked.rerollOf ?? null) &&
+    choices(stored.params) === choices(asked.params)
+  );
+}
+
+/** Those of `photoIds` that are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
+function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
+  if (photoIds.length > 90) throw new Error("checkPhotos takes at most 90 photos");
+  return db
+    .select()
+    .from(photos)
+    .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds), isNull(photos.trashedAt)));
+}
+
+/** The first `limit` queued jobs that start on their own (not variations after a lead), besides `running`. */
+function queuedQuery(db: Database, userId: string, running: string[], limit: number) {
+  return db
+    .select()
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.userId, userId),
+        eq(jobs.status, "queued"),
+        or(isNull(jobs.groupId), eq(jobs.groupId, jobs.id)),
+        running.length > 0 ? notInArray(jobs.id, running) : undefined,
+      ),
+    )
+    .orderBy(desc(jobs.priority), asc(jobs.createdAt), asc(jobs.id))
+    .limit(limit);
+}
+
+/** The most provider calls any plan runs at once. */
+const MAX_CONCURRENCY = Math.max(DEFAULT_CONCURRENCY, ...PLANS.map((p) => p.batchConcurrency));
+
+/** The open variations of a lead's group, besides the lead. */
+export async function openSiblings(db: Database, lead: Pick<Job, "id" | "groupId">): Promise<Job[]> {
+  if (lead.groupId !== lead.id) return [];
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.groupId, lead.id), sql`${jobs.id} <> ${lead.id}`, inArray(jobs.status, ["queued", "running"])))
+    .all();
+}

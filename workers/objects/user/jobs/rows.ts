@@ -1,0 +1,270 @@
+import type { Database } from "@db/client";
+import {
+  type Job,
+  type JobKind,
+  type JobParams,
+  jobs,
+  type Photo,
+  type PhotoVersion,
+  photos,
+  photoVersions,
+} from "@db/schema";
+import { DEFAULT_PROVIDER_TIMEOUT_MS } from "@workers/adapters/provider";
+import { photoPrefix } from "@workers/lib/photo-storage";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Stmt } from "../batch";
+
+// AI jobs as D1 has them: staging, sky replacement, furniture removal. The job
+// row is written in the same batch as its credit's reservation (key = job id);
+// the result is recorded as a new version in the batch that commits the credit,
+// or the job is failed in the batch that refunds it (runner.ts).
+// docs/decisions/0070-ai-jobs-in-the-user-object.md
+
+export type { Job, JobKind, JobParams };
+
+export const JOB_KINDS = ["stage", "sky", "removal"] as const;
+export const INTERRUPTED_MESSAGE = "The job was interrupted before it finished. Your credit has been returned.";
+export const GENERIC_FAILURE: Record<JobKind, string> = {
+  stage: "Failed to process image",
+  sky: "Failed to replace sky",
+  removal: "Failed to remove furniture",
+};
+/** How long past the provider's timeout the alarm waits before calling a running job lost. */
+export const JOB_WATCH_MARGIN_MS = 30_000;
+/** The longest a GET /api/jobs/:id?wait holds before answering with the job as it is (docs/decisions/0146). */
+export const MAX_JOB_WAIT_MS = 20_000;
+
+export function isJobKind(v: unknown): v is JobKind {
+  return typeof v === "string" && (JOB_KINDS as readonly string[]).includes(v);
+}
+
+export function providerTimeoutMs(env: Pick<Env, "PROVIDER_TIMEOUT_MS">): number {
+  const n = Number(env.PROVIDER_TIMEOUT_MS);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_PROVIDER_TIMEOUT_MS;
+}
+
+/** When a job started at `startedAt` must have its result in hand, enlargement included (the alarm's watch). */
+export function jobDeadline(startedAt: number, timeoutMs: number): number {
+  return startedAt + timeoutMs + JOB_WATCH_MARGIN_MS;
+}
+
+export function versionKey(userId: string, photoId: string, versionId: string): string {
+  return `${photoPrefix(userId, photoId)}versions/${versionId}.jpg`;
+}
+
+export function versionThumbKey(userId: string, photoId: string, versionId: string): string {
+  return `${photoPrefix(userId, photoId)}versions/${versionId}.thumb.jpg`;
+}
+
+export interface StartJobInput {
+  jobId: string;
+  photoId: string;
+  kind: JobKind;
+  params: JobParams;
+}
+
+export function insertJobStatement(db: Database, userId: string, input: StartJobInput, now: number): Stmt {
+  return db.insert(jobs).values({
+    id: input.jobId,
+    userId,
+    photoId: input.photoId,
+    kind: input.kind,
+    params: input.params,
+    status: "queued",
+    attempts: 0,
+    createdAt: now,
+  });
+}
+
+/** A job's provider call is tried at most this often (a restart mid-call retries it once). */
+export const MAX_ATTEMPTS = 2;
+
+/** Puts a job whose instance was lost back in the queue for its second attempt. */
+export async function requeue(db: Database, jobId: string): Promise<void> {
+  await db
+    .update(jobs)
+    .set({ status: "queued" })
+    .where(and(eq(jobs.id, jobId), eq(jobs.status, "running")));
+}
+
+/**
+ * Where a job's result is stored. The version id is the job id, so a retried
+ * attempt overwrites the same keys and a failed job's bytes can always be found
+ * and deleted.
+ */
+export function jobResultKeys(job: Pick<Job, "id" | "userId" | "photoId">): string[] {
+  return [versionKey(job.userId, job.photoId, job.id), versionThumbKey(job.userId, job.photoId, job.id)];
+}
+
+export function failJobStatement(db: Database, jobId: string, message: string, now: number): Stmt {
+  return db
+    .update(jobs)
+    .set({ status: "failed", error: message, finishedAt: now })
+    .where(and(eq(jobs.id, jobId), inArray(jobs.status, ["queued", "running"])));
+}
+
+export async function getJob(db: Database, jobId: string): Promise<Job | undefined> {
+  return db.select().from(jobs).where(eq(jobs.id, jobId)).get();
+}
+
+export async function openJobs(db: Database, userId: string): Promise<Job[]> {
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.userId, userId), inArray(jobs.status, ["queued", "running"])))
+    .all();
+}
+
+/**
+ * One of the user's jobs and the version it produced, in one D1 round trip (the page polls this until the job
+ * ends); undefined for a job that is not theirs.
+ */
+export async function jobWithVersion(db: Database, userId: string, jobId: string): Promise<JobWithVersion | undefined> {
+  return jobWithVersionFrom(userId, await db.batch(jobWithVersionQueries(db, userId, jobId)));
+}
+
+export type JobWithVersion = { job: Job; version: PhotoVersion | undefined };
+
+/** Whether a job has reached its end (succeeded or failed): nothing about it changes after that but its thumbnail. */
+export function hasEnded(job: Pick<Job, "status">): boolean {
+  return job.status === "succeeded" || job.status === "failed";
+}
+
+/** jobWithVersion's two reads, to run alone or at the end of a batch that changed the job (a commit). */
+export function jobWithVersionQueries(db: Database, userId: string, jobId: string) {
+  return [
+    db.select().from(jobs).where(eq(jobs.id, jobId)),
+    db
+      .select()
+      .from(photoVersions)
+      .where(and(eq(photoVersions.jobId, jobId), eq(photoVersions.userId, userId))),
+  ] as const;
+}
+
+/** What jobWithVersion answers, from the results of jobWithVersionQueries (alone, or the tail of a batch's). */
+export function jobWithVersionFrom(userId: string, results: readonly unknown[]): JobWithVersion | undefined {
+  const [jobRows, versionRows] = results as [Job[], PhotoVersion[]];
+  const job = jobRows[0];
+  if (!job || job.userId !== userId) return undefined;
+  const version = job.versionId
+    ? versionRows.find((v) => v.id === job.versionId && v.photoId === job.photoId)
+    : undefined;
+  return { job, version };
+}
+
+/**
+ * Marks a queued job running and reads it with its photo, in one D1 round trip; undefined when another start got
+ * there first (nothing changed then).
+ */
+export async function startRunning(
+  db: Database,
+  jobId: string,
+  now: number,
+): Promise<{ job: Job; photo: Photo | undefined } | undefined> {
+  const [marked, photo] = await db.batch([
+    db
+      .update(jobs)
+      .set({ status: "running", startedAt: now, attempts: sql`${jobs.attempts} + 1` })
+      .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
+      .returning(),
+    db
+      .select()
+      .from(photos)
+      .where(eq(photos.id, db.select({ id: jobs.photoId }).from(jobs).where(eq(jobs.id, jobId)))),
+  ]);
+  const job = marked[0];
+  return job ? { job, photo: photo[0] } : undefined;
+}
+
+export interface JobResult {
+  versionId: string;
+  key: string;
+  /** The version's thumbnail: at first the image itself while `pendingThumb` is being made. */
+  thumbKey: string;
+  /** Where the real thumbnail goes once made, after the job is committed (finishThumb). */
+  pendingThumb?: { key: string; image: Uint8Array };
+  contentType: string;
+  bytes: number;
+  width: number;
+  height: number;
+}
+
+/** The batch that records a finished job's version and points the photo at it. */
+export function succeedStatements(db: Database, job: Job, result: JobResult, now: number): Stmt[] {
+  return [
+    db.insert(photoVersions).values({
+      id: result.versionId,
+      photoId: job.photoId,
+      userId: job.userId,
+      jobId: job.id,
+      kind: job.kind,
+      params: job.params,
+      key: result.key,
+      thumbKey: result.thumbKey,
+      contentType: result.contentType,
+      bytes: result.bytes,
+      width: result.width,
+      height: result.height,
+      createdAt: now,
+    }),
+    db
+      .update(photos)
+      .set({
+        processedKey: result.key,
+        processedThumbKey: result.thumbKey,
+        processedContentType: result.contentType,
+        processedAt: now,
+      })
+      .where(eq(photos.id, job.photoId)),
+    db
+      .update(jobs)
+      .set({ status: "succeeded", versionId: result.versionId, finishedAt: now })
+      .where(and(eq(jobs.id, job.id), eq(jobs.status, "running"))),
+  ];
+}
+
+/** The image a sky or removal job works on: the newest version, else the original. */
+export async function sourceVariant(db: Database, photo: Photo): Promise<string> {
+  const v = await db
+    .select({ id: photoVersions.id })
+    .from(photoVersions)
+    .where(eq(photoVersions.photoId, photo.id))
+    .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
+    .limit(1)
+    .get();
+  return v?.id ?? "original";
+}
+
+export async function listVersions(db: Database, userId: string, photoId: string) {
+  return db
+    .select()
+    .from(photoVersions)
+    .where(and(eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
+    .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
+    .all();
+}
+
+export async function getVersion(db: Database, userId: string, photoId: string, versionId: string) {
+  return db
+    .select()
+    .from(photoVersions)
+    .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
+    .get();
+}
+
+/** What the API tells the owner about a job (never the provider's address or key). */
+export function jobView(job: Job) {
+  return {
+    id: job.id,
+    photoId: job.photoId,
+    kind: job.kind,
+    params: job.params,
+    status: job.status,
+    error: job.error,
+    versionId: job.versionId,
+    createdAt: job.createdAt,
+    startedAt: job.startedAt,
+    finishedAt: job.finishedAt,
+  };
+}
+

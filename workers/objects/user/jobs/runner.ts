@@ -1,0 +1,261 @@
+import type { Database } from "@db/client";
+import type { Job, Photo } from "@db/schema";
+import * as credits from "../credits/changes";
+import type { Changed } from "../credits/changes";
+import { findHeld } from "../credits/reservations";
+import { staleReservationKeys } from "../credits/rows";
+import { shortcutOn } from "../shortcuts";
+import { finishThumb, produce } from "./produce";
+import * as queue from "./queue";
+import * as rows from "./rows";
+import * as variations from "./variations";
+
+// The job runner: the part of the user's object that runs its AI jobs. It owns
+// which provider calls run in this instance (the plan's concurrency, its queue
+// order), runs each (mark running, call, store, then commit or refund through
+// the object's change queue), and, for the alarm, recovers jobs an evicted
+// instance left behind. docs/decisions/0070-ai-jobs-in-the-user-object.md,
+// 0085-jobs-held-by-the-alarm.md, 0140-batches-variations-rerolls.md
+
+/** What the runner asks of the object's front. */
+export interface RunnerHost {
+  env: Env;
+  db: Database;
+  now(): number;
+  /** Runs a change of the user's data in the object's order (UserObject#change). */
+  change<T>(userId: string, fn: (now: number) => Promise<Changed<T> & { ended?: rows.JobWithVersion }>): Promise<T>;
+  /** Work that must outlive the request that started it: held by the alarm handler until it settles. */
+  hold(work: Promise<void>): void;
+  /** A job started here needs an alarm handler holding it. */
+  needsHolding(): Promise<void>;
+  /** A run stopped on a D1 error: the alarm tries again in a moment. */
+  retrySoon(): Promise<void>;
+}
+
+export class JobRunner {
+  /** Jobs whose provider call runs in this instance right now. */
+  #active = new Map<string, Promise<void>>();
+  /** Thumbnails of committed results, still being made. */
+  #finishing = new Set<Promise<void>>();
+  #pumping = false;
+  #pumpAgain = false;
+
+  constructor(private readonly host: RunnerHost) {}
+
+  /** Job ids whose provider call runs here. */
+  get running(): string[] {
+    return [...this.#active.keys()];
+  }
+
+  /** Whether anything started here is still under way (the alarm holds it until it ends). */
+  get busy(): boolean {
+    return this.#active.size > 0 || this.#finishing.size > 0;
+  }
+
+  /** Settles when everything under way now has ended. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.#active.values(), ...this.#finishing]);
+  }
+
+  /**
+   * Launches queued jobs while fewer than the plan's concurrency run here (`concurrency` when just read, and
+   * `firstQueued`, the first queued jobs, when read in the same turn: no read of the queue then).
+   */
+  async pump(userId: string, concurrency?: number, firstQueued?: queue.QueuedToRun[]): Promise<void> {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = true;
+    try {
+      let known = concurrency;
+      let listed = firstQueued;
+      do {
+        this.#pumpAgain = false;
+        const next =
+          known !== undefined && listed !== undefined
+            ? listed.filter((q) => !this.#active.has(q.job.id)).slice(0, Math.max(known - this.#active.size, 0))
+            : await queue.nextToRun(this.host.db, userId, this.running, known);
+        for (const queued of next) this.#launch(userId, queued);
+        // A second look (asked for meanwhile) reads the plan and the queue again.
+        known = undefined;
+        listed = undefined;
+      } while (this.#pumpAgain);
+    } finally {
+      this.#pumping = false;
+    }
+    if (this.#active.size > 0) await this.host.needsHolding();
+  }
+
+  #launch(userId: string, queued: queue.QueuedToRun): void {
+    const jobId = queued.job.id;
+    if (this.#active.has(jobId)) return;
+    const run = this.#run(userId, queued).then(
+      async () => {
+        this.#active.delete(jobId);
+        // The next queued job takes the freed place (before this promise settles, so the alarm holds it too).
+        await this.pump(userId).catch(() => undefined);
+      },
+      async (err) => {
+        // D1 refused a write the run could not do without (marking the job running, or settling its credit): the
+        // job stays as D1 has it, queued or running, with its credit held. Pumping again at once would try the same
+        // write in a tight loop; the alarm tries again in a moment (its pump starts a queued job, its recovery a
+        // running one that no instance runs).
+        console.error("a job's run stopped on an error; the alarm tries again", jobId, err);
+        this.#active.delete(jobId);
+        await this.host.retrySoon().catch(() => undefined);
+      },
+    );
+    this.#active.set(jobId, run);
+    this.host.hold(run);
+  }
+
+  /** Marks a queued job running, calls the provider, and commits or refunds its credit. */
+  async #run(userId: string, queued: queue.QueuedToRun): Promise<void> {
+    const { env, db } = this.host;
+    const started = await this.#markRunning(queued);
+    if (!started) return;
+    const { job, produced } = started;
+    if (variations.isGroupLead(job)) {
+      const change = <T>(fn: (now: number) => Promise<Changed<T>>) => this.host.change(userId, fn);
+      return variations.runGroup({ env, db, now: () => this.host.now(), change }, userId, job);
+    }
+    // The result's R2 write may be under way while the commit reads; every way out waits for it to settle before
+    // deleting the job's bytes.
+    let writeSettled: Promise<void> = Promise.resolve();
+    try {
+      const { result, stored } = await produced;
+      writeSettled = stored.catch(() => undefined);
+      const kept = await this.host.change(userId, (now) => this.#commit(userId, job, result, stored, now));
+      // Refunded meanwhile (the alarm gave up on it), or no longer running: the result is not kept.
+      if (!kept) {
+        await writeSettled;
+        await env.PHOTOS.delete(rows.jobResultKeys(job));
+        return;
+      }
+      this.#finish(finishThumb(env, db, job, result, this.host.now()));
+    } catch (err) {
+      const message = produce.failureMessage(job.kind, err);
+      await this.host.change(userId, (now) =>
+        credits.refund(db, userId, job.id, message, now, { writes: [rows.failJobStatement(db, job.id, message, now)] }),
+      );
+      // A failed job keeps no bytes: whatever this attempt stored goes.
+      await writeSettled;
+      await env.PHOTOS.delete(rows.jobResultKeys(job));
+    }
+  }
+
+  /**
+   * Marks the job running and starts its provider call. With the job's photo as read in the turn that reserved its
+   * credit, the call starts while the job is being marked (the "early-start" shortcut), and a job that turns out not
+   * to be queued any more has its result thrown away uncharged. Undefined when the job was not queued.
+   */
+  async #markRunning(queued: queue.QueuedToRun): Promise<{ job: Job; produced: ReturnType<typeof produce> } | undefined> {
+    const { env, db } = this.host;
+    const early = queued.photo && !variations.isGroupLead(queued.job) && shortcutOn(env, "early-start");
+    let claimed: (running: boolean) => void = () => undefined;
+    const call = early
+      ? produce(env, db, queued.job, this.host.now(), {
+          photo: queued.photo as Photo,
+          storeWhen: new Promise<boolean>((resolve) => (claimed = resolve)),
+        })
+      : undefined;
+    // Its failure is handled once the job is marked running; until then it must not count as unhandled.
+    call?.catch(() => undefined);
+    const unclaimed = async () => {
+      claimed(false);
+      await call?.catch(() => undefined);
+    };
+    let started: Awaited<ReturnType<typeof rows.startRunning>>;
+    try {
+      started = await rows.startRunning(db, queued.job.id, this.host.now());
+    } catch (err) {
+      await unclaimed();
+      throw err;
+    }
+    if (!started) {
+      await unclaimed();
+      return undefined;
+    }
+    claimed(true);
+    const { job, photo } = started;
+    return { job, produced: call ?? produce(env, db, job, this.host.now(), { photo }) };
+  }
+
+  /** The change that commits a job's credit with its version; true when the job succeeded and its result is kept. */
+  async #commit(
+    userId: string,
+    job: Job,
+    result: rows.JobResult,
+    stored: Promise<void>,
+    now: number,
+  ): Promise<Changed<boolean> & { ended?: rows.JobWithVersion }> {
+    const { env, db } = this.host;
+    let found: Awaited<ReturnType<typeof findHeld>>;
+    if (shortcutOn(env, "store-while-reading")) [found] = await Promise.all([findHeld(db, userId, job.id, "committed"), stored]);
+    else {
+      await stored;
+      found = await findHeld(db, userId, job.id, "committed");
+    }
+    if (found.settled) return credits.untouched(false);
+    const handOver = shortcutOn(env, "hand-over-ended");
+    const committed = await credits.commitHeld(db, userId, found.held, now, {
+      writes: rows.succeedStatements(db, job, result, now),
+      reads: handOver ? rows.jobWithVersionQueries(db, userId, job.id) : [],
+    });
+    const c = committed.answer;
+    if (!c.ok) return credits.untouched(false);
+    const read = handOver ? rows.jobWithVersionFrom(userId, c.read) : await rows.jobWithVersion(db, userId, job.id);
+    return { ...credits.untouched(read?.job.status === "succeeded"), ...(handOver && read ? { ended: read } : {}) };
+  }
+
+  #finish(work: Promise<void>): void {
+    const done = work.finally(() => this.#finishing.delete(done));
+    this.#finishing.add(done);
+    this.host.hold(done);
+  }
+
+  /**
+   * For the alarm: jobs running in D1 but in no instance (the one that ran them was evicted) are tried once more,
+   * then failed and refunded; reservations held past their timeout whose job is not alive are refunded.
+   */
+  async recover(userId: string, now: number): Promise<Changed<void>> {
+    const { env, db } = this.host;
+    let effect = credits.untouched(undefined).effect;
+    const refund = async (key: string, message: string) => {
+      const r = await credits.refund(db, userId, key, message, now, {
+        writes: [rows.failJobStatement(db, key, message, now)],
+      });
+      effect = credits.after(effect, r.effect);
+    };
+    for (const job of await rows.openJobs(db, userId)) {
+      if (this.#active.has(job.id)) continue;
+      // Variations follow their lead; queued jobs start through the queue.
+      if (queue.followsLead(job) || job.status === "queued") continue;
+      // The provider call can be repeated (the result overwrites the same keys), so it is tried once more.
+      if (job.attempts < rows.MAX_ATTEMPTS) {
+        await rows.requeue(db, job.id);
+        continue;
+      }
+      for (const lost of [job, ...(await queue.openSiblings(db, job))]) {
+        await refund(lost.id, rows.INTERRUPTED_MESSAGE);
+        await env.PHOTOS.delete(rows.jobResultKeys(lost));
+      }
+    }
+    // A job waiting in this user's queue, or running here (its provider call has its own timeout), has not died
+    // however long ago its credit was reserved: a batch can wait longer than the timeout.
+    const alive = await this.#aliveJobIds(userId);
+    for (const key of await staleReservationKeys(db, userId, now)) {
+      if (!alive.has(key)) await refund(key, "Job did not finish in time");
+    }
+    return { answer: undefined, effect };
+  }
+
+  /** Jobs queued (the pump starts them) or running in this instance, with the variations that follow them. */
+  async #aliveJobIds(userId: string): Promise<Set<string>> {
+    const open = await rows.openJobs(this.host.db, userId);
+    const alive = new Set(open.filter((j) => j.status === "queued" || this.#active.has(j.id)).map((j) => j.id));
+    for (const job of open) if (queue.followsLead(job) && alive.has(job.groupId!)) alive.add(job.id);
+    return alive;
+  }
+}

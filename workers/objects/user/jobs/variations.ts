@@ -1,0 +1,134 @@
+import type { Database } from "@db/client";
+import { type Job, jobs, photos } from "@db/schema";
+import { createProviderClient, ProviderError } from "@workers/adapters/provider";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import * as jobsService from "./jobs";
+import type { Stmt } from "./ledger";
+import * as ledger from "./ledger";
+import { atListingSize } from "./listing-size";
+import { stageInputFor } from "./stage-call";
+
+// Variations (issue 15): one staging request for 1 to 4 results. Each result is
+// its own job with its own one-credit reservation (reserved together by
+// queue.startMany); the group's first job (the lead) makes the one provider call
+// with num_images = the group's size. Every result that arrives commits its
+// job's credit and becomes a version; each one that does not is refunded on its
+// own. The lead's result becomes the photo's shown version; the person may
+// choose another. docs/decisions/0140-batches-variations-rerolls.md
+
+export const MISSING_RESULT = "The provider returned fewer results than asked for. Your credit has been returned.";
+
+/** A lead of a group of more than one. */
+export function isGroupLead(job: Pick<Job, "id" | "groupId">): boolean {
+  return job.groupId === job.id;
+}
+
+/**
+ * The group's jobs, lead first, then in the order they were asked for. They
+ * share one created_at and their ids are random, so the order is the rows'
+ * insertion order (rowid): result i of the provider's answer goes to job i.
+ */
+export async function members(db: Database, lead: Job): Promise<Job[]> {
+  const rows = await db
+    .select()
+    .from(jobs)
+    .where(eq(jobs.groupId, lead.id))
+    .orderBy(asc(jobs.createdAt), sql`rowid`)
+    .all();
+  return [lead, ...rows.filter((r) => r.id !== lead.id)];
+}
+
+/** Marks the lead's siblings running with it (the lead itself was marked by the runner). */
+async function markSiblingsRunning(db: Database, group: Job[], now: number): Promise<Job[]> {
+  const ids = group.slice(1).map((j) => j.id);
+  if (ids.length === 0) return [group[0]!];
+  await db
+    .update(jobs)
+    .set({ status: "running", startedAt: now })
+    .where(and(inArray(jobs.id, ids), inArray(jobs.status, ["queued", "running"])));
+  // Only the ones still open take part (one may have been refunded by the reservation timeout).
+  const open = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
+    .all();
+  const still = new Set(open.map((o) => o.id));
+  return [group[0]!, ...group.slice(1).filter((j) => still.has(j.id))];
+}
+
+/** The statements that record one variation: the lead's also points the photo at its result. */
+function succeed(db: Database, job: Job, result: jobsService.JobResult, now: number, isLead: boolean): Stmt[] {
+  const [version, photoUpdate, jobUpdate] = jobsService.succeedStatements(db, job, result, now);
+  return isLead ? [version!, photoUpdate!, jobUpdate!] : [version!, jobUpdate!];
+}
+
+export interface GroupRunner {
+  env: Env;
+  db: Database;
+  now: () => number;
+  /** Runs a credit change in the user's serial queue (the user object's #change). */
+  change: <T>(fn: (now: number) => Promise<T>) => Promise<T>;
+}
+
+/** Runs a lead's provider call for its whole group and settles every member on its own. */
+export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promise<void> {
+  const group = await markSiblingsRunning(r.db, await members(r.db, lead), r.now());
+  let results: (jobsService.JobResult | null)[];
+  try {
+    results = await produceGroup(r.env, r.db, lead, group, r.now());
+  } catch (err) {
+    const message = jobsService.failureMessage(lead.kind, err);
+    for (const job of group) {
+      await r.change((now) =>
+        ledger.refund(r.db, userId, job.id, message, now, [jobsService.failJobStatement(r.db, job.id, message, now)]),
+      );
+      await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
+    }
+    return;
+  }
+  for (const [i, job] of group.entries()) {
+    const result = results[i];
+    if (!result) {
+      await r.change((now) =>
+        ledger.refund(r.db, userId, job.id, MISSING_RESULT, now, [
+          jobsService.failJobStatement(r.db, job.id, MISSING_RESULT, now),
+        ]),
+      );
+      continue;
+    }
+    const settled = await r.change((now) =>
+      ledger.commit(r.db, userId, job.id, now, succeed(r.db, job, result, now, i === 0)),
+    );
+    const kept = settled.ok && (await jobsService.getJob(r.db, job.id))?.status === "succeeded";
+    if (!kept) await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
+    else await jobsService.finishThumb(r.env, r.db, job, result, r.now());
+  }
+}
+
+/** One provider call for the group; each image stored under its member's keys (null where none arrived). */
+async function produceGroup(
+  env: Env,
+  db: Database,
+  lead: Job,
+  group: Job[],
+  now: number,
+): Promise<(jobsService.JobResult | null)[]> {
+  const photo = await db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
+  if (!photo || photo.userId !== lead.userId) throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
+  const timeoutMs = jobsService.providerTimeoutMs(env);
+  const client = createProviderClient(env, { timeoutMs });
+  const images = await client.stageMany(await stageInputFor(env, db, lead, photo, now, group.length));
+  const deadline = jobsService.jobDeadline(now, timeoutMs);
+  const out: (jobsService.JobResult | null)[] = [];
+  for (const [i, job] of group.entries()) {
+    const bytes = images[i];
+    if (!bytes) {
+      out.push(null);
+      continue;
+    }
+    // A result that is not an image is a result that did not arrive: that job is refunded on its own.
+    const sized = await atListingSize(client, bytes, deadline);
+    out.push(await jobsService.storeResult(env, job, sized).catch(() => null));
+  }
+  return out;
+}
