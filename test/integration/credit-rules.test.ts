@@ -1,8 +1,8 @@
 import { auditLog, creditLedger, paidPeriods, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
 import { deliverOk, SubscriptionStory, type TestEvent } from "@test/support/stripe";
-import { firstMonthGrant } from "@workers/objects/user/payment-events";
-import { STRIPE_ACTOR } from "@workers/objects/user/reversals";
+import { firstMonthGrant } from "@workers/objects/user/payments/periods";
+import { STRIPE_ACTOR } from "@workers/objects/user/payments/reversals";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { BillingInterval, PlanId } from "~/shared/catalog";

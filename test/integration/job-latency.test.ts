@@ -7,7 +7,7 @@ import { db, signedIn } from "@test/support/factories";
 import { makePhoto, storedKeys } from "@test/support/photos";
 import { workerFetch } from "@test/support/worker";
 import { userObject } from "@workers/objects/client";
-import { versionKey } from "@workers/objects/user/jobs";
+import { versionKey } from "@workers/objects/user/jobs/rows";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 

@@ -1,6 +1,6 @@
 import { api, balance, expectSettled, onPlan, photosOf, rowsOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { SUBMISSION_REUSED } from "@workers/objects/user/queue";
+import { SUBMISSION_REUSED } from "@workers/objects/user/jobs/queue";
 import { submittedJobIds } from "@workers/services/job-queue";
 import { beforeEach, describe, expect, it } from "vitest";
 

@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
 import { creditGrants, creditLedger, creditReservations, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
-import { GRANT_LIFETIME_MS, grant, loadView, reserveGroup } from "@workers/objects/user/ledger";
+import { grant } from "@workers/objects/user/credits/grants";
+import { reserveGroup } from "@workers/objects/user/credits/group";
+import { GRANT_LIFETIME_MS } from "@workers/objects/user/credits/rows";
+import { loadView } from "@workers/objects/user/credits/view";
 import { userObject } from "@workers/objects/user-object";
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -91,6 +94,7 @@ describe("reservations decided in groups", () => {
     if (left > 0) expect(await stub.reserve(id, `rest-${id}`, left, "t")).toMatchObject({ ok: true, balance: 0 });
     expect(await stub.reserve(id, `over-${id}`, 1, "t")).toEqual({
       ok: false,
+      code: "insufficient_credits",
       error: "Insufficient credits",
       balance: 0,
     });
@@ -138,7 +142,7 @@ describe("reservations decided in groups", () => {
     expect(done.answers).toEqual([
       { ok: true, status: "held", balance: 0 },
       { ok: true, status: "held", balance: 0 },
-      { ok: false, error: "Insufficient credits", balance: 0 },
+      { ok: false, code: "insufficient_credits", error: "Insufficient credits", balance: 0 },
     ]);
     expect(done.view?.balance).toBe(0);
     expect((await reservations(id)).map((r) => r.key).sort()).toEqual([`held-${id}`, `new-${id}`].sort());
@@ -197,6 +201,7 @@ describe("reservations decided in groups", () => {
     await stub.advanceClockForTesting(GRANT_LIFETIME_MS + 1);
     expect(await stub.reserve(id, `late-${id}`, 1, "t")).toEqual({
       ok: false,
+      code: "insufficient_credits",
       error: "Insufficient credits",
       balance: 0,
     });
@@ -224,7 +229,9 @@ describe("reservations decided in groups", () => {
     expect(through).toEqual({ ok: true, duplicate: false, balance: 10 });
     const burst = await Promise.all(Array.from({ length: 11 }, (_, i) => stub.reserve(id, `after-${id}-${i}`, 1, "t")));
     expect(burst.filter((r) => r.ok)).toHaveLength(10);
-    expect(burst.filter((r) => !r.ok)).toEqual([{ ok: false, error: "Insufficient credits", balance: 0 }]);
+    expect(burst.filter((r) => !r.ok)).toEqual([
+      { ok: false, code: "insufficient_credits", error: "Insufficient credits", balance: 0 },
+    ]);
     expect(await cached(id)).toBe(0);
     const grants = await db.select().from(creditGrants).where(eq(creditGrants.userId, id)).all();
     expect(grants.map((g) => g.remaining)).toEqual([0, 0, 0]);

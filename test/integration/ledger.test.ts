@@ -2,7 +2,8 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { creditLedger, creditReservations, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
-import { commit, GRANT_LIFETIME_MS, RESERVATION_TIMEOUT_MS } from "@workers/objects/user/ledger";
+import { commit, commitHeld, findHeld } from "@workers/objects/user/credits/reservations";
+import { GRANT_LIFETIME_MS, RESERVATION_TIMEOUT_MS } from "@workers/objects/user/credits/rows";
 import { userObject } from "@workers/objects/user-object";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
@@ -69,7 +70,7 @@ describe("credit ledger in the user's Durable Object", () => {
     expect(await cached(id)).toBe(2);
   });
 
-  it("a commit's writes follow the step they wait for (a result's R2 write): none before it, none when it fails", async () => {
+  it("a commit in two steps: finding the held reservation writes nothing, so a step between (a result's R2 write) may fail with nothing written", async () => {
     const { id, stub } = await userWith(2);
     await stub.reserve(id, "late", 1, "t");
     await stub.reserve(id, "broken", 1, "t");
@@ -78,24 +79,21 @@ describe("credit ledger in the user's Durable Object", () => {
     const ledgerRows = async () =>
       (await db.select().from(creditLedger).where(eq(creditLedger.userId, id)).all()).length;
     const rowsBefore = await ledgerRows();
-    // The step has not finished: the reservation is read, nothing is written yet.
-    let finish!: () => void;
-    const step = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
-    const committing = commit(db, id, "late", Date.now(), [], { writesAfter: step });
-    await new Promise((r) => setTimeout(r, 100));
+    // The reservation is read; nothing is written until the commit's own step.
+    const found = await findHeld(db, id, "late", "committed");
+    expect(found.held?.reservation.key).toBe("late");
     expect(await status("late")).toBe("held");
     expect(await ledgerRows()).toBe(rowsBefore);
-    finish();
-    expect(await committing).toMatchObject({ ok: true, status: "committed" });
+    expect(await commitHeld(db, id, found.held!, Date.now())).toMatchObject({ ok: true, status: "committed" });
     expect(await status("late")).toBe("committed");
-    // The step failed: the commit throws its error and writes nothing; the reservation is still held.
-    const failed = Promise.reject(new Error("R2 is down"));
-    failed.catch(() => undefined);
-    await expect(commit(db, id, "broken", Date.now(), [], { writesAfter: failed })).rejects.toThrow("R2 is down");
+    // A step that failed between the two: the commit is never written, and the reservation is still held.
+    const broken = await findHeld(db, id, "broken", "committed");
+    expect(broken.held?.reservation.status).toBe("held");
     expect(await status("broken")).toBe("held");
     expect(await ledgerRows()).toBe(rowsBefore + 1);
+    // A settled reservation is found settled: a repeated commit is a no-op, a commit of a refunded one a conflict.
+    expect((await findHeld(db, id, "late", "committed")).settled).toMatchObject({ ok: true, status: "committed" });
+    expect(await commit(db, id, "late", Date.now())).toMatchObject({ ok: true, status: "committed" });
     expect(await stub.refund(id, "broken", "the result could not be stored")).toMatchObject({ ok: true, balance: 1 });
   });
 
@@ -115,7 +113,7 @@ describe("credit ledger in the user's Durable Object", () => {
   it("refuses a deduction below zero and changes nothing", async () => {
     const { id, stub } = await userWith(2);
     const res = await stub.deduct(id, 3, "admin removal", `deduct:${id}`, null);
-    expect(res).toMatchObject({ ok: false, error: "Insufficient credits", balance: 2 });
+    expect(res).toMatchObject({ ok: false, code: "insufficient_credits", error: "Insufficient credits", balance: 2 });
     expect(await cached(id)).toBe(2);
   });
 
@@ -138,7 +136,12 @@ describe("credit ledger in the user's Durable Object", () => {
   it("a held reservation's credit is refused to others: a short balance gets 'Insufficient credits'", async () => {
     const { id, stub } = await userWith(1);
     expect(await stub.reserve(id, `a-${id}`, 1, "t")).toMatchObject({ ok: true, balance: 0 });
-    expect(await stub.reserve(id, `b-${id}`, 1, "t")).toEqual({ ok: false, error: "Insufficient credits", balance: 0 });
+    expect(await stub.reserve(id, `b-${id}`, 1, "t")).toEqual({
+      ok: false,
+      code: "insufficient_credits",
+      error: "Insufficient credits",
+      balance: 0,
+    });
   });
 });
 

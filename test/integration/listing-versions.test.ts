@@ -3,7 +3,7 @@ import { creditLedger, creditReservations, jobs, photos, photoVersions } from "@
 import { db } from "@test/support/factories";
 import { api, balance, expectSettled, onPlan, photosOf, rowsOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { MISSING_RESULT } from "@workers/objects/user/variations";
+import { MISSING_RESULT } from "@workers/objects/user/jobs/variations";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { FREE_REROLL_MS, REROLL_PAID_MESSAGE } from "~/shared/listing";

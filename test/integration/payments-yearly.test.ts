@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { creditLedger, paidPeriods, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
 import { deliverOk, SubscriptionStory } from "@test/support/stripe";
-import { addMonthsUtc } from "@workers/objects/user/payment-events";
+import { addMonthsUtc } from "@workers/objects/user/payments/periods";
 import { userObject } from "@workers/objects/user-object";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";

@@ -8,7 +8,7 @@ import { makePhoto, storedKeys } from "@test/support/photos";
 import { takeConsoleErrors } from "@test/support/setup";
 import { workerFetch } from "@test/support/worker";
 import { signedImageUrl } from "@workers/lib/signed-urls";
-import { INTERRUPTED_MESSAGE } from "@workers/objects/user/jobs";
+import { INTERRUPTED_MESSAGE } from "@workers/objects/user/jobs/rows";
 import { userObject } from "@workers/objects/user-object";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";

@@ -1,4 +1,4 @@
-import { atListingSize, STAGE_SCALE_FACTOR, upscaleFactorFor } from "@workers/objects/user/listing-size";
+import { atListingSize, STAGE_SCALE_FACTOR, upscaleFactorFor } from "@workers/objects/user/jobs/listing-size";
 import { describe, expect, it, vi } from "vitest";
 
 // Results at listing resolution (docs/decisions/0151-provider-as-documented.md): which results are enlarged by the

@@ -1,6 +1,7 @@
 import { checkoutSessionObject, eventObject } from "@emulators/stripe-objects";
 import { priceFor, SubscriptionStory } from "@test/support/stripe";
-import { addMonthsUtc, currentSubscription, nextGrantAt, supersedes } from "@workers/objects/user/payment-events";
+import { addMonthsUtc, nextGrantAt } from "@workers/objects/user/payments/periods";
+import { currentSubscription, supersedes } from "@workers/objects/user/payments/subscriptions";
 import { toPaymentEvent } from "@workers/services/stripe-events";
 import type Stripe from "stripe";
 import { describe, expect, it } from "vitest";

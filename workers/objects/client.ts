@@ -4,17 +4,15 @@
 import type { UserObject } from "./user-object";
 
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
-export { IDEMPOTENCY_TTL_MS, idempotentJobId } from "./user/api-jobs";
+export { IDEMPOTENCY_TTL_MS, idempotentJobId, KEY_MISMATCH } from "./user/jobs/api-jobs";
 export {
   ALREADY_RETRIED,
-  FREE_REROLL_TAKEN,
   JOBS_ALREADY_STARTED,
-  PHOTO_NOT_FOUND,
   type QueuedJobInput,
   type StartManyInput,
   type StartManyResult,
   SUBMISSION_REUSED,
-} from "./user/queue";
+} from "./user/jobs/queue";
 export type { LiveBalance } from "./user-object";
 
 export type UserObjectStub = DurableObjectStub<UserObject>;
@@ -38,11 +36,6 @@ export {
   listVersions,
   MAX_JOB_WAIT_MS,
   sourceVariant,
-} from "./user/jobs";
-export {
-  type ApplyResult,
-  currentSubscription,
-  LIVE_STATUSES,
-  type PaymentEvent,
-  type PaymentFact,
-} from "./user/payment-events";
+} from "./user/jobs/rows";
+export { currentSubscription, LIVE_STATUSES } from "./user/payments/subscriptions";
+export type { ApplyResult, PaymentEvent, PaymentFact } from "./user/payments/types";

@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { apiIdempotency } from "@db/schema";
 import { canonicalJson } from "@workers/lib/canonical-json";
 import { sha256Hex } from "@workers/lib/crypto";
-import { IDEMPOTENCY_TTL_MS } from "@workers/objects/client";
+import { IDEMPOTENCY_TTL_MS, KEY_MISMATCH } from "@workers/objects/client";
 import { and, eq, isNull, lt } from "drizzle-orm";
 import { type Failure, fail } from "~/shared/result";
 
@@ -23,7 +23,8 @@ export { IDEMPOTENCY_TTL_MS };
 /** A claim whose request has not finished in this long is taken over (its request died). */
 const CLAIM_LEASE_MS = 2 * 60 * 1000;
 
-export const MISMATCH = "This Idempotency-Key was already used for a different request.";
+/** The key was used before with another request: the object and this module answer it alike. */
+export const MISMATCH = KEY_MISMATCH;
 
 /** The key from the header: 1-255 visible ASCII characters, or a failure; null when none was sent. */
 export function idempotencyKey(header: string | null | undefined): { key: string | null } | Failure {

@@ -1,14 +1,8 @@
 import type { Job, JobKind, JobParams } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
-import {
-  JOBS_ALREADY_STARTED,
-  PHOTO_NOT_FOUND,
-  type StartManyResult,
-  SUBMISSION_REUSED,
-  userObject,
-} from "@workers/objects/client";
+import { type StartManyResult, userObject } from "@workers/objects/client";
 import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
-import { fail, ok, type Result } from "~/shared/result";
+import { type FailureCode, fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./deps";
 
 // Starting jobs through the user's queue (workers/objects/user/queue.ts, which
@@ -22,15 +16,13 @@ export function newSeed(): number {
 }
 
 /** A start that found its request's jobs already started: the first of them (see StartManyInput.submitted). */
-export function alreadyStarted(started: { ok: boolean; error?: string; existing?: Job }): Job | null {
-  return !started.ok && started.error === JOBS_ALREADY_STARTED ? (started.existing ?? null) : null;
+export function alreadyStarted(started: { ok: boolean; existing?: Job }): Job | null {
+  return started.ok ? null : (started.existing ?? null);
 }
 
-export function startFailure(started: { error: string; balance: number }) {
-  if (started.error === PHOTO_NOT_FOUND) return fail("not_found", PHOTO_NOT_FOUND);
-  if (started.error === SUBMISSION_REUSED) return fail("conflict", SUBMISSION_REUSED);
-  const code = started.error === "Insufficient credits" ? "insufficient_credits" : "invalid";
-  return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
+/** The object's refusal as the service's failure: its code and words, and the balance it saw. */
+export function startFailure(started: { code: FailureCode; error: string; balance: number }) {
+  return { ...fail(started.code, started.error), credits: started.balance } as ReturnType<typeof fail>;
 }
 
 /** How many results a staging request asks for (1 when not given), or why not. */

@@ -22,7 +22,6 @@ import {
   SPECIALITY_DECOR_CODES,
 } from "~/shared/staging-options";
 import { hasControlCharacters } from "~/shared/text";
-import { MISMATCH } from "./api-idempotency";
 import type { Deps } from "./deps";
 import { alreadyStarted, startFailure, startQueued, variationsFrom } from "./job-queue";
 import { getPhoto } from "./library";
@@ -236,11 +235,7 @@ async function requestApiJob(
   // A keyed request's job id is derived inside the user's object, from the key and its generation (api-jobs.ts).
   const jobId = randomToken();
   const started = await userObject(deps.env, userId).startApiJob(userId, { job: { jobId, ...job }, ...api });
-  if (!started.ok) {
-    if (started.mismatch) return fail("conflict", MISMATCH);
-    const code = started.error === "Insufficient credits" ? "insufficient_credits" : "invalid";
-    return { ...fail(code, started.error), credits: started.balance } as ReturnType<typeof fail>;
-  }
+  if (!started.ok) return startFailure(started);
   return ok({ ...started.answer, replayed: started.replayed });
 }
 

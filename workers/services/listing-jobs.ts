@@ -1,13 +1,6 @@
 import { type Batch, batches, type Job, type JobParams, jobs, photos, photoVersions, users } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
-import {
-  ALREADY_RETRIED,
-  FREE_REROLL_TAKEN,
-  getJob,
-  getVersion,
-  SUBMISSION_REUSED,
-  userObject,
-} from "@workers/objects/client";
+import { getJob, getVersion, SUBMISSION_REUSED, userObject } from "@workers/objects/client";
 import { and, asc, desc, eq, gte, inArray, isNull, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -243,7 +236,7 @@ function retriedUnder(db: Db, userId: string, submission: string, atMost: number
  * Under a submission key (the retry form's hidden field, the API's Idempotency-Key), the key names the new jobs, so
  * the same retry sent again (its answer lost on one bar of signal, a second tap on the same form) is answered with
  * what its first sending started, charged once, instead of "Nothing in this batch has failed." Without a key a
- * second retry is refused as before: ALREADY_RETRIED keeps one retry per failure either way.
+ * second retry is refused as before: the object keeps one retry per failure either way.
  */
 export async function retryBatch(
   deps: Pick<Deps, "db" | "env">,
@@ -291,8 +284,8 @@ export async function retryBatch(
   });
   // The same retry sent at the same moment under its key: the other sending started it.
   if (alreadyStarted(started)) return ok({ retried: old.length, credits: started.balance, replayed: true });
-  // Another retry of the same failures got there first (two requests at once): it charged them once.
-  if (!started.ok && started.error === ALREADY_RETRIED) return fail("conflict", ALREADY_RETRIED);
+  // Another retry of the same failures got there first (two requests at once): it charged them once, and the
+  // object refuses this one as a conflict that says so.
   if (!started.ok) return startFailure(started);
   return ok({ retried: old.length, credits: started.balance });
 }
@@ -393,10 +386,8 @@ export async function reroll(
       replayed: true,
     });
   }
-  if (!started.ok) {
-    if (started.error === FREE_REROLL_TAKEN) return fail("conflict", REROLL_PAID_MESSAGE);
-    return startFailure(started);
-  }
+  // A second free re-roll racing the first is refused by the object in the words of REROLL_PAID_MESSAGE.
+  if (!started.ok) return startFailure(started);
   return ok({ job: { id, status: "queued" }, cost: quote.cost, credits: started.balance });
 }
 

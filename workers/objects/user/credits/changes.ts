@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
-import type { Along } from "../batch";
-import * as grants from "./grants";
+import type { Along } from "@workers/objects/user/batch";
 import type { GrantInput } from "./grants";
+import * as grants from "./grants";
 import type { ReserveAnswer } from "./group";
 import * as reservations from "./reservations";
 import { expireGrants, type LedgerResult } from "./rows";
@@ -112,9 +112,7 @@ export async function refund(
 }
 
 /** A single reservation outside a group (the public API's job, with its rows along). */
-export async function reserve(
-  ...args: Parameters<typeof reservations.reserve>
-): Promise<Changed<ReserveAnswer>> {
+export async function reserve(...args: Parameters<typeof reservations.reserve>): Promise<Changed<ReserveAnswer>> {
   return moved(await reservations.reserve(...args));
 }
 

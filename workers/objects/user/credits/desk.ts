@@ -1,5 +1,5 @@
 import type { Database } from "@db/client";
-import type { Stmt } from "../batch";
+import type { Stmt } from "@workers/objects/user/batch";
 import type { ViewEffect } from "./changes";
 import { MAX_GROUP, type ReserveAnswer, type ReserveRequest, reserveGroup } from "./group";
 import type { CreditView } from "./view";
@@ -28,6 +28,8 @@ export interface GroupOutcome {
   changed: boolean;
   /** The group only took new reservations, and nothing expired: their timeout is the one new reason to wake. */
   onlyReservations: boolean;
+  /** What `beside` answered: the work run beside the group's batch (the front sets the alarm there). */
+  besideDone: boolean;
 }
 
 export class CreditDesk {
@@ -68,6 +70,8 @@ export class CreditDesk {
   async turn(
     now: () => number,
     before: (userId: string) => Promise<void>,
+    /** Started with the group's D1 batch and awaited after it; told whether the group only takes reservations. */
+    beside: (userId: string, onlyReservations: boolean) => Promise<boolean>,
     follow: (userId: string, outcome: GroupOutcome) => Promise<void>,
   ): Promise<void> {
     const taken = this.#pending.splice(0, MAX_GROUP);
@@ -81,12 +85,15 @@ export class CreditDesk {
       await before(userId);
       const at = now();
       const requests = group.map(({ request: r }) => ({ ...r, writes: r.writes?.(at) }));
+      const onlyReservations = requests.every((r) => r.writes === undefined);
+      const besideDone = beside(userId, onlyReservations).catch(() => false);
       const done = await reserveGroup(this.db, userId, this.#view, requests, at);
       this.#view = done.view;
       answers = done.answers;
       outcome = {
         changed: done.wrote || done.expired,
-        onlyReservations: !done.expired && requests.every((r) => r.writes === undefined),
+        onlyReservations: onlyReservations && !done.expired,
+        besideDone: await besideDone,
       };
     } catch (err) {
       // Nothing of the batch was written (D1 batches are atomic); the view may be wrong now.

@@ -1,11 +1,11 @@
 import type { Database } from "@db/client";
 import { type AuditAction, auditLog, creditGrants, creditLedger, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import { type Along, run, type Stmt } from "@workers/objects/user/batch";
 import { and, eq } from "drizzle-orm";
-import { type Along, run, type Stmt } from "../batch";
 import {
-  alreadyRecorded,
   allocate,
+  alreadyRecorded,
   balanceDelta,
   expireGrants,
   GRANT_LIFETIME_MS,

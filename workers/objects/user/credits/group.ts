@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
 import { type Allocation, creditGrants, creditLedger, creditReservations } from "@db/schema";
+import { run, type Stmt } from "@workers/objects/user/batch";
 import { eq, inArray, sql } from "drizzle-orm";
-import { run, type Stmt } from "../batch";
 import { balanceDelta, expireGrants, insufficient, type LedgerResult, ledgerRow, userNotFound } from "./rows";
 import { type CreditView, loadView, toView, viewQueries } from "./view";
 

@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
 import { creditGrants, creditLedger, creditReservations } from "@db/schema";
+import { type Along, run } from "@workers/objects/user/batch";
 import { and, eq, lte, sql } from "drizzle-orm";
-import { type Along, run } from "../batch";
 import {
   allocate,
   balanceDelta,

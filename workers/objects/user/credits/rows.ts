@@ -1,9 +1,9 @@
 import type { Database } from "@db/client";
 import { type Allocation, creditGrants, creditLedger, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import { run, type Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
 import type { FailureCode } from "~/shared/result";
-import { run, type Stmt } from "../batch";
 
 // The ledger's primitives: its limits, the shape of its answers, and the rows
 // and statements every credit operation is made of (grants.ts, reservations.ts,
@@ -24,14 +24,16 @@ export interface Refusal {
   balance: number;
 }
 
-export type LedgerResult<T = object> = ({ ok: true; balance: number } & T) | Refusal;
+/** An answer of the ledger: what it did, or a refusal (which may carry what it found, e.g. a settled status). */
+export type LedgerResult<T = object> = ({ ok: true; balance: number } & T) | (Refusal & Partial<T>);
 
 export function refusal(code: FailureCode, error: string, balance: number): Refusal {
   return { ok: false, code, error, balance };
 }
 
 export const userNotFound = (): Refusal => refusal("not_found", USER_NOT_FOUND, 0);
-export const insufficient = (balance: number): Refusal => refusal("insufficient_credits", INSUFFICIENT_CREDITS, balance);
+export const insufficient = (balance: number): Refusal =>
+  refusal("insufficient_credits", INSUFFICIENT_CREDITS, balance);
 
 export function ledgerRow(
   userId: string,
@@ -91,7 +93,12 @@ export async function expireGrants(db: Database, userId: string, now: number): P
 }
 
 /** Takes `amount` from the grants that expire first. Null when the balance is short. */
-export async function allocate(db: Database, userId: string, amount: number, now: number): Promise<Allocation[] | null> {
+export async function allocate(
+  db: Database,
+  userId: string,
+  amount: number,
+  now: number,
+): Promise<Allocation[] | null> {
   const open = await db
     .select({ id: creditGrants.id, remaining: creditGrants.remaining })
     .from(creditGrants)

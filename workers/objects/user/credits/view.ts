@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
 import { creditGrants, users } from "@db/schema";
+import { run, type Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, gt } from "drizzle-orm";
-import { run, type Stmt } from "../batch";
 
 // The user's balance and open grants as the object sees them: read from D1, or
 // kept between changes by the credit desk (desk.ts) while it is exact.

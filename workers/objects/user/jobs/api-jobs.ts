@@ -1,10 +1,12 @@
 import type { Database } from "@db/client";
 import { apiIdempotency } from "@db/schema";
 import { sha256Hex } from "@workers/lib/crypto";
+import type { Changed } from "@workers/objects/user/credits/changes";
+import * as credits from "@workers/objects/user/credits/changes";
+import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
 import { and, eq } from "drizzle-orm";
 import { insertCallbackStatement, markOpen } from "./callbacks";
-import { getJob, insertJobStatement, jobView, type StartJobInput } from "./jobs";
-import * as ledger from "./ledger";
+import { getJob, insertJobStatement, jobView, type StartJobInput } from "./rows";
 
 // Job creation for the public API, run inside the user's Durable Object so
 // that retries with one Idempotency-Key wait for each other: the first one
@@ -36,9 +38,10 @@ export interface ApiJobInput {
 
 export type ApiJobAnswer = { job: ReturnType<typeof jobView>; credits: number };
 
-export type ApiJobResult =
-  | { ok: true; answer: ApiJobAnswer; replayed: boolean; launch: boolean }
-  | { ok: false; error: string; balance: number; mismatch?: boolean };
+/** The key was used before with another request (a 409 in the API's words, workers/services/api-idempotency.ts). */
+export const KEY_MISMATCH = "This Idempotency-Key was already used for a different request.";
+
+export type ApiJobResult = { ok: true; answer: ApiJobAnswer; replayed: boolean; launch: boolean } | Refusal;
 
 export async function start(
   db: Database,
@@ -46,7 +49,7 @@ export async function start(
   userId: string,
   input: ApiJobInput,
   now: number,
-): Promise<ApiJobResult> {
+): Promise<Changed<ApiJobResult>> {
   const idem = input.idempotency;
   let jobInput = input.job;
   let generation = now;
@@ -59,9 +62,10 @@ export async function start(
       row = undefined;
     }
     if (row) {
-      if (row.requestHash !== idem.hash) return { ok: false, error: "mismatch", balance: 0, mismatch: true };
+      if (row.requestHash !== idem.hash) return credits.untouched(refusal("conflict", KEY_MISMATCH, 0));
       if (row.response !== null) {
-        return { ok: true, answer: JSON.parse(row.response) as ApiJobAnswer, replayed: true, launch: false };
+        const answer = JSON.parse(row.response) as ApiJobAnswer;
+        return credits.untouched({ ok: true, answer, replayed: true, launch: false });
       }
       // Our own claim without its answer: a start that stopped after its reservation. Its generation names the
       // same job, whose reservation the ledger finds (nothing is charged again).
@@ -82,11 +86,13 @@ export async function start(
   if (input.callback) {
     also.push(insertCallbackStatement(db, { jobId, userId, ...input.callback }, now));
   }
-  const reserved = await ledger.reserve(db, userId, jobId, 1, `AI ${jobInput.kind}`, now, also);
-  if (!reserved.ok) return reserved;
+  const reservedChange = await credits.reserve(db, userId, jobId, 1, `AI ${jobInput.kind}`, now, { writes: also });
+  const reserved = reservedChange.answer;
+  const done = (answer: ApiJobResult): Changed<ApiJobResult> => ({ answer, effect: reservedChange.effect });
+  if (!reserved.ok) return done(reserved);
   if (input.callback) await markOpen(storage);
   const job = await getJob(db, jobId);
-  if (!job) return { ok: false, error: "The job could not be created.", balance: reserved.balance };
+  if (!job) return done(refusal("invalid", "The job could not be created.", reserved.balance));
   const answer: ApiJobAnswer = { job: jobView(job), credits: reserved.balance };
   if (idem) {
     await db
@@ -100,5 +106,5 @@ export async function start(
         ),
       );
   }
-  return { ok: true, answer, replayed: false, launch: reserved.status === "held" };
+  return done({ ok: true, answer, replayed: false, launch: reserved.status === "held" });
 }

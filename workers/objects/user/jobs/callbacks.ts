@@ -2,8 +2,8 @@ import type { Database } from "@db/client";
 import { type ApiCallback, apiCallbacks, apiKeys, jobs, photoVersions } from "@db/schema";
 import { callbackSecret, SIGNATURE_HEADER, signatureHeader } from "@workers/lib/callback-signing";
 import { guardedFetch, urlPolicy } from "@workers/lib/safe-url";
+import type { Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
-import type { Stmt } from "./ledger";
 
 // Signed callbacks of jobs created through the public API
 // (docs/decisions/0120-public-api.md). A job that named a callback URL gets a

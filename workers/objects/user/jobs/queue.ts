@@ -12,10 +12,17 @@ import {
 } from "@db/schema";
 import { canonicalJson } from "@workers/lib/canonical-json";
 import { randomToken } from "@workers/lib/crypto";
+import { run, type Stmt } from "@workers/objects/user/batch";
+import type { Changed } from "@workers/objects/user/credits/changes";
+import * as credits from "@workers/objects/user/credits/changes";
+import { reserveGroup } from "@workers/objects/user/credits/group";
+import * as reservations from "@workers/objects/user/credits/reservations";
+import { expireGrants, insufficient, type Refusal, refusal, userNotFound } from "@workers/objects/user/credits/rows";
+import { loadView, loadViewAndPlan, planQuery } from "@workers/objects/user/credits/view";
 import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
 import { findPlan, PLANS } from "~/shared/catalog";
-import type { Stmt } from "./ledger";
-import * as ledger from "./ledger";
+import { REROLL_PAID_MESSAGE } from "~/shared/listing";
+import { NOT_FOUND } from "~/shared/result";
 
 // The user's job queue (issue 15): many jobs started in one step (a batch, the
 // variations of one request, a re-roll, a retry), each with its own
@@ -27,8 +34,6 @@ import * as ledger from "./ledger";
 
 /** Concurrency when the user has no plan (trial credits): the catalogue's default. */
 export const DEFAULT_CONCURRENCY = 4;
-/** A second free re-roll of the same result, racing the first: refused here, where they are serialised. */
-export const FREE_REROLL_TAKEN = "Free re-roll already used";
 /** A failed job retried again while its first retry is recorded (two retry requests at once): refused here. */
 export const ALREADY_RETRIED = "These photos are already being retried.";
 /** A request sent again with its submission key (a page's job request, the new-batch form): see `submitted`. */
@@ -57,7 +62,7 @@ export interface StartManyInput {
   jobs: QueuedJobInput[];
   /**
    * The caller has not looked the photos up: each must be the user's and not in the trash, read in the same round
-   * trip as the balance (else PHOTO_NOT_FOUND, nothing written).
+   * trip as the balance (else a not_found refusal, nothing written).
    */
   checkPhotos?: boolean;
   /**
@@ -68,9 +73,6 @@ export interface StartManyInput {
    */
   submitted?: boolean;
 }
-
-/** A job's photo that is not the user's, or is in the trash (checkPhotos). The Worker's own "Not found." */
-export const PHOTO_NOT_FOUND = "Not found.";
 
 /** A queued job as read for the pump, with its photo when known. */
 export interface QueuedToRun {
@@ -94,13 +96,10 @@ export type StartManyResult =
        */
       firstQueued?: QueuedToRun[];
     }
-  | {
-      ok: false;
-      error: string;
-      balance: number;
-      /** JOBS_ALREADY_STARTED: the first job the earlier sending of this request started. */
+  | (Refusal & {
+      /** The request was sent before under its key (JOBS_ALREADY_STARTED): the first job it started. */
       existing?: Job;
-    };
+    });
 
 export interface PlanLimits {
   concurrency: number;
@@ -173,7 +172,9 @@ export async function startMany(
   now: number,
   /** The jobs whose provider call runs in the object now (they are not started again). */
   running: string[] = [],
-): Promise<StartManyResult> {
+  /** Read the first queued jobs in the reservations' own batch (the "first-queued" shortcut, shortcuts.ts). */
+  firstQueued = true,
+): Promise<Changed<StartManyResult>> {
   const total = input.jobs.reduce((n, j) => n + j.cost, 0);
   // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
   // here, where the user's changes are serialised, not from each caller.
@@ -188,7 +189,7 @@ export async function startMany(
           .from(jobs)
           .where(and(eq(jobs.id, lead.jobId), eq(jobs.userId, userId)))
       : null;
-  const loaded = await ledger.loadViewAndPlan(
+  const loaded = await loadViewAndPlan(
     db,
     userId,
     [checkPhotos, checkSubmitted].filter((q) => q !== null),
@@ -199,22 +200,26 @@ export async function startMany(
   const existing = submittedRows[0];
   if (existing && lead) {
     const balance = loaded.view?.balance ?? 0;
-    if (!sameRequest(existing, lead)) return { ok: false, error: SUBMISSION_REUSED, balance };
-    return { ok: false, error: JOBS_ALREADY_STARTED, balance, existing };
+    if (!sameRequest(existing, lead)) return credits.untouched(refusal("conflict", SUBMISSION_REUSED, balance));
+    return credits.untouched({ ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing });
   }
   const livePhotos = new Map(livePhotoRows.map((p) => [p.id, p]));
   if (photoIds.some((id) => !livePhotos.has(id))) {
-    return { ok: false, error: PHOTO_NOT_FOUND, balance: loaded.view?.balance ?? 0 };
+    return credits.untouched(refusal("not_found", NOT_FOUND.error, loaded.view?.balance ?? 0));
   }
   let view = loaded.view;
+  // Grants due to expire go first; the view is then the one read after it.
+  let expired = false;
   if (view?.grants.some((g) => g.expiresAt <= now)) {
-    await ledger.expireGrants(db, userId, now);
-    view = await ledger.loadView(db, userId);
+    await expireGrants(db, userId, now);
+    view = await loadView(db, userId);
+    expired = true;
   }
-  if (view === null) return { ok: false, error: ledger.USER_NOT_FOUND, balance: 0 };
+  const refused = (r: Refusal) => (expired ? credits.moved(r) : credits.untouched(r));
+  if (view === null) return refused(userNotFound());
   const balance = view.balance;
   const { priority, concurrency } = limitsOf(loaded.plan);
-  if (balance < total) return { ok: false, error: ledger.INSUFFICIENT_CREDITS, balance };
+  if (balance < total) return refused(insufficient(balance));
   for (const j of input.jobs) {
     if (j.cost !== 0 || !j.rerollOf) continue;
     const taken = await db
@@ -224,12 +229,13 @@ export async function startMany(
         and(eq(jobs.rerollOf, j.rerollOf), eq(jobs.cost, 0), inArray(jobs.status, ["queued", "running", "succeeded"])),
       )
       .get();
-    if (taken) return { ok: false, error: FREE_REROLL_TAKEN, balance };
+    // A second free re-roll of the same result, racing the first: refused here, where they are serialised.
+    if (taken) return refused(refusal("conflict", REROLL_PAID_MESSAGE, balance));
   }
   const retried = input.jobs.flatMap((j) => (j.retryOf ? [j.retryOf] : []));
   if (retried.length > 0) {
     const again = await db.select({ id: jobs.id }).from(jobs).where(inArray(jobs.retryOf, retried)).get();
-    if (again) return { ok: false, error: ALREADY_RETRIED, balance };
+    if (again) return refused(refusal("conflict", ALREADY_RETRIED, balance));
   }
   // Every paid reservation, every job row, the batch and any free re-roll in one D1 batch: all or none.
   const extra: Stmt[] = [
@@ -251,13 +257,18 @@ export async function startMany(
   const paid = input.jobs.filter((j) => j.cost > 0);
   const jobIds = input.jobs.map((j) => j.jobId);
   if (paid.length === 0) {
-    await ledger.run(db, extra);
-    return { ok: true, balance, jobIds, createdAt: now, concurrency };
+    await run(db, extra);
+    const answer: StartManyResult = { ok: true, balance, jobIds, createdAt: now, concurrency };
+    return expired ? credits.withView(answer, view) : credits.untouched(answer);
   }
   // With the view just read, the group is decided without looking its (new) keys up: one D1 batch, which also
   // reads the first queued jobs for the pump (these jobs among them) when the plan leaves room for a call.
-  const free = concurrency - running.length;
-  const { answers, read } = await ledger.reserveGroup(
+  const free = firstQueued ? concurrency - running.length : 0;
+  const {
+    answers,
+    read,
+    view: after,
+  } = await reserveGroup(
     db,
     userId,
     view,
@@ -265,36 +276,38 @@ export async function startMany(
       key: j.jobId,
       amount: j.cost,
       reason: j.reason,
-      alsoRun: [insertJob(db, userId, j, priority, now), ...(i === 0 ? extra : [])],
+      writes: [insertJob(db, userId, j, priority, now), ...(i === 0 ? extra : [])],
     })),
     now,
-    { thenRead: free > 0 ? [queuedQuery(db, userId, running, free)] : [] },
+    { reads: free > 0 ? [queuedQuery(db, userId, running, free)] : [] },
   );
-  const refused = answers.find((a) => !a.ok);
-  if (refused && !refused.ok) {
+  const short = answers.find((a) => !a.ok);
+  if (short && !short.ok) {
     // Cannot happen after the check above; if it does, nothing of this request stays held.
     for (const [i, a] of answers.entries()) {
       if (!a.ok) continue;
       const key = paid[i]!.jobId;
-      await ledger.refund(db, userId, key, "Request could not be started", now, [
-        db
-          .update(jobs)
-          .set({ status: "failed", error: "Request could not be started", finishedAt: now })
-          .where(eq(jobs.id, key)),
-      ]);
+      const failed = db
+        .update(jobs)
+        .set({ status: "failed", error: "Request could not be started", finishedAt: now })
+        .where(eq(jobs.id, key));
+      await reservations.refund(db, userId, key, "Request could not be started", now, { writes: [failed] });
     }
-    return { ok: false, error: refused.error, balance: refused.balance };
+    return credits.moved(short);
   }
   // Without room at the time of the batch nothing was read, and the pump looks for itself (a call may have ended).
   const queued = read?.[0] as Job[] | undefined;
-  return {
-    ok: true,
-    balance: answers.at(-1)!.balance,
-    jobIds,
-    createdAt: now,
-    concurrency,
-    ...(queued ? { firstQueued: queued.map((job) => ({ job, photo: livePhotos.get(job.photoId) })) } : {}),
-  };
+  return credits.withView(
+    {
+      ok: true,
+      balance: answers.at(-1)!.balance,
+      jobIds,
+      createdAt: now,
+      concurrency,
+      ...(queued ? { firstQueued: queued.map((job) => ({ job, photo: livePhotos.get(job.photoId) })) } : {}),
+    },
+    after,
+  );
 }
 
 /** A variation that is not its group's first: it runs with (and settles after) its lead's one provider call. */
@@ -319,10 +332,7 @@ export async function nextToRun(
     return free <= 0 ? [] : (await queuedQuery(db, userId, running, free).all()).map((job) => ({ job }));
   }
   // The plan and the first queued jobs in one round trip: as many as the largest plan could start.
-  const [planRows, rows] = await db.batch([
-    ledger.planQuery(db, userId),
-    queuedQuery(db, userId, running, MAX_CONCURRENCY),
-  ]);
+  const [planRows, rows] = await db.batch([planQuery(db, userId), queuedQuery(db, userId, running, MAX_CONCURRENCY)]);
   const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
   return free <= 0 ? [] : rows.slice(0, free).map((job) => ({ job }));
 }

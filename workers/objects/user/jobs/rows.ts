@@ -11,8 +11,8 @@ import {
 } from "@db/schema";
 import { DEFAULT_PROVIDER_TIMEOUT_MS } from "@workers/adapters/provider";
 import { photoPrefix } from "@workers/lib/photo-storage";
+import type { Stmt } from "@workers/objects/user/batch";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Stmt } from "../batch";
 
 // AI jobs as D1 has them: staging, sky replacement, furniture removal. The job
 // row is written in the same batch as its credit's reservation (key = job id);
@@ -267,4 +267,3 @@ export function jobView(job: Job) {
     finishedAt: job.finishedAt,
   };
 }
-

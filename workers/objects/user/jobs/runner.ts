@@ -1,11 +1,10 @@
 import type { Database } from "@db/client";
 import type { Job, Photo } from "@db/schema";
-import * as credits from "../credits/changes";
-import type { Changed } from "../credits/changes";
-import { findHeld } from "../credits/reservations";
-import { staleReservationKeys } from "../credits/rows";
-import { shortcutOn } from "../shortcuts";
-import { finishThumb, produce } from "./produce";
+import type { Changed } from "@workers/objects/user/credits/changes";
+import * as credits from "@workers/objects/user/credits/changes";
+import { findHeld, staleReservationKeys } from "@workers/objects/user/credits/reservations";
+import { shortcutOn } from "@workers/objects/user/shortcuts";
+import { failureMessage, finishThumb, produce } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
 import * as variations from "./variations";
@@ -115,7 +114,7 @@ export class JobRunner {
     const { env, db } = this.host;
     const started = await this.#markRunning(queued);
     if (!started) return;
-    const { job, produced } = started;
+    const { job } = started;
     if (variations.isGroupLead(job)) {
       const change = <T>(fn: (now: number) => Promise<Changed<T>>) => this.host.change(userId, fn);
       return variations.runGroup({ env, db, now: () => this.host.now(), change }, userId, job);
@@ -124,7 +123,7 @@ export class JobRunner {
     // deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
-      const { result, stored } = await produced;
+      const { result, stored } = await started.produced();
       writeSettled = stored.catch(() => undefined);
       const kept = await this.host.change(userId, (now) => this.#commit(userId, job, result, stored, now));
       // Refunded meanwhile (the alarm gave up on it), or no longer running: the result is not kept.
@@ -135,7 +134,7 @@ export class JobRunner {
       }
       this.#finish(finishThumb(env, db, job, result, this.host.now()));
     } catch (err) {
-      const message = produce.failureMessage(job.kind, err);
+      const message = failureMessage(job.kind, err);
       await this.host.change(userId, (now) =>
         credits.refund(db, userId, job.id, message, now, { writes: [rows.failJobStatement(db, job.id, message, now)] }),
       );
@@ -150,7 +149,9 @@ export class JobRunner {
    * credit, the call starts while the job is being marked (the "early-start" shortcut), and a job that turns out not
    * to be queued any more has its result thrown away uncharged. Undefined when the job was not queued.
    */
-  async #markRunning(queued: queue.QueuedToRun): Promise<{ job: Job; produced: ReturnType<typeof produce> } | undefined> {
+  async #markRunning(
+    queued: queue.QueuedToRun,
+  ): Promise<{ job: Job; produced: () => ReturnType<typeof produce> } | undefined> {
     const { env, db } = this.host;
     const early = queued.photo && !variations.isGroupLead(queued.job) && shortcutOn(env, "early-start");
     let claimed: (running: boolean) => void = () => undefined;
@@ -179,7 +180,7 @@ export class JobRunner {
     }
     claimed(true);
     const { job, photo } = started;
-    return { job, produced: call ?? produce(env, db, job, this.host.now(), { photo }) };
+    return { job, produced: () => call ?? produce(env, db, job, this.host.now(), { photo }) };
   }
 
   /** The change that commits a job's credit with its version; true when the job succeeded and its result is kept. */
@@ -192,7 +193,8 @@ export class JobRunner {
   ): Promise<Changed<boolean> & { ended?: rows.JobWithVersion }> {
     const { env, db } = this.host;
     let found: Awaited<ReturnType<typeof findHeld>>;
-    if (shortcutOn(env, "store-while-reading")) [found] = await Promise.all([findHeld(db, userId, job.id, "committed"), stored]);
+    if (shortcutOn(env, "store-while-reading"))
+      [found] = await Promise.all([findHeld(db, userId, job.id, "committed"), stored]);
     else {
       await stored;
       found = await findHeld(db, userId, job.id, "committed");

@@ -1,11 +1,13 @@
 import type { Database } from "@db/client";
 import { type Job, jobs, photos } from "@db/schema";
 import { createProviderClient, ProviderError } from "@workers/adapters/provider";
+import type { Stmt } from "@workers/objects/user/batch";
+import type { Changed } from "@workers/objects/user/credits/changes";
+import * as credits from "@workers/objects/user/credits/changes";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import * as jobsService from "./jobs";
-import type { Stmt } from "./ledger";
-import * as ledger from "./ledger";
 import { atListingSize } from "./listing-size";
+import * as produce from "./produce";
+import * as jobsService from "./rows";
 import { stageInputFor } from "./stage-call";
 
 // Variations (issue 15): one staging request for 1 to 4 results. Each result is
@@ -67,7 +69,7 @@ export interface GroupRunner {
   db: Database;
   now: () => number;
   /** Runs a credit change in the user's serial queue (the user object's #change). */
-  change: <T>(fn: (now: number) => Promise<T>) => Promise<T>;
+  change: <T>(fn: (now: number) => Promise<Changed<T>>) => Promise<T>;
 }
 
 /** Runs a lead's provider call for its whole group and settles every member on its own. */
@@ -77,10 +79,12 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
   try {
     results = await produceGroup(r.env, r.db, lead, group, r.now());
   } catch (err) {
-    const message = jobsService.failureMessage(lead.kind, err);
+    const message = produce.failureMessage(lead.kind, err);
     for (const job of group) {
       await r.change((now) =>
-        ledger.refund(r.db, userId, job.id, message, now, [jobsService.failJobStatement(r.db, job.id, message, now)]),
+        credits.refund(r.db, userId, job.id, message, now, {
+          writes: [jobsService.failJobStatement(r.db, job.id, message, now)],
+        }),
       );
       await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
     }
@@ -90,18 +94,18 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     const result = results[i];
     if (!result) {
       await r.change((now) =>
-        ledger.refund(r.db, userId, job.id, MISSING_RESULT, now, [
-          jobsService.failJobStatement(r.db, job.id, MISSING_RESULT, now),
-        ]),
+        credits.refund(r.db, userId, job.id, MISSING_RESULT, now, {
+          writes: [jobsService.failJobStatement(r.db, job.id, MISSING_RESULT, now)],
+        }),
       );
       continue;
     }
     const settled = await r.change((now) =>
-      ledger.commit(r.db, userId, job.id, now, succeed(r.db, job, result, now, i === 0)),
+      credits.commit(r.db, userId, job.id, now, { writes: succeed(r.db, job, result, now, i === 0) }),
     );
     const kept = settled.ok && (await jobsService.getJob(r.db, job.id))?.status === "succeeded";
     if (!kept) await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
-    else await jobsService.finishThumb(r.env, r.db, job, result, r.now());
+    else await produce.finishThumb(r.env, r.db, job, result, r.now());
   }
 }
 
@@ -128,7 +132,7 @@ async function produceGroup(
     }
     // A result that is not an image is a result that did not arrive: that job is refunded on its own.
     const sized = await atListingSize(client, bytes, deadline);
-    out.push(await jobsService.storeResult(env, job, sized).catch(() => null));
+    out.push(await produce.storeResult(env, job, sized).catch(() => null));
   }
   return out;
 }

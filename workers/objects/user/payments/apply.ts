@@ -1,8 +1,8 @@
 import type { Database } from "@db/client";
 import { stripeEvents, subscriptions, users } from "@db/schema";
+import { run } from "@workers/objects/user/batch";
+import { cachedBalance } from "@workers/objects/user/credits/view";
 import { eq } from "drizzle-orm";
-import { run } from "../batch";
-import { cachedBalance } from "../credits/view";
 import { recordPaidPeriod } from "./periods";
 import { reversalStatements, undoReversalStatements } from "./reversals";
 import { applySubscriptionState, currentSubscription, inferSubscription, planFields } from "./subscriptions";

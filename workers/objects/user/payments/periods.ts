@@ -1,10 +1,10 @@
 import type { Database } from "@db/client";
 import { type PaidPeriodRow, paidPeriods, subscriptions } from "@db/schema";
+import { run } from "@workers/objects/user/batch";
+import { grantStatements } from "@workers/objects/user/credits/grants";
+import { alreadyRecorded } from "@workers/objects/user/credits/rows";
 import { and, eq, gt, isNotNull, lte } from "drizzle-orm";
 import type { BillingInterval, PlanId } from "~/shared/catalog";
-import { run } from "../batch";
-import { grantStatements } from "../credits/grants";
-import { alreadyRecorded } from "../credits/rows";
 import { endedBy, requirePlan } from "./subscriptions";
 import type { Work } from "./types";
 

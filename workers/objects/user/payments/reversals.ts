@@ -1,9 +1,9 @@
 import type { Database } from "@db/client";
 import { auditLog, creditGrants, creditLedger, paidPeriods, paymentReversals, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import type { Stmt } from "@workers/objects/user/batch";
+import { grantStatements } from "@workers/objects/user/credits/grants";
 import { and, eq, like, sql } from "drizzle-orm";
-import type { Stmt } from "../batch";
-import { grantStatements } from "../credits/grants";
 import type { PaymentFact, Work } from "./types";
 
 // Refunds and disputes (docs/decisions/0081-refunds-and-disputes.md): part of

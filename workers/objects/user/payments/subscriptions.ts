@@ -137,7 +137,11 @@ export function inferSubscription(
   }
 }
 
-export function applySubscriptionState(w: Work, createdAt: number, f: Extract<PaymentFact, { kind: "subscription" }>): void {
+export function applySubscriptionState(
+  w: Work,
+  createdAt: number,
+  f: Extract<PaymentFact, { kind: "subscription" }>,
+): void {
   const row = w.subs.get(f.subscriptionId);
   const incoming = {
     version: createdAt,

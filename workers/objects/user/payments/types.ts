@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
 import type { SubscriptionRow } from "@db/schema";
+import type { Stmt } from "@workers/objects/user/batch";
 import type { BillingInterval, PlanId } from "~/shared/catalog";
-import type { Stmt } from "../batch";
 
 // The shapes payments share: a verified Stripe event as plain data (the
 // webhook parses it, the user's Durable Object applies it, apply.ts), and the
