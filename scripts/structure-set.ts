@@ -4,16 +4,21 @@
 //                                                 its upstream path) to the committed photos/<id>.jpg
 //   node scripts/structure-set.ts write <dir>     writes every generated pair to <dir> as JPEGs, to look at
 //   node scripts/structure-set.ts outline <dir>   draws each photo's described architecture over it (rooms.ts)
+//   node scripts/structure-set.ts measure         rates every measure of ADR 0160 on the set (calibrated on one half,
+//                                                 measured on the other) and prints the thresholds calibration chose
 //
 // The pairs themselves are not committed: the test makes them from the committed photos and their descriptions,
 // the same way every time (test/fixtures/structure/pairs.ts).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { calibrateAll, judgeWith, rates, type Scored } from "../test/fixtures/structure/evaluate.ts";
 import { loadPhotosFromDisk } from "../test/fixtures/structure/load-node.ts";
 import { makePairs } from "../test/fixtures/structure/pairs.ts";
 import { crop, decodeImage, encodeJpeg, resize } from "../test/fixtures/structure/pixels.ts";
 import { ROOMS } from "../test/fixtures/structure/rooms.ts";
 import { PHOTO_SOURCES } from "../test/fixtures/structure/sources.ts";
+import { analysisSize, toAnalysis } from "../workers/lib/structure/analysis.ts";
+import { type StructureScores, structureScores } from "../workers/lib/structure/measures.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const PHOTOS = join(ROOT, "test/fixtures/structure/photos");
@@ -94,11 +99,76 @@ function outline(dir: string) {
   }
 }
 
+type Row = Scored & { scores: StructureScores; ms: number };
+
+/** One measure alone: per kind, the cut between calibration scores that best separates them; held-out rates. */
+function rateAlone(rows: Row[], pick: (s: StructureScores) => number) {
+  const cut: Record<string, number> = {};
+  for (const kind of ["stage", "removal", "sky"]) {
+    const cal = rows.filter((r) => r.half === "calibration" && r.kind === kind);
+    const values = [...new Set(cal.map((r) => pick(r.scores)))].sort((a, b) => a - b);
+    const cuts = [...values.slice(0, -1).map((v, i) => (v + values[i + 1]!) / 2), (values.at(-1) ?? 0) + 1];
+    let best = -Infinity;
+    let tied: number[] = [];
+    for (const c of cuts) {
+      const r = rates(cal, (x) => pick((x as Row).scores) > c);
+      const score = r.caught - r.falseAlarms;
+      if (score > best + 1e-12) {
+        best = score;
+        tied = [c];
+      } else if (Math.abs(score - best) <= 1e-12) tied.push(c);
+    }
+    cut[kind] = tied[Math.floor((tied.length - 1) / 2)]!;
+  }
+  return rates(
+    rows.filter((r) => r.half === "held-out"),
+    (x) => pick((x as Row).scores) > cut[x.kind]!,
+  );
+}
+
+function measure() {
+  const rows: Row[] = [];
+  for (const p of makePairs(loadPhotosFromDisk())) {
+    const { source, result } = p.make();
+    const t0 = performance.now();
+    const s = toAnalysis(source.data, source.width, source.height);
+    const r = toAnalysis(result.data, result.width, result.height, analysisSize(source.width, source.height));
+    const scores = structureScores(s, r, { kind: p.kind, baselines: true });
+    const ms = performance.now() - t0;
+    rows.push({ ...p, carried: scores.carriedOver, moved: scores.movedAreas, scores, ms });
+  }
+  const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
+  console.log(`${rows.length} pairs; held out: ${rows.filter((r) => r.half === "held-out").length}`);
+  console.log("| measure | caught | false alarms |\n|---|---:|---:|");
+  for (const [name, pick] of [
+    ["edge-map loss (edgeLoss)", (s: StructureScores) => s.edgeLoss],
+    ["gradient-structure dissimilarity (1 - SSIM of gradients)", (s: StructureScores) => s.gradientDissimilarity],
+    ["painted-over run (paintedRun)", (s: StructureScores) => s.paintedRun],
+    ["borrowed run (borrowedRun)", (s: StructureScores) => s.borrowedRun],
+    ["carried-over run (carriedOver)", (s: StructureScores) => s.carriedOver],
+    ["moved areas (movedAreas)", (s: StructureScores) => s.movedAreas],
+  ] as const) {
+    const r = rateAlone(rows, pick);
+    console.log(`| ${name} | ${pct(r.caught)} | ${pct(r.falseAlarms)} |`);
+  }
+  const t = calibrateAll(rows);
+  const r = rates(
+    rows.filter((x) => x.half === "held-out"),
+    judgeWith(t),
+  );
+  console.log(`| carried-over run + moved areas (the check) | ${pct(r.caught)} | ${pct(r.falseAlarms)} |`);
+  console.log(`wrong: ${r.wrong.join(", ")}`);
+  console.log(`thresholds: ${JSON.stringify(t)}`);
+  const ms = rows.map((x) => x.ms).sort((a, b) => a - b);
+  console.log(`reduction + check per pair (set sizes): median ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms`);
+}
+
 const [mode, dir] = process.argv.slice(2);
 if (mode === "prepare" && dir) prepare(dir);
 else if (mode === "write" && dir) write(dir);
 else if (mode === "outline" && dir) outline(dir);
+else if (mode === "measure") measure();
 else {
-  console.error("usage: node scripts/structure-set.ts prepare <originals> | write <out> | outline <out>");
+  console.error("usage: node scripts/structure-set.ts prepare <originals> | write <out> | outline <out> | measure");
   process.exit(2);
 }
