@@ -2,7 +2,17 @@
 // at the analysis size: both pictures reduced, lined up, their tones matched, then compared on the source's edges.
 // check.ts judges with two of them (carriedOver, movedAreas); scripts/structure-set.ts measure rates them all.
 import { type Alignment, align, warp } from "./align.ts";
-import { analysisSize, blur, type Gray, gradients, type Plane, quantile, toAnalysis, toPlane } from "./analysis.ts";
+import {
+  analysisSize,
+  blur,
+  type Gray,
+  gradients,
+  type Plane,
+  quantile,
+  resizeGray,
+  toAnalysis,
+  toPlane,
+} from "./analysis.ts";
 import {
   BINS,
   closeMask,
