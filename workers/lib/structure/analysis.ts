@@ -25,14 +25,14 @@ export function analysisSize(width: number, height: number): { width: number; he
   return { width: Math.max(8, Math.round(width * f)), height: Math.max(8, Math.round(height * f)) };
 }
 
-/** Most samples a reduced pixel averages along each axis: 4 x 4 points spread over the area it covers. */
-const SAMPLES = 4;
+/** Most samples a reduced pixel averages along each axis: 3 x 3 points spread over the area it covers. */
+const SAMPLES = 3;
 
 /**
  * Reduces decoded pixels (gray, RGB or RGBA, as many bytes a pixel as `data.length / (width * height)` says) to a gray
  * image of `size` (default: the analysis size of the picture itself). Each output pixel is the mean luminance of up to
- * 4 x 4 points spread evenly over the area it covers, so the cost is fixed by the output size, not the input's (the
- * check blurs what it compares, so 16 of a 2304 px picture's 50 or so pixels a cell are enough).
+ * 3 x 3 points spread evenly over the area it covers, so the cost is fixed by the output size, not the input's (the
+ * check blurs what it compares, so 9 of a 2304 px picture's 50 or so pixels a cell are enough).
  */
 export function toAnalysis(
   data: Uint8Array | Uint8ClampedArray,

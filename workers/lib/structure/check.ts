@@ -23,9 +23,9 @@ export interface StructureThresholds {
  * that calibration still chooses these). A result fails when carriedOver / carried + movedAreas / moved > 1.
  */
 export const STRUCTURE_THRESHOLDS: Record<ResultKind, StructureThresholds> = {
-  stage: { carried: 0.07, moved: 10 },
-  removal: { carried: 0.27, moved: 40 },
-  sky: { carried: 0.005, moved: 28 },
+  stage: { carried: 0.065, moved: 8 },
+  removal: { carried: 0.29, moved: 40 },
+  sky: { carried: 0.005, moved: 34 },
 };
 
 export interface StructureVerdict {
