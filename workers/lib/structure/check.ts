@@ -23,7 +23,7 @@ export interface StructureThresholds {
  * that calibration still chooses these). A result fails when carriedOver / carried + movedAreas / moved > 1.
  */
 export const STRUCTURE_THRESHOLDS: Record<ResultKind, StructureThresholds> = {
-  stage: { carried: 0.065, moved: 8 },
+  stage: { carried: 0.055, moved: 10 },
   removal: { carried: 0.29, moved: 40 },
   sky: { carried: 0.005, moved: 34 },
 };
