@@ -79,6 +79,11 @@ export const BUDGETS = {
   // The public API's extra work per job creation (key, rate limit, idempotency): docs/performance.md.
   apiOverheadP50: budget("<=", 25),
   apiOverheadP99: budget("<=", 100),
+  /** Issue 33: the structure check with the reduction of both pictures, per result, outside the user's object. */
+  structureMs: budget("<=", 50),
+  /** Issue 33: on the labelled set's held-out half, at least 95 % caught and at most 5 % false alarms. */
+  structureCaught: budget(">=", 95),
+  structureFalseAlarms: budget("<=", 5),
 };
 
 /** The budget a figure is held to, as the report and the console say it ("" for none). */

@@ -32,6 +32,7 @@ import { applyRatios, type BenchContext, type BenchModule, MIN_RUNS, median, mer
 import { qualityScore } from "./photo-quality.ts";
 import { BUDGETS, budgetText, type Figure, judge, renderMarkdown } from "./report.ts";
 import { resultsModule } from "./results.ts";
+import { structureModule } from "./structure.ts";
 
 // `npm run bench`: starts the production build under local workerd with its
 // emulators (the same way `npm start` does, on its own ports and a fresh state
@@ -603,6 +604,7 @@ export const MODULES: Record<string, BenchModule> = {
   bundle,
   "lighthouse-home": lighthouseModule("/", "/", 5, false),
   "lighthouse-dashboard": lighthouseModule("/dashboard", "/dashboard", MIN_RUNS, true),
+  structure: structureModule(),
 };
 
 /** CPU time (clock ticks) used so far by every workerd process on the machine: the stack's runtime and its proxy. */
