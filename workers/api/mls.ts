@@ -2,7 +2,7 @@ import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { secureCookies } from "@workers/services/current-user";
-import { getVersion } from "@workers/services/job-requests";
+import { getVersion } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
 import { deleteAccount, openExport, requestExport } from "@workers/services/mls/account-data";
 import { getLabelDefaults, labelChoiceFrom, labelledBytes } from "@workers/services/mls/labels";

@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react";
-import { startJob, useJob, type VersionView } from "~/lib/use-job";
+import { startJob, useJob } from "~/lib/use-job";
 import { QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel } from "~/shared/listing";
+import type { VersionView } from "~/shared/version-view";
 import { JobControls } from "./job-status";
 import { Modal } from "./modal";
 import { MISSING_OPTIONS, RoomAndStyle, useRoomAndStyle } from "./option-selects";

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
-import type { VersionView } from "~/lib/use-job";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { belowListingSize } from "~/shared/listing";
+import type { VersionView } from "~/shared/version-view";
 import { OriginalLinkControls } from "./original-link";
 
 export const skyLabel = (s: string) => `Sky: ${s[0]?.toUpperCase()}${s.slice(1)}`;

@@ -9,7 +9,7 @@ import { currentBalance } from "@workers/services/account";
 import { onceForKey, requestHash } from "@workers/services/api-idempotency";
 import { type ApiCaller, authenticateApiKey } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
-import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/job-requests";
+import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
 import type { Context } from "hono";
 import type { z } from "zod";
