@@ -1,0 +1,220 @@
+import { decode as decodePng } from "fast-png";
+import jpeg from "jpeg-js";
+import { RESULT_THUMB_EDGE } from "./thumbnail";
+
+// Pixel work through the platform's image service (the Images binding, `[images]` in wrangler.toml), so that no
+// decode, resize or encode runs on the calling isolate's thread: the caller hands over bytes and awaits bytes
+// (docs/decisions/0161-pixel-work-off-the-object.md). In production the binding is a separate Cloudflare service;
+// under wrangler dev and the vitest plugin it is miniflare's offline stand-in, which runs sharp in wrangler's (or
+// vitest's) Node process.
+//
+// The stand-in is "low fidelity": it applies width, height, fit, gravity, background and rotate and the output
+// format, and nothing else. It ignores `quality` (sharp's default 80), every other transform, and `draw()` (the
+// overlay is silently left out), and refuses the raw `rgb`/`rgba` outputs. So:
+// - analysisGray asks for a PNG (works in both) and takes the luma here, on a small image;
+// - burnOverlay draws through the binding in production only; where the binding is the stand-in (`local`) it
+//   composites here with jpeg-js and fast-png (the label path's cost today), because the stand-in cannot.
+
+export const THUMB_QUALITY = 75;
+export const OVERLAY_QUALITY = 90;
+/** The analysis size's bounds: a structure check wants a few hundred pixels, never a full-size decode. */
+export const ANALYSIS_EDGE_MIN = 16;
+export const ANALYSIS_EDGE_MAX = 1024;
+
+export interface ImageFacts {
+  /** "image/jpeg", "image/png", "image/webp", "image/gif", "image/avif" or "image/svg+xml". */
+  contentType: string;
+  /** 0 for SVG, which has no pixel size. */
+  width: number;
+  height: number;
+  /** The size in bytes the service reports (0 for SVG). */
+  fileSize: number;
+}
+
+/** A grayscale image: one byte per pixel (BT.601 luma), rows top to bottom. */
+export interface GrayImage {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/**
+ * Where an overlay goes, as the binding's draw options: pixels from the named edges, at most one of left/right and
+ * one of top/bottom. An axis with neither is centred.
+ */
+export interface OverlayPosition {
+  top?: number;
+  bottom?: number;
+  left?: number;
+  right?: number;
+}
+
+export interface Images {
+  /** Format and size, from the service (no decode here). */
+  info(bytes: Uint8Array): Promise<ImageFacts>;
+  /** A JPEG no longer than 400 px on its long edge (never enlarged), for the grid. */
+  thumbnail(bytes: Uint8Array): Promise<Uint8Array>;
+  /** The image reduced to `longEdge` px on its long edge (never enlarged), as grayscale pixels. */
+  analysisGray(bytes: Uint8Array, longEdge: number): Promise<GrayImage>;
+  /** `overlayPng` (transparency kept) drawn onto the photo at `position`; a JPEG of the photo's size. */
+  burnOverlay(photoBytes: Uint8Array, overlayPng: Uint8Array, position: OverlayPosition): Promise<Uint8Array>;
+}
+
+export interface ImagesOptions {
+  /**
+   * True where the binding is miniflare's offline stand-in (wrangler dev, `npm start`, the e2e stack and the workerd
+   * tests: APP_ENV "development" or "test"): it cannot draw, so burnOverlay composites here instead.
+   */
+  local: boolean;
+}
+
+/** The adapter for a Worker's environment: the binding is the stand-in wherever APP_ENV is not "production". */
+export function imagesFor(env: { IMAGES: ImagesBinding; APP_ENV: string }): Images {
+  return images(env.IMAGES, { local: env.APP_ENV !== "production" });
+}
+
+function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new Blob([bytes as Uint8Array<ArrayBuffer>]).stream();
+}
+
+async function bytesOf(result: ImageTransformationResult): Promise<Uint8Array> {
+  return new Uint8Array(await new Response(result.image()).arrayBuffer());
+}
+
+function checkPosition(position: OverlayPosition): void {
+  if (position.left !== undefined && position.right !== undefined)
+    throw new Error("An overlay takes left or right, not both.");
+  if (position.top !== undefined && position.bottom !== undefined)
+    throw new Error("An overlay takes top or bottom, not both.");
+  for (const v of Object.values(position)) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new Error("Overlay offsets are whole pixels.");
+  }
+}
+
+export function images(binding: ImagesBinding, options: ImagesOptions): Images {
+  return {
+    async info(bytes) {
+      const r = await binding.info(streamOf(bytes));
+      if (!("width" in r)) return { contentType: r.format, width: 0, height: 0, fileSize: 0 };
+      return { contentType: r.format, width: r.width, height: r.height, fileSize: r.fileSize };
+    },
+
+    async thumbnail(bytes) {
+      const out = await binding
+        .input(streamOf(bytes))
+        .transform({ width: RESULT_THUMB_EDGE, height: RESULT_THUMB_EDGE, fit: "scale-down" })
+        .output({ format: "image/jpeg", quality: THUMB_QUALITY });
+      return bytesOf(out);
+    },
+
+    async analysisGray(bytes, longEdge) {
+      if (!Number.isInteger(longEdge) || longEdge < ANALYSIS_EDGE_MIN || longEdge > ANALYSIS_EDGE_MAX) {
+        throw new Error(`The analysis size is ${ANALYSIS_EDGE_MIN}-${ANALYSIS_EDGE_MAX} px.`);
+      }
+      // PNG, not the raw "rgb" output: the stand-in refuses raw outputs, and a PNG of this size decodes in a few
+      // milliseconds (docs/decisions/0161). No `saturation: 0`: the stand-in would ignore it; the luma is taken here.
+      const out = await binding
+        .input(streamOf(bytes))
+        .transform({ width: longEdge, height: longEdge, fit: "scale-down" })
+        .output({ format: "image/png" });
+      return grayFromPng(await bytesOf(out));
+    },
+
+    async burnOverlay(photoBytes, overlayPng, position) {
+      checkPosition(position);
+      if (options.local) return compositeHere(photoBytes, overlayPng, position);
+      const out = await binding
+        .input(streamOf(photoBytes))
+        .draw(streamOf(overlayPng), position)
+        .output({ format: "image/jpeg", quality: OVERLAY_QUALITY });
+      return bytesOf(out);
+    },
+  };
+}
+
+/** BT.601 luma of a decoded PNG (gray, gray+alpha, RGB, RGBA or palette; 8 or 16 bits), alpha ignored. */
+export function grayFromPng(png: Uint8Array): GrayImage {
+  const d = decodePng(png);
+  if (d.depth !== 8 && d.depth !== 16) throw new Error("The analysis PNG is not 8 or 16 bits per sample.");
+  const n = d.width * d.height;
+  const out = new Uint8Array(n);
+  const src = d.data;
+  const shift = d.depth === 16 ? 8 : 0;
+  const ch = d.channels;
+  const palette = d.palette;
+  for (let i = 0; i < n; i++) {
+    let r: number;
+    let g: number;
+    let b: number;
+    if (palette) {
+      const c = palette[src[i] ?? 0] ?? [0, 0, 0];
+      r = c[0] ?? 0;
+      g = c[1] ?? 0;
+      b = c[2] ?? 0;
+    } else if (ch <= 2) {
+      out[i] = (src[i * ch] ?? 0) >> shift;
+      continue;
+    } else {
+      const s = i * ch;
+      r = (src[s] ?? 0) >> shift;
+      g = (src[s + 1] ?? 0) >> shift;
+      b = (src[s + 2] ?? 0) >> shift;
+    }
+    out[i] = (r * 77 + g * 150 + b * 29 + 128) >> 8;
+  }
+  return { width: d.width, height: d.height, data: out };
+}
+
+/**
+ * The overlay drawn here (source-over, the binding's default `composite`): only where the binding is the local
+ * stand-in, which leaves draws out. Full decode and encode on this thread, as workers/lib/label/render.ts does.
+ */
+function compositeHere(photoBytes: Uint8Array, overlayPng: Uint8Array, position: OverlayPosition): Uint8Array {
+  const photo = jpeg.decode(photoBytes, {
+    useTArray: true,
+    formatAsRGBA: true,
+    maxMemoryUsageInMB: 256,
+    maxResolutionInMP: 40,
+  });
+  const o = decodePng(overlayPng);
+  if (o.depth !== 8) throw new Error("The overlay is not an 8-bit PNG.");
+  const W = photo.width;
+  const H = photo.height;
+  const x0 =
+    position.left ?? (position.right !== undefined ? W - position.right - o.width : Math.round((W - o.width) / 2));
+  const y0 =
+    position.top ?? (position.bottom !== undefined ? H - position.bottom - o.height : Math.round((H - o.height) / 2));
+  const px = photo.data;
+  const src = o.data;
+  const ch = o.channels;
+  for (let y = 0; y < o.height; y++) {
+    const ty = y0 + y;
+    if (ty < 0 || ty >= H) continue;
+    for (let x = 0; x < o.width; x++) {
+      const tx = x0 + x;
+      if (tx < 0 || tx >= W) continue;
+      let r: number;
+      let g: number;
+      let b: number;
+      let a: number;
+      if (o.palette) {
+        const c = o.palette[src[y * o.width + x] ?? 0] ?? [0, 0, 0];
+        [r, g, b, a] = [c[0] ?? 0, c[1] ?? 0, c[2] ?? 0, c[3] ?? 255];
+      } else {
+        const s = (y * o.width + x) * ch;
+        const grey = ch <= 2;
+        r = src[s] ?? 0;
+        g = src[grey ? s : s + 1] ?? 0;
+        b = src[grey ? s : s + 2] ?? 0;
+        a = ch === 2 || ch === 4 ? (src[s + ch - 1] ?? 0) : 255;
+      }
+      if (a === 0) continue;
+      const t = (ty * W + tx) * 4;
+      const k = a / 255;
+      px[t] = (px[t] ?? 0) + (r - (px[t] ?? 0)) * k;
+      px[t + 1] = (px[t + 1] ?? 0) + (g - (px[t + 1] ?? 0)) * k;
+      px[t + 2] = (px[t + 2] ?? 0) + (b - (px[t + 2] ?? 0)) * k;
+    }
+  }
+  return new Uint8Array(jpeg.encode({ width: W, height: H, data: px }, OVERLAY_QUALITY).data);
+}
