@@ -79,6 +79,12 @@ export const BUDGETS = {
   // The public API's extra work per job creation (key, rate limit, idempotency): docs/performance.md.
   apiOverheadP50: budget("<=", 25),
   apiOverheadP99: budget("<=", 100),
+  /**
+   * Issue 37: no pixel work on the object's thread. The user's object busy at most 20 ms per staged job, and a second
+   * request to it waits at most 20 ms (p95) while a result is processed (bench/pixels.ts, ADR 0161).
+   */
+  objectBusyPerJob: budget("<=", 20),
+  secondRequestWaitP95: budget("<=", 20),
 };
 
 /** The budget a figure is held to, as the report and the console say it ("" for none). */

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { makeJpeg, makePng } from "@test/fixtures/images";
-import { images, imagesFor } from "@workers/lib/images";
+import { grayFromPng, grayFromPngNative, images, imagesFor } from "@workers/lib/images";
 import { describeImage } from "@workers/lib/thumbnail";
 import { encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
@@ -79,6 +79,34 @@ describe("workers/lib/images (Images binding, local stand-in)", () => {
     const src = await pix.analysisGray(makeJpeg(2560, 1920, 85), 384);
     expect([src.width, src.height]).toEqual([384, 288]);
     await expect(pix.analysisGray(result, 4000)).rejects.toThrow(/analysis size/);
+  });
+
+  it("takes the luma of a PNG with the runtime's inflate exactly as fast-png's decode does", async () => {
+    // The stand-in's PNG (sharp: adaptive filters, so every PNG filter type is met) and each colour type and depth.
+    const png = await env.IMAGES.input(new Blob([result as Uint8Array<ArrayBuffer>]).stream())
+      .transform({ width: 384, height: 384, fit: "scale-down" })
+      .output({ format: "image/png" });
+    const fromService = new Uint8Array(await new Response(png.image()).arrayBuffer());
+    const samples: Uint8Array[] = [fromService];
+    for (const [channels, depth] of [
+      [1, 8],
+      [2, 8],
+      [3, 8],
+      [4, 8],
+      [3, 16],
+      [4, 16],
+    ] as const) {
+      const w = 37;
+      const h = 23;
+      const data = depth === 8 ? new Uint8Array(w * h * channels) : new Uint16Array(w * h * channels);
+      for (let i = 0; i < data.length; i++) data[i] = ((i * 7919) % 251) * (depth === 8 ? 1 : 257);
+      samples.push(encodePng({ width: w, height: h, data, channels, depth }));
+    }
+    for (const sample of samples) {
+      const native = await grayFromPngNative(sample);
+      expect(native).toEqual(grayFromPng(sample));
+    }
+    await expect(grayFromPngNative(makeJpeg(8, 8))).rejects.toThrow(/Not a PNG/);
   });
 
   it("burns an overlay in at its position (composited here, as the stand-in cannot draw)", async () => {
