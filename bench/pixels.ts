@@ -14,19 +14,23 @@ import { BUDGETS, type Figure, judge, renderMarkdown } from "./report.ts";
 // runtime and the same Images stand-in `npm start` uses: no network) with a 2304 x 1536 result held in one Durable
 // Object, and measures each way of making its thumbnail, its analysis image and a burned-in label:
 //
-// - the object's busy time per operation: CPU time of the busiest workerd thread (the one that runs the object),
-//   from /proc/<pid>/task/<tid>/schedstat (nanoseconds), over a batch of operations. workerd's own clocks stand still
-//   while JavaScript runs, so this is read from outside;
+// - the object's busy time per operation: the time the Worker's isolate (the object's JavaScript and the native work
+//   it does under its lock) was not idle, from a V8 CPU profile through wrangler's inspector, over a batch of
+//   operations. workerd's clocks stand still while JavaScript runs, so it is read from outside. Beside it, from
+//   /proc/<pid>/task/<tid>/schedstat in a pass without the profiler: the CPU of the busiest workerd thread, which
+//   also runs the stand-in's own isolate and the loopback to Node (work production does on Cloudflare's side);
 // - the second request's wait: an operation starts, 20 ms later a ping goes to the same object; the ping's answer
-//   time, p50 and p95 (a ping alone is the floor);
-// - the Node process's CPU per operation: where miniflare's stand-in runs sharp. Production has no such cost on our
-//   side; it shows that the work happened, and where.
+//   time, p50 and p95 (a ping alone is the floor). One operation models production's shape: the bytes go to a
+//   service in the bench's own process that only waits 50 ms and answers;
+// - the Node process's CPU per operation: where miniflare's stand-in runs sharp (one libvips thread here, so that it
+//   leaves a core to workerd). Production has no such cost on our side; it shows that the work happened, and where.
 //
+// `BENCH_OPS=thumb-binding,gray-binding` measures some operations only and prints them without writing the report.
 // Each figure is the median of 3 runs (bench/module.ts) and written to bench/results/report-pixels.{md,json}, with the
 // machine's load at the start and the end. Every request targets 127.0.0.1 and is bounded in count.
 
 const PORT = Number(process.env.BENCH_PORT ?? 5398);
-const INSPECTOR_PORT = Number(process.env.BENCH_INSPECTOR_PORT ?? 4421);
+const INSPECTOR_PORT = Number(process.env.BENCH_INSPECTOR_PORT ?? 4426);
 const BASE = `http://127.0.0.1:${PORT}`;
 const RESULT_W = 2304;
 const RESULT_H = 1536;
@@ -219,7 +223,7 @@ async function startWorker(stateDir: string): Promise<{ child: ChildProcess; pro
 }
 
 /** The stand-in for a remote image service in `thumb-remote-model`: reads the body, waits 50 ms, answers 30 KB. */
-const REMOTE_PORT = Number(process.env.BENCH_REMOTE_PORT ?? 4422);
+const REMOTE_PORT = Number(process.env.BENCH_REMOTE_PORT ?? 4427);
 function startRemoteModel(): Promise<Server> {
   const answer = Buffer.alloc(30 * 1024, 7);
   const server = createServer((req, res) => {
@@ -255,7 +259,7 @@ async function cpuPerOp(procs: Procs, session: Session, op: string, requests: nu
   await call(op, 1); // warm: code compiled, buffers allocated
   // Pass 1, no profiler (sampling every 100 µs costs the thread time of its own): CPU of the threads and wall time.
   const w0 = workerdThreadNs(procs);
-  const n0 = [...threadNs(procs.node).values()].reduce((a, b) => a + b, 0);
+  const n0 = threadNs(procs.node);
   const walls: number[] = [];
   for (let i = 0; i < requests; i++) {
     const t = performance.now();
@@ -263,7 +267,7 @@ async function cpuPerOp(procs: Procs, session: Session, op: string, requests: nu
     walls.push((performance.now() - t) / times);
   }
   const w1 = workerdThreadNs(procs);
-  const n1 = [...threadNs(procs.node).values()].reduce((a, b) => a + b, 0);
+  const n1 = threadNs(procs.node);
   // Pass 2, the same batch under the profiler: the Worker's isolate alone (the thread also runs the stand-in's
   // own isolate and the request plumbing, which production does not put on the object's thread).
   await session.send("Profiler.start");
@@ -277,7 +281,8 @@ async function cpuPerOp(procs: Procs, session: Session, op: string, requests: nu
     isolate: Math.round((isolateBusyMs(profile) / ops) * 100) / 100,
     thread: ms(Math.max(...deltas)),
     workerd: ms(deltas.reduce((a, b) => a + b, 0)),
-    node: ms(n1 - n0),
+    // Per thread: a thread that ended between the two reads takes its time with it (never a negative sum).
+    node: ms([...n1].reduce((sum, [tid, ns]) => sum + Math.max(0, ns - (n0.get(tid) ?? 0)), 0)),
     wall: Math.round(median(walls) * 10) / 10,
     top,
   };
