@@ -65,6 +65,18 @@ describe("configuration", () => {
     ]);
   });
 
+  it("takes the signing keys from SIGNING_KEYS, SIGNING_SECRET alone, or both; never neither (ADR 0182)", () => {
+    const { SIGNING_SECRET: _s, ...keyless } = deployed;
+    const k = (c: string) => c.repeat(32);
+    expect(problems({ ...keyless, SIGNING_KEYS: `k2:${k("b")},k1:${k("a")}` })).toEqual([]);
+    expect(problems({ ...deployed, SIGNING_KEYS: `k1:${k("a")}` })).toEqual([]);
+    expect(problems(keyless)).toEqual(["SIGNING_KEYS is not set"]);
+    expect(problems({ ...keyless, SIGNING_KEYS: `k1:${k("a")},k2:short` })).toEqual([
+      "SIGNING_KEYS key k2 must be at least 32 characters",
+    ]);
+    expect(problems({ ...local, SIGNING_KEYS: "local1:x" })).toEqual([]);
+  });
+
   it("refuses a number that is not one instead of turning it into NaN", () => {
     expect(problems({ ...local, SIGNUP_CREDITS: "three" })).toEqual(["SIGNUP_CREDITS must be a whole number"]);
   });

@@ -15,7 +15,7 @@ export const SIGNATURE_HEADER = "Stagewise-Signature";
 export const SIGNATURE_TOLERANCE_S = 5 * 60;
 
 /** The callback signing secret of one API key (`whsec_…`). */
-export async function callbackSecret(signingSecret: string, apiKeyId: string): Promise<string> {
+export async function callbackSecret(signingSecret: string | undefined, apiKeyId: string): Promise<string> {
   if (!signingSecret) throw new Error("SIGNING_SECRET is not configured");
   const mac = await hmac(signingSecret, `api-callback-secret:${apiKeyId}`);
   return `whsec_${encodeBase32LowerCaseNoPadding(mac)}`;
