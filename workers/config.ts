@@ -59,6 +59,8 @@ const production = common.extend({
   DEV_TOOLS: z.literal("0", { message: "must be 0 in production" }),
   PROVIDER_BASE_URL: url.refine((v) => v.startsWith("https://"), "must be https"),
   STRIPE_WEBHOOK_SECRET: z.string().startsWith("whsec_", "must start with whsec_"),
+  // The deploy's smoke check (scripts/deploy.ts) needs the deep probe, which answers only to this secret.
+  HEALTH_PROBE_SECRET: z.string({ message: "is not set (the deploy's smoke check needs it)" }).min(16),
   MAIL_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   STRIPE_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   GOOGLE_ISSUER_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),

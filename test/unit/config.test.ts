@@ -25,6 +25,7 @@ const deployed = {
   DEV_TOOLS: "0",
   SIGNING_SECRET: "x".repeat(32),
   PROVIDER_BASE_URL: "https://api.decor8.ai",
+  HEALTH_PROBE_SECRET: "p".repeat(32),
   MAIL_API_URL: undefined,
 };
 
@@ -57,6 +58,9 @@ describe("configuration", () => {
       "GOOGLE_CLIENT_SECRET Invalid input: expected string, received undefined",
     ]);
     expect(problems({ ...deployed, DEV_TOOLS: "1" })).toEqual(["DEV_TOOLS must be 0 in production"]);
+    expect(problems({ ...deployed, HEALTH_PROBE_SECRET: undefined })).toEqual([
+      "HEALTH_PROBE_SECRET is not set (the deploy's smoke check needs it)",
+    ]);
     expect(problems({ ...deployed, SIGNING_SECRET: "short" })).toEqual([
       "SIGNING_SECRET must be at least 32 characters",
     ]);
