@@ -369,6 +369,9 @@ export const apiKeys = sqliteTable("api_keys", {
   lastUsedAt: integer("last_used_at"),
   revokedAt: integer("revoked_at"),
   revokedReason: text("revoked_reason").$type<ApiKeyRevokedReason>(),
+  /** The key's callback signing secret, sealed under the signing key named next; NULL: the derived one (0016). */
+  callbackSecret: text("callback_secret"),
+  callbackSecretKey: text("callback_secret_key"),
 });
 
 export const apiIdempotency = sqliteTable("api_idempotency", {
