@@ -17,6 +17,7 @@ import { expireStaleUploads } from "@workers/services/uploads";
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { fail } from "~/shared/result";
 
+export { ProviderGate } from "@workers/objects/provider-gate";
 export { RateLimiter } from "@workers/objects/rate-limiter";
 export { UserObject } from "@workers/objects/user-object";
 

@@ -33,6 +33,8 @@ const common = z.object({
   SUPPORT_EMAIL: z.email(),
   MAIL_FROM: z.string().min(3),
   SIGNUP_CREDITS: integer(0, 1000),
+  /** The most provider calls in flight for the whole product (workers/objects/provider-gate.ts). */
+  PROVIDER_CAP: integer(1, 10_000),
   DEV_TOOLS: z.enum(["0", "1"]),
   MAIL_API_KEY: secret,
   PROVIDER_API_KEY: secret,

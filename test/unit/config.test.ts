@@ -7,6 +7,7 @@ const local = {
   SUPPORT_EMAIL: "support@example.com",
   MAIL_FROM: "Stagewise <no-reply@example.com>",
   SIGNUP_CREDITS: "3",
+  PROVIDER_CAP: "16",
   DEV_TOOLS: "1",
   MAIL_API_KEY: "k",
   PROVIDER_API_KEY: "k",
@@ -83,5 +84,7 @@ describe("configuration", () => {
 
   it("refuses a number that is not one instead of turning it into NaN", () => {
     expect(problems({ ...local, SIGNUP_CREDITS: "three" })).toEqual(["SIGNUP_CREDITS must be a whole number"]);
+    expect(problems({ ...local, PROVIDER_CAP: "0" })).toHaveLength(1);
+    expect(parseConfig({ ...local, PROVIDER_CAP: "4" }).PROVIDER_CAP).toBe(4);
   });
 });

@@ -1,0 +1,210 @@
+import { DurableObject } from "cloudflare:workers";
+import { config } from "@workers/config";
+import { devToolsEnabled } from "@workers/lib/dev-tools";
+import { nextGrant, type Waiting } from "@workers/objects/gate/fair-share";
+
+// The provider gate: one instance for the whole product ("global") that grants slots for provider calls, at most
+// PROVIDER_CAP held at once. A user's object asks for a slot before a job's provider call and waits for the answer;
+// the slot comes as a lease with an expiry, so an object that crashed while holding one cannot keep it; the object
+// releases it when the job's provider work ends. Who is served next: gate/fair-share.ts.
+// docs/decisions/0186-one-provider-gate.md
+
+/** A slot held. Leases are stored, so a gate that restarts still counts the calls in flight. */
+export interface Lease {
+  id: string;
+  userId: string;
+  /** What holds it (a job id), for the operations page and logs. */
+  holder: string;
+  grantedAt: number;
+  expiresAt: number;
+}
+
+export interface SlotRequest {
+  userId: string;
+  holder: string;
+  /** 1 for Professional, 0 otherwise. */
+  priority: number;
+  /** How long the lease lasts when its holder never releases it. */
+  leaseMs: number;
+}
+
+export interface Granted {
+  leaseId: string;
+  expiresAt: number;
+  /** How long the request waited at the gate. */
+  waitedMs: number;
+}
+
+export interface GateStats {
+  cap: number;
+  inUse: number;
+  waiting: number;
+  /** Requests waiting, per user. */
+  waitingByUser: Record<string, number>;
+  /** Slots held, per user. */
+  inUseByUser: Record<string, number>;
+  /** How long the request waiting longest has waited; null when none waits. */
+  oldestWaitMs: number | null;
+}
+
+interface Waiter extends Waiting, SlotRequest {
+  since: number;
+  grant(granted: Granted): void;
+}
+
+/** The longest lease a request may ask for. */
+export const MAX_LEASE_MS = 30 * 60 * 1000;
+const LEASE_PREFIX = "lease:";
+
+export class ProviderGate extends DurableObject<Env> {
+  #leases = new Map<string, Lease>();
+  #waiting = new Map<number, Waiter>();
+  #seq = 0;
+  #clockOffset = 0;
+  #capForTesting: number | null = null;
+  #alarmAt: number | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.blockConcurrencyWhile(async () => {
+      this.#clockOffset = (await ctx.storage.get<number>("clockOffset")) ?? 0;
+      this.#capForTesting = (await ctx.storage.get<number>("capForTesting")) ?? null;
+      for (const lease of (await ctx.storage.list<Lease>({ prefix: LEASE_PREFIX })).values()) {
+        this.#leases.set(lease.id, lease);
+      }
+      this.#alarmAt = await ctx.storage.getAlarm();
+    });
+  }
+
+  #now(): number {
+    return Date.now() + this.#clockOffset;
+  }
+
+  get #cap(): number {
+    return this.#capForTesting ?? config(this.env).PROVIDER_CAP;
+  }
+
+  /** Waits for a slot; answers with its lease once granted. Waiting has no limit here: the caller holds the job. */
+  acquire(request: SlotRequest): Promise<Granted> {
+    const { userId, holder, priority, leaseMs } = request;
+    if (typeof userId !== "string" || userId === "" || typeof holder !== "string" || holder === "") {
+      throw new TypeError("a slot request names its user and holder");
+    }
+    if (!Number.isInteger(leaseMs) || leaseMs < 1000 || leaseMs > MAX_LEASE_MS) {
+      throw new RangeError("leaseMs must be a whole number from 1000 to 1800000");
+    }
+    this.#reclaim();
+    const answer = new Promise<Granted>((grant) => {
+      const seq = ++this.#seq;
+      this.#waiting.set(seq, {
+        seq,
+        userId,
+        holder,
+        priority: priority === 1 ? 1 : 0,
+        leaseMs,
+        since: this.#now(),
+        grant,
+      });
+    });
+    this.#grant();
+    return answer;
+  }
+
+  /** Gives a slot back; false when the lease was not held (already released, or reclaimed after its expiry). */
+  release(leaseId: string): boolean {
+    const held = this.#leases.delete(leaseId);
+    if (held) this.ctx.storage.delete(`${LEASE_PREFIX}${leaseId}`);
+    this.#reclaim();
+    this.#grant();
+    return held;
+  }
+
+  /** What the operations page shows; read-only. */
+  stats(): GateStats {
+    const now = this.#now();
+    const waitingByUser: Record<string, number> = {};
+    let oldest: number | null = null;
+    for (const w of this.#waiting.values()) {
+      waitingByUser[w.userId] = (waitingByUser[w.userId] ?? 0) + 1;
+      oldest = oldest === null ? w.since : Math.min(oldest, w.since);
+    }
+    const live = [...this.#leases.values()].filter((l) => l.expiresAt > now);
+    const inUseByUser: Record<string, number> = {};
+    for (const l of live) inUseByUser[l.userId] = (inUseByUser[l.userId] ?? 0) + 1;
+    return {
+      cap: this.#cap,
+      inUse: live.length,
+      waiting: this.#waiting.size,
+      waitingByUser,
+      inUseByUser,
+      oldestWaitMs: oldest === null ? null : now - oldest,
+    };
+  }
+
+  /** A lease past its expiry is reclaimed here: its holder never released it. */
+  override async alarm(): Promise<void> {
+    this.#alarmAt = null;
+    this.#reclaim();
+    this.#grant();
+  }
+
+  /** Test and development only: a cap other than PROVIDER_CAP (null: back to it). */
+  async setCapForTesting(cap: number | null): Promise<void> {
+    if (!devToolsEnabled(this.env)) throw new Error("Cap control is disabled");
+    this.#capForTesting = cap;
+    if (cap === null) await this.ctx.storage.delete("capForTesting");
+    else await this.ctx.storage.put("capForTesting", cap);
+    this.#grant();
+  }
+
+  /** Test and development only: moves this object's clock forward (leases expire on it). */
+  async advanceClockForTesting(ms: number): Promise<void> {
+    if (!devToolsEnabled(this.env)) throw new Error("Clock control is disabled");
+    this.#clockOffset += ms;
+    await this.ctx.storage.put("clockOffset", this.#clockOffset);
+  }
+
+  #reclaim(): void {
+    const now = this.#now();
+    for (const lease of this.#leases.values()) {
+      if (lease.expiresAt > now) continue;
+      console.warn(JSON.stringify({ msg: "provider slot reclaimed", userId: lease.userId, holder: lease.holder, now }));
+      this.#leases.delete(lease.id);
+      this.ctx.storage.delete(`${LEASE_PREFIX}${lease.id}`);
+    }
+  }
+
+  /** Grants free slots to the requests the rule puts first, then sets the alarm for the next expiry. */
+  #grant(): void {
+    const now = this.#now();
+    while (this.#leases.size < this.#cap) {
+      const held = new Map<string, number>();
+      for (const l of this.#leases.values()) held.set(l.userId, (held.get(l.userId) ?? 0) + 1);
+      const next = nextGrant(this.#waiting.values(), held);
+      if (!next) break;
+      this.#waiting.delete(next.seq);
+      const lease: Lease = {
+        id: crypto.randomUUID(),
+        userId: next.userId,
+        holder: next.holder,
+        grantedAt: now,
+        expiresAt: now + next.leaseMs,
+      };
+      this.#leases.set(lease.id, lease);
+      // Not awaited: the output gate holds the answer until the lease is stored.
+      this.ctx.storage.put(`${LEASE_PREFIX}${lease.id}`, lease);
+      next.grant({ leaseId: lease.id, expiresAt: lease.expiresAt, waitedMs: now - next.since });
+    }
+    this.#wakeAtNextExpiry();
+  }
+
+  #wakeAtNextExpiry(): void {
+    let first: number | null = null;
+    for (const l of this.#leases.values()) first = first === null ? l.expiresAt : Math.min(first, l.expiresAt);
+    const at = first === null ? null : first - this.#clockOffset;
+    if (at === this.#alarmAt) return;
+    this.#alarmAt = at;
+    if (at === null) this.ctx.storage.deleteAlarm();
+    else this.ctx.storage.setAlarm(at);
+  }
+}
