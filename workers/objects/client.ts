@@ -1,8 +1,9 @@
 // The one way code outside workers/objects reaches a Durable Object: a typed
-// stub per user for credits and jobs, and the shared rate limiter. Services
-// import from here, never from the object classes' modules.
+// stub per user for credits and jobs, the shared rate limiter and the provider
+// gate. Services import from here, never from the object classes' modules.
 import type { UserObject } from "./user-object";
 
+export type { GateStats } from "./provider-gate";
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
 export { IDEMPOTENCY_TTL_MS, idempotentJobId, KEY_MISMATCH } from "./user/jobs/api-jobs";
 export {
@@ -13,6 +14,7 @@ export {
   type StartManyResult,
   SUBMISSION_REUSED,
 } from "./user/jobs/queue";
+export { providerGate } from "./user/jobs/slots";
 export type { LiveBalance } from "./user-object";
 
 export type UserObjectStub = DurableObjectStub<UserObject>;

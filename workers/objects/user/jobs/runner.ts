@@ -7,6 +7,7 @@ import { shortcutOn } from "@workers/objects/user/shortcuts";
 import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
+import { takeSlot } from "./slots";
 import { type Checked, checkResult, refusedStatements, retryParams, STRUCTURE_REFUSED, sourceBytes } from "./structure";
 import * as variations from "./variations";
 
@@ -112,8 +113,21 @@ export class JobRunner {
     this.host.hold(run);
   }
 
-  /** Marks a queued job running, calls the provider, and commits or refunds its credit. */
+  /**
+   * Waits for a slot at the provider gate (the job stays queued meanwhile, and its provider timeout has not started),
+   * then runs the job holding it; the slot goes back once the job is committed or refunded (slots.ts).
+   */
   async #run(userId: string, queued: queue.QueuedToRun): Promise<void> {
+    const slot = await takeSlot(this.host.env, userId, queued.job);
+    try {
+      await this.#runHolding(userId, queued);
+    } finally {
+      await slot.release();
+    }
+  }
+
+  /** Marks a queued job running, calls the provider, and commits or refunds its credit. */
+  async #runHolding(userId: string, queued: queue.QueuedToRun): Promise<void> {
     const { env, db } = this.host;
     const started = await this.#markRunning(queued);
     if (!started) return;

@@ -1,0 +1,55 @@
+import type { Job } from "@db/schema";
+import { RESULT_DOWNLOAD_TIMEOUT_MS } from "@workers/adapters/provider";
+import type { ProviderGate } from "@workers/objects/provider-gate";
+import { JOB_WATCH_MARGIN_MS, providerTimeoutMs } from "./rows";
+
+// A job's slot at the provider gate (workers/objects/provider-gate.ts): taken before the job is marked running, so
+// the job shows as queued while it waits and its provider timeout starts only once it holds the slot; held through
+// the job's provider work (its call, the enlargement, the structure check's free second try); released when the job
+// has been committed or refunded. docs/decisions/0186-one-provider-gate.md
+
+/** The one gate of the product. */
+export const GATE_NAME = "global";
+
+export function providerGate(env: Pick<Env, "PROVIDER_GATE">): DurableObjectStub<ProviderGate> {
+  return env.PROVIDER_GATE.get(env.PROVIDER_GATE.idFromName(GATE_NAME));
+}
+
+/**
+ * How long a job's slot lasts when its holder never gives it back (its object crashed): two attempts, each its
+ * call, its result's download (tried twice) and the enlargement, which ends by the job's deadline.
+ */
+export function leaseMsFor(env: Pick<Env, "PROVIDER_TIMEOUT_MS">): number {
+  return 2 * (providerTimeoutMs(env) + 2 * RESULT_DOWNLOAD_TIMEOUT_MS + JOB_WATCH_MARGIN_MS);
+}
+
+export interface Slot {
+  /** How long the job waited at the gate. */
+  waitedMs: number;
+  release(): Promise<void>;
+}
+
+/** Waits for a slot for `job`. Throws when the gate cannot be reached (the job stays queued; the alarm retries). */
+export async function takeSlot(env: Env, userId: string, job: Pick<Job, "id" | "priority">): Promise<Slot> {
+  const gate = providerGate(env);
+  const granted = await gate.acquire({
+    userId,
+    holder: job.id,
+    priority: job.priority,
+    leaseMs: leaseMsFor(env),
+  });
+  let released = false;
+  return {
+    waitedMs: granted.waitedMs,
+    async release() {
+      if (released) return;
+      released = true;
+      try {
+        await gate.release(granted.leaseId);
+      } catch (err) {
+        // The lease expires on its own; until then the gate counts one call too many.
+        console.warn(`provider slot not released (${granted.leaseId}): ${err instanceof Error ? err.message : err}`);
+      }
+    },
+  };
+}
