@@ -132,6 +132,8 @@ export interface StackOptions {
    * bench:profile`; unset, wrangler picks a free one.
    */
   inspectorPort?: number;
+  /** Worker variables for this run only, over .dev.vars and wrangler.toml (a bench's PROVIDER_CAP). */
+  vars?: Record<string, string>;
 }
 
 export interface RunningStack {
@@ -174,11 +176,16 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   // A .dev.vars made before a new setting was added to the example gets that setting from the example.
   const example = parseEnvFile(join(ROOT, ".dev.vars.example"));
   const added = Object.fromEntries(Object.entries(example).filter(([k]) => !(k in fileVars)));
-  const vars: Record<string, string> = { ...added, ...fileVars, ...emulators.workerVars, APP_ORIGIN: url };
-  const varArgs = Object.entries({ ...added, ...emulators.workerVars, APP_ORIGIN: url }).flatMap(([k, v]) => [
-    "--var",
-    `${k}:${v}`,
-  ]);
+  const vars: Record<string, string> = {
+    ...added,
+    ...fileVars,
+    ...emulators.workerVars,
+    ...opts.vars,
+    APP_ORIGIN: url,
+  };
+  const varArgs = Object.entries({ ...added, ...emulators.workerVars, ...opts.vars, APP_ORIGIN: url }).flatMap(
+    ([k, v]) => ["--var", `${k}:${v}`],
+  );
 
   const child = spawn(
     bin("wrangler"),

@@ -168,6 +168,25 @@ describe("provider gate", () => {
     await expectSettled(user.id);
   });
 
+  it("a slot an earlier instance of a user's object never gave back is dropped when its next instance asks", async () => {
+    await gate().setCapForTesting(1);
+    const user = await onPlan(null, 2);
+    const [photo] = await photosOf(user.id, 1);
+    // The user's object took the only slot and was then evicted (a deploy) mid-call: nothing released it.
+    const lost = await gate().acquire({
+      userId: user.id,
+      holder: "job-of-the-evicted-instance",
+      priority: 0,
+      leaseMs: 60_000,
+      instance: "an-earlier-instance",
+    });
+    const jobId = await stageOne(user.cookie, photo!.id);
+    // No expiry, no alarm: the running instance's request frees it.
+    expect((await settleJob(user.cookie, jobId)).status).toBe("succeeded");
+    expect(await gate().release(lost.leaseId)).toBe(false);
+    await expectSettled(user.id);
+  });
+
   it("time spent waiting for a slot does not count toward the provider timeout", async () => {
     await gate().setCapForTesting(1);
     const user = await onPlan(null, 2);

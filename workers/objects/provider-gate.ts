@@ -15,6 +15,8 @@ export interface Lease {
   userId: string;
   /** What holds it (a job id), for the operations page and logs. */
   holder: string;
+  /** The instance of the user's object that asked: a later instance of the same object means this one is gone. */
+  instance?: string;
   grantedAt: number;
   expiresAt: number;
 }
@@ -26,6 +28,8 @@ export interface SlotRequest {
   priority: number;
   /** How long the lease lasts when its holder never releases it. */
   leaseMs: number;
+  /** The asking object's instance (random per start); see Lease.instance. */
+  instance?: string;
 }
 
 export interface Granted {
@@ -94,6 +98,7 @@ export class ProviderGate extends DurableObject<Env> {
       throw new RangeError("leaseMs must be a whole number from 1000 to 1800000");
     }
     this.#reclaim();
+    if (request.instance) this.#forgetEarlierInstances(userId, request.instance);
     const answer = new Promise<Granted>((grant) => {
       const seq = ++this.#seq;
       this.#waiting.set(seq, {
@@ -102,6 +107,7 @@ export class ProviderGate extends DurableObject<Env> {
         holder,
         priority: priority === 1 ? 1 : 0,
         leaseMs,
+        ...(request.instance ? { instance: request.instance } : {}),
         since: this.#now(),
         grant,
       });
@@ -164,6 +170,21 @@ export class ProviderGate extends DurableObject<Env> {
     await this.ctx.storage.put("clockOffset", this.#clockOffset);
   }
 
+  /**
+   * A user's object runs as one instance at a time: leases its earlier instances took were never released (it was
+   * evicted or restarted by a deploy mid-call), so they go now instead of at their expiry.
+   */
+  #forgetEarlierInstances(userId: string, instance: string): void {
+    for (const lease of this.#leases.values()) {
+      if (lease.userId !== userId || !lease.instance || lease.instance === instance) continue;
+      console.warn(
+        JSON.stringify({ msg: "provider slot released: its object restarted", userId, holder: lease.holder }),
+      );
+      this.#leases.delete(lease.id);
+      this.ctx.storage.delete(`${LEASE_PREFIX}${lease.id}`);
+    }
+  }
+
   #reclaim(): void {
     const now = this.#now();
     for (const lease of this.#leases.values()) {
@@ -187,6 +208,7 @@ export class ProviderGate extends DurableObject<Env> {
         id: crypto.randomUUID(),
         userId: next.userId,
         holder: next.holder,
+        ...(next.instance ? { instance: next.instance } : {}),
         grantedAt: now,
         expiresAt: now + next.leaseMs,
       };

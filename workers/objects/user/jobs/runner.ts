@@ -42,6 +42,8 @@ export class JobRunner {
   #finishing = new Set<Promise<void>>();
   #pumping = false;
   #pumpAgain = false;
+  /** This instance of the user's object, for the provider gate (slots.ts). */
+  readonly #instance = crypto.randomUUID();
 
   constructor(private readonly host: RunnerHost) {}
 
@@ -118,7 +120,7 @@ export class JobRunner {
    * then runs the job holding it; the slot goes back once the job is committed or refunded (slots.ts).
    */
   async #run(userId: string, queued: queue.QueuedToRun): Promise<void> {
-    const slot = await takeSlot(this.host.env, userId, queued.job);
+    const slot = await takeSlot(this.host.env, userId, queued.job, this.#instance);
     try {
       await this.#runHolding(userId, queued);
     } finally {

@@ -30,13 +30,20 @@ export interface Slot {
 }
 
 /** Waits for a slot for `job`. Throws when the gate cannot be reached (the job stays queued; the alarm retries). */
-export async function takeSlot(env: Env, userId: string, job: Pick<Job, "id" | "priority">): Promise<Slot> {
+export async function takeSlot(
+  env: Env,
+  userId: string,
+  job: Pick<Job, "id" | "priority">,
+  /** This instance of the user's object (random per start): the gate then drops its predecessors' leases. */
+  instance: string,
+): Promise<Slot> {
   const gate = providerGate(env);
   const granted = await gate.acquire({
     userId,
     holder: job.id,
     priority: job.priority,
     leaseMs: leaseMsFor(env),
+    instance,
   });
   let released = false;
   return {
