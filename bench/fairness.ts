@@ -96,6 +96,7 @@ async function main() {
     let callAt: number | null = null;
     let singleDoneMs: number | null = null;
     let singleStatus = "queued";
+    let singleStartedAt: number | null = null;
     const counts = batchIds.map(() => ({ done: 0, failed: 0 }));
     const batchDoneMs: (number | null)[] = batchIds.map(() => null);
     while (performance.now() - started < 600_000) {
@@ -108,9 +109,10 @@ async function main() {
       }
       if (singleDoneMs === null) {
         const { job } = (await (await fetch(`${url}/api/jobs/${singleJob}`, { headers: single.headers })).json()) as {
-          job: { status: string };
+          job: { status: string; startedAt: number | null };
         };
         singleStatus = job.status;
+        singleStartedAt = job.startedAt;
         if (job.status === "succeeded" || job.status === "failed") singleDoneMs = performance.now() - askedAt;
       }
       for (const [i, id] of batchIds.entries()) {
@@ -126,6 +128,11 @@ async function main() {
     }
     const wallS = (performance.now() - started) / 1000;
     const seen = await emulator();
+    // The emulator's log: each call's arrival (`at`) and its own time (`ms`: the latency and its image work).
+    const log = (await (await fetch(`${provider}/_emulator/requests`)).json()) as { at?: number; ms?: number }[];
+    const callMs = log.flatMap((e) => (typeof e.ms === "number" ? [e.ms] : [])).sort((a, b) => a - b);
+    const medianCallMs = callMs.length > 0 ? Math.round(callMs[Math.floor(callMs.length / 2)]!) : null;
+    const before = callAt === null ? null : log.filter((e) => e.at !== undefined && e.at >= asked && e.at < callAt!);
     const jobs = BATCHES * PER_BATCH + 1;
     const staged = counts.reduce((n, c) => n + c.done, 0) + (singleStatus === "succeeded" ? 1 : 0);
     const wait = callAt === null ? null : callAt - asked;
@@ -136,6 +143,21 @@ async function main() {
         "single photo's wait: request sent → its provider call arriving",
         wait === null ? "not seen" : `${wait} ms`,
         `≤ ${LATENCY_MS} ms (one provider call)${wait !== null && wait <= LATENCY_MS ? ": ok" : ": OVER"}`,
+      ],
+      [
+        "single photo: request sent → its job holding a slot (marked running)",
+        singleStartedAt === null ? "not seen" : `${singleStartedAt - asked} ms`,
+        "",
+      ],
+      [
+        "batch calls that reached the provider between the request and the photo's call",
+        before === null ? "not seen" : String(before.length),
+        "",
+      ],
+      [
+        "one provider call, as the emulator timed it (median: latency + its image work)",
+        medianCallMs === null ? "not seen" : `${medianCallMs} ms`,
+        "",
       ],
       [
         "single photo: request sent → result",

@@ -9,7 +9,9 @@ import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { workerFetch } from "@test/support/worker";
 import { decodeBase64Strict } from "@workers/lib/base64";
 import { KEEP_REASON } from "@workers/objects/user/jobs/keep";
+import { providerGate } from "@workers/objects/user/jobs/slots";
 import { STRUCTURE_REFUSED } from "@workers/objects/user/jobs/structure";
+import { providerGateStats } from "@workers/services/provider-gate";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_CREATIVITY } from "~/shared/staging-options";
@@ -121,6 +123,25 @@ describe("the structure check on a job", () => {
     const stored = new Uint8Array(await (await env.PHOTOS.get(v.key))!.arrayBuffer());
     expect(stored).toEqual(provider.calls[1]!.output[0]);
     await expectSettled(user.id);
+  });
+
+  it("with one provider slot for the product, the second try takes its own slot after the first is given back", async () => {
+    // The first try's slot goes back before the check: holding it while asking for another would wait forever.
+    await providerGate(env).setCapForTesting(1);
+    try {
+      const { user, photo: p } = await withRoom(3);
+      answers(CHANGED, TRUE);
+      const res = await stage(user.cookie, p.id);
+      const job = await settleJob(user.cookie, res.body.job.id);
+      expect(job.status).toBe("succeeded");
+      expect(provider.calls).toHaveLength(2);
+      expect(provider.maxInFlight).toBe(1);
+      expect(await balance(user.id)).toBe(2);
+      expect(await providerGateStats(env)).toMatchObject({ cap: 1, inUse: 0, waiting: 0 });
+      await expectSettled(user.id);
+    } finally {
+      await providerGate(env).setCapForTesting(null);
+    }
   });
 
   it("refused twice: not charged, the result visible and labelled, kept for one credit on request", async () => {

@@ -7,7 +7,7 @@ import { shortcutOn } from "@workers/objects/user/shortcuts";
 import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
-import { takeSlot } from "./slots";
+import { type Slot, takeSlot } from "./slots";
 import { type Checked, checkResult, refusedStatements, retryParams, STRUCTURE_REFUSED, sourceBytes } from "./structure";
 import * as variations from "./variations";
 
@@ -117,19 +117,20 @@ export class JobRunner {
 
   /**
    * Waits for a slot at the provider gate (the job stays queued meanwhile, and its provider timeout has not started),
-   * then runs the job holding it; the slot goes back once the job is committed or refunded (slots.ts).
+   * then runs the job; the slot goes back as soon as the job's provider calls have ended, or when the run ends
+   * (slots.ts).
    */
   async #run(userId: string, queued: queue.QueuedToRun): Promise<void> {
     const slot = await takeSlot(this.host.env, userId, queued.job, this.#instance);
     try {
-      await this.#runHolding(userId, queued);
+      await this.#runHolding(userId, queued, slot);
     } finally {
       await slot.release();
     }
   }
 
   /** Marks a queued job running, calls the provider, and commits or refunds its credit. */
-  async #runHolding(userId: string, queued: queue.QueuedToRun): Promise<void> {
+  async #runHolding(userId: string, queued: queue.QueuedToRun, slot: Slot): Promise<void> {
     const { env, db } = this.host;
     const started = await this.#markRunning(queued);
     if (!started) return;
@@ -143,6 +144,8 @@ export class JobRunner {
     let writeSettled: Promise<void> = Promise.resolve();
     try {
       let attempt = await started.produced();
+      // The provider's part is done: the check and the commit run without the slot.
+      await slot.release();
       writeSettled = attempt.stored.catch(() => undefined);
       // The structure check, before any charge: a result that changed the room is tried once more, free.
       let made = job;
@@ -151,7 +154,13 @@ export class JobRunner {
       if (checked.verdict === "refused") {
         await writeSettled;
         made = { ...job, params: retryParams(job.params) };
-        attempt = await produce(env, db, made, this.host.now(), { photo: started.photo });
+        // The free second try is another provider call: it waits for a slot of its own (the job shows running).
+        const again = await takeSlot(env, userId, job, this.#instance);
+        try {
+          attempt = await produce(env, db, made, this.host.now(), { photo: started.photo });
+        } finally {
+          await again.release();
+        }
         writeSettled = attempt.stored.catch(() => undefined);
         checked = await checkResult(env, job.kind, source!, attempt.bytes);
       }

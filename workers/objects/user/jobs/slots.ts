@@ -5,8 +5,9 @@ import { JOB_WATCH_MARGIN_MS, providerTimeoutMs } from "./rows";
 
 // A job's slot at the provider gate (workers/objects/provider-gate.ts): taken before the job is marked running, so
 // the job shows as queued while it waits and its provider timeout starts only once it holds the slot; held through
-// the job's provider work (its call, the enlargement, the structure check's free second try); released when the job
-// has been committed or refunded. docs/decisions/0186-one-provider-gate.md
+// the attempt's provider work (its call, the result's download, the enlargement) and released before the structure
+// check and the commit. The check's free second try takes a slot of its own. A group of variations holds its slot
+// until the group is settled (its calls and checks alternate). docs/decisions/0186-one-provider-gate.md
 
 /** The one gate of the product. */
 export const GATE_NAME = "global";
@@ -16,8 +17,9 @@ export function providerGate(env: Pick<Env, "PROVIDER_GATE">): DurableObjectStub
 }
 
 /**
- * How long a job's slot lasts when its holder never gives it back (its object crashed): two attempts, each its
- * call, its result's download (tried twice) and the enlargement, which ends by the job's deadline.
+ * How long a slot lasts when its holder never gives it back (its object crashed): long enough for a group of
+ * variations' two attempts, each its call, its result's download (tried twice) and the enlargements, which end by
+ * the job's deadline.
  */
 export function leaseMsFor(env: Pick<Env, "PROVIDER_TIMEOUT_MS">): number {
   return 2 * (providerTimeoutMs(env) + 2 * RESULT_DOWNLOAD_TIMEOUT_MS + JOB_WATCH_MARGIN_MS);
