@@ -58,7 +58,7 @@ async function main() {
     const url = stack.url;
     const batchUsers = await Promise.all(Array.from({ length: BATCHES }, () => session(url, PER_BATCH)));
     const single = await session(url, 1);
-    const photos = [];
+    const photos: string[][] = [];
     for (const u of batchUsers)
       photos.push(await seedPhotos({ baseUrl: url, sessionToken: u.token }, PER_BATCH, "Listing room"));
     const [singlePhoto] = await seedPhotos({ baseUrl: url, sessionToken: single.token }, 1, "Single room");
