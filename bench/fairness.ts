@@ -142,7 +142,9 @@ async function main() {
       [
         "single photo's wait: request sent → its provider call arriving",
         wait === null ? "not seen" : `${wait} ms`,
-        `≤ ${LATENCY_MS} ms (one provider call)${wait !== null && wait <= LATENCY_MS ? ": ok" : ": OVER"}`,
+        medianCallMs === null
+          ? "one provider call"
+          : `≤ ${medianCallMs} ms, one provider call as timed below${wait !== null && wait <= medianCallMs ? ": ok" : ": OVER"}; ${wait !== null && wait <= LATENCY_MS ? "also" : "not"} within the ${LATENCY_MS / 1000} s latency alone`,
       ],
       [
         "single photo: request sent → its job holding a slot (marked running)",
