@@ -20,7 +20,7 @@ describe("disclosure label", () => {
   it("burns the text and a QR of the original page into the corner; the QR decodes to the link", () => {
     const src = makeJpeg(640, 480, 90, 0);
     const out = renderLabelled(src, {
-      text: "Virtually Staged",
+      lines: ["Virtually Staged"],
       corner: "bottom-right",
       size: "medium",
       tone: "dark",
@@ -42,19 +42,24 @@ describe("disclosure label", () => {
 
   it("is deterministic: the same input and options give the same bytes", () => {
     const src = makeJpeg(400, 300);
-    const spec = { text: "Staged", corner: "top-left", size: "small", tone: "light", qrUrl: null } as const;
+    const spec = { lines: ["Staged"], corner: "top-left", size: "small", tone: "light", qrUrl: null } as const;
     expect(renderLabelled(src, spec).bytes).toEqual(renderLabelled(src, spec).bytes);
   });
 
   it("draws in the corner asked for, light or dark", () => {
     const src = makeJpeg(800, 600, 90, 0);
     const dark = rgba(
-      renderLabelled(src, { text: "Virtually Staged", corner: "top-left", size: "large", tone: "dark", qrUrl: null })
+      renderLabelled(src, { lines: ["Virtually Staged"], corner: "top-left", size: "large", tone: "dark", qrUrl: null })
         .bytes,
     );
     const light = rgba(
-      renderLabelled(src, { text: "Virtually Staged", corner: "top-left", size: "large", tone: "light", qrUrl: null })
-        .bytes,
+      renderLabelled(src, {
+        lines: ["Virtually Staged"],
+        corner: "top-left",
+        size: "large",
+        tone: "light",
+        qrUrl: null,
+      }).bytes,
     );
     const before = rgba(src);
     // Inside the box near its left edge (before the text): dark box darker, light box lighter than the photo.
@@ -152,15 +157,19 @@ describe("pack manifest", () => {
     const csv = manifestCsv([
       {
         photo: '=HYPERLINK("x")',
-        original: "a",
-        staged: null,
-        originalPage: null,
+        file: "photos/01 a.jpg",
+        kind: "unaltered",
         done: null,
+        caption: null,
+        originalFile: "photos/01 a.jpg",
+        originalPage: null,
+        labelText: null,
+        qr: null,
         roomType: null,
         style: null,
         sky: null,
-        stagedAt: null,
-        labelled: false,
+        alteredAt: null,
+        leftOut: null,
       },
     ]);
     expect(csv.split("\r\n")[1]).toMatch(/^"'=HYPERLINK\(""x""\)"/);
