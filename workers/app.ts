@@ -12,6 +12,7 @@ import { grantAllOwedTrialCredits } from "@workers/services/accounts/verificatio
 import { purgeIdempotency } from "@workers/services/api-idempotency";
 import { purgeTrash } from "@workers/services/library";
 import { purgeExpiredSessions } from "@workers/services/maintenance";
+import { closeSoldListings } from "@workers/services/mls/listing-status";
 import { expireStaleUploads } from "@workers/services/uploads";
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { fail } from "~/shared/result";
@@ -96,6 +97,8 @@ export default {
       grantAllOwedTrialCredits({ env, db }),
       // Public API Idempotency-Key answers older than a day (docs/decisions/0120-public-api.md).
       purgeIdempotency(db),
+      // Original pages of listings sold (or off market) for the days their owner chose (docs/decisions/0170).
+      closeSoldListings(db),
     ]);
     const failed = results.filter((r) => r.status === "rejected").map((r) => r.reason);
     if (failed.length > 0) throw new AggregateError(failed, "daily maintenance failed");
