@@ -11,6 +11,8 @@ import { type ApiCaller, authenticateApiKey } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/job-requests";
 import { getPhoto } from "@workers/services/library";
+import { mlsDownload } from "@workers/services/mls/downloads";
+import { originalPageUrl, publishOriginal } from "@workers/services/mls/links";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
@@ -302,8 +304,10 @@ define(
     method: "get",
     path: "/photos/{photoId}/versions/{versionId}/download",
     scope: "read",
-    summary: "Download a version",
-    request: { params: S.VersionParams },
+    summary: "Download a version for the listing",
+    description:
+      "The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published (or it was kept after the structure check refused it); 409 when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged: your own copy, not for advertising.",
+    request: { params: S.VersionParams, query: S.DownloadQuery },
     responses: {
       200: {
         description: "The image",
@@ -312,12 +316,26 @@ define(
           "image/png": { schema: { type: "string", format: "binary" } },
         },
       },
-      ...errors(401, 403, 404, 429),
+      ...errors(400, 401, 403, 404, 409, 429),
     },
   },
   async (c, caller) => {
     const p = params(c, S.VersionParams);
     if (!p.ok) return failureJson(NOT_FOUND);
+    const q = checkFields(S.DownloadQuery, c.req.query());
+    if (!q.ok) return failureJson(q);
+    if (q.data.disclosure !== "none") {
+      const res = await mlsDownload(c.get("deps"), caller.userId, p.data.photoId, p.data.versionId, null);
+      if (!res.ok) return failureJson(res);
+      const { file } = res;
+      return new Response(file.body, {
+        headers: {
+          "Content-Type": file.contentType,
+          "Content-Disposition": contentDisposition("attachment", file.fileName),
+          ...NO_STORE,
+        },
+      });
+    }
     const version = await getVersion(c.get("db"), caller.userId, p.data.photoId, p.data.versionId);
     if (!version) return failureJson(NOT_FOUND);
     const obj = await c.env.PHOTOS.get(version.key);
@@ -331,6 +349,27 @@ define(
         ...NO_STORE,
       },
     });
+  },
+);
+
+define(
+  {
+    method: "post",
+    path: "/photos/{photoId}/versions/{versionId}/original-page",
+    scope: "stage",
+    summary: "Publish the version's original page",
+    description:
+      "Makes the public page that shows the unaltered original beside this version (the address its label's QR code and captions give), or returns the live one. Nothing else publishes it: a download never does. Refused (409) once its listing is marked sold and its pages have closed; 403 when the listing's profile does not let this version be published.",
+    request: { params: S.VersionParams },
+    responses: { 200: json(S.OriginalPage, "The page's address"), ...errors(401, 403, 404, 409, 429) },
+  },
+  async (c, caller) => {
+    const p = params(c, S.VersionParams);
+    if (!p.ok) return failureJson(NOT_FOUND);
+    const { db, origin, clock } = c.get("deps");
+    const res = await publishOriginal(db, caller.userId, p.data.photoId, p.data.versionId, "again", clock());
+    if (!res.ok) return failureJson(res);
+    return c.json({ url: originalPageUrl(origin, res.token) }, 200, NO_STORE);
   },
 );
 
