@@ -1,5 +1,5 @@
 import { Form } from "react-router";
-import { ADVERTISING_WARNING } from "~/shared/mls-profiles";
+import { LAW_SENTENCE } from "~/shared/mls-profiles";
 
 // Settings sections of issue 16: "export my data" and account deletion (docs/decisions/0112); the account's
 // deletion warns first when it closes original pages of listings that still advertise (docs/decisions/0170).
@@ -47,7 +47,7 @@ export function AccountDataSection({
           <p className="alert-error mt-2 text-sm" role="alert" data-testid="delete-closes-originals">
             Deleting your account closes{" "}
             {advertisedPages === 1 ? "1 public original page" : `${advertisedPages} public original pages`} of listings
-            you have not marked sold. {ADVERTISING_WARNING.replace(/ Mark the listing sold first.*$/, "")} Mark those
+            you have not marked sold. {LAW_SENTENCE} Mark those
             listings sold first, or delete anyway.
           </p>
         ) : null}

@@ -280,6 +280,9 @@ export function advertises(status: ListingStatus): boolean {
 export const CLOSE_DAYS_DEFAULT = 30;
 export const CLOSE_DAYS_MAX = 365;
 
+/** Why an original page must stay up while its listing advertises. */
+export const LAW_SENTENCE =
+  "California law (Business and Professions Code 10140.8) requires a public page with the unaltered original for as long as an altered photo advertises the property: closing it now can break the law for you.";
+
 /** The warning before anything closes an original page of a listing that still advertises. */
-export const ADVERTISING_WARNING =
-  "This listing is still advertised (active or pending). California law (Business and Professions Code 10140.8) requires a public page with the unaltered original for as long as an altered photo advertises the property: closing it now can break the law for you. Mark the listing sold first (its pages then close by themselves after the days you choose), or confirm to close it anyway.";
+export const ADVERTISING_WARNING = `This listing is still advertised (active or pending). ${LAW_SENTENCE} Mark the listing sold first (its pages then close by themselves after the days you choose), or confirm to close it anyway.`;

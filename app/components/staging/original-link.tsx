@@ -72,7 +72,14 @@ export function OriginalLinkControls({ photoId, versionId }: { photoId: string; 
             {page.state !== "live" && view.downloadNeedsPage ? (
               page.state === "none" ? (
                 // A plain form: the answer is the file, so the dialog stays as it is.
-                <form method="post" action={`${base}/labelled`} onSubmit={() => setTimeout(() => void load(), 1500)}>
+                <form
+                  method="post"
+                  action={`${base}/labelled`}
+                  onSubmit={() => {
+                    // The answer is a download, not a page: read the page's state again once it has been made.
+                    for (const ms of [400, 1500, 4000]) setTimeout(() => void load(), ms);
+                  }}
+                >
                   <input type="hidden" name="publish" value="first" />
                   <button type="submit" className={btn} data-testid="download-labelled">
                     Download for MLS (publishes its original page)
