@@ -11,7 +11,7 @@ import { createApiKey } from "@workers/services/api-keys";
 import { runLibraryAction } from "@workers/services/library-actions";
 import { KEPT_REASON } from "@workers/services/mls/disclosure";
 import { listingActionInput, runListingAction } from "@workers/services/mls/listing-actions";
-import { closeSoldListings } from "@workers/services/mls/listing-status";
+import { advertisedPages, closeSoldListings } from "@workers/services/mls/listing-status";
 import { resolveLink } from "@workers/services/mls/original-page";
 import { eq } from "drizzle-orm";
 import { unzipSync } from "fflate";
@@ -301,11 +301,13 @@ describe("a listing's status keeps its originals up while it advertises", () => 
     const done = await runLibraryAction(deps, user.id, { intent: "trash", photoId: a.photo.id, confirm: "1" });
     expect(done).toMatchObject({ ok: true });
     expect((await db.select().from(photos).where(eq(photos.id, a.photo.id)).get())?.trashedAt).not.toBeNull();
-    // In a sold listing nothing asks.
+    // In a sold listing nothing asks; the account's deletion warns of advertising pages only.
     const sold = await listing();
     const b = await altered(sold.user.id, sold.folderId, "Yard.jpg");
     expect((await post(sold.user.cookie, `${b.path}/labelled`, { publish: "first" })).status).toBe(200);
+    expect(await advertisedPages(db, sold.user.id)).toBe(1);
     await api(sold.user.cookie, "PUT", `/api/folders/${sold.folderId}/status`, { status: "sold", closeAfterDays: 30 });
+    expect(await advertisedPages(db, sold.user.id)).toBe(0);
     expect(await runLibraryAction(deps, sold.user.id, { intent: "trash", photoId: b.photo.id })).toMatchObject({
       ok: true,
     });
