@@ -47,8 +47,7 @@ export function AccountDataSection({
           <p className="alert-error mt-2 text-sm" role="alert" data-testid="delete-closes-originals">
             Deleting your account closes{" "}
             {advertisedPages === 1 ? "1 public original page" : `${advertisedPages} public original pages`} of listings
-            you have not marked sold. {LAW_SENTENCE} Mark those
-            listings sold first, or delete anyway.
+            you have not marked sold. {LAW_SENTENCE} Mark those listings sold first, or delete anyway.
           </p>
         ) : null}
         {deletion.googleConfirmedUntil !== null ? (

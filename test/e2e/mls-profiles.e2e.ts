@@ -258,7 +258,7 @@ describe("MLS profiles", () => {
     expect(await publicPageStatus(`${baseUrl()}/api${new URL(url).pathname}/original`)).toBe(410);
   });
 
-  it("the original page lists every altered version with its kind and date, ships no JavaScript and works without it", async () => {
+  it("the original page lists every altered version with its kind and date, loads no JavaScript bundle and works without JavaScript", async () => {
     const user = await createUser({ credits: 2 });
     const call: Api = api(user);
     const photoId = await upload(call, makeJpeg(800, 600, 85), "Lounge.jpg");

@@ -71,6 +71,20 @@ describe("disclosure label", () => {
     expect(Math.abs(dark.data[j]! - before.data[j]!)).toBeLessThan(12);
   });
 
+  it("draws every line: the statement, then where the original is, in a box as tall as both", () => {
+    const src = makeJpeg(800, 600, 90, 0);
+    const spec = { corner: "top-left", size: "large", tone: "dark", qrUrl: null } as const;
+    const one = rgba(renderLabelled(src, { ...spec, lines: ["Virtually staged"] }).bytes);
+    const two = rgba(
+      renderLabelled(src, { ...spec, lines: ["Virtually staged", "Unaltered original: example.com/o/abc"] }).bytes,
+    );
+    const before = rgba(src);
+    // Below a one-line box (12 + 68 px) but inside a two-line one (12 + 115 px), in its left padding.
+    const i = (100 * 800 + 20) * 4 + 2;
+    expect(Math.abs(one.data[i]! - before.data[i]!)).toBeLessThan(12);
+    expect(two.data[i]!).toBeLessThan(before.data[i]! - 60);
+  });
+
   it("knows which characters its font draws", () => {
     expect(drawable("Virtually Staged – 2")).toBe(false);
     expect(drawable("Virtuellement meublé")).toBe(true);

@@ -7,8 +7,9 @@ import type { Route } from "./+types/original";
 // The public page of an original and its altered versions (/o/<token>), for buyers who scan the label's QR code or
 // follow a caption's link (docs/decisions/0110-mls-disclosure-and-original-pages.md, 0170-mls-profiles.md). It
 // shows the unaltered original, then every altered version of the photo with its kind and date, the one the link
-// was made for first, and an optional listing address: nothing else about the agent. It ships no JavaScript (a
-// phone gets HTML, the stylesheet and thumbnails, the full pictures one tap away). A closed page answers 410.
+// was made for first, and an optional listing address: nothing else about the agent. It loads no JavaScript bundle
+// (a phone gets HTML with its stylesheet, the site's small menu script and thumbnails, the full pictures one tap
+// away) and works without JavaScript. A closed page answers 410.
 
 export const handle = { hydrate: false };
 
