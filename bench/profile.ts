@@ -4,6 +4,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { ROOT, startStack } from "../scripts/stack.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
+import { inspector, type Profile } from "./inspector.ts";
 import { seedPhotos } from "./library-bytes.ts";
 
 // `npm run bench:profile`: where the app's Worker spends its CPU on a page, per request. Starts the production
@@ -27,43 +28,6 @@ const SECONDS = 5;
  */
 const INTERVAL_US = 100;
 const GAP_CAP_US = 2 * INTERVAL_US;
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-}
-interface Profile {
-  nodes: { id: number; callFrame: CallFrame; children?: number[] }[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** A Chrome DevTools protocol session with the app's Worker through wrangler's inspector proxy. */
-async function inspector(port: number) {
-  const list = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
-  const url = list[0]?.webSocketDebuggerUrl;
-  if (!url) throw new Error(`no Worker listed by the inspector on port ${port}`);
-  // The proxy refuses an upgrade without an Origin it knows (miniflare's inspector proxy: localhost is one).
-  const ws = new WebSocket(url, { headers: { Origin: "http://localhost" } } as unknown as string[]);
-  await new Promise<void>((resolve, reject) => {
-    ws.addEventListener("open", () => resolve(), { once: true });
-    ws.addEventListener("error", () => reject(new Error(`inspector connection to ${url} failed`)), { once: true });
-  });
-  let id = 0;
-  const pending = new Map<number, (result: unknown) => void>();
-  ws.addEventListener("message", (e) => {
-    const msg = JSON.parse(String(e.data)) as { id?: number; result?: unknown };
-    if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
-    if (msg.id !== undefined) pending.delete(msg.id);
-  });
-  const send = <T>(method: string, params: object = {}) =>
-    new Promise<T>((resolve) => {
-      const n = ++id;
-      pending.set(n, resolve as (r: unknown) => void);
-      ws.send(JSON.stringify({ id: n, method, params }));
-    });
-  return { send, close: () => ws.close() };
-}
 
 /** Self time per function, in µs per request, over a profile of `requests` requests. */
 function selfTimes(profile: Profile, requests: number): Map<string, number> {

@@ -84,6 +84,12 @@ export const BUDGETS = {
   /** Issue 33: on the labelled set's held-out half, at least 95 % caught and at most 5 % false alarms. */
   structureCaught: budget(">=", 95),
   structureFalseAlarms: budget("<=", 5),
+  /**
+   * Issue 37: no pixel work on the object's thread. The user's object busy at most 20 ms per staged job, and a second
+   * request to it waits at most 20 ms (p95) while a result is processed (bench/pixels.ts, ADR 0161).
+   */
+  objectBusyPerJob: budget("<=", 20),
+  secondRequestWaitP95: budget("<=", 20),
 };
 
 /** The budget a figure is held to, as the report and the console say it ("" for none). */

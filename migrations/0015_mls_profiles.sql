@@ -48,7 +48,3 @@ ALTER TABLE original_links ADD COLUMN revoked_reason TEXT
   CHECK (revoked_reason IS NULL OR revoked_reason IN ('owner', 'listing_closed', 'account_deleted'));
 CREATE INDEX original_links_photo ON original_links (photo_id, revoked_at);
 
--- "Keep it anyway": 1 when the owner kept a result after the structure check refused it (docs/decisions/0160).
--- Set by the structure check's wiring (another change); exports never publish such a version as staging.
--- NULL or 0: not refused, or not checked.
-ALTER TABLE photo_versions ADD COLUMN structure_kept INTEGER CHECK (structure_kept IS NULL OR structure_kept IN (0, 1));

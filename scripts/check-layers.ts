@@ -1,13 +1,38 @@
-// Fails when folders of app/, workers/ and db/ import each other in a circle.
-// Biome's noRestrictedImports (biome.json) says which folder may import which;
-// this check catches a cycle between folders that the per-folder rules alone
-// would let through (e.g. two sibling folders importing each other).
+// The import rules Biome's per-folder lists cannot say (biome.json says which
+// folder may import which). Fails, naming the imports, when:
+// - folders of app/, workers/ and db/ import each other in a circle (two sibling
+//   folders importing each other);
+// - two files of the user's object (workers/objects/) import each other in a
+//   circle, type-only imports included: each part of the object is read on its
+//   own, so none may reach back into another that reaches it;
+// - code run by Node (emulators/, scripts/, bench/) imports the Worker's domain
+//   (only app/shared, workers/adapters and workers/lib, which have none), or the
+//   Worker (app/, workers/, db/) imports code run by Node: emulators never ship.
 // Run by `npm run lint`; see docs/architecture.md.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 
-const root = join(dirname(new URL(import.meta.url).pathname), "..");
-const ROOTS = ["app", "workers", "db"];
+export const root = join(dirname(new URL(import.meta.url).pathname), "..");
+export const ROOTS = ["app", "workers", "db"];
+/** Code run by Node, never bundled into the Worker. */
+export const NODE_ROOTS = ["emulators", "scripts", "bench"];
+/**
+ * What Node-run code may import of ours: itself, the e2e harness and fixtures, the Worker's domain-free parts, and
+ * the few files of app/ and workers/ that tsconfig.node.json lists as safe to run in Node.
+ */
+const NODE_MAY_IMPORT = [
+  /^emulators\//,
+  /^scripts\//,
+  /^bench\//,
+  /^test\/(e2e|fixtures)\//,
+  /^app\/shared\//,
+  /^workers\/(adapters|lib)\//,
+];
+const NODE_SAFE_FILES = new Set(
+  (JSON.parse(readFileSync(join(root, "tsconfig.node.json"), "utf8")) as { include: string[] }).include.filter((f) =>
+    /^(app|workers)\/.*\.tsx?$/.test(f),
+  ),
+);
 const ALIASES: [string, string][] = [
   ["~/", "app/"],
   ["@workers/", "workers/"],
@@ -22,7 +47,7 @@ export function unitOf(file: string): string {
   return `${parts[0]}/${parts[1]}`;
 }
 
-function walk(dir: string, out: string[] = []): string[] {
+export function walk(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(join(root, dir))) {
     const path = `${dir}/${name}`;
     if (name.startsWith(".") || name === "node_modules") continue;
@@ -32,7 +57,7 @@ function walk(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-function resolve(from: string, spec: string, files: Set<string>): string | null {
+export function resolve(from: string, spec: string, files: Set<string>): string | null {
   let base: string | null = null;
   if (spec.startsWith(".")) base = normalize(join(dirname(from), spec));
   else for (const [alias, dir] of ALIASES) if (spec.startsWith(alias)) base = dir + spec.slice(alias.length);
@@ -43,6 +68,49 @@ function resolve(from: string, spec: string, files: Set<string>): string | null 
 }
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g;
+
+/** Every file `file` imports (type-only imports and re-exports included), resolved among `files`. */
+export function importsOf(file: string, text: string, files: Set<string>): string[] {
+  return [...text.matchAll(IMPORT)].flatMap((m) => resolve(file, m[1]!, files) ?? []);
+}
+
+/** Which of `files` (under `prefix`) import which, file by file. */
+export function fileGraph(
+  files: string[],
+  read: (f: string) => string,
+  prefix: string,
+): Map<string, Map<string, string>> {
+  const set = new Set(files);
+  const graph = new Map<string, Map<string, string>>();
+  for (const file of files) {
+    if (!file.startsWith(prefix)) continue;
+    for (const target of importsOf(file, read(file), set)) {
+      if (!target.startsWith(prefix) || target === file) continue;
+      if (!graph.has(file)) graph.set(file, new Map());
+      graph.get(file)!.set(target, `${file} -> ${target}`);
+    }
+  }
+  return graph;
+}
+
+/** Imports that cross between the Worker and the code Node runs, the wrong way. */
+export function nodeBoundary(files: string[], read: (f: string) => string): string[] {
+  const set = new Set(files);
+  const wrong: string[] = [];
+  for (const file of files) {
+    const top = file.split("/")[0]!;
+    const nodeRun = NODE_ROOTS.includes(top);
+    if (!nodeRun && !ROOTS.includes(top)) continue;
+    for (const target of importsOf(file, read(file), set)) {
+      const targetTop = target.split("/")[0]!;
+      const allowed = NODE_MAY_IMPORT.some((r) => r.test(target)) || NODE_SAFE_FILES.has(target);
+      if (nodeRun ? !allowed : NODE_ROOTS.includes(targetTop)) {
+        wrong.push(`${file} -> ${target}`);
+      }
+    }
+  }
+  return wrong;
+}
 
 export function folderGraph(files: string[], read: (f: string) => string): Map<string, Map<string, string>> {
   const set = new Set(files);
@@ -82,15 +150,36 @@ export function folderCycles(graph: Map<string, Map<string, string>>): string[][
   return cycles;
 }
 
+/** What the check finds wrong, as lines to print; empty when all is well. */
+export function layerProblems(files: string[], read: (f: string) => string): string[] {
+  const problems: string[] = [];
+  const folders = folderCycles(folderGraph(files, read));
+  if (folders.length > 0)
+    problems.push("Folders import each other in a circle:", ...folders.map((c) => `  ${c.join(", then ")}`));
+  const objectFiles = folderCycles(fileGraph(files, read, "workers/objects/"));
+  if (objectFiles.length > 0) {
+    problems.push("Files of the user's object import each other in a circle (type-only imports count):");
+    problems.push(...objectFiles.map((c) => `  ${c.join(", then ")}`));
+  }
+  const crossing = nodeBoundary(files, read);
+  if (crossing.length > 0) {
+    problems.push("Imports across the Worker and the code Node runs:", ...crossing.map((c) => `  ${c}`));
+  }
+  return problems;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const files = ROOTS.flatMap((r) => walk(r));
-  const graph = folderGraph(files, (f) => readFileSync(join(root, f), "utf8"));
-  const cycles = folderCycles(graph);
-  if (cycles.length > 0) {
-    console.error("Folders import each other in a circle (docs/architecture.md):");
-    for (const c of cycles) console.error(`  ${c.join("\n    then ")}`);
+  const files = [...ROOTS, ...NODE_ROOTS].flatMap((r) => walk(r));
+  const read = (f: string) => readFileSync(join(root, f), "utf8");
+  const problems = layerProblems(files, read);
+  if (problems.length > 0) {
+    console.error(`${problems.join("\n")}\n(docs/architecture.md)`);
     process.exit(1);
   }
+  const graph = folderGraph(files, read);
   const edges = [...graph.values()].reduce((n, m) => n + m.size, 0);
-  console.log(`layers: ${graph.size} folders, ${edges} folder-to-folder imports, no cycles`);
+  const objectFiles = files.filter((f) => f.startsWith("workers/objects/")).length;
+  console.log(
+    `layers: ${graph.size} folders, ${edges} folder-to-folder imports, no cycles; ${objectFiles} files of the object, no cycles; Node-run code and the Worker apart`,
+  );
 }

@@ -10,6 +10,7 @@ import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@worker
 import { randomToken } from "@workers/lib/crypto";
 import { grantAllOwedTrialCredits } from "@workers/services/accounts/verification";
 import { purgeIdempotency } from "@workers/services/api-idempotency";
+import { resealCallbackSecrets } from "@workers/services/callback-secrets";
 import { purgeTrash } from "@workers/services/library";
 import { purgeExpiredSessions } from "@workers/services/maintenance";
 import { closeSoldListings } from "@workers/services/mls/listing-status";
@@ -99,6 +100,8 @@ export default {
       purgeIdempotency(db),
       // Original pages of listings sold (or off market) for the days their owner chose (docs/decisions/0170).
       closeSoldListings(db),
+      // Every API key's callback secret sealed under the current signing key (docs/decisions/0182).
+      resealCallbackSecrets({ db, env }),
     ]);
     const failed = results.filter((r) => r.status === "rejected").map((r) => r.reason);
     if (failed.length > 0) throw new AggregateError(failed, "daily maintenance failed");

@@ -4,7 +4,8 @@
 // cases the flag misses: a captive portal, a dead Wi-Fi with the flag still
 // up. Uploads ask after a failed request and, when unreachable, wait here
 // instead of spending their retry window.
-import { abortableSleep, type NetworkWatch } from "./upload-task";
+import type { NetworkWatch } from "./upload-task";
+import { abortableSleep } from "./upload-transport";
 
 const PROBE_URL = "/api/health";
 const PROBE_TIMEOUT_MS = 5000;

@@ -4,10 +4,10 @@
 // life of the page, so coming back to /dashboard never starts a second copy
 // of an upload still running.
 import type { ImageType } from "~/shared/image-format";
-import { UPLOAD_MESSAGES } from "~/shared/upload-rules";
 import { browserNetwork } from "./network";
 import { forgetUpload, keepUpload, newUploadKey, pendingUploads, type StoredUpload, saveSession } from "./upload-store";
-import { UploadTask, xhrTransport } from "./upload-task";
+import { UploadTask } from "./upload-task";
+import { xhrTransport } from "./upload-transport";
 
 export interface UploadedPhoto {
   id: string;
@@ -40,7 +40,7 @@ function track(record: StoredUpload, kept: boolean): QueuedUpload {
       snap.state === "success" ||
       snap.state === "canceled" ||
       // A refusal is final (the server deleted what it had); giving up on the network is not.
-      (snap.state === "error" && snap.error !== UPLOAD_MESSAGES.gaveUp);
+      (snap.state === "error" && snap.final);
     if (settled) {
       stop();
       live.delete(record.key);

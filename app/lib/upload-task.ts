@@ -6,22 +6,9 @@
 // server which chunks it already stored, so nothing finished is sent again.
 import type { ImageType } from "~/shared/image-format";
 import { UPLOAD_MESSAGES } from "~/shared/upload-rules";
+import { abortableSleep, abortError, isAbort, type Transport, type TransportRequest } from "./upload-transport";
 
 export type UploadState = "running" | "pausing" | "paused" | "canceling" | "canceled" | "success" | "error";
-
-export interface TransportRequest {
-  method: "GET" | "POST" | "PUT" | "DELETE";
-  url: string;
-  body?: Blob | string;
-  contentType?: string;
-  onProgress?: (loadedBytes: number) => void;
-  signal: AbortSignal;
-}
-
-/** Answers with status 0 when the network failed; rejects with an AbortError when aborted. */
-export interface Transport {
-  send(req: TransportRequest): Promise<{ status: number; body: unknown }>;
-}
 
 export interface UploadSource {
   photo: Blob;
@@ -40,6 +27,8 @@ export interface UploadSnapshot<P = unknown> {
   /** Offline: waiting for the network to come back before the next try (still "running"). */
   waitingForNetwork: boolean;
   error: string | null;
+  /** The error is a refusal by the server, which deleted what it had: trying again cannot help. */
+  final: boolean;
   photo: P | null;
 }
 
@@ -71,37 +60,20 @@ export interface UploadOptions {
   now?: () => number;
 }
 
+/** The upload cannot go on: the server refused it (`final`: it deleted what it had), or the task gave up trying. */
 class Refused extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly final: boolean,
   ) {
     super(message);
   }
 }
 
-function abortError(): DOMException {
-  return new DOMException("The upload was interrupted.", "AbortError");
-}
-
-function isAbort(err: unknown): boolean {
-  return err instanceof DOMException && err.name === "AbortError";
-}
-
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(abortError());
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }
-    function onAbort() {
-      clearTimeout(timer);
-      reject(abortError());
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+/** The server's refusal, final; without its words, the task gives up and may be tried again. */
+function refusedBy(status: number, text: string | null | undefined): Refused {
+  return text ? new Refused(status, text, true) : new Refused(status, UPLOAD_MESSAGES.gaveUp, false);
 }
 
 const RETRYABLE = (status: number) => status === 0 || status === 408 || status === 429 || status >= 500;
@@ -121,6 +93,7 @@ export class UploadTask<P = unknown> {
   #inFlight = 0;
   #retrying = false;
   #error: string | null = null;
+  #final = false;
   #photo: P | null = null;
   #controller: AbortController | null = null;
   #run = 0;
@@ -187,6 +160,7 @@ export class UploadTask<P = unknown> {
   retry(): boolean {
     if (this.#state !== "error") return false;
     this.#error = null;
+    this.#final = false;
     this.#set("running");
     void this.#go();
     return true;
@@ -228,6 +202,7 @@ export class UploadTask<P = unknown> {
       retrying: this.#retrying,
       waitingForNetwork: this.#waitingForNetwork,
       error: this.#error,
+      final: this.#final,
       photo: this.#photo,
     };
   }
@@ -268,6 +243,7 @@ export class UploadTask<P = unknown> {
         return;
       }
       this.#error = err instanceof Refused ? err.message : UPLOAD_MESSAGES.gaveUp;
+      this.#final = err instanceof Refused && err.final;
       this.#set("error");
     }
   }
@@ -286,7 +262,7 @@ export class UploadTask<P = unknown> {
         }
         return res;
       }
-      if (!RETRYABLE(res.status)) throw new Refused(res.status, errorText(res.body) ?? UPLOAD_MESSAGES.gaveUp);
+      if (!RETRYABLE(res.status)) throw refusedBy(res.status, errorText(res.body));
       const network = this.#opts.network;
       if (res.status === 0 && network && !(await network.reachable(signal))) {
         // Offline: wait for the network instead of spending the retry window on a phone in a tunnel.
@@ -302,7 +278,7 @@ export class UploadTask<P = unknown> {
         continue;
       }
       firstFailure ??= this.#opts.now();
-      if (this.#opts.now() - firstFailure > this.#opts.retryWindowMs) throw new Refused(0, UPLOAD_MESSAGES.gaveUp);
+      if (this.#opts.now() - firstFailure > this.#opts.retryWindowMs) throw refusedBy(0, null);
       this.#inFlight = 0;
       this.#retrying = true;
       this.#emit();
@@ -341,7 +317,7 @@ export class UploadTask<P = unknown> {
         this.#thumbStored = true;
         this.#emit();
       } else {
-        throw new Refused(410, UPLOAD_MESSAGES.expired);
+        throw new Refused(410, UPLOAD_MESSAGES.expired, true);
       }
     }
     const base = `/api/uploads/${this.#id}`;
@@ -384,71 +360,11 @@ export class UploadTask<P = unknown> {
       if (body.retry) await this.#opts.sleep(this.#opts.backoffBaseMs, signal);
       const status = await this.#call({ method: "GET", url: base }, signal);
       const s = status.body as { received: number[]; thumb: boolean; status: string };
-      if (s.status !== "open" && s.status !== "completing")
-        throw new Refused(409, body.error ?? UPLOAD_MESSAGES.gaveUp);
+      if (s.status !== "open" && s.status !== "completing") throw refusedBy(409, body.error);
       this.#stored = new Set(s.received);
       this.#thumbStored = s.thumb;
       this.#emit();
     }
-    throw new Refused(409, UPLOAD_MESSAGES.gaveUp);
+    throw refusedBy(409, null);
   }
-}
-
-/**
- * The browser's transport: XMLHttpRequest, because fetch cannot report upload
- * progress. A request that makes no progress for `stallMs` is treated as a
- * network failure (a phone can keep a dead connection open for minutes).
- */
-export function xhrTransport(stallMs = 45_000): Transport {
-  return {
-    send({ method, url, body, contentType, onProgress, signal }) {
-      return new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(abortError());
-        const xhr = new XMLHttpRequest();
-        let stall: ReturnType<typeof setTimeout> | undefined;
-        let stalled = false;
-        const arm = () => {
-          clearTimeout(stall);
-          stall = setTimeout(() => {
-            stalled = true;
-            xhr.abort();
-          }, stallMs);
-        };
-        const finish = () => {
-          clearTimeout(stall);
-          signal.removeEventListener("abort", onAbort);
-        };
-        const onAbort = () => xhr.abort();
-        xhr.open(method, url);
-        if (contentType) xhr.setRequestHeader("Content-Type", contentType);
-        xhr.upload.onprogress = (e) => {
-          arm();
-          onProgress?.(e.loaded);
-        };
-        xhr.onprogress = arm;
-        xhr.onload = () => {
-          finish();
-          let parsed: unknown = null;
-          try {
-            parsed = xhr.responseText ? JSON.parse(xhr.responseText) : null;
-          } catch {
-            parsed = null;
-          }
-          resolve({ status: xhr.status, body: parsed });
-        };
-        xhr.onerror = () => {
-          finish();
-          resolve({ status: 0, body: null });
-        };
-        xhr.onabort = () => {
-          finish();
-          if (stalled) resolve({ status: 0, body: null });
-          else reject(abortError());
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-        arm();
-        xhr.send(body ?? null);
-      });
-    },
-  };
 }

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import type { VersionView } from "~/shared/version-view";
 
 // One AI job as the page sees it: start it with POST /api/photos/:id/jobs,
 // then poll GET /api/jobs/:id until it settles. The job runs on the server
@@ -11,28 +12,8 @@ export const EXPECTED_SECONDS = 15;
 const POLL_MS = 1500;
 /** How long the server may hold one request (its limit is 20 s). */
 const WAIT_SECONDS = 20;
-const FAILED = "Failed to process image";
 
-/** A version of a photo as GET /api/jobs/:id and GET /api/photos/:id/versions return it. */
-export interface VersionView {
-  id: string;
-  photoId: string;
-  /** The job that made it (a re-roll repeats that job's choices). */
-  jobId: string;
-  kind: "stage" | "sky" | "removal";
-  params: { roomType?: string; designStyle?: string; skyType?: string };
-  /** What it was made from: "original" or another version's id. */
-  source: string;
-  /** Whether the photo shows this version (in the grid, the listing pack and the original page). */
-  shown?: boolean;
-  createdAt: number;
-  /** Its size in pixels (a result below listing size says so). */
-  width: number;
-  height: number;
-  imageUrl: string;
-  thumbUrl: string;
-  downloadUrl: string;
-}
+const FAILED = "Failed to process image";
 
 /** The states of a job: idle (not busy, no version), busy with seconds elapsed, failed (error), succeeded (version). */
 export interface JobState {

@@ -507,7 +507,7 @@ export interface paths {
         };
         /**
          * Download a version for the listing
-         * @description The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published (or it was kept after the structure check refused it); 409 when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged: your own copy, not for advertising.
+         * @description The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published; 409 when the structure check refused the result (not charged: keep it first) or it was kept anyway (it changed the room, so it is never for a listing), or when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged, your own copy, not for advertising: a kept result too, never a refused one (409).
          *
          *     Scope: `read`.
          */
@@ -572,7 +572,7 @@ export interface paths {
                         "application/json": components["schemas"]["Failure"];
                     };
                 };
-                /** @description The label gives the original page's address and that page is not published (or its listing's pages closed) */
+                /** @description The structure check refused the result (or it was kept anyway: never for a listing), or the label gives the original page's address and that page is not published (or its listing's pages closed) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -611,7 +611,7 @@ export interface paths {
         put?: never;
         /**
          * Publish the version's original page
-         * @description Makes the public page that shows the unaltered original beside this version (the address its label's QR code and captions give), or returns the live one. Nothing else publishes it: a download never does. Refused (409) once its listing is marked sold and its pages have closed; 403 when the listing's profile does not let this version be published.
+         * @description Makes the public page that shows the unaltered original beside this version (the address its label's QR code and captions give), or returns the live one. Nothing else publishes it: a download never does. Refused (409) once its listing is marked sold and its pages have closed, or when the structure check refused the result or it was kept anyway; 403 when the listing's profile does not let this version be published.
          *
          *     Scope: `stage`.
          */
@@ -663,7 +663,7 @@ export interface paths {
                         "application/json": components["schemas"]["Failure"];
                     };
                 };
-                /** @description The label gives the original page's address and that page is not published (or its listing's pages closed) */
+                /** @description The structure check refused the result (or it was kept anyway: never for a listing), or the label gives the original page's address and that page is not published (or its listing's pages closed) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -873,6 +873,13 @@ export interface components {
             height: number;
             bytes: number;
             createdAt: number;
+            /** @description What the structure check said: passed; refused (the result moved walls, windows or doors: the job failed uncharged, the image is not downloadable until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions made before the check. */
+            structure: {
+                /** @enum {string} */
+                verdict: "passed" | "refused" | "kept" | "unchecked";
+                /** @description The check's score: it fails above 1. */
+                score: number | null;
+            } | null;
             /** @description GET it with the same API key. */
             downloadUrl: string;
         } | null;

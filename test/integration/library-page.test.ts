@@ -2,7 +2,7 @@ import { batches } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
 import { makePhotoRows } from "@test/support/photos";
 import { liveCreditsOf } from "@workers/services/account";
-import { recentBatches } from "@workers/services/batch-pages";
+import { recentBatches } from "@workers/services/jobs/batch-pages";
 import {
   createFolder,
   encodeCursor,

@@ -16,7 +16,7 @@ import {
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { RESERVATION_TIMEOUT_MS } from "@workers/objects/user/credits/rows";
 import { userObject } from "@workers/objects/user-object";
-import { batchForm, batchPage, retryBatchFromForm, startBatchFromForm } from "@workers/services/batch-pages";
+import { batchForm, batchPage, retryBatchFromForm, startBatchFromForm } from "@workers/services/jobs/batch-pages";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { roomField } from "~/shared/listing";

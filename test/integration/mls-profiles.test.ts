@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { folders, originalLinks, photos, photoVersions } from "@db/schema";
+import { folders, originalLinks, type Photo, photos, photoVersions, type StructureVerdict } from "@db/schema";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { api } from "@test/support/listing";
@@ -9,7 +9,6 @@ import { checkFields } from "@workers/http/body";
 import { randomToken } from "@workers/lib/crypto";
 import { createApiKey } from "@workers/services/api-keys";
 import { runLibraryAction } from "@workers/services/library-actions";
-import { KEPT_REASON } from "@workers/services/mls/disclosure";
 import { listingActionInput, runListingAction } from "@workers/services/mls/listing-actions";
 import { advertisedPages, closeSoldListings } from "@workers/services/mls/listing-status";
 import { resolveLink } from "@workers/services/mls/original-page";
@@ -19,6 +18,7 @@ import jpeg from "jpeg-js";
 import jsQR from "jsqr";
 import { describe, expect, it } from "vitest";
 import { ADVERTISING_WARNING } from "~/shared/mls-profiles";
+import { KEPT_NOT_FOR_MLS, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
 
 // Disclosure that fits the listing's MLS (issue 34, docs/decisions/0170-mls-profiles.md), through the Worker's own
 // fetch handler: downloads and packs follow the listing's profile, nothing public is made by a GET, a listing that
@@ -37,13 +37,15 @@ async function listing(profile: string | null = null) {
 
 let order = 0;
 /** A photo in the folder with one result of `kind` (real JPEG bytes, so it can be labelled). */
-async function altered(
-  userId: string,
-  folderId: string,
-  name: string,
-  extra: { kind?: "stage" | "sky" | "removal"; kept?: number } = {},
-) {
+type Extra = { kind?: "stage" | "sky" | "removal"; verdict?: StructureVerdict; shown?: boolean };
+
+async function altered(userId: string, folderId: string, name: string, extra: Extra = {}) {
   const photo = await makePhoto(userId, { folderId, name, createdAt: Date.now() + order++ });
+  return { photo, ...(await addVersion(userId, photo, extra)) };
+}
+
+/** Another result of the photo, newer than its others; `shown`: the photo shows it (as "Keep it anyway" does). */
+async function addVersion(userId: string, photo: Photo, extra: Extra = {}) {
   const id = randomToken();
   const key = `photos/${userId}/${photo.id}/versions/${id}`;
   const bytes = makeJpeg(320, 240, 85, 24, order);
@@ -61,10 +63,11 @@ async function altered(
     bytes: bytes.byteLength,
     width: 320,
     height: 240,
-    createdAt: Date.now(),
-    structureKept: extra.kept ?? null,
+    createdAt: Date.now() + order++,
+    structureVerdict: extra.verdict ?? null,
   });
-  return { photo, versionId: id, bytes, path: `/api/photos/${photo.id}/versions/${id}` };
+  if (extra.shown) await db.update(photos).set({ processedKey: key }).where(eq(photos.id, photo.id));
+  return { versionId: id, bytes, path: `/api/photos/${photo.id}/versions/${id}` };
 }
 
 function get(cookie: string, path: string) {
@@ -213,18 +216,66 @@ describe("downloads and packs follow the listing's profile", () => {
     expect(pack.manifest.profile).toMatchObject({ id: "california", chosenBy: "account" });
   });
 
-  it("a result kept after the structure check refused it is never exported: left out of the pack saying why, refused as a download", async () => {
+  it("a result kept after the structure check refused it is never exported: left out of the pack saying why, refused as a download and as a page", async () => {
     const { user, folderId } = await listing("bright");
-    const a = await altered(user.id, folderId, "Hall.jpg", { kept: 1 });
+    const a = await altered(user.id, folderId, "Hall.jpg", { verdict: "kept", shown: true });
     const pack = await unzip(await get(user.cookie, `/api/folders/${folderId}/pack`));
-    expect(pack.manifest.leftOut).toEqual([{ photo: "Hall.jpg", kind: "stage", reason: KEPT_REASON }]);
+    expect(pack.manifest.leftOut).toEqual([{ photo: "Hall.jpg", kind: "stage", reason: KEPT_NOT_FOR_MLS }]);
     expect(Object.keys(pack.files).filter((n) => n.startsWith("photos/"))).toEqual(["photos/01 Hall.jpg"]);
     expect(pack.files["photos/01 Hall.jpg"]).toEqual(
       new Uint8Array(await (await env.PHOTOS.get(a.photo.originalKey))!.arrayBuffer()),
     );
-    const res = await api(user.cookie, "GET", `${a.path}/labelled`);
-    expect(res.status).toBe(403);
-    expect(res.body.error).toContain("structure check");
+    expect(pack.text("captions.csv")).not.toContain("Digitally Altered");
+    // The single download, the page's publish and the first Download for MLS: 409 in the check's own words.
+    for (const res of [
+      await api(user.cookie, "GET", `${a.path}/labelled`),
+      await api(user.cookie, "POST", `${a.path}/link`, {}),
+    ])
+      expect([res.status, res.body.error]).toEqual([409, KEPT_NOT_FOR_MLS]);
+    const first = await post(user.cookie, `${a.path}/labelled`, { publish: "first" });
+    expect([first.status, ((await first.json()) as { error: string }).error]).toEqual([409, KEPT_NOT_FOR_MLS]);
+    const view = await api(user.cookie, "GET", `${a.path}/disclosure`);
+    expect(view.body.disclosure).toMatchObject({ exportable: false, reason: KEPT_NOT_FOR_MLS });
+    expect(await linkRows(user.id)).toEqual([]);
+  });
+
+  it("a result the structure check refused is never chosen for a listing: the pack takes the photo's passed result, or the original alone", async () => {
+    const { user, folderId } = await listing("sdmls");
+    const hall = await altered(user.id, folderId, "Hall.jpg", { verdict: "passed" });
+    const newer = await addVersion(user.id, hall.photo, { verdict: "refused" });
+    const den = await altered(user.id, folderId, "Den.jpg", { verdict: "refused" });
+    const pack = await unzip(await post(user.cookie, `/api/folders/${folderId}/pack`, { publish: "new" }));
+    expect(pack.manifest.leftOut).toEqual([]);
+    // The captions give the original's address: only the passed result's page was published.
+    expect((await linkRows(user.id)).map((l) => l.versionId)).toEqual([hall.versionId]);
+    // Hall: its passed result, byte for byte (SDMLS puts nothing on the photo); Den: its original, as unaltered.
+    expect(pack.files["photos/01 Hall - virtual staging.jpg"]).toEqual(hall.bytes);
+    expect(pack.manifest.photos.map((p: { kind: string }) => p.kind)).toEqual(["stage", "unaltered"]);
+    expect(pack.files["photos/02 Den.jpg"]).toEqual(
+      new Uint8Array(await (await env.PHOTOS.get(den.photo.originalKey))!.arrayBuffer()),
+    );
+    for (const path of [newer.path, den.path]) {
+      const res = await api(user.cookie, "GET", `${path}/labelled`);
+      expect([res.status, res.body.error]).toEqual([409, REFUSED_NOT_DOWNLOADED]);
+    }
+  });
+
+  it("the original page lists only the versions that may go out: not one the check refused, nor one kept anyway", async () => {
+    const { user, folderId } = await listing("link-only");
+    const a = await altered(user.id, folderId, "Hall.jpg", { kind: "sky", verdict: "passed" });
+    const published = await api(user.cookie, "POST", `${a.path}/link`, {});
+    expect(published.status).toBe(200);
+    const token = (await linkRows(user.id))[0]!.token;
+    const kept = await addVersion(user.id, a.photo, { verdict: "kept", shown: true });
+    const refused = await addVersion(user.id, a.photo, { verdict: "refused" });
+    const unchecked = await addVersion(user.id, a.photo, { kind: "removal", verdict: "unchecked" });
+    const page = await resolveLink(db, token, Date.now());
+    if (!page.ok) throw new Error(page.error);
+    expect(page.page.versions.map((v) => v.id)).toEqual([a.versionId, unchecked.versionId]);
+    for (const v of [kept, refused]) {
+      const res = await get(user.cookie, `/api/o/${token}/versions/${v.versionId}`);
+      expect(res.status).toBe(404);
+    }
   });
 
   it("Stellar: the remarks line is the captions' last row", async () => {
@@ -257,6 +308,33 @@ describe("downloads and packs follow the listing's profile", () => {
     const labelled = await v1("/download");
     expect(labelled.status).toBe(200);
     expect(qrOf(new Uint8Array(await labelled.arrayBuffer()))).toBe(url);
+  });
+
+  it("the public API: a kept result is 409 for the listing and the owner's own copy with ?disclosure=none; a refused one is 409 both ways", async () => {
+    const { user, folderId } = await listing("sdmls");
+    const kept = await altered(user.id, folderId, "Study.jpg", { verdict: "kept", shown: true });
+    const refused = await altered(user.id, folderId, "Den.jpg", { verdict: "refused" });
+    const key = await createApiKey({ db, env, clock: Date.now }, user.id, { name: "sync", scopes: ["stage", "read"] });
+    if (!key.ok) throw new Error(key.error);
+    const v1 = async (v: { photo: Photo; versionId: string }, path: string, method = "GET") => {
+      const res = await workerFetch(`/api/v1/photos/${v.photo.id}/versions/${v.versionId}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${key.token}` },
+      });
+      return { status: res.status, res };
+    };
+    const failure = async (r: { status: number; res: Response }) => [
+      r.status,
+      ((await r.res.json()) as { error: string }).error,
+    ];
+    expect(await failure(await v1(kept, "/download"))).toEqual([409, KEPT_NOT_FOR_MLS]);
+    expect(await failure(await v1(kept, "/original-page", "POST"))).toEqual([409, KEPT_NOT_FOR_MLS]);
+    const own = await v1(kept, "/download?disclosure=none");
+    expect(own.status).toBe(200);
+    expect(new Uint8Array(await own.res.arrayBuffer())).toEqual(kept.bytes);
+    expect(await failure(await v1(refused, "/download"))).toEqual([409, REFUSED_NOT_DOWNLOADED]);
+    expect(await failure(await v1(refused, "/download?disclosure=none"))).toEqual([409, REFUSED_NOT_DOWNLOADED]);
+    expect(await linkRows(user.id)).toEqual([]);
   });
 });
 

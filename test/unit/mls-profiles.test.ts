@@ -1,4 +1,4 @@
-import { captionFor, disclosureOf, exportable, KEPT_REASON, labelFor } from "@workers/services/mls/disclosure";
+import { captionFor, disclosureOf, exportable, labelFor } from "@workers/services/mls/disclosure";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LABEL } from "~/shared/label-options";
 import {
@@ -10,6 +10,7 @@ import {
   profileById,
   profileOrDefault,
 } from "~/shared/mls-profiles";
+import { KEPT_NOT_FOR_MLS, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
 
 // MLS profiles as data (docs/decisions/0170-mls-profiles.md): each shipped profile names its rule and date, and
 // the decisions every export shares (may it go out, its label, its caption) follow the profile.
@@ -98,21 +99,36 @@ describe("what a profile makes of a version", () => {
     });
   });
 
-  it("never exports a result kept after the structure check refused it, a kind the profile forbids, or a result that is not staging", () => {
-    expect(exportable(d("california"), { kind: "stage", structureKept: 1 })).toEqual({
+  it("never exports a result the structure check refused or that was kept anyway, a kind the profile forbids, or a result that is not staging", () => {
+    expect(exportable(d("california"), { kind: "stage", structureVerdict: "kept" })).toEqual({
       ok: false,
-      reason: KEPT_REASON,
+      code: "conflict",
+      reason: KEPT_NOT_FOR_MLS,
     });
-    expect(exportable(d("california"), { kind: "stage", structureKept: 0 })).toEqual({ ok: true, kind: "stage" });
-    expect(exportable(d("california"), { kind: "sky", structureKept: null })).toEqual({ ok: true, kind: "sky" });
+    expect(exportable(d("link-only"), { kind: "removal", structureVerdict: "refused" })).toEqual({
+      ok: false,
+      code: "conflict",
+      reason: REFUSED_NOT_DOWNLOADED,
+    });
+    expect(exportable(d("california"), { kind: "stage", structureVerdict: "passed" })).toEqual({
+      ok: true,
+      kind: "stage",
+    });
+    // The check could not run: charged as any other, and published as any other.
+    expect(exportable(d("california"), { kind: "stage", structureVerdict: "unchecked" })).toEqual({
+      ok: true,
+      kind: "stage",
+    });
+    expect(exportable(d("california"), { kind: "sky", structureVerdict: null })).toEqual({ ok: true, kind: "sky" });
     // A future wall-colour result: not staging, whatever the profile.
-    const paint = exportable(d("california"), { kind: "paint" as "stage", structureKept: null });
-    expect(paint).toMatchObject({ ok: false, reason: expect.stringContaining("not staging") });
+    const paint = exportable(d("california"), { kind: "paint" as "stage", structureVerdict: null });
+    expect(paint).toMatchObject({ ok: false, code: "forbidden", reason: expect.stringContaining("not staging") });
     // A profile that forbids sky replacements leaves them out, naming itself and its rule.
     const noSky: MlsProfile = { ...profileById("bright")!, id: "no-sky", publishable: ["stage", "removal"] };
-    const res = exportable({ profile: noSky, settings, from: "listing" }, { kind: "sky", structureKept: null });
+    const res = exportable({ profile: noSky, settings, from: "listing" }, { kind: "sky", structureVerdict: null });
     expect(res).toMatchObject({
       ok: false,
+      code: "forbidden",
       reason: expect.stringContaining("Bright MLS does not allow publishing sky replacement"),
     });
   });

@@ -1,11 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import {
-  type Transport,
-  type TransportRequest,
-  type UploadOptions,
-  type UploadState,
-  UploadTask,
-} from "~/lib/upload-task";
+import { type UploadOptions, type UploadState, UploadTask } from "~/lib/upload-task";
+import type { Transport, TransportRequest } from "~/lib/upload-transport";
 
 // The browser's upload task against an in-memory stand-in for /api/uploads.
 

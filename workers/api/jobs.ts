@@ -3,19 +3,19 @@ import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { verifySignature } from "@workers/lib/signed-urls";
+import { JobRequest } from "@workers/services/jobs/request";
 import {
   getVersion,
-  type JobParams,
-  jobRequestBody,
   jobView,
   jobWaitQuery,
   listVersions,
   requestJob,
   waitForJobWithVersion,
-} from "@workers/services/job-requests";
+} from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
 import { Hono } from "hono";
 import { fail, NOT_FOUND } from "~/shared/result";
+import { REFUSED_NOT_DOWNLOADED, toVersionView } from "~/shared/version-view";
 import { answerHeaders, NO_STORE, requestKey } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
@@ -46,7 +46,7 @@ export const jobsApi = new Hono<ApiEnv>()
     // The page sends a key per request it means to make once (app/lib/use-job.ts): sent again, it starts nothing.
     const key = requestKey(c.req.raw.headers);
     if (key instanceof Response) return key;
-    const body = await readJson(c.req.raw, jobRequestBody);
+    const body = await readJson(c.req.raw, JobRequest);
     if (!body.ok) return failureJson(body);
     const res = await requestJob(c.get("deps"), c.get("user")!.id, c.req.param("id"), body.data, {
       submission: key.key ?? undefined,
@@ -63,7 +63,7 @@ export const jobsApi = new Hono<ApiEnv>()
     const found = await waitForJobWithVersion(c.get("deps"), c.get("user")!.id, c.req.param("id"), query.data.wait);
     if (!found) return failureJson(NOT_FOUND);
     const { job, version } = found;
-    return c.json({ job: jobView(job), version: version ? versionView(version) : null }, 200, NO_STORE);
+    return c.json({ job: jobView(job), version: version ? toVersionView(version) : null }, 200, NO_STORE);
   })
   .get("/photos/:id/versions", async (c) => {
     const user = c.get("user")!;
@@ -71,7 +71,7 @@ export const jobsApi = new Hono<ApiEnv>()
     const photo = await getPhoto(db, user.id, c.req.param("id"));
     if (!photo) return failureJson(NOT_FOUND);
     const versions = await listVersions(db, user.id, photo.id);
-    return c.json({ versions: versions.map((v) => versionView(v, photo.processedKey)) }, 200, NO_STORE);
+    return c.json({ versions: versions.map((v) => toVersionView(v, photo.processedKey)) }, 200, NO_STORE);
   })
   .get("/photos/:id/versions/:versionId/:variant{image|thumb|download}", async (c) => {
     const user = c.get("user")!;
@@ -79,6 +79,12 @@ export const jobsApi = new Hono<ApiEnv>()
     const version = await getVersion(c.get("db"), user.id, id, versionId);
     if (!version) return failureJson(NOT_FOUND);
     const headers: Record<string, string> = { "Cache-Control": "private, max-age=31536000, immutable", Vary: "Cookie" };
+    // A result the structure check refused was not charged: it is shown (at thumbnail size) until its owner keeps it.
+    const refused = version.structureVerdict === "refused";
+    // Its thumbnail could not be made: no preview rather than the full image.
+    if (refused && (variant === "download" || version.thumbKey === version.key))
+      return failureJson(fail("conflict", REFUSED_NOT_DOWNLOADED));
+    if (refused) headers["Cache-Control"] = "private, no-cache";
     if (variant === "download") {
       const photo = await getPhoto(c.get("db"), user.id, id);
       const ext = version.contentType === "image/png" ? "png" : "jpg";
@@ -89,42 +95,7 @@ export const jobsApi = new Hono<ApiEnv>()
     }
     // A thumbnail still being made is the image itself for a moment: not cached as if it were final.
     if (variant === "thumb" && version.thumbKey === version.key) headers["Cache-Control"] = "private, no-cache";
-    return serveObject(c.env.PHOTOS, variant === "thumb" ? version.thumbKey : version.key, headers);
+    return serveObject(c.env.PHOTOS, variant === "thumb" || refused ? version.thumbKey : version.key, headers);
   });
 
 /** A version as the owner's pages see it; `shownKey` is the photo's processed image (the chosen version). */
-function versionView(
-  v: {
-    id: string;
-    photoId: string;
-    jobId: string;
-    key: string;
-    kind: string;
-    params: JobParams;
-    width: number;
-    height: number;
-    bytes: number;
-    createdAt: number;
-  },
-  shownKey?: string | null,
-) {
-  const base = `/api/photos/${v.photoId}/versions/${v.id}`;
-  return {
-    id: v.id,
-    photoId: v.photoId,
-    jobId: v.jobId,
-    kind: v.kind,
-    params: { roomType: v.params.roomType, designStyle: v.params.designStyle, skyType: v.params.skyType },
-    /** What the version was made from: "original" or another version's id. */
-    source: v.params.source ?? "original",
-    /** Whether the photo shows this version (the newest result, or the one the owner chose). */
-    shown: shownKey === undefined ? undefined : v.key === shownKey,
-    width: v.width,
-    height: v.height,
-    bytes: v.bytes,
-    createdAt: v.createdAt,
-    imageUrl: `${base}/image`,
-    thumbUrl: `${base}/thumb`,
-    downloadUrl: `${base}/download`,
-  };
-}

@@ -1,15 +1,9 @@
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
-import { jobRequestBody } from "@workers/services/job-requests";
-import {
-  batchView,
-  chooseVersion,
-  recentBatches,
-  reroll,
-  rerollQuote,
-  retryBatch,
-  startBatch,
-} from "@workers/services/listing-jobs";
+import { batchView, recentBatches, retryBatch, startBatch } from "@workers/services/jobs/batches";
+import { anyObject } from "@workers/services/jobs/request";
+import { reroll, rerollQuote } from "@workers/services/jobs/rerolls";
+import { chooseVersion, keepRefusedVersion } from "@workers/services/jobs/versions";
 import { Hono } from "hono";
 import { NOT_FOUND } from "~/shared/result";
 import { answerHeaders, NO_STORE, requestKey } from "./answers";
@@ -26,7 +20,7 @@ export const listingApi = new Hono<ApiEnv>()
   .use("/jobs/*", requireApiUser)
   .use("/photos/*", requireApiUser)
   .post("/batches", async (c) => {
-    const body = await readJson(c.req.raw, jobRequestBody);
+    const body = await readJson(c.req.raw, anyObject);
     if (!body.ok) return failureJson(body);
     const res = await startBatch(c.get("deps"), c.get("user")!.id, body.data);
     if (!res.ok) return failureJson(res);
@@ -42,7 +36,7 @@ export const listingApi = new Hono<ApiEnv>()
     return c.json({ batch }, 200, NO_STORE);
   })
   .post("/batches/:id/retry", async (c) => {
-    // With an Idempotency-Key, the same retry sent again answers with what it started (listing-jobs.ts, retryBatch).
+    // With an Idempotency-Key, the same retry sent again answers with what it started (jobs/batches.ts, retryBatch).
     const key = requestKey(c.req.raw.headers);
     if (key instanceof Response) return key;
     const res = await retryBatch(c.get("deps"), c.get("user")!.id, c.req.param("id"), key.key ?? undefined);
@@ -58,7 +52,7 @@ export const listingApi = new Hono<ApiEnv>()
     // The page sends a key with each re-roll (app/lib/use-job.ts): sent again, it starts and charges nothing more.
     const key = requestKey(c.req.raw.headers);
     if (key instanceof Response) return key;
-    const body = await readJson(c.req.raw, jobRequestBody);
+    const body = await readJson(c.req.raw, anyObject);
     if (!body.ok) return failureJson(body);
     const res = await reroll(c.get("deps"), c.get("user")!.id, c.req.param("id"), {
       acceptCharge: body.data.acceptCharge === true,
@@ -77,4 +71,10 @@ export const listingApi = new Hono<ApiEnv>()
     );
     if (!res.ok) return failureJson(res);
     return c.json({ versionId: res.versionId }, 200, NO_STORE);
+  })
+  .post("/photos/:id/versions/:versionId/keep", async (c) => {
+    const user = c.get("user")!;
+    const res = await keepRefusedVersion(c.get("deps"), user.id, c.req.param("id"), c.req.param("versionId"));
+    if (!res.ok) return failureJson(res);
+    return c.json({ versionId: res.versionId, credits: res.credits }, 200, NO_STORE);
   });

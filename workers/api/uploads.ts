@@ -2,15 +2,8 @@ import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { toCard } from "@workers/services/library";
 import { overLimit, UPLOAD_RULE } from "@workers/services/limits";
-import {
-  abortUpload,
-  completeUpload,
-  createUpload,
-  putChunk,
-  putThumb,
-  type Refusal,
-  uploadStatus,
-} from "@workers/services/uploads";
+import { completeUpload } from "@workers/services/upload-complete";
+import { abortUpload, createUpload, putChunk, putThumb, type Refusal, uploadStatus } from "@workers/services/uploads";
 import { Hono } from "hono";
 import { z } from "zod";
 import { requireApiUser } from "./require-user";

@@ -3,8 +3,8 @@ import { type Batch, batches, type Folder, folders, type Photo, photos, users } 
 import { eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
+import { type BatchView, batchViews, recentBatchesQuery } from "./jobs/batches";
 import { decodeCursor, folderQuery, foldersQuery, photoPage, photoPageQuery, type ViewFilter } from "./library";
-import { type BatchView, batchViews, recentBatchesQuery } from "./listing-jobs";
 import type { SessionReads } from "./sessions";
 
 // What /dashboard reads for one view of the library

@@ -1,17 +1,16 @@
 import type { Database } from "@db/client";
-import { type Photo, photos, type UploadSession, uploadSessions } from "@db/schema";
+import { type Photo, type UploadSession, uploadSessions } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import {
   chunkKey,
   chunkPrefix,
   deletePrefix,
   listKeys,
-  originalKey,
   photoPrefix,
   readCapped,
   thumbKey,
 } from "@workers/lib/photo-storage";
-import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo, sniffImageType } from "~/shared/image-format";
 import { type Failure, NOT_FOUND } from "~/shared/result";
 import {
@@ -59,19 +58,19 @@ export interface UploadDeps {
 /** Why an upload step was refused; `missing` lists chunks still to send, `retry` says trying again later may work. */
 export type Refusal = Failure & { missing?: number[]; retry?: boolean };
 
-const MAX_OPEN_UPLOADS = 10;
+export const MAX_OPEN_UPLOADS = 10;
 /** An open upload untouched this long is abandoned: the daily cron deletes its bytes. */
 export const STALE_UPLOAD_MS = 24 * 60 * 60 * 1000;
 /** A completion that has not finished in this long may be taken over by a retry. */
-const COMPLETION_LEASE_MS = 60 * 1000;
+export const COMPLETION_LEASE_MS = 60 * 1000;
 /** Thumbnails are made for a 400 px long edge; allow some room, never a full photo. */
-const THUMB_MAX_EDGE = Math.round(THUMB_LONG_EDGE * 1.5);
+export const THUMB_MAX_EDGE = Math.round(THUMB_LONG_EDGE * 1.5);
 
-function isAccepted(type: string): type is (typeof ACCEPTED_UPLOAD_TYPES)[number] {
+export function isAccepted(type: string): type is (typeof ACCEPTED_UPLOAD_TYPES)[number] {
   return (ACCEPTED_UPLOAD_TYPES as readonly string[]).includes(type);
 }
 
-async function findSession(db: Database, userId: string, uploadId: string): Promise<UploadSession | undefined> {
+export async function findSession(db: Database, userId: string, uploadId: string): Promise<UploadSession | undefined> {
   return db
     .select()
     .from(uploadSessions)
@@ -80,7 +79,12 @@ async function findSession(db: Database, userId: string, uploadId: string): Prom
 }
 
 /** Refuses the upload's bytes: deletes everything it stored and closes it. */
-async function reject(deps: UploadDeps, s: UploadSession, code: Refusal["code"], error: string): Promise<Refusal> {
+export async function reject(
+  deps: UploadDeps,
+  s: UploadSession,
+  code: Refusal["code"],
+  error: string,
+): Promise<Refusal> {
   await deletePrefix(deps.bucket, photoPrefix(s.userId, s.photoId));
   await deps.db
     .update(uploadSessions)
@@ -139,7 +143,7 @@ export async function createUpload(
 }
 
 /** After a write, makes sure the upload was not closed meanwhile; if it was, takes the write back. */
-async function keepOnlyIfOpen(deps: UploadDeps, s: UploadSession, key: string): Promise<Refusal | null> {
+export async function keepOnlyIfOpen(deps: UploadDeps, s: UploadSession, key: string): Promise<Refusal | null> {
   const now = await findSession(deps.db, s.userId, s.id);
   if (now?.status === "open") {
     await deps.db
@@ -208,7 +212,7 @@ export async function putThumb(
   return (await keepOnlyIfOpen(deps, s, key)) ?? { ok: true };
 }
 
-async function storedChunks(deps: UploadDeps, s: UploadSession): Promise<Map<number, R2Object>> {
+export async function storedChunks(deps: UploadDeps, s: UploadSession): Promise<Map<number, R2Object>> {
   const found = new Map<number, R2Object>();
   for (const obj of await listKeys(deps.bucket, chunkPrefix(s.userId, s.photoId))) {
     const index = Number(obj.key.slice(obj.key.lastIndexOf("/") + 1));
@@ -250,117 +254,6 @@ export async function uploadStatus(
     thumb,
     photoId: s.status === "completed" ? s.photoId : null,
   };
-}
-
-async function completedPhoto(deps: UploadDeps, s: UploadSession): Promise<{ ok: true; photo: Photo } | Refusal> {
-  const photo = await deps.db
-    .select()
-    .from(photos)
-    .where(and(eq(photos.id, s.photoId), eq(photos.userId, s.userId)))
-    .get();
-  return photo ? { ok: true, photo } : NOT_FOUND;
-}
-
-export async function completeUpload(
-  deps: UploadDeps,
-  userId: string,
-  uploadId: string,
-): Promise<{ ok: true; photo: Photo } | Refusal> {
-  const now = deps.now ?? Date.now();
-  const s = await findSession(deps.db, userId, uploadId);
-  if (!s) return NOT_FOUND;
-  // A retried completion (its answer was lost on the way) gets the same photo.
-  if (s.status === "completed") return completedPhoto(deps, s);
-  if (s.status !== "open" && s.status !== "completing") {
-    return { ok: false, code: "conflict", error: "This upload is no longer open." };
-  }
-
-  // Claim the completion so two concurrent requests never both store the photo.
-  const claim = await deps.db
-    .update(uploadSessions)
-    .set({ status: "completing", updatedAt: now })
-    .where(
-      and(
-        eq(uploadSessions.id, s.id),
-        or(
-          eq(uploadSessions.status, "open"),
-          and(eq(uploadSessions.status, "completing"), lt(uploadSessions.updatedAt, now - COMPLETION_LEASE_MS)),
-        ),
-      ),
-    )
-    .run();
-  if (claim.meta.changes !== 1) {
-    return { ok: false, code: "conflict", error: "This upload is already being completed.", retry: true };
-  }
-  const reopen = () =>
-    deps.db.update(uploadSessions).set({ status: "open", updatedAt: now }).where(eq(uploadSessions.id, s.id));
-
-  const chunks = await storedChunks(deps, s);
-  const missing = Array.from({ length: s.chunkCount }, (_, i) => i).filter((i) => !chunks.has(i));
-  const thumb = await deps.bucket.head(thumbKey(userId, s.photoId));
-  if (missing.length > 0 || !thumb) {
-    await reopen();
-    const error = missing.length > 0 ? UPLOAD_MESSAGES.incomplete : UPLOAD_MESSAGES.noThumb;
-    return { ok: false, code: "conflict", error, missing };
-  }
-
-  // Join the chunks (at most 10 MB) and check the whole file before storing it.
-  const whole = new Uint8Array(s.declaredBytes);
-  const parts = await Promise.all(
-    Array.from({ length: s.chunkCount }, (_, i) => deps.bucket.get(chunkKey(userId, s.photoId, i))),
-  );
-  let at = 0;
-  for (const part of parts) {
-    if (!part) {
-      await reopen();
-      return { ok: false, code: "conflict", error: UPLOAD_MESSAGES.incomplete, missing: [] };
-    }
-    const bytes = new Uint8Array(await part.arrayBuffer());
-    if (at + bytes.byteLength > whole.byteLength) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
-    whole.set(bytes, at);
-    at += bytes.byteLength;
-  }
-  if (at !== s.declaredBytes || at > MAX_UPLOAD_BYTES) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
-  const info = readImageInfo(whole.subarray(0, IMAGE_HEAD_BYTES));
-  if (!info) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
-  if (info.type !== s.contentType) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.mismatch);
-  if (!hasCompleteEnding(info.type, whole)) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
-  const pixels = pixelProblem(info.width, info.height);
-  if (pixels) return reject(deps, s, "unprocessable", pixels);
-
-  const key = originalKey(userId, s.photoId);
-  const stored = await deps.bucket.put(key, whole, {
-    httpMetadata: { contentType: info.type },
-    customMetadata: { userId },
-  });
-  if (stored.size !== s.declaredBytes) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
-
-  const photo = newPhotoRow({
-    id: s.photoId,
-    userId,
-    name: s.name,
-    originalKey: key,
-    thumbKey: thumbKey(userId, s.photoId),
-    contentType: info.type,
-    bytes: s.declaredBytes,
-    width: info.width,
-    height: info.height,
-    thumbWidth: Number(thumb.customMetadata?.width ?? 0) || 1,
-    thumbHeight: Number(thumb.customMetadata?.height ?? 0) || 1,
-    createdAt: now,
-  });
-  try {
-    await deps.db.batch([
-      deps.db.insert(photos).values(photo),
-      deps.db.update(uploadSessions).set({ status: "completed", updatedAt: now }).where(eq(uploadSessions.id, s.id)),
-    ]);
-  } catch (err) {
-    await deps.bucket.delete(key);
-    await reopen();
-    throw err;
-  }
-  await deps.bucket.delete([...chunks.values()].map((o) => o.key));
-  return { ok: true, photo };
 }
 
 export async function abortUpload(

@@ -21,6 +21,7 @@ const NO_TASK: UploadSnapshot<UploadedPhoto> = {
   retrying: false,
   waitingForNetwork: false,
   error: null,
+  final: false,
   photo: null,
 };
 

@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react";
-import { startJob, useJob, type VersionView } from "~/lib/use-job";
+import { startJob, useJob } from "~/lib/use-job";
 import { QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel } from "~/shared/listing";
+import type { VersionView } from "~/shared/version-view";
 import { JobControls } from "./job-status";
 import { Modal } from "./modal";
 import { MISSING_OPTIONS, RoomAndStyle, useRoomAndStyle } from "./option-selects";
@@ -70,6 +71,16 @@ export function QuickDialog({
     );
   }
 
+  async function keep(v: VersionView) {
+    const res = await fetch(`/api/photos/${photoId}/versions/${v.id}/keep`, { method: "POST" }).catch(() => null);
+    if (!res?.ok) {
+      const body = (await res?.json().catch(() => null)) as { error?: string } | null;
+      return job.setError(body?.error ?? "Could not keep this result. Try again.");
+    }
+    setRefresh((n) => n + 1);
+    onChanged();
+  }
+
   async function choose(v: VersionView) {
     const res = await fetch(`/api/photos/${photoId}/versions/${v.id}/choose`, { method: "POST" }).catch(() => null);
     if (!res?.ok) return job.setError("Could not change the shown version. Try again.");
@@ -113,6 +124,7 @@ export function QuickDialog({
         versions={versions}
         onCompare={setCompare}
         onChoose={(v) => void choose(v)}
+        onKeep={(v) => void keep(v)}
         onReroll={(v, acceptCharge) => void job.track(() => startJob(`/api/jobs/${v.jobId}/reroll`, { acceptCharge }))}
       />
     </Modal>

@@ -1,5 +1,5 @@
 import { useId, useState } from "react";
-import type { JobBody, VersionView } from "~/lib/use-job";
+import type { JobBody } from "~/lib/use-job";
 import { creditsLabel, MAX_VARIATIONS } from "~/shared/listing";
 import {
   ADVANCED_OPTIONS_MESSAGE,
@@ -11,6 +11,7 @@ import {
   planAllowsAdvanced,
   SPECIALITY_DECORS,
 } from "~/shared/staging-options";
+import type { VersionView } from "~/shared/version-view";
 import { versionLabel } from "./versions-list";
 
 // The choices a staging request may carry beyond room and style: how many

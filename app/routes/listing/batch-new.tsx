@@ -2,7 +2,7 @@ import { requireUser } from "@workers/http/auth";
 import { readFormFields } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import { batchForm, startBatchFromForm } from "@workers/services/batch-pages";
+import { batchForm, startBatchFromForm } from "@workers/services/jobs/batch-pages";
 import { useState } from "react";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { DESIGN_STYLES, ROOM_TYPES, styleMenuLabel } from "~/shared/catalog";

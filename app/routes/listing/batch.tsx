@@ -2,7 +2,7 @@ import { requireUser } from "@workers/http/auth";
 import { readFormFields } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import { batchPage, retryBatchFromForm } from "@workers/services/batch-pages";
+import { batchPage, retryBatchFromForm } from "@workers/services/jobs/batch-pages";
 import { useEffect } from "react";
 import { data, Form, Link, useNavigation, useRevalidator } from "react-router";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";

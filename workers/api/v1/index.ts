@@ -5,11 +5,12 @@ import { checkUrlSyntax, urlPolicy } from "@workers/lib/safe-url";
 import { currentBalance } from "@workers/services/account";
 import { onceForKey, requestHash } from "@workers/services/api-idempotency";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
-import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/job-requests";
+import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { cutText } from "~/shared/text";
 import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
+import type { StructureVerdict } from "~/shared/version-view";
 import { type Ctx, define, errors, json, params, v1 } from "./define";
 import { defineListingDownloads } from "./downloads";
 import * as S from "./schemas";
@@ -51,6 +52,8 @@ function versionView(v: {
   height: number;
   bytes: number;
   createdAt: number;
+  structureVerdict: StructureVerdict | null;
+  structureScore: number | null;
 }) {
   return {
     id: v.id,
@@ -61,6 +64,7 @@ function versionView(v: {
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
+    structure: v.structureVerdict ? { verdict: v.structureVerdict, score: v.structureScore } : null,
     downloadUrl: `/api/v1/photos/${v.photoId}/versions/${v.id}/download`,
   };
 }

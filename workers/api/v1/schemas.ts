@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
+import { jobFields } from "@workers/services/jobs/request";
 import { FAILURE_CODES } from "~/shared/result";
-import { COLOR_SCHEMES, DEFAULT_CREATIVITY, SPECIALITY_DECORS } from "~/shared/staging-options";
 
 // The public API's shapes (docs/decisions/0120-public-api.md). The same zod
 // objects check requests and generate /api/v1/openapi.json, so the document
@@ -48,59 +47,10 @@ export const PhotoUpload = z
   })
   .openapi("PhotoUpload");
 
-const roomCodes = ROOM_TYPES.map((r) => r.code);
-
+/** The job request of the page's route (workers/services/jobs/request.ts) and a callback: one contract. */
 export const JobRequest = z
   .object({
-    kind: z.enum(["stage", "sky", "removal"]),
-    roomType: z
-      .string()
-      .max(100)
-      .optional()
-      .openapi({
-        description: `Required for kind=stage: a room code or name, e.g. ${roomCodes.slice(0, 4).join(", ")}.`,
-      }),
-    designStyle: z
-      .string()
-      .max(100)
-      .optional()
-      .openapi({ description: "Required for kind=stage: a design style name, e.g. Scandinavian, Modern." }),
-    skyType: z.enum(SKY_TYPES).optional().openapi({ description: "Required for kind=sky." }),
-    sourceVersionId: z
-      .string()
-      .max(64)
-      .optional()
-      .openapi({ description: "Start from this version of the photo instead of the original (any kind)." }),
-    colorScheme: z
-      .string()
-      .max(32)
-      .optional()
-      .openapi({
-        description: `Advanced customization (Starter, Standard, Professional): the provider's palettes, ${COLOR_SCHEMES.map((c) => `${c.code} (${c.name})`).join(", ")}.`,
-      }),
-    specialityDecor: z
-      .string()
-      .max(32)
-      .optional()
-      .openapi({
-        description: `Advanced customization: the provider's seasonal decor, ${SPECIALITY_DECORS.map((d) => `${d.code} (${d.name})`).join(", ")}.`,
-      }),
-    designCreativity: z
-      .number()
-      .min(0)
-      .max(1)
-      .optional()
-      .openapi({
-        description: `Advanced customization: how far the result may depart from the photo, 0 (keep the room as it is) to 1 (most creative); the provider's default ${DEFAULT_CREATIVITY}.`,
-      }),
-    keepOriginalFloor: z.boolean().optional().openapi({
-      deprecated: true,
-      description: "Deprecated and ignored: no current client of the provider sends it, so it did nothing.",
-    }),
-    prompt: z.string().max(300).optional().openapi({
-      description:
-        "Advanced customization: an instruction of at most 300 characters. The provider takes it as the whole direction for the result; the room type and style are added to it.",
-    }),
+    ...jobFields,
     callbackUrl: z.string().max(2048).optional().openapi({
       description:
         "A public URL we POST a signed job.succeeded or job.failed event to: https on port 443 (or http on port 80), never Stagewise itself.",
@@ -142,6 +92,16 @@ export const Version = z
     height: z.number().int(),
     bytes: z.number().int(),
     createdAt: z.number().int(),
+    structure: z
+      .object({
+        verdict: z.enum(["passed", "refused", "kept", "unchecked"]),
+        score: z.number().nullable().openapi({ description: "The check's score: it fails above 1." }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "What the structure check said: passed; refused (the result moved walls, windows or doors: the job failed uncharged, the image is not downloadable until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions made before the check.",
+      }),
     downloadUrl: z.string().openapi({ description: "GET it with the same API key." }),
   })
   .openapi("Version");

@@ -11,6 +11,7 @@ import {
   profileById,
   profileOrDefault,
 } from "~/shared/mls-profiles";
+import { mlsRefusal } from "~/shared/version-view";
 import { getLabelDefaults } from "./labels";
 
 // What a listing's MLS profile makes of one version on its way out of the product
@@ -43,24 +44,30 @@ export function disclosureOf(settings: LabelDefaults, listingProfile: string | n
     : { profile: profileOrDefault(settings.profile), settings, from: "account" };
 }
 
-export type Exportable = { ok: true; kind: DisclosedKind } | { ok: false; reason: string };
-
-/** Said of a result kept after the structure check refused it. */
-export const KEPT_REASON =
-  "Kept after the structure check refused it: a result that may have changed the room itself is never exported as staging.";
+/**
+ * Whether a version may go out, and if not, why. `code` "conflict": the structure check refused the result, or it
+ * was kept anyway (said in mlsRefusal's words); "forbidden": the profile or the product never lets it out.
+ */
+export type Exportable =
+  | { ok: true; kind: DisclosedKind }
+  | { ok: false; reason: string; code: "conflict" | "forbidden" };
 
 /** Whether a version may leave the product under this profile, and if not, why (said in the pack's manifest). */
-export function exportable(d: Disclosure, v: Pick<PhotoVersion, "kind" | "structureKept">): Exportable {
-  if (v.structureKept === 1) return { ok: false, reason: KEPT_REASON };
+export function exportable(d: Disclosure, v: Pick<PhotoVersion, "kind" | "structureVerdict">): Exportable {
+  // A result that changed the room (refused by the structure check, or kept anyway) never goes into a listing.
+  const refusal = mlsRefusal(v.structureVerdict);
+  if (refusal) return { ok: false, reason: refusal, code: "conflict" };
   const kind: string = v.kind;
   if (!isDisclosedKind(kind))
     return {
       ok: false,
+      code: "forbidden",
       reason: `A "${kind}" result changes permanent features (wall colour, cabinets, a remodel, landscaping): it is not staging and is never exported for a listing.`,
     };
   if (!d.profile.publishable.includes(kind))
     return {
       ok: false,
+      code: "forbidden",
       reason: `${d.profile.name} does not allow publishing ${KIND_NAMES[kind].toLowerCase()} results (${d.profile.source.rule}).`,
     };
   return { ok: true, kind };

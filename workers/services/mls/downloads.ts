@@ -89,7 +89,8 @@ export async function mlsDownload(
   let found = await versionForMls(db, userId, photoId, versionId);
   if (!found) return NOT_FOUND;
   const allowed = exportable(found.disclosure, found.version);
-  if (!allowed.ok) return fail("forbidden", `Not exported. ${allowed.reason}`);
+  if (!allowed.ok)
+    return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not exported. ${allowed.reason}`);
   if (publish === "first" && found.state.state !== "live") {
     const made = await publishOriginal(db, userId, photoId, versionId, "first", deps.clock());
     if (!made.ok) return made;

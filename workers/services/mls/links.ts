@@ -1,5 +1,13 @@
 import type { Database } from "@db/client";
-import { type Folder, folders, type OriginalLink, originalLinks, photos, photoVersions } from "@db/schema";
+import {
+  type Folder,
+  folders,
+  type OriginalLink,
+  originalLinks,
+  type PhotoVersion,
+  photos,
+  photoVersions,
+} from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { ADVERTISING_WARNING, advertises } from "~/shared/mls-profiles";
@@ -65,7 +73,7 @@ interface VersionRow {
   userId: string;
   photoId: string;
   kind: string;
-  structureKept: number | null;
+  structureVerdict: PhotoVersion["structureVerdict"];
 }
 
 /** The owner's version with its photo's listing folder (null for a photo in no folder). */
@@ -77,7 +85,7 @@ async function versionWithListing(db: Database, userId: string, photoId: string,
         userId: photoVersions.userId,
         photoId: photoVersions.photoId,
         kind: photoVersions.kind,
-        structureKept: photoVersions.structureKept,
+        structureVerdict: photoVersions.structureVerdict,
       },
       folder: folders,
       trashedAt: photos.trashedAt,
@@ -128,7 +136,8 @@ export async function publishOriginal(
   const closed = closedListing(row.folder, now);
   if (closed) return closed;
   const allowed = exportable(await disclosureFor(db, userId, row.folder), row.version);
-  if (!allowed.ok) return fail("forbidden", `Not published. ${allowed.reason}`);
+  if (!allowed.ok)
+    return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not published. ${allowed.reason}`);
   return ok({ token: await insertLink(db, row.version, now), made: true });
 }
 

@@ -16,8 +16,13 @@ export interface ListingPick {
   allowed: Exportable | null;
 }
 
-/** The version a listing uses: the photo's current one (photos.processed_key), else the newest. */
-function chosen(photo: Photo, versions: PhotoVersion[]): PhotoVersion | null {
+/**
+ * The version a listing uses: the photo's current one (photos.processed_key), else the newest. A result the
+ * structure check refused was not charged and is not the owner's to use, so it is never chosen; one kept anyway is
+ * chosen when the photo shows it, and the exports leave it out saying why (it changed the room).
+ */
+function chosen(photo: Photo, all: PhotoVersion[]): PhotoVersion | null {
+  const versions = all.filter((v) => v.structureVerdict !== "refused");
   return versions.find((v) => v.key === photo.processedKey) ?? versions[0] ?? null;
 }
 

@@ -2,135 +2,28 @@ import { type Job, type JobKind, type JobParams, type PhotoVersion, users } from
 import { randomToken } from "@workers/lib/crypto";
 import {
   getVersion,
-  isJobKind,
   jobView,
   jobWithVersion,
   MAX_JOB_WAIT_MS,
   sourceVariant,
   userObject,
 } from "@workers/objects/client";
+import type { Deps } from "@workers/services/deps";
+import { getPhoto } from "@workers/services/library";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { designStyleCode, isSkyType, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
-import {
-  ADVANCED_REFUSED_MESSAGE,
-  COLOR_SCHEME_CODES,
-  DEFAULT_CREATIVITY,
-  PROMPT_MAX,
-  planAllowsAdvanced,
-  SPECIALITY_DECOR_CODES,
-} from "~/shared/staging-options";
-import { hasControlCharacters } from "~/shared/text";
-import type { Deps } from "./deps";
-import { alreadyStarted, startFailure, startQueued, variationsFrom } from "./job-queue";
-import { getPhoto } from "./library";
+import { alreadyStarted, startFailure, startQueued } from "./queue";
+import { advancedOptions, type JobRequest, jobParams, variationsOf } from "./request";
 
-// What a person asks of the AI (POST /api/photos/:id/jobs), checked and turned
-// into provider codes here, then handed to the user's Durable Object, which
-// reserves the credit and runs the job.
-
-export const MISSING_OPTIONS = "Please select all required options";
-export const INVALID_SKY_TYPE = "Invalid sky type";
-
-/** Any JSON object; the fields are read below so each missing one gets the spec's message. */
-export const jobRequestBody = z.record(z.string(), z.unknown(), { message: "The request body must be a JSON object." });
-
-const ROOM_CODES = new Set([...ROOM_TYPES, ...QUICK_ROOM_TYPES].map((r) => r.code));
-const ROOM_NAMES = new Map([...ROOM_TYPES, ...QUICK_ROOM_TYPES].map((r) => [r.name.toLowerCase(), r.code]));
-
-function roomCode(value: string): string | undefined {
-  const v = value.trim().toLowerCase();
-  return ROOM_CODES.has(v) ? v : ROOM_NAMES.get(v);
-}
-
-function styleCode(value: string): string {
-  const quick = QUICK_FURNITURE_STYLES.find((s) => s.name.toLowerCase() === value.trim().toLowerCase());
-  return quick?.code ?? designStyleCode(value);
-}
-
-function text(v: unknown): string | undefined {
-  return typeof v === "string" && v.trim().length > 0 && v.length <= 100 ? v : undefined;
-}
-
-const advancedFields = z.object({
-  colorScheme: z
-    .string()
-    .refine((v) => COLOR_SCHEME_CODES.has(v), "Unknown colour palette.")
-    .optional(),
-  specialityDecor: z
-    .string()
-    .refine((v) => SPECIALITY_DECOR_CODES.has(v), "Unknown decor theme.")
-    .optional(),
-  /** Deprecated: sent by no current provider client, so accepted for old integrations and ignored. */
-  keepOriginalFloor: z.boolean().optional(),
-  designCreativity: z
-    .number("Creativity must be a number from 0 to 1.")
-    .min(0, "Creativity must be a number from 0 to 1.")
-    .max(1, "Creativity must be a number from 0 to 1.")
-    .optional(),
-  prompt: z
-    .string()
-    .trim()
-    .max(PROMPT_MAX, `Instructions must be at most ${PROMPT_MAX} characters.`)
-    .refine((v) => !hasControlCharacters(v), "Instructions cannot contain control characters.")
-    .optional(),
-});
-
-type AdvancedParams = Pick<JobParams, "colorScheme" | "specialityDecor" | "designCreativity" | "prompt">;
-
-/** The advanced options asked for (only what differs from the provider's defaults), or why they are refused. */
-export async function advancedOptionsFrom(
-  body: Record<string, unknown>,
-  plan: () => Promise<string | null>,
-): Promise<Result<{ options: AdvancedParams }>> {
-  const parsed = advancedFields.safeParse({
-    colorScheme: body.colorScheme ?? undefined,
-    specialityDecor: body.specialityDecor ?? undefined,
-    keepOriginalFloor: body.keepOriginalFloor ?? undefined,
-    designCreativity: body.designCreativity ?? undefined,
-    prompt: body.prompt ?? undefined,
-  });
-  if (!parsed.success) return fail("invalid", parsed.error.issues[0]?.message ?? MISSING_OPTIONS);
-  const o = parsed.data;
-  const options: AdvancedParams = {};
-  if (o.colorScheme && o.colorScheme !== "COLOR_SCHEME_0") options.colorScheme = o.colorScheme;
-  if (o.specialityDecor && o.specialityDecor !== "SPECIALITY_DECOR_0") options.specialityDecor = o.specialityDecor;
-  if (o.designCreativity !== undefined && o.designCreativity !== DEFAULT_CREATIVITY)
-    options.designCreativity = o.designCreativity;
-  if (o.prompt) options.prompt = o.prompt;
-  if (Object.keys(options).length > 0 && !planAllowsAdvanced(await plan())) {
-    return fail("forbidden", ADVANCED_REFUSED_MESSAGE);
-  }
-  return ok({ options });
-}
+// A job asked for one photo (POST /api/photos/:id/jobs, the public API's POST /photos/:id/jobs): the request,
+// checked by its one schema (request.ts), turned into provider codes, and handed to the user's Durable Object,
+// which reserves the credit and runs the job.
 
 /** The plan the user is on now, as the payment webhook last recorded it. */
-async function currentPlan(db: Deps["db"], userId: string): Promise<string | null> {
+export async function currentPlan(db: Deps["db"], userId: string): Promise<string | null> {
   const row = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
   return row?.plan ?? null;
-}
-
-/** The job's kind and provider parameters from the request's fields, or the spec's message. */
-export function jobParamsFrom(body: Record<string, unknown>): Result<{ kind: JobKind; params: JobParams }> {
-  const kind = body.kind;
-  if (!isJobKind(kind)) return fail("invalid", MISSING_OPTIONS);
-  const params: JobParams = {};
-  if (kind === "stage") {
-    const room = text(body.roomType);
-    const style = text(body.designStyle);
-    const code = room ? roomCode(room) : undefined;
-    if (!code || !style) return fail("invalid", MISSING_OPTIONS);
-    params.roomType = code;
-    params.designStyle = styleCode(style);
-  } else if (kind === "sky") {
-    if (body.skyType === undefined || body.skyType === null || body.skyType === "") {
-      return fail("invalid", MISSING_OPTIONS);
-    }
-    if (!isSkyType(body.skyType)) return fail("invalid", INVALID_SKY_TYPE);
-    params.skyType = body.skyType;
-  }
-  return ok({ kind, params });
 }
 
 /** What the public API adds to a job request (docs/decisions/0120-public-api.md). */
@@ -146,7 +39,7 @@ export async function requestJob(
   deps: Pick<Deps, "db" | "env">,
   userId: string,
   photoId: string,
-  body: Record<string, unknown>,
+  body: Omit<JobRequest, "variations"> & Pick<Partial<JobRequest>, "variations">,
   opts: {
     /** A request of the public API (its own idempotency and callback). */
     api?: ApiJobOptions;
@@ -162,11 +55,11 @@ export async function requestJob(
   }>
 > {
   const { api, submission } = opts;
-  const asked = jobParamsFrom(body);
+  const asked = jobParams(body);
   if (!asked.ok) return asked;
   const { kind, params } = asked;
   if (kind === "stage") {
-    const advanced = await advancedOptionsFrom(body, () => currentPlan(deps.db, userId));
+    const advanced = await advancedOptions(body, () => currentPlan(deps.db, userId));
     if (!advanced.ok) return advanced;
     Object.assign(params, advanced.options);
   }
@@ -188,7 +81,7 @@ export async function requestJob(
     if (api) return requestApiJob(deps, userId, { photoId: photo.id, kind, params }, api);
   }
   // Through the user's queue: the plan's concurrency and priority, a seed, 1-4 variations (issue 15).
-  const count = variationsFrom(body, kind);
+  const count = variationsOf(body);
   if (!count.ok) return count;
   const started = await startQueued(
     deps,

@@ -1,9 +1,8 @@
 import type { Job, JobKind, JobParams } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { type StartManyResult, userObject } from "@workers/objects/client";
-import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
-import { type FailureCode, fail, ok, type Result } from "~/shared/result";
-import type { Deps } from "./deps";
+import type { Deps } from "@workers/services/deps";
+import { type FailureCode, fail } from "~/shared/result";
 
 // Starting jobs through the user's queue (workers/objects/user/queue.ts, which
 // orders them by the plan's priority): a new provider seed per staging job, and variations (one job
@@ -23,17 +22,6 @@ export function alreadyStarted(started: { ok: boolean; existing?: Job }): Job | 
 /** The object's refusal as the service's failure: its code and words, and the balance it saw. */
 export function startFailure(started: { code: FailureCode; error: string; balance: number }) {
   return { ...fail(started.code, started.error), credits: started.balance } as ReturnType<typeof fail>;
-}
-
-/** How many results a staging request asks for (1 when not given), or why not. */
-export function variationsFrom(body: Record<string, unknown>, kind: JobKind): Result<{ count: number }> {
-  const v = body.variations;
-  if (v === undefined || v === null || v === "") return ok({ count: 1 });
-  const n = typeof v === "string" && /^\d{1,2}$/.test(v) ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > MAX_VARIATIONS)
-    return fail("invalid", VARIATIONS_MESSAGE);
-  if (kind !== "stage" && n !== 1) return fail("invalid", "Variations are for staging only.");
-  return ok({ count: n });
 }
 
 /**

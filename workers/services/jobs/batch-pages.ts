@@ -1,20 +1,13 @@
 import { jobs, photos } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import type { Deps } from "@workers/services/deps";
+import { getFolder, type PhotoCard, toCard } from "@workers/services/library";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel, MAX_BATCH_PHOTOS, roomField, roomFromName } from "~/shared/listing";
 import { fail, ok, type Result } from "~/shared/result";
-import type { Deps } from "./deps";
-import { getFolder, type PhotoCard, toCard } from "./library";
-import {
-  type BatchView,
-  batchView,
-  FORM_NOT_UNDERSTOOD,
-  retryBatch,
-  startBatch,
-  submissionField,
-} from "./listing-jobs";
+import { type BatchView, batchView, FORM_NOT_UNDERSTOOD, retryBatch, startBatch, submissionField } from "./batches";
 
 // The /batches pages: which photos a batch may take, each with the room type
 // its name (or the user's last choice) suggests, and the start form's fields.
@@ -159,4 +152,4 @@ export async function retryBatchFromForm(
   return retryBatch(deps, userId, batchId, parsed.data.submission);
 }
 
-export { batchView, recentBatches, retryBatch } from "./listing-jobs";
+export { batchView, recentBatches, retryBatch } from "./batches";

@@ -1,22 +1,17 @@
-import { type Batch, batches, type Job, type JobParams, jobs, photos, photoVersions, users } from "@db/schema";
+import { type Batch, batches, type Job, type JobParams, jobs, photos } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
-import { getJob, getVersion, SUBMISSION_REUSED, userObject } from "@workers/objects/client";
+import { SUBMISSION_REUSED, userObject } from "@workers/objects/client";
+import { currentBalance } from "@workers/services/account";
+import type { Deps } from "@workers/services/deps";
+import { getFolder } from "@workers/services/library";
+import type { UserRef } from "@workers/services/sessions";
 import { and, asc, desc, eq, gte, inArray, isNull, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
-import {
-  type BatchItemStatus,
-  FREE_REROLL_MS,
-  itemStatus,
-  MAX_BATCH_PHOTOS,
-  REROLL_PAID_MESSAGE,
-} from "~/shared/listing";
+import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
-import { currentBalance } from "./account";
-import type { Deps } from "./deps";
-import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./job-queue";
-import { advancedOptionsFrom, jobParamsFrom, MISSING_OPTIONS } from "./job-requests";
-import { getFolder } from "./library";
-import type { UserRef } from "./sessions";
+import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue";
+import { advancedOptions, jobFields, jobParams, MISSING_OPTIONS, stagingChoices } from "./request";
+import { currentPlan } from "./start";
 
 // Staging a whole listing (issue 15): batches, variations, the free re-roll,
 // retries and the chosen version. Every start goes to the user's Durable
@@ -39,15 +34,20 @@ export const submissionField = z
   .regex(/^[a-z2-7]{32}$/, FORM_NOT_UNDERSTOOD)
   .optional();
 
+/** A batch: one style for every photo and a room each, the job request's fields (request.ts) with its choices. */
 const batchBody = z.object({
   folderId: z.string().max(64).nullish(),
-  designStyle: z.string().min(1, MISSING_OPTIONS).max(100),
+  designStyle: jobFields.designStyle.unwrap().min(1, MISSING_OPTIONS),
   items: z
-    .array(z.object({ photoId: z.string().min(1).max(64), roomType: z.string().min(1, MISSING_OPTIONS).max(100) }), {
-      message: "Choose at least one photo.",
-    })
+    .array(
+      z.object({ photoId: z.string().min(1).max(64), roomType: jobFields.roomType.unwrap().min(1, MISSING_OPTIONS) }),
+      {
+        message: "Choose at least one photo.",
+      },
+    )
     .min(1, "Choose at least one photo.")
     .max(MAX_BATCH_PHOTOS, `A batch takes at most ${MAX_BATCH_PHOTOS} photos.`),
+  ...stagingChoices,
   submission: submissionField,
 });
 
@@ -72,14 +72,11 @@ export async function startBatch(
     .where(and(eq(photos.userId, userId), inArray(photos.id, ids), isNull(photos.trashedAt)))
     .all();
   if (owned.length !== ids.length) return fail("not_found", "A photo of the batch was not found.");
-  const advanced = await advancedOptionsFrom(body, async () => {
-    const row = await deps.db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
-    return row?.plan ?? null;
-  });
+  const advanced = await advancedOptions(parsed.data, () => currentPlan(deps.db, userId));
   if (!advanced.ok) return advanced;
   const planned: { photoId: string; params: JobParams }[] = [];
   for (const item of items) {
-    const p = jobParamsFrom({ kind: "stage", roomType: item.roomType, designStyle });
+    const p = jobParams({ kind: "stage", roomType: item.roomType, designStyle });
     if (!p.ok) return p;
     planned.push({ photoId: item.photoId, params: { ...p.params, ...advanced.options, source: "original" } });
   }
@@ -288,142 +285,4 @@ export async function retryBatch(
   // object refuses this one as a conflict that says so.
   if (!started.ok) return startFailure(started);
   return ok({ retried: old.length, credits: started.balance });
-}
-
-// ---- Re-rolls ----
-
-export interface RerollQuote {
-  /** The staging job whose choices the re-roll repeats. */
-  rootJobId: string;
-  cost: 0 | 1;
-  message: string;
-}
-
-/** What re-rolling a staged result costs, said before it starts. */
-export async function rerollQuote(
-  db: Db,
-  userId: string,
-  jobId: string,
-  now: number,
-): Promise<Result<{ quote: RerollQuote }>> {
-  const quoted = await quoteWithRoot(db, userId, jobId, now);
-  return quoted.ok ? ok({ quote: quoted.quote }) : quoted;
-}
-
-/** The quote and the staging job whose choices the re-roll repeats (reroll needs both; one read of each job). */
-async function quoteWithRoot(
-  db: Db,
-  userId: string,
-  jobId: string,
-  now: number,
-): Promise<Result<{ quote: RerollQuote; root: Job }>> {
-  const job = await getJob(db, jobId);
-  if (!job || job.userId !== userId) return NOT_FOUND;
-  if (job.kind !== "stage" || job.status !== "succeeded")
-    return fail("invalid", "Only a staged result can be re-rolled.");
-  // One free re-roll per staging request: a re-roll of a re-roll, or of any variation of a request, counts
-  // against the request's first job (its group's lead).
-  const first = job.rerollOf ? await getJob(db, job.rerollOf) : job;
-  const root = first?.groupId && first.groupId !== first.id ? await getJob(db, first.groupId) : first;
-  if (!root) return NOT_FOUND;
-  const used = await db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.rerollOf, root.id), eq(jobs.cost, 0), inArray(jobs.status, ["queued", "running", "succeeded"])))
-    .get();
-  const free = !used && now - root.createdAt <= FREE_REROLL_MS;
-  return ok({
-    root,
-    quote: {
-      rootJobId: root.id,
-      cost: free ? 0 : 1,
-      message: free ? "Re-roll free: the same choices with a new seed (once within 7 days)." : REROLL_PAID_MESSAGE,
-    },
-  });
-}
-
-/**
- * Re-rolls a staged result; a paid one starts only when the caller has agreed to its credit. With the page's
- * submission key (its Idempotency-Key header), the re-roll's job id comes from the key, and the same request sent
- * again (its answer lost on the way back) is answered with the job it started, charged once (ADR 0148).
- */
-export async function reroll(
-  deps: Pick<Deps, "db" | "env">,
-  userId: string,
-  jobId: string,
-  opts: { acceptCharge: boolean; submission?: string; now?: number },
-): Promise<Result<{ job: { id: string; status: string }; cost: 0 | 1; credits: number; replayed?: boolean }>> {
-  const quoted = await quoteWithRoot(deps.db, userId, jobId, opts.now ?? Date.now());
-  if (!quoted.ok) return quoted;
-  const { quote, root } = quoted;
-  const [id] = submittedJobIds("reroll", userId, opts.submission, 1) as [string];
-  // A free re-roll sent again finds itself quoted as paid (the first sending took the free one): when the key's job
-  // exists, the user's object answers with it (or refuses a different request under the key) and charges nothing.
-  if (quote.cost > 0 && !opts.acceptCharge && !(opts.submission && (await getJob(deps.db, id))?.userId === userId)) {
-    return fail("conflict", quote.message);
-  }
-  const { variations: _v, ...params } = root.params;
-  const started = await userObject(deps.env, userId).startJobs(userId, {
-    jobs: [
-      {
-        jobId: id,
-        photoId: root.photoId,
-        kind: "stage",
-        params: { ...params, seed: newSeed() },
-        cost: quote.cost,
-        reason: quote.cost === 0 ? "Free re-roll (same choices, new seed)" : "AI stage (re-roll)",
-        rerollOf: root.id,
-      },
-    ],
-    submitted: opts.submission !== undefined,
-  });
-  const existing = alreadyStarted(started);
-  if (existing) {
-    return ok({
-      job: { id: existing.id, status: existing.status },
-      cost: existing.cost === 0 ? 0 : 1,
-      credits: started.balance,
-      replayed: true,
-    });
-  }
-  // A second free re-roll racing the first is refused by the object in the words of REROLL_PAID_MESSAGE.
-  if (!started.ok) return startFailure(started);
-  return ok({ job: { id, status: "queued" }, cost: quote.cost, credits: started.balance });
-}
-
-// ---- The chosen version ----
-
-/** Makes one of the photo's versions the one it shows (the others stay as versions). */
-export async function chooseVersion(
-  db: Db,
-  userId: string,
-  photoId: string,
-  versionId: string,
-  now: number,
-): Promise<Result<{ versionId: string }>> {
-  const version = await getVersion(db, userId, photoId, versionId);
-  if (!version) return fail("not_found", "That version of the photo was not found.");
-  await db
-    .update(photos)
-    .set({
-      processedKey: version.key,
-      processedThumbKey: version.thumbKey,
-      processedContentType: version.contentType,
-      processedAt: now,
-    })
-    .where(and(eq(photos.id, photoId), eq(photos.userId, userId)));
-  return ok({ versionId: version.id });
-}
-
-/** The version the photo shows now (its processed image), if any. */
-export async function shownVersionId(db: Db, userId: string, photoId: string): Promise<string | null> {
-  const row = await db
-    .select({ id: photoVersions.id })
-    .from(photoVersions)
-    .innerJoin(photos, eq(photos.id, photoVersions.photoId))
-    .where(
-      and(eq(photoVersions.photoId, photoId), eq(photos.userId, userId), eq(photos.processedKey, photoVersions.key)),
-    )
-    .get();
-  return row?.id ?? null;
 }

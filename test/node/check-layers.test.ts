@@ -1,0 +1,41 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { layerProblems, NODE_ROOTS, ROOTS, root, walk } from "../../scripts/check-layers.ts";
+
+// The layer check of `npm run lint` (scripts/check-layers.ts) on this tree, and on this tree with one planted
+// import: each plant must be caught, named by its files.
+
+const files = [...ROOTS, ...NODE_ROOTS].flatMap((r) => walk(r));
+const real = (f: string) => readFileSync(join(root, f), "utf8");
+
+function planted(file: string, line: string) {
+  const all = files.includes(file) ? files : [...files, file];
+  return layerProblems(all, (f) => (f === file ? `${line}\n${files.includes(file) ? real(f) : ""}` : real(f)));
+}
+
+describe("the layer check", () => {
+  it("finds nothing wrong in this tree", () => {
+    expect(layerProblems(files, real)).toEqual([]);
+  });
+
+  it("fails on two files of the user's object importing each other, even when one import is type-only", () => {
+    // runner.ts imports rows.ts; rows.ts reaching back for a type closes the circle.
+    const problems = planted("workers/objects/user/jobs/rows.ts", 'import type { JobRunner } from "./runner";');
+    expect(problems[0]).toMatch(/Files of the user's object import each other in a circle/);
+    expect(problems.join("\n")).toContain("workers/objects/user/jobs/rows.ts -> workers/objects/user/jobs/runner.ts");
+  });
+
+  it("fails on the Worker importing an emulator, and on an emulator importing the Worker's domain", () => {
+    const intoWorker = planted(
+      "workers/lib/planted.ts",
+      'import { startProviderEmulator } from "../../emulators/provider.ts";',
+    );
+    expect(intoWorker.join("\n")).toContain("workers/lib/planted.ts -> emulators/provider.ts");
+    const intoDomain = planted(
+      "emulators/planted.ts",
+      'import { requestJob } from "../workers/services/jobs/start.ts";',
+    );
+    expect(intoDomain.join("\n")).toContain("emulators/planted.ts -> workers/services/jobs/start.ts");
+  });
+});

@@ -1,0 +1,317 @@
+import { decode as decodePng } from "fast-png";
+import jpeg from "jpeg-js";
+import { RESULT_THUMB_EDGE } from "./thumbnail";
+
+// Pixel work through the platform's image service (the Images binding, `[images]` in wrangler.toml), so that no
+// decode, resize or encode runs on the calling isolate's thread: the caller hands over bytes and awaits bytes
+// (docs/decisions/0161-pixel-work-off-the-object.md). In production the binding is a separate Cloudflare service;
+// under wrangler dev and the vitest plugin it is miniflare's offline stand-in, which runs sharp in wrangler's (or
+// vitest's) Node process.
+//
+// The stand-in is "low fidelity": it applies width, height, fit, gravity, background and rotate and the output
+// format, and nothing else. It ignores `quality` (sharp's default 80), every other transform, and `draw()` (the
+// overlay is silently left out), and refuses the raw `rgb`/`rgba` outputs. So:
+// - analysisGray asks for a PNG (works in both) and takes the luma here, on a small image;
+// - burnOverlay draws through the binding in production only; where the binding is the stand-in (`local`) it
+//   composites here with jpeg-js and fast-png (the label path's cost today), because the stand-in cannot.
+
+export const THUMB_QUALITY = 75;
+export const OVERLAY_QUALITY = 90;
+/** The analysis size's bounds: a structure check wants a few hundred pixels, never a full-size decode. */
+export const ANALYSIS_EDGE_MIN = 16;
+export const ANALYSIS_EDGE_MAX = 1024;
+
+export interface ImageFacts {
+  /** "image/jpeg", "image/png", "image/webp", "image/gif", "image/avif" or "image/svg+xml". */
+  contentType: string;
+  /** 0 for SVG, which has no pixel size. */
+  width: number;
+  height: number;
+  /** The size in bytes the service reports (0 for SVG). */
+  fileSize: number;
+}
+
+/** A grayscale image: one byte per pixel (BT.601 luma), rows top to bottom. */
+export interface GrayImage {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/**
+ * Where an overlay goes, as the binding's draw options: pixels from the named edges, at most one of left/right and
+ * one of top/bottom. An axis with neither is centred.
+ */
+export interface OverlayPosition {
+  top?: number;
+  bottom?: number;
+  left?: number;
+  right?: number;
+}
+
+export interface Images {
+  /** Format and size, from the service (no decode here). */
+  info(bytes: Uint8Array): Promise<ImageFacts>;
+  /** A JPEG no longer than 400 px on its long edge (never enlarged), for the grid. */
+  thumbnail(bytes: Uint8Array): Promise<Uint8Array>;
+  /** The image reduced to `longEdge` px on its long edge (never enlarged), as grayscale pixels. */
+  analysisGray(bytes: Uint8Array, longEdge: number): Promise<GrayImage>;
+  /** `overlayPng` (transparency kept) drawn onto the photo at `position`; a JPEG of the photo's size. */
+  burnOverlay(photoBytes: Uint8Array, overlayPng: Uint8Array, position: OverlayPosition): Promise<Uint8Array>;
+}
+
+export interface ImagesOptions {
+  /**
+   * True where the binding is miniflare's offline stand-in (wrangler dev, `npm start`, the e2e stack and the workerd
+   * tests: APP_ENV "development" or "test"): it cannot draw, so burnOverlay composites here instead.
+   */
+  local: boolean;
+}
+
+/** The adapter for a Worker's environment: the binding is the stand-in wherever APP_ENV is not "production". */
+export function imagesFor(env: { IMAGES: ImagesBinding; APP_ENV: string }): Images {
+  return images(env.IMAGES, { local: env.APP_ENV !== "production" });
+}
+
+/**
+ * The bytes as one chunk. The binding's client (workerd's streaming-forms) copies its input into the request chunk by
+ * chunk in JavaScript: a Blob's stream of a 795 KB result cost this thread about 8 ms more per call than one chunk
+ * (bench/pixels.ts). A copy, because the request may take the chunk over.
+ */
+function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  const chunk = bytes.slice();
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+}
+
+async function bytesOf(result: ImageTransformationResult): Promise<Uint8Array> {
+  return new Uint8Array(await new Response(result.image()).arrayBuffer());
+}
+
+function checkPosition(position: OverlayPosition): void {
+  if (position.left !== undefined && position.right !== undefined)
+    throw new Error("An overlay takes left or right, not both.");
+  if (position.top !== undefined && position.bottom !== undefined)
+    throw new Error("An overlay takes top or bottom, not both.");
+  for (const v of Object.values(position)) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new Error("Overlay offsets are whole pixels.");
+  }
+}
+
+export function images(binding: ImagesBinding, options: ImagesOptions): Images {
+  return {
+    async info(bytes) {
+      const r = await binding.info(streamOf(bytes));
+      if (!("width" in r)) return { contentType: r.format, width: 0, height: 0, fileSize: 0 };
+      return { contentType: r.format, width: r.width, height: r.height, fileSize: r.fileSize };
+    },
+
+    async thumbnail(bytes) {
+      const out = await binding
+        .input(streamOf(bytes))
+        .transform({ width: RESULT_THUMB_EDGE, height: RESULT_THUMB_EDGE, fit: "scale-down" })
+        .output({ format: "image/jpeg", quality: THUMB_QUALITY });
+      return bytesOf(out);
+    },
+
+    async analysisGray(bytes, longEdge) {
+      if (!Number.isInteger(longEdge) || longEdge < ANALYSIS_EDGE_MIN || longEdge > ANALYSIS_EDGE_MAX) {
+        throw new Error(`The analysis size is ${ANALYSIS_EDGE_MIN}-${ANALYSIS_EDGE_MAX} px.`);
+      }
+      // PNG, not the raw "rgb" output: the stand-in refuses raw outputs, and a PNG of this size decodes in a few
+      // milliseconds (docs/decisions/0161). No `saturation: 0`: the stand-in would ignore it; the luma is taken here.
+      const out = await binding
+        .input(streamOf(bytes))
+        .transform({ width: longEdge, height: longEdge, fit: "scale-down" })
+        .output({ format: "image/png" });
+      return grayFromPngNative(await bytesOf(out));
+    },
+
+    async burnOverlay(photoBytes, overlayPng, position) {
+      checkPosition(position);
+      if (options.local) return compositeHere(photoBytes, overlayPng, position);
+      const out = await binding
+        .input(streamOf(photoBytes))
+        .draw(streamOf(overlayPng), position)
+        .output({ format: "image/jpeg", quality: OVERLAY_QUALITY });
+      return bytesOf(out);
+    },
+  };
+}
+
+/** BT.601 luma of a decoded PNG (gray, gray+alpha, RGB, RGBA or palette; 8 or 16 bits), alpha ignored. */
+export function grayFromPng(png: Uint8Array): GrayImage {
+  const d = decodePng(png);
+  if (d.depth !== 8 && d.depth !== 16) throw new Error("The analysis PNG is not 8 or 16 bits per sample.");
+  const n = d.width * d.height;
+  const out = new Uint8Array(n);
+  const src = d.data;
+  const shift = d.depth === 16 ? 8 : 0;
+  const ch = d.channels;
+  const palette = d.palette;
+  for (let i = 0; i < n; i++) {
+    let r: number;
+    let g: number;
+    let b: number;
+    if (palette) {
+      const c = palette[src[i] ?? 0] ?? [0, 0, 0];
+      r = c[0] ?? 0;
+      g = c[1] ?? 0;
+      b = c[2] ?? 0;
+    } else if (ch <= 2) {
+      out[i] = (src[i * ch] ?? 0) >> shift;
+      continue;
+    } else {
+      const s = i * ch;
+      r = (src[s] ?? 0) >> shift;
+      g = (src[s + 1] ?? 0) >> shift;
+      b = (src[s + 2] ?? 0) >> shift;
+    }
+    out[i] = (r * 77 + g * 150 + b * 29 + 128) >> 8;
+  }
+  return { width: d.width, height: d.height, data: out };
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+/** Samples per pixel by PNG colour type: gray, RGB, palette, gray + alpha, RGBA. */
+const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/**
+ * BT.601 luma of a PNG, inflated by the runtime's zlib (DecompressionStream) instead of JavaScript: fflate took about
+ * 9 ms of the 11 ms fast-png needs for a 384 x 256 RGB PNG on this thread; unfiltering and luma here take about 1 ms
+ * (bench/pixels.ts). Interlaced PNGs and bit depths under 8 go to fast-png (grayFromPng).
+ */
+export async function grayFromPngNative(png: Uint8Array): Promise<GrayImage> {
+  if (png.length < 33 || PNG_SIGNATURE.some((b, i) => png[i] !== b)) throw new Error("Not a PNG.");
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  let width = 0;
+  let height = 0;
+  let depth = 0;
+  let colorType = -1;
+  let interlace = 0;
+  let palette: Uint8Array | null = null;
+  const idat: Uint8Array[] = [];
+  for (let at = 8; at + 12 <= png.length; ) {
+    const length = view.getUint32(at);
+    const type = String.fromCharCode(png[at + 4]!, png[at + 5]!, png[at + 6]!, png[at + 7]!);
+    const data = png.subarray(at + 8, at + 8 + length);
+    if (type === "IHDR") {
+      width = view.getUint32(at + 8);
+      height = view.getUint32(at + 12);
+      depth = png[at + 16]!;
+      colorType = png[at + 17]!;
+      interlace = png[at + 20]!;
+    } else if (type === "PLTE") palette = data;
+    else if (type === "IDAT") idat.push(data);
+    else if (type === "IEND") break;
+    at += 12 + length;
+  }
+  const channels = PNG_CHANNELS[colorType];
+  if (!channels || interlace !== 0 || (depth !== 8 && depth !== 16) || (colorType === 3 && depth !== 8)) {
+    return grayFromPng(png);
+  }
+  const inflated = new Uint8Array(
+    await new Response(
+      new Blob(idat as Uint8Array<ArrayBuffer>[]).stream().pipeThrough(new DecompressionStream("deflate")),
+    ).arrayBuffer(),
+  );
+  const bpp = (channels * depth) / 8;
+  const stride = width * bpp;
+  if (inflated.length < (stride + 1) * height) throw new Error("The PNG's image data is cut short.");
+  const out = new Uint8Array(width * height);
+  let prev = new Uint8Array(stride);
+  let cur = new Uint8Array(stride);
+  const hi = depth === 16 ? 2 : 1;
+  for (let y = 0; y < height; y++) {
+    const row = y * (stride + 1);
+    const filter = inflated[row]!;
+    for (let i = 0; i < stride; i++) {
+      const x = inflated[row + 1 + i]!;
+      const a = i >= bpp ? cur[i - bpp]! : 0;
+      const b = prev[i]!;
+      let v: number;
+      if (filter === 0) v = x;
+      else if (filter === 1) v = x + a;
+      else if (filter === 2) v = x + b;
+      else if (filter === 3) v = x + ((a + b) >> 1);
+      else if (filter === 4) {
+        const c = i >= bpp ? prev[i - bpp]! : 0;
+        const p = a + b - c;
+        const pa = Math.abs(p - a);
+        const pb = Math.abs(p - b);
+        const pc = Math.abs(p - c);
+        v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+      } else throw new Error(`Unknown PNG filter ${filter}.`);
+      cur[i] = v;
+    }
+    // The high byte of each sample (16-bit PNGs are big-endian); luma per pixel.
+    for (let x = 0, o = y * width; x < width; x++, o++) {
+      const s = x * bpp;
+      if (palette) {
+        const k = cur[s]! * 3;
+        out[o] = (palette[k]! * 77 + palette[k + 1]! * 150 + palette[k + 2]! * 29 + 128) >> 8;
+      } else if (channels <= 2) out[o] = cur[s]!;
+      else out[o] = (cur[s]! * 77 + cur[s + hi]! * 150 + cur[s + 2 * hi]! * 29 + 128) >> 8;
+    }
+    [prev, cur] = [cur, prev];
+  }
+  return { width, height, data: out };
+}
+
+/**
+ * The overlay drawn here (source-over, the binding's default `composite`): only where the binding is the local
+ * stand-in, which leaves draws out. Full decode and encode on this thread, as workers/lib/label/render.ts does.
+ */
+function compositeHere(photoBytes: Uint8Array, overlayPng: Uint8Array, position: OverlayPosition): Uint8Array {
+  const photo = jpeg.decode(photoBytes, {
+    useTArray: true,
+    formatAsRGBA: true,
+    maxMemoryUsageInMB: 256,
+    maxResolutionInMP: 40,
+  });
+  const o = decodePng(overlayPng);
+  if (o.depth !== 8) throw new Error("The overlay is not an 8-bit PNG.");
+  const W = photo.width;
+  const H = photo.height;
+  const x0 =
+    position.left ?? (position.right !== undefined ? W - position.right - o.width : Math.round((W - o.width) / 2));
+  const y0 =
+    position.top ?? (position.bottom !== undefined ? H - position.bottom - o.height : Math.round((H - o.height) / 2));
+  const px = photo.data;
+  const src = o.data;
+  const ch = o.channels;
+  for (let y = 0; y < o.height; y++) {
+    const ty = y0 + y;
+    if (ty < 0 || ty >= H) continue;
+    for (let x = 0; x < o.width; x++) {
+      const tx = x0 + x;
+      if (tx < 0 || tx >= W) continue;
+      let r: number;
+      let g: number;
+      let b: number;
+      let a: number;
+      if (o.palette) {
+        const c = o.palette[src[y * o.width + x] ?? 0] ?? [0, 0, 0];
+        [r, g, b, a] = [c[0] ?? 0, c[1] ?? 0, c[2] ?? 0, c[3] ?? 255];
+      } else {
+        const s = (y * o.width + x) * ch;
+        const grey = ch <= 2;
+        r = src[s] ?? 0;
+        g = src[grey ? s : s + 1] ?? 0;
+        b = src[grey ? s : s + 2] ?? 0;
+        a = ch === 2 || ch === 4 ? (src[s + ch - 1] ?? 0) : 255;
+      }
+      if (a === 0) continue;
+      const t = (ty * W + tx) * 4;
+      const k = a / 255;
+      px[t] = (px[t] ?? 0) + (r - (px[t] ?? 0)) * k;
+      px[t + 1] = (px[t + 1] ?? 0) + (g - (px[t + 1] ?? 0)) * k;
+      px[t + 2] = (px[t + 2] ?? 0) + (b - (px[t + 2] ?? 0)) * k;
+    }
+  }
+  return new Uint8Array(jpeg.encode({ width: W, height: H, data: px }, OVERLAY_QUALITY).data);
+}

@@ -1,0 +1,112 @@
+import type { Job } from "@db/schema";
+import { jobs } from "@db/schema";
+import { getJob, userObject } from "@workers/objects/client";
+import type { Deps } from "@workers/services/deps";
+import { and, eq, inArray } from "drizzle-orm";
+import { FREE_REROLL_MS, REROLL_PAID_MESSAGE } from "~/shared/listing";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue";
+
+// Re-rolls (docs/decisions/0140-batches-variations-rerolls.md): the same choices with a new seed, free once within
+// 7 days of the staged result, a credit after that, the price said before anything starts.
+
+type Db = Deps["db"];
+
+export interface RerollQuote {
+  /** The staging job whose choices the re-roll repeats. */
+  rootJobId: string;
+  cost: 0 | 1;
+  message: string;
+}
+
+/** What re-rolling a staged result costs, said before it starts. */
+export async function rerollQuote(
+  db: Db,
+  userId: string,
+  jobId: string,
+  now: number,
+): Promise<Result<{ quote: RerollQuote }>> {
+  const quoted = await quoteWithRoot(db, userId, jobId, now);
+  return quoted.ok ? ok({ quote: quoted.quote }) : quoted;
+}
+
+/** The quote and the staging job whose choices the re-roll repeats (reroll needs both; one read of each job). */
+async function quoteWithRoot(
+  db: Db,
+  userId: string,
+  jobId: string,
+  now: number,
+): Promise<Result<{ quote: RerollQuote; root: Job }>> {
+  const job = await getJob(db, jobId);
+  if (!job || job.userId !== userId) return NOT_FOUND;
+  if (job.kind !== "stage" || job.status !== "succeeded")
+    return fail("invalid", "Only a staged result can be re-rolled.");
+  // One free re-roll per staging request: a re-roll of a re-roll, or of any variation of a request, counts
+  // against the request's first job (its group's lead).
+  const first = job.rerollOf ? await getJob(db, job.rerollOf) : job;
+  const root = first?.groupId && first.groupId !== first.id ? await getJob(db, first.groupId) : first;
+  if (!root) return NOT_FOUND;
+  const used = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.rerollOf, root.id), eq(jobs.cost, 0), inArray(jobs.status, ["queued", "running", "succeeded"])))
+    .get();
+  const free = !used && now - root.createdAt <= FREE_REROLL_MS;
+  return ok({
+    root,
+    quote: {
+      rootJobId: root.id,
+      cost: free ? 0 : 1,
+      message: free ? "Re-roll free: the same choices with a new seed (once within 7 days)." : REROLL_PAID_MESSAGE,
+    },
+  });
+}
+
+/**
+ * Re-rolls a staged result; a paid one starts only when the caller has agreed to its credit. With the page's
+ * submission key (its Idempotency-Key header), the re-roll's job id comes from the key, and the same request sent
+ * again (its answer lost on the way back) is answered with the job it started, charged once (ADR 0148).
+ */
+export async function reroll(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  jobId: string,
+  opts: { acceptCharge: boolean; submission?: string; now?: number },
+): Promise<Result<{ job: { id: string; status: string }; cost: 0 | 1; credits: number; replayed?: boolean }>> {
+  const quoted = await quoteWithRoot(deps.db, userId, jobId, opts.now ?? Date.now());
+  if (!quoted.ok) return quoted;
+  const { quote, root } = quoted;
+  const [id] = submittedJobIds("reroll", userId, opts.submission, 1) as [string];
+  // A free re-roll sent again finds itself quoted as paid (the first sending took the free one): when the key's job
+  // exists, the user's object answers with it (or refuses a different request under the key) and charges nothing.
+  if (quote.cost > 0 && !opts.acceptCharge && !(opts.submission && (await getJob(deps.db, id))?.userId === userId)) {
+    return fail("conflict", quote.message);
+  }
+  const { variations: _v, ...params } = root.params;
+  const started = await userObject(deps.env, userId).startJobs(userId, {
+    jobs: [
+      {
+        jobId: id,
+        photoId: root.photoId,
+        kind: "stage",
+        params: { ...params, seed: newSeed() },
+        cost: quote.cost,
+        reason: quote.cost === 0 ? "Free re-roll (same choices, new seed)" : "AI stage (re-roll)",
+        rerollOf: root.id,
+      },
+    ],
+    submitted: opts.submission !== undefined,
+  });
+  const existing = alreadyStarted(started);
+  if (existing) {
+    return ok({
+      job: { id: existing.id, status: existing.status },
+      cost: existing.cost === 0 ? 0 : 1,
+      credits: started.balance,
+      replayed: true,
+    });
+  }
+  // A second free re-roll racing the first is refused by the object in the words of REROLL_PAID_MESSAGE.
+  if (!started.ok) return startFailure(started);
+  return ok({ job: { id, status: "queued" }, cost: quote.cost, credits: started.balance });
+}
