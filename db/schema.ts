@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Mirrors migrations/*.sql (the SQL is the source of truth; test/integration/schema.test.ts
 // checks that every column declared here exists in the migrated database).
@@ -162,6 +162,9 @@ export const folders = sqliteTable("folders", {
   /** Optional listing details (migrations/0010). */
   listingAddress: text("listing_address"),
   mlsNumber: text("mls_number"),
+  /** The listing's look (migrations/0017): a staged version sent as the provider's style reference, and how strongly. */
+  lookVersionId: text("look_version_id"),
+  lookStrength: real("look_strength"),
 });
 
 export type PhotoContentType = "image/jpeg" | "image/png";
@@ -295,7 +298,19 @@ export type JobParams = {
   seed?: number;
   /** Variations: how many results the one provider call of the job's group asks for (1-4). */
   variations?: number;
+  /**
+   * The listing's look when the job was asked for (migrations/0017): the staged version sent as the provider's
+   * style reference, and its strength (design_style_image_strength).
+   */
+  styleReference?: StyleReference;
 };
+
+/** A staged version of the user's, sent to the provider as a style reference (docs/decisions/0190). */
+export interface StyleReference {
+  photoId: string;
+  versionId: string;
+  strength: number;
+}
 
 export const jobs = sqliteTable("jobs", {
   id: text("id").primaryKey(),
