@@ -238,7 +238,11 @@ describe("what cannot be a listing's look", () => {
     expect(outside.body.error).toBe(LOOK_NEEDS_FOLDER);
 
     // The stranger's look forms on the owner's folder: nothing found, nothing changed.
-    for (const fields of [{ intent: "clear-look" }, { intent: "look-strength", strength: "0.5" }]) {
+    const strangerForms: Record<string, string>[] = [
+      { intent: "clear-look" },
+      { intent: "look-strength", strength: "0.5" },
+    ];
+    for (const fields of strangerForms) {
       expect(await dashboardForm(stranger, { folderId, ...fields })).toMatchObject({ ok: false, code: "not_found" });
     }
     // The owner's own form with a strength off the steps, or on a folder without a look.
@@ -246,9 +250,12 @@ describe("what cannot be a listing's look", () => {
       ok: false,
       code: "invalid",
     });
-    expect(
-      await dashboardForm(user, { folderId: strangerFolder, intent: "look-strength", strength: "0.5" }),
-    ).toMatchObject({ ok: false, code: "not_found" });
+    const bare = await folderOf(user.id);
+    expect(await dashboardForm(user, { folderId: bare, intent: "look-strength", strength: "0.5" })).toMatchObject({
+      ok: false,
+      code: "conflict",
+    });
+    expect(await dashboardForm(user, { folderId: "../x", intent: "clear-look" })).toMatchObject({ ok: false });
     expect(await db.select().from(folders).where(eq(folders.id, folderId)).get()).toEqual(before);
   });
 

@@ -8,6 +8,7 @@ import { libraryPage } from "@workers/services/library-page";
 import { useState } from "react";
 import { data, Form, Link, redirect, useRevalidator } from "react-router";
 import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
+import { ListingLookPanel } from "~/components/library/listing-look-panel";
 import { ListingPackPanel } from "~/components/library/listing-pack-panel";
 import { PhotoGrid } from "~/components/library/photo-grid";
 import { PendingUploads, UploadPanel } from "~/components/library/upload-panel";
@@ -31,7 +32,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const cursor = url.searchParams.get("cursor");
   // Read in the session's own statement (workers/http/page-reads.ts), or in one statement now; the balance
   // is the session's read of the user.
-  const { folders, page, folder, batches } = await libraryPage(
+  const { folders, page, folder, batches, look } = await libraryPage(
     db,
     user.id,
     { view, cursor },
@@ -49,6 +50,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     view,
     folderName: folder?.name ?? null,
     listing: folder ? { address: folder.listingAddress, mlsNumber: folder.mlsNumber } : null,
+    look,
     page,
     paged: cursor !== null,
     // Batches still running, or finished within a day with failures to retry: shown again on return.
@@ -121,7 +123,8 @@ function ViewLinks({ is }: { is: (v: LibraryView) => boolean }) {
 }
 
 export default function Dashboard({ loaderData, actionData }: Route.ComponentProps) {
-  const { user, initial, justPaid, folders, view, folderName, listing, page, paged, uploading, batches } = loaderData;
+  const { user, initial, justPaid, folders, view, folderName, listing, look, page, paged, uploading, batches } =
+    loaderData;
   // One live balance for the card and the upload button, pushed by the user's Durable Object.
   const live = useLiveCredits(initial);
   const credits = live.credits;
@@ -301,6 +304,7 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
               </p>
             ) : null
           ) : null}
+          {view.kind === "folder" ? <ListingLookPanel folderId={view.folderId} look={look} /> : null}
           {view.kind === "folder" && listing ? (
             <ListingPackPanel folderId={view.folderId} address={listing.address} mlsNumber={listing.mlsNumber} />
           ) : null}
