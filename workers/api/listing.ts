@@ -3,7 +3,7 @@ import { failureJson } from "@workers/http/result";
 import { batchView, recentBatches, retryBatch, startBatch } from "@workers/services/jobs/batches";
 import { anyObject } from "@workers/services/jobs/request";
 import { reroll, rerollQuote } from "@workers/services/jobs/rerolls";
-import { chooseVersion } from "@workers/services/jobs/versions";
+import { chooseVersion, keepRefusedVersion } from "@workers/services/jobs/versions";
 import { LookRequest, useAsLook } from "@workers/services/listing-look";
 import { Hono } from "hono";
 import { NOT_FOUND } from "~/shared/result";
@@ -82,4 +82,10 @@ export const listingApi = new Hono<ApiEnv>()
     const res = await useAsLook(c.get("db"), c.get("user")!.id, id, versionId, body.data.strength);
     if (!res.ok) return failureJson(res);
     return c.json({ look: res.look }, 200, NO_STORE);
+  })
+  .post("/photos/:id/versions/:versionId/keep", async (c) => {
+    const user = c.get("user")!;
+    const res = await keepRefusedVersion(c.get("deps"), user.id, c.req.param("id"), c.req.param("versionId"));
+    if (!res.ok) return failureJson(res);
+    return c.json({ versionId: res.versionId, credits: res.credits }, 200, NO_STORE);
   });

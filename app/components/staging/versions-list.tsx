@@ -146,6 +146,7 @@ export function VersionsList({
   onChoose,
   onReroll,
   onUseLook,
+  onKeep,
 }: {
   versions: VersionView[] | null;
   /** The folder the photo is in and its look; null outside any folder. */
@@ -157,6 +158,8 @@ export function VersionsList({
   onReroll?: (v: VersionView, acceptCharge: boolean) => void;
   /** Makes a staged version the look of the photo's folder. */
   onUseLook?: (v: VersionView) => void;
+  /** Keeps a result the structure check refused, for a credit. */
+  onKeep?: (v: VersionView) => void;
 }) {
   return (
     <section aria-label="Versions" className="space-y-2">
@@ -185,12 +188,36 @@ export function VersionsList({
               <p className="text-muted" data-testid="version-from">
                 {fromLine(v, versions)}
               </p>
+              {v.structure?.verdict === "refused" ? (
+                <div
+                  className="space-y-1 rounded border border-amber-300 bg-amber-50 p-1"
+                  data-testid="version-refused"
+                >
+                  <p className="font-semibold text-amber-900">
+                    Changed the room's walls, windows or doors: not charged, not for a listing.
+                  </p>
+                  {onKeep ? (
+                    <button
+                      type="button"
+                      className="btn-secondary min-h-8 px-2 py-0.5"
+                      onClick={() => onKeep(v)}
+                      data-testid="keep-refused"
+                    >
+                      Keep it anyway · 1 credit
+                    </button>
+                  ) : null}
+                </div>
+              ) : v.structure?.verdict === "kept" ? (
+                <p className="text-amber-900" data-testid="version-kept">
+                  Kept after the structure check found the room changed: not exported as staging
+                </p>
+              ) : null}
               {belowListingSize(v.width, v.height) ? (
                 <p className="text-amber-800" data-testid="version-size">
                   {belowListingSize(v.width, v.height)}
                 </p>
               ) : null}
-              {v.shown ? (
+              {v.structure?.verdict === "refused" ? null : v.shown ? (
                 <p className="font-semibold text-brand-700" data-testid="version-shown">
                   Shown in your library
                 </p>
@@ -208,22 +235,30 @@ export function VersionsList({
                 <button type="button" className="btn-ghost min-h-8 px-2 py-0.5" onClick={() => onCompare(v)}>
                   Compare
                 </button>
-                <a href={v.downloadUrl} download className="btn-ghost min-h-8 px-2 py-0.5">
-                  Download
-                </a>
-                {/* With the disclosure label and QR of the original page (docs/decisions/0110-mls-disclosure-and-original-pages.md). */}
-                <a
-                  href={`/api/photos/${v.photoId}/versions/${v.id}/labelled`}
-                  download
-                  className="btn-ghost min-h-8 px-2 py-0.5"
-                  data-testid="download-labelled"
-                >
-                  Download for MLS
-                </a>
-                {v.kind === "stage" && onReroll ? (
-                  <RerollControl version={v} onReroll={(accept) => onReroll(v, accept)} />
-                ) : null}
-                <LookControl version={v} listing={listing} onUseLook={onUseLook} />
+                {v.structure?.verdict === "refused" ? null : (
+                  <>
+                    <a href={v.downloadUrl} download className="btn-ghost min-h-8 px-2 py-0.5">
+                      Download
+                    </a>
+                    {/* With the disclosure label and QR of the original page (docs/decisions/0110-mls-disclosure-and-original-pages.md);
+                        a kept result changed the room and is not published as staging. */}
+                    {v.structure?.verdict === "kept" ? null : (
+                      <a
+                        href={`/api/photos/${v.photoId}/versions/${v.id}/labelled`}
+                        download
+                        className="btn-ghost min-h-8 px-2 py-0.5"
+                        data-testid="download-labelled"
+                      >
+                        Download for MLS
+                      </a>
+                    )}
+                    {v.kind === "stage" && onReroll ? (
+                      <RerollControl version={v} onReroll={(accept) => onReroll(v, accept)} />
+                    ) : null}
+                    {/* Not from a refused result: it was not charged (the look is sent with every later staging). */}
+                    <LookControl version={v} listing={listing} onUseLook={onUseLook} />
+                  </>
+                )}
               </div>
               <OriginalLinkControls photoId={v.photoId} versionId={v.id} />
             </li>
