@@ -105,6 +105,14 @@ afterAll(() => {
   console.log(`hostile-input suite (listing look): ${ran} cases ran`);
 });
 
+/** The new-batch form's look fields, each wrong. */
+const BATCH_FORM_EXTRAS: Record<string, string>[] = [
+  { look: "maybe" },
+  { lookStrength: "0.6" },
+  { lookStrength: SQL_META },
+  { lookStrength: "123456789" },
+];
+
 function cases(): HostileCase[] {
   const o = headers(owner);
   const s = headers(stranger);
@@ -258,7 +266,7 @@ function cases(): HostileCase[] {
         status: 400,
       }),
     ),
-    ...[{ look: "maybe" }, { lookStrength: "0.6" }, { lookStrength: SQL_META }, { lookStrength: "123456789" }].map(
+    ...BATCH_FORM_EXTRAS.map(
       (extra): HostileCase => ({
         name: `the new-batch form with ${JSON.stringify(extra)}`,
         method: "POST",
