@@ -33,6 +33,9 @@ export function lookStrengthLabel(value: number): string {
 }
 
 export const LOOK_NOT_STAGED = "Only a staged version can be the listing's look.";
+/** A result the structure check refused was not charged: it becomes a look only once kept (docs/decisions/0190). */
+export const LOOK_NOT_REFUSED =
+  "This result changed the room's walls, windows or doors, so it was not charged. Keep it (1 credit) to use its look for the listing.";
 export const LOOK_NEEDS_FOLDER =
   "Put this photo in a folder first: a folder is a listing, and the look is kept with it.";
 export const LOOK_NOT_SET = "This listing has no look. Open a staged photo and choose “Use this look for the listing”.";

@@ -66,7 +66,8 @@ const stagingCalls = () => provider.calls.filter((c) => c.path === "/generate_de
 function expectReference(call: ProviderCall, refPhotoId: string, refVersionId: string, bytes: Uint8Array, s: number) {
   const url = new URL(String(call.body.design_style_image_url));
   expect(url.pathname).toBe(`/api/signed/photos/${refPhotoId}/${refVersionId}`);
-  expect(url.searchParams.get("sig")).toMatch(/^[0-9a-f]{64}$/);
+  // Signed by the current key, named in the signature (ADR 0182).
+  expect(url.searchParams.get("sig")).toMatch(/^[a-z0-9]+\.[0-9a-f]{64}$/);
   expect(call.body.design_style_image_strength).toBe(s);
   // The provider fetched the reference's own bytes through its signed address.
   expect(call.reference).toEqual(bytes);

@@ -7,6 +7,7 @@ import { z } from "zod";
 import {
   DEFAULT_LOOK_STRENGTH,
   LOOK_NEEDS_FOLDER,
+  LOOK_NOT_REFUSED,
   LOOK_NOT_SET,
   LOOK_NOT_STAGED,
   LOOK_STRENGTH_MESSAGE,
@@ -126,8 +127,8 @@ export async function looksOf(db: Db, userId: string, photoIds: string[]): Promi
 
 /**
  * "Use this look for the listing": makes a staged version the look of its photo's folder. The photo must be the
- * user's, out of the trash and in a folder; the version one of its staged versions. The strength is the one asked
- * for, else the folder's current one, else Close.
+ * user's, out of the trash and in a folder; the version one of its staged versions, not one the structure check
+ * refused (unless it was kept). The strength is the one asked for, else the folder's current one, else Close.
  */
 export async function useAsLook(
   db: Db,
@@ -141,6 +142,8 @@ export async function useAsLook(
   const version = await getVersion(db, userId, photo.id, versionId);
   if (!version) return fail("not_found", "That version of the photo was not found.");
   if (version.kind !== "stage") return fail("invalid", LOOK_NOT_STAGED);
+  // Refused by the structure check and not kept: not charged, so not sent with every later staging either.
+  if (version.structureVerdict === "refused") return fail("conflict", LOOK_NOT_REFUSED);
   if (!photo.folderId) return fail("invalid", LOOK_NEEDS_FOLDER);
   if (strength !== undefined && lookStrengthOf(strength) === null) return fail("invalid", LOOK_STRENGTH_MESSAGE);
   // One statement: the version must still exist as it is written (a purge in between would break the reference).
