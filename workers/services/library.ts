@@ -161,6 +161,11 @@ export async function createFolder(db: Database, userId: string, name: string, n
     mlsNumber: null,
     lookVersionId: null,
     lookStrength: null,
+    mlsProfile: null,
+    listingStatus: "active",
+    soldAt: null,
+    originalsCloseDays: null,
+    originalsCloseAt: null,
   };
   await db.insert(folders).values(folder);
   return folder;
