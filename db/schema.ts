@@ -162,6 +162,9 @@ export const folders = sqliteTable("folders", {
   /** Optional listing details (migrations/0010). */
   listingAddress: text("listing_address"),
   mlsNumber: text("mls_number"),
+  /** The listing's look (migrations/0017): a staged version sent as the provider's style reference, and how strongly. */
+  lookVersionId: text("look_version_id"),
+  lookStrength: real("look_strength"),
   /** The MLS profile the listing follows; null: the account's (migrations/0015, app/shared/mls-profiles.ts). */
   mlsProfile: text("mls_profile"),
   listingStatus: text("listing_status", { enum: ["active", "pending", "sold"] })
@@ -304,7 +307,19 @@ export type JobParams = {
   seed?: number;
   /** Variations: how many results the one provider call of the job's group asks for (1-4). */
   variations?: number;
+  /**
+   * The listing's look when the job was asked for (migrations/0017): the staged version sent as the provider's
+   * style reference, and its strength (design_style_image_strength).
+   */
+  styleReference?: StyleReference;
 };
+
+/** A staged version of the user's, sent to the provider as a style reference (docs/decisions/0190). */
+export interface StyleReference {
+  photoId: string;
+  versionId: string;
+  strength: number;
+}
 
 export const jobs = sqliteTable("jobs", {
   id: text("id").primaryKey(),

@@ -820,6 +820,12 @@ export interface components {
                 specialityDecor?: string;
                 designCreativity?: number;
                 prompt?: string;
+                /** @description The listing's look when the job was asked for: a staged version (of a photo of the same folder's owner) sent to the provider as its style reference, and how closely it is followed, 0-1. Set from the folder the photo is in; absent when the folder has none. */
+                styleReference?: {
+                    photoId: string;
+                    versionId: string;
+                    strength: number;
+                };
             };
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed";

@@ -23,6 +23,8 @@ export interface ProviderCall {
   input: Uint8Array | null;
   /** The images answered (empty for a failure). */
   output: Uint8Array[];
+  /** The bytes behind design_style_image_url (a style reference), fetched as the provider would; null for none. */
+  reference: Uint8Array | null;
 }
 
 export interface ProviderStub {
@@ -98,7 +100,7 @@ export function stubProvider(): ProviderStub {
     const upscale = path === "/upscale_image";
     if (!upscale) sinceReset++;
     const list = upscale ? stub.upscales : stub.calls;
-    const call: ProviderCall = { n: list.length + 1, path, body, input: uploaded, output: [] };
+    const call: ProviderCall = { n: list.length + 1, path, body, input: uploaded, output: [], reference: null };
     list.push(call);
     stub.inFlight++;
     stub.maxInFlight = Math.max(stub.maxInFlight, stub.inFlight);
@@ -107,6 +109,10 @@ export function stubProvider(): ProviderStub {
       if (typeof body.input_image_url === "string") {
         const src = await workerFetch(body.input_image_url);
         call.input = src.ok ? new Uint8Array(await src.arrayBuffer()) : null;
+      }
+      if (typeof body.design_style_image_url === "string") {
+        const ref = await workerFetch(body.design_style_image_url);
+        call.reference = ref.ok ? new Uint8Array(await ref.arrayBuffer()) : null;
       }
       if (upscale) {
         // A larger image than it was given, as the provider's enlargement answers: its upscaled_image, base64.

@@ -13,6 +13,7 @@ import {
   waitForJobWithVersion,
 } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
+import { photoListing } from "@workers/services/listing-look";
 import { Hono } from "hono";
 import { fail, NOT_FOUND } from "~/shared/result";
 import { REFUSED_NOT_DOWNLOADED, toVersionView } from "~/shared/version-view";
@@ -71,7 +72,9 @@ export const jobsApi = new Hono<ApiEnv>()
     const photo = await getPhoto(db, user.id, c.req.param("id"));
     if (!photo) return failureJson(NOT_FOUND);
     const versions = await listVersions(db, user.id, photo.id);
-    return c.json({ versions: versions.map((v) => toVersionView(v, photo.processedKey)) }, 200, NO_STORE);
+    // The photo's listing (its folder) and its look: "Use this look for the listing" is offered only in one.
+    const listing = await photoListing(db, user.id, photo);
+    return c.json({ versions: versions.map((v) => toVersionView(v, photo.processedKey)), listing }, 200, NO_STORE);
   })
   .get("/photos/:id/versions/:versionId/:variant{image|thumb|download}", async (c) => {
     const user = c.get("user")!;

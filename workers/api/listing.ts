@@ -4,6 +4,7 @@ import { batchView, recentBatches, retryBatch, startBatch } from "@workers/servi
 import { anyObject } from "@workers/services/jobs/request";
 import { reroll, rerollQuote } from "@workers/services/jobs/rerolls";
 import { chooseVersion, keepRefusedVersion } from "@workers/services/jobs/versions";
+import { LookRequest, useAsLook } from "@workers/services/listing-look";
 import { Hono } from "hono";
 import { NOT_FOUND } from "~/shared/result";
 import { answerHeaders, NO_STORE, requestKey } from "./answers";
@@ -11,7 +12,8 @@ import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
 // Staging a whole listing (issue 15): batches and their progress, retries of
-// failures, re-rolls (the price said first) and the chosen version of a photo.
+// failures, re-rolls (the price said first), the chosen version of a photo and
+// the listing's look (docs/decisions/0190-one-look-for-a-listing.md).
 // Only the owner sees any of it; anyone else gets the same 404 as for nothing.
 
 export const listingApi = new Hono<ApiEnv>()
@@ -71,6 +73,15 @@ export const listingApi = new Hono<ApiEnv>()
     );
     if (!res.ok) return failureJson(res);
     return c.json({ versionId: res.versionId }, 200, NO_STORE);
+  })
+  // "Use this look for the listing": the version becomes the style reference of its photo's folder.
+  .post("/photos/:id/versions/:versionId/look", async (c) => {
+    const body = await readJson(c.req.raw, LookRequest);
+    if (!body.ok) return failureJson(body);
+    const { id, versionId } = c.req.param();
+    const res = await useAsLook(c.get("db"), c.get("user")!.id, id, versionId, body.data.strength);
+    if (!res.ok) return failureJson(res);
+    return c.json({ look: res.look }, 200, NO_STORE);
   })
   .post("/photos/:id/versions/:versionId/keep", async (c) => {
     const user = c.get("user")!;

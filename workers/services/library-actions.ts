@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lookStrengthLabel } from "~/shared/listing-look";
 import { type Failure, fail, ok, type Result } from "~/shared/result";
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
 import type { Deps } from "./deps";
@@ -11,9 +12,10 @@ import {
   restorePhoto,
   trashPhoto,
 } from "./library";
+import { clearLook, setLookStrength } from "./listing-look";
 import { trashWarning } from "./mls/listing-status";
 
-// The library's form actions on /dashboard (folders, moving, trash), each a
+// The library's form actions on /dashboard (folders, moving, trash, a listing's look), each a
 // closed intent checked by `libraryActionInput` and answered with the message
 // the page shows. The route parses the form and maps the result; the rules
 // and the words live here.
@@ -29,6 +31,9 @@ export const libraryActionInput = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("restore"), photoId: id }),
   z.object({ intent: z.literal("delete-forever"), photoId: id }),
   z.object({ intent: z.literal("empty-trash") }),
+  // The listing's look (docs/decisions/0190-one-look-for-a-listing.md): how closely it is followed, or cleared.
+  z.object({ intent: z.literal("look-strength"), folderId: id, strength: z.string().max(8) }),
+  z.object({ intent: z.literal("clear-look"), folderId: id }),
 ]);
 
 export type LibraryAction = z.infer<typeof libraryActionInput>;
@@ -84,6 +89,16 @@ export async function runLibraryAction(
       return found(await restorePhoto(db, userId, input.photoId), "Photo restored.");
     case "delete-forever":
       return found(await deletePhotoForever(db, bucket, userId, input.photoId), "Photo deleted for good.");
+    case "look-strength": {
+      const res = await setLookStrength(db, userId, input.folderId, input.strength);
+      if (!res.ok) return res.code === "not_found" ? fail("not_found", LIBRARY_NOT_FOUND) : res;
+      return ok({ message: `Photos now follow the listing's look: ${lookStrengthLabel(res.strength)}.` });
+    }
+    case "clear-look":
+      return found(
+        await clearLook(db, userId, input.folderId),
+        "The listing's look is cleared: photos staged from now on no longer follow it.",
+      );
     case "empty-trash": {
       const n = await emptyTrash(db, bucket, userId);
       return ok({ message: n === 1 ? "1 photo deleted for good." : `${n} photos deleted for good.` });

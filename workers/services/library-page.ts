@@ -3,8 +3,10 @@ import { type Batch, batches, type Folder, folders, type Photo, photos, users } 
 import { eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
+import type { LookView } from "~/shared/listing-look";
 import { type BatchView, batchViews, recentBatchesQuery } from "./jobs/batches";
 import { decodeCursor, folderQuery, foldersQuery, photoPage, photoPageQuery, type ViewFilter } from "./library";
+import { folderLook } from "./listing-look";
 import type { SessionReads } from "./sessions";
 
 // What /dashboard reads for one view of the library
@@ -15,7 +17,8 @@ import type { SessionReads } from "./sessions";
 // the root middleware), so the page costs one D1 statement in one round trip;
 // otherwise (a POST's loaders, a preload for another view) the loader reads
 // them from the user's row on its own. The batches' jobs are a second read
-// only when there is a recent batch (seldom). The balance comes from the
+// only when there is a recent batch (seldom), the folder's look only when the
+// folder shown has one. The balance comes from the
 // session's read of the user (CurrentUser.live): nothing here reads it again.
 
 export interface LibraryPage {
@@ -24,6 +27,8 @@ export interface LibraryPage {
   /** The folder shown; null for another view, undefined for a folder that is not the user's. */
   folder: Folder | null | undefined;
   batches: BatchView[];
+  /** The folder's look, when the folder shown has one (a second read only then). */
+  look: LookView | null;
 }
 
 export interface LibraryQuery {
@@ -126,11 +131,13 @@ async function libraryPageFrom(db: Database, q: LibraryQuery, values: LibraryCol
     values.libFolders,
     FOLDER_LIST_COLUMNS,
   ).sort(newestFirst);
+  const folder = q.view.kind === "folder" ? rowsFromJson<Folder>(values.libFolder, FOLDER_COLUMNS)[0] : null;
   return {
     folders: folderList.map(({ id, name }) => ({ id, name })),
     page: photoPage(rowsFromJson<Photo>(values.libPhotos, PHOTO_COLUMNS).sort(newestFirst)),
-    folder: q.view.kind === "folder" ? rowsFromJson<Folder>(values.libFolder, FOLDER_COLUMNS)[0] : null,
+    folder,
     batches: await batchViews(db, rowsFromJson<Batch>(values.libBatches, BATCH_COLUMNS).sort(newestFirst)),
+    look: folder?.lookVersionId ? await folderLook(db, folder.userId, folder.id) : null,
   };
 }
 

@@ -159,6 +159,8 @@ export async function createFolder(db: Database, userId: string, name: string, n
     createdAt: now,
     listingAddress: null,
     mlsNumber: null,
+    lookVersionId: null,
+    lookStrength: null,
     mlsProfile: null,
     listingStatus: "active",
     soldAt: null,

@@ -13,7 +13,7 @@ import { useVersions, VersionsList } from "./versions-list";
 // Opened from a photo on /dashboard: remove or add furniture (from the
 // original or any version, in up to 4 variations, with the plan's advanced
 // options), and the photo's versions: what each was made from, compare,
-// download, choose the one shown, re-roll.
+// download, choose the one shown, re-roll, make one the listing's look.
 
 const ROOMS = QUICK_ROOM_TYPES.map((r) => ({ value: r.name, label: r.name }));
 const STYLES = QUICK_FURNITURE_STYLES.map((f) => ({ value: f.name, label: f.name }));
@@ -37,7 +37,8 @@ export function QuickDialog({
   onChanged: () => void;
 }) {
   const [refresh, setRefresh] = useState(0);
-  const versions = useVersions(photoId, refresh);
+  const answer = useVersions(photoId, refresh);
+  const versions = answer?.versions ?? null;
   const job = useJob(() => {
     setRefresh((n) => n + 1);
     onChanged();
@@ -88,6 +89,21 @@ export function QuickDialog({
     onChanged();
   }
 
+  // "Use this look for the listing": the version becomes the style reference of the photo's folder.
+  async function useLook(v: VersionView) {
+    const res = await fetch(`/api/photos/${photoId}/versions/${v.id}/look`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    }).catch(() => null);
+    if (!res?.ok) {
+      const body = (await res?.json().catch(() => null)) as { error?: string } | null;
+      return job.setError(body?.error ?? "Could not make it the listing's look. Try again.");
+    }
+    setRefresh((n) => n + 1);
+    onChanged();
+  }
+
   const shown = compare ?? job.version;
   return (
     <Modal title={photoName} onClose={onClose} testId="quick-dialog">
@@ -122,6 +138,8 @@ export function QuickDialog({
       ) : null}
       <VersionsList
         versions={versions}
+        listing={answer?.listing}
+        onUseLook={(v) => void useLook(v)}
         onCompare={setCompare}
         onChoose={(v) => void choose(v)}
         onKeep={(v) => void keep(v)}

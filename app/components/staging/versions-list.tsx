@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { belowListingSize } from "~/shared/listing";
+import type { PhotoListing } from "~/shared/listing-look";
 import type { VersionView } from "~/shared/version-view";
 import { OriginalLinkControls } from "./original-link";
 
@@ -14,23 +15,29 @@ export function versionLabel(v: VersionView): string {
   return `${room} · ${style}`;
 }
 
+/** GET /api/photos/:id/versions: the versions, and the listing (folder) the photo is in with its look. */
+export interface VersionsAnswer {
+  versions: VersionView[];
+  listing: PhotoListing | null;
+}
+
 /** A photo's versions from GET /api/photos/:id/versions, asked again whenever `refresh` changes. */
-export function useVersions(photoId: string, refresh: number): VersionView[] | null {
-  const [versions, setVersions] = useState<VersionView[] | null>(null);
+export function useVersions(photoId: string, refresh: number): VersionsAnswer | null {
+  const [answer, setAnswer] = useState<VersionsAnswer | null>(null);
   useEffect(() => {
     let live = true;
     void refresh;
     fetch(`/api/photos/${photoId}/versions`, { cache: "no-store" })
-      .then((r) => (r.ok ? (r.json() as Promise<{ versions: VersionView[] }>) : { versions: [] }))
-      .then((b: { versions: VersionView[] }) => {
-        if (live) setVersions(b.versions);
+      .then((r) => (r.ok ? (r.json() as Promise<VersionsAnswer>) : { versions: [], listing: null }))
+      .then((b: VersionsAnswer) => {
+        if (live) setAnswer({ versions: b.versions, listing: b.listing ?? null });
       })
       .catch(() => undefined);
     return () => {
       live = false;
     };
   }, [photoId, refresh]);
-  return versions;
+  return answer;
 }
 
 /** "From the original" or "From: Furniture removed · 23/11/2026, 09:12" (the version it was made from). */
@@ -98,20 +105,59 @@ function RerollControl({ version, onReroll }: { version: VersionView; onReroll: 
   );
 }
 
+/**
+ * A staged version of a photo in a folder: "Use this look for the listing", or that it is the listing's look
+ * (docs/decisions/0190-one-look-for-a-listing.md).
+ */
+function LookControl({
+  version,
+  listing,
+  onUseLook,
+}: {
+  version: VersionView;
+  listing: PhotoListing | null | undefined;
+  onUseLook?: (v: VersionView) => void;
+}) {
+  if (version.kind !== "stage" || !listing || !onUseLook) return null;
+  if (listing.lookVersionId === version.id) {
+    return (
+      <p className="basis-full font-semibold text-brand-700" data-testid="version-look">
+        The listing's look: staging this folder's photos follows it
+      </p>
+    );
+  }
+  return (
+    <button
+      type="button"
+      className="btn-ghost min-h-8 px-2 py-0.5"
+      onClick={() => onUseLook(version)}
+      data-testid="use-look"
+    >
+      Use this look for the listing
+    </button>
+  );
+}
+
 /** The versions section: newest first, each with what it was made from, Compare, Download and Download for MLS. */
 export function VersionsList({
   versions,
+  listing,
   onCompare,
   onChoose,
   onReroll,
+  onUseLook,
   onKeep,
 }: {
   versions: VersionView[] | null;
+  /** The folder the photo is in and its look; null outside any folder. */
+  listing?: PhotoListing | null;
   onCompare: (v: VersionView) => void;
   /** Makes a version the one the photo shows. */
   onChoose?: (v: VersionView) => void;
   /** Re-rolls a staged version (same choices, new seed); `acceptCharge` once the price was said. */
   onReroll?: (v: VersionView, acceptCharge: boolean) => void;
+  /** Makes a staged version the look of the photo's folder. */
+  onUseLook?: (v: VersionView) => void;
   /** Keeps a result the structure check refused, for a credit. */
   onKeep?: (v: VersionView) => void;
 }) {
@@ -197,6 +243,8 @@ export function VersionsList({
                     {v.kind === "stage" && onReroll ? (
                       <RerollControl version={v} onReroll={(accept) => onReroll(v, accept)} />
                     ) : null}
+                    {/* Not from a refused result: it was not charged (the look is sent with every later staging). */}
+                    <LookControl version={v} listing={listing} onUseLook={onUseLook} />
                   </>
                 )}
               </div>

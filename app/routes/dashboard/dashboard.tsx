@@ -11,6 +11,7 @@ import { useState } from "react";
 import { data, Form, Link, redirect, useRevalidator } from "react-router";
 import { ActionMessage } from "~/components/library/action-message";
 import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
+import { ListingLookPanel } from "~/components/library/listing-look-panel";
 import { ListingPackPanel } from "~/components/library/listing-pack-panel";
 import { PhotoGrid } from "~/components/library/photo-grid";
 import { PendingUploads, UploadPanel } from "~/components/library/upload-panel";
@@ -34,7 +35,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const cursor = url.searchParams.get("cursor");
   // Read in the session's own statement (workers/http/page-reads.ts), or in one statement now; the balance
   // is the session's read of the user.
-  const { folders, page, folder, batches } = await libraryPage(
+  const { folders, page, folder, batches, look } = await libraryPage(
     db,
     user.id,
     { view, cursor },
@@ -53,6 +54,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     folderName: folder?.name ?? null,
     // The listing's profile, status and what its pack would leave out (one more read, on a folder's page only).
     listing: folder ? await listingPanel(db, user.id, folder) : null,
+    look,
     page,
     paged: cursor !== null,
     // Batches still running, or finished within a day with failures to retry: shown again on return.
@@ -133,7 +135,8 @@ function ViewLinks({ is }: { is: (v: LibraryView) => boolean }) {
 }
 
 export default function Dashboard({ loaderData, actionData }: Route.ComponentProps) {
-  const { user, initial, justPaid, folders, view, folderName, listing, page, paged, uploading, batches } = loaderData;
+  const { user, initial, justPaid, folders, view, folderName, listing, look, page, paged, uploading, batches } =
+    loaderData;
   // One live balance for the card and the upload button, pushed by the user's Durable Object.
   const live = useLiveCredits(initial);
   const credits = live.credits;
@@ -313,6 +316,7 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
               </p>
             ) : null
           ) : null}
+          {view.kind === "folder" ? <ListingLookPanel folderId={view.folderId} look={look} /> : null}
           {view.kind === "folder" && listing ? <ListingPackPanel folderId={view.folderId} listing={listing} /> : null}
 
           {actionData ? <ActionMessage answer={actionData} /> : null}

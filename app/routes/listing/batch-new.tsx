@@ -5,6 +5,7 @@ import { failureData } from "@workers/http/result";
 import { batchForm, startBatchFromForm } from "@workers/services/jobs/batch-pages";
 import { useState } from "react";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { BatchLookChoice } from "~/components/library/batch-look-choice";
 import { DESIGN_STYLES, ROOM_TYPES, styleMenuLabel } from "~/shared/catalog";
 import { viewHref } from "~/shared/library-view";
 import { creditsLabel, pickField, roomField } from "~/shared/listing";
@@ -14,6 +15,8 @@ import type { Route } from "./+types/batch-new";
 // room type each and one style for all, see the credit total, start them in
 // one step. Each photo becomes its own job with its own credit; the progress
 // list is /batches/:id. docs/decisions/0140-batches-variations-rerolls.md
+// The listing's look is shown before starting: kept, made looser or stricter
+// for this batch, or left out (docs/decisions/0190-one-look-for-a-listing.md).
 
 export const meta: Route.MetaFunction = () => [{ title: "Stage photos · Stagewise" }];
 
@@ -103,6 +106,7 @@ export default function NewBatch({ loaderData, actionData }: Route.ComponentProp
               ))}
             </select>
           </div>
+          <BatchLookChoice look={form.look.view} photos={form.look.photos} chosen={confirm} />
           {form.truncated ? (
             <p className="text-sm text-muted">Showing the newest 100 photos: a batch takes at most 100.</p>
           ) : null}

@@ -72,6 +72,13 @@ export const Job = z
       specialityDecor: z.string().optional(),
       designCreativity: z.number().optional(),
       prompt: z.string().optional(),
+      styleReference: z
+        .object({ photoId: z.string(), versionId: z.string(), strength: z.number() })
+        .optional()
+        .openapi({
+          description:
+            "The listing's look when the job was asked for: a staged version (of a photo of the same folder's owner) sent to the provider as its style reference, and how closely it is followed, 0-1. Set from the folder the photo is in; absent when the folder has none.",
+        }),
     }),
     status: z.enum(["queued", "running", "succeeded", "failed"]),
     error: z.string().nullable(),

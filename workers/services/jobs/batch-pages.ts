@@ -2,10 +2,12 @@ import { jobs, photos } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import type { Deps } from "@workers/services/deps";
 import { getFolder, type PhotoCard, toCard } from "@workers/services/library";
+import { folderLook, looksOf } from "@workers/services/listing-look";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel, MAX_BATCH_PHOTOS, roomField, roomFromName } from "~/shared/listing";
+import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, type LookView, lookStrengthOf } from "~/shared/listing-look";
 import { fail, ok, type Result } from "~/shared/result";
 import { type BatchView, batchView, FORM_NOT_UNDERSTOOD, retryBatch, startBatch, submissionField } from "./batches";
 
@@ -33,6 +35,8 @@ export interface BatchForm {
   truncated: boolean;
   /** Sent back with the form: the same form sent twice starts one batch (listing-jobs.ts, startBatch). */
   submission: string;
+  /** The folder's look (a folder's page), and how many of the photos offered follow a look (docs/decisions/0190). */
+  look: { view: LookView | null; photos: number };
 }
 
 /** The photos of a folder (or the whole library) a batch may take, newest first, or null for a stranger's folder. */
@@ -57,14 +61,19 @@ export async function batchForm(db: Db, userId: string, folderId: string | null)
     .get();
   const lastRoom = ROOM_TYPES.some((r) => r.code === last?.params.roomType) ? last!.params.roomType! : "";
   const lastStyle = DESIGN_STYLES.some((s) => s.code === last?.params.designStyle) ? last!.params.designStyle! : "";
+  const offered = rows.slice(0, MAX_BATCH_PHOTOS);
+  const looks = await looksOf(
+    db,
+    userId,
+    offered.map((p) => p.id),
+  );
   return {
     folder: folder ? { id: folder.id, name: folder.name } : null,
-    candidates: rows
-      .slice(0, MAX_BATCH_PHOTOS)
-      .map((p) => ({ photo: toCard(p), roomType: roomFromName(p.name) ?? lastRoom })),
+    candidates: offered.map((p) => ({ photo: toCard(p), roomType: roomFromName(p.name) ?? lastRoom })),
     designStyle: lastStyle,
     truncated: rows.length > MAX_BATCH_PHOTOS,
     submission: randomToken(),
+    look: { view: folder?.lookVersionId ? await folderLook(db, userId, folder.id) : null, photos: looks.size },
   };
 }
 
@@ -75,6 +84,9 @@ const startFields = z.object({
   quoted: z.coerce.number().int().min(0).max(MAX_BATCH_PHOTOS).optional(),
   /** The form's submission key (checked by startBatch). */
   submission: z.string().max(64).optional(),
+  /** Whether the photos follow their listing's look in this batch, and how closely ("": each listing's own). */
+  look: z.enum(BATCH_LOOK_CHOICES).optional(),
+  lookStrength: z.string().max(8).optional(),
 });
 
 export type StartBatchAnswer =
@@ -82,7 +94,15 @@ export type StartBatchAnswer =
   | {
       started: false;
       /** The total to confirm, with the form's choices so the page shows them again as they were. */
-      confirm: { count: number; message: string; picked: string[]; rooms: Record<string, string>; designStyle: string };
+      confirm: {
+        count: number;
+        message: string;
+        picked: string[];
+        rooms: Record<string, string>;
+        designStyle: string;
+        look: string;
+        lookStrength: string;
+      };
     };
 
 /**
@@ -96,6 +116,9 @@ export async function startBatchFromForm(
 ): Promise<Result<StartBatchAnswer>> {
   const parsed = startFields.safeParse(fields);
   if (!parsed.success) return fail("invalid", FORM_NOT_UNDERSTOOD);
+  const strengthField = parsed.data.lookStrength ?? "";
+  const lookStrength = strengthField === "" ? undefined : lookStrengthOf(strengthField);
+  if (lookStrength === null) return fail("invalid", LOOK_STRENGTH_MESSAGE);
   const items: { photoId: string; roomType: string }[] = [];
   for (const [name, value] of Object.entries(fields)) {
     if (!name.startsWith("pick:") || value !== "1") continue;
@@ -115,6 +138,8 @@ export async function startBatchFromForm(
         picked: items.map((i) => i.photoId),
         rooms: Object.fromEntries(items.map((i) => [i.photoId, i.roomType])),
         designStyle: parsed.data.designStyle ?? "",
+        look: parsed.data.look ?? "listing",
+        lookStrength: strengthField,
       },
     });
   }
@@ -123,6 +148,8 @@ export async function startBatchFromForm(
     designStyle: parsed.data.designStyle ?? "",
     items,
     ...(parsed.data.submission ? { submission: parsed.data.submission } : {}),
+    ...(parsed.data.look ? { look: parsed.data.look } : {}),
+    ...(lookStrength !== undefined ? { lookStrength } : {}),
   });
   if (!res.ok) return res;
   return ok({ started: true as const, batchId: res.batchId });

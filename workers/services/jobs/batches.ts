@@ -4,10 +4,12 @@ import { SUBMISSION_REUSED, userObject } from "@workers/objects/client";
 import { currentBalance } from "@workers/services/account";
 import type { Deps } from "@workers/services/deps";
 import { getFolder } from "@workers/services/library";
+import { looksOf } from "@workers/services/listing-look";
 import type { UserRef } from "@workers/services/sessions";
 import { and, asc, desc, eq, gte, inArray, isNull, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
+import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, lookStrengthOf } from "~/shared/listing-look";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue";
 import { advancedOptions, jobFields, jobParams, MISSING_OPTIONS, stagingChoices } from "./request";
@@ -49,6 +51,13 @@ const batchBody = z.object({
     .max(MAX_BATCH_PHOTOS, `A batch takes at most ${MAX_BATCH_PHOTOS} photos.`),
   ...stagingChoices,
   submission: submissionField,
+  /** Whether the photos follow their listing's look (the default) or not in this batch (docs/decisions/0190). */
+  look: z.enum(BATCH_LOOK_CHOICES, { error: 'look must be "listing" or "none".' }).optional(),
+  /** How closely, for this batch: one of the named steps; absent, each listing's own strength. */
+  lookStrength: z
+    .number(LOOK_STRENGTH_MESSAGE)
+    .refine((v) => lookStrengthOf(v) !== null, LOOK_STRENGTH_MESSAGE)
+    .optional(),
 });
 
 export type BatchRequest = z.input<typeof batchBody> & Record<string, unknown>;
@@ -74,11 +83,19 @@ export async function startBatch(
   if (owned.length !== ids.length) return fail("not_found", "A photo of the batch was not found.");
   const advanced = await advancedOptions(parsed.data, () => currentPlan(deps.db, userId));
   if (!advanced.ok) return advanced;
+  // Each photo's listing look as it is now, fixed in its job (a batch started with a look keeps it to the end).
+  const { look: useLooks, lookStrength } = parsed.data;
+  const looks = useLooks === "none" ? new Map() : await looksOf(deps.db, userId, ids);
   const planned: { photoId: string; params: JobParams }[] = [];
   for (const item of items) {
     const p = jobParams({ kind: "stage", roomType: item.roomType, designStyle });
     if (!p.ok) return p;
-    planned.push({ photoId: item.photoId, params: { ...p.params, ...advanced.options, source: "original" } });
+    const look = looks.get(item.photoId);
+    const styleReference = look && { ...look, ...(lookStrength !== undefined ? { strength: lookStrength } : {}) };
+    planned.push({
+      photoId: item.photoId,
+      params: { ...p.params, ...advanced.options, source: "original", ...(styleReference ? { styleReference } : {}) },
+    });
   }
   // The form's submission key names the batch and its jobs: the same form sent twice (a double tap before the
   // page's script runs, a resent POST on a bad connection) finds the jobs its first sending started. Every photo

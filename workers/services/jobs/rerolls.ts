@@ -1,7 +1,8 @@
-import type { Job } from "@db/schema";
+import type { Job, JobParams } from "@db/schema";
 import { jobs } from "@db/schema";
 import { getJob, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
+import { looksOf } from "@workers/services/listing-look";
 import { and, eq, inArray } from "drizzle-orm";
 import { FREE_REROLL_MS, REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
@@ -82,7 +83,10 @@ export async function reroll(
   if (quote.cost > 0 && !opts.acceptCharge && !(opts.submission && (await getJob(deps.db, id))?.userId === userId)) {
     return fail("conflict", quote.message);
   }
-  const { variations: _v, ...params } = root.params;
+  // The same choices, with the listing's look as it is now (set since, changed or cleared: docs/decisions/0190).
+  const { variations: _v, styleReference: _r, ...choices } = root.params;
+  const look = (await looksOf(deps.db, userId, [root.photoId])).get(root.photoId);
+  const params: JobParams = look ? { ...choices, styleReference: look } : choices;
   const started = await userObject(deps.env, userId).startJobs(userId, {
     jobs: [
       {

@@ -10,6 +10,7 @@ import {
 } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { getPhoto } from "@workers/services/library";
+import { looksOf } from "@workers/services/listing-look";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
@@ -62,6 +63,9 @@ export async function requestJob(
     const advanced = await advancedOptions(body, () => currentPlan(deps.db, userId));
     if (!advanced.ok) return advanced;
     Object.assign(params, advanced.options);
+    // The listing's look as it is now, fixed in the job's parameters (docs/decisions/0190-one-look-for-a-listing.md).
+    const look = (await looksOf(deps.db, userId, [photoId])).get(photoId);
+    if (look) params.styleReference = look;
   }
   const from = body.sourceVersionId;
   const fromVersion = from !== undefined && from !== null && from !== "" && from !== "original";

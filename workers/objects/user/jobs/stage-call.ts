@@ -1,8 +1,8 @@
 import type { Database } from "@db/client";
-import { type Job, type Photo, photoVersions } from "@db/schema";
+import { type Job, type Photo, photos, photoVersions } from "@db/schema";
 import { ProviderError, type StageInput } from "@workers/adapters/provider";
 import { signedImageUrl } from "@workers/lib/signed-urls";
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { providerStyleCode } from "~/shared/catalog";
 import { stagingDirective } from "~/shared/staging-options";
 import { STAGE_SCALE_FACTOR } from "./listing-size";
@@ -12,6 +12,9 @@ import { STAGE_SCALE_FACTOR } from "./listing-size";
 // room), the choices, the seed and, for a group of variations, how many results.
 // The bytes go only to the legacy multipart call, tried when the documented call
 // answers 404. docs/decisions/0151-provider-as-documented.md
+// The listing's look the job was asked with goes as the provider's style reference, a signed address of that
+// version, while the version exists and its photo is out of the trash; otherwise the call goes without it.
+// docs/decisions/0190-one-look-for-a-listing.md
 
 export const STAGE_FAILURE = "Failed to process image";
 
@@ -24,15 +27,22 @@ export async function stageInputFor(
   numImages = 1,
 ): Promise<StageInput> {
   const from = job.params.source && job.params.source !== "original" ? job.params.source : null;
-  const version = from
-    ? await db
-        .select()
-        .from(photoVersions)
-        .where(
-          and(eq(photoVersions.id, from), eq(photoVersions.photoId, job.photoId), eq(photoVersions.userId, job.userId)),
-        )
-        .get()
-    : undefined;
+  const [version, styleReference] = await Promise.all([
+    from
+      ? db
+          .select()
+          .from(photoVersions)
+          .where(
+            and(
+              eq(photoVersions.id, from),
+              eq(photoVersions.photoId, job.photoId),
+              eq(photoVersions.userId, job.userId),
+            ),
+          )
+          .get()
+      : undefined,
+    styleReferenceOf(env, db, job, now),
+  ]);
   if (from && !version) throw new ProviderError(`${STAGE_FAILURE}: the version it starts from is gone`, false);
   const key = version?.key ?? photo.originalKey;
   const contentType = version?.contentType ?? photo.contentType;
@@ -54,5 +64,27 @@ export async function stageInputFor(
     specialityDecor: job.params.specialityDecor,
     ...(job.params.designCreativity !== undefined ? { designCreativity: job.params.designCreativity } : {}),
     ...(job.params.prompt ? { prompt: stagingDirective(roomType, designStyle, job.params.prompt) } : {}),
+    ...(styleReference ? { styleReference } : {}),
   };
+}
+
+/** The job's style reference as the provider fetches it, or undefined when it has none or its version is gone. */
+async function styleReferenceOf(env: Env, db: Database, job: Job, now: number): Promise<StageInput["styleReference"]> {
+  const ref = job.params.styleReference;
+  if (!ref) return undefined;
+  const live = await db
+    .select({ id: photoVersions.id })
+    .from(photoVersions)
+    .innerJoin(photos, eq(photos.id, photoVersions.photoId))
+    .where(
+      and(
+        eq(photoVersions.id, ref.versionId),
+        eq(photoVersions.photoId, ref.photoId),
+        eq(photoVersions.userId, job.userId),
+        isNull(photos.trashedAt),
+      ),
+    )
+    .get();
+  if (!live) return undefined;
+  return { url: await signedImageUrl(env, ref.photoId, ref.versionId, now), strength: ref.strength };
 }
