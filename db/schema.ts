@@ -295,6 +295,8 @@ export type JobParams = {
   seed?: number;
   /** Variations: how many results the one provider call of the job's group asks for (1-4). */
   variations?: number;
+  /** A removal's brush mask: the id of one of the photo's stored masks, sent as mask_image_url (ADR 0195). */
+  mask?: string;
 };
 
 export const jobs = sqliteTable("jobs", {

@@ -9,8 +9,8 @@ import { hmacSha256, timingSafeEqual } from "./crypto";
 
 export const SIGNED_URL_TTL_MS = 15 * 60 * 1000;
 
-/** What an address may name: a photo's variant, or a sample image of the provider smoke check. */
-type Scope = "photo" | "provider-sample";
+/** What an address may name: a photo's variant, a removal mask of a photo, or a provider smoke check's sample. */
+type Scope = "photo" | "mask" | "provider-sample";
 
 function mac(secret: string, scope: Scope, a: string, b: string, exp: number): Promise<Uint8Array> {
   return hmacSha256(secret, `${scope}:${a}:${b}:${exp}`);
@@ -32,6 +32,31 @@ export async function signedImageUrl(
   const sig = encodeHexLowerCase(await mac(secretOf(env), "photo", photoId, variant, exp));
   const origin = env.APP_ORIGIN.replace(/\/$/, "");
   return `${origin}/api/signed/photos/${encodeURIComponent(photoId)}/${encodeURIComponent(variant)}?exp=${exp}&sig=${sig}`;
+}
+
+/** A signed address of a removal mask of a photo, for the provider's mask_image_url (docs/decisions/0195). */
+export async function signedMaskUrl(
+  env: Pick<Env, "SIGNING_SECRET" | "APP_ORIGIN">,
+  photoId: string,
+  maskId: string,
+  now: number,
+  ttlMs = SIGNED_URL_TTL_MS,
+): Promise<string> {
+  const exp = now + ttlMs;
+  const sig = encodeHexLowerCase(await mac(secretOf(env), "mask", photoId, maskId, exp));
+  const origin = env.APP_ORIGIN.replace(/\/$/, "");
+  return `${origin}/api/signed/photos/${encodeURIComponent(photoId)}/masks/${encodeURIComponent(maskId)}?exp=${exp}&sig=${sig}`;
+}
+
+export function verifyMaskSignature(
+  env: Pick<Env, "SIGNING_SECRET">,
+  photoId: string,
+  maskId: string,
+  exp: string | undefined,
+  sig: string | undefined,
+  now: number,
+): Promise<boolean> {
+  return verify(env, "mask", photoId, maskId, exp, sig, now);
 }
 
 /** A signed address of a provider smoke check's sample image, by its stored name. */
