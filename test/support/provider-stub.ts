@@ -23,6 +23,8 @@ export interface ProviderCall {
   input: Uint8Array | null;
   /** The images answered (empty for a failure). */
   output: Uint8Array[];
+  /** A removal's mask_image_url, fetched as the provider would: its status and bytes (undefined when none was sent). */
+  mask?: { status: number; type: string | null; bytes: Uint8Array };
 }
 
 export interface ProviderStub {
@@ -101,6 +103,14 @@ export function stubProvider(): ProviderStub {
       if (typeof body.input_image_url === "string") {
         const src = await workerFetch(body.input_image_url);
         call.input = src.ok ? new Uint8Array(await src.arrayBuffer()) : null;
+      }
+      if (typeof body.mask_image_url === "string") {
+        const m = await workerFetch(body.mask_image_url);
+        call.mask = {
+          status: m.status,
+          type: m.headers.get("Content-Type"),
+          bytes: new Uint8Array(await m.arrayBuffer()),
+        };
       }
       if (upscale) {
         // A larger image than it was given, as the provider's enlargement answers: its upscaled_image, base64.
