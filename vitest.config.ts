@@ -23,6 +23,9 @@ export default defineConfig(async () => {
             MAIL_API_KEY: "test-mail-key",
             PROVIDER_BASE_URL: "http://provider.test",
             PROVIDER_API_KEY: "test-provider-key",
+            // Two listed keys (t2 signs, t1 verifies) and the older single secret (key "0", verifies): the setup of
+            // a rotation in progress (docs/decisions/0182-signing-keys-rotate.md).
+            SIGNING_KEYS: "t2:test-signing-key-two-not-for-production,t1:test-signing-key-one-not-for-production",
             SIGNING_SECRET: "test-signing-secret",
             PROVIDER_TIMEOUT_MS: "1500",
             STRIPE_SECRET_KEY: "sk_test_vitest",

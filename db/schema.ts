@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Mirrors migrations/*.sql (the SQL is the source of truth; test/integration/schema.test.ts
 // checks that every column declared here exists in the migrated database).
@@ -345,8 +345,12 @@ export const photoVersions = sqliteTable("photo_versions", {
   width: integer("width").notNull(),
   height: integer("height").notNull(),
   createdAt: integer("created_at").notNull(),
+  // migrations/0019_structure_check.sql: what the structure check said of it (null: made before the check).
+  structureVerdict: text("structure_verdict", { enum: ["passed", "refused", "kept", "unchecked"] }),
+  structureScore: real("structure_score"),
 });
 
+export type StructureVerdict = NonNullable<PhotoVersion["structureVerdict"]>;
 export type Job = typeof jobs.$inferSelect;
 export type PhotoVersion = typeof photoVersions.$inferSelect;
 
@@ -367,6 +371,9 @@ export const apiKeys = sqliteTable("api_keys", {
   lastUsedAt: integer("last_used_at"),
   revokedAt: integer("revoked_at"),
   revokedReason: text("revoked_reason").$type<ApiKeyRevokedReason>(),
+  /** The key's callback signing secret, sealed under the signing key named next; NULL: the derived one (0016). */
+  callbackSecret: text("callback_secret"),
+  callbackSecretKey: text("callback_secret_key"),
 });
 
 export const apiIdempotency = sqliteTable("api_idempotency", {

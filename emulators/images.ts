@@ -245,8 +245,12 @@ const FONT: Record<string, number[]> = {
 };
 
 /** Draws a white-on-dark text banner; returns its height. */
-export function drawBanner(img: Raster, text: string, y: number): number {
-  const scale = Math.max(2, Math.floor(img.width / 260));
+export function drawBanner(
+  img: Raster,
+  text: string,
+  y: number,
+  scale = Math.max(2, Math.floor(img.width / 260)),
+): number {
   const upper = text.toUpperCase();
   const height = 11 * scale;
   fillRect(img, 0, y, img.width, height, [17, 24, 39], 0.85);

@@ -35,14 +35,15 @@ export interface StageDrawing {
 
 /**
  * A staged room: the input resized to the provider's base size, warmed, with simple "furniture" in its lower third,
- * then enlarged by the call's whole `scale` (pixel for pixel: the emulator's image work stays small at 2304 px).
+ * then enlarged by the call's whole `scale` (drawing at the base size keeps the emulator's work small at 2304 px).
  */
 export function stage(input: Raster, width: number, height: number, d: StageDrawing, scale = 1): Raster {
   const base = resize(input, Math.round(width / scale), Math.round(height / scale));
   const img = scene(base, d);
-  const out = scale > 1 ? enlarge(img, scale) : img;
-  banners(out, stageLines(d));
-  return out;
+  banners(img, stageLines(d));
+  // Enlarged smoothly, banners and all: a pixel-for-pixel enlargement's staircase edges, and thin banner text drawn
+  // at full size, look to the structure check like lines that moved (measured on its labelled set's photos).
+  return scale > 1 ? resize(img, width, height) : img;
 }
 
 function scene(img: Raster, d: StageDrawing): Raster {
@@ -55,11 +56,41 @@ function scene(img: Raster, d: StageDrawing): Raster {
     return [wr * (1 - k) + tint.colour[0] * k, wg * (1 - k) + tint.colour[1] * k, wb * (1 - k) + tint.colour[2] * k];
   });
   const sofa = VARIATION_SOFAS[d.variation.index % VARIATION_SOFAS.length]!;
-  fillRect(img, width * 0.12, height * 0.62, width * 0.46, height * 0.16, sofa);
-  fillRect(img, width * 0.12, height * 0.54, width * 0.46, height * 0.09, [sofa[0] + 18, sofa[1] + 19, sofa[2] + 20]);
-  fillRect(img, width * 0.64, height * 0.7, width * 0.2, height * 0.05, [150, 111, 74]); // table
-  fillRect(img, width * 0.1, height * 0.8, width * 0.8, height * 0.06, [196, 168, 130], 0.8); // rug
+  piece(img, width * 0.12, height * 0.62, width * 0.46, height * 0.16, sofa, 1); // sofa
+  piece(img, width * 0.12, height * 0.54, width * 0.46, height * 0.09, [sofa[0] + 18, sofa[1] + 19, sofa[2] + 20], 2);
+  piece(img, width * 0.64, height * 0.7, width * 0.2, height * 0.05, [150, 111, 74], 3); // table
+  piece(img, width * 0.1, height * 0.8, width * 0.8, height * 0.06, [196, 168, 130], 4); // rug
   return img;
+}
+
+/**
+ * A piece of emulated furniture: woven and outlined, as real upholstery and wood are. A flat block of one colour over
+ * a wall's edges is what paint over a window looks like, and the structure check rightly refuses that.
+ */
+function piece(img: Raster, x0: number, y0: number, w: number, h: number, rgb: [number, number, number], seed: number) {
+  const X0 = Math.round(x0);
+  const Y0 = Math.round(y0);
+  const X1 = Math.min(img.width, Math.round(x0 + w));
+  const Y1 = Math.min(img.height, Math.round(y0 + h));
+  let s = seed;
+  const rand = () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return ((s >>> 0) % 1000) / 1000;
+  };
+  for (let y = Y0; y < Y1; y++) {
+    for (let x = X0; x < X1; x++) {
+      const outline = x - X0 < 3 || X1 - x <= 3 || y - Y0 < 3 || Y1 - y <= 3;
+      const weave = (((y - Y0) >> 2) % 2 === 0 ? 18 : -18) + (((x - X0) >> 3) % 2 === 0 ? 10 : -10);
+      const n = (rand() - 0.5) * 40;
+      const o = (y * img.width + x) * 4;
+      for (let c = 0; c < 3; c++) {
+        const v = outline ? rgb[c]! * 0.45 : rgb[c]! + weave + n;
+        img.data[o + c] = Math.max(0, Math.min(255, Math.round(v)));
+      }
+    }
+  }
 }
 
 function stageLines(d: StageDrawing): string[] {
@@ -113,19 +144,23 @@ const SKIES: Record<string, [[number, number, number], [number, number, number]]
   ],
 };
 
-/** A replaced sky: a gradient above 38% of the height, the rest relit. */
+/**
+ * A replaced sky: per column, the bright smooth run from the top down to the first edge (the sky of an exterior
+ * photo; none in a room) becomes a gradient; everything is relit for the hour.
+ */
 export function sky(input: Raster, width: number, height: number, skyType: string): Raster {
   const img = resize(input, width, height);
   const [top, bottom] = SKIES[skyType] ?? SKIES.day!;
-  const horizon = Math.round(height * 0.38);
+  const skyline = skylineOf(img);
   mapPixels(img, (r, g, b, x, y) => {
-    if (y >= horizon)
+    const line = skyline[x]!;
+    if (y >= line)
       return skyType === "night"
         ? [r * 0.55, g * 0.6, b * 0.75]
         : skyType === "dusk"
           ? [r * 0.9 + 12, g * 0.8, b * 0.8]
           : [r, g, b];
-    const t = y / horizon;
+    const t = y / Math.max(1, line);
     const star = skyType === "night" && (x * 7919 + y * 104729) % 997 === 0 ? 200 : 0;
     return [
       top[0] + (bottom[0] - top[0]) * t + star,
@@ -137,15 +172,35 @@ export function sky(input: Raster, width: number, height: number, skyType: strin
   return img;
 }
 
+/** Per column, the first row below the sky (0: no sky in that column). */
+function skylineOf(img: Raster): Int32Array {
+  const { width: w, height: h, data } = img;
+  const lum = (x: number, y: number) => {
+    const o = (y * w + x) * 4;
+    return 0.299 * data[o]! + 0.587 * data[o + 1]! + 0.114 * data[o + 2]!;
+  };
+  let mean = 0;
+  for (let i = 0; i < w * h; i += 7) mean += lum(i % w, Math.floor(i / w));
+  mean /= Math.ceil((w * h) / 7);
+  const out = new Int32Array(w);
+  for (let x = 0; x < w; x++) {
+    if (lum(x, 0) < Math.max(mean, 90)) continue;
+    let y = 1;
+    while (y < h && Math.abs(lum(x, y) - lum(x, y - 1)) < 10) y++;
+    out[x] = y;
+  }
+  return out;
+}
+
 /**
- * An emptied room: below the midline softened and lightened as if the floor were cleared, or, with a mask (white =
- * remove), only where the mask is white.
+ * An emptied room: the floor (the lowest 36%, where furniture stands) softened and lightened as if it were cleared,
+ * or, with a mask (white = remove), only where the mask is white.
  */
 export function removal(input: Raster, width: number, height: number, mask: Raster | null): Raster {
   const img = resize(input, width, height);
   const m = mask ? resize(mask, width, height) : null;
   mapPixels(img, (r, g, b, x, y) => {
-    const inside = m ? m.data[(y * width + x) * 4]! > 127 : y >= height * 0.5;
+    const inside = m ? m.data[(y * width + x) * 4]! > 127 : y >= height * 0.64;
     if (!inside) return [r, g, b];
     const avg = (r + g + b) / 3;
     return [avg * 0.4 + 140, avg * 0.4 + 134, avg * 0.4 + 124];
@@ -163,9 +218,38 @@ export function upscale(input: Raster, factor: number): Raster {
 
 export { meanColour };
 
-/** Stacked text banners at the top (or the bottom) of an image. */
-function banners(img: Raster, lines: string[], at: "top" | "bottom" = "top"): void {
-  const lineHeight = 11 * Math.max(2, Math.floor(img.width / 260));
+/**
+ * Stacked text banners along the bottom edge (or the top) of an image, small: the emulator's results must pass the
+ * structure check, and a band over the ceiling line would hide the room's top edge from it.
+ */
+function banners(img: Raster, lines: string[], at: "top" | "bottom" = "bottom"): void {
+  const scale = Math.max(2, Math.floor(img.width / 600));
+  const lineHeight = 11 * scale;
   let y = at === "top" ? 0 : img.height - lineHeight * lines.length;
-  for (const line of lines) y += drawBanner(img, line, y);
+  for (const line of lines) y += drawBanner(img, line, y, scale);
+}
+
+/**
+ * The emulator's "drift" mode (issue 33): what a provider that changes the architecture does. A block of the upper
+ * middle (where a window usually is) is moved a quarter of the width to the left, its old place filled with the
+ * wall's colour beside it, and the upper half of the room (the ceiling line) is shifted down by 6% of the height.
+ */
+export function drift(img: Raster): Raster {
+  const { width: w, height: h, data } = img;
+  const at = (x: number, y: number) => (y * w + x) * 4;
+  const x0 = Math.round(w * 0.55);
+  const x1 = Math.round(w * 0.8);
+  const y0 = Math.round(h * 0.1);
+  const y1 = Math.round(h * 0.45);
+  const dx = Math.round(w * 0.3);
+  for (let y = y0; y < y1; y++) {
+    data.copyWithin(at(x0 - dx, y), at(x0, y), at(x1, y));
+    // The old place takes the wall just right of it.
+    const wall = data.subarray(at(Math.min(w - 1, x1 + 4), y), at(Math.min(w - 1, x1 + 4), y) + 4);
+    for (let x = Math.max(x0, x1 - dx); x < x1; x++) data.set(wall, at(x, y));
+  }
+  const dy = Math.round(h * 0.06);
+  const half = Math.round(h * 0.5);
+  data.copyWithin(at(0, dy), at(0, 0), at(0, half - dy));
+  return img;
 }

@@ -23,10 +23,11 @@ import * as draw from "./provider-images.ts";
 // "EMULATED", so nobody can mistake it for the real thing. The JSON staging and
 // removal calls answer with addresses of results it serves itself, as the
 // provider's file host does. Tests steer it through POST /_emulator/mode: slow,
-// fail with 500 or 429, hang, 200 with an error body, no images, or JSON that is
-// not JSON.
+// fail with 500 or 429, hang, 200 with an error body, no images, JSON that is
+// not JSON, or "drift": results that move a window and shift the ceiling line,
+// as a provider that changes the room's architecture would (issue 33).
 
-export type ProviderMode = "ok" | "fail500" | "fail429" | "hang" | "errorBody" | "empty" | "malformed";
+export type ProviderMode = "ok" | "fail500" | "fail429" | "hang" | "errorBody" | "empty" | "malformed" | "drift";
 
 interface Control {
   mode: ProviderMode;
@@ -240,6 +241,8 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         return;
     }
 
+    // Drift: the results change the room's architecture (the structure check must refuse them).
+    const shaped = (img: Raster) => (mode === "drift" ? draw.drift(img) : img);
     const multipart = path === "/generate_designs" || path === "/upscale_image";
     const parsed = multipart ? parseMultipart(req, body) : { fields: parseJsonBody(body), file: null };
     if (!parsed.fields) return json(res, 200, refusal("The body must be a JSON object"));
@@ -297,7 +300,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         reference = { colour: draw.meanColour(source(ref)), strength: Number(f.design_style_image_strength ?? 0.82) };
       }
       const images = Array.from({ length: numImages }, (_, i) =>
-        publish(req, stageOne(input, width, height, f, room, style, numImages, seed, reference, i)),
+        publish(req, shaped(stageOne(input, width, height, f, room, style, numImages, seed, reference, i))),
       );
       return json(res, 200, success(MESSAGES.stage, { images }));
     }
@@ -310,7 +313,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       const input = await fetchInput(f.input_image_url, entry);
       if (!input) return json(res, 200, refusal("input_image_url could not be fetched"));
       const k = SKY_LONG_EDGE / Math.max(input.width, input.height);
-      const out = draw.sky(input, Math.round(input.width * k), Math.round(input.height * k), skyType);
+      const out = shaped(draw.sky(input, Math.round(input.width * k), Math.round(input.height * k), skyType));
       return json(res, 200, success(MESSAGES.sky, { images: [inline(out)] }));
     }
     // /remove_objects_from_room: one object in info.image, not a list.
@@ -322,7 +325,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       if (!bytes) return json(res, 200, refusal("mask_image_url could not be fetched"));
       mask = source(bytes);
     }
-    const out = draw.removal(input, REMOVAL_SIZE.width, REMOVAL_SIZE.height, mask);
+    const out = shaped(draw.removal(input, REMOVAL_SIZE.width, REMOVAL_SIZE.height, mask));
     return json(res, 200, success(MESSAGES.removal, { image: publish(req, out) }));
   }
 }

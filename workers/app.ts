@@ -10,6 +10,7 @@ import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@worker
 import { randomToken } from "@workers/lib/crypto";
 import { grantAllOwedTrialCredits } from "@workers/services/accounts/verification";
 import { purgeIdempotency } from "@workers/services/api-idempotency";
+import { resealCallbackSecrets } from "@workers/services/callback-secrets";
 import { purgeTrash } from "@workers/services/library";
 import { purgeExpiredSessions } from "@workers/services/maintenance";
 import { expireStaleUploads } from "@workers/services/uploads";
@@ -96,6 +97,8 @@ export default {
       grantAllOwedTrialCredits({ env, db }),
       // Public API Idempotency-Key answers older than a day (docs/decisions/0120-public-api.md).
       purgeIdempotency(db),
+      // Every API key's callback secret sealed under the current signing key (docs/decisions/0182).
+      resealCallbackSecrets({ db, env }),
     ]);
     const failed = results.filter((r) => r.status === "rejected").map((r) => r.reason);
     if (failed.length > 0) throw new AggregateError(failed, "daily maintenance failed");

@@ -1,3 +1,4 @@
+import { keyringProblems } from "@workers/lib/signing-keys";
 import { z } from "zod";
 
 // The Worker's configuration, checked once per isolate before the first
@@ -16,6 +17,8 @@ export const OPTIONAL_SETTINGS = [
   "GOOGLE_ISSUER_URL",
   "HEALTH_PROBE_SECRET",
   "DNS_RESOLVER_URL",
+  // The signing key before key ids (key "0"): verifies what it signed, signs only when SIGNING_KEYS is unset.
+  "SIGNING_SECRET",
 ] as const;
 export type OptionalSettings = { [K in (typeof OPTIONAL_SETTINGS)[number]]?: string };
 
@@ -33,7 +36,9 @@ const common = z.object({
   DEV_TOOLS: z.enum(["0", "1"]),
   MAIL_API_KEY: secret,
   PROVIDER_API_KEY: secret,
-  SIGNING_SECRET: secret,
+  // Checked together below (signing-keys.ts): SIGNING_KEYS, or the older SIGNING_SECRET alone.
+  SIGNING_KEYS: z.string().optional(),
+  SIGNING_SECRET: z.string().optional(),
   STRIPE_SECRET_KEY: secret,
   STRIPE_WEBHOOK_SECRET: secret,
   GOOGLE_CLIENT_ID: secret,
@@ -53,13 +58,25 @@ const production = common.extend({
   APP_ORIGIN: url.refine((v) => v.startsWith("https://"), "must be https"),
   DEV_TOOLS: z.literal("0", { message: "must be 0 in production" }),
   PROVIDER_BASE_URL: url.refine((v) => v.startsWith("https://"), "must be https"),
-  SIGNING_SECRET: z.string().min(32, "must be at least 32 characters"),
   STRIPE_WEBHOOK_SECRET: z.string().startsWith("whsec_", "must start with whsec_"),
+  // The deploy's smoke check (scripts/deploy.ts) needs the deep probe, which answers only to this secret.
+  HEALTH_PROBE_SECRET: z.string({ message: "is not set (the deploy's smoke check needs it)" }).min(16),
   MAIL_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   STRIPE_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   GOOGLE_ISSUER_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   DNS_RESOLVER_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
 });
+
+/** Every signing key well formed, and at least one; a deployed worker's at least 32 characters each. */
+function withSigningKeys<T extends z.ZodType<{ SIGNING_KEYS?: string; SIGNING_SECRET?: string }>>(
+  schema: T,
+  minLength: number,
+) {
+  return schema.superRefine((env, ctx) => {
+    for (const message of keyringProblems(env, minLength)) ctx.addIssue({ code: "custom", message, path: [] });
+  });
+}
+const schemas = { production: withSigningKeys(production, 32), other: withSigningKeys(common, 1) };
 
 export type Config = z.output<typeof common>;
 
@@ -71,10 +88,12 @@ export class ConfigError extends Error {
 
 /** Checks the environment: production requires every secret; a local or test run only what it uses. */
 export function parseConfig(env: Record<string, unknown>): Config {
-  const schema = env.APP_ENV === "production" ? production : common;
+  const schema = env.APP_ENV === "production" ? schemas.production : schemas.other;
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data as Config;
-  throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".") || "environment"} ${i.message}`));
+  throw new ConfigError(
+    parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")} ${i.message}` : i.message)),
+  );
 }
 
 const checked = new WeakMap<object, Config>();

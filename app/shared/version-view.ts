@@ -3,6 +3,28 @@
 
 export type VersionKind = "stage" | "sky" | "removal";
 
+/**
+ * What the structure check said of a version (docs/decisions/0162-results-true-to-the-room.md): passed; refused (it
+ * changed walls, windows or doors, was not charged, and is shown small until kept); kept (refused, then kept for a
+ * credit); unchecked (the check could not run). Null for versions made before the check.
+ */
+export type StructureVerdict = "passed" | "refused" | "kept" | "unchecked";
+
+/** Why a refused result is not downloaded: it was not charged, and keeping it costs a credit. */
+export const REFUSED_NOT_DOWNLOADED =
+  "This result changed the room's walls, windows or doors, so it was not charged. Keep it (1 credit) to download it.";
+
+/** Why a kept result is not offered for a listing: MLS rules forbid changing a room's permanent features. */
+export const KEPT_NOT_FOR_MLS =
+  "This result changed the room's walls, windows or doors, which MLS rules forbid in listing photos, so it is not offered for a listing.";
+
+/** Why a version cannot go into a listing (labelled download, original page, listing pack); null when it can. */
+export function mlsRefusal(verdict: StructureVerdict | null | undefined): string | null {
+  if (verdict === "refused") return REFUSED_NOT_DOWNLOADED;
+  if (verdict === "kept") return KEPT_NOT_FOR_MLS;
+  return null;
+}
+
 /** What the server knows of a stored version (a photo_versions row). */
 export interface StoredVersion {
   id: string;
@@ -15,6 +37,8 @@ export interface StoredVersion {
   height: number;
   bytes: number;
   createdAt: number;
+  structureVerdict?: StructureVerdict | null;
+  structureScore?: number | null;
 }
 
 /** A version of a photo as the page sees it. */
@@ -34,6 +58,8 @@ export interface VersionView {
   height: number;
   bytes: number;
   createdAt: number;
+  /** The structure check's verdict and score (it fails above 1); null before the check existed. */
+  structure: { verdict: StructureVerdict; score: number | null } | null;
   imageUrl: string;
   thumbUrl: string;
   downloadUrl: string;
@@ -54,6 +80,7 @@ export function toVersionView(v: StoredVersion, shownKey?: string | null): Versi
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
+    structure: v.structureVerdict ? { verdict: v.structureVerdict, score: v.structureScore ?? null } : null,
     imageUrl: `${base}/image`,
     thumbUrl: `${base}/thumb`,
     downloadUrl: `${base}/download`,

@@ -558,6 +558,15 @@ export interface paths {
                         "application/json": components["schemas"]["Failure"];
                     };
                 };
+                /** @description The Idempotency-Key was used for another request, or its first request is still running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
                 /** @description Too many requests for this key; see Retry-After */
                 429: {
                     headers: {
@@ -761,6 +770,13 @@ export interface components {
             height: number;
             bytes: number;
             createdAt: number;
+            /** @description What the structure check said: passed; refused (the result moved walls, windows or doors: the job failed uncharged, the image is not downloadable until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions made before the check. */
+            structure: {
+                /** @enum {string} */
+                verdict: "passed" | "refused" | "kept" | "unchecked";
+                /** @description The check's score: it fails above 1. */
+                score: number | null;
+            } | null;
             /** @description GET it with the same API key. */
             downloadUrl: string;
         } | null;

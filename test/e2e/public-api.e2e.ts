@@ -17,7 +17,7 @@ import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } f
 let b: OpenBrowser;
 let receiver: Server;
 let port = 0;
-const callbacks: { signature: string; body: string }[] = [];
+const callbacks: { path: string; signature: string; body: string }[] = [];
 const photo = makeJpeg(640, 480, 85);
 
 beforeAll(async () => {
@@ -28,11 +28,12 @@ beforeAll(async () => {
       res.end(Buffer.from(photo));
       return;
     }
-    if (req.method === "POST" && req.url === "/hooks/stagewise") {
+    if (req.method === "POST" && req.url?.startsWith("/hooks/")) {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         callbacks.push({
+          path: req.url ?? "",
           signature: String(req.headers["stagewise-signature"] ?? ""),
           body: Buffer.concat(chunks).toString("utf8"),
         });
@@ -175,6 +176,65 @@ describe("public API", () => {
     await page.getByText("Revoked").waitFor();
     const refused = await api.GET("/balance");
     expect(refused.response.status).toBe(401);
+    page.assertClean();
+  });
+
+  it("a key's callback secret is rotated on the settings page without JavaScript, and only that key's callbacks change", async () => {
+    const user = await createUser({ credits: 2 });
+    const page = await b.newPage(await signedInContext(b, user, { javaScriptEnabled: false }));
+    await page.goto(`${baseUrl()}/settings`);
+    const make = async (name: string) => {
+      await page.getByLabel("Name").fill(name);
+      await page.getByRole("button", { name: "Create key" }).click();
+      return {
+        token: (await page.getByTestId("new-key-token").textContent())!.trim(),
+        secret: (await page.getByTestId("new-key-secret").textContent())!.trim(),
+      };
+    };
+    const a = await make("Sync A");
+    const other = await make("Sync B");
+    await page.getByRole("button", { name: "New callback secret for Sync A" }).click();
+    await expect.poll(() => page.getByTestId("rotated-secret").textContent()).toContain("“Sync A”");
+    const rotated = (await page.getByTestId("rotated-secret-value").textContent())!.trim();
+    expect(rotated).toMatch(/^whsec_[a-z2-7]{52}$/);
+    expect([a.secret, other.secret]).not.toContain(rotated);
+    // Shown once: the page, opened again, does not have it.
+    await page.goto(`${baseUrl()}/settings`);
+    expect(await page.getByTestId("rotated-secret").count()).toBe(0);
+    expect(await page.content()).not.toContain(rotated);
+
+    // One job per key, each with its own callback address.
+    for (const [key, hook] of [
+      [a, "a"],
+      [other, "b"],
+    ] as const) {
+      const form = new FormData();
+      form.set("file", new Blob([photo], { type: "image/jpeg" }), "room.jpg");
+      const headers = { Authorization: `Bearer ${key.token}` };
+      const up = await fetch(`${baseUrl()}/api/v1/photos`, {
+        method: "POST",
+        headers: { ...headers, "Idempotency-Key": `rot-up-${hook}-${user.id}` },
+        body: form,
+      });
+      expect(up.status).toBe(201);
+      const photoId = ((await up.json()) as { photo: { id: string } }).photo.id;
+      const job = await fetch(`${baseUrl()}/api/v1/photos/${photoId}/jobs`, {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/json", "Idempotency-Key": `rot-job-${hook}-${user.id}` },
+        body: JSON.stringify({
+          kind: "stage",
+          roomType: "Bedroom",
+          designStyle: "Scandinavian",
+          callbackUrl: `http://127.0.0.1:${port}/hooks/rotation-${hook}-${user.id}`,
+        }),
+      });
+      expect(job.status).toBe(202);
+    }
+    const delivered = (hook: string) => callbacks.find((c) => c.path === `/hooks/rotation-${hook}-${user.id}`);
+    await expect.poll(() => Boolean(delivered("a") && delivered("b")), { timeout: 60_000, interval: 250 }).toBe(true);
+    expect(verify(rotated, delivered("a")!.signature, delivered("a")!.body)).toBe(true);
+    expect(verify(a.secret, delivered("a")!.signature, delivered("a")!.body)).toBe(false);
+    expect(verify(other.secret, delivered("b")!.signature, delivered("b")!.body)).toBe(true);
     page.assertClean();
   });
 });

@@ -164,7 +164,7 @@ describe("a data export link after the account's deletion", () => {
     await runDurableObjectAlarm(stub);
     const row = await db.select().from(dataExports).where(eq(dataExports.id, asked.id)).get();
     expect(row?.status).toBe("ready");
-    const link = `/api/exports/${asked.id}?exp=${row!.expiresAt}&sig=${await signLink(env.SIGNING_SECRET!, "export", asked.id, row!.expiresAt!)}`;
+    const link = `/api/exports/${asked.id}?exp=${row!.expiresAt}&sig=${await signLink(env, "export", asked.id, row!.expiresAt!)}`;
     const before = await workerFetch(link);
     expect(before.status).toBe(200);
     await before.arrayBuffer();

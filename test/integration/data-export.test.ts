@@ -51,7 +51,7 @@ describe("data export", { timeout: 60_000 }, () => {
     expect(row?.status).toBe("ready");
     expect(row!.expiresAt! - row!.readyAt!).toBe(24 * 60 * 60 * 1000);
 
-    const sig = await signLink(env.SIGNING_SECRET!, "export", id, row!.expiresAt!);
+    const sig = await signLink(env, "export", id, row!.expiresAt!);
     // One e-mail, to the user, with the signed link in both parts.
     const link = `${env.APP_ORIGIN}/api/exports/${id}?exp=${row!.expiresAt}&sig=${sig}`;
     expect(mail.map((m) => [m.to, m.subject])).toEqual([[[user.email], "Your Stagewise data export is ready"]]);
@@ -74,7 +74,7 @@ describe("data export", { timeout: 60_000 }, () => {
     // A tampered or expired link is refused.
     expect((await workerFetch(`/api/exports/${id}?exp=${row!.expiresAt! + 1}&sig=${sig}`)).status).toBe(410);
     const past = Date.now() - 1000;
-    const old = await signLink(env.SIGNING_SECRET!, "export", id, past);
+    const old = await signLink(env, "export", id, past);
     expect((await workerFetch(`/api/exports/${id}?exp=${past}&sig=${old}`)).status).toBe(410);
   });
 });

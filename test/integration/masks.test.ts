@@ -184,7 +184,9 @@ describe("a removal with a mask", () => {
     expect(provider.calls.map((c) => c.path)).toEqual(["/remove_objects_from_room"]);
     const call = provider.calls[0]!;
     expect(call.body.mask_image_url).toMatch(
-      new RegExp(`^http://localhost/api/signed/photos/${photo.id}/masks/${maskId}\\?exp=\\d+&sig=[0-9a-f]{64}$`),
+      new RegExp(
+        `^http://localhost/api/signed/photos/${photo.id}/masks/${maskId}\\?exp=\\d+&sig=[a-z0-9]+\\.[0-9a-f]{64}$`,
+      ),
     );
     expect(call.mask).toEqual({ status: 200, type: "image/png", bytes: MASK });
     expect(await balance(user.id)).toBe(1);
@@ -294,7 +296,9 @@ describe("the mask's signed address", () => {
     const served = await workerFetch(good);
     expect(served.status).toBe(200);
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(MASK);
-    const forged = good.replace(/sig=[0-9a-f]{64}/, `sig=${"0".repeat(64)}`);
+    // The signature is `<key id>.<hex>` (ADR 0182): the key's id kept, the HMAC replaced.
+    const forged = good.replace(/(sig=[a-z0-9]+\.)[0-9a-f]{64}/, `$1${"0".repeat(64)}`);
+    expect(forged).not.toBe(good);
     expect((await workerFetch(forged)).status).toBe(403);
     // The photo's signature for a variant named like the mask does not open the mask's address.
     const photoSig = new URL(await signedImageUrl(env, photo.id, maskId, now)).search;

@@ -403,7 +403,12 @@ describe("AI jobs", () => {
     const ok = await workerFetch(good);
     expect(ok.status).toBe(200);
     await ok.arrayBuffer();
-    const forged = good.replace(/sig=([0-9a-f])/, (_m, c: string) => `sig=${c === "0" ? "1" : "0"}`);
+    // The signature is `<key id>.<hex>`: one hex digit changed.
+    const forged = good.replace(
+      /(sig=[a-z0-9]+\.)([0-9a-f])/,
+      (_m, key: string, c: string) => `${key}${c === "0" ? "1" : "0"}`,
+    );
+    expect(forged).not.toBe(good);
     expect((await workerFetch(forged)).status).toBe(403);
     const expired = await signedImageUrl(env, photo.id, "original", Date.now() - 60 * 60 * 1000);
     expect((await workerFetch(expired)).status).toBe(403);

@@ -41,6 +41,11 @@ export interface ProviderStub {
   maxImages: number | null;
   /** Held before answering, per call (for ordering tests); resolves at once when unset. */
   hold: ((call: ProviderCall) => Promise<void>) | null;
+  /**
+   * The images a call answers, chosen by the test (real room photos for the structure check); null or unset answers
+   * distinct small JPEGs, as many as asked.
+   */
+  answer: ((call: ProviderCall) => Uint8Array[] | null) | null;
   /** Restarts failEvery's count and maxInFlight. */
   reset(): void;
 }
@@ -66,6 +71,7 @@ export function stubProvider(): ProviderStub {
     failEvery: 0,
     maxImages: null,
     hold: null,
+    answer: null,
     reset() {
       sinceReset = 0;
       stub.maxInFlight = stub.inFlight;
@@ -122,7 +128,7 @@ export function stubProvider(): ProviderStub {
       if (fail) return new Response("provider exploded", { status: 500, statusText: "Internal Server Error" });
       const asked = typeof body.num_images === "number" ? body.num_images : 1;
       const count = stub.maxImages === null ? asked : Math.min(asked, stub.maxImages);
-      call.output = Array.from({ length: count }, distinctImage);
+      call.output = stub.answer?.(call) ?? Array.from({ length: count }, distinctImage);
       const address = (bytes: Uint8Array) => {
         const file = `/files/${++counter}.jpg`;
         files.set(file, bytes);

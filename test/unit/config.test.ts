@@ -25,6 +25,7 @@ const deployed = {
   DEV_TOOLS: "0",
   SIGNING_SECRET: "x".repeat(32),
   PROVIDER_BASE_URL: "https://api.decor8.ai",
+  HEALTH_PROBE_SECRET: "p".repeat(32),
   MAIL_API_URL: undefined,
 };
 
@@ -57,12 +58,27 @@ describe("configuration", () => {
       "GOOGLE_CLIENT_SECRET Invalid input: expected string, received undefined",
     ]);
     expect(problems({ ...deployed, DEV_TOOLS: "1" })).toEqual(["DEV_TOOLS must be 0 in production"]);
+    expect(problems({ ...deployed, HEALTH_PROBE_SECRET: undefined })).toEqual([
+      "HEALTH_PROBE_SECRET is not set (the deploy's smoke check needs it)",
+    ]);
     expect(problems({ ...deployed, SIGNING_SECRET: "short" })).toEqual([
       "SIGNING_SECRET must be at least 32 characters",
     ]);
     expect(problems({ ...deployed, STRIPE_API_URL: "http://localhost:4012" })).toEqual([
       "STRIPE_API_URL is a local emulator address; unset it in production",
     ]);
+  });
+
+  it("takes the signing keys from SIGNING_KEYS, SIGNING_SECRET alone, or both; never neither (ADR 0182)", () => {
+    const { SIGNING_SECRET: _s, ...keyless } = deployed;
+    const k = (c: string) => c.repeat(32);
+    expect(problems({ ...keyless, SIGNING_KEYS: `k2:${k("b")},k1:${k("a")}` })).toEqual([]);
+    expect(problems({ ...deployed, SIGNING_KEYS: `k1:${k("a")}` })).toEqual([]);
+    expect(problems(keyless)).toEqual(["SIGNING_KEYS is not set"]);
+    expect(problems({ ...keyless, SIGNING_KEYS: `k1:${k("a")},k2:short` })).toEqual([
+      "SIGNING_KEYS key k2 must be at least 32 characters",
+    ]);
+    expect(problems({ ...local, SIGNING_KEYS: "local1:x" })).toEqual([]);
   });
 
   it("refuses a number that is not one instead of turning it into NaN", () => {

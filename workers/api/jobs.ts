@@ -16,7 +16,7 @@ import {
 import { getPhoto } from "@workers/services/library";
 import { Hono } from "hono";
 import { fail, NOT_FOUND } from "~/shared/result";
-import { toVersionView } from "~/shared/version-view";
+import { REFUSED_NOT_DOWNLOADED, toVersionView } from "~/shared/version-view";
 import { answerHeaders, NO_STORE, requestKey } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
@@ -89,6 +89,12 @@ export const jobsApi = new Hono<ApiEnv>()
     const version = await getVersion(c.get("db"), user.id, id, versionId);
     if (!version) return failureJson(NOT_FOUND);
     const headers: Record<string, string> = { "Cache-Control": "private, max-age=31536000, immutable", Vary: "Cookie" };
+    // A result the structure check refused was not charged: it is shown (at thumbnail size) until its owner keeps it.
+    const refused = version.structureVerdict === "refused";
+    // Its thumbnail could not be made: no preview rather than the full image.
+    if (refused && (variant === "download" || version.thumbKey === version.key))
+      return failureJson(fail("conflict", REFUSED_NOT_DOWNLOADED));
+    if (refused) headers["Cache-Control"] = "private, no-cache";
     if (variant === "download") {
       const photo = await getPhoto(c.get("db"), user.id, id);
       const ext = version.contentType === "image/png" ? "png" : "jpg";
@@ -99,7 +105,7 @@ export const jobsApi = new Hono<ApiEnv>()
     }
     // A thumbnail still being made is the image itself for a moment: not cached as if it were final.
     if (variant === "thumb" && version.thumbKey === version.key) headers["Cache-Control"] = "private, no-cache";
-    return serveObject(c.env.PHOTOS, variant === "thumb" ? version.thumbKey : version.key, headers);
+    return serveObject(c.env.PHOTOS, variant === "thumb" || refused ? version.thumbKey : version.key, headers);
   });
 
 /** A version as the owner's pages see it; `shownKey` is the photo's processed image (the chosen version). */

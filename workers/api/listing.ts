@@ -3,7 +3,7 @@ import { failureJson } from "@workers/http/result";
 import { batchView, recentBatches, retryBatch, startBatch } from "@workers/services/jobs/batches";
 import { anyObject } from "@workers/services/jobs/request";
 import { reroll, rerollQuote } from "@workers/services/jobs/rerolls";
-import { chooseVersion } from "@workers/services/jobs/versions";
+import { chooseVersion, keepRefusedVersion } from "@workers/services/jobs/versions";
 import { Hono } from "hono";
 import { NOT_FOUND } from "~/shared/result";
 import { answerHeaders, NO_STORE, requestKey } from "./answers";
@@ -71,4 +71,10 @@ export const listingApi = new Hono<ApiEnv>()
     );
     if (!res.ok) return failureJson(res);
     return c.json({ versionId: res.versionId }, 200, NO_STORE);
+  })
+  .post("/photos/:id/versions/:versionId/keep", async (c) => {
+    const user = c.get("user")!;
+    const res = await keepRefusedVersion(c.get("deps"), user.id, c.req.param("id"), c.req.param("versionId"));
+    if (!res.ok) return failureJson(res);
+    return c.json({ versionId: res.versionId, credits: res.credits }, 200, NO_STORE);
   });

@@ -12,6 +12,7 @@ import { clearSessionCookie } from "@workers/services/sessions";
 import { Hono } from "hono";
 import { z } from "zod";
 import { fail, NOT_FOUND } from "~/shared/result";
+import { mlsRefusal } from "~/shared/version-view";
 import { NO_STORE } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
@@ -61,6 +62,8 @@ export const mlsApi = new Hono<ApiEnv>()
     const { db, bucket, origin, clock } = c.get("deps");
     const version = await getVersion(db, user.id, c.req.param("id"), c.req.param("versionId"));
     if (!version) return failureJson(NOT_FOUND);
+    const notForListing = mlsRefusal(version.structureVerdict);
+    if (notForListing) return failureJson(fail("conflict", notForListing));
     const parsed = labelChoiceFrom(new URL(c.req.url).searchParams, await getLabelDefaults(db, user.id));
     if (!parsed.ok) return failureJson(parsed);
     const photo = await getPhoto(db, user.id, version.photoId);
@@ -90,6 +93,8 @@ export const mlsApi = new Hono<ApiEnv>()
     const { db, origin, clock } = c.get("deps");
     const version = await getVersion(db, user.id, c.req.param("id"), c.req.param("versionId"));
     if (!version) return failureJson(NOT_FOUND);
+    const notForListing = mlsRefusal(version.structureVerdict);
+    if (notForListing) return failureJson(fail("conflict", notForListing));
     const token = await ensureLink(db, version, clock());
     return c.json({ ok: true, url: originalPageUrl(origin, token) }, 200, NO_STORE);
   })

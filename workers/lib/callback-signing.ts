@@ -1,24 +1,115 @@
-import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+import {
+  decodeBase64urlIgnorePadding,
+  encodeBase32LowerCaseNoPadding,
+  encodeBase64urlNoPadding,
+  encodeHexLowerCase,
+} from "@oslojs/encoding";
 import { hmacSha256 as hmac, timingSafeEqual } from "./crypto";
+import { type KeyEnv, type Keyring, keyring, LEGACY_KEY_ID } from "./signing-keys";
 
 // Signed callbacks of the public API, signed the way Stripe signs its webhooks
 // (docs/decisions/0120-public-api.md):
 //
 //   Stagewise-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, `${t}.${body}`)>
 //
-// The secret belongs to the API key the job was created with. It is derived
-// from SIGNING_SECRET and the key's id, so it is shown once (at key creation)
-// and never stored.
+// The secret belongs to the API key the job was created with, and only to it
+// (docs/decisions/0182-signing-keys-rotate.md): 256 random bits made when the key
+// is made or its owner rotates it, shown once, and stored sealed (AES-GCM) under
+// the current signing key, whose id is stored beside it. Keys made before that
+// have no stored secret: theirs is the one derived from SIGNING_SECRET (key "0")
+// and the key's id, as it always was, until the daily maintenance stores it
+// sealed. Rotating the signing keys reseals; it never changes an integrator's
+// secret.
 
 export const SIGNATURE_HEADER = "Stagewise-Signature";
 /** A receiver should refuse a signature older than this (replays). */
 export const SIGNATURE_TOLERANCE_S = 5 * 60;
 
-/** The callback signing secret of one API key (`whsec_…`). */
-export async function callbackSecret(signingSecret: string, apiKeyId: string): Promise<string> {
-  if (!signingSecret) throw new Error("SIGNING_SECRET is not configured");
-  const mac = await hmac(signingSecret, `api-callback-secret:${apiKeyId}`);
-  return `whsec_${encodeBase32LowerCaseNoPadding(mac)}`;
+/** What api_keys stores of a key's callback secret. */
+export interface StoredCallbackSecret {
+  /** `<iv>.<ciphertext>` (base64url), or null: the derived secret of a key made before secrets were stored. */
+  callbackSecret: string | null;
+  /** The id of the signing key it is sealed under. */
+  callbackSecretKey: string | null;
+}
+
+/** A new callback signing secret (`whsec_…`, 256 random bits). */
+export function newCallbackSecret(): string {
+  const bytes = new Uint8Array(32);
+  crypto.getRandomValues(bytes);
+  return `whsec_${encodeBase32LowerCaseNoPadding(bytes)}`;
+}
+
+/** The secret of a key made before secrets were stored: derived from SIGNING_SECRET (key "0") and the key's id. */
+export async function derivedCallbackSecret(legacySecret: string, apiKeyId: string): Promise<string> {
+  return `whsec_${encodeBase32LowerCaseNoPadding(await hmac(legacySecret, `api-callback-secret:${apiKeyId}`))}`;
+}
+
+async function sealingKey(signingSecret: string): Promise<CryptoKey> {
+  const raw = await hmac(signingSecret, "api-callback-secret-seal");
+  return crypto.subtle.importKey("raw", new Uint8Array(raw), "AES-GCM", false, ["encrypt", "decrypt"]);
+}
+
+/** Seals a key's callback secret under the current signing key, bound to the API key's id. */
+export async function sealCallbackSecret(
+  ring: Keyring,
+  apiKeyId: string,
+  secret: string,
+): Promise<{ callbackSecret: string; callbackSecretKey: string }> {
+  const iv = new Uint8Array(12);
+  crypto.getRandomValues(iv);
+  const enc = new TextEncoder();
+  const sealed = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: enc.encode(apiKeyId) },
+    await sealingKey(ring.current.secret),
+    enc.encode(secret),
+  );
+  return {
+    callbackSecret: `${encodeBase64urlNoPadding(iv)}.${encodeBase64urlNoPadding(new Uint8Array(sealed))}`,
+    callbackSecretKey: ring.current.id,
+  };
+}
+
+/**
+ * A key's callback signing secret, or null when it cannot be read: sealed under a signing key no longer listed,
+ * or derived from SIGNING_SECRET once that is unset.
+ */
+export async function openCallbackSecret(
+  ring: Keyring,
+  apiKeyId: string,
+  stored: StoredCallbackSecret,
+): Promise<string | null> {
+  if (stored.callbackSecret === null) {
+    const legacy = ring.byId.get(LEGACY_KEY_ID);
+    return legacy ? derivedCallbackSecret(legacy.secret, apiKeyId) : null;
+  }
+  const key = ring.byId.get(stored.callbackSecretKey ?? "");
+  const [iv, sealed] = stored.callbackSecret.split(".");
+  if (!key || !iv || !sealed) return null;
+  try {
+    const plain = await crypto.subtle.decrypt(
+      {
+        name: "AES-GCM",
+        iv: new Uint8Array(decodeBase64urlIgnorePadding(iv)),
+        additionalData: new TextEncoder().encode(apiKeyId),
+      },
+      await sealingKey(key.secret),
+      new Uint8Array(decodeBase64urlIgnorePadding(sealed)),
+    );
+    return new TextDecoder().decode(plain);
+  } catch {
+    return null;
+  }
+}
+
+/** The callback secret of an API key, from its stored columns and the configured signing keys (null: unreadable). */
+export function callbackSecretFor(env: KeyEnv, apiKeyId: string, stored: StoredCallbackSecret): Promise<string | null> {
+  return openCallbackSecret(keyring(env), apiKeyId, stored);
+}
+
+/** Whether the stored secret should be sealed (again) under the current signing key. */
+export function needsSealing(ring: Keyring, stored: StoredCallbackSecret): boolean {
+  return stored.callbackSecret === null || stored.callbackSecretKey !== ring.current.id;
 }
 
 /** The value of the Stagewise-Signature header for `body` sent at `t` (unix seconds). */

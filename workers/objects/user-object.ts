@@ -11,6 +11,7 @@ import type { ReserveAnswer } from "@workers/objects/user/credits/group";
 import { cachedBalance } from "@workers/objects/user/credits/view";
 import * as apiJobs from "@workers/objects/user/jobs/api-jobs";
 import * as callbacks from "@workers/objects/user/jobs/callbacks";
+import { keepRefused } from "@workers/objects/user/jobs/keep";
 import * as queue from "@workers/objects/user/jobs/queue";
 import * as rows from "@workers/objects/user/jobs/rows";
 import { JobRunner } from "@workers/objects/user/jobs/runner";
@@ -273,6 +274,11 @@ export class UserObject extends DurableObject<Env> {
     const result = await this.#change(userId, (now) => apiJobs.start(this.#db, this.ctx.storage, userId, input, now));
     if (result.ok && result.launch) await this.#runner.pump(userId);
     return result;
+  }
+
+  /** "Keep it anyway": a result the structure check refused, kept for one credit (jobs/keep.ts). */
+  keepRefused(userId: string, photoId: string, versionId: string) {
+    return this.#change(userId, (now) => keepRefused(this.#db, userId, photoId, versionId, now));
   }
 
   /** Test and development only: moves this object's clock forward. */

@@ -1,7 +1,8 @@
 import type { Database } from "@db/client";
 import { type ApiKey, type ApiKeyRevokedReason, type ApiScope, apiCallbacks, apiKeys, users } from "@db/schema";
-import { callbackSecret } from "@workers/lib/callback-signing";
+import { newCallbackSecret, sealCallbackSecret } from "@workers/lib/callback-signing";
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
+import { keyring } from "@workers/lib/signing-keys";
 import type { RateRule } from "@workers/objects/client";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
@@ -81,8 +82,11 @@ export async function createApiKey(
     .all();
   if (active.length >= MAX_KEYS) return fail("conflict", `You can have at most ${MAX_KEYS} active keys.`);
   const token = `${KEY_PREFIX}${randomToken(20)}`;
+  const id = randomToken(10);
+  // The key's own callback signing secret, stored sealed (docs/decisions/0182-signing-keys-rotate.md).
+  const callbackSecret = newCallbackSecret();
   const row: ApiKey = {
-    id: randomToken(10),
+    id,
     userId,
     tokenHash: sha256Hex(token),
     prefix: token.slice(0, 10),
@@ -92,9 +96,10 @@ export async function createApiKey(
     lastUsedAt: null,
     revokedAt: null,
     revokedReason: null,
+    ...(await sealCallbackSecret(keyring(deps.env), id, callbackSecret)),
   };
   await deps.db.insert(apiKeys).values(row);
-  return ok({ key: view(row), token, callbackSecret: await callbackSecret(deps.env.SIGNING_SECRET, row.id) });
+  return ok({ key: view(row), token, callbackSecret });
 }
 
 export async function revokeApiKey(deps: Pick<Deps, "db" | "clock">, userId: string, keyId: string): Promise<Result> {

@@ -86,6 +86,16 @@ export function QuickDialog({
     );
   }
 
+  async function keep(v: VersionView) {
+    const res = await fetch(`/api/photos/${photoId}/versions/${v.id}/keep`, { method: "POST" }).catch(() => null);
+    if (!res?.ok) {
+      const body = (await res?.json().catch(() => null)) as { error?: string } | null;
+      return job.setError(body?.error ?? "Could not keep this result. Try again.");
+    }
+    setRefresh((n) => n + 1);
+    onChanged();
+  }
+
   async function choose(v: VersionView) {
     const res = await fetch(`/api/photos/${photoId}/versions/${v.id}/choose`, { method: "POST" }).catch(() => null);
     if (!res?.ok) return job.setError("Could not change the shown version. Try again.");
@@ -136,6 +146,7 @@ export function QuickDialog({
         versions={versions}
         onCompare={setCompare}
         onChoose={(v) => void choose(v)}
+        onKeep={(v) => void keep(v)}
         onReroll={(v, acceptCharge) => void job.track(() => startJob(`/api/jobs/${v.jobId}/reroll`, { acceptCharge }))}
       />
     </Modal>

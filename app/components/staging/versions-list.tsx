@@ -104,6 +104,7 @@ export function VersionsList({
   onCompare,
   onChoose,
   onReroll,
+  onKeep,
 }: {
   versions: VersionView[] | null;
   onCompare: (v: VersionView) => void;
@@ -111,6 +112,8 @@ export function VersionsList({
   onChoose?: (v: VersionView) => void;
   /** Re-rolls a staged version (same choices, new seed); `acceptCharge` once the price was said. */
   onReroll?: (v: VersionView, acceptCharge: boolean) => void;
+  /** Keeps a result the structure check refused, for a credit. */
+  onKeep?: (v: VersionView) => void;
 }) {
   return (
     <section aria-label="Versions" className="space-y-2">
@@ -139,12 +142,36 @@ export function VersionsList({
               <p className="text-muted" data-testid="version-from">
                 {fromLine(v, versions)}
               </p>
+              {v.structure?.verdict === "refused" ? (
+                <div
+                  className="space-y-1 rounded border border-amber-300 bg-amber-50 p-1"
+                  data-testid="version-refused"
+                >
+                  <p className="font-semibold text-amber-900">
+                    Changed the room's walls, windows or doors: not charged, not for a listing.
+                  </p>
+                  {onKeep ? (
+                    <button
+                      type="button"
+                      className="btn-secondary min-h-8 px-2 py-0.5"
+                      onClick={() => onKeep(v)}
+                      data-testid="keep-refused"
+                    >
+                      Keep it anyway · 1 credit
+                    </button>
+                  ) : null}
+                </div>
+              ) : v.structure?.verdict === "kept" ? (
+                <p className="text-amber-900" data-testid="version-kept">
+                  Kept after the structure check found the room changed: not exported as staging
+                </p>
+              ) : null}
               {belowListingSize(v.width, v.height) ? (
                 <p className="text-amber-800" data-testid="version-size">
                   {belowListingSize(v.width, v.height)}
                 </p>
               ) : null}
-              {v.shown ? (
+              {v.structure?.verdict === "refused" ? null : v.shown ? (
                 <p className="font-semibold text-brand-700" data-testid="version-shown">
                   Shown in your library
                 </p>
@@ -162,21 +189,28 @@ export function VersionsList({
                 <button type="button" className="btn-ghost min-h-8 px-2 py-0.5" onClick={() => onCompare(v)}>
                   Compare
                 </button>
-                <a href={v.downloadUrl} download className="btn-ghost min-h-8 px-2 py-0.5">
-                  Download
-                </a>
-                {/* With the disclosure label and QR of the original page (docs/decisions/0110-mls-disclosure-and-original-pages.md). */}
-                <a
-                  href={`/api/photos/${v.photoId}/versions/${v.id}/labelled`}
-                  download
-                  className="btn-ghost min-h-8 px-2 py-0.5"
-                  data-testid="download-labelled"
-                >
-                  Download for MLS
-                </a>
-                {v.kind === "stage" && onReroll ? (
-                  <RerollControl version={v} onReroll={(accept) => onReroll(v, accept)} />
-                ) : null}
+                {v.structure?.verdict === "refused" ? null : (
+                  <>
+                    <a href={v.downloadUrl} download className="btn-ghost min-h-8 px-2 py-0.5">
+                      Download
+                    </a>
+                    {/* With the disclosure label and QR of the original page (docs/decisions/0110-mls-disclosure-and-original-pages.md);
+                        a kept result changed the room and is not published as staging. */}
+                    {v.structure?.verdict === "kept" ? null : (
+                      <a
+                        href={`/api/photos/${v.photoId}/versions/${v.id}/labelled`}
+                        download
+                        className="btn-ghost min-h-8 px-2 py-0.5"
+                        data-testid="download-labelled"
+                      >
+                        Download for MLS
+                      </a>
+                    )}
+                    {v.kind === "stage" && onReroll ? (
+                      <RerollControl version={v} onReroll={(accept) => onReroll(v, accept)} />
+                    ) : null}
+                  </>
+                )}
               </div>
               <OriginalLinkControls photoId={v.photoId} versionId={v.id} />
             </li>

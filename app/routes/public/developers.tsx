@@ -153,8 +153,9 @@ export default function Developers({ loaderData }: Route.ComponentProps) {
         </p>
         <p className="mt-3">
           Every callback carries <code>Stagewise-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code>, where{" "}
-          <code>v1</code> is HMAC-SHA256 of <code>t + "." + body</code> with the callback signing secret shown when you
-          created the key (the scheme Stripe uses). Verify it on the raw body and refuse old timestamps:
+          <code>v1</code> is HMAC-SHA256 of <code>t + "." + body</code> with the key's callback signing secret, shown
+          when you created the key or last replaced the secret on the settings page (the scheme Stripe uses). Verify it
+          on the raw body and refuse old timestamps:
         </p>
         <pre className="mt-3 overflow-x-auto rounded bg-gray-900 p-4 text-sm text-gray-100">
           <code>{VERIFY}</code>

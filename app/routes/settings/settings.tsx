@@ -12,6 +12,7 @@ import {
   REVOKED_FOR_YOU,
   revokeApiKey,
 } from "@workers/services/api-keys";
+import { rotateCallbackSecret } from "@workers/services/callback-secrets";
 import { secureCookies } from "@workers/services/current-user";
 import { deleteAccount, deletionMethods, requestExport } from "@workers/services/mls/account-data";
 import { getLabelDefaults, labelDefaultsInput, saveLabelDefaults } from "@workers/services/mls/labels";
@@ -71,6 +72,14 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!res.ok) return failureData(res);
     return { revoked: true };
   }
+  if (f.intent === "rotate-callback-secret") {
+    const res = await rotateCallbackSecret(deps, user.id, String(f.keyId ?? "").slice(0, 64));
+    if (!res.ok) return failureData(res);
+    return data(
+      { rotated: { name: res.name, callbackSecret: res.callbackSecret } },
+      { headers: { "Cache-Control": "no-store" } },
+    );
+  }
   if (f.intent === "label") {
     const input = checkFields(labelDefaultsInput, {
       enabled: f.enabled === "on",
@@ -118,6 +127,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
   const { keys, keysRevoked, deliveries, label, deletion } = loaderData;
   const busy = useNavigation().state !== "idle";
   const created = actionData && "created" in actionData ? actionData.created : null;
+  const rotated = actionData && "rotated" in actionData ? actionData.rotated : null;
   const error = actionData && "error" in actionData ? actionData.error : null;
   const saved = actionData && "saved" in actionData ? actionData.saved : null;
   return (
@@ -171,6 +181,17 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
             </code>
           </div>
         ) : null}
+        {rotated ? (
+          <div className="alert-success mt-4" role="status" data-testid="rotated-secret">
+            <p className="font-semibold">
+              New callback signing secret for “{rotated.name}”. Copy it now: it is not shown again. Callbacks are signed
+              with it from now on; the old one no longer verifies.
+            </p>
+            <code className="mt-2 block break-all" data-testid="rotated-secret-value">
+              {rotated.callbackSecret}
+            </code>
+          </div>
+        ) : null}
         <Form method="post" className="mt-4 grid gap-3 sm:grid-cols-[1fr_auto]">
           <input type="hidden" name="intent" value="create" />
           <label className="grid gap-1 text-sm">
@@ -218,13 +239,22 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
                     {k.revokedAt ? (
                       <span className="text-muted">Revoked{k.revokedWhy ? ` (${k.revokedWhy})` : ""}</span>
                     ) : (
-                      <Form method="post">
-                        <input type="hidden" name="intent" value="revoke" />
-                        <input type="hidden" name="keyId" value={k.id} />
-                        <button type="submit" className="btn-ghost text-danger" disabled={busy}>
-                          Revoke <span className="sr-only">{k.name}</span>
-                        </button>
-                      </Form>
+                      <div className="flex justify-end gap-1">
+                        <Form method="post">
+                          <input type="hidden" name="intent" value="rotate-callback-secret" />
+                          <input type="hidden" name="keyId" value={k.id} />
+                          <button type="submit" className="btn-ghost" disabled={busy}>
+                            New callback secret <span className="sr-only">for {k.name}</span>
+                          </button>
+                        </Form>
+                        <Form method="post">
+                          <input type="hidden" name="intent" value="revoke" />
+                          <input type="hidden" name="keyId" value={k.id} />
+                          <button type="submit" className="btn-ghost text-danger" disabled={busy}>
+                            Revoke <span className="sr-only">{k.name}</span>
+                          </button>
+                        </Form>
+                      </div>
                     )}
                   </td>
                 </tr>

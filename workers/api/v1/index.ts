@@ -16,6 +16,7 @@ import type { z } from "zod";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { cutText } from "~/shared/text";
 import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
+import { REFUSED_NOT_DOWNLOADED, type StructureVerdict } from "~/shared/version-view";
 import * as S from "./schemas";
 
 // The public API, /api/v1 (docs/decisions/0120-public-api.md): a thin,
@@ -121,6 +122,8 @@ function versionView(v: {
   height: number;
   bytes: number;
   createdAt: number;
+  structureVerdict: StructureVerdict | null;
+  structureScore: number | null;
 }) {
   return {
     id: v.id,
@@ -131,6 +134,7 @@ function versionView(v: {
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
+    structure: v.structureVerdict ? { verdict: v.structureVerdict, score: v.structureScore } : null,
     downloadUrl: `/api/v1/photos/${v.photoId}/versions/${v.id}/download`,
   };
 }
@@ -312,7 +316,7 @@ define(
           "image/png": { schema: { type: "string", format: "binary" } },
         },
       },
-      ...errors(401, 403, 404, 429),
+      ...errors(401, 403, 404, 409, 429),
     },
   },
   async (c, caller) => {
@@ -320,6 +324,7 @@ define(
     if (!p.ok) return failureJson(NOT_FOUND);
     const version = await getVersion(c.get("db"), caller.userId, p.data.photoId, p.data.versionId);
     if (!version) return failureJson(NOT_FOUND);
+    if (version.structureVerdict === "refused") return failureJson(fail("conflict", REFUSED_NOT_DOWNLOADED));
     const obj = await c.env.PHOTOS.get(version.key);
     if (!obj) return failureJson(NOT_FOUND);
     const ext = version.contentType === "image/png" ? "png" : "jpg";

@@ -92,6 +92,16 @@ export const Version = z
     height: z.number().int(),
     bytes: z.number().int(),
     createdAt: z.number().int(),
+    structure: z
+      .object({
+        verdict: z.enum(["passed", "refused", "kept", "unchecked"]),
+        score: z.number().nullable().openapi({ description: "The check's score: it fails above 1." }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "What the structure check said: passed; refused (the result moved walls, windows or doors: the job failed uncharged, the image is not downloadable until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions made before the check.",
+      }),
     downloadUrl: z.string().openapi({ description: "GET it with the same API key." }),
   })
   .openapi("Version");

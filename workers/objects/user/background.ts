@@ -231,7 +231,7 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
     .set({ status: "ready", objectKey: key, bytes, readyAt: now, expiresAt })
     .where(eq(dataExports.id, id));
   const origin = env.APP_ORIGIN.replace(/\/$/, "");
-  const sig = env.SIGNING_SECRET ? await signLink(env.SIGNING_SECRET, "export", id, expiresAt) : "";
+  const sig = await signLink(env, "export", id, expiresAt);
   const url = `${origin}/api/exports/${id}?exp=${expiresAt}&sig=${sig}`;
   await createMailer(env)
     .send({

@@ -1,8 +1,9 @@
 import { photos, photoVersions } from "@db/schema";
-import { getVersion } from "@workers/objects/client";
+import { getVersion, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { and, eq } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
+import { REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
 
 // The version a photo shows (in the grid, the listing pack and the original page): any of its versions may be
 // chosen; the others stay as versions.
@@ -19,6 +20,8 @@ export async function chooseVersion(
 ): Promise<Result<{ versionId: string }>> {
   const version = await getVersion(db, userId, photoId, versionId);
   if (!version) return fail("not_found", "That version of the photo was not found.");
+  // A refused result was not charged: it is kept for a credit (keepRefusedVersion), never chosen for free.
+  if (version.structureVerdict === "refused") return fail("conflict", REFUSED_NOT_DOWNLOADED);
   await db
     .update(photos)
     .set({
@@ -42,4 +45,23 @@ export async function shownVersionId(db: Db, userId: string, photoId: string): P
     )
     .get();
   return row?.id ?? null;
+}
+
+/**
+ * "Keep it anyway": a result the structure check refused (it was not charged) becomes the photo's shown version for
+ * one credit, through the user's object (docs/decisions/0162-results-true-to-the-room.md).
+ */
+export async function keepRefusedVersion(
+  deps: Pick<Deps, "env">,
+  userId: string,
+  photoId: string,
+  versionId: string,
+): Promise<Result<{ versionId: string; credits: number }>> {
+  const kept = await userObject(deps.env, userId).keepRefused(userId, photoId, versionId);
+  if (!kept.ok)
+    return {
+      ...fail(kept.code, kept.error),
+      ...(kept.code === "insufficient_credits" ? { credits: kept.balance } : {}),
+    } as Result<{ versionId: string; credits: number }>;
+  return ok({ versionId: kept.versionId, credits: kept.balance });
 }

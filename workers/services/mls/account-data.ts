@@ -179,8 +179,7 @@ export async function openExport(
   sig: string | undefined,
 ): Promise<Result<{ body: ReadableStream; size: number }>> {
   if (!/^[a-z2-7]{26}$/.test(id)) return NOT_FOUND;
-  const secret = deps.env.SIGNING_SECRET;
-  if (!secret || !(await verifyLink(secret, "export", id, exp, sig, deps.clock())))
+  if (!(await verifyLink(deps.env, "export", id, exp, sig, deps.clock())))
     return fail("gone", "This link has expired or is not valid. Ask for a new export from your settings.");
   const found = await deps.db
     .select({ row: dataExports, deletedAt: users.deletedAt })

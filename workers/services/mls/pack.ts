@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { LabelDefaults } from "~/shared/label-options";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { cutText, hasControlCharacters } from "~/shared/text";
+import { mlsRefusal } from "~/shared/version-view";
 import { labelledBytes } from "./labels";
 import { ensureLink, originalPageUrl } from "./links";
 
@@ -46,7 +47,9 @@ export function safeFileName(name: string): string {
 }
 
 /** The version a pack uses: the photo's current one (photos.processed_key), else the newest. */
-function chosen(photo: Photo, versions: PhotoVersion[]): PhotoVersion | null {
+function chosen(photo: Photo, all: PhotoVersion[]): PhotoVersion | null {
+  // A result that changed the room (refused, or kept anyway) never goes into a listing (ADR 0162).
+  const versions = all.filter((v) => !mlsRefusal(v.structureVerdict));
   return versions.find((v) => v.key === photo.processedKey) ?? versions[0] ?? null;
 }
 

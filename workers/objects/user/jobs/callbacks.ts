@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
 import { type ApiCallback, apiCallbacks, apiKeys, jobs, photoVersions } from "@db/schema";
-import { callbackSecret, SIGNATURE_HEADER, signatureHeader } from "@workers/lib/callback-signing";
+import { callbackSecretFor, SIGNATURE_HEADER, signatureHeader } from "@workers/lib/callback-signing";
 import { guardedFetch, urlPolicy } from "@workers/lib/safe-url";
 import type { Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
@@ -12,6 +12,8 @@ import { and, asc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
 // user's alarm POSTs the event, signed with the key's secret, and retries
 // with backoff until 24 hours have passed. The row is the delivery log.
 
+const UNREADABLE_SECRET =
+  "The key's callback signing secret cannot be read (its signing key was removed); rotate it on the settings page.";
 /** Retry for this long after the job finished, then give up. */
 export const CALLBACK_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Waits after the 1st, 2nd, … failed attempt; the last repeats. */
@@ -159,7 +161,11 @@ export async function deliverDue(
     const settle = (fields: Partial<ApiCallback>) =>
       db.update(apiCallbacks).set(fields).where(eq(apiCallbacks.jobId, cb.jobId));
     const key = await db
-      .select({ revokedAt: apiKeys.revokedAt })
+      .select({
+        revokedAt: apiKeys.revokedAt,
+        callbackSecret: apiKeys.callbackSecret,
+        callbackSecretKey: apiKeys.callbackSecretKey,
+      })
       .from(apiKeys)
       .where(eq(apiKeys.id, cb.apiKeyId))
       .get();
@@ -176,9 +182,16 @@ export async function deliverDue(
       await settle({ status: "failed", nextAt: null, lastError: "The job no longer exists." });
       continue;
     }
+    // The key's own secret (docs/decisions/0182-signing-keys-rotate.md); unreadable only when the signing key it is
+    // sealed under was removed before the daily maintenance resealed it.
+    const secret = await callbackSecretFor(env, cb.apiKeyId, key);
+    if (secret === null) {
+      await settle({ status: "failed", nextAt: null, lastError: UNREADABLE_SECRET });
+      continue;
+    }
     const attempts = cb.attempts + 1;
     const t = Math.floor(Date.now() / 1000);
-    const signature = await signatureHeader(await callbackSecret(env.SIGNING_SECRET, cb.apiKeyId), t, payload);
+    const signature = await signatureHeader(secret, t, payload);
     const res = await guardedFetch(cb.url, urlPolicy(env, fetcher), {
       method: "POST",
       headers: {

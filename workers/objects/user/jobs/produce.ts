@@ -1,8 +1,9 @@
 import type { Database } from "@db/client";
 import { type Job, type Photo, photos, photoVersions } from "@db/schema";
 import { createProviderClient, ProviderError } from "@workers/adapters/provider";
+import { imagesFor } from "@workers/lib/images";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
-import { describeImage, makeResultThumb } from "@workers/lib/thumbnail";
+import { describeImage } from "@workers/lib/thumbnail";
 import { and, eq } from "drizzle-orm";
 import { atListingSize } from "./listing-size";
 import {
@@ -35,7 +36,7 @@ export async function produce(
     /** The call was started before the job was marked running: its bytes are stored only once this answers true. */
     storeWhen?: Promise<boolean>;
   } = {},
-): Promise<{ result: JobResult; stored: Promise<void> }> {
+): Promise<{ result: JobResult; stored: Promise<void>; bytes: Uint8Array }> {
   const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
   if (!photo || photo.userId !== job.userId) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
   const timeoutMs = providerTimeoutMs(env);
@@ -60,7 +61,7 @@ export async function produce(
     const stored = opts.storeWhen
       ? opts.storeWhen.then((store) => (store ? putResult(env, result, bytes) : undefined))
       : putResult(env, result, bytes);
-    return { result, stored };
+    return { result, stored, bytes };
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err;
     throw new ProviderError(
@@ -107,10 +108,7 @@ function describeResult(job: Pick<Job, "id" | "userId" | "photoId">, bytes: Uint
     versionId: job.id,
     key,
     thumbKey: key,
-    pendingThumb:
-      info.contentType === "image/jpeg"
-        ? { key: versionThumbKey(job.userId, job.photoId, job.id), image: bytes }
-        : undefined,
+    pendingThumb: { key: versionThumbKey(job.userId, job.photoId, job.id), image: bytes },
     contentType: info.contentType,
     bytes: bytes.byteLength,
     width: info.width,
@@ -124,6 +122,24 @@ export function failureMessage(kind: JobKind, err: unknown): string {
 }
 
 /**
+ * A refused result's thumbnail, made before its rows are written: a refused result is only ever shown at thumbnail
+ * size, so its row must never point at the full image. When the thumbnail cannot be made the row keeps the image as
+ * its thumbnail and the routes show no preview of it (docs/decisions/0162-results-true-to-the-room.md).
+ */
+export async function thumbFirst(env: Env, result: JobResult): Promise<JobResult> {
+  if (!result.pendingThumb) return result;
+  const { key, image } = result.pendingThumb;
+  try {
+    const thumb = await imagesFor(env).thumbnail(image);
+    await env.PHOTOS.put(key, thumb, { httpMetadata: { contentType: "image/jpeg" } });
+    return { ...result, thumbKey: key, pendingThumb: undefined };
+  } catch (err) {
+    console.error("refused result's thumbnail not made", result.versionId, err);
+    return { ...result, pendingThumb: undefined };
+  }
+}
+
+/**
  * Makes a committed result's thumbnail and points the version (and the photo, while it shows that version) at it.
  * Until then both show the image itself; the photo's `processedAt` moves so the grid asks for the new thumbnail.
  * A failure leaves the image as its own thumbnail (heavier, still right).
@@ -132,7 +148,9 @@ export async function finishThumb(env: Env, db: Database, job: Job, result: JobR
   if (!result.pendingThumb) return;
   const { key: thumbKey, image } = result.pendingThumb;
   try {
-    await env.PHOTOS.put(thumbKey, makeResultThumb(image), { httpMetadata: { contentType: "image/jpeg" } });
+    // Made by the platform's image service: nothing is decoded on the user's object (docs/decisions/0161).
+    const thumb = await imagesFor(env).thumbnail(image);
+    await env.PHOTOS.put(thumbKey, thumb, { httpMetadata: { contentType: "image/jpeg" } });
     await db.batch([
       db.update(photoVersions).set({ thumbKey }).where(eq(photoVersions.id, result.versionId)),
       db

@@ -190,7 +190,14 @@ export interface JobResult {
 }
 
 /** The batch that records a finished job's version and points the photo at it. */
-export function succeedStatements(db: Database, job: Job, result: JobResult, now: number): Stmt[] {
+export function succeedStatements(
+  db: Database,
+  job: Job,
+  result: JobResult,
+  now: number,
+  /** What the structure check said of the result (structure.ts); left out, the version is as before the check. */
+  checked?: { verdict: "passed" | "unchecked"; score: number | null },
+): Stmt[] {
   return [
     db.insert(photoVersions).values({
       id: result.versionId,
@@ -206,6 +213,7 @@ export function succeedStatements(db: Database, job: Job, result: JobResult, now
       width: result.width,
       height: result.height,
       createdAt: now,
+      ...(checked ? { structureVerdict: checked.verdict, structureScore: checked.score } : {}),
     }),
     db
       .update(photos)

@@ -4,9 +4,10 @@ import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, staleReservationKeys } from "@workers/objects/user/credits/reservations";
 import { shortcutOn } from "@workers/objects/user/shortcuts";
-import { failureMessage, finishThumb, produce } from "./produce";
+import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
+import { type Checked, checkResult, refusedStatements, retryParams, STRUCTURE_REFUSED, sourceBytes } from "./structure";
 import * as variations from "./variations";
 
 // The job runner: the part of the user's object that runs its AI jobs. It owns
@@ -30,6 +31,8 @@ export interface RunnerHost {
   /** A run stopped on a D1 error: the alarm tries again in a moment. */
   retrySoon(): Promise<void>;
 }
+
+const UNCHECKED: Checked = { verdict: "unchecked", score: null };
 
 export class JobRunner {
   /** Jobs whose provider call runs in this instance right now. */
@@ -123,16 +126,41 @@ export class JobRunner {
     // deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
-      const { result, stored } = await started.produced();
-      writeSettled = stored.catch(() => undefined);
-      const kept = await this.host.change(userId, (now) => this.#commit(userId, job, result, stored, now));
+      let attempt = await started.produced();
+      writeSettled = attempt.stored.catch(() => undefined);
+      // The structure check, before any charge: a result that changed the room is tried once more, free.
+      let made = job;
+      const source = started.photo ? await sourceBytes(env, db, job, started.photo.originalKey) : null;
+      let checked = source ? await checkResult(env, job.kind, source, attempt.bytes) : UNCHECKED;
+      if (checked.verdict === "refused") {
+        await writeSettled;
+        made = { ...job, params: retryParams(job.params) };
+        attempt = await produce(env, db, made, this.host.now(), { photo: started.photo });
+        writeSettled = attempt.stored.catch(() => undefined);
+        checked = await checkResult(env, job.kind, source!, attempt.bytes);
+      }
+      const { result, stored } = attempt;
+      if (checked.verdict === "refused") {
+        // Refused twice: not charged; the result stays visible, labelled, for its owner to keep for a credit.
+        await stored;
+        const refused = checked;
+        const shown = await thumbFirst(env, result);
+        await this.host.change(userId, (now) =>
+          credits.refund(db, userId, job.id, STRUCTURE_REFUSED, now, {
+            writes: refusedStatements(db, made, shown, refused, now),
+          }),
+        );
+        return;
+      }
+      const passed = { verdict: checked.verdict, score: checked.score };
+      const kept = await this.host.change(userId, (now) => this.#commit(userId, made, result, stored, now, passed));
       // Refunded meanwhile (the alarm gave up on it), or no longer running: the result is not kept.
       if (!kept) {
         await writeSettled;
         await env.PHOTOS.delete(rows.jobResultKeys(job));
         return;
       }
-      this.#finish(finishThumb(env, db, job, result, this.host.now()));
+      this.#finish(finishThumb(env, db, made, result, this.host.now()));
     } catch (err) {
       const message = failureMessage(job.kind, err);
       await this.host.change(userId, (now) =>
@@ -151,7 +179,7 @@ export class JobRunner {
    */
   async #markRunning(
     queued: queue.QueuedToRun,
-  ): Promise<{ job: Job; produced: () => ReturnType<typeof produce> } | undefined> {
+  ): Promise<{ job: Job; photo: Photo | undefined; produced: () => ReturnType<typeof produce> } | undefined> {
     const { env, db } = this.host;
     const early = queued.photo && !variations.isGroupLead(queued.job) && shortcutOn(env, "early-start");
     let claimed: (running: boolean) => void = () => undefined;
@@ -180,7 +208,7 @@ export class JobRunner {
     }
     claimed(true);
     const { job, photo } = started;
-    return { job, produced: () => call ?? produce(env, db, job, this.host.now(), { photo }) };
+    return { job, photo, produced: () => call ?? produce(env, db, job, this.host.now(), { photo }) };
   }
 
   /** The change that commits a job's credit with its version; true when the job succeeded and its result is kept. */
@@ -190,6 +218,7 @@ export class JobRunner {
     result: rows.JobResult,
     stored: Promise<void>,
     now: number,
+    checked: Parameters<typeof rows.succeedStatements>[4],
   ): Promise<Changed<boolean> & { ended?: rows.JobWithVersion }> {
     const { env, db } = this.host;
     let found: Awaited<ReturnType<typeof findHeld>>;
@@ -202,7 +231,7 @@ export class JobRunner {
     if (found.settled) return credits.untouched(false);
     const handOver = shortcutOn(env, "hand-over-ended");
     const committed = await credits.commitHeld(db, userId, found.held, now, {
-      writes: rows.succeedStatements(db, job, result, now),
+      writes: rows.succeedStatements(db, job, result, now, checked),
       reads: handOver ? rows.jobWithVersionQueries(db, userId, job.id) : [],
     });
     const c = committed.answer;

@@ -1,5 +1,5 @@
 import type { Database } from "@db/client";
-import { type Job, jobs, photos } from "@db/schema";
+import { type Job, jobs, type Photo, photos } from "@db/schema";
 import { createProviderClient, ProviderError } from "@workers/adapters/provider";
 import type { Stmt } from "@workers/objects/user/batch";
 import type { Changed } from "@workers/objects/user/credits/changes";
@@ -9,6 +9,7 @@ import { atListingSize } from "./listing-size";
 import * as produce from "./produce";
 import * as jobsService from "./rows";
 import { stageInputFor } from "./stage-call";
+import { type Checked, checkResult, refusedStatements, retryParams, STRUCTURE_REFUSED, sourceBytes } from "./structure";
 
 // Variations (issue 15): one staging request for 1 to 4 results. Each result is
 // its own job with its own one-credit reservation (reserved together by
@@ -59,8 +60,16 @@ async function markSiblingsRunning(db: Database, group: Job[], now: number): Pro
 }
 
 /** The statements that record one variation: the lead's also points the photo at its result. */
-function succeed(db: Database, job: Job, result: jobsService.JobResult, now: number, isLead: boolean): Stmt[] {
-  const [version, photoUpdate, jobUpdate] = jobsService.succeedStatements(db, job, result, now);
+function succeed(
+  db: Database,
+  job: Job,
+  result: jobsService.JobResult,
+  now: number,
+  isLead: boolean,
+  checked: Checked,
+): Stmt[] {
+  const passed = checked.verdict === "refused" ? undefined : { verdict: checked.verdict, score: checked.score };
+  const [version, photoUpdate, jobUpdate] = jobsService.succeedStatements(db, job, result, now, passed);
   return isLead ? [version!, photoUpdate!, jobUpdate!] : [version!, jobUpdate!];
 }
 
@@ -72,12 +81,33 @@ export interface GroupRunner {
   change: <T>(fn: (now: number) => Promise<Changed<T>>) => Promise<T>;
 }
 
-/** Runs a lead's provider call for its whole group and settles every member on its own. */
+/** A member's result: its description, its bytes, and what the structure check said of it. */
+interface Made {
+  result: jobsService.JobResult;
+  bytes: Uint8Array;
+  checked: Checked;
+  /** The choices that made it (a second try's new seed and lower creativity). */
+  job: Job;
+}
+
+/**
+ * Runs a lead's provider call for its whole group and settles every member on its own. Members whose result
+ * changed the room are tried once more together, in one more call with the second try's choices (structure.ts).
+ */
 export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promise<void> {
   const group = await markSiblingsRunning(r.db, await members(r.db, lead), r.now());
-  let results: (jobsService.JobResult | null)[];
+  let made: (Made | null)[];
   try {
-    results = await produceGroup(r.env, r.db, lead, group, r.now());
+    const photo = await r.db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
+    if (!photo || photo.userId !== lead.userId) throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
+    const source = await sourceBytes(r.env, r.db, lead, photo.originalKey);
+    made = await produceGroup(r.env, r.db, photo, lead, group, source, r.now());
+    const again = group.filter((_, i) => made[i]?.checked.verdict === "refused");
+    if (again.length > 0 && source) {
+      const retryLead = { ...lead, params: retryParams(lead.params) };
+      const second = await produceGroup(r.env, r.db, photo, retryLead, again, source, r.now());
+      for (const [k, job] of again.entries()) made[group.indexOf(job)] = second[k] ?? made[group.indexOf(job)]!;
+    }
   } catch (err) {
     const message = produce.failureMessage(lead.kind, err);
     for (const job of group) {
@@ -91,8 +121,8 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     return;
   }
   for (const [i, job] of group.entries()) {
-    const result = results[i];
-    if (!result) {
+    const m = made[i];
+    if (!m) {
       await r.change((now) =>
         credits.refund(r.db, userId, job.id, MISSING_RESULT, now, {
           writes: [jobsService.failJobStatement(r.db, job.id, MISSING_RESULT, now)],
@@ -100,31 +130,43 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
       );
       continue;
     }
+    if (m.checked.verdict === "refused") {
+      const shown = await produce.thumbFirst(r.env, m.result);
+      await r.change((now) =>
+        credits.refund(r.db, userId, job.id, STRUCTURE_REFUSED, now, {
+          writes: refusedStatements(r.db, m.job, shown, m.checked, now),
+        }),
+      );
+      continue;
+    }
     const settled = await r.change((now) =>
-      credits.commit(r.db, userId, job.id, now, { writes: succeed(r.db, job, result, now, i === 0) }),
+      credits.commit(r.db, userId, job.id, now, { writes: succeed(r.db, m.job, m.result, now, i === 0, m.checked) }),
     );
     const kept = settled.ok && (await jobsService.getJob(r.db, job.id))?.status === "succeeded";
     if (!kept) await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
-    else await produce.finishThumb(r.env, r.db, job, result, r.now());
+    else await produce.finishThumb(r.env, r.db, m.job, m.result, r.now());
   }
 }
 
-/** One provider call for the group; each image stored under its member's keys (null where none arrived). */
+/**
+ * One provider call for `group` with the lead's choices; each image stored under its member's keys and checked
+ * against the source (null where none arrived).
+ */
 async function produceGroup(
   env: Env,
   db: Database,
+  photo: Photo,
   lead: Job,
   group: Job[],
+  source: Uint8Array | null,
   now: number,
-): Promise<(jobsService.JobResult | null)[]> {
-  const photo = await db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
-  if (!photo || photo.userId !== lead.userId) throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
+): Promise<(Made | null)[]> {
   const timeoutMs = jobsService.providerTimeoutMs(env);
   const client = createProviderClient(env, { timeoutMs });
   const images = await client.stageMany(await stageInputFor(env, db, lead, photo, now, group.length));
   const deadline = jobsService.jobDeadline(now, timeoutMs);
-  const out: (jobsService.JobResult | null)[] = [];
-  for (const [i, job] of group.entries()) {
+  const out: (Made | null)[] = [];
+  for (const [i, member] of group.entries()) {
     const bytes = images[i];
     if (!bytes) {
       out.push(null);
@@ -132,7 +174,19 @@ async function produceGroup(
     }
     // A result that is not an image is a result that did not arrive: that job is refunded on its own.
     const sized = await atListingSize(client, bytes, deadline);
-    out.push(await produce.storeResult(env, job, sized).catch(() => null));
+    const job = {
+      ...member,
+      params: { ...member.params, seed: lead.params.seed, designCreativity: lead.params.designCreativity },
+    };
+    const result = await produce.storeResult(env, member, sized).catch(() => null);
+    if (!result) {
+      out.push(null);
+      continue;
+    }
+    const checked = source
+      ? await checkResult(env, "stage", source, sized)
+      : { verdict: "unchecked" as const, score: null };
+    out.push({ result, bytes: sized, checked, job });
   }
   return out;
 }

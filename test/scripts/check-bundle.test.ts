@@ -1,0 +1,27 @@
+import { expect, test } from "vitest";
+import { judge, parseUploadSize, WORKER_GZIP_BUDGET_KIB } from "../../scripts/check-bundle.ts";
+
+// The bundle budget of `npm test` (scripts/check-bundle.ts, ADR 0181): what it reads from wrangler and how it judges.
+
+const DRY_RUN = `│ Total (10 modules)                  │      │ 2575.82 KiB │
+└─────────────────────────────────────┴──────┴─────────────┘
+✨ Read 106 files from the assets directory /work/wt-ops/build/client
+Total Upload: 3394.26 KiB / gzip: 717.66 KiB
+Your Worker has access to the following bindings:`;
+
+test("reads the upload and gzip sizes wrangler deploy --dry-run prints", () => {
+  expect(parseUploadSize(DRY_RUN)).toEqual({ kib: 3394.26, gzipKib: 717.66 });
+  expect(parseUploadSize("--dry-run: exiting now.")).toBeNull();
+});
+
+test("fails above the gzip budget, saying what to do", () => {
+  expect(WORKER_GZIP_BUDGET_KIB).toBe(790);
+  expect(judge({ kib: 3394.26, gzipKib: 717.66 })).toEqual({
+    ok: true,
+    line: "Worker upload 3394.26 KiB, gzip 717.66 KiB: within the budget of 790 KiB gzip",
+  });
+  const over = judge({ kib: 3800, gzipKib: 790.01 });
+  expect(over.ok).toBe(false);
+  expect(over.line).toContain("OVER the budget of 790 KiB gzip");
+  expect(over.line).toContain("ADR 0181");
+});
