@@ -196,8 +196,12 @@ describe("the removal brush", () => {
       await fetch(`${baseUrl()}/api/photos/${photoId}/versions`, {
         headers: { Cookie: `sw_session=${user.sessionToken}` },
       })
-    ).json()) as { versions: { imageUrl: string; width: number; height: number }[] };
+    ).json()) as {
+      versions: { imageUrl: string; width: number; height: number; structure: { verdict: string } | null }[];
+    };
     expect(versions.versions.map((v) => [v.width, v.height])).toEqual([[2304, 1728]]);
+    // Checked against the room like any removal before it was charged (ADR 0160): emptying inside the mask passes.
+    expect(versions.versions[0]!.structure?.verdict).toBe("passed");
     const result = await bytesOf(user, versions.versions[0]!.imageUrl);
     const source = await bytesOf(user, `/api/photos/${photoId}/original`);
     const [W, H] = [64, 48];
