@@ -13,6 +13,7 @@ import { purgeIdempotency } from "@workers/services/api-idempotency";
 import { resealCallbackSecrets } from "@workers/services/callback-secrets";
 import { purgeTrash } from "@workers/services/library";
 import { purgeExpiredSessions } from "@workers/services/maintenance";
+import { closeSoldListings } from "@workers/services/mls/listing-status";
 import { expireStaleUploads } from "@workers/services/uploads";
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { fail } from "~/shared/result";
@@ -97,6 +98,8 @@ export default {
       grantAllOwedTrialCredits({ env, db }),
       // Public API Idempotency-Key answers older than a day (docs/decisions/0120-public-api.md).
       purgeIdempotency(db),
+      // Original pages of listings sold (or off market) for the days their owner chose (docs/decisions/0170).
+      closeSoldListings(db),
       // Every API key's callback secret sealed under the current signing key (docs/decisions/0182).
       resealCallbackSecrets({ db, env }),
     ]);
