@@ -312,6 +312,8 @@ export type JobParams = {
    * style reference, and its strength (design_style_image_strength).
    */
   styleReference?: StyleReference;
+  /** A removal's brush mask: the id of one of the photo's stored masks, sent as mask_image_url (ADR 0195). */
+  mask?: string;
 };
 
 /** A staged version of the user's, sent to the provider as a style reference (docs/decisions/0190). */

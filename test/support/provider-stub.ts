@@ -25,6 +25,8 @@ export interface ProviderCall {
   output: Uint8Array[];
   /** The bytes behind design_style_image_url (a style reference), fetched as the provider would; null for none. */
   reference: Uint8Array | null;
+  /** A removal's mask_image_url, fetched as the provider would: its status and bytes (undefined when none was sent). */
+  mask?: { status: number; type: string | null; bytes: Uint8Array };
 }
 
 export interface ProviderStub {
@@ -113,6 +115,14 @@ export function stubProvider(): ProviderStub {
       if (typeof body.design_style_image_url === "string") {
         const ref = await workerFetch(body.design_style_image_url);
         call.reference = ref.ok ? new Uint8Array(await ref.arrayBuffer()) : null;
+      }
+      if (typeof body.mask_image_url === "string") {
+        const m = await workerFetch(body.mask_image_url);
+        call.mask = {
+          status: m.status,
+          type: m.headers.get("Content-Type"),
+          bytes: new Uint8Array(await m.arrayBuffer()),
+        };
       }
       if (upscale) {
         // A larger image than it was given, as the provider's enlargement answers: its upscaled_image, base64.

@@ -2,7 +2,8 @@ import { checkFields, readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
-import { verifySignature } from "@workers/lib/signed-urls";
+import { maskKey } from "@workers/lib/photo-storage";
+import { verifyMaskSignature, verifySignature } from "@workers/lib/signed-urls";
 import { JobRequest } from "@workers/services/jobs/request";
 import {
   getVersion,
@@ -40,6 +41,15 @@ export const jobsApi = new Hono<ApiEnv>()
       key = version.key;
     }
     return serveObject(c.env.PHOTOS, key, NO_STORE);
+  })
+  // ... and the removal's mask (docs/decisions/0195-removal-brush-masks.md).
+  .get("/signed/photos/:photoId/masks/:maskId", async (c) => {
+    const { photoId, maskId } = c.req.param();
+    const ok = await verifyMaskSignature(c.env, photoId, maskId, c.req.query("exp"), c.req.query("sig"), Date.now());
+    if (!ok) return failureJson(fail("forbidden", "Forbidden."));
+    const photo = await c.get("db").query.photos.findFirst({ where: (p, { eq }) => eq(p.id, photoId) });
+    if (!photo) return failureJson(NOT_FOUND);
+    return serveObject(c.env.PHOTOS, maskKey(photo.userId, photoId, maskId), NO_STORE);
   })
   .use("/photos/*", requireApiUser)
   .use("/jobs/*", requireApiUser)

@@ -1,10 +1,13 @@
+import { readBinary } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
+import { storeMask } from "@workers/services/jobs/masks";
 import { getPhoto, listPhotos, type Photo } from "@workers/services/library";
 import { Hono } from "hono";
 import { viewFromSearch } from "~/shared/library-view";
-import { NOT_FOUND } from "~/shared/result";
+import { MASK_MESSAGES, MAX_MASK_BYTES } from "~/shared/masks";
+import { fail, NOT_FOUND } from "~/shared/result";
 import { NO_STORE } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
@@ -56,6 +59,16 @@ export const photosApi = new Hono<ApiEnv>()
       "Cache-Control": "private, no-cache",
       "Content-Disposition": contentDisposition("inline", fileName),
     });
+  })
+  // A removal mask painted with the brush (docs/decisions/0195-removal-brush-masks.md): a PNG of at most 2 MB,
+  // exactly the size of the image it was painted on (?source=original or a version's id; by default the image a
+  // removal starts from). Answers its id, which the removal's job request names.
+  .post("/:id/masks", async (c) => {
+    const body = await readBinary(c.req.raw, ["image/png"], { maxBytes: MAX_MASK_BYTES });
+    if (!body.ok) return failureJson(body.code === "too_large" ? fail("too_large", MASK_MESSAGES.tooLarge) : body);
+    const res = await storeMask(c.get("deps"), c.get("user")!.id, c.req.param("id"), body.bytes, c.req.query("source"));
+    if (!res.ok) return failureJson(res);
+    return c.json({ mask: res.mask }, 201, NO_STORE);
   })
   .get("/:id/download", async (c) => {
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));

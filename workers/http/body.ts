@@ -2,8 +2,8 @@ import type { z } from "zod";
 import { type Failure, fail, ok, type Result } from "~/shared/result";
 
 // The one way a route reads a request body: every React Router action and
-// every Hono route that takes a body goes through readForm(), readJson() or
-// readBytes(). Each refuses before anything is written:
+// every Hono route that takes a body goes through readForm(), readJson(),
+// readBinary() or readBytes(). Each refuses before anything is written:
 //   a method the route does not take      -> method_not_allowed (405)
 //   a media type the route does not read  -> unsupported_media_type (415)
 //   more bytes than the route's limit     -> too_large (413), counted as the bytes
@@ -194,6 +194,23 @@ export async function readJson<S extends z.ZodType>(
     return fail("invalid", MESSAGES.badJson);
   }
   return checkFields(schema, value);
+}
+
+/**
+ * A binary body declared as one of `types` (e.g. a removal mask, `image/png`): its bytes, at most `maxBytes`. The
+ * declared type only routes the body; what the bytes are is for the service to check from the bytes themselves.
+ */
+export async function readBinary(
+  request: Request,
+  types: readonly string[],
+  options: BodyOptions = {},
+): Promise<Result<{ bytes: Uint8Array<ArrayBuffer> }>> {
+  const wrongMethod = checkMethod(request, options.methods);
+  if (wrongMethod) return wrongMethod;
+  if (!types.includes(mediaType(request))) {
+    return fail("unsupported_media_type", `This endpoint takes a ${types.join(" or ")} body.`);
+  }
+  return readBytes(request, options.maxBytes ?? DEFAULT_BODY_LIMIT);
 }
 
 /** A text body (e.g. a signed webhook, whose signature covers the exact bytes). */

@@ -27,6 +27,14 @@ export function thumbKey(userId: string, photoId: string): string {
   return `${photoPrefix(userId, photoId)}thumb`;
 }
 
+/**
+ * A removal mask painted on the photo, named by the SHA-256 of its bytes (docs/decisions/0195-removal-brush-masks.md):
+ * under the photo's prefix, so it goes when the photo does.
+ */
+export function maskKey(userId: string, photoId: string, maskId: string): string {
+  return `${photoPrefix(userId, photoId)}masks/${maskId}.png`;
+}
+
 /** Every key under a prefix (R2 lists at most 1,000 per call). */
 export async function listKeys(bucket: R2Bucket, prefix: string): Promise<R2Object[]> {
   const found: R2Object[] = [];

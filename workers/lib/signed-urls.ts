@@ -9,8 +9,8 @@ import { type KeyEnv, keyring, signMessage, verifyMessage } from "./signing-keys
 
 export const SIGNED_URL_TTL_MS = 15 * 60 * 1000;
 
-/** What an address may name: a photo's variant, or a sample image of the provider smoke check. */
-type Scope = "photo" | "provider-sample";
+/** What an address may name: a photo's variant, a removal mask of a photo, or a provider smoke check's sample. */
+type Scope = "photo" | "mask" | "provider-sample";
 
 const message = (scope: Scope, a: string, b: string, exp: number) => `${scope}:${a}:${b}:${exp}`;
 
@@ -25,6 +25,31 @@ export async function signedImageUrl(
   const sig = await signMessage(keyring(env), message("photo", photoId, variant, exp));
   const origin = env.APP_ORIGIN.replace(/\/$/, "");
   return `${origin}/api/signed/photos/${encodeURIComponent(photoId)}/${encodeURIComponent(variant)}?exp=${exp}&sig=${sig}`;
+}
+
+/** A signed address of a removal mask of a photo, for the provider's mask_image_url (docs/decisions/0195). */
+export async function signedMaskUrl(
+  env: KeyEnv & Pick<Env, "APP_ORIGIN">,
+  photoId: string,
+  maskId: string,
+  now: number,
+  ttlMs = SIGNED_URL_TTL_MS,
+): Promise<string> {
+  const exp = now + ttlMs;
+  const sig = await signMessage(keyring(env), message("mask", photoId, maskId, exp));
+  const origin = env.APP_ORIGIN.replace(/\/$/, "");
+  return `${origin}/api/signed/photos/${encodeURIComponent(photoId)}/masks/${encodeURIComponent(maskId)}?exp=${exp}&sig=${sig}`;
+}
+
+export function verifyMaskSignature(
+  env: KeyEnv,
+  photoId: string,
+  maskId: string,
+  exp: string | undefined,
+  sig: string | undefined,
+  now: number,
+): Promise<boolean> {
+  return verify(env, "mask", photoId, maskId, exp, sig, now);
 }
 
 /** A signed address of a provider smoke check's sample image, by its stored name. */

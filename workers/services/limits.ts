@@ -10,6 +10,9 @@ export const CHECKOUT_RULE: RateRule = { name: "checkout", limit: 20, windowMs: 
 /** Uploads a user may declare in an hour. */
 export const UPLOAD_RULE: RateRule = { name: "upload-create", limit: 300, windowMs: 60 * 60 * 1000 };
 
+/** Removal masks a user may store in an hour (each brushed removal stores one; docs/decisions/0195). */
+export const MASK_RULE: RateRule = { name: "mask-store", limit: 300, windowMs: 60 * 60 * 1000 };
+
 /** Counts one attempt against every key; a rate_limited failure (with Retry-After) when any is over the rule. */
 export async function overLimit(
   deps: Pick<Deps, "rateLimit">,

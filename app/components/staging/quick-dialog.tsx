@@ -1,8 +1,10 @@
 import { useEffect, useState } from "react";
+import { removeWhatIsPainted } from "~/lib/mask";
 import { startJob, useJob } from "~/lib/use-job";
 import { QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel } from "~/shared/listing";
 import type { VersionView } from "~/shared/version-view";
+import { BrushCanvas, useBrush } from "./brush-canvas";
 import { JobControls } from "./job-status";
 import { Modal } from "./modal";
 import { MISSING_OPTIONS, RoomAndStyle, useRoomAndStyle } from "./option-selects";
@@ -10,17 +12,20 @@ import { ResultCompare } from "./result-compare";
 import { AdvancedOptions, advancedBody, SourceSelect, useAdvanced, VariationsSelect } from "./staging-extras";
 import { useVersions, VersionsList } from "./versions-list";
 
-// Opened from a photo on /dashboard: remove or add furniture (from the
-// original or any version, in up to 4 variations, with the plan's advanced
-// options), and the photo's versions: what each was made from, compare,
-// download, choose the one shown, re-roll, make one the listing's look.
+// Opened from a photo on /dashboard: remove the furniture, or just what the
+// person paints (the brush, ADR 0195), or add furniture (from the original or
+// any version, in up to 4 variations, with the plan's advanced options), and
+// the photo's versions: what each was made from, compare, download, choose the
+// one shown, re-roll, make one the listing's look.
 
 const ROOMS = QUICK_ROOM_TYPES.map((r) => ({ value: r.name, label: r.name }));
 const STYLES = QUICK_FURNITURE_STYLES.map((f) => ({ value: f.name, label: f.name }));
 const ACTIONS = [
   ["remove", "Remove existing furniture"],
+  ["paint", "Remove just what I paint"],
   ["add", "Add furniture"],
 ] as const;
+type Action = "" | (typeof ACTIONS)[number][0];
 
 export function QuickDialog({
   photoId,
@@ -43,16 +48,22 @@ export function QuickDialog({
     setRefresh((n) => n + 1);
     onChanged();
   });
-  const [action, setAction] = useState<"" | "remove" | "add">("");
+  const [action, setAction] = useState<Action>("");
   const choice = useRoomAndStyle();
   const { room, style } = choice;
   const [compare, setCompare] = useState<VersionView | null>(null);
   // Not chosen yet: staging starts from the original, removal from the newest version (as the server does).
   const [chosenFrom, setFrom] = useState<string | null>(null);
-  const from = chosenFrom ?? (action === "remove" ? (versions?.[0]?.id ?? "original") : "original");
+  const removing = action === "remove" || action === "paint";
+  const from = chosenFrom ?? (removing ? (versions?.[0]?.id ?? "original") : "original");
   const [variations, setVariations] = useState(1);
   const advanced = useAdvanced();
-  const ready = action === "remove" || (action === "add" && choice.chosen);
+  // The brush paints on the image the removal starts from; its strokes start over when that image changes.
+  const fromVersion = versions?.find((v) => v.id === from);
+  const paintOn = from === "original" ? `/api/photos/${photoId}/original` : (fromVersion?.imageUrl ?? null);
+  const brush = useBrush(action === "paint" ? paintOn : null);
+  const painted = brush.strokes.length > 0 && brush.size !== null;
+  const ready = action === "remove" || (action === "paint" && painted) || (action === "add" && choice.chosen);
   const cost = action === "add" ? variations : 1;
 
   // The room just emptied is what "Add furniture" starts from next (remove, then stage it fresh).
@@ -64,6 +75,10 @@ export function QuickDialog({
   function processPhoto() {
     if (!ready) return job.setError(MISSING_OPTIONS);
     const source = { sourceVersionId: from };
+    if (action === "paint" && brush.size) {
+      const { strokes, size } = brush;
+      return void job.track(() => removeWhatIsPainted(photoId, from, strokes, size));
+    }
     void job.run(
       photoId,
       action === "remove"
@@ -117,6 +132,13 @@ export function QuickDialog({
         ))}
       </fieldset>
       {action !== "" ? <SourceSelect versions={versions} value={from} onChange={setFrom} /> : null}
+      {action === "paint" && paintOn ? (
+        <BrushCanvas
+          src={paintOn}
+          knownSize={fromVersion ? { width: fromVersion.width, height: fromVersion.height } : undefined}
+          brush={brush}
+        />
+      ) : null}
       {action === "add" ? (
         <>
           <RoomAndStyle {...choice.fields} rooms={ROOMS} styles={STYLES} styleLabel="Furniture style" />
@@ -125,7 +147,7 @@ export function QuickDialog({
         </>
       ) : null}
       <JobControls
-        label="Process Photo"
+        label={action === "paint" ? "Remove what I painted" : "Process Photo"}
         cost={action === "" ? undefined : creditsLabel(cost)}
         ready={ready}
         job={job}

@@ -61,6 +61,8 @@ const ID_SOURCES: { param: RegExp; route?: RegExp; value: () => string }[] = [
   { param: /^id$/, route: /\/folders\/:id/, value: () => ids.folder! },
   { param: /^id$/, route: /\/batches\/:id/, value: () => ids.batch! },
   { param: /^variant$/, value: () => "original" },
+  // A removal mask is named by its content's SHA-256 and read only through a signed address (ADR 0195).
+  { param: /^maskId$/, value: () => "0".repeat(64) },
   { param: /^which$/, value: () => "original" },
   // Exports are prepared in the background and mailed; a made-up id stands in for another user's.
   { param: /^id$/, route: /\/exports\/:id/, value: () => "0123456789abcdefghijklmnopqrstuv" },

@@ -2,6 +2,7 @@ import type { JobKind, JobParams } from "@db/schema";
 import { z } from "@hono/zod-openapi";
 import { designStyleCode, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES, SKY_TYPES } from "~/shared/catalog";
 import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
+import { MASK_ID_PATTERN, MASK_MESSAGES } from "~/shared/masks";
 import { fail, ok, type Result } from "~/shared/result";
 import {
   ADVANCED_REFUSED_MESSAGE,
@@ -91,12 +92,16 @@ export const jobFields = {
   ...stagingChoices,
 };
 
-/** The page's job request: the fields and how many results (variations, 1-4, a credit each). */
+/**
+ * The page's job request: the fields, how many results (variations, 1-4, a credit each) and, for a removal, the
+ * brush's mask (POST /api/photos/:id/masks answers its id). The public API takes no mask yet (ADR 0195).
+ */
 export const JobRequest = z.object({
   ...jobFields,
   variations: z
     .union([z.number().int().min(1).max(MAX_VARIATIONS), z.string().regex(/^\d{1,2}$/)], { error: VARIATIONS_MESSAGE })
     .optional(),
+  maskId: z.string().regex(MASK_ID_PATTERN, MASK_MESSAGES.badId).optional(),
 });
 
 export type JobRequest = z.infer<typeof JobRequest>;

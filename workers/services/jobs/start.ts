@@ -13,7 +13,9 @@ import { getPhoto } from "@workers/services/library";
 import { looksOf } from "@workers/services/listing-look";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
+import { MASK_MESSAGES } from "~/shared/masks";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { checkJobMask } from "./masks";
 import { alreadyStarted, startFailure, startQueued } from "./queue";
 import { advancedOptions, type JobRequest, jobParams, variationsOf } from "./request";
 
@@ -69,10 +71,12 @@ export async function requestJob(
   }
   const from = body.sourceVersionId;
   const fromVersion = from !== undefined && from !== null && from !== "" && from !== "original";
+  const mask = body.maskId;
+  if (mask !== undefined && kind !== "removal") return fail("invalid", MASK_MESSAGES.onlyRemoval);
   // Staging from the original needs nothing of the photo's row: the user's object checks the photo is theirs and
   // out of the trash in the round trip that reads the balance, and answers "Not found." as here (one D1 round trip
   // fewer on the way to the provider).
-  const objectChecksPhoto = !api && !fromVersion && (kind === "stage" || from === "original");
+  const objectChecksPhoto = !api && !fromVersion && mask === undefined && (kind === "stage" || from === "original");
   if (from === "original") params.source = "original";
   if (!objectChecksPhoto) {
     const photo = await getPhoto(deps.db, userId, photoId);
@@ -82,6 +86,17 @@ export async function requestJob(
       if (!version) return fail("not_found", "That version of the photo was not found.");
       params.source = version.id;
     } else if (kind !== "stage" && from !== "original") params.source = await sourceVariant(deps.db, photo);
+    if (mask !== undefined) {
+      // The brush's mask (ADR 0195): this photo's, the size of the image the removal starts from; kept in the job.
+      const fits = await checkJobMask(
+        { db: deps.db, bucket: deps.env.PHOTOS },
+        photo,
+        params.source ?? "original",
+        mask,
+      );
+      if (!fits.ok) return fits;
+      params.mask = mask;
+    }
     if (api) return requestApiJob(deps, userId, { photoId: photo.id, kind, params }, api);
   }
   // Through the user's queue: the plan's concurrency and priority, a seed, 1-4 variations (issue 15).

@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { type Job, type Photo, photos, photoVersions } from "@db/schema";
 import { createProviderClient, ProviderError } from "@workers/adapters/provider";
 import { imagesFor } from "@workers/lib/images";
-import { signedImageUrl } from "@workers/lib/signed-urls";
+import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
 import { describeImage } from "@workers/lib/thumbnail";
 import { and, eq } from "drizzle-orm";
 import { atListingSize } from "./listing-size";
@@ -48,10 +48,12 @@ export async function produce(
   } else {
     const variant = job.params.source ?? "original";
     const imageUrl = await signedImageUrl(env, photo.id, variant, now);
+    // A brushed removal sends its mask too (docs/decisions/0195-removal-brush-masks.md).
+    const maskUrl = job.params.mask ? await signedMaskUrl(env, photo.id, job.params.mask, now) : undefined;
     bytes =
       job.kind === "sky"
         ? await client.replaceSky({ imageUrl, skyType: job.params.skyType ?? "day" })
-        : await client.removeFurniture({ imageUrl });
+        : await client.removeFurniture({ imageUrl, maskUrl });
   }
   bytes = await atListingSize(client, bytes, jobDeadline(now, timeoutMs));
   try {

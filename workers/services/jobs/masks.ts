@@ -1,0 +1,88 @@
+import type { Photo } from "@db/schema";
+import { encodeHexLowerCase } from "@oslojs/encoding";
+import { maskKey } from "@workers/lib/photo-storage";
+import { getVersion, sourceVariant } from "@workers/objects/client";
+import type { Deps } from "@workers/services/deps";
+import { getPhoto } from "@workers/services/library";
+import { MASK_RULE, overLimit } from "@workers/services/limits";
+import { MASK_ID_PATTERN, MASK_MESSAGES, maskSizeProblem, readMaskSize } from "~/shared/masks";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+
+// Removal masks (issue 33, part 5; docs/decisions/0195-removal-brush-masks.md): the brush's PNG, white where
+// something should go. Stored under the photo's prefix, named by the SHA-256 of its bytes, exactly the size of the
+// image it was painted on; a removal job names it (params.mask) and its call sends a signed address of it as
+// mask_image_url, so a re-run of the job sends the same mask.
+
+const NO_VERSION = fail("not_found", "That version of the photo was not found.");
+
+export interface MaskView {
+  id: string;
+  width: number;
+  height: number;
+  /** The image it was painted on: "original" or a version's id. */
+  source: string;
+}
+
+/** The pixel size of one of the photo's images: "original" or the id of a version of it; null when there is none. */
+async function imageSize(
+  db: Deps["db"],
+  photo: Photo,
+  source: string,
+): Promise<{ width: number; height: number } | null> {
+  if (source === "original") return { width: photo.width, height: photo.height };
+  const version = await getVersion(db, photo.userId, photo.id, source);
+  return version ? { width: version.width, height: version.height } : null;
+}
+
+/**
+ * Stores a mask painted on one of the user's photos, out of the trash. `source` names the image it was painted on
+ * ("original" or a version's id; by default the one a removal starts from: the newest version, else the original):
+ * the mask must be exactly its size. Refusals write nothing; storing the same bytes again answers the same mask.
+ */
+export async function storeMask(
+  deps: Pick<Deps, "db" | "bucket" | "rateLimit">,
+  userId: string,
+  photoId: string,
+  bytes: Uint8Array<ArrayBuffer>,
+  source: string | undefined,
+): Promise<Result<{ mask: MaskView }>> {
+  const photo = await getPhoto(deps.db, userId, photoId);
+  if (!photo || photo.trashedAt !== null) return NOT_FOUND;
+  const size = readMaskSize(bytes);
+  if (size === "not-png") return fail("unsupported_media_type", MASK_MESSAGES.notPng);
+  if (size === "damaged") return fail("unprocessable", MASK_MESSAGES.damaged);
+  const on = source === undefined || source === "" ? await sourceVariant(deps.db, photo) : source;
+  const image = on.length <= 64 ? await imageSize(deps.db, photo, on) : null;
+  if (!image) return NO_VERSION;
+  const wrongSize = maskSizeProblem(size, image);
+  if (wrongSize) return fail("unprocessable", wrongSize);
+  const limited = await overLimit(deps, MASK_RULE, [userId]);
+  if (limited) return limited;
+  const id = encodeHexLowerCase(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+  await deps.bucket.put(maskKey(userId, photo.id, id), bytes, {
+    httpMetadata: { contentType: "image/png" },
+    customMetadata: { width: String(size.width), height: String(size.height) },
+  });
+  return ok({ mask: { id, width: size.width, height: size.height, source: on } });
+}
+
+/**
+ * Whether a removal of `photo` starting from `source` may use the stored mask `maskId`: it must be one of this
+ * photo's masks and exactly the size of that image (a mask painted on the original does not fit an enlarged
+ * version, and is refused rather than stretched).
+ */
+export async function checkJobMask(
+  deps: { db: Deps["db"]; bucket: R2Bucket },
+  photo: Photo,
+  source: string,
+  maskId: string,
+): Promise<Result> {
+  if (!MASK_ID_PATTERN.test(maskId)) return fail("invalid", MASK_MESSAGES.badId);
+  const stored = await deps.bucket.head(maskKey(photo.userId, photo.id, maskId));
+  if (!stored) return fail("not_found", MASK_MESSAGES.notFound);
+  const image = await imageSize(deps.db, photo, source);
+  if (!image) return NO_VERSION;
+  const size = { width: Number(stored.customMetadata?.width), height: Number(stored.customMetadata?.height) };
+  const wrongSize = maskSizeProblem(size, image);
+  return wrongSize ? fail("unprocessable", wrongSize) : ok({});
+}
