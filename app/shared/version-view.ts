@@ -18,6 +18,15 @@ export const REFUSED_NOT_DOWNLOADED =
 export const KEPT_NOT_FOR_MLS =
   "This result changed the room's walls, windows or doors, which MLS rules forbid in listing photos, so it is not offered for a listing.";
 
+/** Why a refused result is not a starting point for another job: it was not charged, and keeping it costs a credit. */
+export const REFUSED_NOT_A_SOURCE =
+  "This result changed the room's walls, windows or doors and was not charged. Keep it (1 credit) to start from it.";
+
+/** Whether a version may be what another job starts from (a refused result may not, until it is kept). */
+export function usableAsSource(v: { structure?: { verdict: StructureVerdict } | null }): boolean {
+  return v.structure?.verdict !== "refused";
+}
+
 /** Why a version cannot go into a listing (labelled download, original page, listing pack); null when it can. */
 export function mlsRefusal(verdict: StructureVerdict | null | undefined): string | null {
   if (verdict === "refused") return REFUSED_NOT_DOWNLOADED;

@@ -15,7 +15,7 @@ import { providerGateStats } from "@workers/services/provider-gate";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_CREATIVITY } from "~/shared/staging-options";
-import { KEPT_NOT_FOR_MLS, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
+import { KEPT_NOT_FOR_MLS, REFUSED_NOT_A_SOURCE, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
 
 // The structure check as a step of every job (issue 33, docs/decisions/0162-results-true-to-the-room.md), against
 // the provider stubbed at the isolate's fetch answering real room photos: the same room at the provider's size
@@ -219,6 +219,29 @@ describe("the structure check on a job", () => {
     const again = await api(user.cookie, "POST", `/api/photos/${p.id}/versions/${job.versionId}/keep`, {});
     expect(again.status).toBe(409);
     expect(await balance(user.id)).toBe(0);
+  });
+
+  it("a refused result is no starting point: a removal starts from the original, naming it is a 409", async () => {
+    const { user, photo: p } = await withRoom(2);
+    answers(CHANGED, CHANGED);
+    const refused = await settleJob(user.cookie, (await stage(user.cookie, p.id)).body.job.id);
+    expect(refused.status).toBe("failed");
+    const named = await api(user.cookie, "POST", `/api/photos/${p.id}/jobs`, {
+      kind: "removal",
+      sourceVersionId: refused.versionId,
+    });
+    expect([named.status, named.body.error]).toEqual([409, REFUSED_NOT_A_SOURCE]);
+    expect(await balance(user.id)).toBe(2);
+    // Without a source named, the removal starts from the newest usable image: the original, not the refused result.
+    answers(TRUE);
+    const before = provider.calls.length;
+    const removal = await settleJob(
+      user.cookie,
+      (await api(user.cookie, "POST", `/api/photos/${p.id}/jobs`, { kind: "removal" })).body.job.id,
+    );
+    expect(removal.status).toBe("succeeded");
+    expect(provider.calls[before]!.input).toEqual(SOURCE);
+    expect(await balance(user.id)).toBe(1);
   });
 
   it("keep without a credit: 402, and nothing changes", async () => {

@@ -3,7 +3,7 @@ import { removeWhatIsPainted } from "~/lib/mask";
 import { startJob, useJob } from "~/lib/use-job";
 import { QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel } from "~/shared/listing";
-import type { VersionView } from "~/shared/version-view";
+import { usableAsSource, type VersionView } from "~/shared/version-view";
 import { BrushCanvas, useBrush } from "./brush-canvas";
 import { JobControls } from "./job-status";
 import { Modal } from "./modal";
@@ -55,7 +55,8 @@ export function QuickDialog({
   // Not chosen yet: staging starts from the original, removal from the newest version (as the server does).
   const [chosenFrom, setFrom] = useState<string | null>(null);
   const removing = action === "remove" || action === "paint";
-  const from = chosenFrom ?? (removing ? (versions?.[0]?.id ?? "original") : "original");
+  const sources = versions?.filter(usableAsSource) ?? null;
+  const from = chosenFrom ?? (removing ? (sources?.[0]?.id ?? "original") : "original");
   const [variations, setVariations] = useState(1);
   const advanced = useAdvanced();
   // The brush paints on the image the removal starts from; its strokes start over when that image changes.
@@ -131,7 +132,7 @@ export function QuickDialog({
           </label>
         ))}
       </fieldset>
-      {action !== "" ? <SourceSelect versions={versions} value={from} onChange={setFrom} /> : null}
+      {action !== "" ? <SourceSelect versions={sources} value={from} onChange={setFrom} /> : null}
       {action === "paint" && paintOn ? (
         <BrushCanvas
           src={paintOn}

@@ -31,7 +31,8 @@ async function imageSize(
 ): Promise<{ width: number; height: number } | null> {
   if (source === "original") return { width: photo.width, height: photo.height };
   const version = await getVersion(db, photo.userId, photo.id, source);
-  return version ? { width: version.width, height: version.height } : null;
+  // A refused result is not painted on, as no job starts from it (ADR 0162).
+  return version && version.structureVerdict !== "refused" ? { width: version.width, height: version.height } : null;
 }
 
 /**

@@ -236,7 +236,8 @@ export async function sourceVariant(db: Database, photo: Photo): Promise<string>
   const v = await db
     .select({ id: photoVersions.id })
     .from(photoVersions)
-    .where(eq(photoVersions.photoId, photo.id))
+    // A result the structure check refused is not a starting point until its owner keeps it (ADR 0162).
+    .where(and(eq(photoVersions.photoId, photo.id), sql`${photoVersions.structureVerdict} IS NOT 'refused'`))
     .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
     .limit(1)
     .get();
