@@ -15,6 +15,9 @@ import type { Route } from "./+types/batch-new";
 // one step. Each photo becomes its own job with its own credit; the progress
 // list is /batches/:id. docs/decisions/0140-batches-variations-rerolls.md
 
+// A signed-in page: the app's header with the balance, not the public one (app/root.tsx).
+export const handle = { appFrame: true };
+
 export const meta: Route.MetaFunction = () => [{ title: "Stage photos · Stagewise" }];
 
 export async function loader({ request, context }: Route.LoaderArgs) {
