@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
 import { jobs } from "@db/schema";
-import { and, gte, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, gte, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import { type SiteFigures, siteFigures } from "~/shared/site-figures";
 
 // The landing page's measured figures (docs/decisions/0185-measured-landing-figures.md): of the jobs that reached
@@ -16,6 +16,7 @@ export async function computeSiteFigures(db: Database, now: number): Promise<Sit
   const finished = and(
     inArray(jobs.status, ["succeeded", "failed"]),
     gte(jobs.startedAt, since),
+    lte(jobs.startedAt, now),
     isNotNull(jobs.finishedAt),
   );
   const counts = await db
