@@ -208,7 +208,7 @@ export async function seedFinishedJobs(deps: Pick<Deps, "db">, input: z.infer<ty
   const key = `fixture/${photoId}`;
   await db.insert(photos).values({
     ...{ id: photoId, userId: input.userId, name: "Fixture", originalKey: key, thumbKey: key },
-    ...{ contentType: "image/jpeg", bytes: 0, width: 1, height: 1, thumbWidth: 1, thumbHeight: 1, createdAt: now },
+    ...{ contentType: "image/jpeg", bytes: 1, width: 1, height: 1, thumbWidth: 1, thumbHeight: 1, createdAt: now },
   });
   const rows = input.jobs.map((j) => {
     const finishedAt = now - (j.agoMs ?? 60_000);
@@ -225,6 +225,7 @@ export async function seedFinishedJobs(deps: Pick<Deps, "db">, input: z.infer<ty
       finishedAt,
     };
   });
-  for (let i = 0; i < rows.length; i += 20) await db.insert(jobs).values(rows.slice(i, i + 20));
+  // D1 binds at most 100 values per statement: 5 rows of 14 each.
+  for (let i = 0; i < rows.length; i += 5) await db.insert(jobs).values(rows.slice(i, i + 5));
   return ok({ jobs: rows.length });
 }
