@@ -32,7 +32,6 @@ export interface ViewerData {
   view: LibraryView;
   versionId: string | null;
   compare: boolean;
-  plan: string | null;
   live: LiveCredits;
 }
 
@@ -50,7 +49,9 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
   const location = useLocation();
   const revalidator = useRevalidator();
   const [dialog, setDialog] = useState<PhotoDialog | null>(null);
-  const { credits } = useLiveCredits(data.live);
+  // The live balance and plan, as the library's: the plan decides which of the dialog's options are open.
+  const live = useLiveCredits(data.live);
+  const credits = live.credits;
   const job = useJob(() => revalidator.revalidate());
   const version = versions.find((v) => v.id === versionId) ?? null;
   const processed = versions.some((v) => v.shown);
@@ -278,7 +279,7 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
         <QuickDialogOnDemand
           photoId={photo.id}
           photoName={photo.name}
-          plan={data.plan}
+          plan={live.plan?.name ?? null}
           initialAction={dialog === "editor" ? "" : dialog}
           onClose={() => setDialog(null)}
           onChanged={() => revalidator.revalidate()}

@@ -38,7 +38,6 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     view,
     versionId: version?.id ?? null,
     compare: url.searchParams.get("compare") === "1",
-    plan: user.live.plan?.name ?? null,
     live: user.live,
   };
 }
