@@ -2,6 +2,7 @@ import { authMiddleware, getUser } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { useEffect } from "react";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteLoaderData } from "react-router";
+import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
 import { errorText } from "~/lib/error-text";
@@ -94,11 +95,31 @@ function useBareLayout(): boolean {
   return useMatches().some((m) => (m.handle as { bareLayout?: boolean } | undefined)?.bareLayout === true);
 }
 
+/**
+ * Whether the current page is a signed-in page that shares the app's frame (route handle `{ appFrame: true }`: the
+ * batch pages, settings, billing, the developers' page): the app's header with the balance when someone is signed in.
+ */
+function useAppFrame(): boolean {
+  return useMatches().some((m) => (m.handle as { appFrame?: boolean } | undefined)?.appFrame === true);
+}
+
 export default function App() {
   useHydratedMarker();
   const data = useRootData();
   const staticDocument = useStaticDocument();
+  const appFrame = useAppFrame();
   if (useBareLayout()) return <Outlet />;
+  if (appFrame && data?.user) {
+    return (
+      <>
+        <DashboardTopBar credits={data.user.credits} framed />
+        <main id="main" className="flex-1">
+          <Outlet />
+        </main>
+        <SiteFooter supportEmail={data.supportEmail} />
+      </>
+    );
+  }
   return (
     <>
       <SiteNav user={data?.user ?? null} hinted={staticDocument} />

@@ -21,6 +21,7 @@ export default [
   route("privacy-policy", "routes/public/privacy-policy.tsx"),
   route("refund-policy", "routes/public/refund-policy.tsx"),
   route("dashboard", "routes/dashboard/dashboard.tsx"),
+  route("photos/:id", "routes/dashboard/photo.tsx"),
   route("batches/new", "routes/listing/batch-new.tsx"),
   route("batches/:id", "routes/listing/batch.tsx"),
   route("plans", "routes/billing/plans.tsx"),

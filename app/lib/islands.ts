@@ -12,6 +12,7 @@
 //     them for people who prefer reduced motion);
 //   - keeps one FAQ item open at a time in browsers without <details name>;
 //   - closes the phone menu after a choice and on Escape, as the hydrated menu does;
+//   - fills the hero's figures from GET /api/figures when enough jobs were measured (ADR 0185), by text only;
 //   - marks the document as ready (`data-hydrated`), as the hydrated pages do.
 //
 // It is serialised with Function.prototype.toString into an inline script, so
@@ -118,6 +119,23 @@ export function enhanceLandingPage(): void {
       for (const a of Array.from(doc.querySelectorAll<HTMLAnchorElement>('a[href="/auth"]'))) a.href = "/dashboard";
     }
   }
+
+  // Measured figures (docs/decisions/0185-measured-landing-figures.md): the words stay when the answer has none.
+  const put = (attr: string, name: string, text: string) => {
+    const el = doc.querySelector(`[${attr}="${name}"]`);
+    if (el) el.textContent = text;
+  };
+  fetch("/api/figures")
+    .then((r) => (r.ok ? (r.json() as Promise<{ successPercent: number | null; median: string | null }>) : null))
+    .then((f) => {
+      if (!f || f.successPercent === null || f.median === null) return;
+      put("data-figure-label", "success", "Success Rate");
+      put("data-figure-value", "success", `${f.successPercent}%`);
+      put("data-figure-value", "time", `${f.median} median`);
+      put("data-figure-value", "badge", `Results in ${f.median} (median, last 30 days)`);
+      doc.documentElement.dataset.figures = "measured";
+    })
+    .catch(() => undefined);
 
   doc.documentElement.dataset.hydrated = "true";
 }

@@ -40,3 +40,13 @@ export interface PhotoCard {
   thumbWidth: number;
   thumbHeight: number;
 }
+
+/** The photo view's address: the photo, within the library view it was opened from (its neighbours are that view's). */
+export function photoHref(photoId: string, view: LibraryView, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams();
+  if (view.kind === "folder") params.set("folder", view.folderId);
+  else if (view.kind !== "all") params.set("view", view.kind);
+  for (const [k, v] of Object.entries(extra)) params.set(k, v);
+  const q = params.toString();
+  return q ? `/photos/${photoId}?${q}` : `/photos/${photoId}`;
+}

@@ -224,9 +224,11 @@ describe("stage a whole listing", () => {
     const credits = page.getByTestId("credits").first();
     await expect.poll(() => credits.textContent()).toBe("10");
 
-    // Keyboard: on devices that hover, the card's action bar lies over the top of the thumbnail.
+    // Keyboard: the thumbnail is a link to the photo view.
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
+    // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
+    await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
     const dialog = page.getByTestId("quick-dialog");
     await dialog.getByLabel("Add furniture").check();
     await dialog.getByLabel("Room type").selectOption({ label: "Bedroom" });
@@ -291,9 +293,11 @@ describe("stage a whole listing", () => {
     const page = await b.newPage(ctx);
     await page.goto("/dashboard");
     await page.waitForSelector("html[data-hydrated=true]");
-    // Keyboard: on devices that hover, the card's action bar lies over the top of the thumbnail.
+    // Keyboard: the thumbnail is a link to the photo view.
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
+    // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
+    await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
     const dialog = page.getByTestId("quick-dialog");
     await dialog.getByLabel("Remove existing furniture").check();
     await dialog.getByRole("button", { name: "Process Photo" }).click();

@@ -34,6 +34,8 @@ describe("MLS output", () => {
     await page.waitForSelector("html[data-hydrated=true]");
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
+    // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
+    await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
     const quick = page.getByTestId("quick-dialog");
     const link = quick.getByTestId("download-labelled").first();
     await link.waitFor();

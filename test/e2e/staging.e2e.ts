@@ -36,9 +36,11 @@ async function providerRequests(): Promise<Record<string, unknown>[]> {
 async function openFirstPhoto(page: import("playwright-core").Page) {
   await page.goto(`${baseUrl()}/dashboard`);
   await page.waitForSelector("html[data-hydrated=true]");
-  // Keyboard: on devices that hover, the card's action bar lies over the top of the thumbnail.
+  // Keyboard: the thumbnail is a link to the photo view.
   await page.getByTestId("photo-open").first().focus();
   await page.keyboard.press("Enter");
+  // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
+  await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
   return page.getByTestId("quick-dialog");
 }
 
@@ -110,9 +112,11 @@ describe("AI staging", () => {
     await expect.poll(() => page.getByTestId("credits").first().textContent()).toBe("1");
 
     // The result is in the library: open the photo and see both versions.
-    // Keyboard: on devices that hover, the card's action bar lies over the top of the thumbnail.
+    // Keyboard: the thumbnail is a link to the photo view.
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
+    // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
+    await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
     const quick = page.getByTestId("quick-dialog");
     await expect.poll(() => quick.getByTestId("version-list").locator("li").count()).toBe(2);
     expect(await quick.getByRole("button", { name: "Process Photo" }).isDisabled()).toBe(true);

@@ -3,14 +3,17 @@ import { failureJson } from "@workers/http/result";
 import {
   benchReservations,
   createFixtureUser,
+  finishedJobsInput,
   fixtureUserInput,
   removeFixtureUser,
+  seedFinishedJobs,
   stateDigest,
 } from "@workers/services/fixtures";
 import { closeSoldListings } from "@workers/services/mls/listing-status";
 import { seedDemoUsers } from "@workers/services/seed";
 import { Hono } from "hono";
 import { z } from "zod";
+import { forgetCachedFigures } from "./figures";
 import type { ApiEnv } from "./types";
 
 // Development and test fixtures. Mounted under /api/dev only when the local
@@ -44,6 +47,16 @@ export const devApi = new Hono<ApiEnv>()
     const parsed = await readJson(c.req.raw, z.object({ now: z.number().int().min(0) }));
     if (!parsed.ok) return failureJson(parsed);
     return c.json({ ok: true, closed: await closeSoldListings(c.get("db"), parsed.data.now) });
+  })
+  // Finished jobs with known outcomes and times for the landing page's figures; this hour's cached figures are
+  // forgotten so the next GET /api/figures counts them.
+  .post("/finished-jobs", async (c) => {
+    const parsed = await readJson(c.req.raw, finishedJobsInput);
+    if (!parsed.ok) return failureJson(parsed);
+    const res = await seedFinishedJobs(c.get("deps"), parsed.data);
+    if (!res.ok) return failureJson(res);
+    await forgetCachedFigures(new URL(c.req.url).origin, c.get("deps").clock());
+    return c.json({ ok: true, jobs: res.jobs }, 201);
   })
   // Benchmark: concurrent reservations through the users' objects (npm run bench).
   .post("/bench/reservations", async (c) => {

@@ -11,6 +11,7 @@ import { HTTPException } from "hono/http-exception";
 import { fail, NOT_FOUND } from "~/shared/result";
 import { adminApi } from "./admin";
 import { devApi } from "./dev";
+import { figuresApi } from "./figures";
 import { health } from "./health";
 import { jobsApi } from "./jobs";
 import { listingApi } from "./listing";
@@ -45,6 +46,7 @@ api.use(async (c, next) => {
 });
 
 api.route("/health", health);
+api.route("/figures", figuresApi);
 api.route("/admin", adminApi);
 api.route("/uploads", uploadsApi);
 api.route("/photos", photosApi);

@@ -45,7 +45,8 @@ export const photosApi = new Hono<ApiEnv>()
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
     if (!photo) return failureJson(NOT_FOUND);
     const version = String(photo.processedAt ?? 0);
-    const key = photo.processedThumbKey ?? photo.thumbKey;
+    // ?variant=original: the original's thumbnail (the photo view's strip), not the shown version's.
+    const key = c.req.query("variant") === "original" ? photo.thumbKey : (photo.processedThumbKey ?? photo.thumbKey);
     // The grid asks with the current version in the address, so that address never changes meaning.
     const cache = c.req.query("v") === version ? "private, max-age=31536000, immutable" : "private, no-cache";
     return serve(c.env.PHOTOS, c.req.raw, key, { "Cache-Control": cache });

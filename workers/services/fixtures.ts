@@ -1,4 +1,4 @@
-import { users } from "@db/schema";
+import { jobs, photos, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { deletePrefix, userPrefix } from "@workers/lib/photo-storage";
 import { userObject } from "@workers/objects/client";
@@ -178,4 +178,54 @@ export async function benchReservations(deps: Pick<Deps, "db" | "env">, count: n
   const succeeded = results.filter((r) => r.ok).length;
   const negative = results.some((r) => r.balance < 0);
   return { attempts: results.length, succeeded, refused: results.length - succeeded, ms, negative };
+}
+
+export const finishedJobsInput = z.object({
+  userId: z.string().regex(/^[a-z0-9]{1,64}$/),
+  /** Each job: how it ended and how long it ran, ending `agoMs` before now (default a minute). */
+  jobs: z
+    .array(
+      z.object({
+        status: z.enum(["succeeded", "failed"]),
+        ms: z.number().int().min(0).max(3_600_000),
+        agoMs: z.number().int().min(0).optional(),
+      }),
+    )
+    .min(1)
+    .max(500),
+});
+
+/**
+ * Finished jobs with known outcomes and times, on one placeholder photo of the user (no bytes): what the landing
+ * page's measured figures are computed from (docs/decisions/0185-measured-landing-figures.md).
+ */
+export async function seedFinishedJobs(deps: Pick<Deps, "db">, input: z.infer<typeof finishedJobsInput>) {
+  const { db } = deps;
+  const now = Date.now();
+  const user = await db.query.users.findFirst({ where: (u, { eq }) => eq(u.id, input.userId) });
+  if (!user) return fail("not_found", "No such user.");
+  const photoId = randomToken();
+  const key = `fixture/${photoId}`;
+  await db.insert(photos).values({
+    ...{ id: photoId, userId: input.userId, name: "Fixture", originalKey: key, thumbKey: key },
+    ...{ contentType: "image/jpeg", bytes: 1, width: 1, height: 1, thumbWidth: 1, thumbHeight: 1, createdAt: now },
+  });
+  const rows = input.jobs.map((j) => {
+    const finishedAt = now - (j.agoMs ?? 60_000);
+    return {
+      id: randomToken(),
+      userId: input.userId,
+      photoId,
+      kind: "stage" as const,
+      params: {},
+      status: j.status,
+      error: j.status === "failed" ? "fixture" : null,
+      createdAt: finishedAt - j.ms,
+      startedAt: finishedAt - j.ms,
+      finishedAt,
+    };
+  });
+  // D1 binds at most 100 values per statement: 5 rows of 14 each.
+  for (let i = 0; i < rows.length; i += 5) await db.insert(jobs).values(rows.slice(i, i + 5));
+  return ok({ jobs: rows.length });
 }

@@ -54,7 +54,7 @@ export interface PageAfter {
   id: string | Placeholder;
 }
 
-function viewFilter(userId: UserRef, view: ViewFilter): SQL {
+export function viewFilter(userId: UserRef, view: ViewFilter): SQL {
   const own = eq(photos.userId, userId);
   switch (view.kind) {
     case "all":

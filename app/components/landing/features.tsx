@@ -66,7 +66,13 @@ const PAIRS: [ours: string, ourText: string, theirs: string, theirText: string][
   ["Fast", "Results usually in under a minute", "Slow", "Days of waiting for a designer"],
   ["Simple", "Upload, pick a room and a style", "Complicated", "Quotes, briefs and back-and-forth"],
   ["Affordable", `Under $${MAX_PRICE_PER_PHOTO.toFixed(2)} per photo`, "Expensive", "$20+ per photo"],
-  ["Unlimited", "Restage as often as you like", "Limited", "One or two revisions, then fees"],
+  // Claims the code keeps (docs/product.md, "A number on a public page"): the free re-roll and the MLS disclosure.
+  [
+    "Free Re-roll",
+    "One free re-roll per staged photo, then a credit each",
+    "Limited",
+    "One or two revisions, then fees",
+  ],
   ["Accurate", "Walls, windows and floors stay as they are", "Inconsistent", "Results vary from designer to designer"],
   [
     "Free Usage",
@@ -74,7 +80,12 @@ const PAIRS: [ours: string, ourText: string, theirs: string, theirText: string][
     "Unclear Rights",
     "Licences that limit where photos go",
   ],
-  ["MLS-Approved", "Realistic rooms, ready for your listing", "Overdone", "Over-edited rooms that mislead buyers"],
+  [
+    "MLS Disclosure Built In",
+    "Labelled downloads and a page with the original, for your MLS's rules",
+    "Overdone",
+    "Over-edited rooms that mislead buyers",
+  ],
 ];
 
 export function Comparison() {

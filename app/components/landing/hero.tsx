@@ -3,17 +3,39 @@ import { Icon, Stars } from "~/components/icons";
 import { SectionLink } from "~/components/section-link";
 import { HERO_IMAGE, IMAGE_HEIGHT, IMAGE_WIDTH, imageSrc, imageSrcSet } from "~/lib/gallery";
 
-const BADGES = ["15-second results", "24/7 availability", "100% automated"];
+// The cards and the first badge say what the product promises; the page's inline script replaces their words with
+// the figures measured over the last 30 days (GET /api/figures) when there are enough jobs to measure
+// (docs/decisions/0185-measured-landing-figures.md). Without the script, or with too few jobs, no number is shown.
+const BADGES = ["24/7 availability", "100% automated"];
 
-function FloatingCard({ label, value, className }: { label: string; value: string; className: string }) {
+function FloatingCard({
+  figure,
+  label,
+  value,
+  icon,
+  className,
+}: {
+  figure: "success" | "time";
+  label: string;
+  value: string;
+  icon: "bolt" | "check";
+  className: string;
+}) {
   return (
-    <div className={`absolute flex items-center gap-3 rounded-xl bg-white px-4 py-3 shadow-xl ${className}`}>
+    <div
+      className={`absolute flex items-center gap-3 rounded-xl bg-white px-4 py-3 shadow-xl ${className}`}
+      data-testid={`figure-${figure}`}
+    >
       <span className="inline-flex h-9 w-9 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
-        <Icon name={label.startsWith("Processing") ? "bolt" : "check"} className="h-5 w-5" />
+        <Icon name={icon} className="h-5 w-5" />
       </span>
       <span>
-        <span className="block text-xs font-medium text-muted">{label}</span>
-        <span className="block text-lg font-bold leading-tight">{value}</span>
+        <span className="block text-xs font-medium text-muted" data-figure-label={figure}>
+          {label}
+        </span>
+        <span className="block text-lg font-bold leading-tight" data-figure-value={figure}>
+          {value}
+        </span>
       </span>
     </div>
   );
@@ -43,6 +65,10 @@ export function Hero({ startHref }: { startHref: string }) {
             </SectionLink>
           </div>
           <ul className="mt-8 flex flex-wrap gap-x-6 gap-y-2 text-sm font-medium">
+            <li className="flex items-center gap-1.5">
+              <Icon name="check" className="h-4 w-4 text-success" />
+              <span data-figure-value="badge">Results usually in under a minute</span>
+            </li>
             {BADGES.map((b) => (
               <li key={b} className="flex items-center gap-1.5">
                 <Icon name="check" className="h-4 w-4 text-success" />
@@ -62,8 +88,20 @@ export function Hero({ startHref }: { startHref: string }) {
             fetchPriority="high"
             className="h-auto w-full rounded-2xl shadow-2xl ring-1 ring-black/5"
           />
-          <FloatingCard label="Processing Time" value="15s" className="-bottom-5 -left-2 sm:-left-6" />
-          <FloatingCard label="Success Rate" value="99%" className="-top-5 -right-2 sm:-right-6" />
+          <FloatingCard
+            figure="time"
+            icon="bolt"
+            label="Processing Time"
+            value="Usually under a minute"
+            className="-bottom-5 -left-2 sm:-left-6"
+          />
+          <FloatingCard
+            figure="success"
+            icon="check"
+            label="A failed job"
+            value="Costs nothing"
+            className="-top-5 -right-2 sm:-right-6"
+          />
         </div>
       </div>
     </section>

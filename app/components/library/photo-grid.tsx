@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import { formatDate } from "~/lib/format";
-import type { PhotoCard as LibraryPhotoCard, LibraryView } from "~/shared/library-view";
+import { type PhotoCard as LibraryPhotoCard, type LibraryView, photoHref } from "~/shared/library-view";
 import { type ActionAnswer, ActionMessage } from "./action-message";
 
 // The service's card type, imported as a type only: nothing of the service
@@ -13,11 +13,12 @@ export interface GridFolder {
   name: string;
 }
 
-// On touch screens the actions sit under the name, always visible. On devices
-// that hover they lie over the photo and show on hover or keyboard focus.
+// On touch screens the actions sit under the name, always visible. On devices that hover they lie over the card's
+// name and date, a strip along its bottom edge that shows on hover or keyboard focus: the photo itself stays clear,
+// and a click anywhere on it opens the photo view (docs/decisions/0187-photo-view.md).
 // (Class names written out in full: Tailwind finds them by reading the source.)
 const ACTIONS =
-  "flex flex-wrap items-center gap-1.5 px-3 pb-3 [@media(hover:hover)]:absolute [@media(hover:hover)]:inset-x-0 [@media(hover:hover)]:top-0 [@media(hover:hover)]:bg-gradient-to-b [@media(hover:hover)]:from-slate-900/60 [@media(hover:hover)]:to-transparent [@media(hover:hover)]:p-2 [@media(hover:hover)]:pb-8 [@media(hover:hover)]:opacity-0 group-hover:opacity-100 group-focus-within:opacity-100";
+  "flex flex-wrap items-center gap-1.5 px-3 pb-3 [@media(hover:hover)]:absolute [@media(hover:hover)]:inset-x-0 [@media(hover:hover)]:bottom-0 [@media(hover:hover)]:justify-end [@media(hover:hover)]:bg-white/95 [@media(hover:hover)]:p-2 [@media(hover:hover)]:opacity-0 group-hover:opacity-100 group-focus-within:opacity-100";
 const SMALL = "min-h-9 px-3 py-1 text-xs";
 
 /** One button that posts an intent about one photo (works without JavaScript). */
@@ -62,8 +63,6 @@ function leavesView(view: LibraryView, form: FormData | undefined): boolean {
   return false;
 }
 
-type OpenPhoto = (photo: { id: string; name: string }) => void;
-
 /**
  * The cards whose thumbnails load eagerly: the first row at every width (2, 3 or 4 columns), which is on the first
  * screen (a phone shows the first row's top half, ADR 0133). An eager image is fetched as soon as the browser's
@@ -76,13 +75,11 @@ function PhotoCard({
   photo,
   view,
   folders,
-  onOpen,
   eager,
 }: {
   photo: GridPhoto;
   view: LibraryView;
   folders: GridFolder[];
-  onOpen?: OpenPhoto;
   eager: boolean;
 }) {
   const fetcher = useFetcher<ActionAnswer>();
@@ -111,19 +108,16 @@ function PhotoCard({
       data-testid="photo-card"
       data-photo-id={photo.id}
     >
-      {onOpen && photo.trashedAt === null ? (
-        <button
-          type="button"
-          className="block w-full"
-          onClick={() => onOpen({ id: photo.id, name: photo.name })}
-          aria-label={`Open ${photo.name} for AI editing`}
-          data-testid="photo-open"
-        >
-          {thumb}
-        </button>
-      ) : (
-        thumb
-      )}
+      {/* The whole thumbnail opens the photo view: a plain link, so it works before JavaScript and in a new tab. */}
+      <Link
+        to={photoHref(photo.id, view)}
+        state={{ fromLibrary: true }}
+        className="block w-full"
+        aria-label={`Open ${photo.name}`}
+        data-testid="photo-open"
+      >
+        {thumb}
+      </Link>
       <div className="p-3">
         <div className="flex items-baseline justify-between gap-2">
           <p className="truncate text-sm font-semibold" title={photo.name} data-testid="photo-name">
@@ -231,15 +225,12 @@ export function PhotoGrid({
   folders,
   moreHref,
   emptyText,
-  onOpen,
 }: {
   page: Page;
   view: LibraryView;
   folders: GridFolder[];
   moreHref: (cursor: string) => string;
   emptyText: string;
-  /** Opens the photo's AI dialog (the thumbnail becomes a button). */
-  onOpen?: OpenPhoto;
 }) {
   const more = useFetcher<{ page: Page }>();
   const requested = useRef<string | null>(null);
@@ -286,7 +277,7 @@ export function PhotoGrid({
     <>
       <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-4" data-testid="photo-grid">
         {photos.map((p, i) => (
-          <PhotoCard key={p.id} photo={p} view={view} folders={folders} onOpen={onOpen} eager={i < EAGER_THUMBS} />
+          <PhotoCard key={p.id} photo={p} view={view} folders={folders} eager={i < EAGER_THUMBS} />
         ))}
       </ul>
       {next ? (

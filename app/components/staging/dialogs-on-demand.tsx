@@ -1,6 +1,7 @@
 import { type ComponentProps, lazy, Suspense } from "react";
 import type { DesignerDialog } from "./designer-dialog";
 import type { QuickDialog } from "./quick-dialog";
+import type { SkyDialog } from "./sky-dialog";
 
 // The staging dialogs of /dashboard (the AI Designer; a photo's editor with its
 // variations, advanced options, versions, re-rolls and compare slider) are
@@ -12,6 +13,7 @@ import type { QuickDialog } from "./quick-dialog";
 const loadDialogs = () => import("./dialogs");
 
 const LazyDesigner = lazy(() => loadDialogs().then((m) => ({ default: m.DesignerDialog })));
+const LazySky = lazy(() => loadDialogs().then((m) => ({ default: m.SkyDialog })));
 const LazyQuick = lazy(() => loadDialogs().then((m) => ({ default: m.QuickDialog })));
 
 /** Shown while the dialogs' chunk arrives (a moment on a slow phone): the tap is seen to have done something. */
@@ -35,6 +37,14 @@ export function QuickDialogOnDemand(props: ComponentProps<typeof QuickDialog>) {
   return (
     <Suspense fallback={<Opening />}>
       <LazyQuick {...props} />
+    </Suspense>
+  );
+}
+
+export function SkyDialogOnDemand(props: ComponentProps<typeof SkyDialog>) {
+  return (
+    <Suspense fallback={<Opening />}>
+      <LazySky {...props} />
     </Suspense>
   );
 }

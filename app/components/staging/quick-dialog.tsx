@@ -33,9 +33,12 @@ export function QuickDialog({
   plan,
   onClose,
   onChanged,
+  initialAction = "",
 }: {
   photoId: string;
   photoName: string;
+  /** The action already chosen when it opens (the photo view's "Stage" and "Remove furniture"). */
+  initialAction?: Action;
   /** The user's plan name: advanced options are shown disabled without one that includes them. */
   plan: string | null;
   onClose: () => void;
@@ -48,7 +51,7 @@ export function QuickDialog({
     setRefresh((n) => n + 1);
     onChanged();
   });
-  const [action, setAction] = useState<Action>("");
+  const [action, setAction] = useState<Action>(initialAction);
   const choice = useRoomAndStyle();
   const { room, style } = choice;
   const [compare, setCompare] = useState<VersionView | null>(null);

@@ -55,7 +55,13 @@ interface RerollQuote {
 }
 
 /** Re-roll a staged result: the price is asked for and said before anything starts. */
-function RerollControl({ version, onReroll }: { version: VersionView; onReroll: (acceptCharge: boolean) => void }) {
+export function RerollControl({
+  version,
+  onReroll,
+}: {
+  version: VersionView;
+  onReroll: (acceptCharge: boolean) => void;
+}) {
   const [quote, setQuote] = useState<RerollQuote | null>(null);
   const [error, setError] = useState<string | null>(null);
   async function ask() {

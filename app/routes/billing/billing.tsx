@@ -11,6 +11,9 @@ import { LivePlanStatusCard } from "~/components/plan-status-card";
 import { fail } from "~/shared/result";
 import type { Route } from "./+types/billing";
 
+// A signed-in page: the app's header with the balance, not the public one (app/root.tsx).
+export const handle = { appFrame: true };
+
 export const meta: Route.MetaFunction = () => [{ title: "Billing · Stagewise" }];
 
 export async function loader({ request, context }: Route.LoaderArgs) {

@@ -16,7 +16,7 @@ import { ListingPackPanel } from "~/components/library/listing-pack-panel";
 import { PhotoGrid } from "~/components/library/photo-grid";
 import { PendingUploads, UploadPanel } from "~/components/library/upload-panel";
 import { PlanStatusCard } from "~/components/plan-status-card";
-import { DesignerDialogOnDemand, QuickDialogOnDemand } from "~/components/staging/dialogs-on-demand";
+import { DesignerDialogOnDemand } from "~/components/staging/dialogs-on-demand";
 import { useLiveCredits } from "~/lib/use-live-credits";
 import { type LibraryView, sameView, viewFromSearch, viewHref } from "~/shared/library-view";
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
@@ -144,7 +144,6 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
   const title = viewTitle(view, folderName);
   const is = (v: LibraryView) => sameView(view, v);
   const [designerOpen, setDesignerOpen] = useState(false);
-  const [quick, setQuick] = useState<{ id: string; name: string } | null>(null);
   const refreshLibrary = () => revalidator.revalidate();
 
   return (
@@ -352,22 +351,11 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
             folders={folders}
             moreHref={(cursor) => viewHref(view, { cursor })}
             emptyText={emptyText(view)}
-            onOpen={(p) => setQuick(p)}
           />
           {designerOpen ? (
             <DesignerDialogOnDemand
               plan={live.plan?.name ?? null}
               onClose={() => setDesignerOpen(false)}
-              onChanged={refreshLibrary}
-            />
-          ) : null}
-          {quick ? (
-            <QuickDialogOnDemand
-              key={quick.id}
-              photoId={quick.id}
-              photoName={quick.name}
-              plan={live.plan?.name ?? null}
-              onClose={() => setQuick(null)}
               onChanged={refreshLibrary}
             />
           ) : null}

@@ -18,6 +18,9 @@ import type { Route } from "./+types/batch-new";
 // The listing's look is shown before starting: kept, made looser or stricter
 // for this batch, or left out (docs/decisions/0190-one-look-for-a-listing.md).
 
+// A signed-in page: the app's header with the balance, not the public one (app/root.tsx).
+export const handle = { appFrame: true };
+
 export const meta: Route.MetaFunction = () => [{ title: "Stage photos · Stagewise" }];
 
 export async function loader({ request, context }: Route.LoaderArgs) {

@@ -20,6 +20,9 @@ import type { Route } from "./+types/batch";
 const REFRESH_SECONDS = 5;
 const POLL_MS = 2000;
 
+// A signed-in page: the app's header with the balance, not the public one (app/root.tsx).
+export const handle = { appFrame: true };
+
 export const meta: Route.MetaFunction = () => [{ title: "Staging progress · Stagewise" }];
 
 /**

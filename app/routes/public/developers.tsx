@@ -6,6 +6,9 @@ import type { Route } from "./+types/developers";
 // serves at /api/v1/openapi.json (docs/decisions/0120-public-api.md). Plain
 // React: no renderer library, nothing added to any other page's bundle.
 
+// A signed-in page: the app's header with the balance, not the public one (app/root.tsx).
+export const handle = { appFrame: true };
+
 export const meta: Route.MetaFunction = () => [
   { title: "API reference · Stagewise" },
   { name: "description", content: "Stage photos, replace skies and remove furniture from your own software." },

@@ -28,6 +28,9 @@ import type { Route } from "./+types/settings";
 // A new key and its callback signing secret are shown once, in the answer to
 // the form that created them; the page keeps neither.
 
+// A signed-in page: the app's header with the balance, not the public one (app/root.tsx).
+export const handle = { appFrame: true };
+
 export const meta: Route.MetaFunction = () => [{ title: "Settings · Stagewise" }];
 
 export async function loader({ request, context }: Route.LoaderArgs) {
