@@ -1,5 +1,16 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { makeJpeg } from "../test/fixtures/images.ts";
+
+/**
+ * A real room (766 x 512, from the structure check's labelled set, test/fixtures/structure/README.md): every job
+ * checks its result against its room (docs/decisions/0162), and a synthetic gradient with noise has no walls or
+ * windows to keep, so the check would judge noise and refuse or retry at random.
+ */
+export const ROOM_PHOTO: Uint8Array<ArrayBuffer> = new Uint8Array(
+  readFileSync(join(import.meta.dirname, "../test/fixtures/structure/photos/living-room.jpg")),
+);
 
 // Byte counts for the photo library, for `npm run bench` and the e2e suite:
 // what an upload actually sends for a given file (after the browser's
@@ -72,14 +83,14 @@ export async function measureUploadBytes(
 
 /**
  * Adds `count` photos to a library through the upload API directly (no
- * browser): a small JPEG as the photo and a 400 x 300 JPEG thumbnail, as the
- * browser would make them. Returns the photo ids, newest last.
+ * browser): a real room photo (ROOM_PHOTO) by default and a 400 x 300 JPEG
+ * thumbnail, as the browser would make them. Returns the photo ids, newest last.
  */
 export async function seedPhotos(
   s: LibrarySession,
   count: number,
   namePrefix = "Room",
-  photo: Uint8Array<ArrayBuffer> = makeJpeg(640, 480, 80, 30, 1),
+  photo: Uint8Array<ArrayBuffer> = ROOM_PHOTO,
 ): Promise<string[]> {
   const headers = { Cookie: `sw_session=${s.sessionToken}` };
   const ids: string[] = [];

@@ -1,7 +1,6 @@
 import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
-import { makeJpeg } from "../fixtures/images.ts";
+import { ROOM_PHOTO, seedPhotos } from "../../bench/library-bytes.ts";
 import { baseUrl, createUser, loseFirstAnswer, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
 
 // AI staging in Chromium against the production build and the provider
@@ -55,7 +54,7 @@ async function shownResultSize(dialog: Locator): Promise<[number, number]> {
 async function uploadToDesigner(dialog: Locator, name: string) {
   await dialog
     .getByTestId("upload-input")
-    .setInputFiles({ name, mimeType: "image/jpeg", buffer: Buffer.from(makeJpeg(640, 480, 85)) });
+    .setInputFiles({ name, mimeType: "image/jpeg", buffer: Buffer.from(ROOM_PHOTO) });
   await dialog.getByTestId("designer-preview").waitFor({ timeout: 60_000 });
 }
 
