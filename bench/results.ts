@@ -1,6 +1,6 @@
-import { makeJpeg } from "../test/fixtures/images.ts";
+import { decodeImage, encodeJpeg, resize } from "../test/fixtures/structure/pixels.ts";
 import { jobEnded } from "./api.ts";
-import { seedPhotos } from "./library-bytes.ts";
+import { ROOM_PHOTO, seedPhotos } from "./library-bytes.ts";
 import { type BenchModule, median } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
 
@@ -28,8 +28,13 @@ export const resultsModule: BenchModule = {
   title: "Provider results at listing size (emulator at the provider's sample sizes)",
   async setup({ stack, fixtureToken }) {
     const token = await fixtureToken(KINDS.length * 5);
-    // A phone photo as the browser uploads it: 2560 px on the long edge (ADR 0131).
-    const photo = makeJpeg(2560, 1920, 85, 30, 3);
+    // A phone photo as the browser uploads it: 2560 px on the long edge (ADR 0131). A real room, enlarged: every job
+    // checks its result against its room (docs/decisions/0162), and a drawn gradient has no walls to keep.
+    const room = decodeImage(ROOM_PHOTO);
+    const photo = encodeJpeg(
+      resize(room, 2560, Math.round((2560 * room.height) / room.width)),
+      85,
+    ) as Uint8Array<ArrayBuffer>;
     const [photoId] = await seedPhotos({ baseUrl: stack.url, sessionToken: token }, 1, "Results room", photo);
     fixture = { cookie: `sw_session=${token}`, photoId: photoId! };
   },

@@ -219,14 +219,17 @@ export function upscale(input: Raster, factor: number): Raster {
 export { meanColour };
 
 /**
- * Stacked text banners along the bottom edge (or the top) of an image, small: the emulator's results must pass the
- * structure check, and a band over the ceiling line would hide the room's top edge from it.
+ * The emulator's label: one band of one height relative to the image (about 4 %) along the bottom edge (or the
+ * top), its lines joined on one row. The results must pass the structure check, including results made from an
+ * earlier emulated result (a sky over a staged room, a staging of an emptied room): a new band lying exactly over
+ * the old one keeps the old band's edge where it was, where a taller or stacked band would bury it, and the check
+ * rightly calls a buried line a changed room. A band over the ceiling line would hide the room's top edge from it.
  */
+const BAND = 0.04;
 function banners(img: Raster, lines: string[], at: "top" | "bottom" = "bottom"): void {
-  const scale = Math.max(2, Math.floor(img.width / 600));
-  const lineHeight = 11 * scale;
-  let y = at === "top" ? 0 : img.height - lineHeight * lines.length;
-  for (const line of lines) y += drawBanner(img, line, y, scale);
+  const scale = Math.max(1, Math.round((BAND * img.height) / 11));
+  const y = at === "top" ? 0 : img.height - 11 * scale;
+  drawBanner(img, lines.join(" | "), y, scale);
 }
 
 /**

@@ -393,7 +393,8 @@ describe("viewing and downloading", () => {
     const page = await dashboard(user);
     expect(await page.getByTestId("photo-card").count()).toBe(PAGE_SIZE);
     await page.getByRole("link", { name: "Load more" }).click();
-    await expect.poll(() => page.getByTestId("photo-card").count()).toBe(2 * PAGE_SIZE);
+    // The next page is a navigation of its own: on a loaded two-core machine it can take longer than the default 5 s.
+    await expect.poll(() => page.getByTestId("photo-card").count(), { timeout: 30_000 }).toBe(2 * PAGE_SIZE);
     await page.getByRole("link", { name: "Load more" }).click();
     await page
       .getByTestId("photo-name")

@@ -243,7 +243,8 @@ describe("stage a whole listing", () => {
     await dialog.getByTestId("quick-result").waitFor({ timeout: 60_000 });
     await expect.poll(() => credits.textContent()).toBe("7");
     const items = dialog.getByTestId("version");
-    await expect.poll(() => items.count()).toBe(3);
+    // Each member is checked against the room, and one may be asked again: under load that takes a while.
+    await expect.poll(() => items.count(), { timeout: 60_000 }).toBe(3);
 
     // Choose the second of the list (the emulator labels each variation differently).
     const second = items.nth(1);

@@ -60,7 +60,7 @@ describe("the photo view with a mouse", () => {
     expect(await page.getByTestId("photo-view-name").textContent()).toBe("Room 3");
     // The large image loads (the original: nothing staged yet).
     const large = page.getByTestId("photo-large");
-    await expect.poll(() => large.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBe(640);
+    await expect.poll(() => large.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBe(766);
 
     await page.keyboard.press("ArrowRight");
     await expect.poll(() => pathOf(page.url())).toBe(`/photos/${order[1]}`);

@@ -96,7 +96,7 @@ describe("AI staging", () => {
     await dialog.getByRole("button", { name: "Sky: Dusk" }).click();
     await dialog.getByRole("button", { name: "Processing your design..." }).waitFor();
     await dialog.getByRole("button", { name: "Transform with AI" }).waitFor({ timeout: 60_000 });
-    expect(await dialog.getByTestId("job-error").count()).toBe(0);
+    expect(await dialog.getByTestId("job-error").allTextContents()).toEqual([]);
     await expect.poll(() => credits.textContent()).toBe("1");
 
     await setProviderMode("fail500");
