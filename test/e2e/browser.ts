@@ -105,3 +105,16 @@ export async function signedInContext(
   await ctx.addCookies([{ name: "sw_session", value: user.sessionToken, url: baseUrl() }]);
   return ctx;
 }
+
+/**
+ * From the photo view a thumbnail opens (/photos/:id), opens the photo's editor dialog ("Versions and AI options"):
+ * in the side list on a wide screen, under "More" in the bottom bar on a phone.
+ */
+export async function openPhotoEditor(page: Page): Promise<void> {
+  await page.getByTestId("photo-view").waitFor();
+  const desktop = page.locator("[data-testid=photo-actions-desktop] [data-action=editor]");
+  if (await desktop.isVisible()) return desktop.click();
+  const more = page.getByTestId("more-actions");
+  await more.locator("summary").click();
+  await more.locator("[data-action=editor]").click();
+}

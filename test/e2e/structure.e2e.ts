@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
 
 // The structure check in a browser (issue 33, docs/decisions/0162-results-true-to-the-room.md), on a real room photo
 // of the check's labelled set, against the production build and the provider emulator: its "drift" mode moves a
@@ -54,6 +54,7 @@ describe("results true to the room", () => {
     await expect.poll(() => credits.textContent()).toBe("2");
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
+    await openPhotoEditor(page);
     const dialog = page.getByTestId("quick-dialog");
 
     await setProviderMode("drift");
@@ -72,13 +73,14 @@ describe("results true to the room", () => {
     // The first asks nothing (the provider's default, 0.39); the second half of it.
     expect(calls[0]).not.toHaveProperty("design_creativity");
     expect(calls[1]?.design_creativity).toBe(0.2);
-    await page.reload();
+    await page.goto(`${baseUrl()}/dashboard`);
     await page.waitForSelector("html[data-hydrated=true]");
     await expect.poll(() => credits.textContent()).toBe("2");
 
     // The refused result is in the photo's versions, labelled, small, with its price.
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
+    await openPhotoEditor(page);
     const refused = dialog.getByTestId("version-refused");
     await refused.waitFor({ timeout: 30_000 });
     expect(await refused.textContent()).toContain("not charged, not for a listing");

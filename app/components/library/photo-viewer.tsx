@@ -112,7 +112,12 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
     view,
     folders,
     compare,
-    onOpen: setDialog,
+    // A dialog opened from the phone's "More" sheet closes the sheet: it must not stay open under the dialog.
+    onOpen: (d: PhotoDialog) => {
+      const sheet = document.querySelector<HTMLDetailsElement>("[data-testid=more-actions][open]");
+      if (sheet) sheet.open = false;
+      setDialog(d);
+    },
     onReroll: (v: VersionView, acceptCharge: boolean) =>
       void job.track(() => startJob(`/api/jobs/${v.jobId}/reroll`, { acceptCharge })),
     onChoose: (v: VersionView) => void choose(v),

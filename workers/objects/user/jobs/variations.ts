@@ -120,7 +120,12 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     }
     return;
   }
-  for (const [i, job] of group.entries()) {
+  // The page waits for the lead and then reads the photo's versions once: the other members are settled first and
+  // the lead last, and thumbnails are made only after all of them, so the page finds the whole group.
+  const thumbs: (() => Promise<void>)[] = [];
+  const order = [...group.entries()];
+  order.push(order.shift()!);
+  for (const [i, job] of order) {
     const m = made[i];
     if (!m) {
       await r.change((now) =>
@@ -144,8 +149,9 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     );
     const kept = settled.ok && (await jobsService.getJob(r.db, job.id))?.status === "succeeded";
     if (!kept) await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
-    else await produce.finishThumb(r.env, r.db, m.job, m.result, r.now());
+    else thumbs.push(() => produce.finishThumb(r.env, r.db, m.job, m.result, r.now()));
   }
+  for (const thumb of thumbs) await thumb();
 }
 
 /**
