@@ -1,5 +1,6 @@
 import type { Job } from "@db/schema";
 import { jobs } from "@db/schema";
+import { currentRequestId } from "@workers/lib/log";
 import { getJob, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { and, eq, inArray } from "drizzle-orm";
@@ -84,6 +85,7 @@ export async function reroll(
   }
   const { variations: _v, ...params } = root.params;
   const started = await userObject(deps.env, userId).startJobs(userId, {
+    requestId: currentRequestId(),
     jobs: [
       {
         jobId: id,
