@@ -22,7 +22,8 @@ describe("admin console", () => {
     expect(await page.getByTestId("provider-slots").textContent()).toContain("Not measured yet");
     expect(await page.getByTestId("day-structure-refusals").textContent()).toMatch(/^\d+$/);
     page.assertClean();
-    for (const headers of [{ Cookie: `sw_session=${user.sessionToken}` }, {}]) {
+    const others: Record<string, string>[] = [{ Cookie: `sw_session=${user.sessionToken}` }, {}];
+    for (const headers of others) {
       const res = await fetch(`${baseUrl()}/admin/operations`, { headers, redirect: "manual" });
       expect(res.status).toBe(404);
       expect(await res.text()).not.toContain("Provider latency");
