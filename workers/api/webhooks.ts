@@ -1,4 +1,5 @@
 import { readText } from "@workers/http/body";
+import { log } from "@workers/http/log";
 import { failureJson } from "@workers/http/result";
 import { countWebhookFailure } from "@workers/services/operations";
 import { handleStripeWebhook } from "@workers/services/stripe-webhook";
@@ -23,6 +24,7 @@ export const webhooks = new Hono<ApiEnv>().post("/stripe", async (c) => {
     await counted("error").catch(() => undefined);
     throw err;
   }
-  if (result.status !== 200) await counted("refused");
+  // A refused event (a bad signature) changes nothing, not even a counter: anyone can send one. It is logged.
+  if (result.status !== 200) log.warn("stripe webhook refused", { status: result.status });
   return c.json(result.body, result.status);
 });
