@@ -123,27 +123,28 @@ async function handle(request: Request, env: Env, ctx: ExecutionContext): Promis
 async function maintain(env: Env): Promise<void> {
   const db = createDb(env.DB);
   const startedAt = Date.now();
-  const names = ["sessions", "trash", "uploads", "trial credits", "idempotency", "callback secrets"];
-  // Awaited (not waitUntil) so a failure marks the cron run failed and tests can wait for it.
-  const results = await Promise.allSettled([
-    purgeExpiredSessions(db),
+  // Each task by name: a failed one is named in the run's record and in the error. Awaited (not waitUntil) so a
+  // failure marks the cron run failed and tests can wait for it.
+  const tasks: [string, Promise<unknown>][] = [
+    ["sessions", purgeExpiredSessions(db)],
     // Photos 30 days in the trash, and the bytes of uploads abandoned for a day.
-    purgeTrash(db, env.PHOTOS),
-    expireStaleUploads({ db, bucket: env.PHOTOS }),
+    ["trash", purgeTrash(db, env.PHOTOS)],
+    ["uploads", expireStaleUploads({ db, bucket: env.PHOTOS })],
     // Trial credits still owed after a failure right after verification.
-    grantAllOwedTrialCredits({ env, db }),
+    ["trial credits", grantAllOwedTrialCredits({ env, db })],
     // Public API Idempotency-Key answers older than a day (docs/decisions/0120-public-api.md).
-    purgeIdempotency(db),
+    ["idempotency", purgeIdempotency(db)],
     // Every API key's callback secret sealed under the current signing key (docs/decisions/0182).
-    resealCallbackSecrets({ db, env }),
-  ]);
-  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ task: names[i]!, err: r.reason }] : []));
+    ["callback secrets", resealCallbackSecrets({ db, env })],
+  ];
+  const results = await Promise.allSettled(tasks.map(([, work]) => work));
+  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ task: tasks[i]![0], err: r.reason }] : []));
   await recordCronRun(db, { startedAt, finishedAt: Date.now(), failed: failed.map((f) => f.task) });
   if (failed.length > 0) {
-    const tasks = failed.map((f) => f.task).join(", ");
+    const named = failed.map((f) => f.task).join(", ");
     throw new AggregateError(
       failed.map((f) => f.err),
-      `daily maintenance failed: ${tasks}`,
+      `daily maintenance failed: ${named}`,
       { cause: failed[0]!.err },
     );
   }
