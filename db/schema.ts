@@ -164,6 +164,15 @@ export const folders = sqliteTable("folders", {
   /** Optional listing details (migrations/0010). */
   listingAddress: text("listing_address"),
   mlsNumber: text("mls_number"),
+  /** The MLS profile the listing follows; null: the account's (migrations/0015, app/shared/mls-profiles.ts). */
+  mlsProfile: text("mls_profile"),
+  listingStatus: text("listing_status", { enum: ["active", "pending", "sold"] })
+    .notNull()
+    .default("active"),
+  soldAt: integer("sold_at"),
+  /** Days after being marked sold that its original pages close, and the moment they do. */
+  originalsCloseDays: integer("originals_close_days"),
+  originalsCloseAt: integer("originals_close_at"),
 });
 
 export type PhotoContentType = "image/jpeg" | "image/png";
@@ -413,10 +422,12 @@ export type LabelCorner = "top-left" | "top-right" | "bottom-left" | "bottom-rig
 export type LabelSize = "small" | "medium" | "large";
 export type LabelTone = "light" | "dark";
 
+/** The account's disclosure settings: its MLS profile and the label's customisation (migrations/0015). */
 export const labelSettings = sqliteTable("label_settings", {
   userId: text("user_id").primaryKey(),
-  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
-  text: text("text").notNull().default("Virtually Staged"),
+  profile: text("profile").notNull().default("california"),
+  /** Replaces the first line of the profile's label; null: the profile's wording. */
+  text: text("text"),
   corner: text("corner", { enum: ["top-left", "top-right", "bottom-left", "bottom-right"] })
     .notNull()
     .default("bottom-right"),
@@ -437,6 +448,8 @@ export const originalLinks = sqliteTable("original_links", {
   versionId: text("version_id").notNull(),
   createdAt: integer("created_at").notNull(),
   revokedAt: integer("revoked_at"),
+  /** Why it closed (migrations/0015); null for pages closed before that was recorded. */
+  revokedReason: text("revoked_reason", { enum: ["owner", "listing_closed", "account_deleted"] }),
 });
 
 export const dataExports = sqliteTable("data_exports", {

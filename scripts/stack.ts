@@ -132,6 +132,8 @@ export interface StackOptions {
    * bench:profile`; unset, wrangler picks a free one.
    */
   inspectorPort?: number;
+  /** More settings for the Worker (`--var`), over .dev.vars: the shortcut bench's DISABLE_SHORTCUTS and INJECT_*. */
+  extraVars?: Record<string, string>;
 }
 
 export interface RunningStack {
@@ -174,8 +176,9 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   // A .dev.vars made before a new setting was added to the example gets that setting from the example.
   const example = parseEnvFile(join(ROOT, ".dev.vars.example"));
   const added = Object.fromEntries(Object.entries(example).filter(([k]) => !(k in fileVars)));
-  const vars: Record<string, string> = { ...added, ...fileVars, ...emulators.workerVars, APP_ORIGIN: url };
-  const varArgs = Object.entries({ ...added, ...emulators.workerVars, APP_ORIGIN: url }).flatMap(([k, v]) => [
+  const extra = opts.extraVars ?? {};
+  const vars: Record<string, string> = { ...added, ...fileVars, ...emulators.workerVars, APP_ORIGIN: url, ...extra };
+  const varArgs = Object.entries({ ...added, ...emulators.workerVars, APP_ORIGIN: url, ...extra }).flatMap(([k, v]) => [
     "--var",
     `${k}:${v}`,
   ]);

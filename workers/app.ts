@@ -15,6 +15,7 @@ import { purgeIdempotency } from "@workers/services/api-idempotency";
 import { resealCallbackSecrets } from "@workers/services/callback-secrets";
 import { purgeTrash } from "@workers/services/library";
 import { purgeExpiredSessions } from "@workers/services/maintenance";
+import { closeSoldListings } from "@workers/services/mls/listing-status";
 import { recordCronRun } from "@workers/services/operations";
 import { expireStaleUploads } from "@workers/services/uploads";
 import { createRequestHandler, RouterContextProvider } from "react-router";
@@ -134,6 +135,8 @@ async function maintain(env: Env): Promise<void> {
     ["trial credits", grantAllOwedTrialCredits({ env, db })],
     // Public API Idempotency-Key answers older than a day (docs/decisions/0120-public-api.md).
     ["idempotency", purgeIdempotency(db)],
+    // Original pages of listings sold (or off market) for the days their owner chose (docs/decisions/0170).
+    ["sold listings", closeSoldListings(db)],
     // Every API key's callback secret sealed under the current signing key (docs/decisions/0182).
     ["callback secrets", resealCallbackSecrets({ db, env })],
   ];

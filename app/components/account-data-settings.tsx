@@ -1,84 +1,8 @@
 import { Form } from "react-router";
-import {
-  CORNER_NAMES,
-  LABEL_CORNERS,
-  LABEL_SIZES,
-  LABEL_TEXT_MAX,
-  LABEL_TONES,
-  type LabelDefaults,
-} from "~/shared/label-options";
+import { LAW_SENTENCE } from "~/shared/mls-profiles";
 
-// Settings sections of issue 16: the disclosure label's defaults, "export my
-// data" and account deletion (docs/decisions/0110, 0112).
-
-export function LabelSettingsSection({ defaults, busy }: { defaults: LabelDefaults; busy: boolean }) {
-  return (
-    <section className="card mt-6" aria-labelledby="label-title">
-      <h2 id="label-title" className="text-lg font-semibold">
-        Disclosure label
-      </h2>
-      <p className="mt-1 text-sm text-muted">
-        Staged photos you download carry this label in a corner, with a QR code that opens a page showing the original
-        beside the staged version (what California's AB 723 and MLS rules ask for). Originals are never labelled.
-      </p>
-      <Form method="post" className="mt-4 grid gap-3 sm:grid-cols-2" data-testid="label-form">
-        <input type="hidden" name="intent" value="label" />
-        <label className="flex items-center gap-2 sm:col-span-2">
-          <input type="checkbox" name="enabled" defaultChecked={defaults.enabled} /> Label downloads by default
-        </label>
-        <label className="sm:col-span-2">
-          <span className="text-sm font-medium">Text</span>
-          <input
-            name="text"
-            className="input mt-1 w-full"
-            defaultValue={defaults.text}
-            maxLength={LABEL_TEXT_MAX}
-            required
-          />
-        </label>
-        <label>
-          <span className="text-sm font-medium">Corner</span>
-          <select name="corner" className="input mt-1 w-full" defaultValue={defaults.corner}>
-            {LABEL_CORNERS.map((c) => (
-              <option key={c} value={c}>
-                {CORNER_NAMES[c]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span className="text-sm font-medium">Size</span>
-          <select name="size" className="input mt-1 w-full" defaultValue={defaults.size}>
-            {LABEL_SIZES.map((s) => (
-              <option key={s} value={s}>
-                {s[0]?.toUpperCase()}
-                {s.slice(1)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span className="text-sm font-medium">Style</span>
-          <select name="tone" className="input mt-1 w-full" defaultValue={defaults.tone}>
-            {LABEL_TONES.map((t) => (
-              <option key={t} value={t}>
-                {t === "dark" ? "Dark box, white text" : "Light box, dark text"}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex items-center gap-2 self-end">
-          <input type="checkbox" name="qr" defaultChecked={defaults.qr} /> QR code to the original
-        </label>
-        <div className="sm:col-span-2">
-          <button type="submit" className="btn-primary" disabled={busy}>
-            Save label
-          </button>
-        </div>
-      </Form>
-    </section>
-  );
-}
+// Settings sections of issue 16: "export my data" and account deletion (docs/decisions/0112); the account's
+// deletion warns first when it closes original pages of listings that still advertise (docs/decisions/0170).
 
 /** How this account can prove it is its owner before deletion, and until when a Google confirmation counts. */
 export interface DeletionOptions {
@@ -87,7 +11,16 @@ export interface DeletionOptions {
   googleConfirmedUntil: number | null;
 }
 
-export function AccountDataSection({ busy, deletion }: { busy: boolean; deletion: DeletionOptions }) {
+export function AccountDataSection({
+  busy,
+  deletion,
+  advertisedPages,
+}: {
+  busy: boolean;
+  deletion: DeletionOptions;
+  /** Live original pages of listings that still advertise: the deletion closes them. */
+  advertisedPages: number;
+}) {
   return (
     <section className="card mt-6" aria-labelledby="data-title">
       <h2 id="data-title" className="text-lg font-semibold">
@@ -110,6 +43,13 @@ export function AccountDataSection({ busy, deletion }: { busy: boolean; deletion
           everywhere. Payment and credit records are kept without your name or e-mail, as accounting requires. This
           cannot be undone.
         </p>
+        {advertisedPages > 0 ? (
+          <p className="alert-error mt-2 text-sm" role="alert" data-testid="delete-closes-originals">
+            Deleting your account closes{" "}
+            {advertisedPages === 1 ? "1 public original page" : `${advertisedPages} public original pages`} of listings
+            you have not marked sold. {LAW_SENTENCE} Mark those listings sold first, or delete anyway.
+          </p>
+        ) : null}
         {deletion.googleConfirmedUntil !== null ? (
           <Form method="post" className="mt-2" data-testid="delete-account-google-form">
             <input type="hidden" name="intent" value="delete" />

@@ -4,16 +4,22 @@
 export const LABEL_CORNERS = ["bottom-right", "bottom-left", "top-right", "top-left"] as const;
 export const LABEL_SIZES = ["small", "medium", "large"] as const;
 export const LABEL_TONES = ["dark", "light"] as const;
-export const LABEL_TEXT_MAX = 40;
+/** The label's first line, when the account rewords the profile's statement. */
+export const LABEL_TEXT_MAX = 60;
 
 export type LabelCorner = (typeof LABEL_CORNERS)[number];
 export type LabelSizeName = (typeof LABEL_SIZES)[number];
 export type LabelTone = (typeof LABEL_TONES)[number];
 
+/**
+ * The account's disclosure settings (docs/decisions/0170-mls-profiles.md): the MLS profile its listings follow
+ * unless a listing names another, and how the label looks where that profile puts one on the photo.
+ */
 export interface LabelDefaults {
-  /** False: downloads carry no label unless asked for one. */
-  enabled: boolean;
-  text: string;
+  /** An id of app/shared/mls-profiles.ts. */
+  profile: string;
+  /** Replaces the first line of the profile's label (its statement); null: the profile's wording. */
+  text: string | null;
   corner: LabelCorner;
   size: LabelSizeName;
   tone: LabelTone;
@@ -22,8 +28,8 @@ export interface LabelDefaults {
 }
 
 export const DEFAULT_LABEL: LabelDefaults = {
-  enabled: true,
-  text: "Virtually Staged",
+  profile: "california",
+  text: null,
   corner: "bottom-right",
   size: "medium",
   tone: "dark",

@@ -17,8 +17,9 @@ interface Env {
   SELF: Fetcher;
 }
 
+// The California profile's label (docs/decisions/0170-mls-profiles.md): the statement, then where the original is.
 const LABEL: LabelSpec = {
-  text: "Virtually staged",
+  lines: ["Virtually staged photo", "Unaltered original: stagewise.example.com/o/abcdefghijklmnopqrstuvwx"],
   corner: "bottom-right",
   size: "medium",
   tone: "light",

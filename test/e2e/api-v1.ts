@@ -506,12 +506,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download a version
-         * @description Scope: `read`.
+         * Download a version for the listing
+         * @description The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published; 409 when the structure check refused the result (not charged: keep it first) or it was kept anyway (it changed the room, so it is never for a listing), or when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged, your own copy, not for advertising: a kept result too, never a refused one (409).
+         *
+         *     Scope: `read`.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description profile (default): as the listing's MLS profile wants it; none: the stored result unchanged (not for advertising). */
+                    disclosure?: "profile" | "none";
+                };
                 header?: never;
                 path: {
                     photoId: string;
@@ -531,6 +536,15 @@ export interface paths {
                         "image/png": string;
                     };
                 };
+                /** @description The input is malformed or breaks a rule */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
                 /** @description No API key, or a revoked one */
                 401: {
                     headers: {
@@ -540,7 +554,7 @@ export interface paths {
                         "application/json": components["schemas"]["Failure"];
                     };
                 };
-                /** @description The key lacks the scope this route needs */
+                /** @description The key lacks the scope, or the listing's MLS profile does not let this result be published */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -558,7 +572,7 @@ export interface paths {
                         "application/json": components["schemas"]["Failure"];
                     };
                 };
-                /** @description The Idempotency-Key was used for another request, or its first request is still running */
+                /** @description The structure check refused the result (or it was kept anyway: never for a listing), or the label gives the original page's address and that page is not published (or its listing's pages closed) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -580,6 +594,95 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/photos/{photoId}/versions/{versionId}/original-page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish the version's original page
+         * @description Makes the public page that shows the unaltered original beside this version (the address its label's QR code and captions give), or returns the live one. Nothing else publishes it: a download never does. Refused (409) once its listing is marked sold and its pages have closed, or when the structure check refused the result or it was kept anyway; 403 when the listing's profile does not let this version be published.
+         *
+         *     Scope: `stage`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    photoId: string;
+                    versionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The page's address */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OriginalPage"];
+                    };
+                };
+                /** @description No API key, or a revoked one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description The key lacks the scope, or the listing's MLS profile does not let this result be published */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Not there, or not yours */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description The structure check refused the result (or it was kept anyway: never for a listing), or the label gives the original page's address and that page is not published (or its listing's pages closed) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Too many requests for this key; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -782,6 +885,10 @@ export interface components {
         } | null;
         VersionList: {
             versions: components["schemas"]["Version"][];
+        };
+        OriginalPage: {
+            /** @description The public page: give it wherever the altered photo is advertised. */
+            url: string;
         };
         Balance: {
             credits: number;

@@ -73,7 +73,7 @@ describe("public API", () => {
     const res = await fetch(`${baseUrl()}/developers`);
     expect(res.status).toBe(200);
     const html = await res.text();
-    expect(html.match(/data-testid="operation"/g)).toHaveLength(7);
+    expect(html.match(/data-testid="operation"/g)).toHaveLength(8);
     expect(html).toContain("/photos/{photoId}/versions/{versionId}/download");
     expect(html).toContain("Stagewise-Signature");
     expect(html).toContain("Idempotency-Key");
@@ -155,14 +155,30 @@ describe("public API", () => {
     const versions = await api.GET("/photos/{photoId}/versions", { params: { path: { photoId } } });
     expect(versions.data?.versions).toHaveLength(1);
     const versionId = versions.data!.versions[0]!.id;
-    const download = await api.GET("/photos/{photoId}/versions/{versionId}/download", {
-      params: { path: { photoId, versionId } },
+    // The download follows the listing's MLS profile (California for a new account: a label that gives the original
+    // page's address), so it waits until that page is published; ?disclosure=none is the stored file.
+    const path = { photoId, versionId };
+    const unpublished = await api.GET("/photos/{photoId}/versions/{versionId}/download", {
+      params: { path },
       parseAs: "arrayBuffer",
     });
-    expect(download.response.status).toBe(200);
-    const bytes = new Uint8Array(download.data as ArrayBuffer);
+    expect(unpublished.response.status).toBe(409);
+    const stored = await api.GET("/photos/{photoId}/versions/{versionId}/download", {
+      params: { path, query: { disclosure: "none" } },
+      parseAs: "arrayBuffer",
+    });
+    expect(stored.response.status).toBe(200);
+    const bytes = new Uint8Array(stored.data as ArrayBuffer);
     expect([bytes[0], bytes[1]]).toEqual([0xff, 0xd8]);
     expect(bytes.byteLength).toBe(versions.data!.versions[0]!.bytes);
+    const published = await api.POST("/photos/{photoId}/versions/{versionId}/original-page", { params: { path } });
+    expect(published.data?.url).toMatch(/\/o\/[a-z2-7]{26}$/);
+    const labelled = await api.GET("/photos/{photoId}/versions/{versionId}/download", {
+      params: { path },
+      parseAs: "arrayBuffer",
+    });
+    expect(labelled.response.status).toBe(200);
+    expect(new Uint8Array(labelled.data as ArrayBuffer)).not.toEqual(bytes);
 
     const after = await api.GET("/balance");
     expect(after.data?.credits).toBe(1);

@@ -19,7 +19,8 @@ import { userObject } from "@workers/objects/user-object";
 import { signUp } from "@workers/services/accounts/password-auth";
 import { userDetail } from "@workers/services/admin";
 import { deleteAccount } from "@workers/services/mls/account-data";
-import { ensureLink, resolveLink } from "@workers/services/mls/links";
+import { publishOriginal } from "@workers/services/mls/links";
+import { resolveLink } from "@workers/services/mls/original-page";
 import { createSession } from "@workers/services/sessions";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -99,7 +100,9 @@ async function seedAccount() {
     height: 30,
     createdAt: now,
   });
-  const token = await ensureLink(db, { id: versionId, userId: user.id, photoId: photo.id });
+  const published = await publishOriginal(db, user.id, photo.id, versionId, "again", now);
+  if (!published.ok) throw new Error(published.error);
+  const token = published.token;
   await createSession(db, user.id, "vitest");
   await createSession(db, user.id, "phone");
   await db.insert(subscriptions).values({
@@ -140,7 +143,7 @@ describe("account deletion", { timeout: 120_000 }, () => {
     const { user, token, name } = await seedAccount();
     const ledgerBefore = await db.select().from(creditLedger).where(eq(creditLedger.userId, user.id)).all();
     expect(ledgerBefore.length).toBeGreaterThan(0);
-    expect((await resolveLink(db, token)).ok).toBe(true);
+    expect((await resolveLink(db, token, Date.now())).ok).toBe(true);
     const sub = await db.select().from(subscriptions).where(eq(subscriptions.userId, user.id)).get();
 
     const { stripe, calls } = fakeStripe();
@@ -151,7 +154,7 @@ describe("account deletion", { timeout: 120_000 }, () => {
     expect(calls).toEqual([`DELETE /v1/subscriptions/${sub!.id}`]);
     // At once: sessions gone, the original page answers gone, personal data erased.
     expect(await db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toEqual([]);
-    expect(await resolveLink(db, token)).toMatchObject({ ok: false, code: "gone" });
+    expect(await resolveLink(db, token, Date.now())).toMatchObject({ ok: false, code: "gone" });
     expect(await mentions(user.email)).toEqual([]);
     expect(await mentions(name)).toEqual([]);
 

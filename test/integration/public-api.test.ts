@@ -317,6 +317,7 @@ describe("OpenAPI document", () => {
       "/photos/{photoId}/jobs",
       "/photos/{photoId}/versions",
       "/photos/{photoId}/versions/{versionId}/download",
+      "/photos/{photoId}/versions/{versionId}/original-page",
     ]);
     expect(Object.keys(doc.paths["/photos/{photoId}/jobs"]!)).toEqual(["post"]);
     // A failure's code is the closed set the routes answer with, so a client can switch on it.

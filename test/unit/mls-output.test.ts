@@ -20,7 +20,7 @@ describe("disclosure label", () => {
   it("burns the text and a QR of the original page into the corner; the QR decodes to the link", () => {
     const src = makeJpeg(640, 480, 90, 0);
     const out = renderLabelled(src, {
-      text: "Virtually Staged",
+      lines: ["Virtually Staged"],
       corner: "bottom-right",
       size: "medium",
       tone: "dark",
@@ -42,19 +42,24 @@ describe("disclosure label", () => {
 
   it("is deterministic: the same input and options give the same bytes", () => {
     const src = makeJpeg(400, 300);
-    const spec = { text: "Staged", corner: "top-left", size: "small", tone: "light", qrUrl: null } as const;
+    const spec = { lines: ["Staged"], corner: "top-left", size: "small", tone: "light", qrUrl: null } as const;
     expect(renderLabelled(src, spec).bytes).toEqual(renderLabelled(src, spec).bytes);
   });
 
   it("draws in the corner asked for, light or dark", () => {
     const src = makeJpeg(800, 600, 90, 0);
     const dark = rgba(
-      renderLabelled(src, { text: "Virtually Staged", corner: "top-left", size: "large", tone: "dark", qrUrl: null })
+      renderLabelled(src, { lines: ["Virtually Staged"], corner: "top-left", size: "large", tone: "dark", qrUrl: null })
         .bytes,
     );
     const light = rgba(
-      renderLabelled(src, { text: "Virtually Staged", corner: "top-left", size: "large", tone: "light", qrUrl: null })
-        .bytes,
+      renderLabelled(src, {
+        lines: ["Virtually Staged"],
+        corner: "top-left",
+        size: "large",
+        tone: "light",
+        qrUrl: null,
+      }).bytes,
     );
     const before = rgba(src);
     // Inside the box near its left edge (before the text): dark box darker, light box lighter than the photo.
@@ -64,6 +69,20 @@ describe("disclosure label", () => {
     // Bottom right untouched.
     const j = (590 * 800 + 790) * 4;
     expect(Math.abs(dark.data[j]! - before.data[j]!)).toBeLessThan(12);
+  });
+
+  it("draws every line: the statement, then where the original is, in a box as tall as both", () => {
+    const src = makeJpeg(800, 600, 90, 0);
+    const spec = { corner: "top-left", size: "large", tone: "dark", qrUrl: null } as const;
+    const one = rgba(renderLabelled(src, { ...spec, lines: ["Virtually staged"] }).bytes);
+    const two = rgba(
+      renderLabelled(src, { ...spec, lines: ["Virtually staged", "Unaltered original: example.com/o/abc"] }).bytes,
+    );
+    const before = rgba(src);
+    // Below a one-line box (12 + 68 px) but inside a two-line one (12 + 115 px), in its left padding.
+    const i = (100 * 800 + 20) * 4 + 2;
+    expect(Math.abs(one.data[i]! - before.data[i]!)).toBeLessThan(12);
+    expect(two.data[i]!).toBeLessThan(before.data[i]! - 60);
   });
 
   it("knows which characters its font draws", () => {
@@ -152,15 +171,19 @@ describe("pack manifest", () => {
     const csv = manifestCsv([
       {
         photo: '=HYPERLINK("x")',
-        original: "a",
-        staged: null,
-        originalPage: null,
+        file: "photos/01 a.jpg",
+        kind: "unaltered",
         done: null,
+        caption: null,
+        originalFile: "photos/01 a.jpg",
+        originalPage: null,
+        labelText: null,
+        qr: null,
         roomType: null,
         style: null,
         sky: null,
-        stagedAt: null,
-        labelled: false,
+        alteredAt: null,
+        leftOut: null,
       },
     ]);
     expect(csv.split("\r\n")[1]).toMatch(/^"'=HYPERLINK\(""x""\)"/);

@@ -7,6 +7,7 @@ import {
   removeFixtureUser,
   stateDigest,
 } from "@workers/services/fixtures";
+import { closeSoldListings } from "@workers/services/mls/listing-status";
 import { seedDemoUsers } from "@workers/services/seed";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -36,6 +37,13 @@ export const devApi = new Hono<ApiEnv>()
     const res = await removeFixtureUser(c.get("deps"), c.req.param("id"));
     if (!res.ok) return failureJson(res);
     return c.json({ ok: true, objects: res.objects });
+  })
+  // The daily cron's closing of sold listings' original pages, run as if it were `now` (ms): how an end-to-end
+  // test moves the clock past a listing's closing day (docs/decisions/0170-mls-profiles.md).
+  .post("/cron/listings", async (c) => {
+    const parsed = await readJson(c.req.raw, z.object({ now: z.number().int().min(0) }));
+    if (!parsed.ok) return failureJson(parsed);
+    return c.json({ ok: true, closed: await closeSoldListings(c.get("db"), parsed.data.now) });
   })
   // Benchmark: concurrent reservations through the users' objects (npm run bench).
   .post("/bench/reservations", async (c) => {

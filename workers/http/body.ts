@@ -22,6 +22,8 @@ export interface BodyOptions {
   maxBytes?: number;
   /** Methods the route takes (default POST). */
   methods?: readonly string[];
+  /** readJson only: a request with no body and no Content-Type reads as `{}` (e.g. a DELETE whose fields are optional). */
+  optional?: boolean;
 }
 
 const MESSAGES = {
@@ -180,6 +182,8 @@ export async function readJson<S extends z.ZodType>(
   const wrongMethod = checkMethod(request, options.methods);
   if (wrongMethod) return wrongMethod;
   const type = mediaType(request);
+  if (options.optional && type === "" && (request.body === null || request.headers.get("Content-Length") === "0"))
+    return checkFields(schema, {});
   if (type !== "application/json" && !type.endsWith("+json")) return fail("unsupported_media_type", MESSAGES.jsonType);
   const body = await readBytes(request, options.maxBytes ?? DEFAULT_BODY_LIMIT);
   if (!body.ok) return body;

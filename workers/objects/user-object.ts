@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { createDb, type Database } from "@db/client";
 import { config } from "@workers/config";
 import { devToolsEnabled } from "@workers/lib/dev-tools";
+import { withInjectedLatency } from "@workers/lib/injected-latency";
 import { log } from "@workers/lib/log";
 import { observed } from "@workers/lib/observed";
 import * as background from "@workers/objects/user/background";
@@ -46,7 +47,9 @@ export class UserObject extends DurableObject<Env> {
   #live: LiveChannel;
   #groupTurnQueued = false;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, given: Env) {
+    // The bench's production-like storage latency, with dev tools only (workers/lib/injected-latency.ts).
+    const env = withInjectedLatency(given);
     super(ctx, env);
     this.#db = createDb(env.DB);
     this.#desk = new CreditDesk(this.#db);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fail, ok, type Result } from "~/shared/result";
+import { type Failure, fail, ok, type Result } from "~/shared/result";
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
 import type { Deps } from "./deps";
 import {
@@ -11,6 +11,7 @@ import {
   restorePhoto,
   trashPhoto,
 } from "./library";
+import { trashWarning } from "./mls/listing-status";
 
 // The library's form actions on /dashboard (folders, moving, trash), each a
 // closed intent checked by `libraryActionInput` and answered with the message
@@ -23,7 +24,8 @@ export const libraryActionInput = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("create-folder"), name: z.string().max(500).optional() }),
   z.object({ intent: z.literal("delete-folder"), folderId: id }),
   z.object({ intent: z.literal("move"), photoId: id, folderId: z.union([id, z.literal("")]) }),
-  z.object({ intent: z.literal("trash"), photoId: id }),
+  // confirm=1: trash it even though its original page advertises an active listing (it was warned).
+  z.object({ intent: z.literal("trash"), photoId: id, confirm: z.literal("1").optional() }),
   z.object({ intent: z.literal("restore"), photoId: id }),
   z.object({ intent: z.literal("delete-forever"), photoId: id }),
   z.object({ intent: z.literal("empty-trash") }),
@@ -36,11 +38,16 @@ export const LIBRARY_NOT_FOUND = "That photo or folder was not found. It may hav
 /** Said when the form is not one of the intents above. */
 export const LIBRARY_NOT_UNDERSTOOD = "That request was not understood.";
 
-export type LibraryActionResult = Result<{
-  message: string;
-  /** Set by delete-folder, so a page showing that folder can move elsewhere. */
-  deletedFolderId?: string;
-}>;
+export type LibraryActionResult =
+  | Result<{
+      message: string;
+      /** Set by delete-folder, so a page showing that folder can move elsewhere. */
+      deletedFolderId?: string;
+    }>
+  | (Failure & {
+      /** The same request, to send again with confirm=1 once the person has read the warning. */
+      ask: { intent: "trash"; photoId: string };
+    });
 
 const found = (done: boolean, message: string): LibraryActionResult =>
   done ? ok({ message }) : fail("not_found", LIBRARY_NOT_FOUND);
@@ -67,8 +74,12 @@ export async function runLibraryAction(
       const res = await movePhoto(db, userId, input.photoId, input.folderId || null);
       return found(res === "moved", input.folderId ? "Photo moved." : "Photo moved to Unassigned Photos.");
     }
-    case "trash":
+    case "trash": {
+      // Its original page would close while its listing still advertises: warn first (docs/decisions/0170).
+      const warned = input.confirm ? null : await trashWarning(db, userId, input.photoId);
+      if (warned && !warned.ok) return { ...warned, ask: { intent: "trash", photoId: input.photoId } };
       return found(await trashPhoto(db, userId, input.photoId), "Photo moved to the trash.");
+    }
     case "restore":
       return found(await restorePhoto(db, userId, input.photoId), "Photo restored.");
     case "delete-forever":

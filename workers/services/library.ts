@@ -159,6 +159,11 @@ export async function createFolder(db: Database, userId: string, name: string, n
     createdAt: now,
     listingAddress: null,
     mlsNumber: null,
+    mlsProfile: null,
+    listingStatus: "active",
+    soldAt: null,
+    originalsCloseDays: null,
+    originalsCloseAt: null,
   };
   await db.insert(folders).values(folder);
   return folder;

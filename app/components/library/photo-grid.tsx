@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import { formatDate } from "~/lib/format";
 import type { PhotoCard as LibraryPhotoCard, LibraryView } from "~/shared/library-view";
+import { type ActionAnswer, ActionMessage } from "./action-message";
 
 // The service's card type, imported as a type only: nothing of the service
 // reaches the browser bundle.
@@ -84,7 +85,7 @@ function PhotoCard({
   onOpen?: OpenPhoto;
   eager: boolean;
 }) {
-  const fetcher = useFetcher<{ ok: boolean }>();
+  const fetcher = useFetcher<ActionAnswer>();
   const [sent, setSent] = useState<FormData | undefined>(undefined);
   useEffect(() => {
     if (fetcher.formData) setSent(fetcher.formData);
@@ -169,6 +170,12 @@ function PhotoCard({
             <PhotoAction fetcher={fetcher} photo={photo} intent="trash" label={`Delete ${photo.name}`}>
               Delete
             </PhotoAction>
+            {/* Refused with a warning (its original page advertises a listing): say why, offer to go on. */}
+            {fetcher.data && !fetcher.data.ok && fetcher.state === "idle" ? (
+              <div className="basis-full">
+                <ActionMessage answer={fetcher.data} as={fetcher.Form} compact />
+              </div>
+            ) : null}
             <fetcher.Form method="post" className="flex items-center gap-1">
               <input type="hidden" name="intent" value="move" />
               <input type="hidden" name="photoId" value={photo.id} />

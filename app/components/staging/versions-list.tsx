@@ -194,18 +194,6 @@ export function VersionsList({
                     <a href={v.downloadUrl} download className="btn-ghost min-h-8 px-2 py-0.5">
                       Download
                     </a>
-                    {/* With the disclosure label and QR of the original page (docs/decisions/0110-mls-disclosure-and-original-pages.md);
-                        a kept result changed the room and is not published as staging. */}
-                    {v.structure?.verdict === "kept" ? null : (
-                      <a
-                        href={`/api/photos/${v.photoId}/versions/${v.id}/labelled`}
-                        download
-                        className="btn-ghost min-h-8 px-2 py-0.5"
-                        data-testid="download-labelled"
-                      >
-                        Download for MLS
-                      </a>
-                    )}
                     {v.kind === "stage" && onReroll ? (
                       <RerollControl version={v} onReroll={(accept) => onReroll(v, accept)} />
                     ) : null}

@@ -5,8 +5,11 @@ import { libraryPreload } from "@workers/http/page-reads";
 import { failureData } from "@workers/http/result";
 import { LIBRARY_NOT_UNDERSTOOD, libraryActionInput, runLibraryAction } from "@workers/services/library-actions";
 import { libraryPage } from "@workers/services/library-page";
+import { LISTING_INTENTS, listingActionInput, runListingAction } from "@workers/services/mls/listing-actions";
+import { listingPanel } from "@workers/services/mls/listing-photos";
 import { useState } from "react";
 import { data, Form, Link, redirect, useRevalidator } from "react-router";
+import { ActionMessage } from "~/components/library/action-message";
 import { DashboardTopBar } from "~/components/library/dashboard-top-bar";
 import { ListingPackPanel } from "~/components/library/listing-pack-panel";
 import { PhotoGrid } from "~/components/library/photo-grid";
@@ -48,7 +51,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     folders,
     view,
     folderName: folder?.name ?? null,
-    listing: folder ? { address: folder.listingAddress, mlsNumber: folder.mlsNumber } : null,
+    // The listing's profile, status and what its pack would leave out (one more read, on a folder's page only).
+    listing: folder ? await listingPanel(db, user.id, folder) : null,
     page,
     paged: cursor !== null,
     // Batches still running, or finished within a day with failures to retry: shown again on return.
@@ -63,6 +67,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   const user = requireUser(context, request);
   const raw = await readFormFields(request);
   if (!raw.ok) return failureData(raw);
+  if (LISTING_INTENTS.has(raw.fields.intent ?? "")) {
+    // A listing's details, profile or status: each field's own message (docs/decisions/0170-mls-profiles.md).
+    const input = checkFields(listingActionInput, raw.fields);
+    if (!input.ok) return failureData(input);
+    const done = await runListingAction(getDeps(context), user.id, input.data);
+    if (!done.ok) return failureData(done);
+    return data({ ok: true as const, message: done.message });
+  }
   const parsed = checkFields(libraryActionInput, raw.fields);
   if (!parsed.ok) return failureData({ ...parsed, error: LIBRARY_NOT_UNDERSTOOD });
   const res = await runLibraryAction(getDeps(context), user.id, parsed.data);
@@ -301,19 +313,9 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
               </p>
             ) : null
           ) : null}
-          {view.kind === "folder" && listing ? (
-            <ListingPackPanel folderId={view.folderId} address={listing.address} mlsNumber={listing.mlsNumber} />
-          ) : null}
+          {view.kind === "folder" && listing ? <ListingPackPanel folderId={view.folderId} listing={listing} /> : null}
 
-          {actionData ? (
-            <p
-              className={actionData.ok ? "alert-success" : "alert-error"}
-              role={actionData.ok ? "status" : "alert"}
-              data-testid="action-message"
-            >
-              {"message" in actionData ? actionData.message : actionData.error}
-            </p>
-          ) : null}
+          {actionData ? <ActionMessage answer={actionData} /> : null}
 
           {uploading ? (
             <section aria-labelledby="upload-title" className="card space-y-3">

@@ -1,20 +1,22 @@
 import { getDeps } from "@workers/http/context";
-import { PUBLIC_CACHE, resolveLink } from "@workers/services/mls/links";
+import { PUBLIC_CACHE, resolveLink } from "@workers/services/mls/original-page";
 import { data } from "react-router";
-import { ComparePictures } from "~/components/compare-slider";
 import { errorText } from "~/lib/error-text";
 import type { Route } from "./+types/original";
 
-// The public page of an original next to its staged version (/o/<token>), for
-// buyers who scan the label's QR code or follow the listing's link
-// (docs/decisions/0110-mls-disclosure-and-original-pages.md). It shows the two
-// pictures, the disclosure, the date and an optional listing address: nothing
-// else about the agent. A revoked link answers 410 at once.
+// The public page of an original and its altered versions (/o/<token>), for buyers who scan the label's QR code or
+// follow a caption's link (docs/decisions/0110-mls-disclosure-and-original-pages.md, 0170-mls-profiles.md). It
+// shows the unaltered original, then every altered version of the photo with its kind and date, the one the link
+// was made for first, and an optional listing address: nothing else about the agent. It loads no JavaScript bundle
+// (a phone gets HTML with its stylesheet, the site's small menu script and thumbnails, the full pictures one tap
+// away) and works without JavaScript. A closed page answers 410.
+
+export const handle = { hydrate: false };
 
 const KIND: Record<string, string> = {
-  stage: "virtually staged (furniture and decor added by software)",
-  sky: "edited: the sky was replaced by software",
-  removal: "edited: furniture was removed by software",
+  stage: "virtually staged: furniture and decor were added by software",
+  sky: "digitally altered: the sky was replaced by software",
+  removal: "digitally altered: furniture was removed by software",
 };
 
 /** A withdrawn link (410) and a link that never existed (404) say so; any other refusal is the site's own. */
@@ -24,13 +26,15 @@ const LINK_REFUSALS = {
 };
 
 export const meta: Route.MetaFunction = ({ error }) => [
-  { title: error ? `${errorText(error, LINK_REFUSALS).title} · Stagewise` : "Original and virtually staged photo" },
+  { title: error ? `${errorText(error, LINK_REFUSALS).title} · Stagewise` : "Original photo and its altered versions" },
   { name: "robots", content: "noindex" },
 ];
 
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
 export async function loader({ params, context }: Route.LoaderArgs) {
-  const { db } = getDeps(context);
-  const found = await resolveLink(db, params.token ?? "");
+  const { db, clock } = getDeps(context);
+  const found = await resolveLink(db, params.token ?? "", clock());
   if (!found.ok) {
     throw data(
       { message: found.error },
@@ -41,11 +45,18 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   return data(
     {
       token: p.token,
-      stagedAt: new Date(p.stagedAt).toISOString().slice(0, 10),
-      disclosure: KIND[p.kind] ?? "edited by software",
-      width: p.width,
-      height: p.height,
       listingAddress: p.listingAddress,
+      original: { width: p.original.width, height: p.original.height },
+      versions: p.versions.map((v, i) => ({
+        id: v.id,
+        kind: v.kindName,
+        says: KIND[v.kind] ?? "digitally altered by software",
+        date: day(v.createdAt),
+        width: v.width,
+        height: v.height,
+        // The first is the one the link was made for: its images have their own short address.
+        path: i === 0 ? "staged" : `versions/${v.id}`,
+      })),
     },
     { headers: { "Cache-Control": PUBLIC_CACHE, Vary: "Cookie", ETag: p.etag } },
   );
@@ -55,50 +66,71 @@ export function headers({ loaderHeaders }: Route.HeadersArgs) {
   return loaderHeaders;
 }
 
+/** A picture as a thumbnail (400 px) or full size, whichever the screen needs; a tap opens the full picture. */
+function Picture(props: { src: string; width: number; height: number; alt: string; eager?: boolean }) {
+  return (
+    <a href={props.src} className="block">
+      <img
+        src={`${props.src}?size=thumb`}
+        srcSet={`${props.src}?size=thumb 400w, ${props.src} ${props.width}w`}
+        sizes="(min-width: 640px) 50vw, 100vw"
+        width={props.width}
+        height={props.height}
+        alt={props.alt}
+        className="h-auto w-full rounded-lg bg-slate-100"
+        loading={props.eager ? "eager" : "lazy"}
+        decoding="async"
+      />
+    </a>
+  );
+}
+
 export default function OriginalPage({ loaderData }: Route.ComponentProps) {
   const d = loaderData;
   const base = `/api/o/${d.token}`;
+  const [first] = d.versions;
   return (
     <div className="container-page max-w-4xl py-6 sm:py-10">
-      <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Original photo and virtually staged version</h1>
+      <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Original photo and its altered versions</h1>
       {d.listingAddress ? (
         <p className="mt-1 text-muted" data-testid="listing-address">
           {d.listingAddress}
         </p>
       ) : null}
-      <p
-        className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-slate-900"
-        data-testid="disclosure"
-      >
-        <strong>Disclosure:</strong> the photo on the right was {d.disclosure} on{" "}
-        <time dateTime={d.stagedAt}>{d.stagedAt}</time>. The photo on the left is the unaltered original. Furniture and
-        decor shown in the staged version are not part of the property.
-      </p>
-      <div className="mt-5">
-        <ComparePictures
-          before={`${base}/original`}
-          after={`${base}/staged`}
-          width={d.width}
-          height={d.height}
-          title="This room"
-        />
-      </div>
+      {first ? (
+        <p
+          className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-slate-900"
+          data-testid="disclosure"
+        >
+          <strong>Disclosure:</strong> the advertised photo was {first.says} on{" "}
+          <time dateTime={first.date}>{first.date}</time>. The first picture below is the unaltered original. Furniture,
+          decor and skies shown in altered versions are not part of the property.
+        </p>
+      ) : null}
       <div className="mt-5 grid gap-4 sm:grid-cols-2">
-        {[
-          { which: "original", alt: "The unaltered original", caption: "Original (unaltered)" },
-          { which: "staged", alt: "The virtually staged version", caption: `Virtually staged, ${d.stagedAt}` },
-        ].map((f) => (
-          <figure key={f.which}>
-            <img
-              src={`${base}/${f.which}`}
-              width={d.width}
-              height={d.height}
-              alt={f.alt}
-              className="h-auto w-full rounded-lg"
-              loading="lazy"
-              decoding="async"
+        <figure data-testid="original">
+          <Picture
+            src={`${base}/original`}
+            width={d.original.width}
+            height={d.original.height}
+            alt="The unaltered original"
+            eager
+          />
+          <figcaption className="mt-1 text-sm font-semibold">Original (unaltered)</figcaption>
+        </figure>
+        {d.versions.map((v, i) => (
+          <figure key={v.id} data-testid="altered-version">
+            <Picture
+              src={`${base}/${v.path}`}
+              width={v.width}
+              height={v.height}
+              alt={`${v.kind}, ${v.date}`}
+              eager={i === 0}
             />
-            <figcaption className="mt-1 text-sm text-muted">{f.caption}</figcaption>
+            <figcaption className="mt-1 text-sm text-muted">
+              {v.kind}, <time dateTime={v.date}>{v.date}</time>
+              {i === 0 ? " (the advertised photo)" : ""}
+            </figcaption>
           </figure>
         ))}
       </div>

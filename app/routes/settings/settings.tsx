@@ -16,9 +16,11 @@ import { rotateCallbackSecret } from "@workers/services/callback-secrets";
 import { secureCookies } from "@workers/services/current-user";
 import { deleteAccount, deletionMethods, requestExport } from "@workers/services/mls/account-data";
 import { getLabelDefaults, labelDefaultsInput, saveLabelDefaults } from "@workers/services/mls/labels";
+import { advertisedPages } from "@workers/services/mls/listing-status";
 import { clearSessionCookie } from "@workers/services/sessions";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { AccountDataSection, LabelSettingsSection } from "~/components/account-data-settings";
+import { AccountDataSection } from "~/components/account-data-settings";
+import { DisclosureSettingsSection } from "~/components/mls-disclosure-settings";
 import { fail } from "~/shared/result";
 import type { Route } from "./+types/settings";
 
@@ -33,12 +35,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const deps = getDeps(context);
   const { db } = deps;
   const who = { userId: user.id, sessionId: user.sessionId };
-  const [keys, deliveries, label, methods, googleConfirmedUntil] = await Promise.all([
+  const [keys, deliveries, label, methods, googleConfirmedUntil, advertised] = await Promise.all([
     listApiKeys(db, user.id),
     listDeliveries(db, user.id),
     getLabelDefaults(db, user.id),
     deletionMethods(db, user.id),
     reauthValidUntil(deps, who),
+    advertisedPages(db, user.id),
   ]);
   return {
     // Why a key stopped working, when it was not its owner's doing (read here: the page's module stays server-free).
@@ -47,6 +50,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     deliveries,
     label,
     deletion: { ...methods, googleConfirmedUntil },
+    advertised,
   };
 }
 
@@ -82,7 +86,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   if (f.intent === "label") {
     const input = checkFields(labelDefaultsInput, {
-      enabled: f.enabled === "on",
+      profile: f.profile,
       text: f.text ?? "",
       corner: f.corner,
       size: f.size,
@@ -91,7 +95,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     });
     if (!input.ok) return failureData(input);
     await saveLabelDefaults(deps.db, user.id, input.data, deps.clock());
-    return { saved: "Label saved." };
+    return { saved: "Disclosure saved." };
   }
   if (f.intent === "export") {
     const res = await requestExport(deps, user.id);
@@ -124,7 +128,7 @@ function when(ms: number | null): string {
 }
 
 export default function Settings({ loaderData, actionData }: Route.ComponentProps) {
-  const { keys, keysRevoked, deliveries, label, deletion } = loaderData;
+  const { keys, keysRevoked, deliveries, label, deletion, advertised } = loaderData;
   const busy = useNavigation().state !== "idle";
   const created = actionData && "created" in actionData ? actionData.created : null;
   const rotated = actionData && "rotated" in actionData ? actionData.rotated : null;
@@ -310,8 +314,8 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
           {saved}
         </p>
       ) : null}
-      <LabelSettingsSection defaults={label} busy={busy} />
-      <AccountDataSection busy={busy} deletion={deletion} />
+      <DisclosureSettingsSection defaults={label} busy={busy} />
+      <AccountDataSection busy={busy} deletion={deletion} advertisedPages={advertised} />
     </div>
   );
 }

@@ -120,15 +120,28 @@ beforeAll(async () => {
   const photoId = await uploadPhoto();
   const versionId = await stagedVersion(photoId);
   const unlinkedVersionId = await stagedVersion(photoId);
-  // A link, revoked; then a live one (the "stranger revokes" case must find something to refuse).
+  const withdrawnVersionId = await stagedVersion(photoId);
+  // A link, revoked; then a live one (the "stranger revokes" case must find something to refuse). The photo is in
+  // no listing yet, so nothing asks first.
   const made = (await (await call(owner, "POST", `/api/photos/${photoId}/versions/${versionId}/link`)).json()) as {
     url: string;
   };
   expect((await call(owner, "DELETE", `/api/photos/${photoId}/versions/${versionId}/link`)).status).toBe(200);
-  expect((await call(owner, "POST", `/api/photos/${photoId}/versions/${versionId}/link`)).status).toBe(200);
+  const live = (await (await call(owner, "POST", `/api/photos/${photoId}/versions/${versionId}/link`)).json()) as {
+    url: string;
+  };
+  const withdrawn = `/api/photos/${photoId}/versions/${withdrawnVersionId}/link`;
+  expect((await call(owner, "POST", withdrawn)).status).toBe(200);
+  expect((await call(owner, "DELETE", withdrawn)).status).toBe(200);
+  // A folder made and deleted (a status change on it must be refused), then the listing the photo lives in.
+  const folderIdOf = async () =>
+    /folder=([a-z2-7]+)/.exec(await (await call(owner, "GET", "/dashboard")).text())?.[1] ?? "";
+  await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "create-folder", name: "Gone listing" }));
+  const deletedFolderId = await folderIdOf();
+  await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "delete-folder", folderId: deletedFolderId }));
   await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "create-folder", name: "Hostile listing" }));
-  const html = await (await call(owner, "GET", "/dashboard")).text();
-  const folderId = /folder=([a-z2-7]+)/.exec(html)?.[1] ?? "";
+  const folderId = await folderIdOf();
+  expect(folderId).not.toBe(deletedFolderId);
   await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "move", photoId, folderId }));
   fixtures = {
     owner: { Cookie: `sw_session=${owner.sessionToken}` },
@@ -138,6 +151,9 @@ beforeAll(async () => {
     unlinkedVersionId,
     folderId,
     revokedToken: new URL(made.url).pathname.split("/").pop() ?? "",
+    liveToken: new URL(live.url).pathname.split("/").pop() ?? "",
+    withdrawnVersionId,
+    deletedFolderId,
     ...(await reauthFixtures()),
   };
   expect(folderId).not.toBe("");

@@ -1,97 +1,27 @@
-import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { answerHeaders, NO_STORE, requestKey } from "@workers/api/answers";
-import type { ApiEnv } from "@workers/api/types";
-import { checkFields, readJson, readMultipart } from "@workers/http/body";
+import { readJson, readMultipart } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
-import { contentDisposition } from "@workers/lib/content-disposition";
 import { checkUrlSyntax, urlPolicy } from "@workers/lib/safe-url";
 import { currentBalance } from "@workers/services/account";
 import { onceForKey, requestHash } from "@workers/services/api-idempotency";
-import { type ApiCaller, authenticateApiKey } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
-import type { Context } from "hono";
-import type { z } from "zod";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { cutText } from "~/shared/text";
 import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
-import { REFUSED_NOT_DOWNLOADED, type StructureVerdict } from "~/shared/version-view";
+import type { StructureVerdict } from "~/shared/version-view";
+import { type Ctx, define, errors, json, params, v1 } from "./define";
+import { defineListingDownloads } from "./downloads";
 import * as S from "./schemas";
+
+export { v1 };
 
 // The public API, /api/v1 (docs/decisions/0120-public-api.md): a thin,
 // versioned face over the same services the pages use. Every route is
 // declared once with its zod schemas; that declaration both mounts the
 // handler and feeds /api/v1/openapi.json. Bodies are read by workers/http/body
 // (never by a validator that could throw), so bad input is a 4xx.
-
-type V1Env = ApiEnv & { Variables: { caller: ApiCaller } };
-type Ctx = Context<V1Env>;
-type Scope = "stage" | "read";
-
-export const v1 = new OpenAPIHono<V1Env>();
-
-v1.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
-  type: "http",
-  scheme: "bearer",
-  description: "An API key from the API keys section of your account (sw_…).",
-});
-
-const errors = (...codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      { description: ERROR_TEXT[c] ?? "Refused", content: { "application/json": { schema: S.Failure } } },
-    ]),
-  );
-const ERROR_TEXT: Record<number, string> = {
-  400: "The input is malformed or breaks a rule",
-  401: "No API key, or a revoked one",
-  402: "Not enough credits",
-  403: "The key lacks the scope this route needs",
-  404: "Not there, or not yours",
-  409: "The Idempotency-Key was used for another request, or its first request is still running",
-  413: "The photo is larger than 10 MB or 24 megapixels",
-  415: "Not a JPG or PNG, or the wrong body type",
-  429: "Too many requests for this key; see Retry-After",
-};
-
-function json<T>(schema: T, description: string) {
-  return { description, content: { "application/json": { schema } } };
-}
-
-/** Declares a route once: in the OpenAPI document, and mounted (with key, scope) on the app. */
-function define(
-  route: RouteConfig & { scope: Scope },
-  handler: (c: Ctx, caller: ApiCaller) => Promise<Response>,
-): void {
-  const { scope, ...doc } = route;
-  v1.openAPIRegistry.registerPath({
-    ...doc,
-    security: [{ apiKey: [] }],
-    description: `${doc.description ?? ""}\n\nScope: \`${scope}\`.`.trim(),
-  });
-  const honoPath = route.path.replace(/\{(\w+)\}/g, ":$1");
-  v1.on(route.method.toUpperCase(), honoPath, async (c) => {
-    const auth = await authenticateApiKey(c.get("deps"), c.req.header("Authorization") ?? null);
-    if (!auth.ok) {
-      const res = failureJson(auth);
-      if (auth.code === "unauthenticated") res.headers.set("WWW-Authenticate", 'Bearer realm="api"');
-      return res;
-    }
-    const caller = auth.caller;
-    if (!caller.verified) return failureJson(fail("forbidden", "Verify your e-mail address before using the API."));
-    if (!caller.scopes.includes(scope)) {
-      return failureJson(fail("forbidden", `This API key does not have the "${scope}" scope.`));
-    }
-    c.set("caller", caller);
-    return handler(c, caller);
-  });
-}
-
-function params<T extends z.ZodType>(c: Ctx, schema: T) {
-  return checkFields(schema, c.req.param());
-}
 
 function photoView(p: {
   id: string;
@@ -301,43 +231,8 @@ define(
   },
 );
 
-define(
-  {
-    method: "get",
-    path: "/photos/{photoId}/versions/{versionId}/download",
-    scope: "read",
-    summary: "Download a version",
-    request: { params: S.VersionParams },
-    responses: {
-      200: {
-        description: "The image",
-        content: {
-          "image/jpeg": { schema: { type: "string", format: "binary" } },
-          "image/png": { schema: { type: "string", format: "binary" } },
-        },
-      },
-      ...errors(401, 403, 404, 409, 429),
-    },
-  },
-  async (c, caller) => {
-    const p = params(c, S.VersionParams);
-    if (!p.ok) return failureJson(NOT_FOUND);
-    const version = await getVersion(c.get("db"), caller.userId, p.data.photoId, p.data.versionId);
-    if (!version) return failureJson(NOT_FOUND);
-    if (version.structureVerdict === "refused") return failureJson(fail("conflict", REFUSED_NOT_DOWNLOADED));
-    const obj = await c.env.PHOTOS.get(version.key);
-    if (!obj) return failureJson(NOT_FOUND);
-    const ext = version.contentType === "image/png" ? "png" : "jpg";
-    return new Response(obj.body, {
-      headers: {
-        "Content-Type": version.contentType,
-        "Content-Length": String(obj.size),
-        "Content-Disposition": contentDisposition("attachment", `${version.kind}-${version.id}.${ext}`),
-        ...NO_STORE,
-      },
-    });
-  },
-);
+// A version's download for the listing and its original page (docs/decisions/0170-mls-profiles.md).
+defineListingDownloads();
 
 // ---- Balance ----
 

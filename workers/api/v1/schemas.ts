@@ -122,6 +122,23 @@ export const VersionParams = z.object({
   photoId: id.openapi({ param: { name: "photoId", in: "path" } }),
   versionId: id.openapi({ param: { name: "versionId", in: "path" } }),
 });
+export const DownloadQuery = z
+  .object({
+    disclosure: z
+      .enum(["profile", "none"], { message: 'disclosure is "profile" (the default) or "none".' })
+      .optional()
+      .openapi({
+        param: { name: "disclosure", in: "query" },
+        description:
+          "profile (default): as the listing's MLS profile wants it; none: the stored result unchanged (not for advertising).",
+      }),
+  })
+  .strict();
+export const OriginalPage = z
+  .object({
+    url: z.string().openapi({ description: "The public page: give it wherever the altered photo is advertised." }),
+  })
+  .openapi("OriginalPage");
 export const IdempotencyHeader = z.object({
   "Idempotency-Key": z
     .string()

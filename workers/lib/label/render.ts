@@ -14,7 +14,8 @@ export type LabelSize = "small" | "medium" | "large";
 export type Tone = "light" | "dark";
 
 export interface LabelSpec {
-  text: string;
+  /** One to three lines, drawn top to bottom: the statement, then where the original is. */
+  lines: readonly string[];
   corner: Corner;
   size: LabelSize;
   tone: Tone;
@@ -141,20 +142,24 @@ export function qrMatrix(url: string): boolean[][] {
 
 /** Draws the label onto `img` in place. */
 export function drawLabel(img: Rgba, spec: LabelSpec): void {
+  const lines = spec.lines.filter((l) => l.length > 0);
   const shortEdge = Math.min(img.width, img.height);
   let line = Math.max(12, Math.round(img.width * SIZE_SHARE[spec.size]));
   const qr = spec.qrUrl ? qrMatrix(spec.qrUrl) : null;
+  const widest = Math.max(0, ...lines.map(textWidthUnits));
+  const gap = () => Math.round(line * 0.3);
+  const textHeight = () => lines.length * line + Math.max(0, lines.length - 1) * gap();
   // A module of at least 3 px, so a phone (and a decoder) reads it off a JPEG.
-  const modulePx = qr ? Math.max(3, Math.round((line * 3.2) / qr.length)) : 0;
-  const qrSide = qr ? qr.length * modulePx : 0;
+  const modulePx = () => (qr ? Math.max(3, Math.round(Math.max(line * 3.2, textHeight()) / qr.length)) : 0);
+  const qrSide = () => (qr ? qr.length * modulePx() : 0);
   const pad = () => Math.max(4, Math.round(line * 0.45));
   const boxWidth = () =>
-    pad() * 2 + Math.round((textWidthUnits(spec.text) * line) / FONT_HEIGHT) + (qr ? qrSide + pad() : 0);
+    pad() * 2 + Math.round((widest * line) / FONT_HEIGHT) + (qr ? qrSide() + (lines.length ? pad() : 0) : 0);
   // Long text on a narrow image: smaller letters, never past 92% of the width.
   while (line > 10 && boxWidth() > img.width * 0.92) line--;
   const p = pad();
   const w = Math.min(img.width, boxWidth());
-  const h = Math.min(img.height, Math.max(line + p * 2, qr ? qrSide + p * 2 : 0));
+  const h = Math.min(img.height, Math.max(textHeight() + p * 2, qr ? qrSide() + p * 2 : 0));
   const margin = Math.round(shortEdge * 0.02);
   const x = spec.corner.endsWith("left") ? margin : img.width - margin - w;
   const y = spec.corner.startsWith("top") ? margin : img.height - margin - h;
@@ -163,17 +168,23 @@ export function drawLabel(img: Rgba, spec: LabelSpec): void {
   let textX = x + p;
   if (qr) {
     // Dark modules on white, whatever the tone: that is what scanners expect.
+    const m = modulePx();
+    const side = qrSide();
     const qx = x + p;
-    const qy = y + Math.round((h - qrSide) / 2);
-    fillRect(img, qx, qy, qrSide, qrSide, [255, 255, 255], 1);
+    const qy = y + Math.round((h - side) / 2);
+    fillRect(img, qx, qy, side, side, [255, 255, 255], 1);
     qr.forEach((row, my) => {
       row.forEach((on, mx) => {
-        if (on) fillRect(img, qx + mx * modulePx, qy + my * modulePx, modulePx, modulePx, [0, 0, 0], 1);
+        if (on) fillRect(img, qx + mx * m, qy + my * m, m, m, [0, 0, 0], 1);
       });
     });
-    textX = qx + qrSide + p;
+    textX = qx + side + p;
   }
-  drawText(img, spec.text, textX, y + Math.round((h - line) / 2), line, dark ? [255, 255, 255] : [15, 23, 42]);
+  let ty = y + Math.round((h - textHeight()) / 2);
+  for (const text of lines) {
+    drawText(img, text, textX, ty, line, dark ? [255, 255, 255] : [15, 23, 42]);
+    ty += line + gap();
+  }
 }
 
 // ---- codecs ----

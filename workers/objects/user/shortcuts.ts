@@ -2,9 +2,9 @@ import { devToolsEnabled } from "@workers/lib/dev-tools";
 
 // The performance shortcuts of the user's object, each named with what it saves. Each one multiplies the states a
 // reader must reason about, so each must earn its place: with dev tools on, DISABLE_SHORTCUTS (a comma-separated
-// list of these names) switches it off, and `npm run bench` measures it both ways with production-like D1 and R2
+// list of these names) switches it off, and `npm run bench:shortcuts` measures it both ways with production-like D1 and R2
 // latency injected (bench/shortcuts.ts). One whose gain the bench cannot tell from its own run-to-run spread is
-// removed. docs/decisions/0153-the-user-objects-parts.md
+// removed. docs/decisions/0154-the-user-objects-parts.md
 
 export const SHORTCUTS = {
   /** The reservation batch also reads the first queued jobs: the pump starts them without a read of its own. */

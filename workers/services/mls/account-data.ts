@@ -126,7 +126,7 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
     db.delete(labelSettings).where(eq(labelSettings.userId, userId)),
     db
       .update(originalLinks)
-      .set({ revokedAt: now })
+      .set({ revokedAt: now, revokedReason: "account_deleted" })
       .where(and(eq(originalLinks.userId, userId), isNull(originalLinks.revokedAt))),
     db.delete(contactMessages).where(or(eq(contactMessages.userId, userId), eq(contactMessages.email, user.email))),
     db.update(auditLog).set({ actorEmail: "deleted user" }).where(eq(auditLog.actorId, userId)),

@@ -14,26 +14,35 @@ import {
   type LabelDefaults,
   labelTextDrawable,
 } from "~/shared/label-options";
+import { profileById, profileOrDefault } from "~/shared/mls-profiles";
 import { type Failure, fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { hasControlCharacters } from "~/shared/text";
 
-// The disclosure label: per-user defaults, a download's overrides, and the
-// rendered bytes, kept in R2 beside the version so every path that asks for
-// the same label gets the same bytes (docs/decisions/0110-mls-disclosure-and-original-pages.md).
+// The account's disclosure settings (its MLS profile and the label's look), and
+// the rendered bytes of a label, kept in R2 beside the version so every path
+// that asks for the same label gets the same bytes
+// (docs/decisions/0110-mls-disclosure-and-original-pages.md, 0170-mls-profiles.md).
 
 const labelText = z
-  .string({ message: "The label text is required." })
+  .string({ message: "The label text must be text." })
   .trim()
-  .min(1, "The label text is required.")
   .max(LABEL_TEXT_MAX, `The label text must be at most ${LABEL_TEXT_MAX} characters.`)
   .refine(
     (s) => !hasControlCharacters(s) && !/[\t\n\r]/.test(s),
     "The label text contains characters that are not allowed.",
   )
-  .refine(labelTextDrawable, "The label text can use letters, digits and punctuation of Western European languages.");
+  .refine(labelTextDrawable, "The label text can use letters, digits and punctuation of Western European languages.")
+  // Empty: the profile's own wording.
+  .transform((s) => (s === "" ? null : s));
+
+export const UNKNOWN_PROFILE = "Pick one of the MLS profiles offered.";
+
+export const profileId = z.string({ message: UNKNOWN_PROFILE }).refine((id) => profileById(id) !== undefined, {
+  message: UNKNOWN_PROFILE,
+});
 
 export const labelDefaultsInput = z.object({
-  enabled: z.boolean(),
+  profile: profileId,
   text: labelText,
   corner: z.enum(LABEL_CORNERS, { message: "Pick a corner for the label." }),
   size: z.enum(LABEL_SIZES, { message: "Pick a size for the label." }),
@@ -41,10 +50,18 @@ export const labelDefaultsInput = z.object({
   qr: z.boolean(),
 });
 
+/** The account's disclosure settings (its profile and label), or the defaults of a new account (California). */
 export async function getLabelDefaults(db: Database, userId: string): Promise<LabelDefaults> {
   const row = await db.select().from(labelSettings).where(eq(labelSettings.userId, userId)).get();
   if (!row) return { ...DEFAULT_LABEL };
-  return { enabled: row.enabled, text: row.text, corner: row.corner, size: row.size, tone: row.tone, qr: row.qr };
+  return {
+    profile: profileOrDefault(row.profile).id,
+    text: row.text,
+    corner: row.corner,
+    size: row.size,
+    tone: row.tone,
+    qr: row.qr,
+  };
 }
 
 export async function saveLabelDefaults(db: Database, userId: string, input: LabelDefaults, now = Date.now()) {
@@ -52,53 +69,6 @@ export async function saveLabelDefaults(db: Database, userId: string, input: Lab
     .insert(labelSettings)
     .values({ userId, ...input, updatedAt: now })
     .onConflictDoUpdate({ target: labelSettings.userId, set: { ...input, updatedAt: now } });
-}
-
-export type LabelChoice =
-  | { label: false }
-  | {
-      label: true;
-      text: string;
-      corner: LabelDefaults["corner"];
-      size: LabelDefaults["size"];
-      tone: LabelDefaults["tone"];
-      qr: boolean;
-    };
-
-const QUERY_KEYS = new Set(["label", "text", "corner", "size", "tone", "qr"]);
-
-/**
- * What a download asks for: `label=none` for no label, otherwise the user's
- * defaults with any of text, corner, size, tone, qr (0/1) overridden.
- */
-export function labelChoiceFrom(query: URLSearchParams, defaults: LabelDefaults): Result<{ choice: LabelChoice }> {
-  for (const k of query.keys()) if (!QUERY_KEYS.has(k)) return fail("invalid", `Unknown option "${k.slice(0, 20)}".`);
-  const label = query.get("label");
-  if (label !== null && label !== "none" && label !== "default" && label !== "on")
-    return fail("invalid", 'The label option is "none", "on" or "default".');
-  if (label === "none") return ok({ choice: { label: false } as LabelChoice });
-  const qr = query.get("qr");
-  if (qr !== null && qr !== "0" && qr !== "1") return fail("invalid", 'The qr option is "0" or "1".');
-  const merged = labelDefaultsInput.safeParse({
-    enabled: true,
-    text: query.get("text") ?? defaults.text,
-    corner: query.get("corner") ?? defaults.corner,
-    size: query.get("size") ?? defaults.size,
-    tone: query.get("tone") ?? defaults.tone,
-    qr: qr === null ? defaults.qr : qr === "1",
-  });
-  if (!merged.success) return fail("invalid", merged.error.issues[0]?.message ?? "Invalid label options.");
-  // No explicit ask and defaults switched off: no label.
-  if (label === null && !defaults.enabled && ![...query.keys()].length)
-    return ok({ choice: { label: false } as LabelChoice });
-  const { enabled: _e, ...spec } = merged.data;
-  return ok({ choice: { label: true, ...spec } as LabelChoice });
-}
-
-export function choiceFromDefaults(defaults: LabelDefaults): LabelChoice {
-  if (!defaults.enabled) return { label: false };
-  const { enabled: _e, ...spec } = defaults;
-  return { label: true, ...spec };
 }
 
 export interface RenderedImage {
@@ -119,7 +89,7 @@ export async function labelledBytes(
   version: Pick<PhotoVersion, "id" | "userId" | "photoId" | "key">,
   spec: LabelSpec,
 ): Promise<Result<RenderedImage> | Failure> {
-  const hash = sha256Hex(JSON.stringify([spec.text, spec.corner, spec.size, spec.tone, spec.qrUrl])).slice(0, 24);
+  const hash = sha256Hex(JSON.stringify([spec.lines, spec.corner, spec.size, spec.tone, spec.qrUrl])).slice(0, 24);
   const key = `${photoPrefix(version.userId, version.photoId)}labels/${version.id}-${hash}`;
   const cached = await readAll(bucket, key);
   if (cached) {

@@ -1,14 +1,25 @@
 import type { Database } from "@db/client";
-import { folders, originalLinks, photos, photoVersions, users } from "@db/schema";
-import { randomToken, sha256Hex } from "@workers/lib/crypto";
+import {
+  type Folder,
+  folders,
+  type OriginalLink,
+  originalLinks,
+  type PhotoVersion,
+  photos,
+  photoVersions,
+} from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
-import { fail, ok, type Result } from "~/shared/result";
+import { ADVERTISING_WARNING, advertises } from "~/shared/mls-profiles";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { disclosureFor, exportable } from "./disclosure";
 
-// Public pages of an original next to its staged version, /o/<token>
-// (docs/decisions/0110-mls-disclosure-and-original-pages.md). The token is
-// 128 random bits (26 base32 characters) and is the only key: no user id in
-// the address. Revoking sets revoked_at; the page and its images answer 410
-// from then on, and so they do once the account is deleted.
+// Public pages of an original next to its altered versions, /o/<token>
+// (docs/decisions/0110-mls-disclosure-and-original-pages.md, 0170-mls-profiles.md). The token is 128 random bits
+// (26 base32 characters) and is the only key: no user id in the address. A page is made only by an explicit
+// request that is not a GET: "Publish the original page", or the first "Download for MLS" that says it publishes
+// (a POST). A download never publishes again what its owner withdrew. While the page's listing still advertises
+// (active or pending), withdrawing it asks first and says why; once the listing is marked sold it closes by itself.
 
 export const LINK_TOKEN = /^[a-z2-7]{26}$/;
 
@@ -16,109 +27,164 @@ export function originalPageUrl(origin: string, token: string): string {
   return `${origin}/o/${token}`;
 }
 
-export async function activeLink(db: Database, userId: string, versionId: string) {
-  return db
+export type LinkState =
+  | { state: "live"; token: string; createdAt: number }
+  | { state: "withdrawn"; at: number; reason: OriginalLink["revokedReason"] }
+  | { state: "none" };
+
+/** A version's page from its links, newest first: live, withdrawn (the newest was closed), or never made. */
+export function stateOf(links: Pick<OriginalLink, "token" | "createdAt" | "revokedAt" | "revokedReason">[]): LinkState {
+  const live = links.find((l) => l.revokedAt === null);
+  if (live) return { state: "live", token: live.token, createdAt: live.createdAt };
+  const last = links[0];
+  if (last) return { state: "withdrawn", at: last.revokedAt ?? last.createdAt, reason: last.revokedReason };
+  return { state: "none" };
+}
+
+export async function linkState(db: Database, userId: string, versionId: string): Promise<LinkState> {
+  const rows = await db
     .select()
     .from(originalLinks)
-    .where(
-      and(eq(originalLinks.versionId, versionId), eq(originalLinks.userId, userId), isNull(originalLinks.revokedAt)),
-    )
+    .where(and(eq(originalLinks.versionId, versionId), eq(originalLinks.userId, userId)))
     .orderBy(desc(originalLinks.createdAt))
+    .all();
+  return stateOf(rows);
+}
+
+/** The live page's address, or null. */
+export function liveUrl(origin: string, s: LinkState): string | null {
+  return s.state === "live" ? originalPageUrl(origin, s.token) : null;
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** What a download says when the page it needs was closed: who closed it, when, and what to do. */
+export function withdrawnMessage(s: Extract<LinkState, { state: "withdrawn" }>): string {
+  if (s.reason === "listing_closed")
+    return `This photo's original page closed on ${day(s.at)}, after its listing was marked sold. Nothing was published: mark the listing active and publish the page again if it still advertises.`;
+  return `You withdrew this photo's original page on ${day(s.at)}. Nothing was published again: publish the original page again to download it for MLS.`;
+}
+
+export const NOT_PUBLISHED =
+  "This photo has no public original page yet, and this listing's MLS profile gives its address. Publish the original page first (or use Download for MLS, which asks to publish it).";
+
+interface VersionRow {
+  id: string;
+  userId: string;
+  photoId: string;
+  kind: string;
+  structureVerdict: PhotoVersion["structureVerdict"];
+}
+
+/** The owner's version with its photo's listing folder (null for a photo in no folder). */
+async function versionWithListing(db: Database, userId: string, photoId: string, versionId: string) {
+  return db
+    .select({
+      version: {
+        id: photoVersions.id,
+        userId: photoVersions.userId,
+        photoId: photoVersions.photoId,
+        kind: photoVersions.kind,
+        structureVerdict: photoVersions.structureVerdict,
+      },
+      folder: folders,
+      trashedAt: photos.trashedAt,
+    })
+    .from(photoVersions)
+    .innerJoin(photos, eq(photos.id, photoVersions.photoId))
+    .leftJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, userId)))
+    .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
     .get();
 }
 
-/** The version's live link, made when it has none. */
-export async function ensureLink(
-  db: Database,
-  version: { id: string; userId: string; photoId: string },
-  now = Date.now(),
-): Promise<string> {
-  const existing = await activeLink(db, version.userId, version.id);
-  if (existing) return existing.token;
+/** Refused when the listing is marked sold and its pages have closed (they would close again at once). */
+function closedListing(folder: Folder | null, now: number) {
+  if (folder?.originalsCloseAt != null && folder.originalsCloseAt <= now)
+    return fail(
+      "conflict",
+      `This listing is marked sold and its original pages closed on ${day(folder.originalsCloseAt)}. Mark it active again to publish a page.`,
+    );
+  return null;
+}
+
+async function insertLink(db: Database, v: VersionRow, now: number): Promise<string> {
   const token = randomToken(16);
   await db
     .insert(originalLinks)
-    .values({ token, userId: version.userId, photoId: version.photoId, versionId: version.id, createdAt: now });
+    .values({ token, userId: v.userId, photoId: v.photoId, versionId: v.id, createdAt: now });
   return token;
 }
 
-/** Revokes the owner's live link of a version; a stranger's or an unknown one is not found. */
-export async function revokeLinks(db: Database, userId: string, versionId: string, now = Date.now()): Promise<Result> {
-  const res = await db
+/**
+ * Publishes a version's original page (an explicit request, never a GET). `mode` "again" also publishes a page its
+ * owner withdrew; "first" (a download that says it publishes) makes one only when there never was one, and otherwise
+ * says the page was withdrawn. A live page is returned as it is.
+ */
+export async function publishOriginal(
+  db: Database,
+  userId: string,
+  photoId: string,
+  versionId: string,
+  mode: "again" | "first",
+  now: number,
+): Promise<Result<{ token: string; made: boolean }>> {
+  const row = await versionWithListing(db, userId, photoId, versionId);
+  if (!row || row.trashedAt !== null) return NOT_FOUND;
+  const current = await linkState(db, userId, versionId);
+  if (current.state === "live") return ok({ token: current.token, made: false });
+  if (current.state === "withdrawn" && mode === "first") return fail("conflict", withdrawnMessage(current));
+  const closed = closedListing(row.folder, now);
+  if (closed) return closed;
+  const allowed = exportable(await disclosureFor(db, userId, row.folder), row.version);
+  if (!allowed.ok)
+    return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not published. ${allowed.reason}`);
+  return ok({ token: await insertLink(db, row.version, now), made: true });
+}
+
+/**
+ * Publishes, for a listing's pack, the pages of versions that never had one (withdrawn ones stay withdrawn: each
+ * is published again only on its own). Returns how many were made.
+ */
+export async function publishNew(
+  db: Database,
+  folder: Folder,
+  versions: VersionRow[],
+  states: Map<string, LinkState>,
+  now: number,
+): Promise<number> {
+  if (closedListing(folder, now)) return 0;
+  let made = 0;
+  for (const v of versions) {
+    if ((states.get(v.id) ?? { state: "none" }).state !== "none") continue;
+    const token = await insertLink(db, v, now);
+    states.set(v.id, { state: "live", token, createdAt: now });
+    made++;
+  }
+  return made;
+}
+
+/**
+ * Withdraws the owner's live page of a version. While its listing advertises (active or pending) the first request
+ * is refused with the law's warning; `confirmed` closes it anyway. A stranger's or an unknown one is not found.
+ */
+export async function withdrawOriginal(
+  db: Database,
+  userId: string,
+  photoId: string,
+  versionId: string,
+  confirmed: boolean,
+  now: number,
+): Promise<Result> {
+  const row = await versionWithListing(db, userId, photoId, versionId);
+  if (!row) return NOT_FOUND;
+  const current = await linkState(db, userId, versionId);
+  if (current.state !== "live") return fail("not_found", "This version has no live link.");
+  if (row.folder && advertises(row.folder.listingStatus) && !confirmed) return fail("conflict", ADVERTISING_WARNING);
+  await db
     .update(originalLinks)
-    .set({ revokedAt: now })
+    .set({ revokedAt: now, revokedReason: "owner" })
     .where(
       and(eq(originalLinks.versionId, versionId), eq(originalLinks.userId, userId), isNull(originalLinks.revokedAt)),
-    )
-    .returning({ token: originalLinks.token });
-  if (res.length === 0) return fail("not_found", "This version has no live link.");
+    );
   return ok({});
 }
-
-export interface OriginalPage {
-  token: string;
-  /** When the staged version was made (ms). */
-  stagedAt: number;
-  kind: "stage" | "sky" | "removal";
-  originalType: string;
-  stagedType: string;
-  width: number;
-  height: number;
-  listingAddress: string | null;
-  originalKey: string;
-  stagedKey: string;
-  /** ETag of the page: it changes when the page could. */
-  etag: string;
-}
-
-/** The page behind a token: found, gone (revoked, or the account deleted) or not found. */
-export async function resolveLink(db: Database, token: string): Promise<Result<{ page: OriginalPage }>> {
-  if (!LINK_TOKEN.test(token)) return fail("not_found", "This link does not exist.");
-  const row = await db
-    .select({
-      link: originalLinks,
-      photo: {
-        originalKey: photos.originalKey,
-        contentType: photos.contentType,
-        trashedAt: photos.trashedAt,
-      },
-      version: {
-        key: photoVersions.key,
-        kind: photoVersions.kind,
-        createdAt: photoVersions.createdAt,
-        contentType: photoVersions.contentType,
-        width: photoVersions.width,
-        height: photoVersions.height,
-      },
-      listingAddress: folders.listingAddress,
-      deletedAt: users.deletedAt,
-    })
-    .from(originalLinks)
-    .innerJoin(photos, eq(photos.id, originalLinks.photoId))
-    .innerJoin(photoVersions, eq(photoVersions.id, originalLinks.versionId))
-    .innerJoin(users, eq(users.id, originalLinks.userId))
-    .leftJoin(folders, eq(folders.id, photos.folderId))
-    .where(eq(originalLinks.token, token))
-    .get();
-  if (!row) return fail("not_found", "This link does not exist.");
-  if (row.link.revokedAt !== null || row.deletedAt !== null || row.photo.trashedAt !== null)
-    return fail("gone", "This link was withdrawn by the person who shared it.");
-  return ok({
-    page: {
-      token,
-      stagedAt: row.version.createdAt,
-      kind: row.version.kind,
-      originalType: row.photo.contentType,
-      stagedType: row.version.contentType,
-      width: row.version.width,
-      height: row.version.height,
-      listingAddress: row.listingAddress ?? null,
-      originalKey: row.photo.originalKey,
-      stagedKey: row.version.key,
-      etag: `"${sha256Hex(JSON.stringify([token, row.link.createdAt, row.version.createdAt, row.listingAddress])).slice(0, 32)}"`,
-    },
-  });
-}
-
-/** The edge may keep a page or image this long; revocation is seen by the origin at once (ADR 0110). */
-export const PUBLIC_CACHE = "public, max-age=0, s-maxage=60, must-revalidate";

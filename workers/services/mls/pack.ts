@@ -1,40 +1,24 @@
 import type { Database } from "@db/client";
-import { type Folder, folders, type Photo, type PhotoVersion, photos, photoVersions } from "@db/schema";
-import type { LabelSpec } from "@workers/lib/label/render";
+import type { Folder } from "@db/schema";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
-import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
-import { z } from "zod";
-import type { LabelDefaults } from "~/shared/label-options";
-import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
-import { cutText, hasControlCharacters } from "~/shared/text";
-import { mlsRefusal } from "~/shared/version-view";
+import { KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
+import { fail, ok, type Result } from "~/shared/result";
+import { cutText } from "~/shared/text";
+import { captionFor, type Disclosure, labelFor } from "./disclosure";
 import { labelledBytes } from "./labels";
-import { ensureLink, originalPageUrl } from "./links";
+import { liveUrl, NOT_PUBLISHED, publishNew, withdrawnMessage } from "./links";
+import { readListing } from "./listing-photos";
 
-// A folder's listing pack: one ZIP, streamed, with per photo the chosen staged
-// version labelled per the user's defaults, the original as uploaded, and a
-// manifest (CSV and JSON) pairing them with the original pages
-// (docs/decisions/0111-listing-packs-and-streamed-zips.md).
+// A folder's listing pack (docs/decisions/0111-listing-packs-and-streamed-zips.md, 0170-mls-profiles.md): one ZIP,
+// streamed, laid out as the listing's MLS profile says. photos/ holds what to upload, in upload order: each altered
+// photo labelled or clean, its original immediately before or after it when the profile places it there, and the
+// photos that were not altered. originals/ holds the originals the profile reaches by link only (for the agent's
+// records). captions.csv and captions.json give each photo's caption, kind and original link, and the remarks line;
+// manifest.json and manifest.csv say what was done, the label's text, the profile and its rule, and why anything
+// was left out. A GET never publishes: only the POST that says so publishes the pages that never existed.
 
 const EXT: Record<string, string> = { "image/jpeg": "jpg", "image/png": "png" };
-const KIND_NAMES: Record<string, string> = {
-  stage: "Virtual staging",
-  sky: "Sky replacement",
-  removal: "Furniture removal",
-};
-
-export interface PackRow {
-  photo: string;
-  original: string;
-  staged: string | null;
-  originalPage: string | null;
-  done: string | null;
-  roomType: string | null;
-  style: string | null;
-  sky: string | null;
-  stagedAt: string | null;
-  labelled: boolean;
-}
+export const PACK_MAX_PHOTOS = 200;
 
 /** A file name safe in any unzip tool: no path, no control or reserved characters. */
 export function safeFileName(name: string): string {
@@ -46,34 +30,66 @@ export function safeFileName(name: string): string {
   return cutText(base, 80).replace(/^\.+/, "") || "photo";
 }
 
-/** The version a pack uses: the photo's current one (photos.processed_key), else the newest. */
-function chosen(photo: Photo, all: PhotoVersion[]): PhotoVersion | null {
-  // A result that changed the room (refused, or kept anyway) never goes into a listing (ADR 0162).
-  const versions = all.filter((v) => !mlsRefusal(v.structureVerdict));
-  return versions.find((v) => v.key === photo.processedKey) ?? versions[0] ?? null;
-}
-
-function csvCell(v: string | boolean | null): string {
-  const s = v === null ? "" : String(v);
+function csvCell(v: string | number | boolean | null | undefined): string {
+  const s = v === null || v === undefined ? "" : String(v);
   // A leading = + - @ would run as a formula in a spreadsheet.
   const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+export function toCsv<T extends object>(cols: (keyof T & string)[], rows: T[]): string {
+  const lines = rows.map((r) => cols.map((c) => csvCell(r[c] as string | null)).join(","));
+  return `${[cols.join(","), ...lines].join("\r\n")}\r\n`;
+}
+
+/** One photo's line of the manifest: what was done to it and where its files are. */
+export interface PackRow {
+  photo: string;
+  /** The file to upload for this photo (the altered one, or the photo itself when nothing was altered). */
+  file: string;
+  kind: string;
+  done: string | null;
+  caption: string | null;
+  originalFile: string;
+  originalPage: string | null;
+  /** The label burned in, or null for a clean photo. */
+  labelText: string | null;
+  qr: string | null;
+  roomType: string | null;
+  style: string | null;
+  sky: string | null;
+  alteredAt: string | null;
+  /** Why the altered version is not in the pack (the original is uploaded as it is). */
+  leftOut: string | null;
+}
+
 export function manifestCsv(rows: PackRow[]): string {
-  const cols: (keyof PackRow)[] = [
-    "photo",
-    "original",
-    "staged",
-    "originalPage",
-    "done",
-    "roomType",
-    "style",
-    "sky",
-    "stagedAt",
-    "labelled",
-  ];
-  return `${[cols.join(","), ...rows.map((r) => cols.map((c) => csvCell(r[c])).join(","))].join("\r\n")}\r\n`;
+  return toCsv<PackRow>(
+    [
+      "photo",
+      "file",
+      "kind",
+      "done",
+      "caption",
+      "originalFile",
+      "originalPage",
+      "labelText",
+      "qr",
+      "roomType",
+      "style",
+      "sky",
+      "alteredAt",
+      "leftOut",
+    ],
+    rows,
+  );
+}
+
+export interface CaptionRow {
+  file: string;
+  caption: string;
+  kind: string;
+  original_link: string;
 }
 
 export interface PackDeps {
@@ -83,169 +99,179 @@ export interface PackDeps {
   clock: () => number;
 }
 
-/** The pack of one of the user's folders, or not found (a stranger's folder looks the same as none). */
+function streamOf(bucket: R2Bucket, key: string, what: string) {
+  return async () => {
+    const obj = await bucket.get(key);
+    if (!obj) throw new Error(`${what} missing`);
+    return obj.body;
+  };
+}
+
+/**
+ * The pack of one of the user's folders (the caller checked it is theirs). `publish`: the agent's POST that
+ * publishes the original pages of altered photos that never had one; without it nothing is published, and a
+ * photo whose page the profile needs and does not exist is left out with the reason.
+ */
 export async function listingPack(
   deps: PackDeps,
   userId: string,
   folder: Folder,
-  defaults: LabelDefaults,
-): Promise<Result<{ fileName: string; stream: ReadableStream<Uint8Array>; peakBuffered: () => number }>> {
+  disclosure: Disclosure,
+  publish: boolean,
+): Promise<Result<{ fileName: string; stream: ReadableStream<Uint8Array>; published: number }>> {
   const { db, bucket, origin } = deps;
-  const list = await db
-    .select()
-    .from(photos)
-    .where(and(eq(photos.userId, userId), eq(photos.folderId, folder.id), isNull(photos.trashedAt)))
-    .orderBy(asc(photos.createdAt), asc(photos.id))
-    .all();
-  if (list.length === 0) return fail("invalid", "This folder has no photos to pack.");
-  if (list.length > 200) return fail("invalid", "A pack holds at most 200 photos: split the folder.");
-  const versions = await db
-    .select()
-    .from(photoVersions)
-    .where(
-      and(
-        eq(photoVersions.userId, userId),
-        inArray(
-          photoVersions.photoId,
-          list.map((p) => p.id),
-        ),
-      ),
-    )
-    .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
-    .all();
+  const { picks, states } = await readListing(db, userId, folder, disclosure);
+  if (picks.length === 0) return fail("invalid", "This folder has no photos to pack.");
+  if (picks.length > PACK_MAX_PHOTOS)
+    return fail("invalid", `A pack holds at most ${PACK_MAX_PHOTOS} photos: split the folder.`);
   const now = deps.clock();
-  const width = String(list.length).length;
-  const rows: PackRow[] = [];
-  const plan: { original: ZipEntry; staged: ZipEntry | null }[] = [];
-  let n = 0;
-  for (const photo of list) {
-    n++;
-    const prefix = `${String(n).padStart(Math.max(2, width), "0")} ${safeFileName(photo.name)}`;
-    const version = chosen(
-      photo,
-      versions.filter((v) => v.photoId === photo.id),
-    );
-    const originalName = `originals/${prefix}.${EXT[photo.contentType] ?? "jpg"}`;
-    const original: ZipEntry = {
-      name: originalName,
-      modifiedAt: photo.createdAt,
-      open: async () => {
-        const obj = await bucket.get(photo.originalKey);
-        if (!obj) throw new Error("original missing");
-        return obj.body;
-      },
+  const { profile } = disclosure;
+  const published = publish
+    ? await publishNew(
+        db,
+        folder,
+        picks.flatMap((p) => (p.version && p.allowed?.ok ? [p.version] : [])),
+        states,
+        now,
+      )
+    : 0;
+
+  // Each file is named once its place in the upload order is known; rows and captions point at the items.
+  type Item = { label: string; name: string; entry: Omit<ZipEntry, "name">; caption: Omit<CaptionRow, "file"> };
+  const sequence: Item[] = [];
+  const asides: Item[] = [];
+  const made: { row: PackRow; file: Item; original: Item }[] = [];
+  for (const [n, { photo, version, allowed }] of picks.entries()) {
+    const base = safeFileName(photo.name);
+    const ext = EXT[photo.contentType] ?? "jpg";
+    const original = { modifiedAt: photo.createdAt, open: streamOf(bucket, photo.originalKey, "original") };
+    const row: PackRow = {
+      photo: photo.name,
+      file: "",
+      kind: version ? version.kind : "unaltered",
+      done: version ? (KIND_NAMES[version.kind] ?? version.kind) : null,
+      caption: null,
+      originalFile: "",
+      originalPage: null,
+      labelText: null,
+      qr: null,
+      roomType: version?.params.roomType ?? null,
+      style: version?.params.designStyle ?? null,
+      sky: version?.params.skyType ?? null,
+      alteredAt: version ? new Date(version.createdAt).toISOString() : null,
+      leftOut: null,
     };
-    if (!version) {
-      rows.push({
-        photo: photo.name,
-        original: originalName,
-        staged: null,
-        originalPage: null,
-        done: null,
-        roomType: null,
-        style: null,
-        sky: null,
-        stagedAt: null,
-        labelled: false,
-      });
-      plan.push({ original, staged: null });
+    let staged: Item | null = null;
+    if (version && allowed && !allowed.ok) row.leftOut = allowed.reason;
+    else if (version && allowed?.ok) {
+      const state = states.get(version.id) ?? { state: "none" };
+      const page = liveUrl(origin, state);
+      const spec = labelFor(disclosure, allowed.kind, page);
+      const caption = captionFor(disclosure, allowed.kind, page);
+      if (spec === "needs-page" || caption === null)
+        row.leftOut = state.state === "withdrawn" ? withdrawnMessage(state) : NOT_PUBLISHED;
+      else {
+        const open = spec
+          ? async () => {
+              const rendered = await labelledBytes(bucket, version, spec);
+              if (!rendered.ok) throw new Error(rendered.error);
+              return rendered.bytes;
+            }
+          : streamOf(bucket, version.key, "version");
+        const label = `${base} - ${KIND_NAMES[allowed.kind].toLowerCase()}.${EXT[version.contentType] ?? "jpg"}`;
+        staged = {
+          label,
+          name: "",
+          entry: { modifiedAt: version.createdAt, open },
+          caption: { caption, kind: version.kind, original_link: page ?? "" },
+        };
+        Object.assign(row, {
+          caption,
+          originalPage: page,
+          labelText: spec ? spec.lines.join(" / ") : null,
+          qr: spec?.qrUrl ?? null,
+        });
+      }
+    }
+    if (!staged) {
+      // Nothing altered may go out: the photo is uploaded as it is.
+      const item: Item = {
+        label: `${base}.${ext}`,
+        name: "",
+        entry: original,
+        caption: { caption: "", kind: "unaltered", original_link: "" },
+      };
+      sequence.push(item);
+      made.push({ row, file: item, original: item });
       continue;
     }
-    const token = await ensureLink(db, version, now);
-    const page = originalPageUrl(origin, token);
-    const stagedName = `staged/${prefix}.${EXT[version.contentType] ?? "jpg"}`;
-    const spec: LabelSpec | null = defaults.enabled
-      ? {
-          text: defaults.text,
-          corner: defaults.corner,
-          size: defaults.size,
-          tone: defaults.tone,
-          qrUrl: defaults.qr ? page : null,
-        }
-      : null;
-    rows.push({
-      photo: photo.name,
-      original: originalName,
-      staged: stagedName,
-      originalPage: page,
-      done: KIND_NAMES[version.kind] ?? version.kind,
-      roomType: version.params.roomType ?? null,
-      style: version.params.designStyle ?? null,
-      sky: version.params.skyType ?? null,
-      stagedAt: new Date(version.createdAt).toISOString(),
-      labelled: spec !== null,
-    });
-    plan.push({
-      original,
-      staged: {
-        name: stagedName,
-        modifiedAt: version.createdAt,
-        open: async () => {
-          if (!spec) {
-            const obj = await bucket.get(version.key);
-            if (!obj) throw new Error("version missing");
-            return obj.body;
-          }
-          const rendered = await labelledBytes(bucket, version, spec);
-          if (!rendered.ok) throw new Error(rendered.error);
-          return rendered.bytes;
-        },
-      },
-    });
+    const originalItem: Item = {
+      label: `${base} - original.${ext}`,
+      name: "",
+      entry: original,
+      caption: { caption: "Original photo, unaltered", kind: "original", original_link: "" },
+    };
+    if (profile.original === "link") {
+      sequence.push(staged);
+      originalItem.label = `${String(n + 1).padStart(2, "0")} ${originalItem.label}`;
+      asides.push(originalItem);
+    } else if (profile.original === "after") sequence.push(staged, originalItem);
+    else sequence.push(originalItem, staged);
+    made.push({ row, file: staged, original: originalItem });
   }
-  const json = JSON.stringify(
-    {
-      listing: { address: folder.listingAddress ?? null, mlsNumber: folder.mlsNumber ?? null, folder: folder.name },
-      createdAt: new Date(now).toISOString(),
-      disclosure: defaults.enabled ? defaults.text : null,
-      photos: rows,
+  // Upload order is file order: photos/01 …, photos/02 ….
+  const width = Math.max(2, String(sequence.length).length);
+  for (const [i, item] of sequence.entries()) item.name = `photos/${String(i + 1).padStart(width, "0")} ${item.label}`;
+  for (const item of asides) item.name = `originals/${item.label}`;
+  const files: ZipEntry[] = [...sequence, ...asides].map((item) => ({ name: item.name, ...item.entry }));
+  const captions: CaptionRow[] = sequence.map((item) => ({ file: item.name, ...item.caption }));
+  const rows = made.map(({ row, file, original }) => ({ ...row, file: file.name, originalFile: original.name }));
+
+  const manifest = {
+    listing: {
+      folder: folder.name,
+      address: folder.listingAddress ?? null,
+      mlsNumber: folder.mlsNumber ?? null,
+      status: folder.listingStatus,
     },
-    null,
-    2,
+    createdAt: new Date(now).toISOString(),
+    profile: {
+      id: profile.id,
+      name: profile.name,
+      chosenBy: disclosure.from,
+      rule: sourceLine(profile),
+      labelOnPhoto: profile.label !== null,
+      originals: PLACEMENT_NAMES[profile.original],
+      remarks: profile.remarks,
+      notCheckedByUs: profile.unchecked,
+    },
+    remarks: profile.remarks,
+    photos: rows,
+    leftOut: rows.filter((r) => r.leftOut).map((r) => ({ photo: r.photo, kind: r.kind, reason: r.leftOut })),
+  };
+  // The remarks line, when the profile has one, is the CSV's last row (kind "listing remarks", no file).
+  const captionsCsv = toCsv<CaptionRow>(
+    ["file", "caption", "kind", "original_link"],
+    profile.remarks
+      ? [...captions, { file: "", caption: profile.remarks, kind: "listing remarks", original_link: "" }]
+      : captions,
   );
   const enc = new TextEncoder();
+  const text = (name: string, body: string): ZipEntry => ({
+    name,
+    modifiedAt: now,
+    open: async () => enc.encode(body),
+  });
   async function* entries(): AsyncGenerator<ZipEntry> {
-    yield { name: "manifest.json", modifiedAt: now, open: async () => enc.encode(json) };
-    yield { name: "manifest.csv", modifiedAt: now, open: async () => enc.encode(manifestCsv(rows)) };
-    for (const p of plan) {
-      if (p.staged) yield p.staged;
-      yield p.original;
-    }
+    yield text("manifest.json", JSON.stringify(manifest, null, 2));
+    yield text("manifest.csv", manifestCsv(rows));
+    yield text("captions.csv", captionsCsv);
+    yield text(
+      "captions.json",
+      JSON.stringify({ profile: profile.id, remarks: profile.remarks, photos: captions }, null, 2),
+    );
+    yield* files;
   }
   const zip = zipStream(entries());
-  const fileName = `${safeFileName(folder.name)} listing pack.zip`;
-  return ok({ fileName, stream: zip.stream, peakBuffered: zip.peakBuffered });
-}
-
-// ---- a folder's listing details ----
-
-const optionalText = (label: string, max: number) =>
-  z
-    .string({ message: `${label} must be text.` })
-    .trim()
-    .max(max, `${label} must be at most ${max} characters.`)
-    .refine((s) => !hasControlCharacters(s), `${label} contains characters that are not allowed.`)
-    .nullish()
-    .transform((s) => (s ? s : null));
-
-export const listingInput = z.object({
-  address: optionalText("The listing address", 200),
-  mlsNumber: optionalText("The MLS number", 40).refine(
-    (s) => s === null || /^[A-Za-z0-9][A-Za-z0-9 ._#/-]*$/.test(s),
-    "The MLS number can use letters, digits, spaces and . _ # / -.",
-  ),
-});
-
-export async function saveListing(
-  db: Database,
-  userId: string,
-  folderId: string,
-  input: z.infer<typeof listingInput>,
-): Promise<Result> {
-  const res = await db
-    .update(folders)
-    .set({ listingAddress: input.address, mlsNumber: input.mlsNumber })
-    .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
-    .returning({ id: folders.id });
-  return res.length ? ok({}) : NOT_FOUND;
+  return ok({ fileName: `${safeFileName(folder.name)} listing pack.zip`, stream: zip.stream, published });
 }

@@ -1,0 +1,112 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { seedPhotos } from "../../bench/library-bytes.ts";
+import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+
+// The structure check in a browser (issue 33, docs/decisions/0162-results-true-to-the-room.md), on a real room photo
+// of the check's labelled set, against the production build and the provider emulator: its "drift" mode moves a
+// window and the ceiling line, so the refusal, the free second try and "Keep it anyway" run end to end.
+
+const ROOM = new Uint8Array(readFileSync(join(import.meta.dirname, "../fixtures/structure/photos/living-room.jpg")));
+const REFUSED = "This result changed the room's walls, windows or doors, so it was not charged.";
+
+let b: OpenBrowser;
+beforeAll(async () => {
+  b = await openBrowser();
+});
+afterAll(async () => {
+  await setProviderMode("ok");
+  await b?.close();
+});
+
+const provider = () => `http://127.0.0.1:${inject("ports").provider}`;
+
+async function setProviderMode(mode: string) {
+  const res = await fetch(`${provider()}/_emulator/mode`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ mode }),
+  });
+  expect(res.ok).toBe(true);
+}
+
+/** The staging calls the provider answered since `since` (epoch ms; its log keeps the last 200 calls). */
+async function stagingCallsSince(since: number): Promise<Record<string, unknown>[]> {
+  const all = (await (await fetch(`${provider()}/_emulator/requests`)).json()) as Record<string, unknown>[];
+  return all.filter((c) => c.path === "/generate_designs_for_room" && (c.at as number) >= since);
+}
+
+describe("results true to the room", () => {
+  it("a result that moves a window is tried again free, then not charged; kept anyway for one credit", async () => {
+    const user = await createUser({ credits: 2 });
+    const [photoId] = await seedPhotos(
+      { baseUrl: baseUrl(), sessionToken: user.sessionToken! },
+      1,
+      "Living room",
+      ROOM,
+    );
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    await page.goto(`${baseUrl()}/dashboard`);
+    await page.waitForSelector("html[data-hydrated=true]");
+    const credits = page.getByTestId("credits").first();
+    await expect.poll(() => credits.textContent()).toBe("2");
+    await page.getByTestId("photo-open").first().focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByTestId("quick-dialog");
+
+    await setProviderMode("drift");
+    const before = Date.now();
+    await dialog.getByLabel("Add furniture").check();
+    await dialog.getByLabel("Room type").selectOption({ label: "Living Room" });
+    await dialog.getByLabel("Furniture style").selectOption({ label: "Modern" });
+    await dialog.getByRole("button", { name: "Process Photo", exact: true }).click();
+    const error = dialog.getByTestId("job-error");
+    await error.waitFor({ timeout: 90_000 });
+    expect(await error.textContent()).toBe(REFUSED);
+    // Two calls to the provider: the second with a new seed and half the creativity; one job, nothing charged.
+    const calls = await stagingCallsSince(before);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.seed).not.toBe(calls[0]?.seed);
+    // The first asks nothing (the provider's default, 0.39); the second half of it.
+    expect(calls[0]).not.toHaveProperty("design_creativity");
+    expect(calls[1]?.design_creativity).toBe(0.2);
+    await page.reload();
+    await page.waitForSelector("html[data-hydrated=true]");
+    await expect.poll(() => credits.textContent()).toBe("2");
+
+    // The refused result is in the photo's versions, labelled, small, with its price.
+    await page.getByTestId("photo-open").first().focus();
+    await page.keyboard.press("Enter");
+    const refused = dialog.getByTestId("version-refused");
+    await refused.waitFor({ timeout: 30_000 });
+    expect(await refused.textContent()).toContain("not charged, not for a listing");
+    expect(await dialog.getByTestId("choose-version").count()).toBe(0);
+    expect(await dialog.getByTestId("download-labelled").count()).toBe(0);
+    await dialog.getByTestId("keep-refused").click();
+    await dialog.getByTestId("version-kept").waitFor({ timeout: 30_000 });
+    await expect.poll(() => credits.textContent()).toBe("1");
+
+    // The provider keeps the room again: staged and charged once, one call.
+    await setProviderMode("ok");
+    const beforeOk = Date.now();
+    await dialog.getByLabel("Add furniture").check();
+    await dialog.getByLabel("Room type").selectOption({ label: "Living Room" });
+    await dialog.getByLabel("Furniture style").selectOption({ label: "Modern" });
+    await dialog.getByRole("button", { name: "Process Photo", exact: true }).click();
+    const verdicts = async () => {
+      const res = await fetch(`${baseUrl()}/api/photos/${photoId}/versions`, {
+        headers: { Cookie: `sw_session=${user.sessionToken}` },
+      });
+      const { versions } = (await res.json()) as { versions: { structure: { verdict: string } | null }[] };
+      return versions.map((v) => v.structure?.verdict).sort();
+    };
+    await expect.poll(verdicts, { timeout: 90_000 }).toEqual(["kept", "passed"]);
+    expect(await stagingCallsSince(beforeOk)).toHaveLength(1);
+    await expect.poll(() => credits.textContent()).toBe("0");
+    expect(await dialog.getByTestId("job-error").count()).toBe(0);
+    page.assertClean();
+    await ctx.close();
+  }, 240_000);
+});

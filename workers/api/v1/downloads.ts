@@ -1,0 +1,100 @@
+import { NO_STORE } from "@workers/api/answers";
+import { checkFields } from "@workers/http/body";
+import { failureJson } from "@workers/http/result";
+import { contentDisposition } from "@workers/lib/content-disposition";
+import { getVersion } from "@workers/services/jobs/start";
+import { mlsDownload } from "@workers/services/mls/downloads";
+import { originalPageUrl, publishOriginal } from "@workers/services/mls/links";
+import { fail, NOT_FOUND } from "~/shared/result";
+import { REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
+import { define, errorsSaying, json, params } from "./define";
+import * as S from "./schemas";
+
+// The public API's download of a version and its original page (docs/decisions/0170-mls-profiles.md): what leaves
+// through the API follows the listing's MLS profile, as Download for MLS and the listing pack do, and only a POST
+// publishes the original page.
+
+const REFUSALS = {
+  403: "The key lacks the scope, or the listing's MLS profile does not let this result be published",
+  409: "The structure check refused the result (or it was kept anyway: never for a listing), or the label gives the original page's address and that page is not published (or its listing's pages closed)",
+};
+
+export function defineListingDownloads(): void {
+  define(
+    {
+      method: "get",
+      path: "/photos/{photoId}/versions/{versionId}/download",
+      scope: "read",
+      summary: "Download a version for the listing",
+      description:
+        "The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published; 409 when the structure check refused the result (not charged: keep it first) or it was kept anyway (it changed the room, so it is never for a listing), or when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged, your own copy, not for advertising: a kept result too, never a refused one (409).",
+      request: { params: S.VersionParams, query: S.DownloadQuery },
+      responses: {
+        200: {
+          description: "The image",
+          content: {
+            "image/jpeg": { schema: { type: "string", format: "binary" } },
+            "image/png": { schema: { type: "string", format: "binary" } },
+          },
+        },
+        ...errorsSaying(REFUSALS, 400, 401, 403, 404, 409, 429),
+      },
+    },
+    async (c, caller) => {
+      const p = params(c, S.VersionParams);
+      if (!p.ok) return failureJson(NOT_FOUND);
+      const q = checkFields(S.DownloadQuery, c.req.query());
+      if (!q.ok) return failureJson(q);
+      if (q.data.disclosure !== "none") {
+        const res = await mlsDownload(c.get("deps"), caller.userId, p.data.photoId, p.data.versionId, null);
+        if (!res.ok) return failureJson(res);
+        const { file } = res;
+        return new Response(file.body, {
+          headers: {
+            "Content-Type": file.contentType,
+            "Content-Disposition": contentDisposition("attachment", file.fileName),
+            ...NO_STORE,
+          },
+        });
+      }
+      const version = await getVersion(c.get("db"), caller.userId, p.data.photoId, p.data.versionId);
+      if (!version) return failureJson(NOT_FOUND);
+      if (version.structureVerdict === "refused") return failureJson(fail("conflict", REFUSED_NOT_DOWNLOADED));
+      const obj = await c.env.PHOTOS.get(version.key);
+      if (!obj) return failureJson(NOT_FOUND);
+      const ext = version.contentType === "image/png" ? "png" : "jpg";
+      return new Response(obj.body, {
+        headers: {
+          "Content-Type": version.contentType,
+          "Content-Length": String(obj.size),
+          "Content-Disposition": contentDisposition("attachment", `${version.kind}-${version.id}.${ext}`),
+          ...NO_STORE,
+        },
+      });
+    },
+  );
+
+  define(
+    {
+      method: "post",
+      path: "/photos/{photoId}/versions/{versionId}/original-page",
+      scope: "stage",
+      summary: "Publish the version's original page",
+      description:
+        "Makes the public page that shows the unaltered original beside this version (the address its label's QR code and captions give), or returns the live one. Nothing else publishes it: a download never does. Refused (409) once its listing is marked sold and its pages have closed, or when the structure check refused the result or it was kept anyway; 403 when the listing's profile does not let this version be published.",
+      request: { params: S.VersionParams },
+      responses: {
+        200: json(S.OriginalPage, "The page's address"),
+        ...errorsSaying(REFUSALS, 401, 403, 404, 409, 429),
+      },
+    },
+    async (c, caller) => {
+      const p = params(c, S.VersionParams);
+      if (!p.ok) return failureJson(NOT_FOUND);
+      const { db, origin, clock } = c.get("deps");
+      const res = await publishOriginal(db, caller.userId, p.data.photoId, p.data.versionId, "again", clock());
+      if (!res.ok) return failureJson(res);
+      return c.json({ url: originalPageUrl(origin, res.token) }, 200, NO_STORE);
+    },
+  );
+}

@@ -1,0 +1,105 @@
+import type { Database } from "@db/client";
+import type { Folder, PhotoVersion } from "@db/schema";
+import type { LabelSpec } from "@workers/lib/label/render";
+import type { LabelDefaults } from "~/shared/label-options";
+import {
+  type DisclosedKind,
+  fillLink,
+  isDisclosedKind,
+  KIND_NAMES,
+  type MlsProfile,
+  profileById,
+  profileOrDefault,
+} from "~/shared/mls-profiles";
+import { mlsRefusal } from "~/shared/version-view";
+import { getLabelDefaults } from "./labels";
+
+// What a listing's MLS profile makes of one version on its way out of the product
+// (docs/decisions/0170-mls-profiles.md): whether it may be published at all, the label burned into it (or none),
+// and its caption. The single download for MLS, the listing pack and the public API's download all ask here, so
+// they cannot disagree.
+
+export interface Disclosure {
+  profile: MlsProfile;
+  /** The account's settings: the label's look, and its own wording of the statement. */
+  settings: LabelDefaults;
+  /** Whether the listing chose the profile, or it is the account's. */
+  from: "listing" | "account";
+}
+
+/** The profile a listing follows: its own, else the account's (California for a new account). */
+export async function disclosureFor(
+  db: Database,
+  userId: string,
+  folder: Pick<Folder, "mlsProfile"> | null | undefined,
+): Promise<Disclosure> {
+  const settings = await getLabelDefaults(db, userId);
+  return disclosureOf(settings, folder?.mlsProfile ?? null);
+}
+
+export function disclosureOf(settings: LabelDefaults, listingProfile: string | null): Disclosure {
+  const own = profileById(listingProfile);
+  return own
+    ? { profile: own, settings, from: "listing" }
+    : { profile: profileOrDefault(settings.profile), settings, from: "account" };
+}
+
+/**
+ * Whether a version may go out, and if not, why. `code` "conflict": the structure check refused the result, or it
+ * was kept anyway (said in mlsRefusal's words); "forbidden": the profile or the product never lets it out.
+ */
+export type Exportable =
+  | { ok: true; kind: DisclosedKind }
+  | { ok: false; reason: string; code: "conflict" | "forbidden" };
+
+/** Whether a version may leave the product under this profile, and if not, why (said in the pack's manifest). */
+export function exportable(d: Disclosure, v: Pick<PhotoVersion, "kind" | "structureVerdict">): Exportable {
+  // A result that changed the room (refused by the structure check, or kept anyway) never goes into a listing.
+  const refusal = mlsRefusal(v.structureVerdict);
+  if (refusal) return { ok: false, reason: refusal, code: "conflict" };
+  const kind: string = v.kind;
+  if (!isDisclosedKind(kind))
+    return {
+      ok: false,
+      code: "forbidden",
+      reason: `A "${kind}" result changes permanent features (wall colour, cabinets, a remodel, landscaping): it is not staging and is never exported for a listing.`,
+    };
+  if (!d.profile.publishable.includes(kind))
+    return {
+      ok: false,
+      code: "forbidden",
+      reason: `${d.profile.name} does not allow publishing ${KIND_NAMES[kind].toLowerCase()} results (${d.profile.source.rule}).`,
+    };
+  return { ok: true, kind };
+}
+
+/** The label's lines for a kind (the account's wording of the statement, then where the original is). */
+export function labelLines(d: Disclosure, kind: DisclosedKind, pageUrl: string | null): string[] | null {
+  const label = d.profile.label;
+  if (!label) return [];
+  const lines = [d.settings.text ?? label.statement[kind]];
+  if (label.originalLine) {
+    const where = fillLink(label.originalLine, pageUrl, true);
+    if (where === null) return null;
+    lines.push(where);
+  }
+  return lines;
+}
+
+/**
+ * The label burned into a version under this profile: null for a clean photo (the profile puts nothing on it),
+ * "needs-page" when the label gives the original's address and the version has no live original page.
+ */
+export function labelFor(d: Disclosure, kind: DisclosedKind, pageUrl: string | null): LabelSpec | null | "needs-page" {
+  const label = d.profile.label;
+  if (!label) return null;
+  const lines = labelLines(d, kind, pageUrl);
+  const qr = label.qr && d.settings.qr;
+  if (lines === null || (qr && pageUrl === null)) return "needs-page";
+  return { lines, corner: d.settings.corner, size: d.settings.size, tone: d.settings.tone, qrUrl: qr ? pageUrl : null };
+}
+
+/** The photo's caption under this profile; null when it gives the original's address and there is no live page. */
+export function captionFor(d: Disclosure, kind: DisclosedKind, pageUrl: string | null): string | null {
+  return fillLink(d.profile.captions[kind], pageUrl);
+}

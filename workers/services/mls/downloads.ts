@@ -1,0 +1,122 @@
+import type { Database } from "@db/client";
+import { folders, type PhotoVersion, photos, photoVersions } from "@db/schema";
+import { and, eq } from "drizzle-orm";
+import { type DisclosedKind, KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { captionFor, type Disclosure, disclosureFor, exportable, labelFor, labelLines } from "./disclosure";
+import { labelledBytes } from "./labels";
+import { type LinkState, linkState, liveUrl, NOT_PUBLISHED, publishOriginal, withdrawnMessage } from "./links";
+
+// One version's download for MLS (docs/decisions/0170-mls-profiles.md), the same for the owner's pages and the
+// public API: labelled or clean as the listing's profile says, refused when the profile does not let the version
+// be published, and refused (saying why) when the label needs an original page that is not live. A GET never
+// publishes; the POST that says so publishes a page only when there never was one.
+
+export interface VersionForMls {
+  version: PhotoVersion;
+  photoName: string;
+  disclosure: Disclosure;
+  state: LinkState;
+}
+
+/** The owner's version, with its photo's name and the disclosure its listing follows; a stranger's is not found. */
+export async function versionForMls(
+  db: Database,
+  userId: string,
+  photoId: string,
+  versionId: string,
+): Promise<VersionForMls | null> {
+  const row = await db
+    .select({ version: photoVersions, photoName: photos.name, folder: folders })
+    .from(photoVersions)
+    .innerJoin(photos, eq(photos.id, photoVersions.photoId))
+    .leftJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, userId)))
+    .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
+    .get();
+  if (!row) return null;
+  const [disclosure, state] = await Promise.all([
+    disclosureFor(db, userId, row.folder),
+    linkState(db, userId, versionId),
+  ]);
+  return { version: row.version, photoName: row.photoName, disclosure, state };
+}
+
+/** What the owner's page shows of a version's disclosure: profile, caption, label, page, or why it cannot go out. */
+export function disclosureView(found: VersionForMls, origin: string) {
+  const { disclosure, state, version } = found;
+  const { profile } = disclosure;
+  const allowed = exportable(disclosure, version);
+  const page = liveUrl(origin, state);
+  const kind = allowed.ok ? allowed.kind : null;
+  const lines = kind ? labelLines(disclosure, kind, page ?? `${origin}/o/…`) : null;
+  return {
+    profile: { id: profile.id, name: profile.name, rule: sourceLine(profile), from: disclosure.from },
+    exportable: allowed.ok,
+    reason: allowed.ok ? null : allowed.reason,
+    kind: kind ? KIND_NAMES[kind] : null,
+    labelOnPhoto: profile.label !== null,
+    /** The label gives the original's address: Download for MLS needs a live page. */
+    downloadNeedsPage: kind ? labelFor(disclosure, kind, null) === "needs-page" : false,
+    label: lines?.length ? lines : null,
+    caption: kind ? captionFor(disclosure, kind, page ?? `${origin}/o/…`) : null,
+    remarks: profile.remarks,
+    originals: PLACEMENT_NAMES[profile.original],
+    notCheckedByUs: profile.unchecked,
+    page: { state: state.state, url: page, at: state.state === "withdrawn" ? state.at : null },
+    message: state.state === "withdrawn" ? withdrawnMessage(state) : null,
+  };
+}
+
+export interface MlsFile {
+  body: ReadableStream | Uint8Array<ArrayBuffer>;
+  contentType: string;
+  fileName: string;
+  labelled: boolean;
+}
+
+/**
+ * The version's bytes as its listing's profile wants them for the MLS. `publish` "first": the owner's POST that
+ * publishes the original page when there never was one (never one they withdrew).
+ */
+export async function mlsDownload(
+  deps: { db: Database; bucket: R2Bucket; origin: string; clock: () => number },
+  userId: string,
+  photoId: string,
+  versionId: string,
+  publish: "first" | null,
+): Promise<Result<{ file: MlsFile }>> {
+  const { db, bucket, origin } = deps;
+  let found = await versionForMls(db, userId, photoId, versionId);
+  if (!found) return NOT_FOUND;
+  const allowed = exportable(found.disclosure, found.version);
+  if (!allowed.ok)
+    return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not exported. ${allowed.reason}`);
+  if (publish === "first" && found.state.state !== "live") {
+    const made = await publishOriginal(db, userId, photoId, versionId, "first", deps.clock());
+    if (!made.ok) return made;
+    found = { ...found, state: { state: "live", token: made.token, createdAt: deps.clock() } };
+  }
+  const { version, disclosure, state } = found;
+  const kind: DisclosedKind = allowed.kind;
+  const spec = labelFor(disclosure, kind, liveUrl(origin, state));
+  if (spec === "needs-page")
+    return fail("conflict", state.state === "withdrawn" ? withdrawnMessage(state) : NOT_PUBLISHED);
+  const ext = version.contentType === "image/png" ? "png" : "jpg";
+  const name = found.photoName.replace(/\.(jpe?g|png)$/i, "") || "photo";
+  const fileName = `${name} (${version.kind}, ${spec ? "labelled" : "for MLS"}).${ext}`;
+  if (!spec) {
+    const obj = await bucket.get(version.key);
+    if (!obj) return NOT_FOUND;
+    return ok({ file: { body: obj.body, contentType: version.contentType, fileName, labelled: false } });
+  }
+  const rendered = await labelledBytes(bucket, version, spec);
+  if (!rendered.ok) return rendered;
+  return ok({
+    file: {
+      body: rendered.bytes as Uint8Array<ArrayBuffer>,
+      contentType: rendered.contentType,
+      fileName,
+      labelled: true,
+    },
+  });
+}

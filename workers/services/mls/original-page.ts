@@ -1,0 +1,117 @@
+import type { Database } from "@db/client";
+import { folders, labelSettings, originalLinks, photos, photoVersions, users } from "@db/schema";
+import { sha256Hex } from "@workers/lib/crypto";
+import { and, desc, eq } from "drizzle-orm";
+import { DEFAULT_LABEL } from "~/shared/label-options";
+import { KIND_NAMES } from "~/shared/mls-profiles";
+import { fail, ok, type Result } from "~/shared/result";
+import { disclosureOf, exportable } from "./disclosure";
+import { LINK_TOKEN } from "./links";
+
+// What the public original page /o/<token> shows (docs/decisions/0110, 0170): the unaltered original, and every
+// altered version of the photo that its listing's profile lets it publish, each with its kind and date, the one
+// the link was made for first. Nothing about the agent. The page answers 410 from the moment its link is withdrawn,
+// its listing's pages close after a sale, its photo is trashed or its account deleted.
+
+export interface PageVersion {
+  id: string;
+  kind: string;
+  kindName: string;
+  createdAt: number;
+  key: string;
+  thumbKey: string;
+  contentType: string;
+  width: number;
+  height: number;
+  /** The version this link was made for (the one on the label or in the caption). */
+  linked: boolean;
+}
+
+export interface OriginalPage {
+  token: string;
+  listingAddress: string | null;
+  original: { key: string; thumbKey: string; contentType: string; width: number; height: number };
+  /** The linked version first, then the others, newest first. */
+  versions: PageVersion[];
+  /** ETag of the page: it changes when the page could. */
+  etag: string;
+}
+
+/** The page behind a token: found, gone (withdrawn, closed, trashed, the account deleted) or not found. */
+export async function resolveLink(db: Database, token: string, now: number): Promise<Result<{ page: OriginalPage }>> {
+  if (!LINK_TOKEN.test(token)) return fail("not_found", "This link does not exist.");
+  const row = await db
+    .select({
+      link: originalLinks,
+      photo: photos,
+      // Flat, not a nested object: drizzle reads a left-joined object of nullable columns as null.
+      mlsProfile: folders.mlsProfile,
+      listingAddress: folders.listingAddress,
+      closeAt: folders.originalsCloseAt,
+      accountProfile: labelSettings.profile,
+      deletedAt: users.deletedAt,
+    })
+    .from(originalLinks)
+    .innerJoin(photos, eq(photos.id, originalLinks.photoId))
+    .innerJoin(users, eq(users.id, originalLinks.userId))
+    .leftJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, originalLinks.userId)))
+    .leftJoin(labelSettings, eq(labelSettings.userId, originalLinks.userId))
+    .where(eq(originalLinks.token, token))
+    .get();
+  if (!row) return fail("not_found", "This link does not exist.");
+  const closeAt = row.closeAt;
+  if (
+    row.link.revokedAt !== null ||
+    row.deletedAt !== null ||
+    row.photo.trashedAt !== null ||
+    (closeAt !== null && closeAt <= now)
+  )
+    return fail("gone", "This link was withdrawn by the person who shared it.");
+  const disclosure = disclosureOf(
+    { ...DEFAULT_LABEL, profile: row.accountProfile ?? DEFAULT_LABEL.profile },
+    row.mlsProfile,
+  );
+  const all = await db
+    .select()
+    .from(photoVersions)
+    .where(and(eq(photoVersions.photoId, row.photo.id), eq(photoVersions.userId, row.link.userId)))
+    .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
+    .all();
+  const versions: PageVersion[] = all
+    .filter((v) => v.id === row.link.versionId || exportable(disclosure, v).ok)
+    .map((v) => ({
+      id: v.id,
+      kind: v.kind,
+      kindName: KIND_NAMES[v.kind] ?? "Digital alteration",
+      createdAt: v.createdAt,
+      key: v.key,
+      thumbKey: v.thumbKey,
+      contentType: v.contentType,
+      width: v.width,
+      height: v.height,
+      linked: v.id === row.link.versionId,
+    }))
+    .sort((a, b) => Number(b.linked) - Number(a.linked));
+  if (!versions[0]?.linked) return fail("gone", "This link was withdrawn by the person who shared it.");
+  const p = row.photo;
+  return ok({
+    page: {
+      token,
+      listingAddress: row.listingAddress,
+      original: {
+        key: p.originalKey,
+        thumbKey: p.thumbKey,
+        contentType: p.contentType,
+        width: p.width,
+        height: p.height,
+      },
+      versions,
+      etag: `"${sha256Hex(
+        JSON.stringify([token, row.link.createdAt, row.listingAddress, versions.map((v) => [v.id, v.createdAt])]),
+      ).slice(0, 32)}"`,
+    },
+  });
+}
+
+/** The edge may keep a page or image this long; withdrawal is seen by the origin at once (ADR 0110). */
+export const PUBLIC_CACHE = "public, max-age=0, s-maxage=60, must-revalidate";
