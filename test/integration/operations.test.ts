@@ -5,6 +5,7 @@ import { dataExports, opsCounts, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
 import { api, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { workerFetch } from "@test/support/worker";
 import worker from "@workers/app";
 import { randomToken } from "@workers/lib/crypto";
 import { type OperationsView, percentiles, readOperations } from "@workers/services/operations";
@@ -94,6 +95,19 @@ describe("operations aggregates", () => {
     expect(cause(hour(after).webhooks.callbacks, "gave_up") - cause(hour(before).webhooks.callbacks, "gave_up")).toBe(
       0,
     );
+  });
+
+  it("a forged Stripe webhook is refused and changes nothing stored, not even a counter", async () => {
+    const before = await db.select().from(opsCounts).all();
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const res = await workerFetch("/api/webhooks/stripe", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Stripe-Signature": "t=1,v1=forged" },
+      body: JSON.stringify({ id: "evt_forged", type: "checkout.session.completed" }),
+    });
+    expect(res.status).toBe(400);
+    expect(await db.select().from(opsCounts).all()).toEqual(before);
+    expect(JSON.parse(String(warn.mock.calls[0]?.[0]))).toMatchObject({ event: "stripe webhook refused", status: 400 });
   });
 
   it("shows the last cron run and its result, the exports waiting and the deletions not purged", async () => {
