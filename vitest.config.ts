@@ -34,6 +34,9 @@ export default defineConfig(async () => {
             GOOGLE_CLIENT_ID: "test-google-client",
             GOOGLE_CLIENT_SECRET: "test-google-secret",
             GOOGLE_ISSUER_URL: "http://oauth.test",
+            // Error reports go to a closed local port (refused at once); test/integration/error-reporting.test.ts
+            // stubs fetch for it and reads what arrives.
+            SENTRY_DSN: "http://testsinkkey@127.0.0.1:9/1",
           },
         },
       }),

@@ -1,4 +1,5 @@
 import { requestContext } from "@workers/http/context";
+import { log } from "@workers/http/log";
 import { isbot } from "isbot";
 // react-dom's Node build: the same renderToReadableStream, writing strings into its buffer with encodeInto
 // instead of allocating a Uint8Array per string as the edge build does (ADR 0147; needs nodejs_compat).
@@ -31,7 +32,7 @@ export default async function handleRequest(
       signal: AbortSignal.timeout(streamTimeout + 1_000),
       onError(error: unknown) {
         responseStatusCode = 500;
-        if (shellRendered) console.error(error);
+        if (shellRendered) log.error("render error after the shell", { err: error, where: "render" });
       },
     },
   );
@@ -44,5 +45,5 @@ export default async function handleRequest(
 
 export function handleError(error: unknown, { request }: { request: Request }) {
   if (request.signal.aborted) return;
-  console.error("render error", request.method, new URL(request.url).pathname, error);
+  log.error("render error", { err: error, where: "render", method: request.method });
 }

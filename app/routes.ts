@@ -6,6 +6,7 @@ export default [
   route("logout", "routes/logout.tsx"),
   route("admin", "routes/admin/users.tsx"),
   route("admin/users/:id", "routes/admin/user.tsx"),
+  route("admin/operations", "routes/admin/operations.tsx"),
   route("dev/mailbox", "routes/dev/mailbox.tsx"),
   route("dev/bare", "routes/dev/bare.tsx"),
   route("auth", "routes/auth/auth.tsx"),

@@ -1,4 +1,4 @@
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Mirrors migrations/*.sql (the SQL is the source of truth; test/integration/schema.test.ts
 // checks that every column declared here exists in the migrated database).
@@ -30,6 +30,8 @@ export const users = sqliteTable(
     lastActiveAt: integer("last_active_at"),
     /** Set when the account was deleted: the row stays, anonymised, for the ledger (migrations/0010). */
     deletedAt: integer("deleted_at"),
+    /** Set when a deleted account's purge has finished (migrations/0020). */
+    purgedAt: integer("purged_at"),
   },
   (t) => [uniqueIndex("users_email_unique").on(t.email), index("users_created_at").on(t.createdAt)],
 );
@@ -343,6 +345,8 @@ export const jobs = sqliteTable("jobs", {
   cost: integer("cost").notNull().default(1),
   rerollOf: text("reroll_of"),
   retryOf: text("retry_of"),
+  // migrations/0020_operations.sql: the request that asked for the job (its logs and error reports carry it).
+  requestId: text("request_id"),
 });
 
 /** Many photos started in one step (migrations/0011_listing.sql). */
@@ -478,3 +482,27 @@ export const dataExports = sqliteTable("data_exports", {
 
 export type OriginalLink = typeof originalLinks.$inferSelect;
 export type DataExport = typeof dataExports.$inferSelect;
+
+// ---- Operations (migrations/0020_operations.sql, docs/decisions/0184-operations-aggregates.md) ----
+
+/** Counters per hour, kept as jobs, provider calls and webhooks end. */
+export const opsCounts = sqliteTable(
+  "ops_counts",
+  {
+    hour: integer("hour").notNull(),
+    metric: text("metric").notNull(),
+    cause: text("cause").notNull().default(""),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.hour, t.metric, t.cause] })],
+);
+
+/** Each run of the daily cron. */
+export const cronRuns = sqliteTable("cron_runs", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  startedAt: integer("started_at").notNull(),
+  finishedAt: integer("finished_at").notNull(),
+  ok: integer("ok", { mode: "boolean" }).notNull(),
+  failed: text("failed"),
+  requestId: text("request_id").notNull(),
+});

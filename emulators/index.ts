@@ -4,10 +4,14 @@ import { startDnsEmulator } from "./dns.ts";
 import { startMailEmulator } from "./mail.ts";
 import { startOAuthEmulator } from "./oauth.ts";
 import { startProviderEmulator } from "./provider.ts";
+import { startSentryEmulator } from "./sentry.ts";
 import { startStripeEmulator } from "./stripe.ts";
 
 // Local stand-ins for every outside service. Each speaks the real service's HTTP
 // contract on 127.0.0.1; none of this code is part of the Worker bundle.
+
+/** The public key of the local sink's DSN (not a secret: the sink accepts only it, so a stray DSN is refused). */
+export const SENTRY_LOCAL_KEY = "localsinkkey";
 
 export interface EmulatorPorts {
   mail: number;
@@ -15,10 +19,11 @@ export interface EmulatorPorts {
   stripe: number;
   oauth: number;
   dns: number;
+  sentry: number;
 }
 
 export function emulatorPorts(base: number): EmulatorPorts {
-  return { mail: base, provider: base + 1, stripe: base + 2, oauth: base + 3, dns: base + 4 };
+  return { mail: base, provider: base + 1, stripe: base + 2, oauth: base + 3, dns: base + 4, sentry: base + 5 };
 }
 
 export interface RunningEmulators {
@@ -56,6 +61,7 @@ export async function startEmulators(opts: {
   );
   servers.push(await startOAuthEmulator({ port: ports.oauth }));
   servers.push(await startDnsEmulator({ port: ports.dns }));
+  servers.push(await startSentryEmulator({ port: ports.sentry, publicKey: SENTRY_LOCAL_KEY }));
   return {
     ports,
     workerVars: {
@@ -64,6 +70,8 @@ export async function startEmulators(opts: {
       STRIPE_API_URL: local(ports.stripe),
       GOOGLE_ISSUER_URL: local(ports.oauth),
       DNS_RESOLVER_URL: `${local(ports.dns)}/dns-query`,
+      // Errors go to the local sink (emulators/sentry.ts); production sets its own DSN as a secret, or none.
+      SENTRY_DSN: `http://${SENTRY_LOCAL_KEY}@127.0.0.1:${ports.sentry}/1`,
     },
     async stop() {
       await Promise.all(

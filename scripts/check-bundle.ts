@@ -12,8 +12,11 @@ import { parseArgs } from "node:util";
 //
 //   node scripts/check-bundle.ts [--build]
 
-/** Gzip KiB of the Worker upload: 717.66 on 2026-11-26 (issue 36), plus a margin of about 10 %. */
-export const WORKER_GZIP_BUDGET_KIB = 790;
+/**
+ * Gzip KiB of the Worker upload: 797.42 on 2026-11-26 with error reporting (issue 36 part 1; @sentry/cloudflare is
+ * 37.10 of it, ADR 0181's follow-up), plus a margin of about 10 %.
+ */
+export const WORKER_GZIP_BUDGET_KIB = 880;
 
 const ROOT = resolve(import.meta.dirname, "..");
 

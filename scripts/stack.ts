@@ -138,7 +138,7 @@ export interface StackOptions {
 
 export interface RunningStack {
   url: string;
-  ports: { app: number; mail: number; provider: number; stripe: number; oauth: number; dns: number };
+  ports: { app: number; mail: number; provider: number; stripe: number; oauth: number; dns: number; sentry: number };
   vars: Record<string, string>;
   seeded: { email: string; credits: number; role: string }[];
   stop(): Promise<void>;

@@ -19,6 +19,10 @@ export const OPTIONAL_SETTINGS = [
   "DNS_RESOLVER_URL",
   // The signing key before key ids (key "0"): verifies what it signed, signs only when SIGNING_KEYS is unset.
   "SIGNING_SECRET",
+  // Error reporting (workers/lib/error-reporting.ts): off when SENTRY_DSN is unset.
+  "SENTRY_DSN",
+  "SENTRY_ENVIRONMENT",
+  "SENTRY_RELEASE",
 ] as const;
 export type OptionalSettings = { [K in (typeof OPTIONAL_SETTINGS)[number]]?: string };
 
@@ -53,6 +57,7 @@ const common = z.object({
   HEALTH_PROBE_SECRET: z.string().min(16).optional(),
   /** The DNS-over-HTTPS endpoint the SSRF guard asks (the local DNS emulator); production always asks Cloudflare's. */
   DNS_RESOLVER_URL: url.optional(),
+  SENTRY_DSN: url.optional(),
 });
 
 /** A deployed worker: every secret real, no emulator address, no dev tools. */
@@ -63,6 +68,7 @@ const production = common.extend({
   STRIPE_WEBHOOK_SECRET: z.string().startsWith("whsec_", "must start with whsec_"),
   // The deploy's smoke check (scripts/deploy.ts) needs the deep probe, which answers only to this secret.
   HEALTH_PROBE_SECRET: z.string({ message: "is not set (the deploy's smoke check needs it)" }).min(16),
+  SENTRY_DSN: url.refine((v) => v.startsWith("https://"), "must be https").optional(),
   MAIL_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   STRIPE_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   GOOGLE_ISSUER_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),

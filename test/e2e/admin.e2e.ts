@@ -10,6 +10,26 @@ afterAll(async () => {
 });
 
 describe("admin console", () => {
+  it("the operations page shows its figures to an admin, and the 404 of every admin page to anyone else", async () => {
+    const admin = await createUser({ role: "admin" });
+    const user = await createUser({});
+    const page = await b.newPage(await signedInContext(b, admin));
+    await page.goto("/admin");
+    await page.getByRole("link", { name: "Operations" }).click();
+    await page.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
+    expect(await page.getByTestId("jobs-queued").textContent()).toMatch(/^\d+$/);
+    expect(await page.getByTestId("deletions-pending").textContent()).toMatch(/^\d+$/);
+    expect(await page.getByTestId("provider-slots").textContent()).toContain("Not measured yet");
+    expect(await page.getByTestId("day-structure-refusals").textContent()).toMatch(/^\d+$/);
+    page.assertClean();
+    const others: Record<string, string>[] = [{ Cookie: `sw_session=${user.sessionToken}` }, {}];
+    for (const headers of others) {
+      const res = await fetch(`${baseUrl()}/admin/operations`, { headers, redirect: "manual" });
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toContain("Provider latency");
+    }
+  });
+
   it("the seeded admin grants 5 credits and the user's open dashboard shows them without a reload", async () => {
     const target = await createUser({ credits: 2 });
     const userPage = await b.newPage(await signedInContext(b, target));

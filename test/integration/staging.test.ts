@@ -502,7 +502,7 @@ describe("AI jobs", () => {
     const logged = takeConsoleErrors();
     expect(logged.length).toBeGreaterThanOrEqual(1);
     expect(logged.length).toBeLessThanOrEqual(3);
-    for (const args of logged) expect(String(args[2])).toContain("refused by the test");
+    for (const args of logged) expect(String(args[0])).toContain("refused by the test");
     expect(await credits(user.id)).toBe(1);
     expect(await db.select().from(photoVersions).where(eq(photoVersions.jobId, jobId))).toHaveLength(1);
   });

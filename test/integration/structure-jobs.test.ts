@@ -11,6 +11,7 @@ import { decodeBase64Strict } from "@workers/lib/base64";
 import { KEEP_REASON } from "@workers/objects/user/jobs/keep";
 import { providerGate } from "@workers/objects/user/jobs/slots";
 import { STRUCTURE_REFUSED } from "@workers/objects/user/jobs/structure";
+import { readOperations } from "@workers/services/operations";
 import { providerGateStats } from "@workers/services/provider-gate";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -146,12 +147,15 @@ describe("the structure check on a job", () => {
 
   it("refused twice: not charged, the result visible and labelled, kept for one credit on request", async () => {
     const { user, photo: p } = await withRoom(1);
+    const refusedBefore = (await readOperations(db, env)).windows[1]!.jobs.refused;
     answers(CHANGED, CHANGED);
     const res = await stage(user.cookie, p.id);
     expect(res.status).toBe(202);
     const job = await settleJob(user.cookie, res.body.job.id);
     expect(job.status).toBe("failed");
     expect(job.error).toBe(STRUCTURE_REFUSED);
+    // Counted for the operations page in the write that ended the job.
+    expect((await readOperations(db, env)).windows[1]!.jobs.refused).toBe(refusedBefore + 1);
     expect(provider.calls).toHaveLength(2);
     // Retried once with the default creativity halved.
     expect(provider.calls[1]!.body.design_creativity).toBe(Math.round((DEFAULT_CREATIVITY / 2) * 100) / 100);

@@ -8,14 +8,33 @@ import { type AnswerImage, answerImages, decodeAnswerImage, isProviderAddress } 
 
 export type ProviderOperation = "stage" | "sky" | "removal" | "upscale";
 
+/** Why a provider call failed, as the operations page counts it. */
+export type ProviderFailure =
+  | "timeout"
+  | "network"
+  | "rate_limited"
+  | "server_error"
+  | "refused"
+  | "bad_answer"
+  | "other";
+
 export class ProviderError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    readonly failure: ProviderFailure = "other",
   ) {
     super(message);
     this.name = "ProviderError";
   }
+}
+
+/** One call to the provider as it ended: for the log line and the operations page's counters. */
+export interface ProviderCallRecord {
+  op: ProviderOperation;
+  ms: number;
+  /** null when the call answered a success. */
+  failure: ProviderFailure | null;
 }
 
 export interface StageInput {
@@ -106,15 +125,35 @@ export interface ProviderConfig {
 
 export function createProviderClient(
   env: ProviderConfig,
-  opts: { fetcher?: typeof fetch; timeoutMs?: number; downloadTimeoutMs?: number } = {},
+  opts: {
+    fetcher?: typeof fetch;
+    timeoutMs?: number;
+    downloadTimeoutMs?: number;
+    /** Told of every call as it ends (its time and, when it failed, why). */
+    onCall?: (call: ProviderCallRecord) => void;
+  } = {},
 ): ProviderClient {
   const fetcher = opts.fetcher ?? fetch;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
   const downloadTimeoutMs = opts.downloadTimeoutMs ?? RESULT_DOWNLOAD_TIMEOUT_MS;
   const base = (env.PROVIDER_BASE_URL ?? "https://api.decor8.ai").replace(/\/$/, "");
 
+  /** One POST, timed and told to `onCall` as it ends. */
+  async function call(...args: Parameters<typeof callOnce>): Promise<unknown> {
+    const started = Date.now();
+    const told = (failure: ProviderFailure | null) => opts.onCall?.({ op: args[0], ms: Date.now() - started, failure });
+    try {
+      const info = await callOnce(...args);
+      told(null);
+      return info;
+    } catch (err) {
+      if (!(err instanceof EndpointMissing)) told(err instanceof ProviderError ? err.failure : "other");
+      throw err;
+    }
+  }
+
   /** One POST; its `info` when the answer is a success, a ProviderError (or EndpointMissing) otherwise. */
-  async function call(
+  async function callOnce(
     op: ProviderOperation,
     path: string,
     body: BodyInit,
@@ -138,9 +177,14 @@ export function createProviderClient(
         throw new ProviderError(
           `${FAILURE_PREFIX[op]}: the provider did not answer within ${timeoutMs / 1000} s`,
           true,
+          "timeout",
         );
       }
-      throw new ProviderError(`${FAILURE_PREFIX[op]}: ${err instanceof Error ? err.message : "network error"}`, true);
+      throw new ProviderError(
+        `${FAILURE_PREFIX[op]}: ${err instanceof Error ? err.message : "network error"}`,
+        true,
+        "network",
+      );
     }
     if (res.status === 404 && missingMayFallBack) {
       await res.body?.cancel();
@@ -151,22 +195,24 @@ export function createProviderClient(
       throw new ProviderError(
         `${FAILURE_PREFIX[op]}: ${res.status} - ${res.statusText || "Error"}`,
         res.status === 429 || res.status >= 500,
+        res.status === 429 ? "rate_limited" : res.status >= 500 ? "server_error" : "refused",
       );
     }
     let json: unknown;
     try {
       json = await res.json();
     } catch {
-      throw new ProviderError("Invalid API response: the provider did not send JSON.", true);
+      throw new ProviderError("Invalid API response: the provider did not send JSON.", true, "bad_answer");
     }
     if (typeof json !== "object" || json === null)
-      throw new ProviderError("Invalid API response: unexpected body.", true);
+      throw new ProviderError("Invalid API response: unexpected body.", true, "bad_answer");
     // A failure is a 200 whose `error` is not empty (e.g. {"error":"InvalidInput","message":"Invalid input image..."}).
     const { error, message, info } = json as { error?: unknown; message?: unknown; info?: unknown };
     if (typeof error === "string" && error.length > 0) {
       throw new ProviderError(
         `${FAILURE_PREFIX[op]}: ${typeof message === "string" && message ? message : error}`,
         false,
+        "refused",
       );
     }
     return info;

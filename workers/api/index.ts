@@ -5,6 +5,7 @@ import { buildDeps } from "@workers/http/deps";
 import { allowedMethods } from "@workers/http/methods";
 import { codeForStatus, failureJson } from "@workers/http/result";
 import { routeTable } from "@workers/http/route-table";
+import { log } from "@workers/lib/log";
 import { secureCookies } from "@workers/services/current-user";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -86,7 +87,7 @@ api.notFound((c) => {
 api.onError((err, c) => {
   const code = err instanceof HTTPException ? codeForStatus(err.status) : null;
   if (code) return failureJson(fail(code, err.message));
-  console.error("api error", err);
+  log.error("api error", { err, where: "api", method: c.req.method, route: c.req.routePath });
   // Our own fault, not the caller's: the one answer in the failure shape whose code no service can give.
   return c.json({ ok: false, code: "internal", error: "Something went wrong on our side. Please try again." }, 500);
 });

@@ -1,5 +1,7 @@
 import { readText } from "@workers/http/body";
+import { log } from "@workers/http/log";
 import { failureJson } from "@workers/http/result";
+import { countWebhookFailure } from "@workers/services/operations";
 import { handleStripeWebhook } from "@workers/services/stripe-webhook";
 import { Hono } from "hono";
 import type { ApiEnv } from "./types";
@@ -12,6 +14,17 @@ const MAX_EVENT_BYTES = 512 * 1024;
 export const webhooks = new Hono<ApiEnv>().post("/stripe", async (c) => {
   const body = await readText(c.req.raw, { maxBytes: MAX_EVENT_BYTES });
   if (!body.ok) return failureJson(body);
-  const result = await handleStripeWebhook(c.env, c.get("db"), body.text, c.req.header("Stripe-Signature"));
+  const db = c.get("db");
+  const counted = (cause: string) => countWebhookFailure(db, cause, Date.now());
+  let result: Awaited<ReturnType<typeof handleStripeWebhook>>;
+  try {
+    result = await handleStripeWebhook(c.env, db, body.text, c.req.header("Stripe-Signature"));
+  } catch (err) {
+    // Stripe sends it again; the operations page counts the failure (the error itself reaches api.onError).
+    await counted("error").catch(() => undefined);
+    throw err;
+  }
+  // A refused event (a bad signature) changes nothing, not even a counter: anyone can send one. It is logged.
+  if (result.status !== 200) log.warn("stripe webhook refused", { status: result.status });
   return c.json(result.body, result.status);
 });

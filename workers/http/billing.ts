@@ -1,4 +1,5 @@
 import { createStripe } from "@workers/adapters/stripe";
+import { log } from "@workers/lib/log";
 import type { BillingDeps } from "@workers/services/billing";
 import { data, type RouterContextProvider } from "react-router";
 import Stripe from "stripe";
@@ -18,7 +19,7 @@ export async function callStripe<T extends object>(fn: () => Promise<Result<T>>)
     return await fn();
   } catch (err) {
     if (err instanceof Stripe.errors.StripeCardError) return fail("conflict", err.message);
-    console.error("stripe call failed", err);
+    log.error("stripe call failed", { err, where: "stripe" });
     return fail("unavailable", PROVIDER_DOWN_MESSAGE);
   }
 }

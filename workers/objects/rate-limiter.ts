@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { observed } from "@workers/lib/observed";
 
 /**
  * Counts attempts per key in fixed windows, where every isolate sees the same
@@ -38,8 +39,13 @@ export class RateLimiter extends DurableObject<Env> {
     return { count, retryAfterSeconds: Math.ceil((windowStart + windowMs - now) / 1000) };
   }
 
-  override async alarm(): Promise<void> {
-    await this.ctx.storage.deleteAll();
+  override alarm(): Promise<void> {
+    return observed(
+      this.env,
+      (p) => this.ctx.waitUntil(p),
+      { where: "rate-limiter alarm" },
+      () => this.ctx.storage.deleteAll(),
+    );
   }
 }
 

@@ -3,6 +3,8 @@ import { createDb, type Database } from "@db/client";
 import { config } from "@workers/config";
 import { devToolsEnabled } from "@workers/lib/dev-tools";
 import { withInjectedLatency } from "@workers/lib/injected-latency";
+import { log } from "@workers/lib/log";
+import { observed } from "@workers/lib/observed";
 import * as background from "@workers/objects/user/background";
 import * as credits from "@workers/objects/user/credits/changes";
 import { type Changed, untouched } from "@workers/objects/user/credits/changes";
@@ -92,7 +94,9 @@ export class UserObject extends DurableObject<Env> {
 
   /** #scheduleAlarm as the next serial turn, after whatever the caller starts now. */
   #scheduleAlarmNextTurn(userId: string): void {
-    this.#serial(() => this.#scheduleAlarm(userId)).catch((err) => console.error("alarm after a change", err));
+    this.#serial(() => this.#scheduleAlarm(userId)).catch((err) =>
+      log.error("alarm after a change", { err, where: "user-object" }),
+    );
   }
 
   /**
@@ -300,7 +304,17 @@ export class UserObject extends DurableObject<Env> {
     });
   }
 
-  override async alarm(): Promise<void> {
+  /** The alarm's run, under its own request id; an error escaping it is logged and reported (ADR 0183). */
+  override alarm(): Promise<void> {
+    return observed(
+      this.env,
+      (p) => this.ctx.waitUntil(p),
+      { where: "user-object alarm" },
+      () => this.#alarm(),
+    );
+  }
+
+  async #alarm(): Promise<void> {
     const userId = await this.ctx.storage.get<string>("userId");
     if (!userId) return;
     // This alarm is the retry (its pump and recovery below); a run that stops again asks for another.

@@ -2,6 +2,7 @@ import type { Database } from "@db/client";
 import { type ApiKey, type ApiKeyRevokedReason, type ApiScope, apiCallbacks, apiKeys, users } from "@db/schema";
 import { newCallbackSecret, sealCallbackSecret } from "@workers/lib/callback-signing";
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
+import { setLogUser } from "@workers/lib/log";
 import { keyring } from "@workers/lib/signing-keys";
 import type { RateRule } from "@workers/objects/client";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
@@ -186,6 +187,7 @@ export async function authenticateApiKey(
   if (row.key.lastUsedAt === null || row.key.lastUsedAt < now - LAST_USED_WRITE_MS) {
     deps.defer(deps.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.key.id)).run());
   }
+  setLogUser(row.key.userId);
   return ok({
     caller: { userId: row.key.userId, verified: row.verifiedAt !== null, keyId: row.key.id, scopes: row.key.scopes },
   });

@@ -6,6 +6,7 @@ import {
   type StoredCallbackSecret,
   sealCallbackSecret,
 } from "@workers/lib/callback-signing";
+import { log } from "@workers/lib/log";
 import { keyring } from "@workers/lib/signing-keys";
 import { and, eq, isNull, ne, or, type SQL } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
@@ -98,10 +99,11 @@ export async function resealCallbackSecrets(
     const chunk = updates.slice(i, i + BATCH);
     await deps.db.batch(chunk as [(typeof chunk)[number], ...typeof chunk]);
   }
-  if (waiting > 0) console.warn(`callback secrets: ${waiting} more API key(s) wait for the next run`);
+  if (waiting > 0) log.warn(`callback secrets: ${waiting} more API key(s) wait for the next run`, { waiting });
   if (unreadable > 0) {
-    console.error(
+    log.error(
       `callback secrets: ${unreadable} API key(s) have a callback secret sealed under a signing key no longer configured; their callbacks fail until their owners rotate the secret (docs/decisions/0182-signing-keys-rotate.md)`,
+      { unreadable, where: "cron" },
     );
   }
   return { resealed: updates.length, unreadable, waiting };

@@ -2,6 +2,7 @@ import type { Database } from "@db/client";
 import { contactMessages } from "@db/schema";
 import { escapeHtml, type Mailer } from "@workers/adapters/mail";
 import { randomToken } from "@workers/lib/crypto";
+import { log } from "@workers/lib/log";
 import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
@@ -113,7 +114,7 @@ export async function submitContactMessage(
   try {
     await deps.mailer.send(contactMail(input, deps.supportEmail));
   } catch (err) {
-    console.warn("contact: the e-mail to support failed; the message is stored as", id, err);
+    log.warn("contact: the e-mail to support failed; the message is stored", { messageId: id, err });
     return { ...fail("unavailable", CONTACT_FAILED_MESSAGE), values };
   }
   await deps.db.update(contactMessages).set({ mailedAt: now() }).where(eq(contactMessages.id, id));

@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import { type User, users } from "@db/schema";
+import { setLogUser } from "@workers/lib/log";
 import { eq } from "drizzle-orm";
 import type { LiveCredits } from "~/shared/live-credits";
 import { liveCreditsOf } from "./account";
@@ -49,6 +50,7 @@ export async function resolveCurrentUser(
   if (!token) return { user: null, setCookie: null, reads: null };
   const found = await validateSessionToken(db, token, Date.now(), opts.reads);
   if (!found) return { user: null, setCookie: null, reads: null };
+  setLogUser(found.user.id);
   const now = Date.now();
   if (!found.user.lastActiveAt || now - found.user.lastActiveAt > ACTIVITY_WRITE_INTERVAL_MS) {
     const write = db.update(users).set({ lastActiveAt: now }).where(eq(users.id, found.user.id));

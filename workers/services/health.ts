@@ -2,6 +2,7 @@ import { healthChecks } from "@db/schema";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import { timingSafeEqual } from "@workers/lib/crypto";
+import { log } from "@workers/lib/log";
 import { signedSampleUrl } from "@workers/lib/signed-urls";
 import { userObject } from "@workers/objects/client";
 import { sql } from "drizzle-orm";
@@ -18,7 +19,7 @@ type Check = "ok" | "error";
 export type HealthReport = { ok: boolean; checks: Record<string, Check>; failing: string[] };
 
 function report(checks: Record<string, Check>, errors: Record<string, string>): HealthReport {
-  for (const [k, v] of Object.entries(errors)) console.error(`health: ${k} failed: ${v}`);
+  for (const [k, v] of Object.entries(errors)) log.error(`health: ${k} failed: ${v}`, { check: k, where: "health" });
   const failing = Object.entries(checks)
     .filter(([, v]) => v !== "ok")
     .map(([k]) => k);

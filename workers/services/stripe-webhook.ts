@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
 import { paidPeriods, stripeEvents, users } from "@db/schema";
 import { verifyWebhook } from "@workers/adapters/stripe";
+import { log } from "@workers/lib/log";
 import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
@@ -58,7 +59,8 @@ export async function handleStripeWebhook(
 
   const userId = ev.fact.kind === "ignored" ? null : await resolveEventUser(db, ev);
   if (!userId) {
-    if (ev.fact.kind !== "ignored") console.warn(`stripe webhook: no user for ${ev.type} ${ev.eventId}`);
+    if (ev.fact.kind !== "ignored")
+      log.warn("stripe webhook: no user for the event", { type: ev.type, eventId: ev.eventId });
     const inserted = await db
       .insert(stripeEvents)
       .values({

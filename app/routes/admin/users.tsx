@@ -60,7 +60,12 @@ export default function AdminUsers({ loaderData }: Route.ComponentProps) {
   return (
     <div className="container-page py-8">
       <h1 className="text-2xl font-bold">Admin</h1>
-      <p className="mt-1 text-sm text-muted">Every user, their plan and credits. Rows refresh on their own.</p>
+      <p className="mt-1 text-sm text-muted">
+        Every user, their plan and credits. Rows refresh on their own.{" "}
+        <Link to="/admin/operations" className="text-brand-700 underline">
+          Operations
+        </Link>
+      </p>
       <Form method="get" className="mt-6 flex max-w-lg gap-2" role="search">
         <label htmlFor="q" className="sr-only">
           Search by e-mail

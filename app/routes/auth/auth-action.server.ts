@@ -1,5 +1,6 @@
 import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
+import { log } from "@workers/http/log";
 import { failureData, STATUS } from "@workers/http/result";
 import type { AccountDeps, Failure } from "@workers/services/accounts/deps";
 import { safeRedirectPath } from "@workers/services/accounts/landing";
@@ -110,7 +111,7 @@ export async function authAction({ request, context }: { request: Request; conte
       }
     }
   } catch (err) {
-    console.error(`${intent} failed`, err);
+    log.error(`${intent} failed`, { err, where: "auth" });
     return answer({ intent, values, error: FAILURE_MESSAGES[intent] }, 500);
   }
 }

@@ -13,6 +13,7 @@ import {
   users,
 } from "@db/schema";
 import { createMailer, escapeHtml } from "@workers/adapters/mail";
+import { log } from "@workers/lib/log";
 import { listKeys } from "@workers/lib/photo-storage";
 import { signLink } from "@workers/lib/signed-links";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
@@ -97,7 +98,11 @@ export async function purgeStep(env: Env, db: Database, userId: string): Promise
 export async function runDue(env: Env, db: Database, storage: DurableObjectStorage, userId: string): Promise<boolean> {
   if (await storage.get(PURGE)) {
     const more = await purgeStep(env, db, userId);
-    if (!more) await storage.delete([PURGE, EXPORTS]);
+    if (!more) {
+      await storage.delete([PURGE, EXPORTS]);
+      // The operations page's deletion backlog counts accounts not purged yet.
+      await db.update(users).set({ purgedAt: Date.now() }).where(eq(users.id, userId));
+    }
     return more;
   }
   const list = (await storage.get<ExportTask[]>(EXPORTS)) ?? [];
@@ -222,7 +227,7 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
   } catch (err) {
     await upload.abort().catch(() => undefined);
     await db.update(dataExports).set({ status: "failed" }).where(eq(dataExports.id, id));
-    console.warn("export failed", err);
+    log.warn("export failed", { err });
     return null;
   }
   const expiresAt = now + EXPORT_TTL_MS;
@@ -240,6 +245,6 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
       text: `Your export (${Math.ceil(bytes / 1024)} KB) is ready. Download it within 24 hours:\n\n${url}\n`,
       html: `<p>Your export (${Math.ceil(bytes / 1024)} KB) is ready. Download it within 24 hours:</p><p><a href="${escapeHtml(url)}">Download my data</a></p>`,
     })
-    .catch((err) => console.warn("export mail failed", err));
+    .catch((err) => log.warn("export mail failed", { err }));
   return expiresAt;
 }

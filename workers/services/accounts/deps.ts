@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import type { Mailer } from "@workers/adapters/mail";
+import { log } from "@workers/lib/log";
 import { peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "@workers/objects/client";
 import type { Failure as SharedFailure } from "~/shared/result";
 
@@ -139,7 +140,7 @@ export function deliverLater(
     compose()
       .then((message) => (message ? deps.mailer.send(message) : undefined))
       .catch((err: unknown) => {
-        console.error("account e-mail not sent", { what, error: String(err) });
+        log.error("account e-mail not sent", { what, err, where: "mail" });
       }),
   );
 }

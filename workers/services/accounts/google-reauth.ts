@@ -1,6 +1,7 @@
 import { sessions, users } from "@db/schema";
 import { googleOAuth } from "@workers/adapters/google-oauth";
 import { sha256Hex } from "@workers/lib/crypto";
+import { log } from "@workers/lib/log";
 import type { Deps } from "@workers/services/deps";
 import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { type Failure, fail, ok, type Result } from "~/shared/result";
@@ -58,7 +59,7 @@ export async function startGoogleReauth(
   try {
     started = await googleOAuth(deps.env).start({ reauth: true });
   } catch (err) {
-    console.error("google re-authentication could not start", err);
+    log.error("google re-authentication could not start", { err, where: "google" });
     return fail("unavailable", REAUTH_MESSAGES.failed);
   }
   await deps.db
@@ -125,7 +126,7 @@ export async function finishGoogleReauth(
   try {
     identity = await googleOAuth(deps.env).finish(code, pending.codeVerifier);
   } catch (err) {
-    console.warn("google re-authentication failed", err);
+    log.warn("google re-authentication failed", { err });
     return refuse(fail("invalid", REAUTH_MESSAGES.failed));
   }
   if (!sameState(identity.sub, row.googleSub)) return refuse(fail("forbidden", REAUTH_MESSAGES.wrongAccount));

@@ -1,6 +1,7 @@
 import { sessions, users } from "@db/schema";
 import { type GoogleIdentity, googleOAuth } from "@workers/adapters/google-oauth";
 import { randomToken, timingSafeEqual } from "@workers/lib/crypto";
+import { log } from "@workers/lib/log";
 import { createSession, readCookie, sessionCookie } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
@@ -150,7 +151,7 @@ export async function startGoogleSignIn(
     const { url, state, codeVerifier } = await googleOAuth(env).start();
     return ok({ url: url.toString(), cookie: oauthStateCookie({ state, codeVerifier, redirectTo }, secure) });
   } catch (err) {
-    console.error("google sign-in could not start", err);
+    log.error("google sign-in could not start", { err, where: "google" });
     return fail("unavailable", MESSAGES.googleFailed);
   }
 }
@@ -189,7 +190,7 @@ export async function finishGoogleSignIn(
     cookies.push(sessionCookie(result.token, result.expiresAt, secure));
     return { location: result.landing, cookies };
   } catch (err) {
-    console.error("google sign-in failed", err);
+    log.error("google sign-in failed", { err, where: "google" });
     return failed("google-failed");
   }
 }

@@ -1,5 +1,6 @@
 import { users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import { log } from "@workers/lib/log";
 import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "@workers/services/password";
 import { createSession } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
@@ -99,7 +100,7 @@ export async function signInWithPassword(
   const now = deps.now ?? Date.now();
   // Trial credits a failure after verification left owed are granted now.
   await grantOwedTrialCredits(deps, user).catch((err: unknown) => {
-    console.warn("trial credits still owed", { userId: user.id, error: String(err) });
+    log.warn("trial credits still owed", { userId: user.id, err });
   });
   if (needsRehash(user.passwordHash)) {
     await deps.db

@@ -1,5 +1,6 @@
 import { users } from "@db/schema";
 import { config } from "@workers/config";
+import { log } from "@workers/lib/log";
 import { userObject } from "@workers/objects/client";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
@@ -44,7 +45,7 @@ export async function markVerified(deps: Pick<AccountDeps, "db" | "env" | "now">
     await userObject(deps.env, userId).grantSignupCredits(userId);
   } catch (err) {
     // Verified stays verified; the credits are still owed and granted at the next sign-in or by the daily sweep.
-    console.warn("trial credits not granted yet", { userId, error: String(err) });
+    log.warn("trial credits not granted yet", { userId, err });
   }
   return true;
 }

@@ -1,5 +1,6 @@
 import { type Batch, batches, type Job, type JobParams, jobs, photos } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
+import { currentRequestId } from "@workers/lib/log";
 import { SUBMISSION_REUSED, userObject } from "@workers/objects/client";
 import { currentBalance } from "@workers/services/account";
 import type { Deps } from "@workers/services/deps";
@@ -104,6 +105,7 @@ export async function startBatch(
   const batchId = submission ? keyedToken("batch", userId, submission) : randomToken();
   const jobIds = submittedJobIds("batch", userId, submission, planned.length);
   const started = await userObject(deps.env, userId).startJobs(userId, {
+    requestId: currentRequestId(),
     batch: { id: batchId, folderId, designStyle: planned[0]!.params.designStyle! },
     submitted: submission !== undefined,
     jobs: planned.map((p, i) => ({
@@ -284,6 +286,7 @@ export async function retryBatch(
   const old = failed.flatMap((f) => byId.get(f.jobId) ?? []);
   const jobIds = submittedJobIds("batch-retry", userId, submission, old.length);
   const started = await userObject(deps.env, userId).startJobs(userId, {
+    requestId: currentRequestId(),
     submitted: submission !== undefined,
     jobs: old.map((j, i) => ({
       jobId: jobIds[i]!,

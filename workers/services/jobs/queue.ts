@@ -1,5 +1,6 @@
 import type { Job, JobKind, JobParams } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
+import { currentRequestId } from "@workers/lib/log";
 import { type StartManyResult, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { type FailureCode, fail } from "~/shared/result";
@@ -66,6 +67,7 @@ export async function startQueued(
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
   if (count > 1) params.variations = count;
   const started: StartManyResult = await userObject(deps.env, userId).startJobs(userId, {
+    requestId: currentRequestId(),
     jobs: ids.map((jobId) => ({
       jobId,
       photoId: job.photoId,

@@ -1,5 +1,6 @@
 import type { Job, JobParams } from "@db/schema";
 import { jobs } from "@db/schema";
+import { currentRequestId } from "@workers/lib/log";
 import { getJob, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { looksOf } from "@workers/services/listing-look";
@@ -88,6 +89,7 @@ export async function reroll(
   const look = (await looksOf(deps.db, userId, [root.photoId])).get(root.photoId);
   const params: JobParams = look ? { ...choices, styleReference: look } : choices;
   const started = await userObject(deps.env, userId).startJobs(userId, {
+    requestId: currentRequestId(),
     jobs: [
       {
         jobId: id,

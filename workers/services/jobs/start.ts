@@ -1,5 +1,6 @@
 import { type Job, type JobKind, type JobParams, type PhotoVersion, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import { currentRequestId } from "@workers/lib/log";
 import {
   getVersion,
   jobView,
@@ -148,7 +149,10 @@ async function requestApiJob(
 ) {
   // A keyed request's job id is derived inside the user's object, from the key and its generation (api-jobs.ts).
   const jobId = randomToken();
-  const started = await userObject(deps.env, userId).startApiJob(userId, { job: { jobId, ...job }, ...api });
+  const started = await userObject(deps.env, userId).startApiJob(userId, {
+    job: { jobId, ...job, requestId: currentRequestId() },
+    ...api,
+  });
   if (!started.ok) return startFailure(started);
   return ok({ ...started.answer, replayed: started.replayed });
 }

@@ -13,6 +13,7 @@ import {
   users,
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import { log } from "@workers/lib/log";
 import { verifyLink } from "@workers/lib/signed-links";
 import { LIVE_STATUSES, userObject } from "@workers/objects/client";
 import { consumeReauth, REAUTH_MESSAGES } from "@workers/services/accounts/google-reauth";
@@ -73,7 +74,7 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
     try {
       await deps.stripe.subscriptions.cancel(sub.id);
     } catch (err) {
-      console.warn("stripe cancel failed", err);
+      log.warn("stripe cancel failed", { err });
       await restoreProof?.();
       return fail("unavailable", "We could not cancel your subscription with Stripe. Nothing was deleted; try again.");
     }

@@ -1,4 +1,5 @@
 import type { Database } from "@db/client";
+import { countStatement } from "@db/ops-counts";
 import { type ApiCallback, apiCallbacks, apiKeys, jobs, photoVersions } from "@db/schema";
 import { callbackSecretFor, SIGNATURE_HEADER, signatureHeader } from "@workers/lib/callback-signing";
 import { guardedFetch, urlPolicy } from "@workers/lib/safe-url";
@@ -160,6 +161,9 @@ export async function deliverDue(
     if (held.meta.changes !== 1) continue;
     const settle = (fields: Partial<ApiCallback>) =>
       db.update(apiCallbacks).set(fields).where(eq(apiCallbacks.jobId, cb.jobId));
+    // A failed delivery (or one given up) is counted for the operations page in the same write.
+    const settleFailed = (fields: Partial<ApiCallback>, cause: string) =>
+      db.batch([settle(fields), countStatement(db, now, "callback_failed", cause)]);
     const key = await db
       .select({
         revokedAt: apiKeys.revokedAt,
@@ -170,23 +174,22 @@ export async function deliverDue(
       .where(eq(apiKeys.id, cb.apiKeyId))
       .get();
     if (!key || key.revokedAt !== null) {
-      await settle({
-        status: "failed",
-        nextAt: null,
-        lastError: "The API key was revoked; the callback was not sent.",
-      });
+      await settleFailed(
+        { status: "failed", nextAt: null, lastError: "The API key was revoked; the callback was not sent." },
+        "key_revoked",
+      );
       continue;
     }
     const payload = cb.payload ?? (await eventFor(db, env, cb));
     if (payload === null) {
-      await settle({ status: "failed", nextAt: null, lastError: "The job no longer exists." });
+      await settleFailed({ status: "failed", nextAt: null, lastError: "The job no longer exists." }, "job_gone");
       continue;
     }
     // The key's own secret (docs/decisions/0182-signing-keys-rotate.md); unreadable only when the signing key it is
     // sealed under was removed before the daily maintenance resealed it.
     const secret = await callbackSecretFor(env, cb.apiKeyId, key);
     if (secret === null) {
-      await settle({ status: "failed", nextAt: null, lastError: UNREADABLE_SECRET });
+      await settleFailed({ status: "failed", nextAt: null, lastError: UNREADABLE_SECRET }, "secret_unreadable");
       continue;
     }
     const attempts = cb.attempts + 1;
@@ -221,7 +224,10 @@ export async function deliverDue(
     } else {
       const next = now + backoff(attempts);
       const giveUp = next > (cb.finishedAt ?? cb.createdAt) + CALLBACK_WINDOW_MS;
-      await settle({ ...base, status: giveUp ? "failed" : "pending", nextAt: giveUp ? null : next });
+      await settleFailed(
+        { ...base, status: giveUp ? "failed" : "pending", nextAt: giveUp ? null : next },
+        giveUp ? "gave_up" : "will_retry",
+      );
     }
   }
   return due.length;

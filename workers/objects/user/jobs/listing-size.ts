@@ -1,4 +1,5 @@
 import type { ProviderClient } from "@workers/adapters/provider";
+import { log } from "@workers/lib/log";
 import { describeImage } from "@workers/lib/thumbnail";
 import { LISTING_LONG_EDGE } from "~/shared/listing";
 
@@ -56,7 +57,7 @@ export async function atListingSize(
     const got = describeImage(larger);
     return Math.max(got.width, got.height) > longEdge ? larger : bytes;
   } catch (err) {
-    console.warn(`result kept at ${info.width}x${info.height}: ${err instanceof Error ? err.message : String(err)}`);
+    log.warn(`result kept at ${info.width}x${info.height}: ${err instanceof Error ? err.message : String(err)}`);
     return bytes;
   }
 }

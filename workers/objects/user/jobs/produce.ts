@@ -1,7 +1,8 @@
 import type { Database } from "@db/client";
 import { type Job, type Photo, photos, photoVersions } from "@db/schema";
-import { createProviderClient, ProviderError } from "@workers/adapters/provider";
+import { createProviderClient, type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
 import { imagesFor } from "@workers/lib/images";
+import { log } from "@workers/lib/log";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
 import { describeImage } from "@workers/lib/thumbnail";
 import { and, eq } from "drizzle-orm";
@@ -35,12 +36,14 @@ export async function produce(
     photo?: Photo;
     /** The call was started before the job was marked running: its bytes are stored only once this answers true. */
     storeWhen?: Promise<boolean>;
+    /** Told of each provider call as it ends (jobs/tally.ts). */
+    onCall?: (call: ProviderCallRecord) => void;
   } = {},
 ): Promise<{ result: JobResult; stored: Promise<void>; bytes: Uint8Array }> {
   const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
   if (!photo || photo.userId !== job.userId) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
   const timeoutMs = providerTimeoutMs(env);
-  const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs });
+  const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs, onCall: opts.onCall });
   let bytes: Uint8Array;
   if (job.kind === "stage") {
     // Staging starts from the original, or from the version the person chose (e.g. the emptied room).
@@ -134,7 +137,7 @@ export async function thumbFirst(env: Env, result: JobResult): Promise<JobResult
     await env.PHOTOS.put(key, thumb, { httpMetadata: { contentType: "image/jpeg" } });
     return { ...result, thumbKey: key, pendingThumb: undefined };
   } catch (err) {
-    console.error("refused result's thumbnail not made", result.versionId, err);
+    log.error("refused result's thumbnail not made", { versionId: result.versionId, err, where: "job" });
     return { ...result, pendingThumb: undefined };
   }
 }
@@ -159,6 +162,6 @@ export async function finishThumb(env: Env, db: Database, job: Job, result: JobR
         .where(and(eq(photos.id, job.photoId), eq(photos.processedKey, result.key))),
     ]);
   } catch (err) {
-    console.error("result thumbnail not made", job.id, err);
+    log.error("result thumbnail not made", { jobId: job.id, err, where: "job" });
   }
 }

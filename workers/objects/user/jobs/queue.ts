@@ -60,6 +60,8 @@ export interface StartManyInput {
   /** A new batch to record with its jobs. */
   batch?: { id: string; folderId: string | null; designStyle: string };
   jobs: QueuedJobInput[];
+  /** The request that asked for these jobs: its id is logged with each job's run and provider calls. */
+  requestId?: string;
   /**
    * The caller has not looked the photos up: each must be the user's and not in the trash, read in the same round
    * trip as the balance (else a not_found refusal, nothing written).
@@ -115,7 +117,14 @@ export function limitsOf(planId: string | null | undefined): PlanLimits {
   };
 }
 
-function insertJob(db: Database, userId: string, j: QueuedJobInput, priority: number, now: number): Stmt {
+function insertJob(
+  db: Database,
+  userId: string,
+  j: QueuedJobInput,
+  priority: number,
+  now: number,
+  requestId: string | undefined,
+): Stmt {
   return db.insert(jobs).values({
     id: j.jobId,
     userId,
@@ -131,6 +140,7 @@ function insertJob(db: Database, userId: string, j: QueuedJobInput, priority: nu
     cost: j.cost,
     rerollOf: j.rerollOf ?? null,
     retryOf: j.retryOf ?? null,
+    requestId: requestId ?? null,
   });
 }
 
@@ -252,7 +262,10 @@ export async function startMany(
       : []),
     ...input.jobs
       .filter((j) => j.cost === 0)
-      .flatMap((j) => [...freeReservation(db, userId, j, now), insertJob(db, userId, j, priority, now)]),
+      .flatMap((j) => [
+        ...freeReservation(db, userId, j, now),
+        insertJob(db, userId, j, priority, now, input.requestId),
+      ]),
   ];
   const paid = input.jobs.filter((j) => j.cost > 0);
   const jobIds = input.jobs.map((j) => j.jobId);
@@ -276,7 +289,7 @@ export async function startMany(
       key: j.jobId,
       amount: j.cost,
       reason: j.reason,
-      writes: [insertJob(db, userId, j, priority, now), ...(i === 0 ? extra : [])],
+      writes: [insertJob(db, userId, j, priority, now, input.requestId), ...(i === 0 ? extra : [])],
     })),
     now,
     { reads: free > 0 ? [queuedQuery(db, userId, running, free)] : [] },

@@ -61,6 +61,8 @@ export interface StartJobInput {
   photoId: string;
   kind: JobKind;
   params: JobParams;
+  /** The request that asked for the job (logged with its run and provider calls). */
+  requestId?: string;
 }
 
 export function insertJobStatement(db: Database, userId: string, input: StartJobInput, now: number): Stmt {
@@ -73,6 +75,7 @@ export function insertJobStatement(db: Database, userId: string, input: StartJob
     status: "queued",
     attempts: 0,
     createdAt: now,
+    requestId: input.requestId ?? null,
   });
 }
 

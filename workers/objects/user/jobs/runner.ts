@@ -1,5 +1,9 @@
 import type { Database } from "@db/client";
 import type { Job, Photo } from "@db/schema";
+import { type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
+import { log } from "@workers/lib/log";
+import { observed } from "@workers/lib/observed";
+import type { Stmt } from "@workers/objects/user/batch";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, staleReservationKeys } from "@workers/objects/user/credits/reservations";
@@ -9,6 +13,7 @@ import * as queue from "./queue";
 import * as rows from "./rows";
 import { type Slot, takeSlot } from "./slots";
 import { type Checked, checkResult, refusedStatements, retryParams, STRUCTURE_REFUSED, sourceBytes } from "./structure";
+import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
 import * as variations from "./variations";
 
 // The job runner: the part of the user's object that runs its AI jobs. It owns
@@ -95,18 +100,23 @@ export class JobRunner {
   #launch(userId: string, queued: queue.QueuedToRun): void {
     const jobId = queued.job.id;
     if (this.#active.has(jobId)) return;
-    const run = this.#run(userId, queued).then(
+    const entry = { where: "job", requestId: queued.job.requestId, userId, jobId };
+    const run = observed(
+      this.host.env,
+      (p) => this.host.hold(p.then(() => undefined)),
+      entry,
+      () => this.#run(userId, queued),
+    ).then(
       async () => {
         this.#active.delete(jobId);
         // The next queued job takes the freed place (before this promise settles, so the alarm holds it too).
         await this.pump(userId).catch(() => undefined);
       },
-      async (err) => {
+      async () => {
         // D1 refused a write the run could not do without (marking the job running, or settling its credit): the
         // job stays as D1 has it, queued or running, with its credit held. Pumping again at once would try the same
         // write in a tight loop; the alarm tries again in a moment (its pump starts a queued job, its recovery a
-        // running one that no instance runs).
-        console.error("a job's run stopped on an error; the alarm tries again", jobId, err);
+        // running one that no instance runs). `observed` has logged and reported it.
         this.#active.delete(jobId);
         await this.host.retrySoon().catch(() => undefined);
       },
@@ -132,7 +142,8 @@ export class JobRunner {
   /** Marks a queued job running, calls the provider, and commits or refunds its credit. */
   async #runHolding(userId: string, queued: queue.QueuedToRun, slot: Slot): Promise<void> {
     const { env, db } = this.host;
-    const started = await this.#markRunning(queued);
+    const tally = providerCalls();
+    const started = await this.#markRunning(queued, tally.onCall);
     if (!started) return;
     const { job } = started;
     if (variations.isGroupLead(job)) {
@@ -157,7 +168,7 @@ export class JobRunner {
         // The free second try is another provider call: it waits for a slot of its own (the job shows running).
         const again = await takeSlot(env, userId, job, this.#instance);
         try {
-          attempt = await produce(env, db, made, this.host.now(), { photo: started.photo });
+          attempt = await produce(env, db, made, this.host.now(), { photo: started.photo, onCall: tally.onCall });
         } finally {
           await again.release();
         }
@@ -172,13 +183,15 @@ export class JobRunner {
         const shown = await thumbFirst(env, result);
         await this.host.change(userId, (now) =>
           credits.refund(db, userId, job.id, STRUCTURE_REFUSED, now, {
-            writes: refusedStatements(db, made, shown, refused, now),
+            writes: [...refusedStatements(db, made, shown, refused, now), ...callStatements(db, now, tally.calls)],
           }),
         );
         return;
       }
       const passed = { verdict: checked.verdict, score: checked.score };
-      const kept = await this.host.change(userId, (now) => this.#commit(userId, made, result, stored, now, passed));
+      const kept = await this.host.change(userId, (now) =>
+        this.#commit(userId, made, result, stored, now, passed, callStatements(db, now, tally.calls)),
+      );
       // Refunded meanwhile (the alarm gave up on it), or no longer running: the result is not kept.
       if (!kept) {
         await writeSettled;
@@ -188,8 +201,17 @@ export class JobRunner {
       this.#finish(finishThumb(env, db, made, result, this.host.now()));
     } catch (err) {
       const message = failureMessage(job.kind, err);
+      // The provider's failures are the job's ordinary ends; anything else is a fault of ours, and a person hears of it.
+      if (err instanceof ProviderError) log.warn("job failed", { failure: err.failure, error: err.message });
+      else log.error("job failed unexpectedly", { err, where: "job" });
       await this.host.change(userId, (now) =>
-        credits.refund(db, userId, job.id, message, now, { writes: [rows.failJobStatement(db, job.id, message, now)] }),
+        credits.refund(db, userId, job.id, message, now, {
+          writes: [
+            rows.failJobStatement(db, job.id, message, now),
+            failedStatement(db, now, failureCause(err)),
+            ...callStatements(db, now, tally.calls),
+          ],
+        }),
       );
       // A failed job keeps no bytes: whatever this attempt stored goes.
       await writeSettled;
@@ -204,6 +226,7 @@ export class JobRunner {
    */
   async #markRunning(
     queued: queue.QueuedToRun,
+    onCall: (call: ProviderCallRecord) => void,
   ): Promise<{ job: Job; photo: Photo | undefined; produced: () => ReturnType<typeof produce> } | undefined> {
     const { env, db } = this.host;
     const early = queued.photo && !variations.isGroupLead(queued.job) && shortcutOn(env, "early-start");
@@ -212,6 +235,7 @@ export class JobRunner {
       ? produce(env, db, queued.job, this.host.now(), {
           photo: queued.photo as Photo,
           storeWhen: new Promise<boolean>((resolve) => (claimed = resolve)),
+          onCall,
         })
       : undefined;
     // Its failure is handled once the job is marked running; until then it must not count as unhandled.
@@ -233,7 +257,7 @@ export class JobRunner {
     }
     claimed(true);
     const { job, photo } = started;
-    return { job, photo, produced: () => call ?? produce(env, db, job, this.host.now(), { photo }) };
+    return { job, photo, produced: () => call ?? produce(env, db, job, this.host.now(), { photo, onCall }) };
   }
 
   /** The change that commits a job's credit with its version; true when the job succeeded and its result is kept. */
@@ -244,6 +268,7 @@ export class JobRunner {
     stored: Promise<void>,
     now: number,
     checked: Parameters<typeof rows.succeedStatements>[4],
+    counted: Stmt[],
   ): Promise<Changed<boolean> & { ended?: rows.JobWithVersion }> {
     const { env, db } = this.host;
     let found: Awaited<ReturnType<typeof findHeld>>;
@@ -256,7 +281,7 @@ export class JobRunner {
     if (found.settled) return credits.untouched(false);
     const handOver = shortcutOn(env, "hand-over-ended");
     const committed = await credits.commitHeld(db, userId, found.held, now, {
-      writes: rows.succeedStatements(db, job, result, now, checked),
+      writes: [...rows.succeedStatements(db, job, result, now, checked), succeededStatement(db, now), ...counted],
       reads: handOver ? rows.jobWithVersionQueries(db, userId, job.id) : [],
     });
     const c = committed.answer;
@@ -280,7 +305,7 @@ export class JobRunner {
     let effect = credits.untouched(undefined).effect;
     const refund = async (key: string, message: string) => {
       const r = await credits.refund(db, userId, key, message, now, {
-        writes: [rows.failJobStatement(db, key, message, now)],
+        writes: [rows.failJobStatement(db, key, message, now), failedStatement(db, now, "interrupted")],
       });
       effect = credits.after(effect, r.effect);
     };

@@ -1,6 +1,8 @@
 import type { Database } from "@db/client";
+import { countStatement } from "@db/ops-counts";
 import { type Job, type JobParams, jobs, photoVersions, type StructureVerdict } from "@db/schema";
 import { imagesFor } from "@workers/lib/images";
+import { log } from "@workers/lib/log";
 import { analysisSize, checkStructure, toAnalysis } from "@workers/lib/structure/check";
 import { describeImage } from "@workers/lib/thumbnail";
 import type { Stmt } from "@workers/objects/user/batch";
@@ -59,7 +61,7 @@ export async function checkResult(
     );
     return { verdict: verdict.pass ? "passed" : "refused", score: Math.round(verdict.score * 1000) / 1000 };
   } catch (err) {
-    console.warn(`structure check not run: ${err instanceof Error ? err.message : String(err)}`);
+    log.warn(`structure check not run: ${err instanceof Error ? err.message : String(err)}`);
     return { verdict: "unchecked", score: null };
   }
 }
@@ -115,5 +117,6 @@ export function refusedStatements(db: Database, job: Job, result: JobResult, che
       .update(jobs)
       .set({ status: "failed", error: STRUCTURE_REFUSED, versionId: result.versionId, finishedAt: now })
       .where(and(eq(jobs.id, job.id), inArray(jobs.status, ["queued", "running"]))),
+    countStatement(db, now, "job_refused"),
   ];
 }

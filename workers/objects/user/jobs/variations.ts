@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
 import { type Job, jobs, type Photo, photos } from "@db/schema";
-import { createProviderClient, ProviderError } from "@workers/adapters/provider";
+import { createProviderClient, type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
+import { log } from "@workers/lib/log";
 import type { Stmt } from "@workers/objects/user/batch";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
@@ -10,6 +11,7 @@ import * as produce from "./produce";
 import * as jobsService from "./rows";
 import { stageInputFor } from "./stage-call";
 import { type Checked, checkResult, refusedStatements, retryParams, STRUCTURE_REFUSED, sourceBytes } from "./structure";
+import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
 
 // Variations (issue 15): one staging request for 1 to 4 results. Each result is
 // its own job with its own one-credit reservation (reserved together by
@@ -96,24 +98,32 @@ interface Made {
  */
 export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promise<void> {
   const group = await markSiblingsRunning(r.db, await members(r.db, lead), r.now());
+  // The group's provider calls are counted with the first member's end (callStatements empties the list).
+  const tally = providerCalls();
   let made: (Made | null)[];
   try {
     const photo = await r.db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
     if (!photo || photo.userId !== lead.userId) throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
     const source = await sourceBytes(r.env, r.db, lead, photo.originalKey);
-    made = await produceGroup(r.env, r.db, photo, lead, group, source, r.now());
+    made = await produceGroup(r.env, r.db, photo, lead, group, source, r.now(), tally.onCall);
     const again = group.filter((_, i) => made[i]?.checked.verdict === "refused");
     if (again.length > 0 && source) {
       const retryLead = { ...lead, params: retryParams(lead.params) };
-      const second = await produceGroup(r.env, r.db, photo, retryLead, again, source, r.now());
+      const second = await produceGroup(r.env, r.db, photo, retryLead, again, source, r.now(), tally.onCall);
       for (const [k, job] of again.entries()) made[group.indexOf(job)] = second[k] ?? made[group.indexOf(job)]!;
     }
   } catch (err) {
     const message = produce.failureMessage(lead.kind, err);
+    if (err instanceof ProviderError) log.warn("variations failed", { failure: err.failure, error: err.message });
+    else log.error("variations failed unexpectedly", { err, where: "job" });
     for (const job of group) {
       await r.change((now) =>
         credits.refund(r.db, userId, job.id, message, now, {
-          writes: [jobsService.failJobStatement(r.db, job.id, message, now)],
+          writes: [
+            jobsService.failJobStatement(r.db, job.id, message, now),
+            failedStatement(r.db, now, failureCause(err)),
+            ...callStatements(r.db, now, tally.calls),
+          ],
         }),
       );
       await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
@@ -130,7 +140,11 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     if (!m) {
       await r.change((now) =>
         credits.refund(r.db, userId, job.id, MISSING_RESULT, now, {
-          writes: [jobsService.failJobStatement(r.db, job.id, MISSING_RESULT, now)],
+          writes: [
+            jobsService.failJobStatement(r.db, job.id, MISSING_RESULT, now),
+            failedStatement(r.db, now, "bad_answer"),
+            ...callStatements(r.db, now, tally.calls),
+          ],
         }),
       );
       continue;
@@ -139,13 +153,19 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
       const shown = await produce.thumbFirst(r.env, m.result);
       await r.change((now) =>
         credits.refund(r.db, userId, job.id, STRUCTURE_REFUSED, now, {
-          writes: refusedStatements(r.db, m.job, shown, m.checked, now),
+          writes: [...refusedStatements(r.db, m.job, shown, m.checked, now), ...callStatements(r.db, now, tally.calls)],
         }),
       );
       continue;
     }
     const settled = await r.change((now) =>
-      credits.commit(r.db, userId, job.id, now, { writes: succeed(r.db, m.job, m.result, now, i === 0, m.checked) }),
+      credits.commit(r.db, userId, job.id, now, {
+        writes: [
+          ...succeed(r.db, m.job, m.result, now, i === 0, m.checked),
+          succeededStatement(r.db, now),
+          ...callStatements(r.db, now, tally.calls),
+        ],
+      }),
     );
     const kept = settled.ok && (await jobsService.getJob(r.db, job.id))?.status === "succeeded";
     if (!kept) await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
@@ -166,9 +186,10 @@ async function produceGroup(
   group: Job[],
   source: Uint8Array | null,
   now: number,
+  onCall: (call: ProviderCallRecord) => void,
 ): Promise<(Made | null)[]> {
   const timeoutMs = jobsService.providerTimeoutMs(env);
-  const client = createProviderClient(env, { timeoutMs });
+  const client = createProviderClient(env, { timeoutMs, onCall });
   const images = await client.stageMany(await stageInputFor(env, db, lead, photo, now, group.length));
   const deadline = jobsService.jobDeadline(now, timeoutMs);
   const out: (Made | null)[] = [];
