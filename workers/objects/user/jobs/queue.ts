@@ -20,9 +20,12 @@ import * as reservations from "@workers/objects/user/credits/reservations";
 import { expireGrants, insufficient, type Refusal, refusal, userNotFound } from "@workers/objects/user/credits/rows";
 import { loadView, loadViewAndPlan, planQuery } from "@workers/objects/user/credits/view";
 import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
-import { findPlan, PLANS } from "~/shared/catalog";
+import { PLANS } from "~/shared/catalog";
 import { REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { NOT_FOUND } from "~/shared/result";
+import { DEFAULT_CONCURRENCY, limitsOf } from "./plan-limits";
+
+export { DEFAULT_CONCURRENCY, limitsOf, type PlanLimits } from "./plan-limits";
 
 // The user's job queue (issue 15): many jobs started in one step (a batch, the
 // variations of one request, a re-roll, a retry), each with its own
@@ -32,8 +35,6 @@ import { NOT_FOUND } from "~/shared/result";
 // priority (Professional) first, then oldest first. One job's failure never
 // touches another's. docs/decisions/0140-batches-variations-rerolls.md
 
-/** Concurrency when the user has no plan (trial credits): the catalogue's default. */
-export const DEFAULT_CONCURRENCY = 4;
 /** A failed job retried again while its first retry is recorded (two retry requests at once): refused here. */
 export const ALREADY_RETRIED = "These photos are already being retried.";
 /** A request sent again with its submission key (a page's job request, the new-batch form): see `submitted`. */
@@ -102,20 +103,6 @@ export type StartManyResult =
       /** The request was sent before under its key (JOBS_ALREADY_STARTED): the first job it started. */
       existing?: Job;
     });
-
-export interface PlanLimits {
-  concurrency: number;
-  priority: number;
-}
-
-/** The provider concurrency and queue priority of a plan (by its id; null for none). */
-export function limitsOf(planId: string | null | undefined): PlanLimits {
-  const plan = findPlan(planId);
-  return {
-    concurrency: plan?.batchConcurrency ?? DEFAULT_CONCURRENCY,
-    priority: plan?.id === "professional" ? 1 : 0,
-  };
-}
 
 function insertJob(
   db: Database,
