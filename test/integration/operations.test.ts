@@ -59,8 +59,9 @@ describe("operations aggregates", () => {
     expect(day(after).provider.p50Ms).not.toBeNull();
     expect(after.jobsQueued).toBe(0);
     expect(after.jobsRunning).toBe(0);
-    // The slot for the global provider cap (issue 36 part 6) answers null until it is wired in.
-    expect(after.providerSlots).toBeNull();
+    // The global provider cap's numbers (issue 36 part 6, ADR 0186): read from the gate, nothing held after the jobs.
+    expect(after.providerSlots).toMatchObject({ inFlight: 0, waiting: 0 });
+    expect(after.providerSlots!.cap).toBeGreaterThan(0);
   });
 
   it("reads percentiles from the latency buckets, and the day window includes earlier hours", async () => {
