@@ -1,7 +1,15 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { makeJpeg } from "../fixtures/images.ts";
-import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import {
+  baseUrl,
+  createUser,
+  type FixtureUser,
+  type OpenBrowser,
+  openBrowser,
+  openPhotoEditor,
+  signedInContext,
+} from "./browser.ts";
 import {
   type Api,
   api,
@@ -81,6 +89,7 @@ async function openVersion(user: FixtureUser, folderId: string) {
   await page.waitForSelector("html[data-hydrated=true]");
   await page.getByTestId("photo-open").first().focus();
   await page.keyboard.press("Enter");
+  await openPhotoEditor(page);
   const controls = page.getByTestId("quick-dialog").getByTestId("original-link").first();
   await controls.getByTestId("mls-profile").waitFor();
   return { ctx, page, controls };

@@ -23,15 +23,16 @@ let bobPhoto = "";
 let ran = 0;
 const cookie = (u: FixtureUser) => ({ Cookie: `sw_session=${u.sessionToken}` });
 const PNG = { "Content-Type": "image/png" };
-/** seedPhotos' photos are 640 x 480: a mask that fits them, white over a corner. */
+/** The photos seeded here are 640 x 480 (not seedPhotos' default room): a mask that fits them, white over a corner. */
 const FITS = makeMaskPng(640, 480, (x, y) => x < 64 && y < 48);
 const masks = (photo: string, query = "") => `/api/photos/${photo}/masks${query}`;
 
 beforeAll(async () => {
   alice = await createUser({ credits: 3 });
   bob = await createUser({ credits: 3 });
-  [alicePhoto = ""] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: alice.sessionToken! }, 1, "Alice");
-  [bobPhoto = ""] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: bob.sessionToken! }, 1, "Bob");
+  const photo = makeJpeg(640, 480, 80, 30, 1);
+  [alicePhoto = ""] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: alice.sessionToken! }, 1, "Alice", photo);
+  [bobPhoto = ""] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: bob.sessionToken! }, 1, "Bob", photo);
   await waitForQuietState();
 });
 
