@@ -19,7 +19,8 @@ describe("admin console", () => {
     await page.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
     expect(await page.getByTestId("jobs-queued").textContent()).toMatch(/^\d+$/);
     expect(await page.getByTestId("deletions-pending").textContent()).toMatch(/^\d+$/);
-    expect(await page.getByTestId("provider-slots").textContent()).toContain("Not measured yet");
+    // Read from the provider gate (ADR 0186): PROVIDER_CAP is 16 in wrangler.toml's vars.
+    expect(await page.getByTestId("provider-slots").textContent()).toMatch(/^\d+ of 16 in flight, \d+ waiting$/);
     expect(await page.getByTestId("day-structure-refusals").textContent()).toMatch(/^\d+$/);
     page.assertClean();
     const others: Record<string, string>[] = [{ Cookie: `sw_session=${user.sessionToken}` }, {}];

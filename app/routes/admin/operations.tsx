@@ -92,7 +92,7 @@ function Slots({ slots }: { slots: ProviderSlots | null }) {
     <p data-testid="provider-slots">
       {slots
         ? `${slots.inFlight} of ${slots.cap} in flight, ${slots.waiting} waiting`
-        : "Not measured yet (the global provider cap is not wired in)."}
+        : "Not measured yet (the provider gate did not answer)."}
     </p>
   );
 }
