@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startStack } from "../scripts/stack.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
 import { seedPhotos } from "./library-bytes.ts";
+import { median } from "./module.ts";
 
 // Do the user object's performance shortcuts earn their place? (issue 37 part 4, workers/objects/user/shortcuts.ts,
 // docs/decisions/0154-the-user-objects-parts.md). For each shortcut, the same jobs run with all shortcuts on and
@@ -25,12 +26,6 @@ const names = [
   ...readFileSync(join(ROOT, "workers/objects/user/shortcuts.ts"), "utf8").matchAll(/^ {2}"([a-z-]+)":/gm),
 ].map((m) => m[1] as string);
 const configs = ["(all on)", ...names];
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 /** One stack with `off` disabled: JOBS single stagings one after another, each timed from request to its end. */
 async function runConfig(off: string, build: boolean): Promise<number[]> {

@@ -1,5 +1,5 @@
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
 import { decodeImage, type Raster } from "../../emulators/images.ts";
 import { makeJpeg } from "../fixtures/images.ts";
@@ -13,6 +13,7 @@ import {
   openPhotoEditor,
   signedInContext,
 } from "./browser.ts";
+import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 
 // The removal brush (issue 33, part 5; docs/decisions/0195-removal-brush-masks.md) in Chromium against the
 // production build and the provider emulator, which empties only inside a mask's white area: paint with a mouse on
@@ -25,21 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await b?.close();
 });
-
-const provider = () => `http://127.0.0.1:${inject("ports").provider}`;
-
-async function setProviderMode(mode: string) {
-  const res = await fetch(`${provider()}/_emulator/mode`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ mode }),
-  });
-  expect(res.ok).toBe(true);
-}
-
-async function providerRequests(): Promise<Record<string, unknown>[]> {
-  return (await (await fetch(`${provider()}/_emulator/requests`)).json()) as Record<string, unknown>[];
-}
 
 /** The source photo: 640 x 480 (4:3, the shape of the provider's 768 x 576 removal, so nothing is stretched). */
 const SOURCE = { width: 640, height: 480 };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import {
@@ -10,6 +10,7 @@ import {
   openPhotoEditor,
   signedInContext,
 } from "./browser.ts";
+import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 
 // One look for a whole listing (issue 33, part 4; docs/decisions/0190-one-look-for-a-listing.md) in Chromium
 // against the production build and the provider emulator: a staged version made the folder's look from the photo's
@@ -24,12 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await b?.close();
 });
-
-const providerBase = () => `http://127.0.0.1:${inject("ports").provider}`;
-
-async function providerRequests(): Promise<Record<string, unknown>[]> {
-  return (await (await fetch(`${providerBase()}/_emulator/requests`)).json()) as Record<string, unknown>[];
-}
 
 function session(user: FixtureUser) {
   return { Cookie: `sw_session=${user.sessionToken}`, Origin: baseUrl() };
@@ -73,7 +68,7 @@ async function waitForBatch(page: import("playwright-core").Page, n: number) {
 
 describe("one look for a whole listing", () => {
   it("a batch after 'Use this look for the listing' sends the reference for every photo; cleared, it sends none", async () => {
-    await fetch(`${providerBase()}/_emulator/mode`, { method: "POST", body: JSON.stringify({ mode: "ok" }) });
+    await setProviderMode("ok");
     const user = await createUser({ credits: 10 });
     const ids = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 3, "Bedroom");
     const folderId = await folderWith(user, "7 Look Lane", ids);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import {
@@ -8,8 +8,10 @@ import {
   loseFirstAnswer,
   type OpenBrowser,
   openBrowser,
+  openPhotoEditor,
   signedInContext,
 } from "./browser.ts";
+import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 
 // Staging a whole listing (docs/decisions/0140-batches-variations-rerolls.md)
 // in Chromium against the production build and the provider emulator: a batch
@@ -24,25 +26,9 @@ beforeAll(async () => {
   b = await openBrowser();
 });
 afterAll(async () => {
-  await providerMode({ mode: "ok" });
+  await setProviderMode({ mode: "ok" });
   await b?.close();
 });
-
-const providerBase = () => `http://127.0.0.1:${inject("ports").provider}`;
-
-async function providerMode(mode: Record<string, unknown>) {
-  const res = await fetch(`${providerBase()}/_emulator/mode`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(mode),
-  });
-  expect(res.ok).toBe(true);
-  return (await res.json()) as { calls: number; maxInFlight: number };
-}
-
-async function providerRequests(): Promise<Record<string, unknown>[]> {
-  return (await (await fetch(`${providerBase()}/_emulator/requests`)).json()) as Record<string, unknown>[];
-}
 
 function session(user: FixtureUser) {
   return { Cookie: `sw_session=${user.sessionToken}`, Origin: baseUrl() };
@@ -79,7 +65,7 @@ describe("stage a whole listing", () => {
     const ids = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 10, "Kitchen");
     const folderId = await folderWith(user, "4 Elm Road", ids);
     // Every third provider call fails; each call takes a moment so the page can be closed mid-batch.
-    await providerMode({ mode: "ok", latencyMs: 1200, failEvery: 3 });
+    await setProviderMode({ mode: "ok", latencyMs: 1200, failEvery: 3 });
 
     const ctx = await signedInContext(b, user, { viewport: PHONE, isMobile: true, hasTouch: true });
     let page = await b.newPage(ctx);
@@ -155,7 +141,7 @@ describe("stage a whole listing", () => {
   }, 240_000);
 
   it("without JavaScript: a changed selection is priced again before anything starts, then the batch runs", async () => {
-    await providerMode({ mode: "ok" });
+    await setProviderMode({ mode: "ok" });
     const user = await createUser({ credits: 5 });
     const ids = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 3, "Bedroom");
     const folderId = await folderWith(user, "9 Oak Lane", ids);
@@ -191,7 +177,7 @@ describe("stage a whole listing", () => {
   }, 120_000);
 
   it("the new-batch form sent twice (a resent POST) lands on one batch and charges once", async () => {
-    await providerMode({ mode: "ok" });
+    await setProviderMode({ mode: "ok" });
     const user = await createUser({ credits: 5 });
     const ids = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 2, "Bedroom");
     const html = await (await fetch(`${baseUrl()}/batches/new`, { headers: session(user) })).text();
@@ -214,7 +200,7 @@ describe("stage a whole listing", () => {
   });
 
   it("3 variations cost 3 credits; the second chosen is the photo's shown version; the free re-roll costs 0 and the next 1, each said first", async () => {
-    await providerMode({ mode: "ok" });
+    await setProviderMode({ mode: "ok" });
     const user = await createUser({ credits: 10 });
     const [photoId] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Bedroom");
     const ctx = await signedInContext(b, user);
@@ -228,7 +214,7 @@ describe("stage a whole listing", () => {
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
     // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
-    await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
+    await openPhotoEditor(page);
     const dialog = page.getByTestId("quick-dialog");
     await dialog.getByLabel("Add furniture").check();
     await dialog.getByLabel("Room type").selectOption({ label: "Bedroom" });
@@ -287,7 +273,7 @@ describe("stage a whole listing", () => {
   }, 120_000);
 
   it("furniture removal, then staging of the emptied version: the provider receives the removal's output as its input", async () => {
-    await providerMode({ mode: "ok" });
+    await setProviderMode({ mode: "ok" });
     const user = await createUser({ credits: 5 });
     const [photoId] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Living room");
     const ctx = await signedInContext(b, user);
@@ -298,7 +284,7 @@ describe("stage a whole listing", () => {
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
     // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
-    await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
+    await openPhotoEditor(page);
     const dialog = page.getByTestId("quick-dialog");
     await dialog.getByLabel("Remove existing furniture").check();
     await dialog.getByRole("button", { name: "Process Photo" }).click();

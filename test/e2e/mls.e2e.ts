@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { makeJpeg } from "../fixtures/images.ts";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { api, downloaded, escapeRe, folderWith, qrOf, readZip, stage, upload } from "./mls-helpers.ts";
 
 // MLS output (issues 16 and 34) in Chromium against the production build and the provider emulator: the first
@@ -35,7 +35,7 @@ describe("MLS output", () => {
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
     // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
-    await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
+    await openPhotoEditor(page);
     const quick = page.getByTestId("quick-dialog");
     const link = quick.getByTestId("download-labelled").first();
     await link.waitFor();

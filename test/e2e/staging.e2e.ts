@@ -1,7 +1,16 @@
 import type { Locator } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOM_PHOTO, seedPhotos } from "../../bench/library-bytes.ts";
-import { baseUrl, createUser, loseFirstAnswer, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import {
+  baseUrl,
+  createUser,
+  loseFirstAnswer,
+  type OpenBrowser,
+  openBrowser,
+  openPhotoEditor,
+  signedInContext,
+} from "./browser.ts";
+import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 
 // AI staging in Chromium against the production build and the provider
 // emulator: stage, replace the sky, then a provider failure that costs nothing.
@@ -15,22 +24,6 @@ afterAll(async () => {
   await b?.close();
 });
 
-async function setProviderMode(mode: string) {
-  const res = await fetch(`http://127.0.0.1:${inject("ports").provider}/_emulator/mode`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ mode }),
-  });
-  expect(res.ok).toBe(true);
-}
-
-async function providerRequests(): Promise<Record<string, unknown>[]> {
-  return (await (await fetch(`http://127.0.0.1:${inject("ports").provider}/_emulator/requests`)).json()) as Record<
-    string,
-    unknown
-  >[];
-}
-
 /** Opens a seeded photo's dialog from the library. */
 async function openFirstPhoto(page: import("playwright-core").Page) {
   await page.goto(`${baseUrl()}/dashboard`);
@@ -39,7 +32,7 @@ async function openFirstPhoto(page: import("playwright-core").Page) {
   await page.getByTestId("photo-open").first().focus();
   await page.keyboard.press("Enter");
   // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
-  await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
+  await openPhotoEditor(page);
   return page.getByTestId("quick-dialog");
 }
 
@@ -115,7 +108,7 @@ describe("AI staging", () => {
     await page.getByTestId("photo-open").first().focus();
     await page.keyboard.press("Enter");
     // The thumbnail opens the photo view; its "Versions and AI options" opens the photo's editor.
-    await page.locator("[data-testid=photo-actions-desktop] [data-action=editor]").click();
+    await openPhotoEditor(page);
     const quick = page.getByTestId("quick-dialog");
     await expect.poll(() => quick.getByTestId("version-list").locator("li").count()).toBe(2);
     expect(await quick.getByRole("button", { name: "Process Photo" }).isDisabled()).toBe(true);

@@ -1,14 +1,13 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
+import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 
 // The structure check in a browser (issue 33, docs/decisions/0162-results-true-to-the-room.md), on a real room photo
-// of the check's labelled set, against the production build and the provider emulator: its "drift" mode moves a
-// window and the ceiling line, so the refusal, the free second try and "Keep it anyway" run end to end.
+// of the check's labelled set (seedPhotos' ROOM_PHOTO), against the production build and the provider emulator:
+// its "drift" mode moves a window and the ceiling line, so the refusal, the free second try and "Keep it anyway"
+// run end to end.
 
-const ROOM = new Uint8Array(readFileSync(join(import.meta.dirname, "../fixtures/structure/photos/living-room.jpg")));
 const REFUSED = "This result changed the room's walls, windows or doors, so it was not charged.";
 
 let b: OpenBrowser;
@@ -20,32 +19,16 @@ afterAll(async () => {
   await b?.close();
 });
 
-const provider = () => `http://127.0.0.1:${inject("ports").provider}`;
-
-async function setProviderMode(mode: string) {
-  const res = await fetch(`${provider()}/_emulator/mode`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ mode }),
-  });
-  expect(res.ok).toBe(true);
-}
-
 /** The staging calls the provider answered since `since` (epoch ms; its log keeps the last 200 calls). */
 async function stagingCallsSince(since: number): Promise<Record<string, unknown>[]> {
-  const all = (await (await fetch(`${provider()}/_emulator/requests`)).json()) as Record<string, unknown>[];
+  const all = await providerRequests();
   return all.filter((c) => c.path === "/generate_designs_for_room" && (c.at as number) >= since);
 }
 
 describe("results true to the room", () => {
   it("a result that moves a window is tried again free, then not charged; kept anyway for one credit", async () => {
     const user = await createUser({ credits: 2 });
-    const [photoId] = await seedPhotos(
-      { baseUrl: baseUrl(), sessionToken: user.sessionToken! },
-      1,
-      "Living room",
-      ROOM,
-    );
+    const [photoId] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Living room");
     const ctx = await signedInContext(b, user);
     const page = await b.newPage(ctx);
     await page.goto(`${baseUrl()}/dashboard`);

@@ -6,8 +6,8 @@ import { ROOMS } from "@test/fixtures/structure/rooms";
 import { db } from "@test/support/factories";
 import { api, balance, expectSettled, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { ROOM_SOURCE, useRoomAsOriginal } from "@test/support/structure-room";
 import { workerFetch } from "@test/support/worker";
-import { decodeBase64Strict } from "@workers/lib/base64";
 import { KEEP_REASON } from "@workers/objects/user/jobs/keep";
 import { providerGate } from "@workers/objects/user/jobs/slots";
 import { STRUCTURE_REFUSED } from "@workers/objects/user/jobs/structure";
@@ -23,18 +23,7 @@ import { KEPT_NOT_FOR_MLS, REFUSED_NOT_A_SOURCE, REFUSED_NOT_DOWNLOADED } from "
 // (passes), or with its window and doors painted over (refused). The pictures are reduced by the Images binding's
 // local stand-in, as under npm start.
 
-const LIVING_ROOM = import.meta.glob("/test/fixtures/structure/photos/living-room.jpg", {
-  eager: true,
-  query: "?inline",
-  import: "default",
-}) as Record<string, string>;
-
-function livingRoomBytes(): Uint8Array<ArrayBuffer> {
-  const url = Object.values(LIVING_ROOM)[0]!;
-  return decodeBase64Strict(url.slice(url.indexOf(",") + 1)) as Uint8Array<ArrayBuffer>;
-}
-
-const SOURCE = livingRoomBytes();
+const SOURCE = ROOM_SOURCE;
 const photo = decodeImage(SOURCE);
 const room = ROOMS.find((r) => r.id === "living-room")!;
 function atProviderSize(img: Rgba): Uint8Array {
@@ -56,8 +45,7 @@ beforeEach(() => {
 async function withRoom(credits: number) {
   const user = await onPlan("Starter plan", credits);
   const [p] = await photosOf(user.id, 1);
-  await env.PHOTOS.put(p!.originalKey, SOURCE, { httpMetadata: { contentType: "image/jpeg" } });
-  await db.update(photos).set({ width: 766, height: 512, bytes: SOURCE.byteLength }).where(eq(photos.id, p!.id));
+  await useRoomAsOriginal(p!);
   return { user, photo: p! };
 }
 

@@ -187,30 +187,8 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
                 />
               </>
             )}
-            {prevHref ? (
-              <Link
-                to={prevHref}
-                replace
-                state={location.state}
-                className={`${SIDE} left-2 bg-black/50 hover:bg-black/70`}
-                aria-label="Previous photo"
-                data-testid="photo-previous"
-              >
-                ‹
-              </Link>
-            ) : null}
-            {nextHref ? (
-              <Link
-                to={nextHref}
-                replace
-                state={location.state}
-                className={`${SIDE} right-2 bg-black/50 hover:bg-black/70`}
-                aria-label="Next photo"
-                data-testid="photo-next"
-              >
-                ›
-              </Link>
-            ) : null}
+            <StepLink to={prevHref} side="left-2" label="Previous photo" testId="photo-previous" glyph="‹" />
+            <StepLink to={nextHref} side="right-2" label="Next photo" testId="photo-next" glyph="›" />
           </div>
           <nav aria-label="Versions" className="shrink-0 px-2 py-2">
             <ul className="flex gap-2 overflow-x-auto" data-testid="version-strip">
@@ -320,5 +298,23 @@ function Status({
       {job.busy ? <JobProgress elapsed={job.elapsed} /> : null}
       <JobError message={job.error} />
     </div>
+  );
+}
+
+/** The previous or next photo of the same library view, over the photo: replaces the address so Back closes the view. */
+function StepLink(p: { to: string | null; side: string; label: string; testId: string; glyph: string }) {
+  const location = useLocation();
+  if (!p.to) return null;
+  return (
+    <Link
+      to={p.to}
+      replace
+      state={location.state}
+      className={`${SIDE} ${p.side} bg-black/50 hover:bg-black/70`}
+      aria-label={p.label}
+      data-testid={p.testId}
+    >
+      {p.glyph}
+    </Link>
   );
 }

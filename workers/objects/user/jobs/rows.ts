@@ -8,6 +8,7 @@ import {
   type PhotoVersion,
   photos,
   photoVersions,
+  type StructureVerdict,
 } from "@db/schema";
 import { DEFAULT_PROVIDER_TIMEOUT_MS } from "@workers/adapters/provider";
 import { photoPrefix } from "@workers/lib/photo-storage";
@@ -192,6 +193,31 @@ export interface JobResult {
   height: number;
 }
 
+/** The photo_versions row of a job's result, with the structure check's verdict when it ran. */
+export function versionValues(
+  job: Job,
+  result: JobResult,
+  now: number,
+  checked?: { verdict: StructureVerdict; score: number | null },
+): typeof photoVersions.$inferInsert {
+  return {
+    id: result.versionId,
+    photoId: job.photoId,
+    userId: job.userId,
+    jobId: job.id,
+    kind: job.kind,
+    params: job.params,
+    key: result.key,
+    thumbKey: result.thumbKey,
+    contentType: result.contentType,
+    bytes: result.bytes,
+    width: result.width,
+    height: result.height,
+    createdAt: now,
+    ...(checked ? { structureVerdict: checked.verdict, structureScore: checked.score } : {}),
+  };
+}
+
 /** The batch that records a finished job's version and points the photo at it. */
 export function succeedStatements(
   db: Database,
@@ -202,22 +228,7 @@ export function succeedStatements(
   checked?: { verdict: "passed" | "unchecked"; score: number | null },
 ): Stmt[] {
   return [
-    db.insert(photoVersions).values({
-      id: result.versionId,
-      photoId: job.photoId,
-      userId: job.userId,
-      jobId: job.id,
-      kind: job.kind,
-      params: job.params,
-      key: result.key,
-      thumbKey: result.thumbKey,
-      contentType: result.contentType,
-      bytes: result.bytes,
-      width: result.width,
-      height: result.height,
-      createdAt: now,
-      ...(checked ? { structureVerdict: checked.verdict, structureScore: checked.score } : {}),
-    }),
+    db.insert(photoVersions).values(versionValues(job, result, now, checked)),
     db
       .update(photos)
       .set({

@@ -12,7 +12,7 @@ import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
 import { type Slot, takeSlot } from "./slots";
-import { type Checked, checkResult, refusedStatements, retryParams, STRUCTURE_REFUSED, sourceBytes } from "./structure";
+import { refusedStatements, retryParams, roomCheck, STRUCTURE_REFUSED, sourceBytes } from "./structure";
 import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
 import * as variations from "./variations";
 
@@ -37,8 +37,6 @@ export interface RunnerHost {
   /** A run stopped on a D1 error: the alarm tries again in a moment. */
   retrySoon(): Promise<void>;
 }
-
-const UNCHECKED: Checked = { verdict: "unchecked", score: null };
 
 export class JobRunner {
   /** Jobs whose provider call runs in this instance right now. */
@@ -161,7 +159,8 @@ export class JobRunner {
       // The structure check, before any charge: a result that changed the room is tried once more, free.
       let made = job;
       const source = started.photo ? await sourceBytes(env, db, job, started.photo.originalKey) : null;
-      let checked = source ? await checkResult(env, job.kind, source, attempt.bytes) : UNCHECKED;
+      const check = roomCheck(env, job.kind, source);
+      let checked = await check(attempt.bytes);
       if (checked.verdict === "refused") {
         await writeSettled;
         made = { ...job, params: retryParams(job.params) };
@@ -173,7 +172,7 @@ export class JobRunner {
           await again.release();
         }
         writeSettled = attempt.stored.catch(() => undefined);
-        checked = await checkResult(env, job.kind, source!, attempt.bytes);
+        checked = await check(attempt.bytes);
       }
       const { result, stored } = attempt;
       if (checked.verdict === "refused") {

@@ -3,12 +3,12 @@ import { countStatement } from "@db/ops-counts";
 import { type Job, type JobParams, jobs, photoVersions, type StructureVerdict } from "@db/schema";
 import { imagesFor } from "@workers/lib/images";
 import { log } from "@workers/lib/log";
-import { analysisSize, checkStructure, toAnalysis } from "@workers/lib/structure/check";
+import { analysisSize, checkStructure, type Gray, toAnalysis } from "@workers/lib/structure/check";
 import { describeImage } from "@workers/lib/thumbnail";
 import type { Stmt } from "@workers/objects/user/batch";
 import { and, eq, inArray } from "drizzle-orm";
 import { DEFAULT_CREATIVITY } from "~/shared/staging-options";
-import type { JobResult } from "./rows";
+import { type JobResult, versionValues } from "./rows";
 
 // The structure check as a step of a job (issue 33, docs/decisions/0162-results-true-to-the-room.md): a result is
 // compared with the image it started from before its credit is committed. One that changed walls, windows or doors
@@ -32,38 +32,46 @@ export interface Checked {
   score: number | null;
 }
 
+/** What the check says when it cannot judge: delivered and charged as any other result, never refused for it. */
+export const UNCHECKED: Checked = { verdict: "unchecked", score: null };
+
+/** Checks results of one job (or one variations group) against the image it started from. */
+export type RoomCheck = (result: Uint8Array) => Promise<Checked>;
+
 /**
- * The check of `result` against `source` for a job of `kind`. A check that cannot run (the image service failed,
- * an image it cannot read) is "unchecked": the result is delivered and charged as any other, never refused for it.
+ * The check of a job's results against `source` for a job of `kind`, the source reduced once however many results
+ * are judged (a retry, the members of a variations group): one Images call and one reduction on this object's
+ * thread fewer per result. A check that cannot run (no source, the image service failed, an image it cannot read) is
+ * "unchecked", never a refusal.
  */
-export async function checkResult(
-  env: Env,
-  kind: Job["kind"],
-  source: Uint8Array,
-  result: Uint8Array,
-): Promise<Checked> {
-  try {
-    const edges = [source, result].map((b) => {
-      const { width, height } = describeImage(b);
-      return Math.max(width, height);
-    });
-    if (Math.min(...edges) < MIN_CHECKED_EDGE) return { verdict: "unchecked", score: null };
-    const images = imagesFor(env);
-    const [src, res] = await Promise.all([
-      images.analysisGray(source, REDUCED_EDGE),
-      images.analysisGray(result, REDUCED_EDGE),
-    ]);
+export function roomCheck(env: Env, kind: Job["kind"], source: Uint8Array | null): RoomCheck {
+  let room: Promise<{ gray: Gray; size: { width: number; height: number } } | null> | undefined;
+  const reduceRoom = async () => {
+    if (!source || longEdge(source) < MIN_CHECKED_EDGE) return null;
+    const src = await imagesFor(env).analysisGray(source, REDUCED_EDGE);
     const size = analysisSize(src.width, src.height);
-    const verdict = checkStructure(
-      toAnalysis(src.data, src.width, src.height, size),
-      toAnalysis(res.data, res.width, res.height, size),
-      { kind },
-    );
-    return { verdict: verdict.pass ? "passed" : "refused", score: Math.round(verdict.score * 1000) / 1000 };
-  } catch (err) {
-    log.warn(`structure check not run: ${err instanceof Error ? err.message : String(err)}`);
-    return { verdict: "unchecked", score: null };
-  }
+    return { gray: toAnalysis(src.data, src.width, src.height, size), size };
+  };
+  return async (result) => {
+    try {
+      room ??= reduceRoom();
+      const reduced = await room;
+      if (!reduced || longEdge(result) < MIN_CHECKED_EDGE) return UNCHECKED;
+      const res = await imagesFor(env).analysisGray(result, REDUCED_EDGE);
+      const verdict = checkStructure(reduced.gray, toAnalysis(res.data, res.width, res.height, reduced.size), { kind });
+      return { verdict: verdict.pass ? "passed" : "refused", score: Math.round(verdict.score * 1000) / 1000 };
+    } catch (err) {
+      // A failed reduction of the room is tried again with the next result.
+      room = undefined;
+      log.warn(`structure check not run: ${err instanceof Error ? err.message : String(err)}`);
+      return UNCHECKED;
+    }
+  };
+}
+
+function longEdge(bytes: Uint8Array): number {
+  const { width, height } = describeImage(bytes);
+  return Math.max(width, height);
 }
 
 /** The bytes of the image a job starts from (its original, or the version it names), as the provider fetched them. */
@@ -96,23 +104,7 @@ export function retryParams(params: JobParams): JobParams {
  */
 export function refusedStatements(db: Database, job: Job, result: JobResult, checked: Checked, now: number): Stmt[] {
   return [
-    db.insert(photoVersions).values({
-      id: result.versionId,
-      photoId: job.photoId,
-      userId: job.userId,
-      jobId: job.id,
-      kind: job.kind,
-      params: job.params,
-      key: result.key,
-      thumbKey: result.thumbKey,
-      contentType: result.contentType,
-      bytes: result.bytes,
-      width: result.width,
-      height: result.height,
-      createdAt: now,
-      structureVerdict: "refused",
-      structureScore: checked.score,
-    }),
+    db.insert(photoVersions).values(versionValues(job, result, now, checked)),
     db
       .update(jobs)
       .set({ status: "failed", error: STRUCTURE_REFUSED, versionId: result.versionId, finishedAt: now })

@@ -10,7 +10,15 @@ import { atListingSize } from "./listing-size";
 import * as produce from "./produce";
 import * as jobsService from "./rows";
 import { stageInputFor } from "./stage-call";
-import { type Checked, checkResult, refusedStatements, retryParams, STRUCTURE_REFUSED, sourceBytes } from "./structure";
+import {
+  type Checked,
+  type RoomCheck,
+  refusedStatements,
+  retryParams,
+  roomCheck,
+  STRUCTURE_REFUSED,
+  sourceBytes,
+} from "./structure";
 import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
 
 // Variations (issue 15): one staging request for 1 to 4 results. Each result is
@@ -105,11 +113,12 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     const photo = await r.db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
     if (!photo || photo.userId !== lead.userId) throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
     const source = await sourceBytes(r.env, r.db, lead, photo.originalKey);
-    made = await produceGroup(r.env, r.db, photo, lead, group, source, r.now(), tally.onCall);
+    const check = roomCheck(r.env, "stage", source);
+    made = await produceGroup(r.env, r.db, photo, lead, group, check, r.now(), tally.onCall);
     const again = group.filter((_, i) => made[i]?.checked.verdict === "refused");
-    if (again.length > 0 && source) {
+    if (again.length > 0) {
       const retryLead = { ...lead, params: retryParams(lead.params) };
-      const second = await produceGroup(r.env, r.db, photo, retryLead, again, source, r.now(), tally.onCall);
+      const second = await produceGroup(r.env, r.db, photo, retryLead, again, check, r.now(), tally.onCall);
       for (const [k, job] of again.entries()) made[group.indexOf(job)] = second[k] ?? made[group.indexOf(job)]!;
     }
   } catch (err) {
@@ -184,7 +193,7 @@ async function produceGroup(
   photo: Photo,
   lead: Job,
   group: Job[],
-  source: Uint8Array | null,
+  check: RoomCheck,
   now: number,
   onCall: (call: ProviderCallRecord) => void,
 ): Promise<(Made | null)[]> {
@@ -210,9 +219,7 @@ async function produceGroup(
       out.push(null);
       continue;
     }
-    const checked = source
-      ? await checkResult(env, "stage", source, sized)
-      : { verdict: "unchecked" as const, score: null };
+    const checked = await check(sized);
     out.push({ result, bytes: sized, checked, job });
   }
   return out;
