@@ -5,7 +5,7 @@ import { isbot } from "isbot";
 // instead of allocating a Uint8Array per string as the edge build does (ADR 0147; needs nodejs_compat).
 import { renderToReadableStream } from "react-dom/server.node";
 import type { EntryContext, RouterContextProvider } from "react-router";
-import { ServerRouter } from "react-router";
+import { isRouteErrorResponse, ServerRouter } from "react-router";
 import { APP_CSS } from "~/lib/app-css.server";
 import { InlineCssProvider } from "~/lib/inline-css";
 import { NonceProvider } from "~/lib/nonce";
@@ -45,5 +45,11 @@ export default async function handleRequest(
 
 export function handleError(error: unknown, { request }: { request: Request }) {
   if (request.signal.aborted) return;
+  // A 4xx the router answers itself (a POST to a page without an action, a cross-site form): the request's fault,
+  // logged but never reported as an error of ours (docs/decisions/0183).
+  if (isRouteErrorResponse(error) && error.status < 500) {
+    log.warn("request refused by the router", { status: error.status, method: request.method });
+    return;
+  }
   log.error("render error", { err: error, where: "render", method: request.method });
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext, signIn } from "./browser.ts";
 
 let b: OpenBrowser;
@@ -10,6 +10,27 @@ afterAll(async () => {
 });
 
 describe("admin console", () => {
+  it("a POST to a page without an action is the router's 405, logged but never reported as our error", async () => {
+    const user = await createUser({});
+    const res = await fetch(`${baseUrl()}/admin/operations`, {
+      method: "POST",
+      headers: {
+        Cookie: `sw_session=${user.sessionToken}`,
+        Origin: baseUrl(),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: "intent=anything",
+    });
+    expect(res.status).toBe(405);
+    const requestId = res.headers.get("X-Request-Id");
+    expect(requestId).toBeTruthy();
+    await res.body?.cancel();
+    // The error reporter sends in the background: give it the time an event takes to arrive at the local sink.
+    await new Promise((r) => setTimeout(r, 1000));
+    const sink = `http://127.0.0.1:${inject("ports").sentry}/_emulator/events?request_id=${requestId}`;
+    expect(await (await fetch(sink)).json()).toEqual([]);
+  });
+
   it("the operations page shows its figures to an admin, and the 404 of every admin page to anyone else", async () => {
     const admin = await createUser({ role: "admin" });
     const user = await createUser({});
