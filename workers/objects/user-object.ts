@@ -22,7 +22,6 @@ import { LiveChannel } from "@workers/objects/user/live";
 import { applyPaymentEvent } from "@workers/objects/user/payments/apply";
 import { grantDueMonths } from "@workers/objects/user/payments/periods";
 import type { PaymentEvent } from "@workers/objects/user/payments/types";
-import { shortcutOn } from "@workers/objects/user/shortcuts";
 import { WakePlan } from "@workers/objects/user/wake";
 
 export type { LiveBalance } from "@workers/objects/user/live";
@@ -140,7 +139,6 @@ export class UserObject extends DurableObject<Env> {
       const turn = this.#desk.turn(
         () => this.#now(),
         (userId) => this.#bind(userId),
-        (_userId, onlyReservations) => this.#besideGroup(onlyReservations),
         (userId, outcome) => this.#afterGroup(userId, outcome),
       );
       // Whatever is left (or arrives while this batch is in flight) gets the next turn.
@@ -149,20 +147,11 @@ export class UserObject extends DurableObject<Env> {
     }).catch(() => undefined);
   }
 
-  /**
-   * A group that only takes reservations adds one reason to wake, their timeout: with the "alarm-beside-group"
-   * shortcut that alarm is set while the group's batch is in flight (an early alarm finds nothing and reschedules).
-   */
-  async #besideGroup(onlyReservations: boolean): Promise<boolean> {
-    if (!onlyReservations || !shortcutOn(this.env, "alarm-beside-group")) return false;
-    await this.#wake.wakeForReservations();
-    return true;
-  }
-
   async #afterGroup(userId: string, outcome: GroupOutcome): Promise<void> {
     if (!outcome.changed) return;
     this.#live.changed();
-    if (outcome.onlyReservations && !outcome.besideDone) await this.#wake.wakeForReservations();
+    // A group that only takes reservations adds one reason to wake: their timeout.
+    if (outcome.onlyReservations) await this.#wake.wakeForReservations();
     // A group that started jobs has its alarm computed in the next turn, after the caller launches them.
     else if (!outcome.onlyReservations) this.#scheduleAlarmNextTurn(userId);
     await this.#live.broadcast(userId);
@@ -264,16 +253,12 @@ export class UserObject extends DurableObject<Env> {
    * they wait in this user's queue until the plan's concurrency lets them reach the provider (ADR 0140).
    */
   async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
-    const firstQueued = shortcutOn(this.env, "first-queued");
-    const result = await this.#change(
-      userId,
-      (now) => queue.startMany(this.#db, userId, input, now, this.#runner.running, firstQueued),
-      { alarmNextTurn: true },
-    );
+    const result = await this.#change(userId, (now) => queue.startMany(this.#db, userId, input, now), {
+      alarmNextTurn: true,
+    });
     if (!result.ok) return result;
-    const { firstQueued: listed, ...answer } = result;
-    await this.#runner.pump(userId, result.concurrency, listed);
-    return answer;
+    await this.#runner.pump(userId, result.concurrency);
+    return result;
   }
 
   /** A job started through the public API: idempotent per Idempotency-Key, with an optional signed callback. */

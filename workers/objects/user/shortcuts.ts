@@ -7,16 +7,8 @@ import { devToolsEnabled } from "@workers/lib/dev-tools";
 // removed. docs/decisions/0154-the-user-objects-parts.md
 
 export const SHORTCUTS = {
-  /** The reservation batch also reads the first queued jobs: the pump starts them without a read of its own. */
-  "first-queued": "one D1 read between a job's reservation and its provider call",
-  /** A lone job's provider call starts while the job is being marked running; its result is kept only once marked. */
-  "early-start": "one D1 round trip (marking the job running) before the provider call",
-  /** The result's R2 write runs while the commit reads the job's reservation; the commit's writes follow both. */
-  "store-while-reading": "the shorter of an R2 write and a D1 read, per result",
   /** The commit's batch reads the ended job back and hands it to the long polls it wakes. */
   "hand-over-ended": "one D1 read between a job's commit and the page learning of it",
-  /** A group that only takes reservations sets its timeout's alarm while its D1 batch is in flight. */
-  "alarm-beside-group": "one storage write after each group of reservations",
 } as const;
 
 export type Shortcut = keyof typeof SHORTCUTS;

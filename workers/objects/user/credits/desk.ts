@@ -28,8 +28,6 @@ export interface GroupOutcome {
   changed: boolean;
   /** The group only took new reservations, and nothing expired: their timeout is the one new reason to wake. */
   onlyReservations: boolean;
-  /** What `beside` answered: the work run beside the group's batch (the front sets the alarm there). */
-  besideDone: boolean;
 }
 
 export class CreditDesk {
@@ -70,8 +68,6 @@ export class CreditDesk {
   async turn(
     now: () => number,
     before: (userId: string) => Promise<void>,
-    /** Started with the group's D1 batch and awaited after it; told whether the group only takes reservations. */
-    beside: (userId: string, onlyReservations: boolean) => Promise<boolean>,
     follow: (userId: string, outcome: GroupOutcome) => Promise<void>,
   ): Promise<void> {
     const taken = this.#pending.splice(0, MAX_GROUP);
@@ -86,14 +82,12 @@ export class CreditDesk {
       const at = now();
       const requests = group.map(({ request: r }) => ({ ...r, writes: r.writes?.(at) }));
       const onlyReservations = requests.every((r) => r.writes === undefined);
-      const besideDone = beside(userId, onlyReservations).catch(() => false);
       const done = await reserveGroup(this.db, userId, this.#view, requests, at);
       this.#view = done.view;
       answers = done.answers;
       outcome = {
         changed: done.wrote || done.expired,
         onlyReservations: onlyReservations && !done.expired,
-        besideDone: await besideDone,
       };
     } catch (err) {
       // Nothing of the batch was written (D1 batches are atomic); the view may be wrong now.

@@ -22,9 +22,9 @@ import { stageInputFor } from "./stage-call";
 // version key and described from its header, and its thumbnail once committed.
 
 /**
- * Calls the provider for a running job (or one being marked running: `storeWhen`) and starts storing the result's
- * bytes in R2: `stored` settles when they are written (the commit awaits it before its writes, overlapping its first
- * read). Throws ProviderError (or another Error) on any failure of the call; writes no rows.
+ * Calls the provider for a running job and starts storing the result's bytes in R2: `stored` settles when they are
+ * written (the commit awaits it before its first read). Throws ProviderError (or another Error) on any failure of
+ * the call; writes no rows.
  */
 export async function produce(
   env: Env,
@@ -34,8 +34,6 @@ export async function produce(
   opts: {
     fetcher?: typeof fetch;
     photo?: Photo;
-    /** The call was started before the job was marked running: its bytes are stored only once this answers true. */
-    storeWhen?: Promise<boolean>;
     /** Told of each provider call as it ends (jobs/tally.ts). */
     onCall?: (call: ProviderCallRecord) => void;
   } = {},
@@ -61,9 +59,7 @@ export async function produce(
   bytes = await atListingSize(client, bytes, jobDeadline(now, timeoutMs));
   try {
     const result = describeResult(job, bytes);
-    const stored = opts.storeWhen
-      ? opts.storeWhen.then((store) => (store ? putResult(env, result, bytes) : undefined))
-      : putResult(env, result, bytes);
+    const stored = putResult(env, result, bytes);
     return { result, stored, bytes };
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err;

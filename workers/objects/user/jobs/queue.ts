@@ -77,12 +77,6 @@ export interface StartManyInput {
   submitted?: boolean;
 }
 
-/** A queued job as read for the pump, with its photo when known. */
-export interface QueuedToRun {
-  job: Job;
-  photo?: Photo;
-}
-
 export type StartManyResult =
   | {
       ok: true;
@@ -90,14 +84,8 @@ export type StartManyResult =
       jobIds: string[];
       /** The jobs' creation time on the object's clock (what their rows say). */
       createdAt: number;
-      /** The plan's provider concurrency as read in this turn (the pump needs no second read). */
+      /** The plan's provider concurrency as read in this turn (the pump needs no second read of the plan). */
       concurrency: number;
-      /**
-       * The first queued jobs the pump may start, read at the end of the reservations' own batch (the pump needs no
-       * read of its own), each with its photo when this turn read it (checkPhotos): such a job's provider call starts
-       * while it is being marked running. Absent when not read there. Not sent to the Worker.
-       */
-      firstQueued?: QueuedToRun[];
     }
   | (Refusal & {
       /** The request was sent before under its key (JOBS_ALREADY_STARTED): the first job it started. */
@@ -167,10 +155,6 @@ export async function startMany(
   userId: string,
   input: StartManyInput,
   now: number,
-  /** The jobs whose provider call runs in the object now (they are not started again). */
-  running: string[] = [],
-  /** Read the first queued jobs in the reservations' own batch (the "first-queued" shortcut, shortcuts.ts). */
-  firstQueued = true,
 ): Promise<Changed<StartManyResult>> {
   const total = input.jobs.reduce((n, j) => n + j.cost, 0);
   // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
@@ -261,14 +245,8 @@ export async function startMany(
     const answer: StartManyResult = { ok: true, balance, jobIds, createdAt: now, concurrency };
     return expired ? credits.withView(answer, view) : credits.untouched(answer);
   }
-  // With the view just read, the group is decided without looking its (new) keys up: one D1 batch, which also
-  // reads the first queued jobs for the pump (these jobs among them) when the plan leaves room for a call.
-  const free = firstQueued ? concurrency - running.length : 0;
-  const {
-    answers,
-    read,
-    view: after,
-  } = await reserveGroup(
+  // With the view just read, the group is decided without looking its (new) keys up: one D1 batch.
+  const { answers, view: after } = await reserveGroup(
     db,
     userId,
     view,
@@ -279,7 +257,6 @@ export async function startMany(
       writes: [insertJob(db, userId, j, priority, now, input.requestId), ...(i === 0 ? extra : [])],
     })),
     now,
-    { reads: free > 0 ? [queuedQuery(db, userId, running, free)] : [] },
   );
   const short = answers.find((a) => !a.ok);
   if (short && !short.ok) {
@@ -295,19 +272,7 @@ export async function startMany(
     }
     return credits.moved(short);
   }
-  // Without room at the time of the batch nothing was read, and the pump looks for itself (a call may have ended).
-  const queued = read?.[0] as Job[] | undefined;
-  return credits.withView(
-    {
-      ok: true,
-      balance: answers.at(-1)!.balance,
-      jobIds,
-      createdAt: now,
-      concurrency,
-      ...(queued ? { firstQueued: queued.map((job) => ({ job, photo: livePhotos.get(job.photoId) })) } : {}),
-    },
-    after,
-  );
+  return credits.withView({ ok: true, balance: answers.at(-1)!.balance, jobIds, createdAt: now, concurrency }, after);
 }
 
 /** A variation that is not its group's first: it runs with (and settles after) its lead's one provider call. */
@@ -326,15 +291,15 @@ export async function nextToRun(
   running: string[],
   /** The plan's concurrency when the caller read it in this turn. */
   known?: number,
-): Promise<QueuedToRun[]> {
+): Promise<Job[]> {
   if (known !== undefined) {
     const free = known - running.length;
-    return free <= 0 ? [] : (await queuedQuery(db, userId, running, free).all()).map((job) => ({ job }));
+    return free <= 0 ? [] : await queuedQuery(db, userId, running, free).all();
   }
   // The plan and the first queued jobs in one round trip: as many as the largest plan could start.
   const [planRows, rows] = await db.batch([planQuery(db, userId), queuedQuery(db, userId, running, MAX_CONCURRENCY)]);
   const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
-  return free <= 0 ? [] : rows.slice(0, free).map((job) => ({ job }));
+  return free <= 0 ? [] : rows.slice(0, free);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
-import type { Job, Photo } from "@db/schema";
-import { type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
+import type { Job } from "@db/schema";
+import { ProviderError } from "@workers/adapters/provider";
 import { log } from "@workers/lib/log";
 import { observed } from "@workers/lib/observed";
 import type { Stmt } from "@workers/objects/user/batch";
@@ -65,11 +65,8 @@ export class JobRunner {
     await Promise.allSettled([...this.#active.values(), ...this.#finishing]);
   }
 
-  /**
-   * Launches queued jobs while fewer than the plan's concurrency run here (`concurrency` when just read, and
-   * `firstQueued`, the first queued jobs, when read in the same turn: no read of the queue then).
-   */
-  async pump(userId: string, concurrency?: number, firstQueued?: queue.QueuedToRun[]): Promise<void> {
+  /** Launches queued jobs while fewer than the plan's concurrency (`concurrency` when just read) run here. */
+  async pump(userId: string, concurrency?: number): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true;
       return;
@@ -77,17 +74,12 @@ export class JobRunner {
     this.#pumping = true;
     try {
       let known = concurrency;
-      let listed = firstQueued;
       do {
         this.#pumpAgain = false;
-        const next =
-          known !== undefined && listed !== undefined
-            ? listed.filter((q) => !this.#active.has(q.job.id)).slice(0, Math.max(known - this.#active.size, 0))
-            : await queue.nextToRun(this.host.db, userId, this.running, known);
-        for (const queued of next) this.#launch(userId, queued);
+        const next = await queue.nextToRun(this.host.db, userId, this.running, known);
+        for (const job of next) this.#launch(userId, job);
         // A second look (asked for meanwhile) reads the plan and the queue again.
         known = undefined;
-        listed = undefined;
       } while (this.#pumpAgain);
     } finally {
       this.#pumping = false;
@@ -95,10 +87,10 @@ export class JobRunner {
     if (this.#active.size > 0) await this.host.needsHolding();
   }
 
-  #launch(userId: string, queued: queue.QueuedToRun): void {
-    const jobId = queued.job.id;
+  #launch(userId: string, queued: Job): void {
+    const jobId = queued.id;
     if (this.#active.has(jobId)) return;
-    const entry = { where: "job", requestId: queued.job.requestId, userId, jobId };
+    const entry = { where: "job", requestId: queued.requestId, userId, jobId };
     const run = observed(
       this.host.env,
       (p) => this.host.hold(p.then(() => undefined)),
@@ -128,8 +120,8 @@ export class JobRunner {
    * then runs the job; the slot goes back as soon as the job's provider calls have ended, or when the run ends
    * (slots.ts).
    */
-  async #run(userId: string, queued: queue.QueuedToRun): Promise<void> {
-    const slot = await takeSlot(this.host.env, userId, queued.job, this.#instance);
+  async #run(userId: string, queued: Job): Promise<void> {
+    const slot = await takeSlot(this.host.env, userId, queued, this.#instance);
     try {
       await this.#runHolding(userId, queued, slot);
     } finally {
@@ -138,10 +130,10 @@ export class JobRunner {
   }
 
   /** Marks a queued job running, calls the provider, and commits or refunds its credit. */
-  async #runHolding(userId: string, queued: queue.QueuedToRun, slot: Slot): Promise<void> {
+  async #runHolding(userId: string, queued: Job, slot: Slot): Promise<void> {
     const { env, db } = this.host;
     const tally = providerCalls();
-    const started = await this.#markRunning(queued, tally.onCall);
+    const started = await rows.startRunning(db, queued.id, this.host.now());
     if (!started) return;
     const { job } = started;
     if (variations.isGroupLead(job)) {
@@ -152,7 +144,7 @@ export class JobRunner {
     // deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
-      let attempt = await started.produced();
+      let attempt = await produce(env, db, job, this.host.now(), { photo: started.photo, onCall: tally.onCall });
       // The provider's part is done: the check and the commit run without the slot.
       await slot.release();
       writeSettled = attempt.stored.catch(() => undefined);
@@ -218,47 +210,6 @@ export class JobRunner {
     }
   }
 
-  /**
-   * Marks the job running and starts its provider call. With the job's photo as read in the turn that reserved its
-   * credit, the call starts while the job is being marked (the "early-start" shortcut), and a job that turns out not
-   * to be queued any more has its result thrown away uncharged. Undefined when the job was not queued.
-   */
-  async #markRunning(
-    queued: queue.QueuedToRun,
-    onCall: (call: ProviderCallRecord) => void,
-  ): Promise<{ job: Job; photo: Photo | undefined; produced: () => ReturnType<typeof produce> } | undefined> {
-    const { env, db } = this.host;
-    const early = queued.photo && !variations.isGroupLead(queued.job) && shortcutOn(env, "early-start");
-    let claimed: (running: boolean) => void = () => undefined;
-    const call = early
-      ? produce(env, db, queued.job, this.host.now(), {
-          photo: queued.photo as Photo,
-          storeWhen: new Promise<boolean>((resolve) => (claimed = resolve)),
-          onCall,
-        })
-      : undefined;
-    // Its failure is handled once the job is marked running; until then it must not count as unhandled.
-    call?.catch(() => undefined);
-    const unclaimed = async () => {
-      claimed(false);
-      await call?.catch(() => undefined);
-    };
-    let started: Awaited<ReturnType<typeof rows.startRunning>>;
-    try {
-      started = await rows.startRunning(db, queued.job.id, this.host.now());
-    } catch (err) {
-      await unclaimed();
-      throw err;
-    }
-    if (!started) {
-      await unclaimed();
-      return undefined;
-    }
-    claimed(true);
-    const { job, photo } = started;
-    return { job, photo, produced: () => call ?? produce(env, db, job, this.host.now(), { photo, onCall }) };
-  }
-
   /** The change that commits a job's credit with its version; true when the job succeeded and its result is kept. */
   async #commit(
     userId: string,
@@ -270,13 +221,8 @@ export class JobRunner {
     counted: Stmt[],
   ): Promise<Changed<boolean> & { ended?: rows.JobWithVersion }> {
     const { env, db } = this.host;
-    let found: Awaited<ReturnType<typeof findHeld>>;
-    if (shortcutOn(env, "store-while-reading"))
-      [found] = await Promise.all([findHeld(db, userId, job.id, "committed"), stored]);
-    else {
-      await stored;
-      found = await findHeld(db, userId, job.id, "committed");
-    }
+    await stored;
+    const found = await findHeld(db, userId, job.id, "committed");
     if (found.settled) return credits.untouched(false);
     const handOver = shortcutOn(env, "hand-over-ended");
     const committed = await credits.commitHeld(db, userId, found.held, now, {
