@@ -26,6 +26,10 @@ const names = [
   ...readFileSync(join(ROOT, "workers/objects/user/shortcuts.ts"), "utf8").matchAll(/^ {2}"([a-z-]+)":/gm),
 ].map((m) => m[1] as string);
 const configs = ["(all on)", ...names];
+if (names.length === 0) {
+  console.log("No shortcut is named in workers/objects/user/shortcuts.ts: nothing to judge.");
+  process.exit(0);
+}
 
 /** One stack with `off` disabled: JOBS single stagings one after another, each timed from request to its end. */
 async function runConfig(off: string, build: boolean): Promise<number[]> {

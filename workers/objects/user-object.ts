@@ -26,8 +26,8 @@ import { WakePlan } from "@workers/objects/user/wake";
 
 export type { LiveBalance } from "@workers/objects/user/live";
 
-/** A change of the user's data: its answer, its effect on the credit view, and a job it read as ended, if any. */
-type Change<T> = Changed<T> & { ended?: rows.JobWithVersion };
+/** A change of the user's data: its answer and its effect on the credit view. */
+type Change<T> = Changed<T>;
 
 /**
  * One instance per user (addressed by user id): the RPC front of that user's credits and jobs, and the only place
@@ -114,7 +114,7 @@ export class UserObject extends DurableObject<Env> {
         throw err;
       }
       this.#desk.apply(outcome.effect);
-      this.#live.changed(outcome.ended ?? null);
+      this.#live.changed();
       if (opts.alarmNextTurn) this.#scheduleAlarmNextTurn(userId);
       else await this.#scheduleAlarm(userId);
       await this.#live.broadcast(userId);

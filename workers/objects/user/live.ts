@@ -40,11 +40,6 @@ export function signal(waiters: Set<() => void>): void {
 export class LiveChannel {
   /** Counts the changes of this user's data; a job waiter wakes at the next. */
   #changes = 0;
-  /**
-   * The job the last change read at the end of its own write batch (a commit), handed to the waiters it wakes so
-   * they answer without reading it again; `at` is that change's number in #changes.
-   */
-  #ended: { at: number; found: jobRows.JobWithVersion } | null = null;
   #waiters = new Set<() => void>();
 
   constructor(
@@ -52,13 +47,9 @@ export class LiveChannel {
     private readonly db: Database,
   ) {}
 
-  /**
-   * After every change of this user's data, as soon as its writes are in: counts it and wakes the job waiters; a
-   * change that read a job it ended hands it over.
-   */
-  changed(ended: jobRows.JobWithVersion | null = null): void {
+  /** After every change of this user's data, as soon as its writes are in: counts it and wakes the job waiters. */
+  changed(): void {
     this.#changes++;
-    this.#ended = ended ? { at: this.#changes, found: ended } : null;
     signal(this.#waiters);
   }
 
@@ -77,12 +68,7 @@ export class LiveChannel {
       if (this.#changes !== seen) continue;
       const left = deadline - Date.now();
       if (left <= 0) return found;
-      if (await signalOrTimeout(this.#waiters, left)) {
-        // Woken by a change that read this job at the end of its own write batch (a commit): that read is the job
-        // as it stands, since the waiter resumes before anything else runs here. Any later change drops it.
-        const handed = this.#ended?.at === this.#changes ? this.#ended.found : undefined;
-        if (handed?.job.id === jobId && jobRows.hasEnded(handed.job)) return handed;
-      }
+      await signalOrTimeout(this.#waiters, left);
     }
   }
 

@@ -134,8 +134,8 @@ export function hasEnded(job: Pick<Job, "status">): boolean {
   return job.status === "succeeded" || job.status === "failed";
 }
 
-/** jobWithVersion's two reads, to run alone or at the end of a batch that changed the job (a commit). */
-export function jobWithVersionQueries(db: Database, userId: string, jobId: string) {
+/** jobWithVersion's two reads, in one batch. */
+function jobWithVersionQueries(db: Database, userId: string, jobId: string) {
   return [
     db.select().from(jobs).where(eq(jobs.id, jobId)),
     db
@@ -145,8 +145,8 @@ export function jobWithVersionQueries(db: Database, userId: string, jobId: strin
   ] as const;
 }
 
-/** What jobWithVersion answers, from the results of jobWithVersionQueries (alone, or the tail of a batch's). */
-export function jobWithVersionFrom(userId: string, results: readonly unknown[]): JobWithVersion | undefined {
+/** What jobWithVersion answers, from the results of jobWithVersionQueries. */
+function jobWithVersionFrom(userId: string, results: readonly unknown[]): JobWithVersion | undefined {
   const [jobRows, versionRows] = results as [Job[], PhotoVersion[]];
   const job = jobRows[0];
   if (!job || job.userId !== userId) return undefined;

@@ -7,7 +7,6 @@ import type { Stmt } from "@workers/objects/user/batch";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, staleReservationKeys } from "@workers/objects/user/credits/reservations";
-import { shortcutOn } from "@workers/objects/user/shortcuts";
 import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
@@ -29,7 +28,7 @@ export interface RunnerHost {
   db: Database;
   now(): number;
   /** Runs a change of the user's data in the object's order (UserObject#change). */
-  change<T>(userId: string, fn: (now: number) => Promise<Changed<T> & { ended?: rows.JobWithVersion }>): Promise<T>;
+  change<T>(userId: string, fn: (now: number) => Promise<Changed<T>>): Promise<T>;
   /** Work that must outlive the request that started it: held by the alarm handler until it settles. */
   hold(work: Promise<void>): void;
   /** A job started here needs an alarm handler holding it. */
@@ -219,20 +218,18 @@ export class JobRunner {
     now: number,
     checked: Parameters<typeof rows.succeedStatements>[4],
     counted: Stmt[],
-  ): Promise<Changed<boolean> & { ended?: rows.JobWithVersion }> {
-    const { env, db } = this.host;
+  ): Promise<Changed<boolean>> {
+    const { db } = this.host;
     await stored;
     const found = await findHeld(db, userId, job.id, "committed");
     if (found.settled) return credits.untouched(false);
-    const handOver = shortcutOn(env, "hand-over-ended");
     const committed = await credits.commitHeld(db, userId, found.held, now, {
       writes: [...rows.succeedStatements(db, job, result, now, checked), succeededStatement(db, now), ...counted],
-      reads: handOver ? rows.jobWithVersionQueries(db, userId, job.id) : [],
     });
-    const c = committed.answer;
-    if (!c.ok) return credits.untouched(false);
-    const read = handOver ? rows.jobWithVersionFrom(userId, c.read) : await rows.jobWithVersion(db, userId, job.id);
-    return { ...credits.untouched(read?.job.status === "succeeded"), ...(handOver && read ? { ended: read } : {}) };
+    if (!committed.answer.ok) return credits.untouched(false);
+    // The job's row is updated only while it is queued or running: read back, it says whether this result is kept.
+    const read = await rows.jobWithVersion(db, userId, job.id);
+    return credits.untouched(read?.job.status === "succeeded");
   }
 
   #finish(work: Promise<void>): void {
