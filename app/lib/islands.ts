@@ -121,6 +121,7 @@ export function enhanceLandingPage(): void {
   }
 
   // Measured figures (docs/decisions/0185-measured-landing-figures.md): the words stay when the answer has none.
+  // Once the question has settled the document says so: data-figures="measured", or "promised" (the words stay).
   const put = (attr: string, name: string, text: string) => {
     const el = doc.querySelector(`[${attr}="${name}"]`);
     if (el) el.textContent = text;
@@ -133,14 +134,19 @@ export function enhanceLandingPage(): void {
     void fetch("/api/figures")
       .then((r) => (r.ok ? (r.json() as Promise<{ successPercent: number | null; median: string | null }>) : null))
       .then((f) => {
-        if (!f || f.successPercent === null || f.median === null) return;
+        if (!f || f.successPercent === null || f.median === null) {
+          doc.documentElement.dataset.figures = "promised";
+          return;
+        }
         put("data-figure-label", "success", "Success Rate");
         put("data-figure-value", "success", `${f.successPercent}%`);
         put("data-figure-value", "time", `${f.median} median`);
         put("data-figure-value", "badge", `Results in ${f.median} (median, last 30 days)`);
         doc.documentElement.dataset.figures = "measured";
       })
-      .catch(() => undefined);
+      .catch(() => {
+        doc.documentElement.dataset.figures = "promised";
+      });
   let asked = false;
   const ask = () => {
     if (asked) return;
