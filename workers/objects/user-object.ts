@@ -26,9 +26,6 @@ import { WakePlan } from "@workers/objects/user/wake";
 
 export type { LiveBalance } from "@workers/objects/user/live";
 
-/** A change of the user's data: its answer and its effect on the credit view. */
-type Change<T> = Changed<T>;
-
 /**
  * One instance per user (addressed by user id): the RPC front of that user's credits and jobs, and the only place
  * that orders their work. Every change runs here, one at a time, so concurrent requests from many isolates can
@@ -103,10 +100,10 @@ export class UserObject extends DurableObject<Env> {
    * (credits/changes.ts) and is applied here; then the long polls wake, the alarm follows, the open pages are told.
    * `alarmNextTurn`: the caller starts jobs as soon as this resolves, and the alarm is computed in the next turn.
    */
-  #change<T>(userId: string, fn: (now: number) => Promise<Change<T>>, opts: { alarmNextTurn?: boolean } = {}) {
+  #change<T>(userId: string, fn: (now: number) => Promise<Changed<T>>, opts: { alarmNextTurn?: boolean } = {}) {
     return this.#serial(async () => {
       await this.#bind(userId);
-      let outcome: Change<T>;
+      let outcome: Changed<T>;
       try {
         outcome = await fn(this.#now());
       } catch (err) {
@@ -153,7 +150,7 @@ export class UserObject extends DurableObject<Env> {
     // A group that only takes reservations adds one reason to wake: their timeout.
     if (outcome.onlyReservations) await this.#wake.wakeForReservations();
     // A group that started jobs has its alarm computed in the next turn, after the caller launches them.
-    else if (!outcome.onlyReservations) this.#scheduleAlarmNextTurn(userId);
+    else this.#scheduleAlarmNextTurn(userId);
     await this.#live.broadcast(userId);
   }
 

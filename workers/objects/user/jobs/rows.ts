@@ -134,6 +134,11 @@ export function hasEnded(job: Pick<Job, "status">): boolean {
   return job.status === "succeeded" || job.status === "failed";
 }
 
+/** A job's status as D1 has it now (undefined for no such job). */
+export async function jobStatus(db: Database, jobId: string): Promise<Job["status"] | undefined> {
+  return (await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId)).get())?.status;
+}
+
 /** jobWithVersion's two reads, in one batch. */
 function jobWithVersionQueries(db: Database, userId: string, jobId: string) {
   return [

@@ -228,8 +228,7 @@ export class JobRunner {
     });
     if (!committed.answer.ok) return credits.untouched(false);
     // The job's row is updated only while it is queued or running: read back, it says whether this result is kept.
-    const read = await rows.jobWithVersion(db, userId, job.id);
-    return credits.untouched(read?.job.status === "succeeded");
+    return credits.untouched((await rows.jobStatus(db, job.id)) === "succeeded");
   }
 
   #finish(work: Promise<void>): void {
