@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { buildChecker, CHECKER_QUEUE } from "./scripts/checker-build.ts";
 
 // Unit and integration tests, run inside workerd with the Worker's real
 // bindings (local D1, R2, Durable Objects) and the real migrations applied.
@@ -8,6 +9,9 @@ const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path("./migrations"));
+  // The check Worker (workers/checker) beside the app, as in production: the app's objects send it structure checks
+  // on the queue and it answers them by RPC. Bundled by wrangler as for a deploy.
+  const checker = buildChecker();
   return {
     plugins: [
       cloudflareTest({
@@ -38,6 +42,21 @@ export default defineConfig(async () => {
             // stubs fetch for it and reads what arrives.
             SENTRY_DSN: "http://testsinkkey@127.0.0.1:9/1",
           },
+          workers: [
+            {
+              name: "stagewise-checker",
+              modules: true,
+              scriptPath: checker,
+              compatibilityDate: "2026-10-01",
+              compatibilityFlags: ["nodejs_compat"],
+              bindings: { APP_ENV: "test" },
+              r2Buckets: { PHOTOS: "stagewise-photos" },
+              images: { binding: "IMAGES" },
+              // The test runner is the app's Worker here: the plugin names it vitest-plugin-runner-<project>.
+              durableObjects: { USER_OBJECT: { className: "UserObject", scriptName: "vitest-plugin-runner-" } },
+              queueConsumers: { [CHECKER_QUEUE]: { maxBatchSize: 1, maxBatchTimeout: 0, maxRetries: 2 } },
+            },
+          ],
         },
       }),
     ],

@@ -29,6 +29,7 @@ import { batchModule } from "./batch.ts";
 import { measureJobLatencies } from "./jobs.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
 import { applyRatios, type BenchContext, type BenchModule, MIN_RUNS, median, mergeRuns, percentile } from "./module.ts";
+import { OBJECT_INSPECTOR_PORT, objectModule } from "./object.ts";
 import { qualityScore } from "./photo-quality.ts";
 import { BUDGETS, budgetText, type Figure, judge, renderMarkdown } from "./report.ts";
 import { resultsModule } from "./results.ts";
@@ -605,6 +606,7 @@ export const MODULES: Record<string, BenchModule> = {
   "lighthouse-home": lighthouseModule("/", "/", 5, false),
   "lighthouse-dashboard": lighthouseModule("/dashboard", "/dashboard", MIN_RUNS, true),
   structure: structureModule(),
+  object: objectModule(),
 };
 
 /** CPU time (clock ticks) used so far by every workerd process on the machine: the stack's runtime and its proxy. */
@@ -721,6 +723,8 @@ async function main() {
     quiet: true,
     // No line per request from wrangler's Node process: harness work production does not have (docs/performance.md).
     requestLog: false,
+    // The app's inspector, for the object module's CPU profile (bench/object.ts).
+    inspectorPort: OBJECT_INSPECTOR_PORT,
   });
   const fixtureToken = async (credits = 20) => {
     const user = await createFixtureUser(stack.url, { credits });

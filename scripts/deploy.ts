@@ -239,6 +239,21 @@ export async function deploy(o: DeployOptions, io: DeployIO): Promise<number> {
         argv: wrangler(env, "deploy", "--message", `commit ${o.git.sha.slice(0, 12)}`),
       }),
     );
+    // The check Worker, the structure check's queue consumer (workers/checker, ADR 0188): after the app, whose
+    // UserObject it answers. Until it runs, a job's check times out and its result is delivered unchecked.
+    await step(
+      "Deploy the check Worker",
+      ...cmd({
+        argv: wrangler(
+          env,
+          "deploy",
+          "-c",
+          "workers/checker/wrangler.toml",
+          "--message",
+          `commit ${o.git.sha.slice(0, 12)}`,
+        ),
+      }),
+    );
     await step(
       "Smoke check: the deep health probe",
       `curl -fsS -H "X-Health-Probe: $HEALTH_PROBE_SECRET" ${quote(health)}`,

@@ -3,6 +3,7 @@ import { copyFileSync, createWriteStream, existsSync, readFileSync, rmSync } fro
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { startEmulators } from "../emulators/index.ts";
+import { CHECKER_CONFIG } from "./checker-build.ts";
 
 // Starts the whole product locally: production build under local workerd
 // (wrangler dev on the built worker), local D1/R2/Durable Objects persisted in
@@ -113,6 +114,55 @@ export function assertPortFree(port: number): Promise<void> {
   });
 }
 
+/** Stops a child process: SIGTERM, then SIGKILL after 5 s. */
+async function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once("exit", r));
+  proc.kill("SIGTERM");
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A port nobody listens on right now, chosen by the system. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolvePromise(port));
+    });
+  });
+}
+
+/** Resolves when `proc` prints a line matching `pattern`; rejects when it exits first or `ms` pass. */
+function outputLine(proc: ChildProcess, pattern: RegExp, ms: number, what: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    let seen = "";
+    const onData = (d: Buffer) => {
+      seen = (seen + d.toString()).slice(-4000);
+      if (pattern.test(seen)) done();
+    };
+    const onExit = (code: number | null) =>
+      finish(new Error(`${what} exited with ${code} before it was ready:\n${seen}`));
+    const timer = setTimeout(() => finish(new Error(`${what} was not ready within ${ms} ms:\n${seen}`)), ms);
+    const finish = (err?: Error) => {
+      clearTimeout(timer);
+      proc.stdout?.off("data", onData);
+      proc.stderr?.off("data", onData);
+      proc.off("exit", onExit);
+      if (err) reject(err);
+      else resolvePromise();
+    };
+    const done = () => finish();
+    proc.stdout?.on("data", onData);
+    proc.stderr?.on("data", onData);
+    proc.once("exit", onExit);
+  });
+}
+
 export interface StackOptions {
   port: number;
   emulatorPortBase: number;
@@ -187,6 +237,41 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     ([k, v]) => ["--var", `${k}:${v}`],
   );
 
+  // The stack's own dev registry: the app and the check Worker find each other there (the queue, the RPC back), and
+  // never another stack's (the e2e suite and a bench may run two at once).
+  const registry = join(opts.persistDir, "dev-registry");
+  const wranglerEnv = {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    CI: "true",
+    WRANGLER_REGISTRY_PATH: registry,
+    ...(opts.requestLog === false ? { WRANGLER_LOG: "warn" } : {}),
+  };
+  // The check Worker (workers/checker) in a wrangler dev process of its own: its own workerd, so its pixel work runs
+  // on another thread than the app's objects, as a queue consumer does in production (docs/decisions/0188).
+  const checker = spawn(
+    bin("wrangler"),
+    [
+      "dev",
+      "-c",
+      CHECKER_CONFIG,
+      "--env=",
+      "--port",
+      String(await freePort()),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      opts.persistDir,
+      "--show-interactive-dev-session=false",
+      "--inspector-port",
+      "0",
+      "--var",
+      "APP_ENV:development",
+    ],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv, detached: false },
+  );
+  const checkerReady = outputLine(checker, /Ready on/, 60_000, "the check Worker (workers/checker)");
+
   const child = spawn(
     bin("wrangler"),
     [
@@ -206,39 +291,26 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       String(opts.inspectorPort ?? 0),
       ...varArgs,
     ],
-    {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        WRANGLER_SEND_METRICS: "false",
-        CI: "true",
-        ...(opts.requestLog === false ? { WRANGLER_LOG: "warn" } : {}),
-      },
-      detached: false,
-    },
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv, detached: false },
   );
-  if (opts.logFile) {
-    const log = createWriteStream(opts.logFile, { flags: "a" });
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
-  } else if (!opts.quiet) {
-    child.stdout?.pipe(process.stdout);
-    child.stderr?.pipe(process.stderr);
+  for (const proc of [child, checker]) {
+    if (opts.logFile) {
+      const log = createWriteStream(opts.logFile, { flags: "a" });
+      proc.stdout?.pipe(log);
+      proc.stderr?.pipe(log);
+    } else if (!opts.quiet) {
+      proc.stdout?.pipe(process.stdout);
+      proc.stderr?.pipe(process.stderr);
+    }
   }
 
   const stop = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await Promise.all([child, checker].map(stopProcess));
     await emulators.stop();
   };
 
   try {
+    await checkerReady;
     await waitForHealth(url, child, 60_000);
     const res = await fetch(`${url}/api/dev/seed`, { method: "POST" });
     if (!res.ok) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);

@@ -80,6 +80,7 @@ describe("a real deploy (fake commands)", () => {
       "wrangler d1 time-travel info",
       "wrangler d1 migrations apply",
       "wrangler deploy --message commit 0123456789ab",
+      "wrangler deploy -c workers/checker/wrangler.toml",
       "git tag -a release-20261126-101500-0123456789ab",
       "git push origin release-20261126-101500-0123456789ab",
     ]);
@@ -87,7 +88,7 @@ describe("a real deploy (fake commands)", () => {
     expect(io.fetched).toEqual([{ url: "https://stagewise.example.com/api/health?deep=1", probe: "probe-secret" }]);
     const out = lines.join("\n");
     expect(out).toContain("bookmark: 00000085-0000024c-00004e2f-bookmark");
-    expect(io.ran[6]?.argv.join(" ")).toContain(
+    expect(io.ran[7]?.argv.join(" ")).toContain(
       "D1 bookmark before its migrations: 00000085-0000024c-00004e2f-bookmark",
     );
     expect(out).toContain(

@@ -1,6 +1,7 @@
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import {
+  benchBalance,
   benchReservations,
   createFixtureUser,
   finishedJobsInput,
@@ -57,6 +58,12 @@ export const devApi = new Hono<ApiEnv>()
     if (!res.ok) return failureJson(res);
     await forgetCachedFigures(new URL(c.req.url).origin, c.get("deps").clock());
     return c.json({ ok: true, jobs: res.jobs }, 201);
+  })
+  // Benchmark: one user's balance from their object, the second request of bench/object.ts (npm run bench).
+  .get("/bench/balance/:userId", async (c) => {
+    const res = await benchBalance(c.get("deps"), c.req.param("userId"));
+    if (!res.ok) return failureJson(res);
+    return c.json({ credits: res.credits });
   })
   // Benchmark: concurrent reservations through the users' objects (npm run bench).
   .post("/bench/reservations", async (c) => {

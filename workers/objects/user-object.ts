@@ -14,6 +14,7 @@ import type { ReserveAnswer } from "@workers/objects/user/credits/group";
 import { cachedBalance } from "@workers/objects/user/credits/view";
 import * as apiJobs from "@workers/objects/user/jobs/api-jobs";
 import * as callbacks from "@workers/objects/user/jobs/callbacks";
+import { CheckDesk } from "@workers/objects/user/jobs/checks";
 import { keepRefused } from "@workers/objects/user/jobs/keep";
 import * as queue from "@workers/objects/user/jobs/queue";
 import * as rows from "@workers/objects/user/jobs/rows";
@@ -41,6 +42,7 @@ export class UserObject extends DurableObject<Env> {
   #runner: JobRunner;
   #wake: WakePlan;
   #live: LiveChannel;
+  #checks: CheckDesk;
   #groupTurnQueued = false;
 
   constructor(ctx: DurableObjectState, given: Env) {
@@ -51,9 +53,14 @@ export class UserObject extends DurableObject<Env> {
     this.#desk = new CreditDesk(this.#db);
     this.#wake = new WakePlan(ctx.storage, this.#db, env);
     this.#live = new LiveChannel(ctx, this.#db);
+    // Structure checks go to the check Worker (workers/checker) and come back through structureChecked below.
+    this.#checks = new CheckDesk(async (request) => {
+      await env.STRUCTURE_CHECKS.send(request, { contentType: "json" });
+    });
     this.#runner = new JobRunner({
       env,
       db: this.#db,
+      checks: this.#checks,
       now: () => this.#now(),
       change: (userId, fn) => this.#change(userId, fn),
       hold: (work) => ctx.waitUntil(work),
@@ -189,6 +196,15 @@ export class UserObject extends DurableObject<Env> {
     const pings = ((await this.ctx.storage.get<number>("pings")) ?? 0) + 1;
     await this.ctx.storage.put("pings", pings);
     return { ok: true, pings };
+  }
+
+  /**
+   * The check Worker's verdict on a result (workers/checker): true when a job here waited for it. Not a change: the
+   * job that waits commits or refunds in its own turn. Outside the serial queue, so an answer is never stuck behind
+   * the work that waits for it.
+   */
+  structureChecked(checkId: string, checked: unknown): boolean {
+    return typeof checkId === "string" && this.#checks.answer(checkId, checked);
   }
 
   balance(userId: string): Promise<number> {

@@ -5,7 +5,7 @@ import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { PLANS } from "~/shared/catalog";
-import { fail, ok, type Result } from "~/shared/result";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { createApiKey } from "./api-keys";
 import type { Deps } from "./deps";
 import { hashPassword } from "./password";
@@ -136,6 +136,16 @@ export async function stateDigest(deps: Pick<Deps, "env" | "bucket">) {
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
   return { d1, r2: { objects: r2.length, digest: await sha256(r2.join("\n")) } };
+}
+
+/**
+ * Benchmark: a user's balance as their object answers it, with no session and no rate limit: the bench's "second
+ * request of the same user" while that user's jobs run (bench/object.ts). Not found for an unknown user.
+ */
+export async function benchBalance(deps: Pick<Deps, "db" | "env">, userId: string) {
+  const user = await deps.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get();
+  if (!user) return NOT_FOUND;
+  return ok({ credits: await userObject(deps.env, userId).balance(userId) });
 }
 
 /**

@@ -7,11 +7,12 @@ import type { Stmt } from "@workers/objects/user/batch";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, staleReservationKeys } from "@workers/objects/user/credits/reservations";
+import type { CheckDesk } from "./checks";
 import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
 import { type Slot, takeSlot } from "./slots";
-import { refusedStatements, retryParams, roomCheck, STRUCTURE_REFUSED, sourceBytes } from "./structure";
+import { refusedStatements, retryParams, roomCheck, STRUCTURE_REFUSED, sourceKey } from "./structure";
 import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
 import * as variations from "./variations";
 
@@ -26,6 +27,8 @@ import * as variations from "./variations";
 export interface RunnerHost {
   env: Env;
   db: Database;
+  /** Where structure checks are sent and their answers awaited (checks.ts). */
+  checks: CheckDesk;
   now(): number;
   /** Runs a change of the user's data in the object's order (UserObject#change). */
   change<T>(userId: string, fn: (now: number) => Promise<Changed<T>>): Promise<T>;
@@ -137,7 +140,11 @@ export class JobRunner {
     const { job } = started;
     if (variations.isGroupLead(job)) {
       const change = <T>(fn: (now: number) => Promise<Changed<T>>) => this.host.change(userId, fn);
-      return variations.runGroup({ env, db, now: () => this.host.now(), change }, userId, job);
+      return variations.runGroup(
+        { env, db, now: () => this.host.now(), change, checks: this.host.checks },
+        userId,
+        job,
+      );
     }
     // The result's R2 write may be under way while the commit reads; every way out waits for it to settle before
     // deleting the job's bytes.
@@ -148,10 +155,12 @@ export class JobRunner {
       await slot.release();
       writeSettled = attempt.stored.catch(() => undefined);
       // The structure check, before any charge: a result that changed the room is tried once more, free.
+      // The check Worker reads the result from R2: it is judged once it is stored.
       let made = job;
-      const source = started.photo ? await sourceBytes(env, db, job, started.photo.originalKey) : null;
-      const check = roomCheck(env, job.kind, source);
-      let checked = await check(attempt.bytes);
+      const source = started.photo ? await sourceKey(db, job, started.photo.originalKey) : null;
+      const check = roomCheck(this.host.checks, userId, job.kind, source);
+      await attempt.stored;
+      let checked = await check(attempt.result.key);
       if (checked.verdict === "refused") {
         await writeSettled;
         made = { ...job, params: retryParams(job.params) };
@@ -163,7 +172,8 @@ export class JobRunner {
           await again.release();
         }
         writeSettled = attempt.stored.catch(() => undefined);
-        checked = await check(attempt.bytes);
+        await attempt.stored;
+        checked = await check(attempt.result.key);
       }
       const { result, stored } = attempt;
       if (checked.verdict === "refused") {

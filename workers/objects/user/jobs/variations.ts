@@ -6,6 +6,7 @@ import type { Stmt } from "@workers/objects/user/batch";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { CheckDesk } from "./checks";
 import { atListingSize } from "./listing-size";
 import * as produce from "./produce";
 import * as jobsService from "./rows";
@@ -17,7 +18,7 @@ import {
   retryParams,
   roomCheck,
   STRUCTURE_REFUSED,
-  sourceBytes,
+  sourceKey,
 } from "./structure";
 import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
 
@@ -89,6 +90,8 @@ export interface GroupRunner {
   now: () => number;
   /** Runs a credit change in the user's serial queue (the user object's #change). */
   change: <T>(fn: (now: number) => Promise<Changed<T>>) => Promise<T>;
+  /** Where the group's structure checks are sent and awaited (checks.ts). */
+  checks: CheckDesk;
 }
 
 /** A member's result: its description, its bytes, and what the structure check said of it. */
@@ -112,8 +115,8 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
   try {
     const photo = await r.db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
     if (!photo || photo.userId !== lead.userId) throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
-    const source = await sourceBytes(r.env, r.db, lead, photo.originalKey);
-    const check = roomCheck(r.env, "stage", source);
+    const source = await sourceKey(r.db, lead, photo.originalKey);
+    const check = roomCheck(r.checks, userId, "stage", source);
     made = await produceGroup(r.env, r.db, photo, lead, group, check, r.now(), tally.onCall);
     const again = group.filter((_, i) => made[i]?.checked.verdict === "refused");
     if (again.length > 0) {
@@ -219,7 +222,7 @@ async function produceGroup(
       out.push(null);
       continue;
     }
-    const checked = await check(sized);
+    const checked = await check(result.key);
     out.push({ result, bytes: sized, checked, job });
   }
   return out;

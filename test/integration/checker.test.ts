@@ -1,0 +1,159 @@
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { jobs, photoVersions } from "@db/schema";
+import { db, signedIn } from "@test/support/factories";
+import { balance, photosOf } from "@test/support/listing";
+import { stubProvider } from "@test/support/provider-stub";
+import { ROOM_SOURCE, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
+import checker, { type CheckerEnv } from "@workers/checker/index";
+import type { Checked, CheckRequest } from "@workers/lib/structure/verdict";
+import { userObject } from "@workers/objects/client";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+
+// The check Worker (workers/checker, docs/decisions/0188-the-check-off-the-object.md): its queue handler, run here
+// against the real R2 and Images bindings with the user's object replaced by a recorder, and the object's answer
+// side, which must drop answers nobody waits for. The jobs' own tests (structure-jobs, masks-structure,
+// listing-look-structure) run the whole path: the app's object, the queue, the check Worker and the RPC back.
+
+interface Delivered {
+  acked: boolean;
+  retried: boolean;
+}
+
+/** Runs the check Worker's handler on `bodies`; returns what it answered each object and did with each message. */
+async function consume(bodies: unknown[], reach: "ok" | "fails" = "ok") {
+  const answers: { userId: string; checkId: string; checked: Checked }[] = [];
+  const delivered: Delivered[] = bodies.map(() => ({ acked: false, retried: false }));
+  const fakeObjects = {
+    idFromName: (name: string) => name,
+    get: (userId: string) => ({
+      structureChecked: async (checkId: string, checked: Checked) => {
+        if (reach === "fails") throw new Error("Durable Object reset because its code was updated.");
+        answers.push({ userId, checkId, checked });
+        return true;
+      },
+    }),
+  };
+  const batch = {
+    queue: "stagewise-structure-checks",
+    messages: bodies.map((body, i) => ({
+      id: `m${i}`,
+      timestamp: new Date(),
+      attempts: 1,
+      body,
+      ack: () => {
+        delivered[i]!.acked = true;
+      },
+      retry: () => {
+        delivered[i]!.retried = true;
+      },
+    })),
+    ackAll: () => {},
+    retryAll: () => {},
+  } as unknown as MessageBatch<unknown>;
+  const checkerEnv = { PHOTOS: env.PHOTOS, IMAGES: env.IMAGES, APP_ENV: "test", USER_OBJECT: fakeObjects };
+  await checker.queue(batch, checkerEnv as unknown as CheckerEnv);
+  return { answers, delivered };
+}
+
+async function stored(bytes: Uint8Array): Promise<string> {
+  const key = `test-check/${crypto.randomUUID()}`;
+  await env.PHOTOS.put(key, bytes);
+  return key;
+}
+
+function request(over: Partial<CheckRequest>): CheckRequest {
+  return { checkId: crypto.randomUUID(), userId: "user-1", kind: "stage", sourceKey: "", resultKey: "", ...over };
+}
+
+describe("the check Worker's queue handler", () => {
+  it("judges a true result passed and a result without its window refused, and answers each user's object", async () => {
+    const source = await stored(ROOM_SOURCE);
+    const same = request({ sourceKey: source, resultKey: await stored(roomAnswer("stage")) });
+    const gone = request({ userId: "user-2", sourceKey: source, resultKey: await stored(windowGoneAnswer("stage")) });
+    const { answers, delivered } = await consume([same, gone]);
+    expect(answers.map((a) => [a.userId, a.checkId, a.checked.verdict])).toEqual([
+      ["user-1", same.checkId, "passed"],
+      ["user-2", gone.checkId, "refused"],
+    ]);
+    expect(answers[1]!.checked.score).toBeGreaterThan(1);
+    expect(delivered).toEqual([
+      { acked: true, retried: false },
+      { acked: true, retried: false },
+    ]);
+  });
+
+  it("answers unchecked for a missing picture, one too small to judge, or one that is not an image", async () => {
+    const source = await stored(ROOM_SOURCE);
+    const cases = [
+      request({ sourceKey: source, resultKey: "test-check/never-stored" }),
+      request({ sourceKey: "test-check/gone", resultKey: source }),
+      request({ sourceKey: source, resultKey: await stored(new TextEncoder().encode("not an image")) }),
+    ];
+    const { answers, delivered } = await consume(cases);
+    expect(answers.map((a) => a.checked)).toEqual(cases.map(() => ({ verdict: "unchecked", score: null })));
+    expect(delivered.every((d) => d.acked)).toBe(true);
+  });
+
+  it("drops a message that is not a check, answering nobody", async () => {
+    const { answers, delivered } = await consume([
+      null,
+      "check this",
+      { checkId: "c", userId: "u", kind: "brush", sourceKey: "a", resultKey: "b" },
+      { checkId: "c", userId: "", kind: "stage", sourceKey: "a", resultKey: "b" },
+    ]);
+    expect(answers).toEqual([]);
+    expect(delivered.every((d) => d.acked && !d.retried)).toBe(true);
+  });
+
+  it("retries a message whose answer could not reach the object", async () => {
+    const source = await stored(ROOM_SOURCE);
+    const { delivered } = await consume([request({ sourceKey: source, resultKey: source })], "fails");
+    expect(delivered).toEqual([{ acked: false, retried: true }]);
+  });
+});
+
+describe("answers on the object's side", () => {
+  it("an answer nobody waits for (the object restarted mid-check) changes nothing; the alarm's retry is checked anew", async () => {
+    const provider = stubProvider();
+    provider.answer = () => [roomAnswer("stage")];
+    const user = await signedIn({ credits: 2 });
+    const stub = userObject(env, user.id);
+    // Unknown ids and malformed answers: false, and nothing moved.
+    expect(await stub.structureChecked(crypto.randomUUID(), { verdict: "refused", score: 3 })).toBe(false);
+    expect(await stub.structureChecked(crypto.randomUUID(), "refused")).toBe(false);
+    expect(await balance(user.id)).toBe(2);
+    // A job its evicted object left running (its check in flight): the alarm runs it again, and its new check
+    // answers the new instance; the old check's answer, arriving late, is dropped.
+    const [photo] = await photosOf(user.id, 1);
+    await useRoomAsOriginal(photo!);
+    const id = `checking-${photo!.id}`;
+    await stub.reserve(user.id, id, 1, "AI stage");
+    const now = Date.now();
+    await db.insert(jobs).values({
+      id,
+      userId: user.id,
+      photoId: photo!.id,
+      kind: "stage",
+      params: { roomType: "Living Room", designStyle: "Modern" },
+      status: "running",
+      attempts: 1,
+      createdAt: now,
+      startedAt: now,
+    });
+    await evictDurableObject(stub);
+    expect(await stub.structureChecked(crypto.randomUUID(), { verdict: "refused", score: 3 })).toBe(false);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    let job = await db.select().from(jobs).where(eq(jobs.id, id)).get();
+    for (let i = 0; i < 400 && job?.status === "running"; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      job = await db.select().from(jobs).where(eq(jobs.id, id)).get();
+    }
+    expect(job).toMatchObject({ status: "succeeded", attempts: 2 });
+    expect(provider.calls).toHaveLength(1);
+    expect(await balance(user.id)).toBe(1);
+    const version = await db.select().from(photoVersions).where(eq(photoVersions.jobId, id)).get();
+    expect(version?.structureVerdict).toBe("passed");
+  });
+});

@@ -1,0 +1,65 @@
+import { log } from "@workers/lib/log";
+import { type Checked, type CheckRequest, isChecked, UNCHECKED } from "@workers/lib/structure/verdict";
+
+// The object's side of the structure check (docs/decisions/0188-the-check-off-the-object.md): a job's check is a
+// message on the STRUCTURE_CHECKS queue, judged by the check Worker (workers/checker), whose answer comes back as an
+// RPC (UserObject.structureChecked). While it waits the object's thread is free: its other requests run.
+
+/** How long a job waits for its check before its result counts as unchecked (delivered and charged). */
+export const CHECK_TIMEOUT_MS = 20_000;
+
+export type SendCheck = (request: CheckRequest) => Promise<void>;
+
+/** The checks this instance of the object waits for, each answered once, by the check Worker or by the timeout. */
+export class CheckDesk {
+  #waiting = new Map<string, (checked: Checked) => void>();
+
+  constructor(
+    private readonly send: SendCheck,
+    private readonly timeoutMs = CHECK_TIMEOUT_MS,
+  ) {}
+
+  /** How many checks wait for their answer here. */
+  get waiting(): number {
+    return this.#waiting.size;
+  }
+
+  /** Sends one check and waits for its verdict; unchecked when it cannot be sent or no answer comes in time. */
+  async request(check: Omit<CheckRequest, "checkId">): Promise<Checked> {
+    const checkId = crypto.randomUUID();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answered = new Promise<Checked>((resolve) => this.#waiting.set(checkId, resolve));
+    const timedOut = new Promise<Checked>((resolve) => {
+      timer = setTimeout(() => {
+        log.warn("structure check not answered in time", { checkId, timeoutMs: this.timeoutMs });
+        resolve(UNCHECKED);
+      }, this.timeoutMs);
+    });
+    // A local queue may deliver inside send (the answer arrives before send returns): the waiter is set first.
+    const sent = this.send({ ...check, checkId }).then(
+      () => answered,
+      (err: unknown) => {
+        log.warn(`structure check not sent: ${err instanceof Error ? err.message : String(err)}`, { checkId });
+        return UNCHECKED;
+      },
+    );
+    try {
+      return await Promise.race([sent, timedOut]);
+    } finally {
+      clearTimeout(timer);
+      this.#waiting.delete(checkId);
+    }
+  }
+
+  /**
+   * The check Worker's answer: true when a job here waited for it. An answer for a check nobody waits for (it timed
+   * out, or the object restarted since it was sent) changes nothing.
+   */
+  answer(checkId: string, checked: unknown): boolean {
+    const waiter = this.#waiting.get(checkId);
+    if (!waiter || !isChecked(checked)) return false;
+    this.#waiting.delete(checkId);
+    waiter({ verdict: checked.verdict, score: checked.score });
+    return true;
+  }
+}
