@@ -31,9 +31,15 @@ export async function inspector(port: number) {
 export interface CallFrame {
   functionName: string;
   url: string;
+  /** 0-based, in the generated file. */
+  lineNumber?: number;
+  columnNumber?: number;
 }
 
 export interface Profile {
+  /** µs, on the profiler's own clock (as timeDeltas). */
+  startTime: number;
+  endTime: number;
   nodes: { id: number; callFrame: CallFrame; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];

@@ -137,30 +137,21 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Resolves when `proc` prints a line matching `pattern`; rejects when it exits first or `ms` pass. */
-function outputLine(proc: ChildProcess, pattern: RegExp, ms: number, what: string): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    let seen = "";
-    const onData = (d: Buffer) => {
-      seen = (seen + d.toString()).slice(-4000);
-      if (pattern.test(seen)) done();
-    };
-    const onExit = (code: number | null) =>
-      finish(new Error(`${what} exited with ${code} before it was ready:\n${seen}`));
-    const timer = setTimeout(() => finish(new Error(`${what} was not ready within ${ms} ms:\n${seen}`)), ms);
-    const finish = (err?: Error) => {
-      clearTimeout(timer);
-      proc.stdout?.off("data", onData);
-      proc.stderr?.off("data", onData);
-      proc.off("exit", onExit);
-      if (err) reject(err);
-      else resolvePromise();
-    };
-    const done = () => finish();
-    proc.stdout?.on("data", onData);
-    proc.stderr?.on("data", onData);
-    proc.once("exit", onExit);
-  });
+/** Resolves once `url` answers at all; rejects when `proc` exits first or `ms` pass. */
+async function listening(url: string, proc: ChildProcess, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  let last = "";
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`${what} exited with ${proc.exitCode} before it was ready`);
+    try {
+      await (await fetch(url)).arrayBuffer();
+      return;
+    } catch (err) {
+      last = String(err);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what} did not answer at ${url} within ${ms} ms (last: ${last})`);
 }
 
 export interface StackOptions {
@@ -249,6 +240,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   };
   // The check Worker (workers/checker) in a wrangler dev process of its own: its own workerd, so its pixel work runs
   // on another thread than the app's objects, as a queue consumer does in production (docs/decisions/0188).
+  const checkerPort = await freePort();
   const checker = spawn(
     bin("wrangler"),
     [
@@ -257,7 +249,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       CHECKER_CONFIG,
       "--env=",
       "--port",
-      String(await freePort()),
+      String(checkerPort),
       "--ip",
       "127.0.0.1",
       "--persist-to",
@@ -270,7 +262,13 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     ],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv, detached: false },
   );
-  const checkerReady = outputLine(checker, /Ready on/, 60_000, "the check Worker (workers/checker)");
+  // Up when its port answers anything (it has no fetch handler: wrangler answers with an error page).
+  const checkerReady = listening(
+    `http://127.0.0.1:${checkerPort}/`,
+    checker,
+    60_000,
+    "the check Worker (workers/checker)",
+  );
 
   const child = spawn(
     bin("wrangler"),
