@@ -179,7 +179,17 @@ export interface StackOptions {
 
 export interface RunningStack {
   url: string;
-  ports: { app: number; mail: number; provider: number; stripe: number; oauth: number; dns: number; sentry: number };
+  ports: {
+    app: number;
+    /** The check Worker's wrangler dev (workers/checker): a queue consumer, it answers no page. */
+    checker: number;
+    mail: number;
+    provider: number;
+    stripe: number;
+    oauth: number;
+    dns: number;
+    sentry: number;
+  };
   vars: Record<string, string>;
   seeded: { email: string; credits: number; role: string }[];
   stop(): Promise<void>;
@@ -313,7 +323,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     const res = await fetch(`${url}/api/dev/seed`, { method: "POST" });
     if (!res.ok) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
     const { users } = (await res.json()) as { users: RunningStack["seeded"] };
-    return { url, ports: { app: opts.port, ...emulators.ports }, vars, seeded: users, stop };
+    return { url, ports: { app: opts.port, checker: checkerPort, ...emulators.ports }, vars, seeded: users, stop };
   } catch (err) {
     await stop();
     throw err;
