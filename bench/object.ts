@@ -46,14 +46,18 @@ interface ProviderCall {
   ms?: number;
 }
 
-/** Where a sample's time went: the object's code, the Worker's request code, or neither (the runtime, GC). */
+/**
+ * Where a sample's time went: the user's object's code, other code of the app's script (the Worker's requests, and
+ * the provider gate and rate limiter objects, which share the isolate locally but not in production), or neither
+ * (the runtime, GC).
+ */
 type Owner = "object" | "worker" | "runtime";
 
 /**
  * The app isolate's busy time, in ms, by owner. A sample belongs to the object when the first frame of our code on
  * its stack (from the leaf up, through the build's source maps) is in workers/objects or in an adapter or helper the
- * object calls (the provider client, the Images helpers); to the Worker when it is in workers/api, http, services or
- * app. A sample with none of ours on its stack (the runtime's own work, garbage collection, D1's result parsing after
+ * object calls (the provider client, the Images helpers); to the Worker when it is in workers/api, http, services,
+ * app, or another object (the provider gate, the rate limiter). A sample with none of ours on its stack (the runtime's own work, garbage collection, D1's result parsing after
  * an await) is the runtime's: the bench shares it out in proportion (see the figures).
  */
 export function busyByOwner(profile: Profile): Record<Owner, number> {
@@ -83,8 +87,8 @@ export function busyByOwner(profile: Profile): Record<Owner, number> {
       const map = frame.url ? mapOf(frame.url) : null;
       const source = map?.findEntry(frame.lineNumber ?? 0, frame.columnNumber ?? 0);
       const file = source && "originalSource" in source ? String(source.originalSource) : "";
-      if (/workers\/(objects|adapters\/provider|lib\/images)/.test(file)) owner = "object";
-      else if (/workers\/(api|http|services)\/|\/app\//.test(file)) owner = "worker";
+      if (/workers\/(objects\/(user-object|user\/)|adapters\/provider|lib\/images)/.test(file)) owner = "object";
+      else if (/workers\/(api|http|services|objects)\/|\/app\//.test(file)) owner = "worker";
       else continue;
       break;
     }
@@ -278,7 +282,7 @@ export function objectModule(): BenchModule {
             unit: "ms",
             baseline:
               `seen in the object's code ${round1(busy.object / JOBS)} ms, the runtime's share ${round1((busy.runtime * objectShare) / JOBS)} ms; ` +
-              `the whole app isolate ${round1((busy.object + busy.worker + busy.runtime) / JOBS)} ms a job (the Worker's requests for it ${round1(busy.worker / JOBS)} ms); ` +
+              `the whole app isolate ${round1((busy.object + busy.worker + busy.runtime) / JOBS)} ms a job (the Worker's requests and the other objects ${round1(busy.worker / JOBS)} ms); ` +
               `${checked} of ${JOBS} results checked by the check Worker`,
             ...BUDGETS.objectBusyPerJob,
           },

@@ -135,8 +135,14 @@ export function hasEnded(job: Pick<Job, "status">): boolean {
 }
 
 /** A job's status as D1 has it now (undefined for no such job). */
-export async function jobStatus(db: Database, jobId: string): Promise<Job["status"] | undefined> {
-  return (await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId)).get())?.status;
+/** A job's status, as a read to run along a batch (its answer: `statusRead`). */
+export function jobStatusQuery(db: Database, jobId: string) {
+  return db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));
+}
+
+/** The status jobStatusQuery read in a batch, from that batch's answer for it. */
+export function statusRead(answer: unknown): Job["status"] | undefined {
+  return (answer as { status: Job["status"] }[] | undefined)?.[0]?.status;
 }
 
 /** jobWithVersion's two reads, in one batch. */

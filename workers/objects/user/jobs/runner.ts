@@ -235,10 +235,12 @@ export class JobRunner {
     if (found.settled) return credits.untouched(false);
     const committed = await credits.commitHeld(db, userId, found.held, now, {
       writes: [...rows.succeedStatements(db, job, result, now, checked), succeededStatement(db, now), ...counted],
+      // The job's row is updated only while it is queued or running: read back in the same batch, it says whether
+      // this result is kept.
+      reads: [rows.jobStatusQuery(db, job.id)],
     });
     if (!committed.answer.ok) return credits.untouched(false);
-    // The job's row is updated only while it is queued or running: read back, it says whether this result is kept.
-    return credits.untouched((await rows.jobStatus(db, job.id)) === "succeeded");
+    return credits.untouched(rows.statusRead(committed.answer.read[0]) === "succeeded");
   }
 
   #finish(work: Promise<void>): void {
