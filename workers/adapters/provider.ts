@@ -1,3 +1,4 @@
+import { readCapped } from "./capped-body";
 import { type AnswerImage, answerImages, decodeAnswerImage, isProviderAddress } from "./provider-answers";
 
 // The AI image provider (Decor8 AI; shared spec provider-api.md, which follows
@@ -326,58 +327,16 @@ export function createProviderClient(
       await res.body?.cancel();
       throw new ProviderError(`${FAILURE_PREFIX[op]}: ${res.status} - ${res.statusText || "Error"}`, true);
     }
-    const tooLarge = () =>
-      new ProviderError(`${FAILURE_PREFIX[op]}: the image is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MB`, false);
-    const declared = res.headers.get("Content-Length");
-    if (Number(declared ?? "0") > MAX_RESULT_BYTES) {
-      await res.body?.cancel();
-      throw tooLarge();
-    }
-    if (declared !== null && /^\d+$/.test(declared)) {
-      // A declared length within the cap frames the body (HTTP/1.1 and 2): read it in one native call instead of
-      // chunk by chunk in JavaScript on the object's thread, and check what arrived.
-      try {
-        const bytes = new Uint8Array(await res.arrayBuffer());
-        if (bytes.byteLength > MAX_RESULT_BYTES) throw tooLarge();
-        return bytes;
-      } catch (err) {
-        if (err instanceof ProviderError) throw err;
-        throw new ProviderError(
-          `${FAILURE_PREFIX[op]}: ${timeout.aborted ? "the image did not arrive in time" : "the download broke off"}`,
-          true,
-        );
-      }
-    }
-    let tooBig: ProviderError | null = null;
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = res.body?.getReader();
-    try {
-      for (;;) {
-        const next = await reader?.read();
-        if (!next || next.done) break;
-        total += next.value.byteLength;
-        if (total > MAX_RESULT_BYTES) {
-          await reader?.cancel();
-          tooBig = tooLarge();
-          throw tooBig;
-        }
-        chunks.push(next.value);
-      }
-    } catch (err) {
-      if (err === tooBig) throw err;
+    const body = await readCapped(res, MAX_RESULT_BYTES);
+    if (body.ok) return body.bytes;
+    if (body.why === "too-large") {
       throw new ProviderError(
-        `${FAILURE_PREFIX[op]}: ${timeout.aborted ? "the image did not arrive in time" : "the download broke off"}`,
-        true,
+        `${FAILURE_PREFIX[op]}: the image is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MB`,
+        false,
       );
     }
-    const bytes = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      bytes.set(c, at);
-      at += c.byteLength;
-    }
-    return bytes;
+    const why = timeout.aborted ? "the image did not arrive in time" : "the download broke off";
+    throw new ProviderError(`${FAILURE_PREFIX[op]}: ${why}`, true);
   }
 
   return {
