@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { copyFileSync, createWriteStream, existsSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
-import { startEmulators } from "../emulators/index.ts";
+import { type EmulatorPorts, startEmulators } from "../emulators/index.ts";
 import { CHECKER_CONFIG } from "./checker-build.ts";
 
 // Starts the whole product locally: production build under local workerd
@@ -85,21 +85,31 @@ export async function applyMigrations(persistDir: string, quiet = false): Promis
   });
 }
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/**
+ * Resolves once `url` answers with a status `accept` takes (any answer by default); rejects when `proc` exits first
+ * or `timeoutMs` pass.
+ */
+async function waitForAnswer(
+  url: string,
+  proc: ChildProcess,
+  timeoutMs: number,
+  what: string,
+  accept: (res: Response) => boolean = () => true,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = "";
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode} before answering`);
+    if (proc.exitCode !== null) throw new Error(`${what} exited with ${proc.exitCode} before answering`);
     try {
-      const res = await fetch(`${url}/api/health`);
+      const res = await fetch(url);
       last = `${res.status} ${await res.text()}`;
-      if (res.ok) return;
+      if (accept(res)) return;
     } catch (err) {
       last = String(err);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`${url}/api/health did not answer 200 within ${timeoutMs} ms (last: ${last})`);
+  throw new Error(`${what} did not answer at ${url} within ${timeoutMs} ms (last: ${last.slice(0, 300)})`);
 }
 
 /**
@@ -137,23 +147,6 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once `url` answers at all; rejects when `proc` exits first or `ms` pass. */
-async function listening(url: string, proc: ChildProcess, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  let last = "";
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`${what} exited with ${proc.exitCode} before it was ready`);
-    try {
-      await (await fetch(url)).arrayBuffer();
-      return;
-    } catch (err) {
-      last = String(err);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what} did not answer at ${url} within ${ms} ms (last: ${last})`);
-}
-
 export interface StackOptions {
   port: number;
   emulatorPortBase: number;
@@ -179,17 +172,8 @@ export interface StackOptions {
 
 export interface RunningStack {
   url: string;
-  ports: {
-    app: number;
-    /** The check Worker's wrangler dev (workers/checker): a queue consumer, it answers no page. */
-    checker: number;
-    mail: number;
-    provider: number;
-    stripe: number;
-    oauth: number;
-    dns: number;
-    sentry: number;
-  };
+  /** The app, the check Worker's wrangler dev (workers/checker: a queue consumer, it answers no page), the emulators. */
+  ports: { app: number; checker: number } & EmulatorPorts;
   vars: Record<string, string>;
   seeded: { email: string; credits: number; role: string }[];
   stop(): Promise<void>;
@@ -273,7 +257,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv, detached: false },
   );
   // Up when its port answers anything (it has no fetch handler: wrangler answers with an error page).
-  const checkerReady = listening(
+  const checkerReady = waitForAnswer(
     `http://127.0.0.1:${checkerPort}/`,
     checker,
     60_000,
@@ -319,7 +303,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
 
   try {
     await checkerReady;
-    await waitForHealth(url, child, 60_000);
+    await waitForAnswer(`${url}/api/health`, child, 60_000, "wrangler dev (the app)", (res) => res.ok);
     const res = await fetch(`${url}/api/dev/seed`, { method: "POST" });
     if (!res.ok) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
     const { users } = (await res.json()) as { users: RunningStack["seeded"] };

@@ -134,7 +134,6 @@ export function hasEnded(job: Pick<Job, "status">): boolean {
   return job.status === "succeeded" || job.status === "failed";
 }
 
-/** A job's status as D1 has it now (undefined for no such job). */
 /** A job's status, as a read to run along a batch (its answer: `statusRead`). */
 export function jobStatusQuery(db: Database, jobId: string) {
   return db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));

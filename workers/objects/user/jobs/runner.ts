@@ -146,8 +146,7 @@ export class JobRunner {
         job,
       );
     }
-    // The result's R2 write may be under way while the commit reads; every way out waits for it to settle before
-    // deleting the job's bytes.
+    // The result's R2 write: every way out waits for it to settle before deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
       let attempt = await produce(env, db, job, this.host.now(), { photo: started.photo, onCall: tally.onCall });
@@ -162,7 +161,6 @@ export class JobRunner {
       await attempt.stored;
       let checked = await check(attempt.result.key);
       if (checked.verdict === "refused") {
-        await writeSettled;
         made = { ...job, params: retryParams(job.params) };
         // The free second try is another provider call: it waits for a slot of its own (the job shows running).
         const again = await takeSlot(env, userId, job, this.#instance);
