@@ -27,7 +27,7 @@ export default defineConfig(() => {
                 return Response.json(readFileSync(join(ROOT, "test/fixtures/structure-real/pairs.jsonl"), "utf8"));
               }
               if (url.pathname === "/report" && request.method === "POST") {
-                writeFileSync(join(ROOT, "bench/results/report-structure.json"), await request.text());
+                writeFileSync(join(ROOT, "bench/results/report-structure-real.json"), await request.text());
                 return new Response("written");
               }
               const m = /^\/(images|area)\/([\w.-]+)$/.exec(url.pathname);

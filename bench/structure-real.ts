@@ -1,5 +1,5 @@
-// bench/results/report-structure.md from the real-pair evaluation's figures (npm run test:real-pairs writes
-// bench/results/report-structure.json): per kind, the held-out counts of pairs and distinct sources, the rates with
+// bench/results/report-structure-real.md from the real-pair evaluation's figures (npm run test:real-pairs writes
+// bench/results/report-structure-real.json): per kind, the held-out counts of pairs and distinct sources, the rates with
 // their 95 % intervals, and the limits chosen on the calibration part.
 //
 //   node bench/structure-real.ts [--cpu <json from bench/structure-cpu.ts>]
@@ -55,9 +55,9 @@ export function render(report: Report, cpu?: string): string {
 }
 
 if (import.meta.main) {
-  const report = JSON.parse(readFileSync(join(RESULTS, "report-structure.json"), "utf8")) as Report;
+  const report = JSON.parse(readFileSync(join(RESULTS, "report-structure-real.json"), "utf8")) as Report;
   const i = process.argv.indexOf("--cpu");
   const cpu = i > 0 ? readFileSync(process.argv[i + 1]!, "utf8") : undefined;
-  writeFileSync(join(RESULTS, "report-structure.md"), render(report, cpu));
-  console.log(`bench/results/report-structure.md: ${report.pairs} pairs`);
+  writeFileSync(join(RESULTS, "report-structure-real.md"), render(report, cpu));
+  console.log(`bench/results/report-structure-real.md: ${report.pairs} pairs`);
 }
