@@ -13,7 +13,16 @@ const RESULTS = join(import.meta.dirname, "results");
 interface Report {
   pairs: number;
   kinds: KindRates[];
-  scored: { id: string; kind: string; class: string; half: string; unsure: boolean; score: number }[];
+  scored: {
+    id: string;
+    kind: string;
+    class: string;
+    half: string;
+    unsure: boolean;
+    score: number;
+    scoreArea: number;
+    verdict: string;
+  }[];
   method?: string;
 }
 
@@ -34,14 +43,36 @@ export function render(report: Report, cpu?: string): string {
       `unmarked <= ${pct(GOALS.mark.changedPassed)}. Item 3 (refusing): <= ${pct(GOALS.refuse.keptRefused)} both ways ` +
       `with >= ${GOALS.refuse.sources} held-out sources per class.`,
     "",
-    "| kind | mark above | held-out kept marked | held-out changed passed | goals met | calibration kept marked | calibration changed passed |",
-    "|---|---:|---|---|---|---|---|",
+    "## The production check (ADR 0160's score; not passed counts as marked)",
+    "",
+    "| kind | held-out kept marked | held-out changed passed | goals met | calibration kept marked | calibration changed passed |",
+    "|---|---|---|---|---|---|",
   ];
   for (const k of report.kinds) {
     lines.push(
-      `| ${k.kind} | ${k.mark.toFixed(3)} | ${rate(k.heldOut.keptMarked)} | ${rate(k.heldOut.changedPassed)} | ` +
-        `${k.markGoalsMet ? "yes" : "no"} | ${rate(k.calibration.keptMarked)} | ${rate(k.calibration.changedPassed)} |`,
+      `| ${k.kind} | ${rate(k.heldOut.keptMarked)} | ${rate(k.heldOut.changedPassed)} | ${k.markGoalsMet ? "yes" : "no"} | ` +
+        `${rate(k.calibration.keptMarked)} | ${rate(k.calibration.changedPassed)} |`,
     );
+  }
+  lines.push(
+    "",
+    "## What the calibration part would choose (test/real-pairs/evaluate.ts, chooseJudged)",
+    "",
+    "| kind | measure | scale (marks above) | marks at all | held-out kept marked | held-out changed passed |",
+    "|---|---|---:|---|---|---|",
+  );
+  for (const k of report.kinds) {
+    lines.push(
+      `| ${k.kind} | ${k.measure.join(" + ")} | ${k.mark.toFixed(3)} | ${k.marks ? "yes" : "no"} | ` +
+        `${rate(k.choiceHeldOut.keptMarked)} | ${rate(k.choiceHeldOut.changedPassed)} |`,
+    );
+  }
+  lines.push("", "Every candidate on the calibration part (AUC, limit, share of verdicts the resampler flips):", "");
+  for (const k of report.kinds) {
+    const c = k.candidates.map(
+      (x) => `${x.measure.join("+")} ${x.auc.toFixed(2)} / ${x.mark.toFixed(3)} / ${pct(x.flips)}`,
+    );
+    lines.push(`- ${k.kind}: ${c.join("; ")}`);
   }
   if (report.method) lines.push("", `Method: ${report.method}`);
   if (cpu) lines.push("", "## CPU per result in the check Worker", "", cpu);

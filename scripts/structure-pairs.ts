@@ -15,6 +15,7 @@ import { join, resolve } from "node:path";
 import sharp from "sharp";
 import { decodeImage, resize } from "../test/fixtures/structure/pixels.ts";
 import { type Picture, parseManifest, type RealPair } from "../test/fixtures/structure-real/pairs.ts";
+import { NOT_COUNTED } from "../test/real-pairs/evaluate.ts";
 
 export type { RealPair };
 
@@ -107,7 +108,9 @@ export function counts(pairs: RealPair[]) {
   const rows: string[] = [];
   for (const kind of ["stage", "removal", "sky"] as const) {
     for (const cls of ["kept", "changed"] as const) {
-      const sel = pairs.filter((p) => p.kind === kind && p.class === cls && !p.hard?.includes("unsure"));
+      const sel = pairs.filter(
+        (p) => p.kind === kind && p.class === cls && !p.hard?.some((t) => NOT_COUNTED.includes(t)),
+      );
       const photos = new Set(sel.map((p) => p.sourcePhoto)).size;
       const groups = new Set(sel.map((p) => p.group)).size;
       rows.push(`${kind} ${cls}: ${sel.length} pairs, ${photos} source photos, ${groups} groups`);

@@ -3,6 +3,7 @@
 // on the long edge, gray), runs the check and prints per-pair scores and per-kind rates.
 //
 //   node scripts/structure-real.ts eval <dir> [--resampler sharp|area] [--kind stage|removal|sky] [--json]
+//   node scripts/structure-real.ts dump <dir> <out.jsonl>   every candidate measure per pair (room-measures.ts)
 //
 // The images are fetched material and never committed; the manifest's labels are (test/fixtures/structure-real).
 import { readdirSync, readFileSync } from "node:fs";
@@ -10,8 +11,8 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { decodeImage, resize } from "../test/fixtures/structure/pixels.ts";
 import { analysisSize, checkStructure, toAnalysis } from "../workers/lib/structure/check.ts";
-import { lineMaps } from "../workers/lib/structure/line-measures.ts";
 import type { ResultKind } from "../workers/lib/structure/measures.ts";
+import { roomMeasures } from "../workers/lib/structure/room-measures.ts";
 
 export interface RealPair {
   id: string;
@@ -78,7 +79,6 @@ export async function reducedPair(dir: string, id: string, resampler: "sharp" | 
 
 async function main() {
   const [cmd, dir, ...rest] = process.argv.slice(2);
-  if (cmd === "features" && dir) return features(dir, rest);
   if (cmd === "dump" && dir) return dump(dir, rest[0] ?? "/tmp/features.jsonl");
   if (cmd !== "eval" || !dir) {
     console.error("usage: node scripts/structure-real.ts eval <dir> [--resampler sharp|area] [--kind K] [--json]");
@@ -146,48 +146,15 @@ async function dump(dir: string, out: string) {
         toAnalysis(result.data, result.width, result.height, size),
         { kind: p.kind },
       );
-      const m = lineMaps(source, result, p.kind);
+      const m = roomMeasures(source, result, p.kind);
       appendFileSync(
         out,
-        `${JSON.stringify({ id: p.id, kind: p.kind, class: p.class, group: p.group, photo: p.sourcePhoto, unsure: p.hard?.includes("unsure") ?? false, old: old.score, ...m.scores })}\n`,
+        `${JSON.stringify({ id: p.id, kind: p.kind, class: p.class, group: p.group, photo: p.sourcePhoto, unsure: p.hard?.includes("unsure") ?? false, old: old.score, ...m.values })}\n`,
       );
     } catch (err) {
       console.log(`${p.id}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-}
-
-async function features(dir: string, rest: string[]) {
-  const kind = rest[rest.indexOf("--kind") + 1];
-  const pairs = readManifest(dir).filter((p) => !rest.includes("--kind") || p.kind === kind);
-  for (const p of pairs) {
-    const { source, result } = await reducedPair(dir, p.id, "sharp");
-    const t0 = performance.now();
-    const m = lineMaps(source, result, p.kind);
-    const ms = performance.now() - t0;
-    const s = m.scores;
-    const unsure = p.hard?.includes("unsure") ? "?" : " ";
-    console.log(
-      `${p.id.padEnd(30)} ${p.kind.padEnd(7)} ${p.class.padEnd(7)}${unsure} lost ${s.lost.toFixed(2)} up ${s.lostUpper.toFixed(2)} ` +
-        `added ${s.added.toFixed(2)} up ${s.addedUpper.toFixed(2)} cells ${s.cellsChanged.toFixed(2)} up ${s.cellsChangedUpper.toFixed(2)} mean ${s.cellsMean.toFixed(2)} ${ms.toFixed(0)} ms`,
-    );
-    if (rest.includes("--maps")) writeMap(dir, p.id, m, source);
-  }
-}
-
-function writeMap(dir: string, id: string, m: ReturnType<typeof lineMaps>, source: GrayPic) {
-  const small = toAnalysis(source.data, source.width, source.height, { width: m.width, height: m.height });
-  const rgb = Buffer.alloc(m.width * m.height * 3);
-  for (let i = 0; i < m.width * m.height; i++) {
-    const v = small.data[i]! >> 1;
-    const c = m.changes[i];
-    rgb[i * 3] = c === 1 ? 255 : v;
-    rgb[i * 3 + 1] = c === 2 ? 255 : v;
-    rgb[i * 3 + 2] = c ? 0 : v;
-  }
-  void sharp(rgb, { raw: { width: m.width, height: m.height, channels: 3 } })
-    .png()
-    .toFile(join(dir, "maps", `${id}.lines.png`));
 }
 
 if (import.meta.main) await main();

@@ -9,9 +9,56 @@ export interface ScoredPair {
   group: string;
   sourcePhoto: string;
   unsure: boolean;
+  /** The production check's score (above 1: marked) and verdict. */
   score: number;
-  /** The score with the other resampler (exact area average). */
-  scoreArea?: number;
+  verdict: string;
+  /** The same with the other resampler (exact area average). */
+  scoreArea: number;
+  /** Every candidate measure (workers/lib/structure/room-measures.ts), and the same with the other resampler. */
+  values: Record<string, number>;
+  valuesArea: Record<string, number>;
+}
+
+/** The most calibration pairs whose verdict a candidate may flip when the resampler changes (item 2). */
+export const MAX_RESAMPLER_FLIPS = 0.05;
+
+/**
+ * The measures a kind may be judged by: each must see a change both ways (an opening added and one removed), so the
+ * one-way line measures (lost, added and their upper parts) only enter as sums. ADR 0160's score (carriedOrMoved),
+ * the cell and brightness measures of room-measures.ts, and three sums of two. The list and the two-way rule were
+ * fixed after the first real-pair figures were seen (ADR 0221); the calibration part chooses one per kind
+ * (chooseMeasure); the held-out part only reports.
+ */
+export const CANDIDATES: readonly (readonly string[])[] = [
+  ["carriedOrMoved"],
+  ["cellsMean"],
+  ["cellsChanged"],
+  ["cellsChangedUpper"],
+  ["brightChange"],
+  ["addedUpper", "lostUpper"],
+  ["added", "lost"],
+  ["lost", "cellsMean"],
+];
+
+export function measureOf(r: ScoredPair, measure: readonly string[], area = false): number {
+  const values = area ? r.valuesArea : r.values;
+  return measure.reduce((sum, m) => sum + (values[m] ?? Number.NaN), 0);
+}
+
+/** The share of `rows` whose verdict under `measure` at `mark` changes with the resampler. */
+export function resamplerFlips(rows: ScoredPair[], measure: readonly string[], mark: number): number {
+  if (!rows.length) return 0;
+  return rows.filter((r) => measureOf(r, measure) > mark !== measureOf(r, measure, true) > mark).length / rows.length;
+}
+
+/** Mann-Whitney AUC: the chance a changed room scores above a kept one (ties count half). */
+export function auc(rows: ScoredPair[], measure: readonly string[]): number {
+  const kept = rows.filter((r) => r.class === "kept").map((r) => measureOf(r, measure));
+  const changed = rows.filter((r) => r.class === "changed").map((r) => measureOf(r, measure));
+  if (!kept.length || !changed.length) return 0.5;
+  let sum = 0;
+  for (const k of kept) for (const c of changed) sum += c > k ? 1 : c === k ? 0.5 : 0;
+  return sum / (kept.length * changed.length);
 }
 
 /** The goals of issue 43 on held-out pairs. */
@@ -65,6 +112,9 @@ export function splitByGroup(rows: { group: string; kind: Kind; class: PairClass
   return out;
 }
 
+/** Tags that keep a pair out of every figure: unsure labels, unclear licences, results no AI system made. */
+export const NOT_COUNTED = ["unsure", "licence-unclear", "non-ml-system"];
+
 export function counted(rows: ScoredPair[]): ScoredPair[] {
   return rows.filter((r) => !r.unsure);
 }
@@ -101,52 +151,90 @@ function rate(rows: ScoredPair[], wrong: (r: ScoredPair) => boolean): Rate {
   };
 }
 
-export interface KindRates {
-  kind: Kind;
-  /** The score above which a result is marked, chosen on the calibration part. */
-  mark: number;
-  calibration: { keptMarked: Rate; changedPassed: Rate };
-  heldOut: { keptMarked: Rate; changedPassed: Rate };
-  /** Whether item 4's goals are met on the held-out part. */
-  markGoalsMet: boolean;
+/** The least calibration AUC at which a kind's measure may mark anything (below it, marks would be noise). */
+export const MIN_AUC_TO_MARK = 0.65;
+
+/**
+ * What calibration chooses for a kind: the candidate with the highest AUC on the calibration part (the earlier one on
+ * a tie) among those whose verdicts at their own limit change with the resampler on at most MAX_RESAMPLER_FLIPS of the
+ * calibration pairs (the best overall when none does), its limit as the score's scale, and whether it may mark at
+ * all: only when it is admissible and its AUC is at least MIN_AUC_TO_MARK.
+ */
+export function chooseJudged(calibration: ScoredPair[]): { measure: readonly string[]; scale: number; marks: boolean } {
+  const ranked = CANDIDATES.map((c, i) => {
+    const mark = chooseMark(calibration, c);
+    return { c, i, a: auc(calibration, c), mark, ok: resamplerFlips(calibration, c, mark) <= MAX_RESAMPLER_FLIPS };
+  }).sort((x, y) => y.a - x.a || x.i - y.i);
+  const best = ranked.find((r) => r.ok) ?? ranked[0]!;
+  return { measure: best.c, scale: best.mark, marks: best.ok && best.a >= MIN_AUC_TO_MARK };
+}
+
+export function chooseMeasure(calibration: ScoredPair[]): readonly string[] {
+  return chooseJudged(calibration).measure;
 }
 
 /**
- * The marking limit for one kind: on the calibration part, the lowest score limit that marks at most
- * GOALS.mark.keptMarked of kept rooms; if none of the changed rooms then pass, it is raised to the middle of the gap.
+ * The marking limit of a measure on the calibration part: the lowest limit that marks at most GOALS.mark.keptMarked of
+ * its kept rooms (the measure's value of the kept room just above the allowance).
  */
-export function chooseMark(rows: ScoredPair[]): number {
-  const kept = rows.filter((r) => r.class === "kept").map((r) => r.score);
-  const changed = rows.filter((r) => r.class === "changed").map((r) => r.score);
-  if (!kept.length) return changed.length ? Math.min(...changed) - 1e-6 : 1;
-  kept.sort((a, b) => a - b);
-  // The limit keeps at most 10 % of kept rooms above it.
+export function chooseMark(rows: ScoredPair[], measure: readonly string[]): number {
+  const kept = rows
+    .filter((r) => r.class === "kept")
+    .map((r) => measureOf(r, measure))
+    .sort((a, b) => a - b);
+  if (!kept.length) return 1;
   const allowed = Math.floor(GOALS.mark.keptMarked * kept.length);
-  return kept[kept.length - 1 - allowed]! + 1e-6;
+  return kept[kept.length - 1 - allowed]!;
 }
 
-export function kindRates(all: ScoredPair[], kind: Kind, mark?: number): KindRates {
+export interface KindRates {
+  kind: Kind;
+  /** What calibration chose: the measure, its limit (the score's scale) and whether the kind marks at all. */
+  measure: readonly string[];
+  mark: number;
+  marks: boolean;
+  /** The production check's rates (its verdicts as given: not passed is marked). */
+  calibration: { keptMarked: Rate; changedPassed: Rate };
+  heldOut: { keptMarked: Rate; changedPassed: Rate };
+  /** The held-out rates calibration's choice would have (marking nothing when `marks` is false). */
+  choiceHeldOut: { keptMarked: Rate; changedPassed: Rate };
+  /** Whether item 4's goals are met on the held-out part. */
+  markGoalsMet: boolean;
+  /** Every candidate on the calibration part: its AUC, its limit and the share of verdicts the resampler flips. */
+  candidates: { measure: readonly string[]; auc: number; mark: number; flips: number }[];
+}
+
+export function kindRates(all: ScoredPair[], kind: Kind): KindRates {
   const halves = splitByGroup(counted(all));
   const rows = counted(all).filter((r) => r.kind === kind);
   const cal = rows.filter((r) => halves.get(r.group) === "calibration");
   const held = rows.filter((r) => halves.get(r.group) === "heldOut");
-  const limit = mark ?? chooseMark(cal);
-  const part = (sel: ScoredPair[]) => ({
+  const { measure, scale, marks } = chooseJudged(cal);
+  const production = (r: ScoredPair) => r.verdict !== "passed";
+  const choice = (r: ScoredPair) => marks && measureOf(r, measure) > scale;
+  const part = (sel: ScoredPair[], marked = production) => ({
     keptMarked: rate(
       sel.filter((r) => r.class === "kept"),
-      (r) => r.score > limit,
+      marked,
     ),
     changedPassed: rate(
       sel.filter((r) => r.class === "changed"),
-      (r) => r.score <= limit,
+      (r) => !marked(r),
     ),
   });
   const heldOut = part(held);
   return {
     kind,
-    mark: limit,
+    measure,
+    mark: scale,
+    marks,
     calibration: part(cal),
     heldOut,
+    choiceHeldOut: part(held, choice),
+    candidates: CANDIDATES.map((c) => {
+      const mark = chooseMark(cal, c);
+      return { measure: c, auc: auc(cal, c), mark, flips: resamplerFlips(cal, c, mark) };
+    }),
     markGoalsMet:
       heldOut.keptMarked.n > 0 &&
       heldOut.changedPassed.n > 0 &&
@@ -155,15 +243,24 @@ export function kindRates(all: ScoredPair[], kind: Kind, mark?: number): KindRat
   };
 }
 
-export function fromPair(p: RealPair, score: number, scoreArea?: number): ScoredPair {
+export function fromPair(
+  p: RealPair,
+  checked: { score: number; verdict: string },
+  scoreArea: number,
+  values: Record<string, number>,
+  valuesArea: Record<string, number>,
+): ScoredPair {
   return {
     id: p.id,
     kind: p.kind,
     class: p.class,
     group: p.group,
     sourcePhoto: p.sourcePhoto,
-    unsure: p.hard?.includes("unsure") ?? false,
-    score,
+    unsure: p.hard?.some((t) => NOT_COUNTED.includes(t)) ?? false,
+    score: checked.score,
+    verdict: checked.verdict,
     scoreArea,
+    values,
+    valuesArea,
   };
 }

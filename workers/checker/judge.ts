@@ -1,13 +1,11 @@
 import { imagesFor } from "../lib/images";
-import { analysisSize, checkStructure, toAnalysis } from "../lib/structure/check";
+import { judgeGrays, REDUCED_EDGE } from "../lib/structure/check";
 import { type Checked, type CheckRequest, UNCHECKED } from "../lib/structure/verdict";
 import { describeImage } from "../lib/thumbnail";
 
 // The check itself, as the check Worker runs it: read both pictures, reduce them through the Images binding (never
 // a full-size decode here), compare at the analysis size (workers/lib/structure/check.ts).
 
-/** The gray image the platform reduces each picture to before the check reduces it to its analysis size. */
-const REDUCED_EDGE = 640;
 /**
  * Pictures smaller than this on their long edge are not judged: the check compares at 320 px, and a thumbnail-sized
  * picture has no architecture to read at that size. (Listing photos are 2048 px and up; uploads keep 2560 px.)
@@ -34,13 +32,8 @@ export async function judge(env: JudgeEnv, req: CheckRequest): Promise<Checked> 
     images.analysisGray(source, REDUCED_EDGE),
     images.analysisGray(result, REDUCED_EDGE),
   ]);
-  const size = analysisSize(src.width, src.height);
-  const verdict = checkStructure(
-    toAnalysis(src.data, src.width, src.height, size),
-    toAnalysis(res.data, res.width, res.height, size),
-    { kind: req.kind },
-  );
-  return { verdict: verdict.pass ? "passed" : "refused", score: Math.round(verdict.score * 1000) / 1000 };
+  const { verdict, score } = judgeGrays(req.kind, src, res);
+  return { verdict, score };
 }
 
 async function bytesOf(env: JudgeEnv, key: string): Promise<Uint8Array | null> {

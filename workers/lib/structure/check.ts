@@ -5,10 +5,16 @@
 // It runs in the Worker on decoded pixels, outside the user's Durable Object: reduce each picture once with
 // toAnalysis (or hand over any gray image: it is reduced here), then call checkStructure. Pure TypeScript.
 import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, toAnalysis } from "./analysis.ts";
-import { type CheckOptions, type ResultKind, type StructureScores, structureScores } from "./measures.ts";
+import { type ChangeMap, changePlaces } from "./change-map.ts";
+import { type CheckOptions, type ResultKind, type StructureScores, structureMaps } from "./measures.ts";
+import { changeMapOf, type RoomValues, roomMeasures } from "./room-measures.ts";
 
-export type { CheckOptions, Gray, ResultKind, StructureScores };
+export type { ChangeMap, CheckOptions, Gray, ResultKind, StructureScores };
 export { ANALYSIS_LONG_EDGE, analysisSize, toAnalysis };
+
+/** Every measure a kind may be judged by: room-measures.ts's and ADR 0160's score (carriedOrMoved). */
+export type Measures = RoomValues & { carriedOrMoved: number };
+export type MeasureName = keyof Measures;
 
 /** The two measures' limits for one kind of result. */
 export interface StructureThresholds {
@@ -33,9 +39,15 @@ export interface StructureVerdict {
   /** carriedOver / carried + movedAreas / moved: 0 when nothing of the source's architecture was lost; fails above 1. */
   score: number;
   kind: ResultKind;
-  thresholds: StructureThresholds;
-  /** Every measure, for logs and for whoever tunes the check. */
-  scores: StructureScores;
+  /**
+   * Every measure, for logs and for the real-pair evaluation (test/real-pairs), which reports what each would achieve;
+   * the verdict is still ADR 0160's score, since no other measure has yet met issue 43's goals on real pairs.
+   */
+  measures: Measures;
+  /** Where the score saw the room change (painted over, borrowed, moved), at the analysis size. */
+  map: ChangeMap;
+  /** The map's places ("upper left", ...), most changed first: empty for a result that passed. */
+  reasons: string[];
 }
 
 export function structureScore(scores: StructureScores, t: StructureThresholds): number {
@@ -49,8 +61,40 @@ export function structureScore(scores: StructureScores, t: StructureThresholds):
  * source, or `opts.skyMask`).
  */
 export function checkStructure(source: Gray, result: Gray, opts: CheckOptions): StructureVerdict {
-  const scores = structureScores(source, result, opts);
-  const thresholds = STRUCTURE_THRESHOLDS[opts.kind];
-  const score = structureScore(scores, thresholds);
-  return { pass: score <= 1, score, kind: opts.kind, thresholds, scores };
+  const old = structureMaps(source, result, opts);
+  const room = roomMeasures(source, result, opts.kind);
+  const measures: Measures = {
+    ...room.values,
+    carriedOrMoved: structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]),
+  };
+  const score = measures.carriedOrMoved;
+  const map = changeMapOf(room, ["carriedOrMoved"], old.marks);
+  const pass = score <= 1;
+  return { pass, score, kind: opts.kind, measures, map, reasons: pass ? [] : changePlaces(map) };
+}
+
+/** The gray image the platform reduces each picture to before the check reduces it to its analysis size. */
+export const REDUCED_EDGE = 640;
+
+type GrayPicture = { width: number; height: number; data: Uint8Array };
+
+/**
+ * The check on two grays as the Images binding gives them (REDUCED_EDGE on the long edge): its verdict, score (to
+ * three places), where it saw the change and the change map. The Worker, `npm run check:structure` and the real-pair
+ * evaluation all judge through here.
+ */
+export function judgeGrays(kind: ResultKind, src: GrayPicture, res: GrayPicture) {
+  const size = analysisSize(src.width, src.height);
+  const v = checkStructure(
+    toAnalysis(src.data, src.width, src.height, size),
+    toAnalysis(res.data, res.width, res.height, size),
+    { kind },
+  );
+  return {
+    verdict: v.pass ? ("passed" as const) : ("refused" as const),
+    score: Math.round(v.score * 1000) / 1000,
+    reasons: v.reasons,
+    map: v.map,
+    measures: v.measures,
+  };
 }

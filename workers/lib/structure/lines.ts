@@ -28,9 +28,10 @@ function lineAngle(gx: number, gy: number): number {
   return a;
 }
 
+/** The difference of two directions in [0, pi), which wrap at pi. */
 function angleDiff(a: number, b: number): number {
-  const d = Math.abs(a - b) % Math.PI;
-  return Math.min(d, Math.PI - d);
+  const d = a > b ? a - b : b - a;
+  return d > Math.PI / 2 ? Math.PI - d : d;
 }
 
 /**
@@ -47,16 +48,23 @@ export function detectSegments(
 ): Segment[] {
   const n = width * height;
   const angles = new Float32Array(n);
-  const order: number[] = [];
+  // Twice the angle's cosine and sine: region growing averages directions that wrap at 180 degrees.
+  const cos2 = new Float32Array(n);
+  const sin2 = new Float32Array(n);
+  const candidates: number[] = [];
   for (let y = 1; y < height - 1; y++) {
     for (let x = 1; x < width - 1; x++) {
       const i = y * width + x;
       if (g.mag[i]! < threshold || (mask && !mask[i])) continue;
-      angles[i] = lineAngle(g.gx[i]!, g.gy[i]!);
-      order.push(i);
+      const a = lineAngle(g.gx[i]!, g.gy[i]!);
+      angles[i] = a;
+      cos2[i] = Math.cos(2 * a);
+      sin2[i] = Math.sin(2 * a);
+      candidates.push(i);
     }
   }
-  order.sort((a, b) => g.mag[b]! - g.mag[a]!);
+  // Strongest first, by a counting sort on the magnitude in quarter levels (LSD's pseudo-ordering).
+  const order = pseudoOrder(candidates, g.mag);
   const used = new Uint8Array(n);
   const segments: Segment[] = [];
   const region: number[] = [];
@@ -65,8 +73,8 @@ export function detectSegments(
     region.length = 0;
     region.push(seed);
     used[seed] = 1;
-    let sx = Math.cos(2 * angles[seed]!);
-    let sy = Math.sin(2 * angles[seed]!);
+    let sx = cos2[seed]!;
+    let sy = sin2[seed]!;
     let regionAngle = angles[seed]!;
     for (let k = 0; k < region.length; k++) {
       const p = region[k]!;
@@ -82,10 +90,13 @@ export function detectSegments(
           if (angleDiff(angles[q]!, regionAngle) > TOLERANCE) continue;
           used[q] = 1;
           region.push(q);
-          sx += Math.cos(2 * angles[q]!);
-          sy += Math.sin(2 * angles[q]!);
-          regionAngle = Math.atan2(sy, sx) / 2;
-          if (regionAngle < 0) regionAngle += Math.PI;
+          sx += cos2[q]!;
+          sy += sin2[q]!;
+          // The region's direction settles as it grows: recomputed at every pixel at first, then every eighth.
+          if (region.length < 32 || (region.length & 7) === 0) {
+            regionAngle = Math.atan2(sy, sx) / 2;
+            if (regionAngle < 0) regionAngle += Math.PI;
+          }
         }
       }
     }
@@ -94,6 +105,22 @@ export function detectSegments(
     if (seg && seg.length >= minLength) segments.push(seg);
   }
   return segments;
+}
+
+function pseudoOrder(candidates: number[], mag: Float32Array): Int32Array {
+  const BINS = 1024;
+  let top = 0;
+  for (const i of candidates) top = Math.max(top, mag[i]!);
+  const scale = (BINS - 1) / (top || 1);
+  const count = new Int32Array(BINS + 1);
+  for (const i of candidates) count[BINS - 1 - Math.floor(mag[i]! * scale)]!++;
+  for (let b = 1; b <= BINS; b++) count[b]! += count[b - 1]!;
+  const out = new Int32Array(candidates.length);
+  for (let k = candidates.length - 1; k >= 0; k--) {
+    const i = candidates[k]!;
+    out[--count[BINS - 1 - Math.floor(mag[i]! * scale)]!] = i;
+  }
+  return out;
 }
 
 /** The segment a region of pixels makes, when it is long and thin enough to be a line. */
@@ -154,13 +181,12 @@ export function support(
   threshold: number,
   radius: number,
   inside?: Uint8Array,
-): { share: number; points: number; supported: number[] } {
+): { share: number; points: number } {
   const steps = Math.max(1, Math.round(seg.length));
   const nx = -Math.sin(seg.angle);
   const ny = Math.cos(seg.angle);
   let points = 0;
   let hits = 0;
-  const supported: number[] = [];
   for (let s = 0; s <= steps; s++) {
     const t = s / steps;
     const x = seg.x1 + (seg.x2 - seg.x1) * t;
@@ -179,10 +205,7 @@ export function support(
       if (g.mag[q]! < threshold) continue;
       if (angleDiff(lineAngle(g.gx[q]!, g.gy[q]!), seg.angle) <= TOLERANCE) hit = true;
     }
-    if (hit) {
-      hits++;
-      supported.push(yi * width + xi);
-    }
+    if (hit) hits++;
   }
-  return { share: points ? hits / points : 1, points, supported };
+  return { share: points ? hits / points : 1, points };
 }

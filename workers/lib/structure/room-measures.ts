@@ -1,34 +1,45 @@
-// The structure check's line measures (issue 43): the source's architectural lines found again in the result, and
-// the result's lines the source never had. Both pictures at the analysis size, the result lined up on the source.
+// The structure check's measures on real AI results (issue 43): a result redraws the whole frame, so what it must
+// keep is compared, not its pixels: the source's long lines found again in the result and the result's lines the
+// source never had, the pattern of edge directions per cell (blind to relighting), and where the brightest areas
+// (windows) are. Both pictures at the analysis size, the result lined up on the source.
 import { align, warp } from "./align.ts";
 import { analysisSize, blur, type Gray, gradients, quantile, resizeGray, toAnalysis, toPlane } from "./analysis.ts";
+import { CELL_CHANGED, type ChangeMap, drawCells } from "./change-map.ts";
 import { detectSegments, type Segment, support } from "./lines.ts";
 import type { ResultKind } from "./measures.ts";
 import { skylineFromSource } from "./sky.ts";
 
-export interface LineScores {
-  /** Length-weighted share of the source's long lines the result no longer has (0 = all kept). */
-  lost: number;
-  /** The same for the upper part of the picture (above the furniture band). */
-  lostUpper: number;
-  /** Length of the result's long lines the source never had, per length of the source's long lines. */
-  added: number;
-  addedUpper: number;
-  sourceLines: number;
-  resultLines: number;
-  /** Share of compared cells whose edge directions differ (cellDissimilarity above 0.5), whole and upper part. */
-  cellsChanged: number;
-  cellsChangedUpper: number;
-  /** Mean cell dissimilarity. */
-  cellsMean: number;
-}
+/** The measures the check may judge a kind by (issue 43): each 0 when the result kept what it measures. */
+export const ROOM_MEASURES = [
+  "lost",
+  "lostUpper",
+  "added",
+  "addedUpper",
+  "cellsMean",
+  "cellsChanged",
+  "cellsChangedUpper",
+  "brightChange",
+] as const;
+export type RoomMeasure = (typeof ROOM_MEASURES)[number];
 
-export interface LineMaps {
-  scores: LineScores;
+/**
+ * - lost, lostUpper: length-weighted share of the source's long lines the result no longer has (whole, upper part);
+ * - added, addedUpper: length of the result's long lines the source never had, per length of the source's;
+ * - cellsMean: mean difference of the edge directions' pattern per cell; cellsChanged(Upper): share of cells over
+ *   CELL_CHANGED;
+ * - brightChange: 1 - IoU of each picture's brightest tenth (windows, doors to daylight).
+ */
+export type RoomValues = Record<RoomMeasure, number>;
+
+export interface RoomMeasures {
+  values: RoomValues;
   width: number;
   height: number;
-  /** Lost source lines (1) and added result lines (2), drawn at the analysis size. */
-  changes: Uint8Array;
+  /** The first row of the upper part. */
+  upperRow: number;
+  lostLines: Segment[];
+  addedLines: Segment[];
+  cells: { cols: number; rows: number; values: Float32Array };
 }
 
 /** Lines shorter than this share of the diagonal are not judged (furniture detail, texture). */
@@ -46,7 +57,7 @@ function reduce(g: Gray, size: { width: number; height: number }): Gray {
   return resizeGray(g, size);
 }
 
-export function lineMaps(source: Gray, result: Gray, kind: ResultKind): LineMaps {
+export function roomMeasures(source: Gray, result: Gray, kind: ResultKind): RoomMeasures {
   const size = analysisSize(source.width, source.height);
   const { width: w, height: h } = size;
   const src = blur(toPlane(reduce(source, size)));
@@ -71,7 +82,8 @@ export function lineMaps(source: Gray, result: Gray, kind: ResultKind): LineMaps
   const minLength = MIN_LINE * Math.hypot(w, h);
   const sourceSegs = detectSegments(gS, w, h, tS, minLength, compared);
   const resultSegs = detectSegments(gR, w, h, tR, minLength, compared);
-  const changes = new Uint8Array(w * h);
+  const lostLines: Segment[] = [];
+  const addedLines: Segment[] = [];
   const upperRow = UPPER * h;
   const isUpper = (s: Segment) => Math.min(s.y1, s.y2) < upperRow;
 
@@ -86,7 +98,7 @@ export function lineMaps(source: Gray, result: Gray, kind: ResultKind): LineMaps
     if (found.share >= FOUND) continue;
     lostLen += s.length * (1 - found.share);
     if (isUpper(s)) lostUpper += s.length * (1 - found.share);
-    draw(changes, w, h, s, 1);
+    lostLines.push(s);
   }
   let addedLen = 0;
   let addedUpper = 0;
@@ -95,7 +107,7 @@ export function lineMaps(source: Gray, result: Gray, kind: ResultKind): LineMaps
     if (was.share >= FOUND) continue;
     addedLen += s.length * (1 - was.share);
     if (isUpper(s)) addedUpper += s.length * (1 - was.share);
-    draw(changes, w, h, s, 2);
+    addedLines.push(s);
   }
   const cells = cellDissimilarity(gS, gR, w, h, compared, Math.max(2, 0.5 * tS));
   let nCells = 0;
@@ -110,13 +122,15 @@ export function lineMaps(source: Gray, result: Gray, kind: ResultKind): LineMaps
     sum += v;
     const upper = Math.floor(k / cells.cols) * CELL < upperRow;
     if (upper) nUpper++;
-    if (v > 0.5) {
+    if (v > CELL_CHANGED) {
       nChanged++;
       if (upper) nUpperChanged++;
     }
   }
+  const brightChange = brightDifference(src.data, warped.plane.data, compared);
   return {
-    scores: {
+    values: {
+      brightChange,
       cellsChanged: nCells ? nChanged / nCells : 0,
       cellsChangedUpper: nUpper ? nUpperChanged / nUpper : 0,
       cellsMean: nCells ? sum / nCells : 0,
@@ -124,21 +138,44 @@ export function lineMaps(source: Gray, result: Gray, kind: ResultKind): LineMaps
       lostUpper: srcUpper ? lostUpper / srcUpper : 0,
       added: srcLen ? addedLen / srcLen : 0,
       addedUpper: srcUpper ? addedUpper / srcUpper : 0,
-      sourceLines: sourceSegs.length,
-      resultLines: resultSegs.length,
     },
     width: w,
     height: h,
-    changes,
+    upperRow,
+    lostLines,
+    addedLines,
+    cells,
   };
 }
 
-function draw(map: Uint8Array, w: number, h: number, s: Segment, value: number): void {
+/**
+ * Where the measures `judged` by saw the room change, drawn at the analysis size (change-map.ts). `oldMarks` are
+ * measures.ts's marks (3 painted, 4 borrowed, 5 moved), drawn for ADR 0160's score (carriedOrMoved).
+ */
+export function changeMapOf(m: RoomMeasures, judged: readonly string[], oldMarks?: Uint8Array): ChangeMap {
+  const map: ChangeMap = { width: m.width, height: m.height, data: new Uint8Array(m.width * m.height) };
+  const upperOnly = (name: string) => name.endsWith("Upper");
+  const isUpper = (s: Segment) => Math.min(s.y1, s.y2) < m.upperRow;
+  for (const name of judged) {
+    if (name === "carriedOrMoved" && oldMarks) {
+      for (let i = 0; i < oldMarks.length; i++) if (oldMarks[i]! >= 3) map.data[i] = 255;
+    }
+    if (name.startsWith("lost")) for (const s of m.lostLines) if (!upperOnly(name) || isUpper(s)) draw(map, s);
+    if (name.startsWith("added")) for (const s of m.addedLines) if (!upperOnly(name) || isUpper(s)) draw(map, s);
+    if (name.startsWith("cells") || name === "brightChange") {
+      const rows = upperOnly(name) ? Math.ceil(m.upperRow / CELL) : m.cells.rows;
+      drawCells(map, { ...m.cells, rows: Math.min(rows, m.cells.rows) }, CELL);
+    }
+  }
+  return map;
+}
+
+function draw(map: ChangeMap, s: Segment): void {
   const steps = Math.max(1, Math.round(s.length));
   for (let k = 0; k <= steps; k++) {
     const x = Math.round(s.x1 + ((s.x2 - s.x1) * k) / steps);
     const y = Math.round(s.y1 + ((s.y2 - s.y1) * k) / steps);
-    if (x >= 0 && y >= 0 && x < w && y < h) map[y * w + x] = value;
+    if (x >= 0 && y >= 0 && x < map.width && y < map.height) map.data[y * map.width + x] = 255;
   }
 }
 
@@ -211,4 +248,35 @@ function bin(gx: number, gy: number): number {
   let a = Math.atan2(gy, gx);
   if (a < 0) a += Math.PI;
   return Math.min(7, Math.floor((a / Math.PI) * 8));
+}
+
+/** 1 - the intersection over union of the two pictures' brightest tenth (each by its own tones) where compared. */
+function brightDifference(a: Float32Array, b: Float32Array, compared: Uint8Array): number {
+  const cut = (p: Float32Array) => {
+    const hist = new Uint32Array(256);
+    let n = 0;
+    for (let i = 0; i < p.length; i++) {
+      if (!compared[i]) continue;
+      hist[Math.max(0, Math.min(255, Math.round(p[i]!)))]!++;
+      n++;
+    }
+    let seen = 0;
+    for (let v = 255; v >= 0; v--) {
+      seen += hist[v]!;
+      if (seen >= 0.1 * n) return v;
+    }
+    return 0;
+  };
+  const ca = cut(a);
+  const cb = cut(b);
+  let inter = 0;
+  let union = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (!compared[i]) continue;
+    const x = a[i]! >= ca;
+    const y = b[i]! >= cb;
+    if (x && y) inter++;
+    if (x || y) union++;
+  }
+  return union ? 1 - inter / union : 0;
 }
