@@ -203,15 +203,9 @@ export async function startMany(
   if (balance < total) return refused(insufficient(balance));
   for (const j of input.jobs) {
     if (j.cost !== 0 || !j.rerollOf) continue;
-    const taken = await db
-      .select({ id: jobs.id })
-      .from(jobs)
-      .where(
-        and(eq(jobs.rerollOf, j.rerollOf), eq(jobs.cost, 0), inArray(jobs.status, ["queued", "running", "succeeded"])),
-      )
-      .get();
-    // A second free re-roll of the same result, racing the first: refused here, where they are serialised.
-    if (taken) return refused(refusal("conflict", REROLL_PAID_MESSAGE, balance));
+    // A second free re-roll of the same request (racing the first, or after it, whatever became of it): refused
+    // here, where they are serialised, by the read the quote makes (ADR 0201).
+    if (await freeRerollQuery(db, j.rerollOf).get()) return refused(refusal("conflict", REROLL_PAID_MESSAGE, balance));
   }
   const retried = input.jobs.flatMap((j) => (j.retryOf ? [j.retryOf] : []));
   if (retried.length > 0) {
@@ -273,6 +267,19 @@ export async function startMany(
     return credits.moved(short);
   }
   return credits.withView({ ok: true, balance: answers.at(-1)!.balance, jobIds, createdAt: now, concurrency }, after);
+}
+
+/**
+ * The free re-roll of a staging request (`rootId`, its first job), once started: queued, running, succeeded, failed,
+ * refused by the structure check or refunded, it was the one (docs/decisions/0201-the-free-re-roll-is-used-once-started.md).
+ * The quote (services/jobs/rerolls.ts) and the start above read the same rows, so what is said is what is charged.
+ */
+export function freeRerollQuery(db: Database, rootId: string) {
+  return db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.rerollOf, rootId), eq(jobs.cost, 0)))
+    .limit(1);
 }
 
 /** A variation that is not its group's first: it runs with (and settles after) its lead's one provider call. */
