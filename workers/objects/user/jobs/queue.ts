@@ -23,6 +23,7 @@ import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzl
 import { PLANS } from "~/shared/catalog";
 import { REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { NOT_FOUND } from "~/shared/result";
+import { type PaidPhoto, paidPhotoRefusal, paidPhotosQuery } from "./paid-photos";
 import { DEFAULT_CONCURRENCY, limitsOf } from "./plan-limits";
 
 export { DEFAULT_CONCURRENCY, limitsOf, type PlanLimits } from "./plan-limits";
@@ -63,11 +64,6 @@ export interface StartManyInput {
   jobs: QueuedJobInput[];
   /** The request that asked for these jobs: its id is logged with each job's run and provider calls. */
   requestId?: string;
-  /**
-   * The caller has not looked the photos up: each must be the user's and not in the trash, read in the same round
-   * trip as the balance (else a not_found refusal, nothing written).
-   */
-  checkPhotos?: boolean;
   /**
    * The job ids (and a batch's id) come from the request's submission key (job-queue.ts, `submittedJobIds`): when the
    * first job exists already, the request was sent before and nothing is written. The same request is answered
@@ -159,9 +155,10 @@ export async function startMany(
   const total = input.jobs.reduce((n, j) => n + j.cost, 0);
   // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
   // here, where the user's changes are serialised, not from each caller.
-  const photoIds = input.checkPhotos ? [...new Set(input.jobs.map((j) => j.photoId))] : [];
-  // In the same round trip: the checked photos, and whether the request's first job exists already.
-  const checkPhotos = photoIds.length > 0 ? livePhotosQuery(db, userId, photoIds) : null;
+  const photoIds = [...new Set(input.jobs.map((j) => j.photoId))];
+  // In the same round trip: the jobs' photos (paid work only on the user's photos out of the trash: paid-photos.ts),
+  // and whether the request's first job exists already.
+  const checkPhotos = paidPhotosQuery(db, userId, photoIds);
   const lead = input.jobs[0];
   const checkSubmitted =
     input.submitted && lead
@@ -176,7 +173,7 @@ export async function startMany(
     [checkPhotos, checkSubmitted].filter((q) => q !== null),
   );
   const alsoRead = [...loaded.read];
-  const livePhotoRows = (checkPhotos ? alsoRead.shift() : []) as Photo[];
+  const photoRows = alsoRead.shift() as PaidPhoto[];
   const submittedRows = (checkSubmitted ? alsoRead.shift() : []) as Job[];
   const existing = submittedRows[0];
   if (existing && lead) {
@@ -184,10 +181,8 @@ export async function startMany(
     if (!sameRequest(existing, lead)) return credits.untouched(refusal("conflict", SUBMISSION_REUSED, balance));
     return credits.untouched({ ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing });
   }
-  const livePhotos = new Map(livePhotoRows.map((p) => [p.id, p]));
-  if (photoIds.some((id) => !livePhotos.has(id))) {
-    return credits.untouched(refusal("not_found", NOT_FOUND.error, loaded.view?.balance ?? 0));
-  }
+  const photoRefused = paidPhotoRefusal(photoRows, photoIds, loaded.view?.balance ?? 0);
+  if (photoRefused) return credits.untouched(photoRefused);
   let view = loaded.view;
   // Grants due to expire go first; the view is then the one read after it.
   let expired = false;
@@ -321,15 +316,6 @@ export function sameRequest(stored: Job, asked: QueuedJobInput): boolean {
     (stored.rerollOf ?? null) === (asked.rerollOf ?? null) &&
     choices(stored.params) === choices(asked.params)
   );
-}
-
-/** Those of `photoIds` that are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
-function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
-  if (photoIds.length > 90) throw new Error("checkPhotos takes at most 90 photos");
-  return db
-    .select()
-    .from(photos)
-    .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds), isNull(photos.trashedAt)));
 }
 
 /** The first `limit` queued jobs that start on their own (not variations after a lead), besides `running`. */
