@@ -17,7 +17,7 @@ import * as callbacks from "@workers/objects/user/jobs/callbacks";
 import { CheckDesk } from "@workers/objects/user/jobs/checks";
 import { keepRefused } from "@workers/objects/user/jobs/keep";
 import * as queue from "@workers/objects/user/jobs/queue";
-import * as rows from "@workers/objects/user/jobs/rows";
+import type * as rows from "@workers/objects/user/jobs/rows";
 import { JobRunner } from "@workers/objects/user/jobs/runner";
 import { LiveChannel } from "@workers/objects/user/live";
 import { applyPaymentEvent } from "@workers/objects/user/payments/apply";
@@ -249,21 +249,10 @@ export class UserObject extends DurableObject<Env> {
     return this.#change(userId, (now) => credits.deduct(this.#db, userId, amount, reason, key, actorId, now, audit));
   }
 
-  /** Starts one AI job: its row and its one-credit reservation in one batch, then its provider call (ADR 0070). */
-  async startJob(userId: string, input: rows.StartJobInput) {
-    const result = await this.#reserveInGroup(userId, {
-      key: input.jobId,
-      amount: 1,
-      reason: `AI ${input.kind}`,
-      writes: (now) => [rows.insertJobStatement(this.#db, userId, input, now)],
-    });
-    if (result.ok) await this.#runner.pump(userId);
-    return result;
-  }
-
   /**
-   * Starts many jobs at once (a batch, variations, a re-roll, retries), each with its own reservation, all or none;
-   * they wait in this user's queue until the plan's concurrency lets them reach the provider (ADR 0140).
+   * Starts many jobs at once (a page's job, a batch, variations, a re-roll, retries), each with its own reservation,
+   * all or none; they wait in this user's queue until the plan's concurrency lets them reach the provider (ADR 0140).
+   * Like every paid entry here (startApiJob, keepRefused), it refuses a photo in the trash first (ADR 0202).
    */
   async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
     const result = await this.#change(userId, (now) => queue.startMany(this.#db, userId, input, now), {

@@ -5,8 +5,8 @@ import { contentDisposition } from "@workers/lib/content-disposition";
 import { getVersion } from "@workers/services/jobs/start";
 import { mlsDownload } from "@workers/services/mls/downloads";
 import { originalPageUrl, publishOriginal } from "@workers/services/mls/links";
-import { fail, NOT_FOUND } from "~/shared/result";
-import { REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
+import { NOT_FOUND } from "~/shared/result";
+import { versionBytes } from "~/shared/version-bytes";
 import { define, errorsSaying, json, params } from "./define";
 import * as S from "./schemas";
 
@@ -59,8 +59,10 @@ export function defineListingDownloads(): void {
       }
       const version = await getVersion(c.get("db"), caller.userId, p.data.photoId, p.data.versionId);
       if (!version) return failureJson(NOT_FOUND);
-      if (version.structureVerdict === "refused") return failureJson(fail("conflict", REFUSED_NOT_DOWNLOADED));
-      const obj = await c.env.PHOTOS.get(version.key);
+      // The stored result unchanged: only one the byte rule lets leave in full (ADR 0200).
+      const full = versionBytes(version, "full");
+      if (!full.ok) return failureJson(full);
+      const obj = await c.env.PHOTOS.get(full.key);
       if (!obj) return failureJson(NOT_FOUND);
       const ext = version.contentType === "image/png" ? "png" : "jpg";
       return new Response(obj.body, {

@@ -7,7 +7,7 @@ import type { Deps } from "@workers/services/deps";
 import { getFolder } from "@workers/services/library";
 import { looksOf } from "@workers/services/listing-look";
 import type { UserRef } from "@workers/services/sessions";
-import { and, asc, desc, eq, gte, inArray, isNull, type Placeholder } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, lookStrengthOf } from "~/shared/listing-look";
@@ -76,10 +76,11 @@ export async function startBatch(
   if (folderId && !(await getFolder(deps.db, userId, folderId))) return fail("not_found", "That folder was not found.");
   const ids = items.map((i) => i.photoId);
   if (new Set(ids).size !== ids.length) return fail("invalid", "A photo is in the batch twice.");
+  // The user's own photos; one in the trash is refused by the user's object with the words that say so (ADR 0202).
   const owned = await deps.db
     .select({ id: photos.id })
     .from(photos)
-    .where(and(eq(photos.userId, userId), inArray(photos.id, ids), isNull(photos.trashedAt)))
+    .where(and(eq(photos.userId, userId), inArray(photos.id, ids)))
     .all();
   if (owned.length !== ids.length) return fail("not_found", "A photo of the batch was not found.");
   const advanced = await advancedOptions(parsed.data, () => currentPlan(deps.db, userId));

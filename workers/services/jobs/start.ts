@@ -76,13 +76,13 @@ export async function requestJob(
   const mask = body.maskId;
   if (mask !== undefined && kind !== "removal") return fail("invalid", MASK_MESSAGES.onlyRemoval);
   // Staging from the original needs nothing of the photo's row: the user's object checks the photo is theirs and
-  // out of the trash in the round trip that reads the balance, and answers "Not found." as here (one D1 round trip
-  // fewer on the way to the provider).
-  const objectChecksPhoto = !api && !fromVersion && mask === undefined && (kind === "stage" || from === "original");
+  // out of the trash in the round trip that reads the balance (one D1 round trip fewer on the way to the provider).
+  // Whoever reads it here, a photo in the trash is refused there, where every paid action starts (ADR 0202).
+  const needsPhoto = api || fromVersion || mask !== undefined || (kind !== "stage" && from !== "original");
   if (from === "original") params.source = "original";
-  if (!objectChecksPhoto) {
+  if (needsPhoto) {
     const photo = await getPhoto(deps.db, userId, photoId);
-    if (!photo || photo.trashedAt !== null) return NOT_FOUND;
+    if (!photo) return NOT_FOUND;
     if (fromVersion) {
       const version = typeof from === "string" ? await getVersion(deps.db, userId, photo.id, from) : undefined;
       if (!version) return fail("not_found", "That version of the photo was not found.");
@@ -105,14 +105,7 @@ export async function requestJob(
   // Through the user's queue: the plan's concurrency and priority, a seed, 1-4 variations (issue 15).
   const count = variationsOf(body);
   if (!count.ok) return count;
-  const started = await startQueued(
-    deps,
-    userId,
-    { photoId, kind, params },
-    count.count,
-    objectChecksPhoto,
-    submission,
-  );
+  const started = await startQueued(deps, userId, { photoId, kind, params }, count.count, submission);
   // Sent before (a lost answer, a resend): the jobs that sending started, charged once. Otherwise the lead job as
   // the object just wrote it (the page only needs its id and polls; no D1 re-read).
   const existing = alreadyStarted(started);

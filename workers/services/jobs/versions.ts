@@ -1,8 +1,9 @@
-import { photos, photoVersions } from "@db/schema";
+import { type Photo, photos, photoVersions } from "@db/schema";
 import { getVersion, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { and, eq } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
+import type { StoredBytes } from "~/shared/version-bytes";
 import { REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
 
 // The version a photo shows (in the grid, the listing pack and the original page): any of its versions may be
@@ -32,6 +33,29 @@ export async function chooseVersion(
     })
     .where(and(eq(photos.id, photoId), eq(photos.userId, userId)));
   return ok({ versionId: version.id });
+}
+
+/**
+ * The owner's photo with what the byte rule reads of the image it shows (app/shared/version-bytes.ts): its key, its
+ * thumbnail and the verdict of the version behind it, in one read; null `shown` while it shows its original.
+ */
+export async function photoWithShown(
+  db: Db,
+  userId: string,
+  photoId: string,
+): Promise<{ photo: Photo; shown: StoredBytes | null } | undefined> {
+  const row = await db
+    .select({ photo: photos, verdict: photoVersions.structureVerdict })
+    .from(photos)
+    .leftJoin(photoVersions, and(eq(photoVersions.photoId, photos.id), eq(photoVersions.key, photos.processedKey)))
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId)))
+    .get();
+  if (!row) return undefined;
+  const { photo } = row;
+  const shown = photo.processedKey
+    ? { key: photo.processedKey, thumbKey: photo.processedThumbKey ?? photo.thumbKey, structureVerdict: row.verdict }
+    : null;
+  return { photo, shown };
 }
 
 /** The version the photo shows now (its processed image), if any. */

@@ -4,6 +4,7 @@ import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
 import { KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
 import { fail, ok, type Result } from "~/shared/result";
 import { cutText } from "~/shared/text";
+import { versionBytes } from "~/shared/version-bytes";
 import { captionFor, type Disclosure, labelFor } from "./disclosure";
 import { labelledBytes } from "./labels";
 import { liveUrl, NOT_PUBLISHED, publishNew, withdrawnMessage } from "./links";
@@ -162,8 +163,12 @@ export async function listingPack(
       leftOut: null,
     };
     let staged: Item | null = null;
+    // Labelled or clean, a version's bytes go in only as the byte rule lets them leave (ADR 0200); the profile's
+    // refusals (exportable) are stricter still.
+    const full = version ? versionBytes(version, "full") : null;
     if (version && allowed && !allowed.ok) row.leftOut = allowed.reason;
-    else if (version && allowed?.ok) {
+    else if (full && !full.ok) row.leftOut = full.error;
+    else if (version && full?.ok && allowed?.ok) {
       const state = states.get(version.id) ?? { state: "none" };
       const page = liveUrl(origin, state);
       const spec = labelFor(disclosure, allowed.kind, page);
@@ -177,7 +182,7 @@ export async function listingPack(
               if (!rendered.ok) throw new Error(rendered.error);
               return rendered.bytes;
             }
-          : streamOf(bucket, version.key, "version");
+          : streamOf(bucket, full.key, "version");
         const label = `${base} - ${KIND_NAMES[allowed.kind].toLowerCase()}.${EXT[version.contentType] ?? "jpg"}`;
         staged = {
           label,

@@ -6,6 +6,7 @@ import * as credits from "@workers/objects/user/credits/changes";
 import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
 import { and, eq } from "drizzle-orm";
 import { insertCallbackStatement, markOpen } from "./callbacks";
+import { checkPaidPhotos } from "./paid-photos";
 import { getJob, insertJobStatement, jobView, type StartJobInput } from "./rows";
 
 // Job creation for the public API, run inside the user's Durable Object so
@@ -73,6 +74,9 @@ export async function start(
     }
     jobInput = { ...input.job, jobId: idempotentJobId(userId, idem.key, generation) };
   }
+  // A new job (not an answer stored under its key): paid work only on the user's photo out of the trash.
+  const photoRefused = await checkPaidPhotos(db, userId, [jobInput.photoId], 0);
+  if (photoRefused) return credits.untouched(photoRefused);
   const jobId = jobInput.jobId;
   const also = [insertJobStatement(db, userId, jobInput, now)];
   if (idem) {
