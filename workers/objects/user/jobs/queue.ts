@@ -1,4 +1,5 @@
 import type { Database } from "@db/client";
+import { inList, notInList } from "@db/lists";
 import {
   batches,
   creditLedger,
@@ -19,7 +20,7 @@ import { reserveGroup } from "@workers/objects/user/credits/group";
 import * as reservations from "@workers/objects/user/credits/reservations";
 import { expireGrants, insufficient, type Refusal, refusal, userNotFound } from "@workers/objects/user/credits/rows";
 import { loadView, loadViewAndPlan, planQuery } from "@workers/objects/user/credits/view";
-import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { PLANS } from "~/shared/catalog";
 import { REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { NOT_FOUND } from "~/shared/result";
@@ -215,7 +216,7 @@ export async function startMany(
   }
   const retried = input.jobs.flatMap((j) => (j.retryOf ? [j.retryOf] : []));
   if (retried.length > 0) {
-    const again = await db.select({ id: jobs.id }).from(jobs).where(inArray(jobs.retryOf, retried)).get();
+    const again = await db.select({ id: jobs.id }).from(jobs).where(inList(jobs.retryOf, retried)).get();
     if (again) return refused(refusal("conflict", ALREADY_RETRIED, balance));
   }
   // Every paid reservation, every job row, the batch and any free re-roll in one D1 batch: all or none.
@@ -316,13 +317,12 @@ export function sameRequest(stored: Job, asked: QueuedJobInput): boolean {
   );
 }
 
-/** Those of `photoIds` that are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
+/** Those of `photoIds` that are the user's and out of the trash (the ids as one parameter: db/lists.ts). */
 function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
-  if (photoIds.length > 90) throw new Error("checkPhotos takes at most 90 photos");
   return db
     .select()
     .from(photos)
-    .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds), isNull(photos.trashedAt)));
+    .where(and(eq(photos.userId, userId), inList(photos.id, photoIds), isNull(photos.trashedAt)));
 }
 
 /** The first `limit` queued jobs that start on their own (not variations after a lead), besides `running`. */
@@ -335,7 +335,7 @@ function queuedQuery(db: Database, userId: string, running: string[], limit: num
         eq(jobs.userId, userId),
         eq(jobs.status, "queued"),
         or(isNull(jobs.groupId), eq(jobs.groupId, jobs.id)),
-        running.length > 0 ? notInArray(jobs.id, running) : undefined,
+        running.length > 0 ? notInList(jobs.id, running) : undefined,
       ),
     )
     .orderBy(desc(jobs.priority), asc(jobs.createdAt), asc(jobs.id))
