@@ -169,19 +169,14 @@ define(
     if (!p.ok) return failureJson(NOT_FOUND);
     const body = await readJson(c.req.raw, S.JobRequest, { maxBytes: 8 * 1024 });
     if (!body.ok) return failureJson(body);
+    // The callback address is checked, its name resolved, by requestJob before the credit is reserved.
     const { callbackUrl, ...job } = body.data;
-    if (callbackUrl !== undefined) {
-      const checked = checkUrlSyntax(callbackUrl, urlPolicy(c.env));
-      if (!checked.ok) {
-        return failureJson(fail("invalid", checked.reason, { fieldErrors: { callbackUrl: checked.reason } }));
-      }
-    }
     const res = await requestJob(c.get("deps"), caller.userId, p.data.photoId, job, {
       api: {
         idempotency: key.key
           ? { key: key.key, hash: requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data) }
           : undefined,
-        callback: callbackUrl ? { url: callbackUrl, apiKeyId: caller.keyId } : undefined,
+        callback: callbackUrl !== undefined ? { url: callbackUrl, apiKeyId: caller.keyId } : undefined,
       },
     });
     if (!res.ok) return failureJson(res);

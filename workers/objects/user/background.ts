@@ -18,8 +18,12 @@ import { log } from "@workers/lib/log";
 import { listKeys } from "@workers/lib/photo-storage";
 import { signLink } from "@workers/lib/signed-links";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
+<<<<<<< HEAD
 import { and, eq, sql } from "drizzle-orm";
 import { versionBytes } from "~/shared/version-bytes";
+=======
+import { and, eq, ne, sql } from "drizzle-orm";
+>>>>>>> holes-b
 
 // Work of the user's Durable Object that outlives a request, run in batches by
 // its alarm (docs/decisions/0112-account-deletion-and-export.md):
@@ -208,8 +212,10 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
     .from(dataExports)
     .where(and(eq(dataExports.id, id), eq(dataExports.userId, userId)))
     .get();
+  // Failed includes ended by a password reset or a sign-out everywhere before it was built (ADR 0206): not built.
+  if (!row || row.status === "failed") return null;
   const data = await exportJson(db, userId);
-  if (!row || !data || data.account.deletedAt !== null) return null;
+  if (!data || data.account.deletedAt !== null) return null;
   const entries: ZipEntry[] = [
     {
       name: "account.json",
@@ -278,10 +284,16 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
     return null;
   }
   const expiresAt = now + EXPORT_TTL_MS;
-  await db
+  const stored = await db
     .update(dataExports)
     .set({ status: "ready", objectKey: key, bytes, readyAt: now, expiresAt })
-    .where(eq(dataExports.id, id));
+    .where(and(eq(dataExports.id, id), ne(dataExports.status, "failed")))
+    .returning({ id: dataExports.id });
+  // Ended while it was being built (a reset, a sign-out everywhere): no link is mailed and no archive kept.
+  if (stored.length === 0) {
+    await env.PHOTOS.delete(key);
+    return null;
+  }
   const origin = env.APP_ORIGIN.replace(/\/$/, "");
   const sig = await signLink(env, "export", id, expiresAt);
   const url = `${origin}/api/exports/${id}?exp=${expiresAt}&sig=${sig}`;

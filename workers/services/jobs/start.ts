@@ -1,6 +1,7 @@
 import { type Job, type JobKind, type JobParams, type PhotoVersion, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
+import { checkUrl, urlPolicy } from "@workers/lib/safe-url";
 import {
   getVersion,
   jobView,
@@ -134,12 +135,28 @@ export async function requestJob(
   });
 }
 
+/**
+ * A job's callback address, checked as its delivery will check it (workers/lib/safe-url.ts, ADR 0152): the address
+ * itself, then every address its host name resolves to. Before the credit is reserved: a name that resolves to a
+ * private network is refused here (400, nothing reserved), not accepted and refused at delivery
+ * (docs/decisions/0207-callbacks-resolved-before-the-reservation.md). Delivery checks again, each time.
+ */
+export async function checkCallbackUrl(env: Deps["env"], url: string): Promise<Result<{ url: string }>> {
+  const checked = await checkUrl(url, urlPolicy(env));
+  if (!checked.ok) return fail("invalid", checked.reason, { fieldErrors: { callbackUrl: checked.reason } });
+  return ok({ url });
+}
+
 async function requestApiJob(
   deps: Pick<Deps, "env">,
   userId: string,
   job: { photoId: string; kind: JobKind; params: JobParams },
   api: ApiJobOptions,
 ) {
+  if (api.callback) {
+    const checked = await checkCallbackUrl(deps.env, api.callback.url);
+    if (!checked.ok) return checked;
+  }
   // A keyed request's job id is derived inside the user's object, from the key and its generation (api-jobs.ts).
   const jobId = randomToken();
   const started = await userObject(deps.env, userId).startApiJob(userId, {

@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
+import { inQuery } from "@db/lists";
 import { type Folder, originalLinks, type Photo, type PhotoVersion, photos, photoVersions } from "@db/schema";
-import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, isNull } from "drizzle-orm";
 import { LISTING_STATUS_NAMES, needsOriginalPage, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
 import { type Disclosure, disclosureFor, type Exportable, exportable } from "./disclosure";
 import { type LinkState, stateOf } from "./links";
@@ -35,13 +36,13 @@ export async function readListing(db: Database, userId: string, folder: Pick<Fol
     db
       .select()
       .from(photoVersions)
-      .where(and(eq(photoVersions.userId, userId), inArray(photoVersions.photoId, ids)))
+      .where(and(eq(photoVersions.userId, userId), inQuery(photoVersions.photoId, ids)))
       .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
       .all(),
     db
       .select()
       .from(originalLinks)
-      .where(and(eq(originalLinks.userId, userId), inArray(originalLinks.photoId, ids)))
+      .where(and(eq(originalLinks.userId, userId), inQuery(originalLinks.photoId, ids)))
       .orderBy(desc(originalLinks.createdAt))
       .all(),
   ]);

@@ -1,4 +1,5 @@
 import type { Database } from "@db/client";
+import { inQuery } from "@db/lists";
 import { countStatement } from "@db/ops-counts";
 import { type ApiCallback, apiCallbacks, apiKeys, jobs, photoVersions } from "@db/schema";
 import { callbackSecretFor, SIGNATURE_HEADER, signatureHeader } from "@workers/lib/callback-signing";
@@ -56,7 +57,7 @@ export async function afterChange(
       and(
         eq(apiCallbacks.userId, userId),
         eq(apiCallbacks.status, "waiting"),
-        inArray(
+        inQuery(
           apiCallbacks.jobId,
           db
             .select({ id: jobs.id })

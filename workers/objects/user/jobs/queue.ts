@@ -1,4 +1,5 @@
 import type { Database } from "@db/client";
+import { inList, notInList } from "@db/lists";
 import {
   batches,
   creditLedger,
@@ -19,7 +20,7 @@ import { reserveGroup } from "@workers/objects/user/credits/group";
 import * as reservations from "@workers/objects/user/credits/reservations";
 import { expireGrants, insufficient, type Refusal, refusal, userNotFound } from "@workers/objects/user/credits/rows";
 import { loadView, loadViewAndPlan, planQuery } from "@workers/objects/user/credits/view";
-import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { PLANS } from "~/shared/catalog";
 import { REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { NOT_FOUND } from "~/shared/result";
@@ -204,7 +205,7 @@ export async function startMany(
   }
   const retried = input.jobs.flatMap((j) => (j.retryOf ? [j.retryOf] : []));
   if (retried.length > 0) {
-    const again = await db.select({ id: jobs.id }).from(jobs).where(inArray(jobs.retryOf, retried)).get();
+    const again = await db.select({ id: jobs.id }).from(jobs).where(inList(jobs.retryOf, retried)).get();
     if (again) return refused(refusal("conflict", ALREADY_RETRIED, balance));
   }
   // Every paid reservation, every job row, the batch and any free re-roll in one D1 batch: all or none.
@@ -318,6 +319,17 @@ export function sameRequest(stored: Job, asked: QueuedJobInput): boolean {
   );
 }
 
+<<<<<<< HEAD
+=======
+/** Those of `photoIds` that are the user's and out of the trash (the ids as one parameter: db/lists.ts). */
+function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
+  return db
+    .select()
+    .from(photos)
+    .where(and(eq(photos.userId, userId), inList(photos.id, photoIds), isNull(photos.trashedAt)));
+}
+
+>>>>>>> holes-b
 /** The first `limit` queued jobs that start on their own (not variations after a lead), besides `running`. */
 function queuedQuery(db: Database, userId: string, running: string[], limit: number) {
   return db
@@ -328,7 +340,7 @@ function queuedQuery(db: Database, userId: string, running: string[], limit: num
         eq(jobs.userId, userId),
         eq(jobs.status, "queued"),
         or(isNull(jobs.groupId), eq(jobs.groupId, jobs.id)),
-        running.length > 0 ? notInArray(jobs.id, running) : undefined,
+        running.length > 0 ? notInList(jobs.id, running) : undefined,
       ),
     )
     .orderBy(desc(jobs.priority), asc(jobs.createdAt), asc(jobs.id))

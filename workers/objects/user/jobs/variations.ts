@@ -1,4 +1,5 @@
 import type { Database } from "@db/client";
+import { inList } from "@db/lists";
 import { type Job, jobs, type Photo, photos } from "@db/schema";
 import { createProviderClient, type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
 import { log } from "@workers/lib/log";
@@ -59,12 +60,12 @@ async function markSiblingsRunning(db: Database, group: Job[], now: number): Pro
   await db
     .update(jobs)
     .set({ status: "running", startedAt: now })
-    .where(and(inArray(jobs.id, ids), inArray(jobs.status, ["queued", "running"])));
+    .where(and(inList(jobs.id, ids), inArray(jobs.status, ["queued", "running"])));
   // Only the ones still open take part (one may have been refunded by the reservation timeout).
   const open = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
+    .where(and(inList(jobs.id, ids), eq(jobs.status, "running")))
     .all();
   const still = new Set(open.map((o) => o.id));
   return [group[0]!, ...group.slice(1).filter((j) => still.has(j.id))];
