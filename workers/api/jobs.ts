@@ -53,7 +53,10 @@ export const jobsApi = new Hono<ApiEnv>()
     if (!ok) return failureJson(fail("forbidden", "Forbidden."));
     const photo = await c.get("db").query.photos.findFirst({ where: (p, { eq }) => eq(p.id, photoId) });
     if (!photo) return failureJson(NOT_FOUND);
-    return serveObject(c.env.PHOTOS, maskKey(photo.userId, photoId, maskId), NO_STORE);
+    // The photo's one mask, only while it is the one signed for: a newer mask replaced it otherwise.
+    return serveObject(c.env.PHOTOS, maskKey(photo.userId, photoId), NO_STORE, undefined, (o) => {
+      return o.customMetadata?.id === maskId;
+    });
   })
   .use("/photos/*", requireApiUser)
   .use("/jobs/*", requireApiUser)

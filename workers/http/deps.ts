@@ -1,6 +1,7 @@
 import { createDb } from "@db/client";
 import { createMailer } from "@workers/adapters/mail";
 import { createStripe } from "@workers/adapters/stripe";
+import { imagesFor } from "@workers/lib/images";
 import { clientIp, rateLimit } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import type Stripe from "stripe";
@@ -12,6 +13,7 @@ export function buildDeps(env: Env, ctx: Pick<ExecutionContext, "waitUntil">, re
     env,
     db: createDb(env.DB),
     bucket: env.PHOTOS,
+    images: imagesFor(env),
     mailer: createMailer(env),
     get stripe() {
       stripe ??= createStripe(env);
