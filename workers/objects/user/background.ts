@@ -18,12 +18,8 @@ import { log } from "@workers/lib/log";
 import { listKeys } from "@workers/lib/photo-storage";
 import { signLink } from "@workers/lib/signed-links";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
-<<<<<<< HEAD
-import { and, eq, sql } from "drizzle-orm";
-import { versionBytes } from "~/shared/version-bytes";
-=======
 import { and, eq, ne, sql } from "drizzle-orm";
->>>>>>> holes-b
+import { versionBytes } from "~/shared/version-bytes";
 
 // Work of the user's Durable Object that outlives a request, run in batches by
 // its alarm (docs/decisions/0112-account-deletion-and-export.md):

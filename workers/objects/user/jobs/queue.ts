@@ -319,17 +319,6 @@ export function sameRequest(stored: Job, asked: QueuedJobInput): boolean {
   );
 }
 
-<<<<<<< HEAD
-=======
-/** Those of `photoIds` that are the user's and out of the trash (the ids as one parameter: db/lists.ts). */
-function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
-  return db
-    .select()
-    .from(photos)
-    .where(and(eq(photos.userId, userId), inList(photos.id, photoIds), isNull(photos.trashedAt)));
-}
-
->>>>>>> holes-b
 /** The first `limit` queued jobs that start on their own (not variations after a lead), besides `running`. */
 function queuedQuery(db: Database, userId: string, running: string[], limit: number) {
   return db
