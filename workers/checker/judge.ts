@@ -1,6 +1,14 @@
 import { imagesFor } from "../lib/images";
 import { analysisSize, checkStructure, toAnalysis } from "../lib/structure/check";
-import { type Checked, type CheckRequest, UNCHECKED } from "../lib/structure/verdict";
+import {
+  type Checked,
+  type CheckRequest,
+  fromWire,
+  isWireLimits,
+  STRUCTURE_LIMITS,
+  type StructureLimits,
+  UNCHECKED,
+} from "../lib/structure/verdict";
 import { describeImage } from "../lib/thumbnail";
 
 // The check itself, as the check Worker runs it: read both pictures, reduce them through the Images binding (never
@@ -38,9 +46,19 @@ export async function judge(env: JudgeEnv, req: CheckRequest): Promise<Checked> 
   const verdict = checkStructure(
     toAnalysis(src.data, src.width, src.height, size),
     toAnalysis(res.data, res.width, res.height, size),
-    { kind: req.kind },
+    { kind: req.kind, limits: limitsFor(env, req) },
   );
-  return { verdict: verdict.pass ? "passed" : "refused", score: Math.round(verdict.score * 1000) / 1000 };
+  return { verdict: verdict.verdict, score: Math.round(verdict.score * 1000) / 1000, reasons: verdict.reasons };
+}
+
+/**
+ * The limits a check is judged by: the kind's STRUCTURE_LIMITS, or, in tests and development only, the ones the
+ * request carries (set on the user's object with setStructureLimitsForTesting, so a test can run the refusal path
+ * while production refuses nothing). A deployed check Worker (APP_ENV production) never reads them.
+ */
+export function limitsFor(env: Pick<JudgeEnv, "APP_ENV">, req: Pick<CheckRequest, "kind" | "limits">): StructureLimits {
+  const testing = env.APP_ENV === "test" || env.APP_ENV === "development";
+  return testing && isWireLimits(req.limits) ? fromWire(req.limits) : STRUCTURE_LIMITS[req.kind];
 }
 
 async function bytesOf(env: JudgeEnv, key: string): Promise<Uint8Array | null> {
