@@ -187,6 +187,17 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
                 />
               </>
             )}
+            {version?.structure?.message ? (
+              // A flagged result says what to check and where, over the photo (docs/decisions/0215).
+              <p
+                className="absolute inset-x-2 top-2 z-10 rounded-lg bg-amber-100/95 px-3 py-2 text-sm text-amber-950 shadow"
+                role="note"
+                data-testid="structure-flagged"
+              >
+                {version.structure.message}
+                {version.structure.confirmedAt ? " You confirmed you checked it." : ""}
+              </p>
+            ) : null}
             <StepLink to={prevHref} side="left-2" label="Previous photo" testId="photo-previous" glyph="‹" />
             <StepLink to={nextHref} side="right-2" label="Next photo" testId="photo-next" glyph="›" />
           </div>
@@ -285,11 +296,18 @@ function Status({
   job,
   message,
 }: {
-  job: { busy: boolean; elapsed: number; error: string | null };
+  job: { busy: boolean; elapsed: number; error: string | null; version: VersionView | null };
   message: { ok: boolean; message?: string; error?: string } | null;
 }) {
+  // A job just ended with a flagged result: what to check, said where the job's progress was.
+  const flagged = !job.busy ? job.version?.structure?.message : null;
   return (
     <div className="mb-3 space-y-2 empty:hidden">
+      {flagged ? (
+        <p className="alert-info" role="status" data-testid="job-flagged">
+          {flagged}
+        </p>
+      ) : null}
       {message ? (
         <p className={message.ok ? "alert-success" : "alert-error"} role={message.ok ? "status" : "alert"}>
           {message.message ?? message.error}
