@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { Link, useLocation, useNavigate, useRevalidator } from "react-router";
 import { PhotoActions, type PhotoDialog } from "~/components/library/photo-actions";
 import { QuickDialogOnDemand, SkyDialogOnDemand } from "~/components/staging/dialogs-on-demand";
-import { JobError, JobProgress } from "~/components/staging/job-status";
+import { JobError, JobFlagged, JobProgress } from "~/components/staging/job-status";
 import { ResultCompare } from "~/components/staging/result-compare";
 import { versionLabel } from "~/components/staging/versions-list";
 import { startJob, useJob } from "~/lib/use-job";
@@ -299,15 +299,10 @@ function Status({
   job: { busy: boolean; elapsed: number; error: string | null; version: VersionView | null };
   message: { ok: boolean; message?: string; error?: string } | null;
 }) {
-  // A job just ended with a flagged result: what to check, said where the job's progress was.
-  const flagged = !job.busy ? job.version?.structure?.message : null;
   return (
     <div className="mb-3 space-y-2 empty:hidden">
-      {flagged ? (
-        <p className="alert-info" role="status" data-testid="job-flagged">
-          {flagged}
-        </p>
-      ) : null}
+      {/* A job that just ended with a flagged result: what to check, said where the job's progress was. */}
+      <JobFlagged version={job.busy ? null : job.version} />
       {message ? (
         <p className={message.ok ? "alert-success" : "alert-error"} role={message.ok ? "status" : "alert"}>
           {message.message ?? message.error}
