@@ -8,7 +8,9 @@ import {
   fixtureUserInput,
   removeFixtureUser,
   seedFinishedJobs,
+  setStructureLimits,
   stateDigest,
+  structureLimitsInput,
 } from "@workers/services/fixtures";
 import { closeSoldListings } from "@workers/services/mls/listing-status";
 import { seedDemoUsers } from "@workers/services/seed";
@@ -41,6 +43,13 @@ export const devApi = new Hono<ApiEnv>()
     const res = await removeFixtureUser(c.get("deps"), c.req.param("id"));
     if (!res.ok) return failureJson(res);
     return c.json({ ok: true, objects: res.objects });
+  })
+  // The structure check's limits for one user's results (null: production's), so a test can run a refusal.
+  .put("/users/:id/structure-limits", async (c) => {
+    const parsed = await readJson(c.req.raw, structureLimitsInput, { methods: ["PUT"] });
+    if (!parsed.ok) return failureJson(parsed);
+    await setStructureLimits(c.get("deps"), c.req.param("id"), parsed.data);
+    return c.json({ ok: true });
   })
   // The daily cron's closing of sold listings' original pages, run as if it were `now` (ms): how an end-to-end
   // test moves the clock past a listing's closing day (docs/decisions/0170-mls-profiles.md).

@@ -1,6 +1,14 @@
 import { imagesFor } from "../lib/images";
 import { judgeGrays, REDUCED_EDGE } from "../lib/structure/check";
-import { type Checked, type CheckRequest, UNCHECKED } from "../lib/structure/verdict";
+import {
+  type Checked,
+  type CheckRequest,
+  fromWire,
+  isWireLimits,
+  STRUCTURE_LIMITS,
+  type StructureLimits,
+  UNCHECKED,
+} from "../lib/structure/verdict";
 import { describeImage } from "../lib/thumbnail";
 
 // The check itself, as the check Worker runs it: read both pictures, reduce them through the Images binding (never
@@ -32,8 +40,18 @@ export async function judge(env: JudgeEnv, req: CheckRequest): Promise<Checked> 
     images.analysisGray(source, REDUCED_EDGE),
     images.analysisGray(result, REDUCED_EDGE),
   ]);
-  const { verdict, score } = judgeGrays(req.kind, src, res);
-  return { verdict, score };
+  const { verdict, score, reasons } = judgeGrays(req.kind, src, res, limitsFor(env, req));
+  return { verdict, score, reasons };
+}
+
+/**
+ * The limits a check is judged by: the kind's STRUCTURE_LIMITS, or, in tests and development only, the ones the
+ * request carries (set on the user's object with setStructureLimitsForTesting, so a test can run the refusal path
+ * while production refuses nothing). A deployed check Worker (APP_ENV production) never reads them.
+ */
+export function limitsFor(env: Pick<JudgeEnv, "APP_ENV">, req: Pick<CheckRequest, "kind" | "limits">): StructureLimits {
+  const testing = env.APP_ENV === "test" || env.APP_ENV === "development";
+  return testing && isWireLimits(req.limits) ? fromWire(req.limits) : STRUCTURE_LIMITS[req.kind];
 }
 
 async function bytesOf(env: JudgeEnv, key: string): Promise<Uint8Array | null> {

@@ -5,6 +5,8 @@ import { devToolsEnabled } from "@workers/lib/dev-tools";
 import { withInjectedLatency } from "@workers/lib/injected-latency";
 import { log } from "@workers/lib/log";
 import { observed } from "@workers/lib/observed";
+import type { ResultKind } from "@workers/lib/structure/measures";
+import { isWireLimits, type WireLimits } from "@workers/lib/structure/verdict";
 import * as background from "@workers/objects/user/background";
 import * as credits from "@workers/objects/user/credits/changes";
 import { type Changed, untouched } from "@workers/objects/user/credits/changes";
@@ -26,6 +28,8 @@ import type { PaymentEvent } from "@workers/objects/user/payments/types";
 import { WakePlan } from "@workers/objects/user/wake";
 
 export type { LiveBalance } from "@workers/objects/user/live";
+
+type TestLimits = Partial<Record<ResultKind, WireLimits>>;
 
 /**
  * One instance per user (addressed by user id): the RPC front of that user's credits and jobs, and the only place
@@ -69,6 +73,7 @@ export class UserObject extends DurableObject<Env> {
     });
     ctx.blockConcurrencyWhile(async () => {
       this.#clockOffset = (await ctx.storage.get<number>("clockOffset")) ?? 0;
+      this.#checks.limitsForTesting = (await ctx.storage.get<TestLimits>("structureLimitsForTesting")) ?? null;
     });
     // Keep-alive pings are answered without waking a hibernating object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
@@ -280,6 +285,18 @@ export class UserObject extends DurableObject<Env> {
     if (!devToolsEnabled(this.env)) throw new Error("Clock control is disabled");
     this.#clockOffset += ms;
     await this.ctx.storage.put("clockOffset", this.#clockOffset);
+  }
+
+  /**
+   * Test and development only: the structure check's limits for this user's results, per kind (null: back to the
+   * production ones), so a test can run a refusal while production refuses nothing (docs/decisions/0215).
+   */
+  async setStructureLimitsForTesting(limits: TestLimits | null): Promise<void> {
+    if (!devToolsEnabled(this.env)) throw new Error("Structure limits control is disabled");
+    if (limits !== null && !Object.values(limits).every(isWireLimits)) throw new Error("Not structure limits");
+    this.#checks.limitsForTesting = limits;
+    if (limits === null) await this.ctx.storage.delete("structureLimitsForTesting");
+    else await this.ctx.storage.put("structureLimitsForTesting", limits);
   }
 
   /** Account deletion or a data export: queued here, run in batches by the alarm (ADR 0112). */

@@ -239,3 +239,21 @@ export async function seedFinishedJobs(deps: Pick<Deps, "db">, input: z.infer<ty
   for (let i = 0; i < rows.length; i += 5) await db.insert(jobs).values(rows.slice(i, i + 5));
   return ok({ jobs: rows.length });
 }
+
+const limits = z.object({ mark: z.number().min(0), refuse: z.number().min(0).nullable() });
+/** The structure check's limits for one user's results, per kind (null: production's), for an e2e test. */
+export const structureLimitsInput = z.object({
+  limits: z.object({ stage: limits, removal: limits, sky: limits }).partial().nullable(),
+});
+
+/**
+ * Sets the structure check's limits for one fixture user's results (docs/decisions/0215-flag-when-unsure.md): how an
+ * end-to-end test runs a refusal while production refuses nothing. The user's object refuses it without dev tools.
+ */
+export async function setStructureLimits(
+  deps: Pick<Deps, "env">,
+  userId: string,
+  input: z.infer<typeof structureLimitsInput>,
+): Promise<void> {
+  await userObject(deps.env, userId).setStructureLimitsForTesting(input.limits);
+}

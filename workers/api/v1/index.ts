@@ -10,7 +10,7 @@ import { getPhoto } from "@workers/services/library";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { cutText } from "~/shared/text";
 import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
-import type { StructureVerdict } from "~/shared/version-view";
+import { type FlaggedBy, type StructureVerdict, structureView } from "~/shared/version-view";
 import { type Ctx, define, errors, json, params, v1 } from "./define";
 import { defineListingDownloads } from "./downloads";
 import * as S from "./schemas";
@@ -54,6 +54,9 @@ function versionView(v: {
   createdAt: number;
   structureVerdict: StructureVerdict | null;
   structureScore: number | null;
+  structureReasons: string[] | null;
+  structureFlagged: FlaggedBy | null;
+  structureConfirmedAt: number | null;
 }) {
   return {
     id: v.id,
@@ -64,7 +67,7 @@ function versionView(v: {
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
-    structure: v.structureVerdict ? { verdict: v.structureVerdict, score: v.structureScore } : null,
+    structure: structureView(v),
     downloadUrl: `/api/v1/photos/${v.photoId}/versions/${v.id}/download`,
   };
 }

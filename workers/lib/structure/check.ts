@@ -8,9 +8,10 @@ import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, toAnalysis } from "./analy
 import { type ChangeMap, changePlaces } from "./change-map.ts";
 import { type CheckOptions, type ResultKind, type StructureScores, structureMaps } from "./measures.ts";
 import { changeMapOf, type RoomValues, roomMeasures } from "./room-measures.ts";
+import { type Outcome, outcomeOf, STRUCTURE_LIMITS, type StructureLimits } from "./verdict.ts";
 
-export type { ChangeMap, CheckOptions, Gray, ResultKind, StructureScores };
-export { ANALYSIS_LONG_EDGE, analysisSize, toAnalysis };
+export type { ChangeMap, CheckOptions, Gray, Outcome, ResultKind, StructureLimits, StructureScores };
+export { ANALYSIS_LONG_EDGE, analysisSize, outcomeOf, STRUCTURE_LIMITS, toAnalysis };
 
 /** Every measure a kind may be judged by: room-measures.ts's and ADR 0160's score (carriedOrMoved). */
 export type Measures = RoomValues & { carriedOrMoved: number };
@@ -35,10 +36,16 @@ export const STRUCTURE_THRESHOLDS: Record<ResultKind, StructureThresholds> = {
 };
 
 export interface StructureVerdict {
+  /** Passed, flagged or refused, by the kind's limits (verdict.ts: the one place a score becomes an outcome). */
+  verdict: Outcome;
+  /** Not flagged nor refused: the score is at most the kind's `mark` (above 1 the labelled set's pairs fail). */
   pass: boolean;
-  /** carriedOver / carried + movedAreas / moved: 0 when nothing of the source's architecture was lost; fails above 1. */
+  /** carriedOver / carried + movedAreas / moved: 0 when nothing of the source's architecture was lost. */
   score: number;
+  /** Where the check saw the change ("upper left", ...): empty for a result that passed. */
+  reasons: string[];
   kind: ResultKind;
+  limits: StructureLimits;
   /**
    * Every measure, for logs and for the real-pair evaluation (test/real-pairs), which reports what each would achieve;
    * the verdict is still ADR 0160's score, since no other measure has yet met issue 43's goals on real pairs.
@@ -46,8 +53,6 @@ export interface StructureVerdict {
   measures: Measures;
   /** Where the score saw the room change (painted over, borrowed, moved), at the analysis size. */
   map: ChangeMap;
-  /** The map's places ("upper left", ...), most changed first: empty for a result that passed. */
-  reasons: string[];
 }
 
 export function structureScore(scores: StructureScores, t: StructureThresholds): number {
@@ -58,19 +63,25 @@ export function structureScore(scores: StructureScores, t: StructureThresholds):
  * Compares a result with its source on what must not change. `source` and `result` may be any size and aspect (the
  * provider's output sizes differ from the source's); both are reduced to the source's analysis size and lined up.
  * `opts.kind` says what the provider was asked for; a sky result is compared below the skyline only (found in the
- * source, or `opts.skyMask`).
+ * source, or `opts.skyMask`). `opts.limits` (tests, the evaluation) replaces the kind's STRUCTURE_LIMITS.
  */
-export function checkStructure(source: Gray, result: Gray, opts: CheckOptions): StructureVerdict {
+export function checkStructure(
+  source: Gray,
+  result: Gray,
+  opts: CheckOptions & { limits?: StructureLimits },
+): StructureVerdict {
   const old = structureMaps(source, result, opts);
   const room = roomMeasures(source, result, opts.kind);
   const measures: Measures = {
     ...room.values,
     carriedOrMoved: structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]),
   };
+  const limits = opts.limits ?? STRUCTURE_LIMITS[opts.kind];
   const score = measures.carriedOrMoved;
+  const verdict = outcomeOf(score, limits);
   const map = changeMapOf(room, ["carriedOrMoved"], old.marks);
-  const pass = score <= 1;
-  return { pass, score, kind: opts.kind, measures, map, reasons: pass ? [] : changePlaces(map) };
+  const reasons = verdict === "passed" ? [] : changePlaces(map);
+  return { verdict, pass: verdict === "passed", score, reasons, kind: opts.kind, limits, measures, map };
 }
 
 /** The gray image the platform reduces each picture to before the check reduces it to its analysis size. */
@@ -81,17 +92,17 @@ type GrayPicture = { width: number; height: number; data: Uint8Array };
 /**
  * The check on two grays as the Images binding gives them (REDUCED_EDGE on the long edge): its verdict, score (to
  * three places), where it saw the change and the change map. The Worker, `npm run check:structure` and the real-pair
- * evaluation all judge through here.
+ * evaluation all judge through here. `limits` (tests and development only) replaces the kind's STRUCTURE_LIMITS.
  */
-export function judgeGrays(kind: ResultKind, src: GrayPicture, res: GrayPicture) {
+export function judgeGrays(kind: ResultKind, src: GrayPicture, res: GrayPicture, limits?: StructureLimits) {
   const size = analysisSize(src.width, src.height);
   const v = checkStructure(
     toAnalysis(src.data, src.width, src.height, size),
     toAnalysis(res.data, res.width, res.height, size),
-    { kind },
+    { kind, limits },
   );
   return {
-    verdict: v.pass ? ("passed" as const) : ("refused" as const),
+    verdict: v.verdict,
     score: Math.round(v.score * 1000) / 1000,
     reasons: v.reasons,
     map: v.map,

@@ -54,6 +54,8 @@ export function disclosureView(found: VersionForMls, origin: string) {
     profile: { id: profile.id, name: profile.name, rule: sourceLine(profile), from: disclosure.from },
     exportable: allowed.ok,
     reason: allowed.ok ? null : allowed.reason,
+    /** Flagged and not yet confirmed: "I checked the walls and windows" lets it out. */
+    needsConfirmation: !allowed.ok && allowed.unconfirmed === true,
     kind: kind ? KIND_NAMES[kind] : null,
     labelOnPhoto: profile.label !== null,
     /** The label gives the original's address: Download for MLS needs a live page. */

@@ -67,8 +67,13 @@ export async function listingPanel(db: Database, userId: string, folder: Folder)
   let unpublished = 0;
   let withdrawn = 0;
   let refused = 0;
+  let unconfirmed = 0;
   for (const p of picks) {
     if (!p.version || !p.allowed) continue;
+    if (!p.allowed.ok && p.allowed.unconfirmed) {
+      unconfirmed++;
+      continue;
+    }
     if (!p.allowed.ok) {
       refused++;
       continue;
@@ -101,6 +106,8 @@ export async function listingPanel(db: Database, userId: string, folder: Folder)
     withdrawn: needs ? withdrawn : 0,
     /** Altered photos the profile does not let out (the pack leaves them out, saying why). */
     refused,
+    /** Photos showing a flagged result nobody confirmed: the pack is refused until each is (docs/decisions/0215). */
+    unconfirmed,
   };
 }
 

@@ -1,5 +1,6 @@
 import { log } from "@workers/lib/log";
-import { type Checked, type CheckRequest, isChecked, UNCHECKED } from "@workers/lib/structure/verdict";
+import type { ResultKind } from "@workers/lib/structure/measures";
+import { type Checked, type CheckRequest, isChecked, UNCHECKED, type WireLimits } from "@workers/lib/structure/verdict";
 
 // The object's side of the structure check (docs/decisions/0188-the-check-off-the-object.md): a job's check is a
 // message on the STRUCTURE_CHECKS queue, judged by the check Worker (workers/checker), whose answer comes back as an
@@ -13,6 +14,11 @@ export type SendCheck = (request: CheckRequest) => Promise<void>;
 /** The checks this instance of the object waits for, each answered once, by the check Worker or by the timeout. */
 export class CheckDesk {
   #waiting = new Map<string, (checked: Checked) => void>();
+  /**
+   * Tests and development only (UserObject.setStructureLimitsForTesting): limits sent with this user's checks, per
+   * kind, in place of the production ones. A check Worker in production ignores them.
+   */
+  limitsForTesting: Partial<Record<ResultKind, WireLimits>> | null = null;
 
   constructor(
     private readonly send: SendCheck,
@@ -36,7 +42,8 @@ export class CheckDesk {
       }, this.timeoutMs);
     });
     // A local queue may deliver inside send (the answer arrives before send returns): the waiter is set first.
-    const sent = this.send({ ...check, checkId }).then(
+    const limits = this.limitsForTesting?.[check.kind];
+    const sent = this.send({ ...check, checkId, ...(limits ? { limits } : {}) }).then(
       () => answered,
       (err: unknown) => {
         log.warn(`structure check not sent: ${err instanceof Error ? err.message : String(err)}`, { checkId });
@@ -59,7 +66,7 @@ export class CheckDesk {
     const waiter = this.#waiting.get(checkId);
     if (!waiter || !isChecked(checked)) return false;
     this.#waiting.delete(checkId);
-    waiter({ verdict: checked.verdict, score: checked.score });
+    waiter({ verdict: checked.verdict, score: checked.score, reasons: [...checked.reasons] });
     return true;
   }
 }

@@ -41,7 +41,7 @@ export async function keepRefused(
   if (!found.held) return credits.moved({ ok: true, balance: reserved.balance, versionId });
   const committed = await credits.commitHeld(db, userId, found.held, now, {
     writes: [
-      db.update(photoVersions).set({ structureVerdict: "kept" }).where(eq(photoVersions.id, versionId)),
+      db.update(photoVersions).set({ storedVerdict: "kept" }).where(eq(photoVersions.id, versionId)),
       db
         .update(photos)
         .set({
