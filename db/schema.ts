@@ -522,3 +522,12 @@ export const cronRuns = sqliteTable("cron_runs", {
   failed: text("failed"),
   requestId: text("request_id").notNull(),
 });
+
+/** The landing page's measured figures, one row recomputed at most hourly (migrations/0022_site_figures.sql). */
+export const siteFiguresRows = sqliteTable("site_figures", {
+  id: text("id").primaryKey(),
+  /** The answer of GET /api/figures (app/shared/site-figures.ts), as JSON; null until first computed. */
+  figures: text("figures"),
+  computedAt: integer("computed_at").notNull().default(0),
+  claimedAt: integer("claimed_at"),
+});

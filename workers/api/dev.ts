@@ -14,9 +14,9 @@ import {
 } from "@workers/services/fixtures";
 import { closeSoldListings } from "@workers/services/mls/listing-status";
 import { seedDemoUsers } from "@workers/services/seed";
+import { refreshSiteFigures } from "@workers/services/site-figures";
 import { Hono } from "hono";
 import { z } from "zod";
-import { forgetCachedFigures } from "./figures";
 import type { ApiEnv } from "./types";
 
 // Development and test fixtures. Mounted under /api/dev only when the local
@@ -58,14 +58,14 @@ export const devApi = new Hono<ApiEnv>()
     if (!parsed.ok) return failureJson(parsed);
     return c.json({ ok: true, closed: await closeSoldListings(c.get("db"), parsed.data.now) });
   })
-  // Finished jobs with known outcomes and times for the landing page's figures; this hour's cached figures are
-  // forgotten so the next GET /api/figures counts them.
+  // Finished jobs with known outcomes and times for the landing page's figures; the stored figures are computed
+  // again at once, so the next GET /api/figures counts them.
   .post("/finished-jobs", async (c) => {
     const parsed = await readJson(c.req.raw, finishedJobsInput);
     if (!parsed.ok) return failureJson(parsed);
     const res = await seedFinishedJobs(c.get("deps"), parsed.data);
     if (!res.ok) return failureJson(res);
-    await forgetCachedFigures(new URL(c.req.url).origin, c.get("deps").clock());
+    await refreshSiteFigures(c.get("db"), c.get("deps").clock());
     return c.json({ ok: true, jobs: res.jobs }, 201);
   })
   // Benchmark: one user's balance from their object, the second request of bench/object.ts (npm run bench).

@@ -197,8 +197,11 @@ export const finishedJobsInput = z.object({
     .array(
       z.object({
         status: z.enum(["succeeded", "failed"]),
+        /** From the request to the result, queue and gate included. */
         ms: z.number().int().min(0).max(3_600_000),
         agoMs: z.number().int().min(0).optional(),
+        /** A batch member (reported apart from single photos). */
+        batch: z.boolean().optional(),
       }),
     )
     .min(1)
@@ -233,9 +236,10 @@ export async function seedFinishedJobs(deps: Pick<Deps, "db">, input: z.infer<ty
       createdAt: finishedAt - j.ms,
       startedAt: finishedAt - j.ms,
       finishedAt,
+      batchId: j.batch ? "fixture-batch" : null,
     };
   });
-  // D1 binds at most 100 values per statement: 5 rows of 14 each.
+  // D1 binds at most 100 values per statement: 5 rows of 15 each.
   for (let i = 0; i < rows.length; i += 5) await db.insert(jobs).values(rows.slice(i, i + 5));
   return ok({ jobs: rows.length });
 }
