@@ -1,6 +1,6 @@
 import { limitsFor } from "@workers/checker/judge";
+import { type ChangeMap, changePlaces } from "@workers/lib/structure/change-map";
 import { fromWire, isWireLimits, outcomeOf, STRUCTURE_LIMITS, toWire } from "@workers/lib/structure/verdict";
-import { whereChanged } from "@workers/lib/structure/where";
 import { describe, expect, it } from "vitest";
 import { FREE_REFUSALS_PER_DAY, flaggedMessage, mlsRefusal } from "~/shared/version-view";
 
@@ -55,25 +55,30 @@ describe("limits on the queue", () => {
 });
 
 describe("where the check saw the change", () => {
-  /** A 320 x 240 marks map with a block of `mark` at (x, y), w x h. */
-  function marksWith(blocks: { x: number; y: number; w: number; h: number; mark: number }[]) {
-    const marks = new Uint8Array(320 * 240);
+  /** A 320 x 240 change map with a block of `value` at (x, y), w x h. */
+  function mapWith(blocks: { x: number; y: number; w: number; h: number; value: number }[]): ChangeMap {
+    const data = new Uint8Array(320 * 240);
     for (const b of blocks)
-      for (let y = b.y; y < b.y + b.h; y++) for (let x = b.x; x < b.x + b.w; x++) marks[y * 320 + x] = b.mark;
-    return marks;
+      for (let y = b.y; y < b.y + b.h; y++) for (let x = b.x; x < b.x + b.w; x++) data[y * 320 + x] = b.value;
+    return { width: 320, height: 240, data };
   }
 
-  it("names the largest area of marks against the result by its third across and its half down", () => {
-    const marks = marksWith([
-      { x: 20, y: 20, w: 40, h: 30, mark: 4 },
-      { x: 250, y: 180, w: 10, h: 10, mark: 5 },
+  it("names the places holding a fifth or more of the changes, most changed first, by third across and half down", () => {
+    const map = mapWith([
+      { x: 20, y: 20, w: 40, h: 30, value: 255 },
+      { x: 250, y: 180, w: 10, h: 10, value: 255 },
     ]);
-    expect(whereChanged(marks, 320, 240)).toEqual(["upper left"]);
-    expect(whereChanged(marksWith([{ x: 150, y: 200, w: 20, h: 20, mark: 5 }]), 320, 240)).toEqual(["lower centre"]);
+    expect(changePlaces(map)).toEqual(["upper left"]);
+    expect(changePlaces(mapWith([{ x: 150, y: 200, w: 20, h: 20, value: 128 }]))).toEqual(["lower centre"]);
+    const two = mapWith([
+      { x: 10, y: 10, w: 30, h: 30, value: 255 },
+      { x: 250, y: 150, w: 20, h: 20, value: 255 },
+    ]);
+    expect(changePlaces(two)).toEqual(["upper left", "lower right"]);
   });
 
-  it("says nothing when no mark counts against the result (edges kept or lost behind furniture)", () => {
-    expect(whereChanged(marksWith([{ x: 0, y: 0, w: 320, h: 240, mark: 2 }]), 320, 240)).toEqual([]);
+  it("says nothing when the map is empty", () => {
+    expect(changePlaces(mapWith([]))).toEqual([]);
   });
 });
 
