@@ -16,7 +16,7 @@ export interface Deps {
   /** R2: photo originals, thumbnails, versions, uploads. */
   bucket: R2Bucket;
   /** Pixel work (thumbnails) through the Images binding, never on this isolate (workers/lib/images.ts). */
-  images: Images;
+  readonly images: Images;
   mailer: Mailer;
   /** Stripe, made on first use (most requests never call it). */
   readonly stripe: Stripe;
