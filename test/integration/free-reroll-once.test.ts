@@ -2,7 +2,7 @@ import { creditLedger } from "@db/schema";
 import { db } from "@test/support/factories";
 import { api, balance, expectSettled, onPlan, photosOf, rowsOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
+import { refuseOverOne, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
 import { STRUCTURE_REFUSED } from "@workers/objects/user/jobs/structure";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -26,6 +26,8 @@ async function staged(credits: number) {
   const user = await onPlan("Starter plan", credits);
   const [photo] = await photosOf(user.id, 1);
   await useRoomAsOriginal(photo!);
+  // Production's limits refuse nothing (ADR 0215): this user's results are judged by the old two-outcome rule.
+  await refuseOverOne(user.id);
   provider.answer = () => [TRUE];
   const res = await api(user.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
     kind: "stage",

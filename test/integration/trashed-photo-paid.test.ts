@@ -5,7 +5,13 @@ import { db } from "@test/support/factories";
 import { api, balance, onPlan, photosOf, rowsOf, settleBatch, settleJob } from "@test/support/listing";
 import { storedKeys } from "@test/support/photos";
 import { stubProvider } from "@test/support/provider-stub";
-import { ROOM_SIZE, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
+import {
+  ROOM_SIZE,
+  refuseOverOne,
+  roomAnswer,
+  useRoomAsOriginal,
+  windowGoneAnswer,
+} from "@test/support/structure-room";
 import { workerFetch } from "@test/support/worker";
 import { createApiKey } from "@workers/services/api-keys";
 import { restorePhoto, trashPhoto } from "@workers/services/library";
@@ -38,6 +44,8 @@ beforeAll(async () => {
   const user = await onPlan("Starter plan", 10);
   const [photo, other] = await photosOf(user.id, 2);
   await useRoomAsOriginal(photo!);
+  // Production's limits refuse nothing (ADR 0215): this user's results are judged by the old two-outcome rule.
+  await refuseOverOne(photo!.userId);
   const stage = () =>
     api(user.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
       kind: "stage",

@@ -7,7 +7,7 @@ import { ROOMS } from "@test/fixtures/structure/rooms";
 import { db } from "@test/support/factories";
 import { api, folderOf, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { stubProvider } from "@test/support/provider-stub";
-import { ROOM_SOURCE, useRoomAsOriginal } from "@test/support/structure-room";
+import { ROOM_SOURCE, refuseOverOne, useRoomAsOriginal } from "@test/support/structure-room";
 import { workerFetch } from "@test/support/worker";
 import { signLink } from "@workers/lib/signed-links";
 import { signedImageUrl } from "@workers/lib/signed-urls";
@@ -105,6 +105,8 @@ beforeAll(async () => {
   const folderId = await folderOf(user.id);
   const [photo] = await photosOf(user.id, 1, folderId);
   await useRoomAsOriginal(photo!);
+  // Production's limits refuse nothing (ADR 0215): this user's results are judged by the old two-outcome rule.
+  await refuseOverOne(user.id);
   const stage = () =>
     api(user.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
       kind: "stage",

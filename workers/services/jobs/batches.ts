@@ -8,7 +8,7 @@ import type { Deps } from "@workers/services/deps";
 import { getFolder } from "@workers/services/library";
 import { looksOf } from "@workers/services/listing-look";
 import type { UserRef } from "@workers/services/sessions";
-import { and, asc, desc, eq, gte, isNull, type Placeholder } from "drizzle-orm";
+import { and, asc, desc, eq, gte, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, lookStrengthOf } from "~/shared/listing-look";
@@ -81,7 +81,7 @@ export async function startBatch(
   const owned = await deps.db
     .select({ id: photos.id })
     .from(photos)
-    .where(and(eq(photos.userId, userId), inList(photos.id, ids), isNull(photos.trashedAt)))
+    .where(and(eq(photos.userId, userId), inList(photos.id, ids)))
     .all();
   if (owned.length !== ids.length) return fail("not_found", "A photo of the batch was not found.");
   const advanced = await advancedOptions(parsed.data, () => currentPlan(deps.db, userId));
