@@ -61,7 +61,9 @@ describe("results true to the room", () => {
     await flagged.waitFor({ timeout: 90_000 });
     const said = (await flagged.textContent()) ?? "";
     expect(said).toContain(CHECK_WALLS);
-    expect(said).toMatch(/a change at the (upper|lower) (left|centre|right) of the photo/);
+    expect(said).toMatch(
+      /a change at the (upper|lower) (left|centre|right)( and (upper|lower) (left|centre|right))? of the photo/,
+    );
     // Delivered and charged once: one call, no second try, no error.
     expect(await stagingCallsSince(before)).toHaveLength(1);
     expect(await dialog.getByTestId("job-error").count()).toBe(0);

@@ -80,8 +80,8 @@ describe("the check Worker's queue handler", () => {
     ]);
     expect(answers[0]!.checked.reasons).toEqual([]);
     expect(answers[1]!.checked.score).toBeGreaterThan(1);
-    expect(answers[1]!.checked.reasons).toHaveLength(1);
-    expect(answers[1]!.checked.reasons[0]).toMatch(/^(upper|lower) (left|centre|right)$/);
+    expect(answers[1]!.checked.reasons.length).toBeGreaterThan(0);
+    for (const place of answers[1]!.checked.reasons) expect(place).toMatch(/^(upper|lower) (left|centre|right)$/);
     expect(delivered).toEqual([
       { acked: true, retried: false },
       { acked: true, retried: false },
