@@ -316,6 +316,7 @@ describe("OpenAPI document", () => {
       "/photos/from-url",
       "/photos/{photoId}/jobs",
       "/photos/{photoId}/versions",
+      "/photos/{photoId}/versions/{versionId}/confirm-structure",
       "/photos/{photoId}/versions/{versionId}/download",
       "/photos/{photoId}/versions/{versionId}/original-page",
     ]);
