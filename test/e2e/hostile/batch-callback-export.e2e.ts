@@ -25,7 +25,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  console.log(`hostile-input suite (limits): ${ran} cases ran`);
+  console.log(`hostile-input suite (batch, callback, export limits): ${ran} cases ran`);
 });
 
 function run(cases: () => HostileCase[]) {
