@@ -47,6 +47,10 @@ export function listProblems(file: string, text: string): string[] {
   const problems: string[] = [];
   const at = (node: ts.Node) => `${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
   const visit = (node: ts.Node) => {
+    // Renamed on import (`import { inArray as within }`), a call would escape the check by name.
+    if (ts.isImportSpecifier(node) && LIST_CALLS.has((node.propertyName ?? node.name).text) && node.propertyName) {
+      problems.push(`${at(node)}: ${node.propertyName.text} imported under another name: call it by its own name.`);
+    }
     if (ts.isCallExpression(node)) {
       const name = calleeName(node.expression);
       if (name && LIST_CALLS.has(name)) {

@@ -36,8 +36,9 @@ describe("the list check", () => {
     expect(planted("inArray(jobs.id, items.map((i) => i.jobId));")).toHaveLength(1);
     expect(planted('inArray(jobs.id, ["a", id]);')).toHaveLength(1);
     expect(planted("inArray(jobs.id, [...ids]);")).toHaveLength(1);
-    // Called through the namespace (`import * as d from "drizzle-orm"`) too.
+    // Called through the namespace (`import * as d from "drizzle-orm"`) too, and renamed on import.
     expect(planted("d.inArray(jobs.id, ids);")).toHaveLength(1);
+    expect(planted('import { inArray as within } from "drizzle-orm";')[0]).toMatch(/imported under another name/);
   });
 
   it("fails on raw SQL that interpolates a value straight after IN", () => {
