@@ -309,7 +309,7 @@ export interface paths {
                         "application/json": components["schemas"]["Failure"];
                     };
                 };
-                /** @description The Idempotency-Key was used for another request, or its first request is still running */
+                /** @description The photo is in the trash (restore it first; nothing is reserved), or the Idempotency-Key was used for another request, or its first request is still running */
                 409: {
                     headers: {
                         [name: string]: unknown;

@@ -11,7 +11,7 @@ import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { cutText } from "~/shared/text";
 import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
 import { type FlaggedBy, type StructureVerdict, structureView } from "~/shared/version-view";
-import { type Ctx, define, errors, json, params, v1 } from "./define";
+import { type Ctx, define, errors, errorsSaying, json, params, v1 } from "./define";
 import { defineListingDownloads } from "./downloads";
 import * as S from "./schemas";
 
@@ -162,7 +162,19 @@ define(
     },
     responses: {
       202: json(S.JobAnswer, "The queued job and the balance after the reservation"),
-      ...errors(400, 401, 402, 403, 404, 409, 415, 429),
+      ...errorsSaying(
+        {
+          409: "The photo is in the trash (restore it first; nothing is reserved), or the Idempotency-Key was used for another request, or its first request is still running",
+        },
+        400,
+        401,
+        402,
+        403,
+        404,
+        409,
+        415,
+        429,
+      ),
     },
   },
   async (c, caller) => {

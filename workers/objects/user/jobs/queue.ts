@@ -1,16 +1,6 @@
 import type { Database } from "@db/client";
 import { inList, notInList } from "@db/lists";
-import {
-  batches,
-  creditLedger,
-  creditReservations,
-  type Job,
-  type JobKind,
-  type JobParams,
-  jobs,
-  type Photo,
-  photos,
-} from "@db/schema";
+import { batches, creditLedger, creditReservations, type Job, type JobKind, type JobParams, jobs } from "@db/schema";
 import { canonicalJson } from "@workers/lib/canonical-json";
 import { randomToken } from "@workers/lib/crypto";
 import { run, type Stmt } from "@workers/objects/user/batch";
@@ -23,7 +13,6 @@ import { loadView, loadViewAndPlan, planQuery } from "@workers/objects/user/cred
 import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { PLANS } from "~/shared/catalog";
 import { REROLL_PAID_MESSAGE } from "~/shared/listing";
-import { NOT_FOUND } from "~/shared/result";
 import { type PaidPhoto, paidPhotoRefusal, paidPhotosQuery } from "./paid-photos";
 import { DEFAULT_CONCURRENCY, limitsOf } from "./plan-limits";
 
