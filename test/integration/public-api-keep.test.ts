@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { apiCallbacks, creditLedger, jobs, photoVersions, users } from "@db/schema";
 import { makeJpeg } from "@test/fixtures/images";
-import { db, makeUser } from "@test/support/factories";
+import { db, makeUser, signedIn } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
 import { stubProvider } from "@test/support/provider-stub";
 import { workerFetch } from "@test/support/worker";
@@ -209,6 +209,19 @@ describe("a refused result through the public API", () => {
       downloadUrl: `${origin}/api/v1/photos/${passed.photoId}/versions/${passed.versionId}/download`,
       keepUrl: null,
     });
+  });
+});
+
+describe("who may keep", () => {
+  it("a signed-in browser without an API key: 401, its session authorizes nothing under /api/v1", async () => {
+    const user = await signedIn({ credits: 1 });
+    const r = await refusedResult(user.id);
+    const res = await workerFetch(`/api/v1/photos/${r.photoId}/versions/${r.versionId}/keep`, {
+      method: "POST",
+      headers: { Cookie: user.cookie, Origin: "http://localhost" },
+    });
+    expect(res.status).toBe(401);
+    expect(await userObject(env, user.id).balance(user.id)).toBe(1);
   });
 });
 
