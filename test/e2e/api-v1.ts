@@ -498,6 +498,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/photos/{photoId}/versions/{versionId}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a result the structure check refused
+         * @description A result that moved walls, windows or doors is refused: the job fails, its credit goes back, and the version has no downloadUrl, only a keepUrl. POST here to keep it anyway for one credit, as the page's "Keep it anyway" does: it becomes the photo's shown version, labelled kept, and its downloadUrl gives your own copy (`?disclosure=none`); it changed the room, so it never goes into a listing. Send an Idempotency-Key: a retry with the same key gets the first answer and is never charged twice.
+         *
+         *     Scope: `stage`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Retries with the same key get the first answer and are never charged twice (kept 24 hours). */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    photoId: string;
+                    versionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The kept version and the balance after its credit */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["KeepAnswer"];
+                    };
+                };
+                /** @description The input is malformed or breaks a rule */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description No API key, or a revoked one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Not enough credits: keeping costs one */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description The key lacks the scope this route needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Not there, or not yours */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description The version is not a refused result (it passed, or was kept already), or the Idempotency-Key was used for another request or its first request is still running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Too many requests for this key; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/photos/{photoId}/versions/{versionId}/download": {
         parameters: {
             query?: never;
@@ -981,11 +1091,18 @@ export interface components {
                 /** @description A flagged result: when its owner confirmed "I checked the walls and windows" (POST …/confirm-structure; epoch ms), null until then. Null for other verdicts. */
                 confirmedAt: number | null;
             } | null;
-            /** @description GET it with the same API key. */
-            downloadUrl: string;
+            /** @description GET it with the same API key: the download for the listing; for a kept result your own copy (?disclosure=none), since a result that changed the room never goes into a listing. Null for a refused result: keep it first (keepUrl). */
+            downloadUrl: string | null;
+            /** @description For a refused result only: POST it to keep the result for one credit (then it has a downloadUrl). Null otherwise. */
+            keepUrl: string | null;
         } | null;
         VersionList: {
             versions: components["schemas"]["Version"][];
+        };
+        KeepAnswer: {
+            version: components["schemas"]["Version"];
+            /** @description Credits left after the keep. */
+            credits: number;
         };
         OriginalPage: {
             /** @description The public page: give it wherever the altered photo is advertised. */

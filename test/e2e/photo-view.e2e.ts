@@ -257,7 +257,7 @@ describe("the landing page's figures", () => {
       batch: { jobs: 0, medianMs: null },
     });
     // The page claims nothing that no query backs (issue 46): no rating, no testimonial, no "100% automated".
-    const text = await page.locator("body").innerText();
+    const text = (await page.locator("body").textContent()) ?? "";
     for (const claim of ["Trusted by realtors", "100% automated", "★"]) expect(text).not.toContain(claim);
     expect(await page.locator("svg path[d^='M10 1.5l2.6 5.3']").count()).toBe(0);
     page.assertClean();

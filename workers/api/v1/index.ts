@@ -7,12 +7,14 @@ import { onceForKey, requestHash } from "@workers/services/api-idempotency";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
+import { apiVersionAddresses } from "~/shared/api-addresses";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { cutText } from "~/shared/text";
 import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
 import { type FlaggedBy, type StructureVerdict, structureView } from "~/shared/version-view";
 import { type Ctx, define, errors, errorsSaying, json, params, v1 } from "./define";
 import { defineListingDownloads } from "./downloads";
+import { defineKeep } from "./keep";
 import * as S from "./schemas";
 
 export { v1 };
@@ -68,7 +70,7 @@ function versionView(v: {
     bytes: v.bytes,
     createdAt: v.createdAt,
     structure: structureView(v),
-    downloadUrl: `/api/v1/photos/${v.photoId}/versions/${v.id}/download`,
+    ...apiVersionAddresses("", v),
   };
 }
 
@@ -240,6 +242,9 @@ define(
     return c.json({ versions: versions.map(versionView) }, 200, NO_STORE);
   },
 );
+
+// "Keep it anyway" for a refused result, as the page's route (docs/decisions/0232-an-api-that-says-what-it-means.md).
+defineKeep(versionView);
 
 // A version's download for the listing and its original page (docs/decisions/0170-mls-profiles.md).
 defineListingDownloads();

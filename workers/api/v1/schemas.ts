@@ -124,7 +124,14 @@ export const Version = z
         description:
           "What the structure check said: passed; flagged (it may have changed the room: delivered and charged, downloadable, but for a listing only once confirmed with POST …/confirm-structure); refused (the result moved walls, windows or doors: the job failed uncharged, the image is not downloadable until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions made before the check.",
       }),
-    downloadUrl: z.string().openapi({ description: "GET it with the same API key." }),
+    downloadUrl: z.string().nullable().openapi({
+      description:
+        "GET it with the same API key: the download for the listing; for a kept result your own copy (?disclosure=none), since a result that changed the room never goes into a listing. Null for a refused result: keep it first (keepUrl).",
+    }),
+    keepUrl: z.string().nullable().openapi({
+      description:
+        "For a refused result only: POST it to keep the result for one credit (then it has a downloadUrl). Null otherwise.",
+    }),
   })
   .openapi("Version");
 

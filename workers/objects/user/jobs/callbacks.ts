@@ -6,6 +6,8 @@ import { callbackSecretFor, SIGNATURE_HEADER, signatureHeader } from "@workers/l
 import { guardedFetch, urlPolicy } from "@workers/lib/safe-url";
 import type { Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
+import { apiVersionAddresses } from "~/shared/api-addresses";
+import { structureView } from "~/shared/version-view";
 
 // Signed callbacks of jobs created through the public API
 // (docs/decisions/0120-public-api.md). A job that named a callback URL gets a
@@ -89,7 +91,6 @@ async function eventFor(db: Database, env: Pick<Env, "APP_ORIGIN">, cb: ApiCallb
     ? await db.select().from(photoVersions).where(eq(photoVersions.id, job.versionId)).get()
     : undefined;
   const origin = env.APP_ORIGIN.replace(/\/$/, "");
-  const base = `${origin}/api/v1/photos/${job.photoId}/versions`;
   return JSON.stringify({
     id: `evt_${job.id}`,
     type: job.status === "succeeded" ? "job.succeeded" : "job.failed",
@@ -114,7 +115,9 @@ async function eventFor(db: Database, env: Pick<Env, "APP_ORIGIN">, cb: ApiCallb
             width: version.width,
             height: version.height,
             bytes: version.bytes,
-            downloadUrl: `${base}/${version.id}/download`,
+            // A refused result carries its verdict and the keep address, never a download that would refuse.
+            structure: structureView(version),
+            ...apiVersionAddresses(origin, version),
           }
         : null,
     },

@@ -63,6 +63,8 @@ export interface StartJobInput {
   params: JobParams;
   /** The request that asked for the job (logged with its run and provider calls). */
   requestId?: string;
+  /** The plan's queue priority (plan-limits.ts): 1 for Professional; 0 when left out. */
+  priority?: number;
 }
 
 export function insertJobStatement(db: Database, userId: string, input: StartJobInput, now: number): Stmt {
@@ -76,6 +78,7 @@ export function insertJobStatement(db: Database, userId: string, input: StartJob
     attempts: 0,
     createdAt: now,
     requestId: input.requestId ?? null,
+    priority: input.priority ?? 0,
   });
 }
 
