@@ -109,7 +109,7 @@ describe("workers/lib/images (Images binding, local stand-in)", () => {
     await expect(grayFromPngNative(makeJpeg(8, 8))).rejects.toThrow(/Not a PNG/);
   });
 
-  it("burns an overlay in at its position (composited here, as the stand-in cannot draw)", async () => {
+  it("burns an overlay in at its position (by the local images emulator, as the stand-in cannot draw)", async () => {
     const label = solidPng(120, 40, [255, 0, 0]);
     const half = solidPng(60, 20, [0, 0, 255], 128);
     let out = await pix.burnOverlay(result, label, { bottom: 10, right: 20 });

@@ -1,3 +1,4 @@
+import { describeImage } from "../lib/image-facts";
 import { imagesFor } from "../lib/images";
 import { judgeGrays, REDUCED_EDGE } from "../lib/structure/check";
 import {
@@ -9,7 +10,6 @@ import {
   type StructureLimits,
   UNCHECKED,
 } from "../lib/structure/verdict";
-import { describeImage } from "../lib/thumbnail";
 
 // The check itself, as the check Worker runs it: read both pictures, reduce them through the Images binding (never
 // a full-size decode here), compare at the analysis size (workers/lib/structure/check.ts).
