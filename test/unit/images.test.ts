@@ -131,7 +131,8 @@ describe("workers/lib/images (Images binding, local stand-in)", () => {
     expect(b2!).toBeLessThan(240);
 
     await expect(pix.burnOverlay(result, label, { left: 0, right: 0 })).rejects.toThrow(/not both/);
-  });
+    // Two full decodes and encodes of a 2304 px JPEG in the emulator (vitest's Node process): slow on a loaded machine.
+  }, 60_000);
 
   // What the stand-in does not do, pinned: when one of these fails, miniflare has caught up and
   // workers/lib/images.ts can drop its local path (burnOverlay) or use the raw output (analysisGray).

@@ -151,6 +151,25 @@ describe("the disclosure label through the Images binding's draw() (production's
     expect(calls).toHaveLength(1);
   });
 
+  it("on a photo narrower than the label, the overlay is the part on the photo: whole offsets, inside its edges", async () => {
+    for (const [w, h, corner] of [
+      [320, 240, "bottom-right"],
+      [320, 240, "top-left"],
+      [120, 90, "bottom-left"],
+    ] as const) {
+      const { image, left, top } = labelOverlay(w, h, { ...SPEC, corner, size: "large" });
+      expect(Number.isInteger(left) && Number.isInteger(top) && left >= 0 && top >= 0).toBe(true);
+      expect(left + image.width).toBeLessThanOrEqual(w);
+      expect(top + image.height).toBeLessThanOrEqual(h);
+      expect(image.data.length).toBe(image.width * image.height * 4);
+      const { binding, calls } = stubBinding();
+      const version = await storedVersion(makeJpeg(w, h));
+      expect((await labelledBytes(env.PHOTOS, images(binding, { local: false }), version, SPEC)).ok).toBe(true);
+      const want = labelOverlay(w, h, SPEC);
+      expect(calls[0]!.draws[0]!.options).toEqual({ left: want.left, top: want.top });
+    }
+  });
+
   it("a PNG result is drawn as a PNG; a file that is neither is refused before any call", async () => {
     const { binding, calls } = stubBinding();
     const pix = images(binding, { local: false });

@@ -178,8 +178,8 @@ export function labelOverlay(width: number, height: number, spec: LabelSpec): La
   const w = Math.min(width, boxWidth());
   const h = Math.min(height, Math.max(textHeight() + p * 2, qr ? qrSide() + p * 2 : 0));
   const margin = Math.round(shortEdge * 0.02);
-  const left = spec.corner.endsWith("left") ? margin : width - margin - w;
-  const top = spec.corner.startsWith("top") ? margin : height - margin - h;
+  const x = spec.corner.endsWith("left") ? margin : width - margin - w;
+  const y = spec.corner.startsWith("top") ? margin : height - margin - h;
   const img: Rgba = { width: w, height: h, data: new Uint8Array(w * h * 4) };
   const dark = spec.tone === "dark";
   fillRect(img, 0, 0, w, h, dark ? [15, 23, 42] : [255, 255, 255], dark ? 0.78 : 0.85);
@@ -203,7 +203,22 @@ export function labelOverlay(width: number, height: number, spec: LabelSpec): La
     drawText(img, text, textX, ty, line, dark ? [255, 255, 255] : [15, 23, 42]);
     ty += line + gap();
   }
-  return { image: img, left, top };
+  return cropToPhoto(img, x, y, width, height);
+}
+
+/** The part of the box at (x, y) that lies on the photo (a box as wide as a small photo sticks out by its margin). */
+function cropToPhoto(box: Rgba, x: number, y: number, width: number, height: number): LabelOverlay {
+  const left = Math.max(0, x);
+  const top = Math.max(0, y);
+  const w = Math.min(width, x + box.width) - left;
+  const h = Math.min(height, y + box.height) - top;
+  if (left === x && top === y && w === box.width && h === box.height) return { image: box, left, top };
+  const data = new Uint8Array(w * h * 4);
+  for (let row = 0; row < h; row++) {
+    const from = ((top - y + row) * box.width + (left - x)) * 4;
+    data.set(box.data.subarray(from, from + w * 4), row * w * 4);
+  }
+  return { image: { width: w, height: h, data }, left, top };
 }
 
 /** The label as a PNG overlay and where it goes: what the Images binding's draw() burns into the photo. */
