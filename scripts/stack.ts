@@ -176,6 +176,8 @@ export interface RunningStack {
   ports: { app: number; checker: number } & EmulatorPorts;
   vars: Record<string, string>;
   seeded: { email: string; credits: number; role: string }[];
+  /** The app's wrangler dev process: its workerd runtime is a child of it (the bench reads that one's memory). */
+  pids: { app: number };
   stop(): Promise<void>;
 }
 
@@ -307,7 +309,14 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     const res = await fetch(`${url}/api/dev/seed`, { method: "POST" });
     if (!res.ok) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
     const { users } = (await res.json()) as { users: RunningStack["seeded"] };
-    return { url, ports: { app: opts.port, checker: checkerPort, ...emulators.ports }, vars, seeded: users, stop };
+    return {
+      url,
+      ports: { app: opts.port, checker: checkerPort, ...emulators.ports },
+      vars,
+      seeded: users,
+      pids: { app: child.pid ?? 0 },
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
