@@ -32,12 +32,16 @@ function listed(items: readonly string[]): string {
   return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
+/** Where the check saw the room change, as a sentence ("The structure check saw a change at the upper left …"). */
+export function whereSeen(reasons: readonly string[]): string {
+  return reasons.length > 0
+    ? `The structure check saw a change at the ${listed(reasons)} of the photo.`
+    : "The structure check could not be sure the room kept its walls, windows and doors.";
+}
+
 /** The message of a flagged result: what to check, where the check saw the change, and why it was delivered. */
 export function flaggedMessage(reasons: readonly string[], flaggedBy: FlaggedBy | null): string {
-  const where =
-    reasons.length > 0
-      ? ` The structure check saw a change at the ${listed(reasons)} of the photo.`
-      : " The structure check could not be sure the room kept its walls, windows and doors.";
+  const where = ` ${whereSeen(reasons)}`;
   const why =
     flaggedBy === "daily_limit"
       ? ` It would have been refused and not charged, but ${FREE_REFUSALS_PER_DAY} of your results were already refused today, so it was delivered and charged (free refusals start again at midnight UTC).`
@@ -93,16 +97,29 @@ export interface StructureView {
   message: string | null;
   /** Flagged results only: when the owner confirmed "I checked the walls and windows" (epoch ms), else null. */
   confirmedAt: number | null;
+  /**
+   * The address of the check's change map (a gray PNG: white where it saw a line lost or added, gray where a cell's
+   * edges changed), readable by the owner only; null when none was stored (ADR 0260).
+   */
+  changesUrl: string | null;
 }
 
-/** A stored version's structure view; null before the check existed. */
-export function structureView(v: {
-  structureVerdict?: StructureVerdict | null;
-  structureScore?: number | null;
-  structureReasons?: string[] | null;
-  structureFlagged?: FlaggedBy | null;
-  structureConfirmedAt?: number | null;
-}): StructureView | null {
+/**
+ * A stored version's structure view; null before the check existed. `base` is the version's address in the API that
+ * answers (`/api/photos/<photo>/versions/<version>` for the page, `…/api/v1/…` for the public API): the change map is
+ * at `<base>/changes`.
+ */
+export function structureView(
+  v: {
+    structureMapKey?: string | null;
+    structureVerdict?: StructureVerdict | null;
+    structureScore?: number | null;
+    structureReasons?: string[] | null;
+    structureFlagged?: FlaggedBy | null;
+    structureConfirmedAt?: number | null;
+  },
+  base: string,
+): StructureView | null {
   if (!v.structureVerdict) return null;
   const flagged = v.structureVerdict === "flagged";
   const reasons = v.structureReasons ?? [];
@@ -112,6 +129,7 @@ export function structureView(v: {
     reasons,
     message: flagged ? flaggedMessage(reasons, v.structureFlagged ?? null) : null,
     confirmedAt: flagged ? (v.structureConfirmedAt ?? null) : null,
+    changesUrl: v.structureMapKey ? `${base}/changes` : null,
   };
 }
 
@@ -132,6 +150,7 @@ export interface StoredVersion {
   structureReasons?: string[] | null;
   structureFlagged?: FlaggedBy | null;
   structureConfirmedAt?: number | null;
+  structureMapKey?: string | null;
 }
 
 /** A version of a photo as the page sees it. */
@@ -173,7 +192,7 @@ export function toVersionView(v: StoredVersion, shownKey?: string | null): Versi
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
-    structure: structureView(v),
+    structure: structureView(v, base),
     imageUrl: `${base}/image`,
     thumbUrl: `${base}/thumb`,
     downloadUrl: `${base}/download`,

@@ -26,6 +26,7 @@ export function PhotoActions({
   view,
   folders,
   compare,
+  changes = false,
   idPrefix,
   onOpen,
   onReroll,
@@ -37,6 +38,8 @@ export function PhotoActions({
   view: LibraryView;
   folders: { id: string; name: string }[];
   compare: boolean;
+  /** The structure check's change map is laid over the before/after ("Show what changed", ADR 0260). */
+  changes?: boolean;
   /** Keeps the form fields' ids apart when the list is on the page twice (phone sheet, desktop column). */
   idPrefix: string;
   onOpen: (dialog: PhotoDialog) => void;
@@ -102,6 +105,22 @@ export function PhotoActions({
           data-action="compare"
         >
           {compare ? "Hide the original" : "Compare with the original"}
+        </Link>
+      ) : null}
+      {version?.structure?.changesUrl ? (
+        // The check's change map over the before/after: a link, so the server draws it before any script runs.
+        <Link
+          to={photoHref(
+            photo.id,
+            view,
+            changes ? { v: vParam, compare: "1" } : { v: vParam, compare: "1", changes: "1" },
+          )}
+          replace
+          preventScrollReset
+          className={ROW}
+          data-action="show-changes"
+        >
+          {changes ? "Hide what changed" : "Show what changed"}
         </Link>
       ) : null}
       {version && !version.shown && verdict !== "refused" ? (

@@ -40,6 +40,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     view,
     versionId: version?.id ?? null,
     compare: url.searchParams.get("compare") === "1",
+    // "Show what changed" (ADR 0260): the structure check's change map over the before/after.
+    changes: url.searchParams.get("changes") === "1",
     live: user.live,
   };
 }

@@ -183,6 +183,11 @@ export function exportedVersion(v: PhotoVersion): { name: string; key: string | 
   return { name: `${base}.${ext(v.contentType)}`, key: bytes.key, note: null };
 }
 
+/** A version's change map in the export (ADR 0260). */
+export function changesName(v: Pick<PhotoVersion, "photoId" | "id" | "kind">): string {
+  return `photos/${v.photoId}/versions/${v.id}-${v.kind}-changes.png`;
+}
+
 /** Why a refused result is in the export as its preview at most. */
 export const REFUSED_IN_EXPORT =
   "The structure check refused this result (it changed the room's walls, windows or doors), so it was not charged and is not given at full size. Keep it (1 credit) on the photo's page to download it in full.";
@@ -195,6 +200,7 @@ export function exportReadme(notes: string[]): string {
     "account.json: your account, folders, photos, jobs, versions, credit ledger and payments.",
     "photos/<photo>/original.*: each photo as you uploaded it.",
     "photos/<photo>/versions/*: each result made from it.",
+    "photos/<photo>/versions/*-changes.png: where the structure check saw the room change in that result (white: a line lost or added; gray: a changed area).",
   ];
   if (notes.length > 0)
     lines.push("", "Results given as their preview only, or left out:", ...notes.map((n) => `- ${n}`));
@@ -236,6 +242,16 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
       name: file.name,
       modifiedAt: v.createdAt,
       open: async () => (await env.PHOTOS.get(key))?.body ?? new Uint8Array(0),
+    });
+  }
+  // The structure check's change map of each version that has one (ADR 0260), whatever its verdict.
+  for (const v of data.versions) {
+    const mapKey = v.structureMapKey;
+    if (!mapKey) continue;
+    entries.push({
+      name: changesName(v),
+      modifiedAt: v.createdAt,
+      open: async () => (await env.PHOTOS.get(mapKey))?.body ?? new Uint8Array(0),
     });
   }
   entries.splice(1, 0, {

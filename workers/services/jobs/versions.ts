@@ -128,3 +128,22 @@ export async function confirmStructure(
   if (!again) return fail("not_found", "That version of the photo was not found.");
   return ok({ versionId, confirmedAt: again.structureConfirmedAt ?? now });
 }
+
+/** Why a version has no change map to give: the check did not run on it, or it predates maps (ADR 0260). */
+export const NO_CHANGE_MAP = "This result has no change map: the structure check did not run on it.";
+
+/**
+ * The R2 key of a version's change map (docs/decisions/0260-change-map-with-the-version.md), for its owner only:
+ * another user's version, or one of another photo, is not found, as one that does not exist. Reads only.
+ */
+export async function changeMapKey(
+  db: Db,
+  userId: string,
+  photoId: string,
+  versionId: string,
+): Promise<Result<{ key: string }>> {
+  const version = await getVersion(db, userId, photoId, versionId);
+  if (!version) return fail("not_found", "That version of the photo was not found.");
+  if (!version.structureMapKey) return fail("not_found", NO_CHANGE_MAP);
+  return ok({ key: version.structureMapKey });
+}

@@ -51,7 +51,9 @@ export class CheckDesk {
       },
     );
     try {
-      return await Promise.race([sent, timedOut]);
+      const checked = await Promise.race([sent, timedOut]);
+      // The map's key is the one this object named (never one the answer names): stored only when the Worker wrote it.
+      return checked.mapped && check.mapKey ? { ...checked, mapKey: check.mapKey } : { ...checked, mapped: false };
     } finally {
       clearTimeout(timer);
       this.#waiting.delete(checkId);
@@ -66,7 +68,7 @@ export class CheckDesk {
     const waiter = this.#waiting.get(checkId);
     if (!waiter || !isChecked(checked)) return false;
     this.#waiting.delete(checkId);
-    waiter({ verdict: checked.verdict, score: checked.score, reasons: [...checked.reasons] });
+    waiter({ verdict: checked.verdict, score: checked.score, reasons: [...checked.reasons], mapped: checked.mapped });
     return true;
   }
 }
