@@ -394,6 +394,8 @@ export const photoVersions = sqliteTable("photo_versions", {
   structureConfirmedBy: text("structure_confirmed_by"),
   /** migrations/0023: the R2 key of the check's change map (docs/decisions/0260); null when none was stored. */
   structureMapKey: text("structure_map_key"),
+  /** migrations/0023: when its credit went back through "This result changed the room" (docs/decisions/0261). */
+  structureReturnedAt: integer("structure_returned_at"),
 });
 
 /**

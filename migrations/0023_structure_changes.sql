@@ -21,3 +21,7 @@ CREATE TABLE structure_recourses (
   created_at INTEGER NOT NULL
 );
 CREATE INDEX structure_recourses_user_created ON structure_recourses (user_id, created_at);
+
+-- When the version's credit went back through "This result changed the room" (NULL: not returned). The row above is
+-- the record; this column is what the version's views read.
+ALTER TABLE photo_versions ADD COLUMN structure_returned_at INTEGER;

@@ -21,6 +21,15 @@ export type FlaggedBy = "score" | "daily_limit";
  */
 export const FREE_REFUSALS_PER_DAY = 5;
 
+/**
+ * "This result changed the room" (docs/decisions/0261-this-result-changed-the-room.md): a result the check passed or
+ * marked gives its credit back within this many days of being made, at most RETURNS_PER_MONTH times a UTC month.
+ */
+export const RETURN_WINDOW_DAYS = 7;
+export const RETURNS_PER_MONTH = 5;
+/** What the owner reads once the credit is back. */
+export const RETURNED = "Your credit is back: thank you for telling us this result changed the room.";
+
 /** What a flagged result says first, wherever it is shown. */
 export const CHECK_WALLS = "Check the walls and windows";
 /** What its owner confirms before a flagged result goes into a listing. */
@@ -151,6 +160,7 @@ export interface StoredVersion {
   structureFlagged?: FlaggedBy | null;
   structureConfirmedAt?: number | null;
   structureMapKey?: string | null;
+  structureReturnedAt?: number | null;
 }
 
 /** A version of a photo as the page sees it. */
@@ -172,6 +182,8 @@ export interface VersionView {
   createdAt: number;
   /** What the structure check said (verdict, score, where, the flagged message); null before the check existed. */
   structure: StructureView | null;
+  /** When its credit went back through "This result changed the room" (epoch ms); null when it has not. */
+  returnedAt: number | null;
   imageUrl: string;
   thumbUrl: string;
   downloadUrl: string;
@@ -193,8 +205,19 @@ export function toVersionView(v: StoredVersion, shownKey?: string | null): Versi
     bytes: v.bytes,
     createdAt: v.createdAt,
     structure: structureView(v, base),
+    returnedAt: v.structureReturnedAt ?? null,
     imageUrl: `${base}/image`,
     thumbUrl: `${base}/thumb`,
     downloadUrl: `${base}/download`,
   };
+}
+
+/** Whether "This result changed the room" is offered for `v` at `now` (the server decides again, and says why not). */
+export function returnable(v: Pick<VersionView, "structure" | "returnedAt" | "createdAt">, now: number): boolean {
+  const verdict = v.structure?.verdict;
+  return (
+    (verdict === "passed" || verdict === "flagged") &&
+    v.returnedAt === null &&
+    now - v.createdAt <= RETURN_WINDOW_DAYS * 24 * 60 * 60 * 1000
+  );
 }

@@ -2,7 +2,7 @@ import { Form, Link } from "react-router";
 import { OriginalLinkControls } from "~/components/staging/original-link";
 import { RerollControl } from "~/components/staging/versions-list";
 import { type LibraryView, photoHref } from "~/shared/library-view";
-import { CONFIRM_CHECKED, mlsRefusal, type VersionView } from "~/shared/version-view";
+import { CONFIRM_CHECKED, mlsRefusal, RETURN_WINDOW_DAYS, returnable, type VersionView } from "~/shared/version-view";
 
 // Every action on one photo, in one list (docs/decisions/0187-photo-view.md): the AI actions open the library's
 // existing dialogs (their server side is the same job API), the rest are links and forms that work before the page's
@@ -174,6 +174,25 @@ export function PhotoActions({
         <div data-action="original-page">
           <OriginalLinkControls photoId={photo.id} versionId={version.id} />
         </div>
+      ) : null}
+      {version && returnable(version, Date.now()) ? (
+        // The check passed or marked a result that did change the room: its credit back (docs/decisions/0261).
+        <Form method="post" className="space-y-1 rounded border border-slate-200 p-2" data-action="changed-room">
+          <input type="hidden" name="intent" value="changed-room" />
+          <input type="hidden" name="versionId" value={version.id} />
+          <label className="flex items-start gap-2 text-sm">
+            <input type="checkbox" name="keepPair" value="1" className="mt-1" data-testid="keep-pair" />
+            <span>Keep this photo and result privately to improve the check</span>
+          </label>
+          <button type="submit" className="btn-secondary w-full" data-testid="changed-room">
+            This result changed the room
+          </button>
+          <p className="text-xs text-muted">Returns its credit, within {RETURN_WINDOW_DAYS} days of the result.</p>
+        </Form>
+      ) : version?.returnedAt ? (
+        <p className="text-sm text-muted" data-testid="returned">
+          Credit returned: you told us this result changed the room.
+        </p>
       ) : null}
       <Form method="post" className="flex items-center gap-2" data-action="move">
         <input type="hidden" name="intent" value="move" />

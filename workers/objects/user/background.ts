@@ -10,6 +10,7 @@ import {
   paidPeriods,
   photos,
   photoVersions,
+  structureRecourses,
   uploadSessions,
   users,
 } from "@db/schema";
@@ -46,7 +47,8 @@ interface ExportTask {
 }
 
 export function userPrefixes(userId: string): string[] {
-  return [`photos/${userId}/`, `exports/${userId}/`];
+  // candidates/: results their owner returned and let us keep for the structure check's set (ADR 0261).
+  return [`photos/${userId}/`, `exports/${userId}/`, `candidates/${userId}/`];
 }
 
 export async function beginPurge(storage: DurableObjectStorage, now: number): Promise<void> {
@@ -87,6 +89,7 @@ export async function purgeStep(env: Env, db: Database, userId: string): Promise
   );
   if ((deleted.meta.changes ?? 0) > 0) return true;
   await db.batch([
+    db.delete(structureRecourses).where(eq(structureRecourses.userId, userId)),
     db.delete(folders).where(eq(folders.userId, userId)),
     db.delete(uploadSessions).where(eq(uploadSessions.userId, userId)),
     db.delete(dataExports).where(eq(dataExports.userId, userId)),

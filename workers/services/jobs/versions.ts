@@ -2,6 +2,7 @@ import { type Photo, photos, photoVersions } from "@db/schema";
 import { getVersion, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { and, eq, isNull } from "drizzle-orm";
+import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import type { StoredBytes } from "~/shared/version-bytes";
 import { CHECK_WALLS, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
@@ -146,4 +147,24 @@ export async function changeMapKey(
   if (!version) return fail("not_found", "That version of the photo was not found.");
   if (!version.structureMapKey) return fail("not_found", NO_CHANGE_MAP);
   return ok({ key: version.structureMapKey });
+}
+
+/** The body of "This result changed the room": the owner's consent to keep the pair (a checkbox; false when left out). */
+export const ChangedRoomBody = z.object({ keepPair: z.boolean().optional() });
+
+/**
+ * "This result changed the room" (docs/decisions/0261-this-result-changed-the-room.md): a result the check passed or
+ * marked gives its credit back, through the user's object; `keepPair` is the owner's consent to keep the pair as a
+ * candidate for the check's labelled set.
+ */
+export async function returnChangedRoom(
+  deps: Pick<Deps, "env">,
+  userId: string,
+  photoId: string,
+  versionId: string,
+  keepPair: boolean,
+): Promise<Result<{ versionId: string; credits: number; kept: boolean }>> {
+  const r = await userObject(deps.env, userId).returnChangedRoom(userId, photoId, versionId, keepPair);
+  if (!r.ok) return fail(r.code, r.error, r.retryAfterSeconds ? { retryAfterSeconds: r.retryAfterSeconds } : {});
+  return ok({ versionId: r.versionId, credits: r.balance, kept: r.kept });
 }
