@@ -288,6 +288,15 @@ export class UserObject extends DurableObject<Env> {
     );
   }
 
+  /**
+   * Tests and development only: the check Worker as if it were down. Each check's message is dropped and its result
+   * counts as unchecked (cause timeout) after `waitMs`; null runs checks again. Kept in memory only.
+   */
+  stopChecksForTesting(waitMs: number | null): void {
+    if (!devToolsEnabled(this.env)) throw new Error("Structure check control is disabled");
+    this.#checks.stoppedForTesting = waitMs;
+  }
+
   /** Test and development only: moves this object's clock forward. */
   async advanceClockForTesting(ms: number): Promise<void> {
     if (!devToolsEnabled(this.env)) throw new Error("Clock control is disabled");

@@ -44,7 +44,15 @@ export interface Checked {
   mapped?: boolean;
   /** On the object's side only: the key of that stored map (the request's `mapKey`, when `mapped`). */
   mapKey?: string;
+  /**
+   * On the object's side only, for an unchecked result: why (counted on the operations page). timeout: no answer in
+   * time (the check Worker down or slow); unsent: the queue refused the message; unjudged: the Worker answered that it
+   * could not judge (a picture unreadable, the Images binding failing); no_source: the job's source is gone.
+   */
+  cause?: UncheckedCause;
 }
+
+export type UncheckedCause = "timeout" | "unsent" | "unjudged" | "no_source";
 
 /** What the check says when it cannot judge: delivered and charged as any other result, never refused for it. */
 export const UNCHECKED: Checked = { verdict: "unchecked", score: null, reasons: [] };

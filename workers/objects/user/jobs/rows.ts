@@ -226,6 +226,8 @@ export interface StoredCheck {
   flaggedBy?: "score" | "daily_limit";
   /** The R2 key of the change map the check Worker stored for this result (absent: it stored none). */
   mapKey?: string;
+  /** An unchecked result: why (counted on the operations page, not stored on the version). */
+  cause?: "timeout" | "unsent" | "unjudged" | "no_source";
 }
 
 /**

@@ -34,7 +34,9 @@ export type RoomCheck = (resultKey: string) => Promise<Checked>;
  */
 export function roomCheck(desk: CheckDesk, userId: string, kind: Job["kind"], sourceKey: string | null): RoomCheck {
   return async (resultKey) =>
-    sourceKey ? desk.request({ userId, kind, sourceKey, resultKey, mapKey: changesKeyOf(resultKey) }) : UNCHECKED;
+    sourceKey
+      ? desk.request({ userId, kind, sourceKey, resultKey, mapKey: changesKeyOf(resultKey) })
+      : { ...UNCHECKED, cause: "no_source" };
 }
 
 /** The change map's key of a result stored under `resultKey` (rows.versionChangesKey: `<version>.changes.png`). */
@@ -96,6 +98,8 @@ export async function refusalsSpent(db: Database, userId: string, now: number): 
 export function delivered(checked: Checked): StoredCheck & { verdict: "passed" | "flagged" | "unchecked" } {
   const { score, reasons } = checked;
   const map = checked.mapKey ? { mapKey: checked.mapKey } : {};
+  if (checked.verdict === "unchecked")
+    return { verdict: "unchecked", score, reasons, cause: checked.cause ?? "unjudged" };
   if (checked.verdict === "refused") return { verdict: "flagged", score, reasons, flaggedBy: "daily_limit", ...map };
   return { verdict: checked.verdict, score, reasons, ...map };
 }
