@@ -56,7 +56,7 @@ async function judgeSafely(env: CheckerEnv, request: CheckRequest): Promise<Chec
     log.warn(`structure check not run: ${err instanceof Error ? err.message : String(err)}`, {
       checkId: request.checkId,
     });
-    return UNCHECKED;
+    return { ...UNCHECKED, cause: "failed" };
   }
 }
 

@@ -34,7 +34,7 @@ export interface JudgeEnv {
 export async function judge(env: JudgeEnv, req: CheckRequest): Promise<Checked> {
   const [source, result] = await Promise.all([bytesOf(env, req.sourceKey), bytesOf(env, req.resultKey)]);
   if (!source || !result || longEdge(source) < MIN_CHECKED_EDGE || longEdge(result) < MIN_CHECKED_EDGE) {
-    return UNCHECKED;
+    return { ...UNCHECKED, cause: "unjudgeable" };
   }
   const images = imagesFor(env);
   const [src, res] = await Promise.all([

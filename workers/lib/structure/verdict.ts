@@ -45,14 +45,21 @@ export interface Checked {
   /** On the object's side only: the key of that stored map (the request's `mapKey`, when `mapped`). */
   mapKey?: string;
   /**
-   * On the object's side only, for an unchecked result: why (counted on the operations page). timeout: no answer in
-   * time (the check Worker down or slow); unsent: the queue refused the message; unjudged: the Worker answered that it
-   * could not judge (a picture unreadable, the Images binding failing); no_source: the job's source is gone.
+   * For an unchecked result, why (counted on the operations page). From the check Worker: failed (reading or reducing
+   * the pictures threw: R2 or the Images binding), unjudgeable (a picture missing, too small or not an image). Added
+   * on the object's side: timeout (no answer in time: the check Worker down or late), unsent (the queue refused the
+   * message), no_source (the job's source is gone).
    */
   cause?: UncheckedCause;
 }
 
-export type UncheckedCause = "timeout" | "unsent" | "unjudged" | "no_source";
+export type UncheckedCause = "timeout" | "unsent" | "failed" | "unjudgeable" | "no_source";
+
+/** The causes that mean the check itself is not running (counted toward the hourly alarm, ADR 0262). */
+export const OUTAGE_CAUSES: readonly UncheckedCause[] = ["timeout", "unsent", "failed"];
+
+/** The Worker's own unchecked causes (the others are the object's). */
+const WORKER_CAUSES = new Set(["failed", "unjudgeable"]);
 
 /** What the check says when it cannot judge: delivered and charged as any other result, never refused for it. */
 export const UNCHECKED: Checked = { verdict: "unchecked", score: null, reasons: [] };
@@ -108,8 +115,11 @@ const REASON_CHARS = 80;
 /** Whether `value` is a Checked (the object takes it from another Worker, so it looks before trusting it). */
 export function isChecked(value: unknown): value is Checked {
   if (typeof value !== "object" || value === null) return false;
-  const { verdict, score, reasons, mapped } = value as Record<string, unknown>;
+  const { verdict, score, reasons, mapped, cause } = value as Record<string, unknown>;
   if (mapped !== undefined && typeof mapped !== "boolean") return false;
+  if (cause !== undefined && (verdict !== "unchecked" || typeof cause !== "string" || !WORKER_CAUSES.has(cause))) {
+    return false;
+  }
   if (
     !Array.isArray(reasons) ||
     reasons.length > MAX_REASONS ||

@@ -60,7 +60,8 @@ export class CheckDesk {
     );
     try {
       const raced = await Promise.race([sent, timedOut]);
-      const checked = raced.verdict === "unchecked" && !raced.cause ? { ...raced, cause: "unjudged" as const } : raced;
+      // An unchecked answer without a cause comes from a check Worker of the release before: counted as failed.
+      const checked = raced.verdict === "unchecked" && !raced.cause ? { ...raced, cause: "failed" as const } : raced;
       // The map's key is the one this object named (never one the answer names): stored only when the Worker wrote it.
       return checked.mapped && check.mapKey ? { ...checked, mapKey: check.mapKey } : { ...checked, mapped: false };
     } finally {
@@ -77,7 +78,8 @@ export class CheckDesk {
     const waiter = this.#waiting.get(checkId);
     if (!waiter || !isChecked(checked)) return false;
     this.#waiting.delete(checkId);
-    waiter({ verdict: checked.verdict, score: checked.score, reasons: [...checked.reasons], mapped: checked.mapped });
+    const { verdict, score, reasons, mapped, cause } = checked;
+    waiter({ verdict, score, reasons: [...reasons], mapped, ...(cause ? { cause } : {}) });
     return true;
   }
 }

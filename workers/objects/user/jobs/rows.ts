@@ -227,7 +227,7 @@ export interface StoredCheck {
   /** The R2 key of the change map the check Worker stored for this result (absent: it stored none). */
   mapKey?: string;
   /** An unchecked result: why (counted on the operations page, not stored on the version). */
-  cause?: "timeout" | "unsent" | "unjudged" | "no_source";
+  cause?: "timeout" | "unsent" | "failed" | "unjudgeable" | "no_source";
 }
 
 /**

@@ -99,7 +99,7 @@ export function delivered(checked: Checked): StoredCheck & { verdict: "passed" |
   const { score, reasons } = checked;
   const map = checked.mapKey ? { mapKey: checked.mapKey } : {};
   if (checked.verdict === "unchecked")
-    return { verdict: "unchecked", score, reasons, cause: checked.cause ?? "unjudged" };
+    return { verdict: "unchecked", score, reasons, cause: checked.cause ?? "failed" };
   if (checked.verdict === "refused") return { verdict: "flagged", score, reasons, flaggedBy: "daily_limit", ...map };
   return { verdict: checked.verdict, score, reasons, ...map };
 }

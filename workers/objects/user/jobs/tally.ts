@@ -55,7 +55,7 @@ export function failedStatement(db: Database, now: number, cause: string): Stmt 
  * Worker down or late, the queue refusing, the Worker unable to judge, the source gone), flagged by why.
  */
 export function checkedStatements(db: Database, now: number, checked: StoredCheck | undefined): Stmt[] {
-  if (checked?.verdict === "unchecked") return [countStatement(db, now, "job_unchecked", checked.cause ?? "unjudged")];
+  if (checked?.verdict === "unchecked") return [countStatement(db, now, "job_unchecked", checked.cause ?? "failed")];
   if (checked?.verdict === "flagged") return [countStatement(db, now, "job_flagged", checked.flaggedBy ?? "score")];
   return [];
 }
