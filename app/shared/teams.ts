@@ -31,3 +31,9 @@ export const TEAM_POOL_FROZEN =
   "Your team's credit pool is paused because the team's last payment failed. The owner can update the payment method.";
 /** A team request whose credit was given back before its job was recorded (docs/decisions/0270). */
 export const TEAM_REQUEST_EXPIRED = "This request took too long and was cancelled. Please start it again.";
+/**
+ * Paid work on a team listing's photo asked for where the team's pool cannot pay for it yet (the public API, a
+ * batch, a re-roll, "keep it anyway"): refused rather than charged to the member's own credits.
+ */
+export const TEAM_LISTING_ELSEWHERE =
+  "This photo is in a team listing, whose jobs are paid from the team's pool: start it from the photo's page.";

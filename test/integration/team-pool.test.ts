@@ -2,14 +2,14 @@ import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { creditLedger, teamLedger, teamMembers, teamReservations, teams } from "@db/schema";
 import { db } from "@test/support/factories";
-import { api, onPlan, photosOf, settleJob } from "@test/support/listing";
+import { api, balance, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { teamObject } from "@workers/objects/client";
 import { TEAM_ORPHAN_MS } from "@workers/objects/team/pool";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
+import { memberLimitMessage, TEAM_LISTING_ELSEWHERE, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
 
 // A team's one credit pool (issue 47, item 2): a job in a team listing spends the pool, exactly, whichever member
 // starts it; the member's limit and the pool refuse before any provider call, each with its own words; the
@@ -77,7 +77,7 @@ describe("a team's credit pool", () => {
     // Every pool ledger row of a job names its member.
     const rows = await db.select().from(teamLedger).where(eq(teamLedger.teamId, teamId)).all();
     expect(rows.filter((r) => r.kind !== "grant").every((r) => members.some((m) => m.id === r.memberId))).toBe(true);
-  }, 120_000);
+  }, 300_000);
 
   it("a member's limit refuses with its own words before any provider call; the pool's words are apart", async () => {
     const { teamId, members } = await teamOf(2, 3, 3);
@@ -184,5 +184,25 @@ describe("a team's credit pool", () => {
     await teamObject(env, teamId).reconcile(teamId);
     expect(await pool(teamId)).toEqual({ credits: 4, held: 0, committed: 1, released: 0 });
     expect(provider.calls).toHaveLength(1);
+  });
+
+  it("a batch on a team listing is never charged to the member's own credits", async () => {
+    const { teamId, members } = await teamOf(1, 5, 0);
+    const m = await onPlan("Small plan", 5);
+    await addMember(teamId, m.id);
+    // The member's own listing of the team (the batch form offers the member's folders).
+    const folderId = await teamFolder(teamId, m.id);
+    const [photo] = await photosOf(m.id, 1, folderId);
+    const r = await api(m.cookie, "POST", "/api/batches", {
+      designStyle: "Modern",
+      folderId,
+      items: [{ photoId: photo!.id, roomType: "Bedroom" }],
+    });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toBe(TEAM_LISTING_ELSEWHERE);
+    expect(await balance(m.id)).toBe(5);
+    expect(provider.calls).toHaveLength(0);
+    expect(await pool(teamId)).toEqual({ credits: 5, held: 0, committed: 0, released: 0 });
+    expect(members).toHaveLength(1);
   });
 });

@@ -182,7 +182,8 @@ export async function startMany(
     if (!sameRequest(existing, lead)) return credits.untouched(refusal("conflict", SUBMISSION_REUSED, balance));
     return credits.untouched({ ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing });
   }
-  const photoRefused = paidPhotoRefusal(photoRows, photoIds, loaded.view?.balance ?? 0);
+  const teamOf = new Map(input.jobs.map((j) => [j.photoId, j.teamId ?? null]));
+  const photoRefused = paidPhotoRefusal(photoRows, photoIds, loaded.view?.balance ?? 0, (id) => teamOf.get(id) ?? null);
   if (photoRefused) return credits.untouched(photoRefused);
   let view = loaded.view;
   // Grants due to expire go first; the view is then the one read after it.
