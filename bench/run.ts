@@ -25,6 +25,7 @@ import { ROOT, startStack } from "../scripts/stack.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
 import { jobEnded, measureApiJobCreation } from "./api.ts";
+import { measureApiPhotoUpload } from "./api-photo.ts";
 import { batchModule } from "./batch.ts";
 import { measureJobLatencies } from "./jobs.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
@@ -337,8 +338,11 @@ const jobs: BenchModule = {
 };
 
 const api: BenchModule = {
-  title: "Public API: job creation through /api/v1 against the page's own call",
-  measure: ({ stack }) => measureApiJobCreation(stack),
+  title: "Public API: job creation through /api/v1 against the page's own call, and a 24-megapixel photo upload",
+  measure: async ({ stack }) => [
+    ...(await measureApiJobCreation(stack)),
+    ...(await measureApiPhotoUpload(stack, OBJECT_INSPECTOR_PORT)),
+  ],
 };
 
 const staging: BenchModule = {
