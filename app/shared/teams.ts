@@ -19,6 +19,8 @@ export function managesTeam(role: TeamRoleName): boolean {
 export const TEAM_NAME_MAX = 80;
 export const INVITATION_DAYS = 7;
 export const INVITATION_TTL_MS = INVITATION_DAYS * 24 * 60 * 60 * 1000;
+/** A used, revoked, expired or made-up invitation link. */
+export const INVITATION_GONE = "This invitation is no longer valid. Ask the team for a new one.";
 
 /** A team job the pool cannot pay for: the pool is what is short. */
 export const TEAM_POOL_EMPTY = "Your team's credit pool is used up. Ask a team admin to add credits.";

@@ -2,9 +2,10 @@ import { requireUser } from "@workers/http/auth";
 import { readForm } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import { accept, INVITATION_GONE, pendingInvitation } from "@workers/services/teams/invitations";
+import { accept, pendingInvitation } from "@workers/services/teams/invitations";
 import { Form, redirect } from "react-router";
 import { z } from "zod";
+import { INVITATION_GONE } from "~/shared/teams";
 import type { Route } from "./+types/join";
 
 // An invitation's link (issue 47): signed in (or signed up) with the invited address, the person accepts it with one

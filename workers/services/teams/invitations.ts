@@ -5,7 +5,10 @@ import { log } from "@workers/lib/log";
 import type { Deps } from "@workers/services/deps";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
-import { INVITATION_DAYS, INVITATION_TTL_MS } from "~/shared/teams";
+import { INVITATION_DAYS, INVITATION_GONE, INVITATION_TTL_MS } from "~/shared/teams";
+
+export { INVITATION_GONE };
+
 import { membership, requireTeamRole, seatUse } from "./teams";
 
 // Invitations to a team by e-mail (issue 47): a link with a random token (only its SHA-256 is kept), valid 7 days,
@@ -13,7 +16,6 @@ import { membership, requireTeamRole, seatUse } from "./teams";
 
 export const NO_FREE_SEAT = "Every seat is taken or promised to a pending invitation. Add a seat or revoke one.";
 export const ALREADY_MEMBER = "That person is already a member of the team.";
-export const INVITATION_GONE = "This invitation is no longer valid. Ask the team for a new one.";
 export const INVITATION_OTHER_ADDRESS =
   "This invitation was sent to another e-mail address. Sign in with that address to accept it.";
 
