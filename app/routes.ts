@@ -31,5 +31,8 @@ export default [
   route("settings", "routes/settings/settings.tsx"),
   route("developers", "routes/public/developers.tsx"),
   route("o/:token", "routes/public/original.tsx"),
+  route("teams", "routes/teams/teams.tsx"),
+  route("teams/join/:token", "routes/teams/join.tsx"),
+  route("teams/:teamId", "routes/teams/team.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

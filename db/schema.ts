@@ -177,6 +177,8 @@ export const folders = sqliteTable("folders", {
   /** Days after being marked sold that its original pages close, and the moment they do. */
   originalsCloseDays: integer("originals_close_days"),
   originalsCloseAt: integer("originals_close_at"),
+  /** The team the folder belongs to (a shared listing); null: its owner's personal folder (migrations/0030). */
+  teamId: text("team_id"),
 });
 
 export type PhotoContentType = "image/jpeg" | "image/png";
@@ -348,6 +350,8 @@ export const jobs = sqliteTable("jobs", {
   retryOf: text("retry_of"),
   // migrations/0020_operations.sql: the request that asked for the job (its logs and error reports carry it).
   requestId: text("request_id"),
+  // migrations/0030_teams.sql: the team whose pool pays for the job (its own reservation is then 0 credits).
+  teamId: text("team_id"),
 });
 
 /** Many photos started in one step (migrations/0011_listing.sql). */
@@ -550,3 +554,5 @@ export const siteFiguresRows = sqliteTable("site_figures", {
   computedAt: integer("computed_at").notNull().default(0),
   claimedAt: integer("claimed_at"),
 });
+
+export * from "./teams";

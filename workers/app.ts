@@ -23,6 +23,7 @@ import { fail } from "~/shared/result";
 
 export { ProviderGate } from "@workers/objects/provider-gate";
 export { RateLimiter } from "@workers/objects/rate-limiter";
+export { TeamObject } from "@workers/objects/team-object";
 export { UserObject } from "@workers/objects/user-object";
 
 // Given a function, React Router's handler re-derives its route tree on every request (flattening and ranking every

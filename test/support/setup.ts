@@ -40,3 +40,20 @@ afterEach(async () => {
   ).all();
   expect(results, "users whose cached balance differs from their ledger").toEqual([]);
 });
+
+// The same for every team's pool (docs/decisions/0270-team-credit-pool.md): the cache equals its ledger's sum, and
+// each reservation's ledger rows match its status (reserved once; released adds it back; committed adds nothing).
+afterEach(async () => {
+  const { results: pools } = await env.DB.prepare(
+    `SELECT t.id, t.credits, (SELECT coalesce(sum(amount), 0) FROM team_ledger l WHERE l.team_id = t.id) AS ledger
+       FROM teams t WHERE t.credits != ledger`,
+  ).all();
+  expect(pools, "teams whose pool differs from their ledger").toEqual([]);
+  const { results: held } = await env.DB.prepare(
+    `SELECT r.job_id, r.status, r.amount,
+            (SELECT coalesce(sum(amount), 0) FROM team_ledger l WHERE l.job_id = r.job_id AND l.team_id = r.team_id) AS net
+       FROM team_reservations r
+      WHERE net != CASE r.status WHEN 'released' THEN 0 ELSE -r.amount END`,
+  ).all();
+  expect(held, "team reservations whose ledger rows disagree with their status").toEqual([]);
+});

@@ -1,6 +1,7 @@
 // The one way code outside workers/objects reaches a Durable Object: a typed
 // stub per user for credits and jobs, the shared rate limiter and the provider
 // gate. Services import from here, never from the object classes' modules.
+import type { TeamObject } from "./team-object";
 import type { UserObject } from "./user-object";
 
 export type { GateStats } from "./provider-gate";
@@ -42,3 +43,7 @@ export {
 } from "./user/jobs/rows";
 export { currentSubscription, LIVE_STATUSES } from "./user/payments/subscriptions";
 export type { ApplyResult, PaymentEvent, PaymentFact } from "./user/payments/types";
+
+export type TeamObjectStub = DurableObjectStub<TeamObject>;
+export type { PoolAnswer, TeamReserve } from "./team/pool";
+export { teamObject } from "./team-object";

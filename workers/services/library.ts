@@ -166,6 +166,7 @@ export async function createFolder(db: Database, userId: string, name: string, n
     soldAt: null,
     originalsCloseDays: null,
     originalsCloseAt: null,
+    teamId: null,
   };
   await db.insert(folders).values(folder);
   return folder;

@@ -67,6 +67,8 @@ const ID_SOURCES: { param: RegExp; route?: RegExp; value: () => string }[] = [
   // Exports are prepared in the background and mailed; a made-up id stands in for another user's.
   { param: /^id$/, route: /\/exports\/:id/, value: () => "0123456789abcdefghijklmnopqrstuv" },
   { param: /^index$/, value: () => "0" },
+  // Bob's team (made through the /teams form): Alice is not a member, so it must answer as a made-up id would.
+  { param: /^teamId$/, value: () => ids.team! },
   { param: /^(token)$/, value: () => "0123456789abcdefghijklmnopqrstuv" },
   // The provider smoke check's sample, by its content's SHA-256: without a signature nobody may read it.
   { param: /^name$/, route: /\/provider-sample\/:name/, value: () => `${"0".repeat(64)}.jpg` },
@@ -313,6 +315,14 @@ beforeAll(async () => {
     headers: { ...session(bob), Origin: baseUrl(), "Content-Type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ intent: "create-folder", name: "Bob's listing" }).toString(),
   });
+  const madeTeam = await fetch(`${baseUrl()}/teams`, {
+    method: "POST",
+    headers: { ...session(bob), Origin: baseUrl(), "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ intent: "create-team", name: "Bob's brokerage" }).toString(),
+    redirect: "manual",
+  });
+  ids.team = /\/teams\/([a-z0-9]+)$/.exec(madeTeam.headers.get("Location") ?? "")?.[1] ?? "";
+  expect(ids.team).not.toBe("");
   const page = await (await fetch(`${baseUrl()}/dashboard`, { headers: session(bob) })).text();
   ids.folder = /[?&]folder=([a-z0-9]+)/.exec(page)?.[1] ?? "";
   const upload = await fetch(`${baseUrl()}/api/uploads`, {

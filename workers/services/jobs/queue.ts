@@ -3,6 +3,7 @@ import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
 import { type StartManyResult, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
+import { holdTeamCredits, releaseTeamCredits, teamOfPhoto } from "@workers/services/teams/funding";
 import { type FailureCode, fail } from "~/shared/result";
 
 // Starting jobs through the user's queue (workers/objects/user/queue.ts, which
@@ -65,6 +66,11 @@ export async function startQueued(
   const ids = submittedJobIds("page-job", userId, submission, count);
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
   if (count > 1) params.variations = count;
+  const reason = count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`;
+  // A photo in a team's listing: the team's pool pays, taken first, before anything reaches the provider.
+  const teamId = await teamOfPhoto(deps.db, userId, job.photoId);
+  const held = teamId ? await holdTeamCredits(deps.env, teamId, userId, ids, reason) : null;
+  if (held && !held.ok) return { ...held, params, ids };
   const started: StartManyResult = await userObject(deps.env, userId).startJobs(userId, {
     requestId: currentRequestId(),
     jobs: ids.map((jobId) => ({
@@ -73,10 +79,13 @@ export async function startQueued(
       kind: job.kind,
       params,
       cost: 1 as const,
-      reason: count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`,
+      reason,
       groupId: count > 1 ? ids[0]! : null,
+      teamId,
     })),
     submitted: submission !== undefined,
   });
+  // Not recorded (a photo in the trash, a reused key): the team's credits taken for it go back at once.
+  if (teamId && held?.created && !started.ok) await releaseTeamCredits(deps.env, teamId, ids, started.error);
   return { ...started, params, ids };
 }

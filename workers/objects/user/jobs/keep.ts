@@ -1,5 +1,5 @@
 import type { Database } from "@db/client";
-import { photos, photoVersions } from "@db/schema";
+import { folders, photos, photoVersions } from "@db/schema";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, reserve } from "@workers/objects/user/credits/reservations";
@@ -23,9 +23,13 @@ export async function keepRefused(
 ): Promise<Changed<LedgerResult<{ versionId: string }>>> {
   // The version with its photo, in one read: paid work only on a photo out of the trash (paid-photos.ts).
   const row = await db
-    .select({ version: photoVersions, photo: { id: photos.id, name: photos.name, trashedAt: photos.trashedAt } })
+    .select({
+      version: photoVersions,
+      photo: { id: photos.id, name: photos.name, trashedAt: photos.trashedAt, teamId: folders.teamId },
+    })
     .from(photoVersions)
     .innerJoin(photos, and(eq(photos.id, photoVersions.photoId), eq(photos.userId, userId)))
+    .leftJoin(folders, eq(folders.id, photos.folderId))
     .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
     .get();
   if (!row) return credits.untouched(refusal("not_found", "That version of the photo was not found.", 0));

@@ -1,9 +1,10 @@
 import type { Database } from "@db/client";
-import { photos } from "@db/schema";
+import { folders, photos } from "@db/schema";
 import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
 import { and, eq, sql } from "drizzle-orm";
 import { inTrashMessage } from "~/shared/library-view";
 import { NOT_FOUND } from "~/shared/result";
+import { TEAM_LISTING_ELSEWHERE } from "~/shared/teams";
 import { displayName } from "~/shared/text";
 
 // Paid work starts on a photo only while it is its owner's and out of the trash (issue 45 part 3,
@@ -18,6 +19,8 @@ export interface PaidPhoto {
   id: string;
   name: string;
   trashedAt: number | null;
+  /** The team whose listing holds it (its jobs spend that team's pool, ADR 0270); null: a personal folder. */
+  teamId: string | null;
 }
 
 /**
@@ -26,8 +29,9 @@ export interface PaidPhoto {
  */
 export function paidPhotosQuery(db: Database, userId: string, photoIds: readonly string[]) {
   return db
-    .select({ id: photos.id, name: photos.name, trashedAt: photos.trashedAt })
+    .select({ id: photos.id, name: photos.name, trashedAt: photos.trashedAt, teamId: folders.teamId })
     .from(photos)
+    .leftJoin(folders, eq(folders.id, photos.folderId))
     .where(
       and(
         eq(photos.userId, userId),
@@ -36,12 +40,23 @@ export function paidPhotosQuery(db: Database, userId: string, photoIds: readonly
     );
 }
 
-/** The refusal of paid work on `photoIds`, or null when every one is the user's and out of the trash. */
-export function paidPhotoRefusal(found: PaidPhoto[], photoIds: readonly string[], balance: number): Refusal | null {
+/**
+ * The refusal of paid work on `photoIds`, or null when every one is the user's and out of the trash, and paid by the
+ * right pool: `paidBy` says which team's pool holds each photo's credit (none: the user's own credits). A photo in a
+ * team's listing is never charged to its member's own credits, nor a personal one to a team (ADR 0270).
+ */
+export function paidPhotoRefusal(
+  found: PaidPhoto[],
+  photoIds: readonly string[],
+  balance: number,
+  paidBy: (photoId: string) => string | null = () => null,
+): Refusal | null {
   const byId = new Map(found.map((p) => [p.id, p]));
   if (photoIds.some((id) => !byId.has(id))) return refusal("not_found", NOT_FOUND.error, balance);
   const trashed = photoIds.map((id) => byId.get(id)!).find((p) => p.trashedAt !== null);
-  return trashed ? refusal("conflict", inTrashMessage(displayName(trashed.name, "This photo", 80)), balance) : null;
+  if (trashed) return refusal("conflict", inTrashMessage(displayName(trashed.name, "This photo", 80)), balance);
+  const elsewhere = photoIds.some((id) => (byId.get(id)!.teamId ?? null) !== paidBy(id));
+  return elsewhere ? refusal("conflict", TEAM_LISTING_ELSEWHERE, balance) : null;
 }
 
 /** The check on its own (one read), for an entry that has no read of its own to add it to. */

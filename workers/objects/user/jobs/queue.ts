@@ -46,6 +46,16 @@ export interface QueuedJobInput {
   groupId?: string | null;
   rerollOf?: string | null;
   retryOf?: string | null;
+  /**
+   * The team whose pool already holds this job's credit (its object took it, keyed by the job's id): the member's
+   * own reservation is then 0 credits, settled here like any other, and the team's follows it (ADR 0270).
+   */
+  teamId?: string | null;
+}
+
+/** A job whose credit is the member's own to reserve here (not free, not paid by a team's pool). */
+function ownCost(j: QueuedJobInput): number {
+  return j.teamId ? 0 : j.cost;
 }
 
 export interface StartManyInput {
@@ -102,6 +112,7 @@ function insertJob(
     rerollOf: j.rerollOf ?? null,
     retryOf: j.retryOf ?? null,
     requestId: requestId ?? null,
+    teamId: j.teamId ?? null,
   });
 }
 
@@ -142,7 +153,7 @@ export async function startMany(
   input: StartManyInput,
   now: number,
 ): Promise<Changed<StartManyResult>> {
-  const total = input.jobs.reduce((n, j) => n + j.cost, 0);
+  const total = input.jobs.reduce((n, j) => n + ownCost(j), 0);
   // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
   // here, where the user's changes are serialised, not from each caller.
   const photoIds = [...new Set(input.jobs.map((j) => j.photoId))];
@@ -171,7 +182,8 @@ export async function startMany(
     if (!sameRequest(existing, lead)) return credits.untouched(refusal("conflict", SUBMISSION_REUSED, balance));
     return credits.untouched({ ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing });
   }
-  const photoRefused = paidPhotoRefusal(photoRows, photoIds, loaded.view?.balance ?? 0);
+  const teamOf = new Map(input.jobs.map((j) => [j.photoId, j.teamId ?? null]));
+  const photoRefused = paidPhotoRefusal(photoRows, photoIds, loaded.view?.balance ?? 0, (id) => teamOf.get(id) ?? null);
   if (photoRefused) return credits.untouched(photoRefused);
   let view = loaded.view;
   // Grants due to expire go first; the view is then the one read after it.
@@ -211,13 +223,13 @@ export async function startMany(
         ]
       : []),
     ...input.jobs
-      .filter((j) => j.cost === 0)
+      .filter((j) => ownCost(j) === 0)
       .flatMap((j) => [
         ...freeReservation(db, userId, j, now),
         insertJob(db, userId, j, priority, now, input.requestId),
       ]),
   ];
-  const paid = input.jobs.filter((j) => j.cost > 0);
+  const paid = input.jobs.filter((j) => ownCost(j) > 0);
   const jobIds = input.jobs.map((j) => j.jobId);
   if (paid.length === 0) {
     await run(db, extra);

@@ -3,6 +3,7 @@ import type { Job } from "@db/schema";
 import { ProviderError } from "@workers/adapters/provider";
 import { log } from "@workers/lib/log";
 import { observed } from "@workers/lib/observed";
+import { teamObject } from "@workers/objects/team-object";
 import type { Stmt } from "@workers/objects/user/batch";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
@@ -120,6 +121,8 @@ export class JobRunner {
         this.#active.delete(jobId);
         // The next queued job takes the freed place (before this promise settles, so the alarm holds it too).
         await this.pump(userId).catch(() => undefined);
+        // A team's job: its pool follows the credit settled here (its alarm does, should this call be lost; ADR 0270).
+        if (queued.teamId) await this.#tellTeam(queued.teamId);
       },
       async () => {
         // D1 refused a write the run could not do without (marking the job running, or settling its credit): the
@@ -264,6 +267,14 @@ export class JobRunner {
     });
     if (!committed.answer.ok) return credits.untouched(false);
     return credits.untouched(rows.statusRead(committed.answer.read[0]) === "succeeded");
+  }
+
+  async #tellTeam(teamId: string): Promise<void> {
+    try {
+      await teamObject(this.host.env, teamId).reconcile(teamId);
+    } catch (err) {
+      log.warn("team pool not told of a job's end", { err: String(err), teamId });
+    }
   }
 
   #finish(work: Promise<void>): void {

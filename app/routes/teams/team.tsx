@@ -1,0 +1,161 @@
+import { requireUser } from "@workers/http/auth";
+import { readForm } from "@workers/http/body";
+import { getDeps } from "@workers/http/context";
+import { failureData } from "@workers/http/result";
+import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
+import { teamPage } from "@workers/services/teams/teams";
+import { data, Form } from "react-router";
+import { TEAM_POOL_FROZEN } from "~/shared/teams";
+import type { Route } from "./+types/team";
+
+// A team's page (issue 47): its members, seats, pool and listings for every member; invitations, removals and
+// per-member limits for its owner and team admins. Membership and role are checked on the server for the page and
+// for each action (workers/services/teams/); a stranger or a removed member gets the same 404 as a made-up id.
+
+export const handle = { appFrame: true };
+
+export const meta: Route.MetaFunction = () => [{ title: "Team · Stagewise" }];
+
+const teamIdOf = (params: { teamId: string }) => params.teamId.slice(0, 64);
+
+export async function loader({ request, context, params }: Route.LoaderArgs) {
+  const user = requireUser(context, request);
+  const deps = getDeps(context);
+  const page = await teamPage(deps, teamIdOf(params), user.id);
+  if (!page.ok) throw data(null, { status: 404 });
+  return page;
+}
+
+export async function action({ request, context, params }: Route.ActionArgs) {
+  const user = requireUser(context, request);
+  const form = await readForm(request, teamActionInput);
+  if (!form.ok) return failureData(form);
+  const res = await runTeamAction(getDeps(context), teamIdOf(params), user.id, form.data);
+  if (!res.ok) return failureData(res);
+  return { ok: true as const, message: res.message };
+}
+
+function MemberRow({ m, manager }: { m: Route.ComponentProps["loaderData"]["members"][number]; manager: boolean }) {
+  return (
+    <li className="flex flex-wrap items-center gap-2 p-3">
+      <span className="flex-1">
+        <span className="font-medium">{m.name}</span> <span className="text-sm text-slate-600">{m.email}</span>
+      </span>
+      <span className="text-sm">{m.roleLabel}</span>
+      {manager && m.role !== "owner" ? (
+        <>
+          <Form method="post" className="flex items-center gap-1">
+            <input type="hidden" name="intent" value="limit" />
+            <input type="hidden" name="memberId" value={m.userId} />
+            <label className="text-sm">
+              Limit
+              <input
+                name="limit"
+                inputMode="numeric"
+                defaultValue={m.creditLimit ?? ""}
+                aria-label={`Credit limit for ${m.email}`}
+                className="ml-1 w-16 rounded border p-1"
+              />
+            </label>
+            <button type="submit" className="rounded border px-2 py-1 text-sm">
+              Set
+            </button>
+          </Form>
+          <Form method="post">
+            <input type="hidden" name="intent" value="remove" />
+            <input type="hidden" name="memberId" value={m.userId} />
+            <button type="submit" className="rounded border px-2 py-1 text-sm text-red-700">
+              Remove
+            </button>
+          </Form>
+        </>
+      ) : null}
+    </li>
+  );
+}
+
+export default function TeamPage({ loaderData, actionData }: Route.ComponentProps) {
+  const { team, me, members, invitations, freeSeats } = loaderData;
+  const message = actionData && "message" in actionData ? actionData.message : null;
+  const error = actionData && "error" in actionData ? String(actionData.error) : null;
+  return (
+    <main className="mx-auto max-w-3xl p-4 sm:p-6">
+      <h1 className="text-2xl font-semibold">{team.name}</h1>
+      <p className="mt-1 text-slate-700">
+        {team.pool} credits in the team's pool · {team.seats} {team.seats === 1 ? "seat" : "seats"} · {freeSeats} free
+      </p>
+      {team.frozen ? (
+        <p role="alert" className="mt-2 rounded bg-amber-100 p-2 text-amber-900">
+          {TEAM_POOL_FROZEN}
+        </p>
+      ) : null}
+      {message ? (
+        <p role="status" className="mt-2 text-green-800">
+          {message}
+        </p>
+      ) : null}
+      {error ? (
+        <p role="alert" className="mt-2 text-red-700">
+          {error}
+        </p>
+      ) : null}
+      <h2 className="mt-6 text-lg font-semibold">Members</h2>
+      <ul className="mt-2 divide-y rounded border">
+        {members.map((m) => (
+          <MemberRow key={m.userId} m={m} manager={me.manager} />
+        ))}
+      </ul>
+      {me.manager ? (
+        <>
+          <h2 className="mt-6 text-lg font-semibold">Invite by e-mail</h2>
+          <Form method="post" className="mt-2 flex flex-wrap gap-2">
+            <input type="hidden" name="intent" value="invite" />
+            <label className="flex flex-1 flex-col text-sm">
+              E-mail address
+              <input name="email" type="email" required className="mt-1 rounded border p-2" />
+            </label>
+            <label className="flex flex-col text-sm">
+              Role
+              <select name="role" className="mt-1 rounded border p-2">
+                <option value="agent">Agent</option>
+                <option value="team_admin">Team admin</option>
+              </select>
+            </label>
+            <button type="submit" className="self-end rounded bg-slate-900 px-4 py-2 text-white">
+              Send invitation
+            </button>
+          </Form>
+          {invitations.length > 0 ? (
+            <ul className="mt-3 divide-y rounded border">
+              {invitations.map((i) => (
+                <li key={i.id} className="flex items-center justify-between p-3">
+                  <span>
+                    {i.email} <span className="text-sm text-slate-600">(pending)</span>
+                  </span>
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="revoke" />
+                    <input type="hidden" name="invitationId" value={i.id} />
+                    <button type="submit" className="rounded border px-2 py-1 text-sm">
+                      Revoke
+                    </button>
+                  </Form>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </>
+      ) : null}
+      <h2 className="mt-6 text-lg font-semibold">New shared listing</h2>
+      <Form method="post" className="mt-2 flex flex-wrap gap-2">
+        <input type="hidden" name="intent" value="create-listing" />
+        <label className="flex flex-1 flex-col text-sm">
+          Listing name or address
+          <input name="name" required maxLength={100} className="mt-1 rounded border p-2" />
+        </label>
+        <button type="submit" className="self-end rounded border px-4 py-2">
+          Create listing
+        </button>
+      </Form>
+    </main>
+  );
+}

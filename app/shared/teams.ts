@@ -1,0 +1,41 @@
+// Teams (issue 47): the roles, the limits and the words a member reads when the pool refuses a job. Isomorphic:
+// the pages, the services and the team's Durable Object share them. docs/decisions/0270-team-credit-pool.md
+
+export const TEAM_ROLES = ["owner", "team_admin", "agent"] as const;
+export type TeamRoleName = (typeof TEAM_ROLES)[number];
+
+/** What each role is called on the pages ("team admin", never "admin": that is the operator's role). */
+export const TEAM_ROLE_LABELS: Record<TeamRoleName, string> = {
+  owner: "Owner",
+  team_admin: "Team admin",
+  agent: "Agent",
+};
+
+/** Whether the role manages seats, limits, invitations, keys and the broker's record. */
+export function managesTeam(role: TeamRoleName): boolean {
+  return role === "owner" || role === "team_admin";
+}
+
+export const TEAM_NAME_MAX = 80;
+export const INVITATION_DAYS = 7;
+export const INVITATION_TTL_MS = INVITATION_DAYS * 24 * 60 * 60 * 1000;
+/** A used, revoked, expired or made-up invitation link. */
+export const INVITATION_GONE = "This invitation is no longer valid. Ask the team for a new one.";
+
+/** A team job the pool cannot pay for: the pool is what is short. */
+export const TEAM_POOL_EMPTY = "Your team's credit pool is used up. Ask a team admin to add credits.";
+/** A team job over the member's own limit for the billing period: the limit is what is short, not the pool. */
+export function memberLimitMessage(limit: number): string {
+  return `You have used your limit of ${limit} team ${limit === 1 ? "credit" : "credits"} for this billing period. Ask a team admin to raise it.`;
+}
+/** A failed renewal froze the pool: nothing is lost, but no new team job starts. */
+export const TEAM_POOL_FROZEN =
+  "Your team's credit pool is paused because the team's last payment failed. The owner can update the payment method.";
+/** A team request whose credit was given back before its job was recorded (docs/decisions/0270). */
+export const TEAM_REQUEST_EXPIRED = "This request took too long and was cancelled. Please start it again.";
+/**
+ * Paid work on a team listing's photo asked for where the team's pool cannot pay for it yet (the public API, a
+ * batch, a re-roll, "keep it anyway"): refused rather than charged to the member's own credits.
+ */
+export const TEAM_LISTING_ELSEWHERE =
+  "This photo is in a team listing, whose jobs are paid from the team's pool: start it from the photo's page.";

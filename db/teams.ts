@@ -1,0 +1,82 @@
+import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+// Brokerages and teams (migrations/0030_teams.sql; docs/decisions/0270-team-credit-pool.md). Re-exported by
+// schema.ts, so test/integration/schema.test.ts checks these columns too.
+
+export type TeamRole = "owner" | "team_admin" | "agent";
+
+export const teams = sqliteTable("teams", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  ownerId: text("owner_id").notNull(),
+  seats: integer("seats").notNull().default(1),
+  /** The pool: a cache of SUM(team_ledger.amount), written only by the team's Durable Object. */
+  credits: integer("credits").notNull().default(0),
+  periodStart: integer("period_start").notNull(),
+  /** A failed renewal froze the pool: no new team job until a payment succeeds. */
+  frozenAt: integer("frozen_at"),
+  defaultMlsProfile: text("default_mls_profile"),
+  retentionDays: integer("retention_days").notNull().default(1095),
+  stripeCustomerId: text("stripe_customer_id"),
+  stripeSubscriptionId: text("stripe_subscription_id"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const teamMembers = sqliteTable("team_members", {
+  teamId: text("team_id").notNull(),
+  userId: text("user_id").notNull(),
+  role: text("role", { enum: ["owner", "team_admin", "agent"] }).notNull(),
+  /** Most pool credits per billing period; null: no limit but the pool. */
+  creditLimit: integer("credit_limit"),
+  joinedAt: integer("joined_at").notNull(),
+  /** Set when removed: the row stays so the ledger and the broker's record still name them. */
+  removedAt: integer("removed_at"),
+});
+
+export const teamInvitations = sqliteTable("team_invitations", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull(),
+  email: text("email").notNull(),
+  role: text("role", { enum: ["team_admin", "agent"] }).notNull(),
+  tokenHash: text("token_hash").notNull(),
+  invitedBy: text("invited_by").notNull(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  acceptedAt: integer("accepted_at"),
+  acceptedBy: text("accepted_by"),
+  revokedAt: integer("revoked_at"),
+});
+
+export type TeamReservationStatus = "held" | "committed" | "released";
+
+export const teamReservations = sqliteTable("team_reservations", {
+  jobId: text("job_id").primaryKey(),
+  teamId: text("team_id").notNull(),
+  memberId: text("member_id").notNull(),
+  amount: integer("amount").notNull(),
+  status: text("status", { enum: ["held", "committed", "released"] }).notNull(),
+  periodStart: integer("period_start").notNull(),
+  createdAt: integer("created_at").notNull(),
+  settledAt: integer("settled_at"),
+});
+
+export type TeamLedgerKind = "grant" | "reserve" | "commit" | "release" | "adjust";
+
+export const teamLedger = sqliteTable("team_ledger", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull(),
+  memberId: text("member_id"),
+  kind: text("kind", { enum: ["grant", "reserve", "commit", "release", "adjust"] }).notNull(),
+  amount: integer("amount").notNull(),
+  jobId: text("job_id"),
+  reason: text("reason").notNull(),
+  idempotencyKey: text("idempotency_key").notNull(),
+  actorId: text("actor_id"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export type Team = typeof teams.$inferSelect;
+export type TeamMember = typeof teamMembers.$inferSelect;
+export type TeamInvitation = typeof teamInvitations.$inferSelect;
+export type TeamReservation = typeof teamReservations.$inferSelect;

@@ -1,0 +1,223 @@
+import type { Database } from "@db/client";
+import { inList } from "@db/lists";
+import { creditReservations, teamLedger, teamMembers, teamReservations, teams } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import { run, type Stmt } from "@workers/objects/user/batch";
+import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
+
+// A team's credit pool: the same ledger rules as a user's (docs/decisions/0020-credit-ledger.md), with the job's
+// id as the reservation's key. Every function here runs inside the team's Durable Object, one at a time, and
+// writes one atomic D1 batch; `teams.credits >= 0` is a CHECK, so a wrong computation fails the batch instead of
+// going negative. The protocol with the member's object is docs/decisions/0270-team-credit-pool.md.
+
+/** A held team credit whose job never appeared (its request died before the member's object recorded it). */
+export const TEAM_ORPHAN_MS = 10 * 60 * 1000;
+export const TEAM_NOT_FOUND = "Team not found";
+
+export type PoolAnswer<T = object> = ({ ok: true; pool: number } & T) | Refusal;
+
+function ledger(
+  teamId: string,
+  kind: (typeof teamLedger.$inferInsert)["kind"],
+  amount: number,
+  reason: string,
+  key: string,
+  now: number,
+  extra: Partial<typeof teamLedger.$inferInsert> = {},
+) {
+  return { id: randomToken(), teamId, kind, amount, reason, idempotencyKey: key, createdAt: now, ...extra };
+}
+
+function poolDelta(db: Database, teamId: string, delta: number, now: number): Stmt {
+  return db
+    .update(teams)
+    .set({ credits: sql`${teams.credits} + ${delta}`, updatedAt: now })
+    .where(eq(teams.id, teamId));
+}
+
+export interface TeamReserve {
+  memberId: string;
+  /** Every job of one request (variations): all taken, or none. */
+  jobs: { jobId: string; amount: number; reason: string }[];
+}
+
+export type ReserveAnswer = PoolAnswer<{
+  /** "held" for credits taken now; a request sent again is answered with its jobs' status, nothing taken. */
+  status: "held" | "committed" | "released";
+  /** Whether this call took them (false: a request sent again). */
+  created: boolean;
+}>;
+
+/**
+ * Takes a request's credits from the pool, all or none, or refuses naming what is short: the pool frozen, the
+ * member's limit for the period, or the pool. Idempotent by job id: a request already known is answered with the
+ * status of its first job, nothing taken.
+ */
+export async function reserve(db: Database, teamId: string, r: TeamReserve, now: number): Promise<ReserveAnswer> {
+  if (r.jobs.length === 0 || r.jobs.some((j) => !Number.isInteger(j.amount) || j.amount < 0)) {
+    throw new Error("team reserve amounts must be whole numbers");
+  }
+  const ids = r.jobs.map((j) => j.jobId);
+  const [teamRows, memberRows, existing] = await db.batch([
+    db.select().from(teams).where(eq(teams.id, teamId)),
+    db
+      .select()
+      .from(teamMembers)
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, r.memberId))),
+    db.select().from(teamReservations).where(inList(teamReservations.jobId, ids)),
+  ]);
+  const team = teamRows[0];
+  if (!team) return refusal("not_found", TEAM_NOT_FOUND, 0);
+  const first = existing[0];
+  if (first) {
+    const same =
+      existing.length === ids.length && existing.every((e) => e.teamId === teamId && e.memberId === r.memberId);
+    if (!same) return refusal("not_found", "Not found", 0);
+    return { ok: true, status: first.status, created: false, pool: team.credits };
+  }
+  const member = memberRows[0];
+  if (!member || member.removedAt !== null) return refusal("not_found", "Not found", team.credits);
+  if (team.frozenAt !== null) return refusal("conflict", TEAM_POOL_FROZEN, team.credits);
+  const total = r.jobs.reduce((n, j) => n + j.amount, 0);
+  if (member.creditLimit !== null) {
+    const spent = await memberSpent(db, teamId, r.memberId, team.periodStart);
+    if (spent + total > member.creditLimit) {
+      return refusal("insufficient_credits", memberLimitMessage(member.creditLimit), team.credits);
+    }
+  }
+  if (team.credits < total) return refusal("insufficient_credits", TEAM_POOL_EMPTY, team.credits);
+  await run(db, [
+    db.insert(teamReservations).values(
+      r.jobs.map((j) => ({
+        jobId: j.jobId,
+        teamId,
+        memberId: r.memberId,
+        amount: j.amount,
+        status: "held" as const,
+        periodStart: team.periodStart,
+        createdAt: now,
+      })),
+    ),
+    db.insert(teamLedger).values(
+      r.jobs.map((j) =>
+        ledger(teamId, "reserve", -j.amount, j.reason, `reserve:${j.jobId}`, now, {
+          memberId: r.memberId,
+          jobId: j.jobId,
+        }),
+      ),
+    ),
+    poolDelta(db, teamId, -total, now),
+  ]);
+  return { ok: true, status: "held", created: true, pool: team.credits - total };
+}
+
+/** What the member has taken of the pool in the period: held and committed, not released. */
+export async function memberSpent(db: Database, teamId: string, memberId: string, periodStart: number) {
+  const row = await db
+    .select({ spent: sql<number>`coalesce(sum(${teamReservations.amount}), 0)` })
+    .from(teamReservations)
+    .where(
+      and(
+        eq(teamReservations.teamId, teamId),
+        eq(teamReservations.memberId, memberId),
+        eq(teamReservations.periodStart, periodStart),
+        inArray(teamReservations.status, ["held", "committed"]),
+      ),
+    )
+    .get();
+  return Number(row?.spent ?? 0);
+}
+
+/** Settles a held team credit as spent (commit) or gives it back (release); a settled one is answered as it is. */
+export async function settle(
+  db: Database,
+  teamId: string,
+  jobId: string,
+  as: "committed" | "released",
+  reason: string,
+  now: number,
+): Promise<{ ok: true; status: string } | Refusal> {
+  const held = await db
+    .select()
+    .from(teamReservations)
+    .where(and(eq(teamReservations.jobId, jobId), eq(teamReservations.teamId, teamId)))
+    .get();
+  if (!held) return refusal("not_found", "Reservation not found", 0);
+  if (held.status !== "held") {
+    return held.status === as
+      ? { ok: true, status: held.status }
+      : refusal("conflict", `The team's credit was already ${held.status}.`, 0);
+  }
+  const still = and(eq(teamReservations.jobId, jobId), eq(teamReservations.status, "held"));
+  const mark = db.update(teamReservations).set({ status: as, settledAt: now }).where(still);
+  const who = { memberId: held.memberId, jobId };
+  const writes: Stmt[] =
+    as === "committed"
+      ? [mark, db.insert(teamLedger).values(ledger(teamId, "commit", 0, reason, `commit:${jobId}`, now, who))]
+      : [
+          mark,
+          db.insert(teamLedger).values(ledger(teamId, "release", held.amount, reason, `release:${jobId}`, now, who)),
+          poolDelta(db, teamId, held.amount, now),
+        ];
+  await run(db, writes);
+  return { ok: true, status: as };
+}
+
+/** Adds credits to the pool (a seat's paid credits, an operator's adjustment): once per idempotency key. */
+export async function grant(
+  db: Database,
+  teamId: string,
+  input: { amount: number; key: string; reason: string; actorId: string | null; kind?: "grant" | "adjust" },
+  now: number,
+): Promise<PoolAnswer<{ duplicate: boolean }>> {
+  if (!Number.isInteger(input.amount) || input.amount <= 0) throw new Error("grant amount must be a positive integer");
+  const [teamRows, seen] = await db.batch([
+    db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)),
+    db.select({ id: teamLedger.id }).from(teamLedger).where(eq(teamLedger.idempotencyKey, input.key)),
+  ]);
+  const team = teamRows[0];
+  if (!team) return refusal("not_found", TEAM_NOT_FOUND, 0);
+  if (seen[0]) return { ok: true, duplicate: true, pool: team.credits };
+  await run(db, [
+    db
+      .insert(teamLedger)
+      .values(
+        ledger(teamId, input.kind ?? "grant", input.amount, input.reason, input.key, now, { actorId: input.actorId }),
+      ),
+    poolDelta(db, teamId, input.amount, now),
+  ]);
+  return { ok: true, duplicate: false, pool: team.credits + input.amount };
+}
+
+/**
+ * Follows every held team credit to its job's own reservation in the member's object (the job's outcome, written
+ * there with its version rows in one batch): committed there is committed here, refunded there is released here,
+ * and a job never recorded past TEAM_ORPHAN_MS is released. Safe to run at any time and any number of times.
+ * Answers how many are still held.
+ */
+export async function reconcile(db: Database, teamId: string, now: number): Promise<{ settled: number; held: number }> {
+  const rows = await db
+    .select({
+      jobId: teamReservations.jobId,
+      createdAt: teamReservations.createdAt,
+      outcome: creditReservations.status,
+    })
+    .from(teamReservations)
+    .leftJoin(creditReservations, eq(creditReservations.key, teamReservations.jobId))
+    .where(and(eq(teamReservations.teamId, teamId), eq(teamReservations.status, "held")))
+    .all();
+  let settled = 0;
+  for (const r of rows) {
+    let as: "committed" | "released" | null = null;
+    if (r.outcome === "committed") as = "committed";
+    else if (r.outcome === "refunded") as = "released";
+    else if (r.outcome === null && r.createdAt <= now - TEAM_ORPHAN_MS) as = "released";
+    if (!as) continue;
+    const reason = as === "committed" ? "Image delivered" : r.outcome ? "Job refunded" : "Job was never started";
+    await settle(db, teamId, r.jobId, as, reason, now);
+    settled++;
+  }
+  return { settled, held: rows.length - settled };
+}

@@ -1,0 +1,69 @@
+import { folders } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
+import type { Deps } from "@workers/services/deps";
+import { z } from "zod";
+import { fail, ok, type Result } from "~/shared/result";
+import { TEAM_NAME_MAX } from "~/shared/teams";
+import { cleanText } from "~/shared/text";
+import { invite, revoke } from "./invitations";
+import { removeMember, requireTeamRole, setMemberLimit } from "./teams";
+
+// The team page's form actions (/teams/:teamId), each a closed intent checked here, with its role checked by the
+// service it calls: any member makes a shared listing; only the owner or a team admin invites, revokes, removes and
+// sets limits (an agent is answered 403, a stranger 404, nothing written).
+
+const id = z.string().regex(/^[a-z0-9]{1,64}$/);
+
+export const teamNameField = cleanText("Team name", 1, TEAM_NAME_MAX);
+
+export const teamActionInput = z.discriminatedUnion("intent", [
+  z.object({
+    intent: z.literal("invite"),
+    email: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.email({ message: "Enter a valid e-mail address." }).max(254)),
+    role: z.enum(["agent", "team_admin"]).default("agent"),
+  }),
+  z.object({ intent: z.literal("revoke"), invitationId: id }),
+  z.object({ intent: z.literal("remove"), memberId: id }),
+  z.object({
+    intent: z.literal("limit"),
+    memberId: id,
+    limit: z.union([
+      z.literal(""),
+      z.string().regex(/^\d{1,6}$/, "Enter a whole number of credits, or leave it empty."),
+    ]),
+  }),
+  z.object({ intent: z.literal("create-listing"), name: cleanText("Listing name", 1, 100) }),
+]);
+export type TeamActionInput = z.infer<typeof teamActionInput>;
+
+export async function runTeamAction(
+  deps: Pick<Deps, "db" | "env" | "mailer" | "origin" | "clock">,
+  teamId: string,
+  userId: string,
+  input: TeamActionInput,
+): Promise<Result<{ message: string }>> {
+  switch (input.intent) {
+    case "invite":
+      return invite(deps, teamId, userId, { email: input.email, role: input.role });
+    case "revoke":
+      return revoke(deps, teamId, userId, input.invitationId);
+    case "remove":
+      return removeMember(deps, teamId, userId, input.memberId);
+    case "limit":
+      return setMemberLimit(deps, teamId, userId, input.memberId, input.limit === "" ? null : Number(input.limit));
+    case "create-listing": {
+      const found = await requireTeamRole(deps.db, teamId, userId, "member");
+      if (!found.ok) return found;
+      await deps.db
+        .insert(folders)
+        .values({ id: randomToken(), userId, teamId, name: input.name, createdAt: deps.clock() });
+      return ok({ message: `Listing "${input.name}" created for the team.` });
+    }
+    default:
+      return fail("invalid", "Unknown action.");
+  }
+}

@@ -1,0 +1,47 @@
+import { folders, photos } from "@db/schema";
+import { type StartManyResult, teamObject } from "@workers/objects/client";
+import type { Deps } from "@workers/services/deps";
+import { and, eq } from "drizzle-orm";
+import { TEAM_REQUEST_EXPIRED } from "~/shared/teams";
+
+// Who pays for a job: a photo in a team's listing spends the team's pool, any other the member's own credits
+// (docs/decisions/0270-team-credit-pool.md). The team's object takes the credit before the member's object records
+// the job (with a 0-credit reservation of its own); a refusal there comes back naming the pool or the limit.
+
+/** The team whose listing holds this photo of the user's, or null (a personal folder, or no such photo). */
+export async function teamOfPhoto(db: Deps["db"], userId: string, photoId: string): Promise<string | null> {
+  const row = await db
+    .select({ teamId: folders.teamId })
+    .from(photos)
+    .innerJoin(folders, eq(folders.id, photos.folderId))
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId)))
+    .get();
+  return row?.teamId ?? null;
+}
+
+type Refused = Extract<StartManyResult, { ok: false }>;
+
+/**
+ * Takes the team's credit for every job of a request (all or none); answers a refusal in the shape of the member's
+ * object's, so the callers map it the same way, or whether this call took them (a resend took nothing).
+ */
+export async function holdTeamCredits(
+  env: Deps["env"],
+  teamId: string,
+  memberId: string,
+  jobIds: string[],
+  reason: string,
+): Promise<{ ok: true; created: boolean } | Refused> {
+  const held = await teamObject(env, teamId).reserve(teamId, {
+    memberId,
+    jobs: jobIds.map((jobId) => ({ jobId, amount: 1, reason })),
+  });
+  if (!held.ok) return { ok: false, code: held.code, error: held.error, balance: held.balance };
+  if (held.status === "released") return { ok: false, code: "conflict", error: TEAM_REQUEST_EXPIRED, balance: 0 };
+  return { ok: true, created: held.created };
+}
+
+/** Gives the team's credits back when the member's object did not record the jobs they were taken for. */
+export async function releaseTeamCredits(env: Deps["env"], teamId: string, jobIds: string[], reason: string) {
+  await teamObject(env, teamId).release(teamId, jobIds, reason);
+}
