@@ -43,7 +43,8 @@ export function apiRoutes(state: State, engine: Engine, origin: () => string) {
     }),
     api("GET", "/v1/customers/:id", ({ params, res, send }) => {
       const customer = state.customers[params.id!];
-      return customer ? send(200, customer) : missing(res, "customer", params.id!);
+      if (!customer) return missing(res, "customer", params.id!);
+      send(200, { ...customer, balance: state.balances[customer.id] ?? 0 });
     }),
     api("GET", "/v1/prices", ({ form, send }) => {
       const keys = (form.lookup_keys as string[] | undefined) ?? [];

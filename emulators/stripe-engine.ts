@@ -132,9 +132,11 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
       periodLine: o.periodLine,
       hostedUrl: `${origin()}/invoices/${invId}`,
       paymentIntent: `pi_${invId.slice(3)}`,
+      startingBalance: state.balances[sub.customer] ?? 0,
     };
     const due = invoiceObject(spec).amount_due;
     const inv = invoiceObject({ ...spec, payment: attemptPayment(sub.customer, due, 1) });
+    state.balances[sub.customer] = inv.ending_balance;
     state.invoices[invId] = inv;
     return inv;
   }

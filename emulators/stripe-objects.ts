@@ -228,6 +228,8 @@ export interface InvoiceSpec {
   prorations?: ProrationLineSpec[];
   /** How the payment went: paid at creation (the default), or failed and left open for retries. */
   payment?: InvoicePayment;
+  /** The customer's balance before this invoice, in cents (Stripe's sign: negative is credit owed to the customer). */
+  startingBalance?: number;
 }
 
 export interface ProrationLineSpec {
@@ -414,7 +416,9 @@ export function invoiceObject(i: InvoiceSpec) {
   // Like Stripe: the total may be negative (a downgrade's unused time exceeds the new price); nothing is charged
   // then, and the difference becomes the customer's credit balance.
   const total = lines.reduce((sum, l) => sum + l.amount, 0);
-  const charged = Math.max(0, total);
+  // Stripe applies the customer's credit balance first; a negative total adds to it (ending_balance).
+  const starting = i.startingBalance ?? 0;
+  const charged = Math.max(0, total + starting);
   return {
     id: i.id,
     object: "invoice",
@@ -427,6 +431,7 @@ export function invoiceObject(i: InvoiceSpec) {
     currency: "usd",
     customer: i.customer,
     customer_email: i.customerEmail ?? null,
+    ending_balance: Math.min(0, total + starting),
     hosted_invoice_url: i.hostedUrl ?? null,
     lines: {
       object: "list",
@@ -445,6 +450,7 @@ export function invoiceObject(i: InvoiceSpec) {
     period_end: i.created,
     period_start: i.created,
     ...paymentFields(i.id, charged, i.payment ?? { paid: true, at: i.created }, i.paymentIntent, i.created),
+    starting_balance: starting,
     subtotal: total,
     total,
   } satisfies Partial<Wire<Stripe.Invoice>>;

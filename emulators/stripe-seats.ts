@@ -106,6 +106,7 @@ export function createSeatEngine(state: State, parts: SeatEngineParts) {
       if (inv.status !== "paid") {
         if (paymentBehavior === "error_if_incomplete") {
           delete state.invoices[inv.id];
+          state.balances[sub.customer] = inv.starting_balance;
           return declined(null);
         }
         status = "past_due";

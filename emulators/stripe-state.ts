@@ -77,6 +77,8 @@ export interface State {
   pendingProrations: Record<string, ProrationLineSpec[]>;
   /** How many of each customer's next payments will be declined (POST /_emulator/customers/:id/fail-next-payment). */
   failNextPayments: Record<string, number>;
+  /** Each customer's credit balance in cents (negative: owed to the customer), from invoices whose total was negative. */
+  balances: Record<string, number>;
 }
 
 export const emptyState = (): State => ({
@@ -93,6 +95,7 @@ export const emptyState = (): State => ({
   clock: { frozenTime: null },
   pendingProrations: {},
   failNextPayments: {},
+  balances: {},
 });
 
 export function id(prefix: string): string {

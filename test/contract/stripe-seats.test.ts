@@ -184,6 +184,25 @@ describe("a team's seats at the Stripe emulator, through the stripe SDK", () => 
     });
     expect(pool.seats).toBe(3);
     expect(grants.length).toBe(grantsBefore);
+    expect((await stripe.customers.retrieve(customer)) as Stripe.Customer).toMatchObject({ balance: inv.total });
+  });
+
+  it("re-adds the seat in the same period: paid from the balance the removal left, so no money and no credits", async () => {
+    const balance = ((await stripe.customers.retrieve(customer)) as Stripe.Customer).balance;
+    const grantsBefore = grants.length;
+    const result = await setSeats(deps, subscription, 4);
+    const inv = await stripe.invoices.retrieve((result as { invoiceId: string }).invoiceId);
+    expect(inv.total).toBe(-balance);
+    expect(inv).toMatchObject({ starting_balance: balance, amount_paid: 0, ending_balance: 0 });
+    expect(received.at(-2)!.fact).toMatchObject({
+      kind: "seats_changed",
+      quantity: 4,
+      prorationPaidCents: 0,
+      credits: 0,
+    });
+    expect(grants.length).toBe(grantsBefore);
+    expect(pool.seats).toBe(4);
+    await setSeats(deps, subscription, 3);
   });
 
   it("honours proration_date, leaves create_prorations pending for the next invoice, and prorates nothing with none", async () => {
