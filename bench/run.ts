@@ -28,6 +28,7 @@ import { jobEnded, measureApiJobCreation } from "./api.ts";
 import { measureApiPhotoUpload } from "./api-photo.ts";
 import { batchModule } from "./batch.ts";
 import { measureJobLatencies } from "./jobs.ts";
+import { labelsModule } from "./labels.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
 import { applyRatios, type BenchContext, type BenchModule, MIN_RUNS, median, mergeRuns, percentile } from "./module.ts";
 import { OBJECT_INSPECTOR_PORT, objectModule } from "./object.ts";
@@ -611,6 +612,7 @@ export const MODULES: Record<string, BenchModule> = {
   "lighthouse-dashboard": lighthouseModule("/dashboard", "/dashboard", MIN_RUNS, true),
   structure: structureModule(),
   object: objectModule(),
+  labels: labelsModule(),
 };
 
 /** CPU time (clock ticks) used so far by every workerd process on the machine: the stack's runtime and its proxy. */

@@ -22,7 +22,15 @@ import {
   STRUCTURE_REFUSED,
   sourceKey,
 } from "./structure";
-import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
+import {
+  callStatements,
+  checkedStatements,
+  failedStatement,
+  failureCause,
+  providerCalls,
+  succeededStatement,
+} from "./tally";
+import { reportUncheckedShare } from "./unchecked";
 import * as variations from "./variations";
 
 // The job runner: the part of the user's object that runs its AI jobs. It owns
@@ -207,6 +215,7 @@ export class JobRunner {
         await env.PHOTOS.delete(rows.jobResultKeys(job));
         return;
       }
+      if (passed.verdict === "unchecked") await reportUncheckedShare(db, this.host.now());
       this.#finish(finishThumb(env, db, made, result, this.host.now()));
     } catch (err) {
       const message = failureMessage(job.kind, err);
@@ -243,7 +252,12 @@ export class JobRunner {
     const found = await findHeld(db, userId, job.id, "committed");
     if (found.settled) return credits.untouched(false);
     const committed = await credits.commitHeld(db, userId, found.held, now, {
-      writes: [...rows.succeedStatements(db, job, result, now, checked), succeededStatement(db, now), ...counted],
+      writes: [
+        ...rows.succeedStatements(db, job, result, now, checked),
+        succeededStatement(db, now),
+        ...checkedStatements(db, now, checked),
+        ...counted,
+      ],
       // The job's row is updated only while it is queued or running: read back in the same batch, it says whether
       // this result is kept.
       reads: [rows.jobStatusQuery(db, job.id)],
