@@ -5,7 +5,7 @@ import { findRoute, type RouteContext, route } from "./router.ts";
 import type { Engine } from "./stripe-engine.ts";
 import { checkoutSessionObject, priceObject } from "./stripe-objects.ts";
 import { missing, stripeError } from "./stripe-pages.ts";
-import { type Customer, id, nowSeconds, type PortalSession, parseStripeForm, type State } from "./stripe-state.ts";
+import { type Customer, id, type PortalSession, parseStripeForm, type State } from "./stripe-state.ts";
 
 // The slice of Stripe's HTTP API (/v1) our server calls through the real
 // `stripe` SDK, as a route table: method + path -> handler. Each handler reads
@@ -23,6 +23,7 @@ type ApiHandler = (c: ApiContext) => void | Promise<void>;
 
 export function apiRoutes(state: State, engine: Engine, origin: () => string) {
   const { price, prices } = engine;
+  const nowSeconds = engine.now;
   const api = (method: string, pattern: string, handler: ApiHandler) =>
     route(method, pattern, handler as (c: RouteContext) => void | Promise<void>);
 
@@ -42,7 +43,8 @@ export function apiRoutes(state: State, engine: Engine, origin: () => string) {
     }),
     api("GET", "/v1/customers/:id", ({ params, res, send }) => {
       const customer = state.customers[params.id!];
-      return customer ? send(200, customer) : missing(res, "customer", params.id!);
+      if (!customer) return missing(res, "customer", params.id!);
+      send(200, { ...customer, balance: state.balances[customer.id] ?? 0 });
     }),
     api("GET", "/v1/prices", ({ form, send }) => {
       const keys = (form.lookup_keys as string[] | undefined) ?? [];
@@ -75,6 +77,10 @@ export function apiRoutes(state: State, engine: Engine, origin: () => string) {
       const lineItems = (form.line_items as { price?: string; quantity?: string }[] | undefined) ?? [];
       const p = lineItems[0]?.price ? price(lineItems[0].price) : undefined;
       if (!p) return stripeError(res, 400, "line_items[0][price] must be one of the emulator's prices");
+      const quantity = Number(lineItems[0]?.quantity ?? "1");
+      if (!Number.isInteger(quantity) || quantity < 1) {
+        return stripeError(res, 400, "Invalid integer: line_items[0][quantity]", { param: "line_items[0][quantity]" });
+      }
       if (form.mode !== "subscription") return stripeError(res, 400, "The emulator only supports mode=subscription");
       if (!form.success_url) return stripeError(res, 400, "Missing required param: success_url.");
       const sessionId = id("cs_test");
@@ -89,6 +95,7 @@ export function apiRoutes(state: State, engine: Engine, origin: () => string) {
           metadata: (form.metadata as Record<string, string>) ?? {},
           subscriptionMetadata: subData.metadata ?? {},
           price: p,
+          quantity,
           successUrl: form.success_url as string,
           cancelUrl: (form.cancel_url as string) ?? null,
           created: nowSeconds(),
@@ -97,7 +104,7 @@ export function apiRoutes(state: State, engine: Engine, origin: () => string) {
           subscription: null,
           invoice: null,
         }),
-        _extra: { subscriptionMetadata: subData.metadata ?? {}, priceId: p.id },
+        _extra: { subscriptionMetadata: subData.metadata ?? {}, priceId: p.id, quantity },
       };
       state.sessions[sessionId] = session;
       const { _extra, ...publicSession } = session;
@@ -175,6 +182,11 @@ export function apiRoutes(state: State, engine: Engine, origin: () => string) {
     api("GET", "/v1/invoices/:id", ({ params, res, send }) => {
       const inv = state.invoices[params.id!];
       return inv ? send(200, inv) : missing(res, "invoice", params.id!);
+    }),
+    // A manual attempt to pay an open invoice (a declined one answers 402 card_declined, as Stripe does).
+    api("POST", "/v1/invoices/:id/pay", async ({ params, send }) => {
+      const { status, value } = await engine.retryInvoice(params.id!, false);
+      send(status, value);
     }),
   ];
 }

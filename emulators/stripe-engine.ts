@@ -7,13 +7,16 @@ import {
   eventObject,
   type Interval,
   type InvoiceObject,
+  type InvoicePayment,
   invoiceObject,
   type PriceObject,
+  type ProrationLineSpec,
   type SubscriptionObject,
   subscriptionObject,
 } from "./stripe-objects.ts";
+import { createSeatEngine } from "./stripe-seats.ts";
 import type { Delivery, State, StoredEvent, StripeEmulatorOptions } from "./stripe-state.ts";
-import { emulatedPrices, id, nowSeconds, signPayload } from "./stripe-state.ts";
+import { emulatedPrices, id, signPayload, stripeNow } from "./stripe-state.ts";
 
 // What the Stripe emulator does, apart from HTTP: subscriptions paid, renewed,
 // switched (with Stripe's proration invoices), cancelled, refunded and
@@ -21,9 +24,22 @@ import { emulatedPrices, id, nowSeconds, signPayload } from "./stripe-state.ts";
 
 export type Engine = ReturnType<typeof createEngine>;
 
+/** Smart Retries picks its own times; the emulator's next automatic attempt is this long after a failure. */
+export const RETRY_AFTER_SECONDS = 3 * 24 * 3600;
+
+export interface InvoiceOptions {
+  periodStart: number;
+  periodEnd: number;
+  prorationCredit?: number;
+  quantity?: number;
+  prorations?: ProrationLineSpec[];
+  periodLine?: boolean;
+}
+
 export function createEngine(state: State, opts: StripeEmulatorOptions, save: () => void, origin: () => string) {
   const prices = new Map(emulatedPrices().map((p) => [p.id, p]));
   const webhookUrl = `${opts.appUrl.replace(/\/$/, "")}/api/webhooks/stripe`;
+  const nowSeconds = () => stripeNow(state);
 
   async function deliver(ev: StoredEvent): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -34,7 +50,8 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
           method: "POST",
           headers: {
             "Content-Type": "application/json; charset=utf-8",
-            "Stripe-Signature": signPayload(ev.payload, opts.webhookSecret),
+            // Signed at the wall clock's time (the app checks it against its own), whatever the test clock says.
+            "Stripe-Signature": signPayload(ev.payload, opts.webhookSecret, Math.floor(Date.now() / 1000)),
             "User-Agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks) emulator",
           },
           body: ev.payload,
@@ -52,7 +69,8 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
 
   /** Records events and posts them to the app, one after another, in the order given. */
   async function emit(items: { type: EmittedEventType; object: unknown; previous?: Record<string, unknown> }[]) {
-    const created = nowSeconds();
+    // Stripe stamps events with the real time, also for subscriptions on a test clock.
+    const created = Math.floor(Date.now() / 1000);
     const events = items.map((item) => {
       const evId = id("evt");
       const ev: StoredEvent = {
@@ -73,18 +91,29 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
     return prices.get(priceId);
   }
 
+  /**
+   * A payment attempt for the customer: declined while POST /_emulator/customers/:id/fail-next-payment has
+   * declines left (nothing is declined when nothing is due), else paid now.
+   */
+  function attemptPayment(customer: string, amountDue: number, attemptCount: number): InvoicePayment {
+    const declines = state.failNextPayments[customer] ?? 0;
+    if (amountDue > 0 && declines > 0) {
+      state.failNextPayments[customer] = declines - 1;
+      return { paid: false, attemptCount, nextPaymentAttempt: nowSeconds() + RETRY_AFTER_SECONDS };
+    }
+    return { paid: true, at: nowSeconds(), attemptCount };
+  }
+
   function newInvoice(
     sub: SubscriptionObject,
     p: PriceObject,
     reason: "subscription_create" | "subscription_cycle" | "subscription_update",
-    periodStart: number,
-    periodEnd: number,
-    prorationCredit = 0,
+    o: InvoiceOptions,
   ): InvoiceObject {
     state.invoiceCounter += 1;
     const invId = id("in");
     const item = sub.items.data[0];
-    const inv = invoiceObject({
+    const spec = {
       id: invId,
       number: `EMU-${String(state.invoiceCounter).padStart(4, "0")}`,
       customer: sub.customer,
@@ -94,15 +123,32 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
       metadata: { ...sub.metadata },
       price: p,
       created: nowSeconds(),
-      periodStart,
-      periodEnd,
+      periodStart: o.periodStart,
+      periodEnd: o.periodEnd,
       billingReason: reason,
-      prorationCredit,
+      prorationCredit: o.prorationCredit ?? 0,
+      quantity: o.quantity ?? item?.quantity ?? 1,
+      prorations: o.prorations,
+      periodLine: o.periodLine,
       hostedUrl: `${origin()}/invoices/${invId}`,
       paymentIntent: `pi_${invId.slice(3)}`,
-    });
+      startingBalance: state.balances[sub.customer] ?? 0,
+    };
+    const due = invoiceObject(spec).amount_due;
+    const inv = invoiceObject({ ...spec, payment: attemptPayment(sub.customer, due, 1) });
+    state.balances[sub.customer] = inv.ending_balance;
     state.invoices[invId] = inv;
     return inv;
+  }
+
+  /** The events that follow an invoice's payment attempt: paid, or failed. */
+  function invoiceEvents(inv: InvoiceObject): { type: EmittedEventType; object: unknown }[] {
+    return inv.status === "paid"
+      ? [
+          { type: "invoice.paid", object: inv },
+          { type: "invoice.payment_succeeded", object: inv },
+        ]
+      : [{ type: "invoice.payment_failed", object: inv }];
   }
 
   function rebuildSubscription(sub: SubscriptionObject, changes: Partial<Parameters<typeof subscriptionObject>[0]>) {
@@ -121,6 +167,7 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
       canceledAt: sub.canceled_at,
       endedAt: sub.ended_at,
       latestInvoice: sub.latest_invoice,
+      quantity: item.quantity,
       ...changes,
     });
     state.subscriptions[sub.id] = next;
@@ -144,8 +191,9 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
       periodStart: start,
       periodEnd: end,
       metadata: session._extra.subscriptionMetadata,
+      quantity: session._extra.quantity ?? 1,
     });
-    const inv = newInvoice(sub, p, "subscription_create", start, end);
+    const inv = newInvoice(sub, p, "subscription_create", { periodStart: start, periodEnd: end });
     sub = rebuildSubscription(sub, { latestInvoice: inv.id });
     const completed = {
       ...checkoutSessionObject({
@@ -157,6 +205,7 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
         metadata: session.metadata,
         subscriptionMetadata: session._extra.subscriptionMetadata,
         price: p,
+        quantity: session._extra.quantity ?? 1,
         successUrl: session.success_url,
         cancelUrl: session.cancel_url,
         created: session.created,
@@ -178,23 +227,28 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
     return session.success_url.replace("{CHECKOUT_SESSION_ID}", session.id);
   }
 
-  /** A new billing period: the renewal Stripe would make at the end of the current one. */
+  /**
+   * A new billing period: the renewal Stripe would make at the end of the current one, billing the period ahead
+   * and any pending proration items. When the payment is declined the period still starts, the invoice stays open
+   * for retries and the subscription turns past_due (docs.stripe.com/billing/subscriptions/overview#failed-payments).
+   */
   async function renew(subId: string): Promise<SubscriptionObject | null> {
     const sub = state.subscriptions[subId];
     const item = sub?.items.data[0];
-    if (!sub || !item || sub.status !== "active") return null;
+    if (!sub || !item || (sub.status !== "active" && sub.status !== "past_due")) return null;
     const start = item.current_period_end;
     const end = addInterval(start, item.price.recurring.interval as Interval);
-    const inv = newInvoice(sub, item.price, "subscription_cycle", start, end);
-    const next = rebuildSubscription(sub, { periodStart: start, periodEnd: end, latestInvoice: inv.id });
-    await emit([
-      { type: "invoice.paid", object: inv },
-      {
-        type: "customer.subscription.updated",
-        object: next,
-        previous: { items: sub.items, latest_invoice: sub.latest_invoice },
-      },
-    ]);
+    const prorations = state.pendingProrations[subId] ?? [];
+    delete state.pendingProrations[subId];
+    const inv = newInvoice(sub, item.price, "subscription_cycle", { periodStart: start, periodEnd: end, prorations });
+    const status = inv.status === "paid" ? sub.status : "past_due";
+    const next = rebuildSubscription(sub, { periodStart: start, periodEnd: end, latestInvoice: inv.id, status });
+    const previous: Record<string, unknown> = { items: sub.items, latest_invoice: sub.latest_invoice };
+    if (status !== sub.status) previous.status = sub.status;
+    const updated = { type: "customer.subscription.updated" as const, object: next, previous };
+    // Stripe: a paid renewal's invoice events, then the subscription's new period; a declined one's
+    // invoice.payment_failed, then the subscription's update to past_due.
+    await emit([...invoiceEvents(inv), updated]);
     return next;
   }
 
@@ -234,7 +288,7 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
     const sub = state.subscriptions[subId];
     if (!sub) return fail(404, `No such subscription: '${subId}'`, { code: "resource_missing" });
     const item = sub.items.data[0]!;
-    const items = (params.items as { id?: string; price?: string }[] | undefined) ?? [];
+    const items = (params.items as { id?: string; price?: string; quantity?: string }[] | undefined) ?? [];
     const metadata = { ...sub.metadata, ...((params.metadata as Record<string, string>) ?? {}) };
     const newPriceId = items[0]?.price;
     if (newPriceId && newPriceId !== item.price.id) {
@@ -262,8 +316,13 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
         metadata,
         cancelAtPeriodEnd: params.cancel_at_period_end === "true",
         latestInvoice: sub.latest_invoice,
+        quantity: item.quantity,
       });
-      const inv = newInvoice(base, p, "subscription_update", start, end, credit);
+      const inv = newInvoice(base, p, "subscription_update", {
+        periodStart: start,
+        periodEnd: end,
+        prorationCredit: credit,
+      });
       const next = rebuildSubscription(base, { latestInvoice: inv.id });
       await emit([
         { type: "customer.subscription.updated", object: next, previous: { items: sub.items } },
@@ -271,7 +330,12 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
       ]);
       return { status: 200, value: next };
     }
-    let next = rebuildSubscription(sub, { metadata });
+    const newQuantity = items[0]?.quantity;
+    if (newQuantity !== undefined) {
+      const changed = await seats.changeQuantity(sub, params);
+      if (changed.status !== 200 || params.cancel_at_period_end === undefined) return changed;
+    }
+    let next = rebuildSubscription(state.subscriptions[subId] ?? sub, { metadata });
     if (params.cancel_at_period_end !== undefined) {
       next = (await setCancelAtPeriodEnd(subId, params.cancel_at_period_end === "true")) ?? next;
     }
@@ -332,9 +396,41 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
     return object;
   }
 
+  /**
+   * What a test clock does when it moves: each subscription whose period has ended by the clock's time renews
+   * (or ends, when set to cancel at the period's end), period after period.
+   */
+  async function runClock(): Promise<void> {
+    const t = nowSeconds();
+    for (const subId of Object.keys(state.subscriptions)) {
+      for (let guard = 0; guard < 60; guard++) {
+        const sub = state.subscriptions[subId]!;
+        const item = sub.items.data[0];
+        if (!item || item.current_period_end > t || (sub.status !== "active" && sub.status !== "past_due")) break;
+        if (sub.cancel_at_period_end) {
+          await cancelNow(subId);
+          break;
+        }
+        await renew(subId);
+      }
+    }
+  }
+
+  const seats = createSeatEngine(state, {
+    now: nowSeconds,
+    emit,
+    newInvoice,
+    invoiceEvents,
+    attemptPayment,
+    rebuildSubscription,
+  });
+
   return {
     prices,
     price,
+    now: nowSeconds,
+    runClock,
+    retryInvoice: seats.retryInvoice,
     deliver,
     emit,
     payCheckout,

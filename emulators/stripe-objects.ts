@@ -93,6 +93,8 @@ export interface SubscriptionSpec {
   canceledAt?: number | null;
   endedAt?: number | null;
   latestInvoice?: string | null;
+  /** Seats: the item's quantity (1 unless a per-seat price is bought for several). */
+  quantity?: number;
 }
 
 export function subscriptionObject(s: SubscriptionSpec) {
@@ -168,7 +170,7 @@ export function subscriptionObject(s: SubscriptionSpec) {
             usage_type: "licensed",
           },
           price: s.price,
-          quantity: 1,
+          quantity: s.quantity ?? 1,
           subscription: s.id,
           tax_rates: [],
         },
@@ -218,6 +220,81 @@ export interface InvoiceSpec {
   hostedUrl?: string | null;
   /** The PaymentIntent that paid it (none when nothing was charged). */
   paymentIntent?: string | null;
+  /** Seats billed by the period line (default 1). */
+  quantity?: number;
+  /** Whether the invoice bills the period ahead (false: an always_invoice change that bills only its prorations). */
+  periodLine?: boolean;
+  /** Proration lines (Stripe's "Unused time on N × …" credits and "Remaining time on M × …" debits). */
+  prorations?: ProrationLineSpec[];
+  /** How the payment went: paid at creation (the default), or failed and left open for retries. */
+  payment?: InvoicePayment;
+  /** The customer's balance before this invoice, in cents (Stripe's sign: negative is credit owed to the customer). */
+  startingBalance?: number;
+}
+
+export interface ProrationLineSpec {
+  /** Cents: negative for unused time credited, positive for remaining time charged. */
+  amount: number;
+  description: string;
+  quantity: number;
+  /** The line's period: from the proration date to the end of the current period. */
+  periodStart: number;
+  periodEnd: number;
+  /** The invoice item it came from (create_prorations leaves pending items; always_invoice bills them at once). */
+  invoiceItem: string;
+}
+
+export type InvoicePayment =
+  | { paid: true; at: number; attemptCount?: number }
+  | { paid: false; attemptCount: number; nextPaymentAttempt: number | null };
+
+/** The invoice's fields that say whether and how it was paid, for an amount due. */
+function paymentFields(
+  id: string,
+  amountDue: number,
+  payment: InvoicePayment,
+  paymentIntent: string | null | undefined,
+  created: number,
+) {
+  const paid = payment.paid;
+  return {
+    amount_paid: paid ? amountDue : 0,
+    amount_remaining: paid ? 0 : amountDue,
+    attempt_count: payment.attemptCount ?? 1,
+    attempted: true,
+    next_payment_attempt: paid ? null : payment.nextPaymentAttempt,
+    payments: {
+      object: "list" as const,
+      data:
+        paid && paymentIntent && amountDue > 0
+          ? [
+              {
+                id: `inpay_${id.slice(3)}`,
+                object: "invoice_payment" as const,
+                amount_paid: amountDue,
+                amount_requested: amountDue,
+                created,
+                currency: "usd",
+                invoice: id,
+                is_default: true,
+                livemode: false,
+                payment: { type: "payment_intent" as const, payment_intent: paymentIntent },
+                status: "paid",
+                status_transitions: { canceled_at: null, paid_at: payment.at },
+              },
+            ]
+          : [],
+      has_more: false,
+      url: `/v1/invoice_payments?invoice=${id}`,
+    },
+    status: paid ? "paid" : "open",
+    status_transitions: {
+      finalized_at: created,
+      marked_uncollectible_at: null,
+      paid_at: paid ? payment.at : null,
+      voided_at: null,
+    },
+  };
 }
 
 export function invoiceObject(i: InvoiceSpec) {
@@ -260,62 +337,101 @@ export function invoiceObject(i: InvoiceSpec) {
       taxes: [],
     });
   }
-  lines.push({
-    id: `${i.id}_il_period`,
-    object: "line_item" as const,
-    amount: i.price.unit_amount,
-    currency: "usd",
-    description: `1 × ${i.price.lookup_key} (at $${(i.price.unit_amount / 100).toFixed(2)} / ${i.price.recurring.interval})`,
-    discount_amounts: [],
-    discountable: true,
-    discounts: [],
-    invoice: i.id,
-    livemode: false,
-    metadata: i.metadata,
-    parent: {
-      type: "subscription_item_details",
-      invoice_item_details: null,
-      subscription_item_details: {
-        invoice_item: null,
-        proration: false,
-        proration_details: { credited_items: null },
-        subscription: i.subscriptionId,
-        subscription_item: i.subscriptionItemId,
+  for (const [n, p] of (i.prorations ?? []).entries()) {
+    lines.push({
+      id: `${i.id}_il_proration_${n}`,
+      object: "line_item" as const,
+      amount: p.amount,
+      currency: "usd",
+      description: p.description,
+      discount_amounts: [],
+      discountable: false,
+      discounts: [],
+      invoice: i.id,
+      livemode: false,
+      metadata: {},
+      parent: {
+        type: "subscription_item_details",
+        invoice_item_details: null,
+        subscription_item_details: {
+          invoice_item: p.invoiceItem,
+          proration: true,
+          proration_details: { credited_items: null },
+          subscription: i.subscriptionId,
+          subscription_item: i.subscriptionItemId,
+        },
       },
-    },
-    period: { start: i.periodStart, end: i.periodEnd },
-    pretax_credit_amounts: [],
-    pricing: {
-      type: "price_details" as const,
-      price_details: { price: i.price.id, product: i.price.product },
-      unit_amount_decimal: decimal(String(i.price.unit_amount)),
-    },
-    quantity: 1,
-    quantity_decimal: decimal("1"),
-    subscription: i.subscriptionId,
-    subtotal: i.price.unit_amount,
-    taxes: [],
-  });
+      period: { start: p.periodStart, end: p.periodEnd },
+      pretax_credit_amounts: [],
+      pricing: {
+        type: "price_details" as const,
+        price_details: { price: i.price.id, product: i.price.product },
+        unit_amount_decimal: null,
+      },
+      quantity: p.quantity,
+      quantity_decimal: decimal(String(p.quantity)),
+      subscription: i.subscriptionId,
+      subtotal: p.amount,
+      taxes: [],
+    });
+  }
+  const quantity = i.quantity ?? 1;
+  if (i.periodLine !== false)
+    lines.push({
+      id: `${i.id}_il_period`,
+      object: "line_item" as const,
+      amount: i.price.unit_amount * quantity,
+      currency: "usd",
+      description: `${quantity} × ${i.price.lookup_key} (at $${(i.price.unit_amount / 100).toFixed(2)} / ${i.price.recurring.interval})`,
+      discount_amounts: [],
+      discountable: true,
+      discounts: [],
+      invoice: i.id,
+      livemode: false,
+      metadata: i.metadata,
+      parent: {
+        type: "subscription_item_details",
+        invoice_item_details: null,
+        subscription_item_details: {
+          invoice_item: null,
+          proration: false,
+          proration_details: { credited_items: null },
+          subscription: i.subscriptionId,
+          subscription_item: i.subscriptionItemId,
+        },
+      },
+      period: { start: i.periodStart, end: i.periodEnd },
+      pretax_credit_amounts: [],
+      pricing: {
+        type: "price_details" as const,
+        price_details: { price: i.price.id, product: i.price.product },
+        unit_amount_decimal: decimal(String(i.price.unit_amount)),
+      },
+      quantity,
+      quantity_decimal: decimal(String(quantity)),
+      subscription: i.subscriptionId,
+      subtotal: i.price.unit_amount * quantity,
+      taxes: [],
+    });
   // Like Stripe: the total may be negative (a downgrade's unused time exceeds the new price); nothing is charged
   // then, and the difference becomes the customer's credit balance.
   const total = lines.reduce((sum, l) => sum + l.amount, 0);
-  const charged = Math.max(0, total);
+  // Stripe applies the customer's credit balance first; a negative total adds to it (ending_balance).
+  const starting = i.startingBalance ?? 0;
+  const charged = Math.max(0, total + starting);
   return {
     id: i.id,
     object: "invoice",
     account_country: "US",
     account_name: "Stagewise (emulated)",
     amount_due: charged,
-    amount_paid: charged,
-    amount_remaining: 0,
-    attempt_count: 1,
-    attempted: true,
     billing_reason: i.billingReason,
     collection_method: "charge_automatically",
     created: i.created,
     currency: "usd",
     customer: i.customer,
     customer_email: i.customerEmail ?? null,
+    ending_balance: Math.min(0, total + starting),
     hosted_invoice_url: i.hostedUrl ?? null,
     lines: {
       object: "list",
@@ -331,40 +447,21 @@ export function invoiceObject(i: InvoiceSpec) {
       quote_details: null,
       subscription_details: { metadata: i.metadata, subscription: i.subscriptionId },
     },
-    payments: {
-      object: "list",
-      data:
-        i.paymentIntent && charged > 0
-          ? [
-              {
-                id: `inpay_${i.id.slice(3)}`,
-                object: "invoice_payment" as const,
-                amount_paid: charged,
-                amount_requested: charged,
-                created: i.created,
-                currency: "usd",
-                invoice: i.id,
-                is_default: true,
-                livemode: false,
-                payment: { type: "payment_intent" as const, payment_intent: i.paymentIntent },
-                status: "paid",
-                status_transitions: { canceled_at: null, paid_at: i.created },
-              },
-            ]
-          : [],
-      has_more: false,
-      url: `/v1/invoice_payments?invoice=${i.id}`,
-    },
     period_end: i.created,
     period_start: i.created,
-    status: "paid",
-    status_transitions: { finalized_at: i.created, marked_uncollectible_at: null, paid_at: i.created, voided_at: null },
+    ...paymentFields(i.id, charged, i.payment ?? { paid: true, at: i.created }, i.paymentIntent, i.created),
+    starting_balance: starting,
     subtotal: total,
     total,
   } satisfies Partial<Wire<Stripe.Invoice>>;
 }
 
 export type InvoiceObject = ReturnType<typeof invoiceObject>;
+
+/** The invoice after a payment attempt: paid now, or still open after another failed attempt. */
+export function withPayment(inv: InvoiceObject, payment: InvoicePayment, paymentIntent: string | null): InvoiceObject {
+  return { ...inv, ...paymentFields(inv.id, inv.amount_due, payment, paymentIntent, inv.created) };
+}
 
 export interface CheckoutSessionSpec {
   id: string;
@@ -375,6 +472,8 @@ export interface CheckoutSessionSpec {
   metadata: Metadata;
   subscriptionMetadata: Metadata;
   price: PriceObject;
+  /** Seats bought (line_items[0][quantity]; default 1). */
+  quantity?: number;
   successUrl: string;
   cancelUrl: string | null;
   created: number;
@@ -388,8 +487,8 @@ export function checkoutSessionObject(s: CheckoutSessionSpec) {
   return {
     id: s.id,
     object: "checkout.session",
-    amount_subtotal: s.price.unit_amount,
-    amount_total: s.price.unit_amount,
+    amount_subtotal: s.price.unit_amount * (s.quantity ?? 1),
+    amount_total: s.price.unit_amount * (s.quantity ?? 1),
     billing_address_collection: null,
     cancel_url: s.cancelUrl,
     client_reference_id: s.clientReferenceId,
@@ -432,6 +531,7 @@ export const EMITTED_EVENT_TYPES = [
   "checkout.session.completed",
   "invoice.paid",
   "invoice.payment_succeeded",
+  "invoice.payment_failed",
   "customer.subscription.created",
   "customer.subscription.updated",
   "customer.subscription.deleted",

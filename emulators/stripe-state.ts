@@ -1,9 +1,10 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { PLANS } from "../app/shared/catalog.ts";
+import { PLANS, TEAM_PLAN } from "../app/shared/catalog.ts";
 import {
   type CheckoutSessionObject,
   type InvoiceObject,
   type PriceObject,
+  type ProrationLineSpec,
   priceObject,
   type SubscriptionObject,
 } from "./stripe-objects.ts";
@@ -51,6 +52,8 @@ export interface StoredEvent {
 export interface SessionExtra {
   subscriptionMetadata: Record<string, string>;
   priceId: string;
+  /** line_items[0][quantity]: the seats bought (older stored sessions have none: 1). */
+  quantity?: number;
 }
 
 export interface State {
@@ -65,6 +68,17 @@ export interface State {
   invoiceCounter: number;
   /** The charge behind each paid invoice, with what was refunded and any dispute. */
   charges: Record<string, { id: string; invoice: string; amountRefunded: number; dispute: string | null }>;
+  /**
+   * Stripe's time, like a test clock: null runs with the wall clock; a number is a frozen time that only
+   * POST /_emulator/clock moves (forward).
+   */
+  clock: { frozenTime: number | null };
+  /** Proration items left pending by proration_behavior=create_prorations, billed on the subscription's next invoice. */
+  pendingProrations: Record<string, ProrationLineSpec[]>;
+  /** How many of each customer's next payments will be declined (POST /_emulator/customers/:id/fail-next-payment). */
+  failNextPayments: Record<string, number>;
+  /** Each customer's credit balance in cents (negative: owed to the customer), from invoices whose total was negative. */
+  balances: Record<string, number>;
 }
 
 export const emptyState = (): State => ({
@@ -78,6 +92,10 @@ export const emptyState = (): State => ({
   requests: [],
   invoiceCounter: 0,
   charges: {},
+  clock: { frozenTime: null },
+  pendingProrations: {},
+  failNextPayments: {},
+  balances: {},
 });
 
 export function id(prefix: string): string {
@@ -86,8 +104,22 @@ export function id(prefix: string): string {
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/** Stripe's time in the emulator: the frozen test-clock time when set, else the wall clock. */
+export const stripeNow = (state: Pick<State, "clock">) => state.clock?.frozenTime ?? nowSeconds();
+
 /** The catalogue's prices, as the seeding script would create them in Stripe (one per lookup key). */
 export function emulatedPrices(): PriceObject[] {
+  const seat = priceObject({
+    id: `price_${TEAM_PLAN.lookupKey}`,
+    lookupKey: TEAM_PLAN.lookupKey,
+    unitAmount: TEAM_PLAN.pricePerSeat * 100,
+    interval: "month",
+    productId: `prod_${TEAM_PLAN.id}`,
+  });
+  return [...plansPrices(), seat];
+}
+
+function plansPrices(): PriceObject[] {
   return PLANS.flatMap((plan) =>
     (["month", "year"] as const).map((interval) =>
       priceObject({

@@ -158,6 +158,35 @@ export async function startStripeEmulator(opts: StripeEmulatorOptions) {
       );
     }),
     route("GET", "/_emulator/requests", ({ res }) => json(res, 200, state.requests)),
+    // Stripe's time, like a test clock: GET reads it; POST {"frozen_time": t} freezes it at t (never backwards),
+    // {"frozen_time": null} returns to the wall clock.
+    route("GET", "/_emulator/clock", ({ res }) => json(res, 200, { now: engine.now(), ...state.clock })),
+    route("POST", "/_emulator/clock", async ({ res, body }) => {
+      const asked = (JSON.parse(body.toString("utf8") || "{}") as { frozen_time?: unknown }).frozen_time;
+      if (asked !== null && (typeof asked !== "number" || !Number.isInteger(asked) || asked < engine.now())) {
+        return json(res, 400, {
+          error: "frozen_time must be whole Unix seconds, not before the clock's time, or null",
+        });
+      }
+      state.clock = { frozenTime: asked as number | null };
+      save();
+      await engine.runClock();
+      return json(res, 200, { now: engine.now(), ...state.clock });
+    }),
+    // The customer's next payment(s) are declined (body {"count": n}, default 1): a renewal's, a seat change's, a retry's.
+    route("POST", "/_emulator/customers/:id/fail-next-payment", ({ res, params, body }) => {
+      if (!state.customers[params.id!]) return json(res, 404, { error: "no such customer" });
+      const count = Number((JSON.parse(body.toString("utf8") || "{}") as { count?: unknown }).count ?? 1);
+      if (!Number.isInteger(count) || count < 0) return json(res, 400, { error: "count must be a whole number" });
+      state.failNextPayments[params.id!] = count;
+      save();
+      return json(res, 200, { customer: params.id, declines: count });
+    }),
+    // Smart Retries' next automatic attempt on an open invoice, now.
+    route("POST", "/_emulator/invoices/:id/retry", async ({ res, params }) => {
+      const { status, value } = await engine.retryInvoice(params.id!, true);
+      return json(res, status, value);
+    }),
     ...(["renew", "cancel-at-period-end", "end-now"] as const).map(subscriptionControl),
     ...(["refund", "dispute", "dispute-won", "dispute-lost"] as const).map(moneyControl),
     route("POST", "/_emulator/events/:id/resend", async ({ res, params }) => {

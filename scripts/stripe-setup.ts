@@ -1,10 +1,11 @@
 import Stripe from "stripe";
-import { PLANS } from "../app/shared/catalog.ts";
+import { PLANS, TEAM_PLAN } from "../app/shared/catalog.ts";
 import { HANDLED_EVENT_TYPES } from "../app/shared/stripe-event-types.ts";
 
 // One-time (and repeatable) setup of a Stripe account for this app:
 //  - a recurring price per plan and interval, found by its lookup key
-//    (app/lib/catalog.ts lookupKeys), so no price id lives in code or config;
+//    (app/shared/catalog.ts lookupKeys), so no price id lives in code or config,
+//    and the team plan's monthly price of one seat (TEAM_PLAN.lookupKey);
 //  - a default Billing Portal configuration that allows cancelling at the
 //    period's end and updating the payment method (/billing opens it);
 //  - with --webhook-url, the webhook endpoint for the events we handle; its
@@ -25,28 +26,42 @@ if (process.env.STRIPE_API_URL) {
 }
 const stripe = new Stripe(key, config);
 
+async function ensurePrice(
+  lookupKey: string,
+  unitAmount: number,
+  interval: "month" | "year",
+  product: { name: string; planId: string },
+): Promise<void> {
+  const found = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 });
+  if (found.data[0]) {
+    console.log(`ok      ${lookupKey} -> ${found.data[0].id}`);
+    return;
+  }
+  const price = await stripe.prices.create(
+    {
+      currency: "usd",
+      unit_amount: unitAmount,
+      recurring: { interval },
+      lookup_key: lookupKey,
+      product_data: { name: product.name, metadata: { planId: product.planId } },
+      metadata: { planId: product.planId, interval },
+    },
+    { idempotencyKey: `setup-price:${lookupKey}` },
+  );
+  console.log(`created ${lookupKey} -> ${price.id}`);
+}
+
 for (const plan of PLANS) {
   for (const interval of ["month", "year"] as const) {
-    const lookupKey = plan.lookupKeys[interval];
-    const found = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 });
-    if (found.data[0]) {
-      console.log(`ok      ${lookupKey} -> ${found.data[0].id}`);
-      continue;
-    }
-    const price = await stripe.prices.create(
-      {
-        currency: "usd",
-        unit_amount: (interval === "month" ? plan.price : plan.yearlyPrice) * 100,
-        recurring: { interval },
-        lookup_key: lookupKey,
-        product_data: { name: plan.name, metadata: { planId: plan.id } },
-        metadata: { planId: plan.id, interval },
-      },
-      { idempotencyKey: `setup-price:${lookupKey}` },
-    );
-    console.log(`created ${lookupKey} -> ${price.id}`);
+    const amount = (interval === "month" ? plan.price : plan.yearlyPrice) * 100;
+    await ensurePrice(plan.lookupKeys[interval], amount, interval, { name: plan.name, planId: plan.id });
   }
 }
+// One seat of the team plan for a month: a subscription's quantity is its number of seats (ADR 0290).
+await ensurePrice(TEAM_PLAN.lookupKey, TEAM_PLAN.pricePerSeat * 100, "month", {
+  name: `${TEAM_PLAN.name} seat`,
+  planId: TEAM_PLAN.id,
+});
 
 const portal = await stripe.billingPortal.configurations.list({ is_default: true, limit: 1 });
 if (portal.data[0]) console.log(`ok      billing portal configuration ${portal.data[0].id}`);

@@ -105,6 +105,36 @@ export const PLANS: readonly Plan[] = [
   },
 ];
 
+/**
+ * The team plan: billed per seat (Stripe bills the subscription item's quantity), monthly only. Each seat adds
+ * its credits to the team's shared pool every period; a seat added mid-period adds only the share its proration
+ * paid for (docs/decisions/0290-seats-billed-as-stripe-bills-seats.md). It is not one of PLANS: a person's own
+ * plan and a team's seats are bought, shown and applied apart.
+ */
+export interface TeamPlan {
+  id: "team";
+  name: string;
+  /** Monthly price of one seat, in dollars. */
+  pricePerSeat: number;
+  /** Credits each seat adds to the team's pool every month. */
+  creditsPerSeat: number;
+  /** Seats a team can have: at least its owner's. */
+  minSeats: number;
+  maxSeats: number;
+  /** The Stripe price lookup key of one seat for a month. */
+  lookupKey: string;
+}
+
+export const TEAM_PLAN: TeamPlan = {
+  id: "team",
+  name: "Team plan",
+  pricePerSeat: 59,
+  creditsPerSeat: 30,
+  minSeats: 1,
+  maxSeats: 50,
+  lookupKey: "team_seat_monthly",
+};
+
 /** Finds a plan by id or by its display name (the spec's links carry the name). */
 export function findPlan(idOrName: string | null | undefined): Plan | undefined {
   if (!idOrName) return undefined;

@@ -15,6 +15,8 @@ export const SUBSCRIPTION_EVENT_TYPES = [
 export const HANDLED_EVENT_TYPES = [
   "checkout.session.completed",
   "invoice.paid",
+  // A team's declined payment freezes its pool (workers/services/seat-events.ts, ADR 0290).
+  "invoice.payment_failed",
   ...SUBSCRIPTION_EVENT_TYPES,
   "charge.refunded",
   "charge.dispute.created",

@@ -11,6 +11,7 @@ import {
   ROOM_TYPES,
   roomTypeCode,
   SKY_TYPES,
+  TEAM_PLAN,
   yearlyMonthlyEquivalent,
 } from "~/shared/catalog";
 
@@ -48,6 +49,30 @@ describe("plans", () => {
   it("gives every plan distinct lookup keys", () => {
     const keys = PLANS.flatMap((p) => [p.lookupKeys.month, p.lookupKeys.year]);
     expect(new Set(keys).size).toBe(10);
+  });
+});
+
+describe("the team plan", () => {
+  it("is priced and credited per seat, monthly, with its own lookup key", () => {
+    expect(TEAM_PLAN).toMatchObject({ id: "team", name: "Team plan", pricePerSeat: 59, creditsPerSeat: 30 });
+    expect(TEAM_PLAN.minSeats).toBe(1);
+    expect(TEAM_PLAN.maxSeats).toBeGreaterThan(TEAM_PLAN.minSeats);
+    const keys = PLANS.flatMap((p) => [p.lookupKeys.month, p.lookupKeys.year]);
+    expect(keys).not.toContain(TEAM_PLAN.lookupKey);
+  });
+
+  it("is not one of the personal plans (a person cannot check out a team seat as their own plan)", () => {
+    expect(findPlan("team")).toBeUndefined();
+    expect(findPlan("Team plan")).toBeUndefined();
+    expect(findPlanByLookupKey(TEAM_PLAN.lookupKey)).toBeUndefined();
+  });
+
+  it("costs no more per credit than the personal plan of nearest size", () => {
+    const perCredit = TEAM_PLAN.pricePerSeat / TEAM_PLAN.creditsPerSeat;
+    const nearest = [...PLANS].sort(
+      (a, b) => Math.abs(a.credits - TEAM_PLAN.creditsPerSeat) - Math.abs(b.credits - TEAM_PLAN.creditsPerSeat),
+    )[0]!;
+    expect(perCredit).toBeLessThanOrEqual(nearest.price / nearest.credits);
   });
 });
 

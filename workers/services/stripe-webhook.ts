@@ -5,7 +5,9 @@ import { log } from "@workers/lib/log";
 import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
+import type Stripe from "stripe";
 import { type Failure, fail } from "~/shared/result";
+import { type SeatFact, toSeatFact } from "./seat-events";
 import { customerOf, paymentIntentOfFact, toPaymentEvent } from "./stripe-events";
 
 // POST /api/webhooks/stripe: the only way a payment changes credits or plans.
@@ -18,6 +20,15 @@ export type WebhookResult =
   | { status: 200; body: { received: true; outcome: "applied" | "ignored"; duplicate: boolean } };
 
 export const BAD_SIGNATURE_MESSAGE = "Invalid or expired Stripe signature.";
+
+/**
+ * Where a team's seat facts go (the team's Durable Object, which applies them with workers/services/seat-pool.ts);
+ * it answers whether the event was already applied. Without one, team events are recorded as ignored.
+ */
+export type SeatFactSink = (
+  fact: Exclude<SeatFact, { kind: "ignored" }>,
+  event: { eventId: string; type: string; createdAt: number },
+) => Promise<{ duplicate: boolean }>;
 
 /** The user an event is about: by Stripe customer first, else by the user id we put in the checkout. */
 export async function resolveEventUser(db: Database, ev: PaymentEvent): Promise<string | null> {
@@ -47,15 +58,23 @@ export async function handleStripeWebhook(
   db: Database,
   rawBody: string,
   signature: string | null | undefined,
+  seats?: SeatFactSink,
 ): Promise<WebhookResult> {
   if (!env.STRIPE_WEBHOOK_SECRET) throw new Error("STRIPE_WEBHOOK_SECRET is not set");
   if (!signature) return { status: 400, body: fail("invalid", BAD_SIGNATURE_MESSAGE) };
-  let ev: PaymentEvent;
+  let event: Stripe.Event;
   try {
-    ev = toPaymentEvent(await verifyWebhook(rawBody, signature, env.STRIPE_WEBHOOK_SECRET));
+    event = await verifyWebhook(rawBody, signature, env.STRIPE_WEBHOOK_SECRET);
   } catch {
     return { status: 400, body: fail("invalid", BAD_SIGNATURE_MESSAGE) };
   }
+  const seatFact = toSeatFact(event);
+  if (seats && seatFact.kind !== "ignored") {
+    const meta = { eventId: event.id, type: event.type, createdAt: event.created * 1000 };
+    const { duplicate } = await seats(seatFact, meta);
+    return { status: 200, body: { received: true, outcome: "applied", duplicate } };
+  }
+  const ev: PaymentEvent = toPaymentEvent(event);
 
   const userId = ev.fact.kind === "ignored" ? null : await resolveEventUser(db, ev);
   if (!userId) {

@@ -1,0 +1,188 @@
+import type Stripe from "stripe";
+import { TEAM_PLAN } from "~/shared/catalog";
+
+// A team's seats as Stripe's events tell them: a verified event about a team
+// subscription (metadata planId "team") turned into one typed fact the team's
+// Durable Object applies. Pure: no I/O. Events about a person's plan are
+// "ignored" here (stripe-events.ts handles them), and team events are
+// "ignored" there, so each event has one reader.
+// docs/decisions/0290-seats-billed-as-stripe-bills-seats.md
+
+export type SeatFact =
+  | {
+      /** Seats changed and their proration invoice settled (always_invoice): the count to apply, the credits paid for. */
+      kind: "seats_changed";
+      teamId: string | null;
+      customerId: string;
+      subscription: string;
+      quantity: number;
+      previousQuantity: number;
+      /** What the change cost, in cents, paid now (0 when seats were removed: Stripe keeps the unused time as a balance). */
+      prorationPaidCents: number;
+      invoiceId: string;
+      /** Credits the seats added buy for the rest of this period (creditsForProration). */
+      credits: number;
+      /** Stripe's event.created, ms (every fact's `at`): orders two changes that arrive out of order. */
+      at: number;
+    }
+  | {
+      /** A period of seats paid (the first, or a renewal, or a renewal paid on a retry): the pool's grant for it. */
+      kind: "period_paid";
+      teamId: string | null;
+      customerId: string;
+      subscription: string;
+      quantity: number;
+      invoiceId: string;
+      periodStart: number;
+      periodEnd: number;
+      credits: number;
+      at: number;
+    }
+  | {
+      /** A payment for the team was declined: freeze the pool (no new jobs) and tell every member. */
+      kind: "payment_failed";
+      teamId: string | null;
+      customerId: string;
+      subscription: string;
+      invoiceId: string;
+      amountDueCents: number;
+      attemptCount: number;
+      /** When Stripe tries again (ms), or null when it will not. */
+      nextPaymentAttempt: number | null;
+      billingReason: string | null;
+      at: number;
+    }
+  | {
+      /** The subscription's status and seats as Stripe now says: past_due (or worse) freezes, active thaws. */
+      kind: "seat_status";
+      teamId: string | null;
+      customerId: string;
+      subscription: string;
+      status: string;
+      quantity: number;
+      at: number;
+    }
+  | { kind: "ignored"; why: string };
+
+/** Statuses under which a team's pool takes no new jobs (its credits are kept). */
+export const FROZEN_STATUSES: ReadonlySet<string> = new Set(["past_due", "unpaid", "incomplete", "paused"]);
+
+/**
+ * The credits a proration pays for: credits per seat × the seats' paid fraction of a full period, where a full
+ * period of one seat costs the seat price. Rounded down (never more than was paid for); nothing for a negative
+ * or zero proration (seats removed give nothing back).
+ */
+export function creditsForProration(
+  prorationPaidCents: number,
+  seatPriceCents = TEAM_PLAN.pricePerSeat * 100,
+  creditsPerSeat = TEAM_PLAN.creditsPerSeat,
+): number {
+  if (prorationPaidCents <= 0 || seatPriceCents <= 0) return 0;
+  return Math.floor((creditsPerSeat * prorationPaidCents) / seatPriceCents);
+}
+
+/** How many more invitations may be pending: seats not yet taken by members. */
+export function invitationCap(seats: number, members: number): number {
+  return Math.max(0, seats - members);
+}
+
+function idOf(value: string | { id: string } | null | undefined): string | null {
+  if (!value) return null;
+  return typeof value === "string" ? value : value.id;
+}
+
+const isTeam = (metadata: Stripe.Metadata | null | undefined) => metadata?.planId === TEAM_PLAN.id;
+
+function itemLines(invoice: Stripe.Invoice) {
+  return (invoice.lines?.data ?? []).filter((l) => l.parent?.subscription_item_details);
+}
+
+function invoiceFact(invoice: Stripe.Invoice, at: number): SeatFact {
+  const details = invoice.parent?.subscription_details;
+  const subscription = idOf(details?.subscription);
+  const customerId = idOf(invoice.customer);
+  if (!subscription || !customerId || !invoice.id || !isTeam(details?.metadata)) {
+    return { kind: "ignored", why: "not a team invoice" };
+  }
+  const base = { teamId: details?.metadata?.teamId ?? null, customerId, subscription, invoiceId: invoice.id };
+  const lines = itemLines(invoice);
+  const period = lines.find((l) => !l.parent?.subscription_item_details?.proration);
+  if (period) {
+    const quantity = period.quantity ?? 0;
+    return {
+      kind: "period_paid",
+      ...base,
+      quantity,
+      periodStart: period.period.start * 1000,
+      periodEnd: period.period.end * 1000,
+      credits: quantity * TEAM_PLAN.creditsPerSeat,
+      at,
+    };
+  }
+  const prorations = lines.filter((l) => l.parent?.subscription_item_details?.proration);
+  const debit = prorations.find((l) => l.amount > 0);
+  const credit = prorations.find((l) => l.amount < 0);
+  if (!debit && !credit) return { kind: "ignored", why: "a team invoice without seats" };
+  const paid = Math.max(0, invoice.amount_paid);
+  return {
+    kind: "seats_changed",
+    ...base,
+    quantity: debit?.quantity ?? 0,
+    previousQuantity: credit?.quantity ?? 0,
+    prorationPaidCents: paid,
+    credits: creditsForProration(paid),
+    at,
+  };
+}
+
+function failedFact(invoice: Stripe.Invoice, at: number): SeatFact {
+  const details = invoice.parent?.subscription_details;
+  const subscription = idOf(details?.subscription);
+  const customerId = idOf(invoice.customer);
+  if (!subscription || !customerId || !invoice.id || !isTeam(details?.metadata)) {
+    return { kind: "ignored", why: "not a team invoice" };
+  }
+  return {
+    kind: "payment_failed",
+    teamId: details?.metadata?.teamId ?? null,
+    customerId,
+    subscription,
+    invoiceId: invoice.id,
+    amountDueCents: invoice.amount_due,
+    attemptCount: invoice.attempt_count,
+    nextPaymentAttempt: invoice.next_payment_attempt ? invoice.next_payment_attempt * 1000 : null,
+    billingReason: invoice.billing_reason ?? null,
+    at,
+  };
+}
+
+function statusFact(sub: Stripe.Subscription, createdMs: number): SeatFact {
+  const customerId = idOf(sub.customer);
+  if (!customerId || !isTeam(sub.metadata)) return { kind: "ignored", why: "not a team subscription" };
+  return {
+    kind: "seat_status",
+    teamId: sub.metadata?.teamId ?? null,
+    customerId,
+    subscription: sub.id,
+    status: sub.status,
+    quantity: sub.items?.data?.[0]?.quantity ?? 0,
+    at: createdMs,
+  };
+}
+
+/** The seat fact of a verified Stripe event ("ignored" for anything not about a team's seats). */
+export function toSeatFact(event: Stripe.Event): SeatFact {
+  const at = event.created * 1000;
+  switch (event.type) {
+    case "invoice.paid":
+      return invoiceFact(event.data.object, at);
+    case "invoice.payment_failed":
+      return failedFact(event.data.object, at);
+    case "customer.subscription.created":
+    case "customer.subscription.updated":
+    case "customer.subscription.deleted":
+      return statusFact(event.data.object, at);
+    default:
+      return { kind: "ignored", why: "event type not about seats" };
+  }
+}
