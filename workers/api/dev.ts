@@ -2,6 +2,7 @@ import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import {
   benchBalance,
+  benchJobTimings,
   benchReservations,
   createFixtureUser,
   finishedJobsInput,
@@ -64,6 +65,12 @@ export const devApi = new Hono<ApiEnv>()
     const res = await benchBalance(c.get("deps"), c.req.param("userId"));
     if (!res.ok) return failureJson(res);
     return c.json({ credits: res.credits });
+  })
+  // Benchmark: where the user's last jobs' time went (bench/job-split.ts; docs/decisions/0226).
+  .get("/bench/job-timings/:userId", async (c) => {
+    const res = await benchJobTimings(c.get("deps"), c.req.param("userId"));
+    if (!res.ok) return failureJson(res);
+    return c.json({ jobs: res.jobs });
   })
   // Benchmark: concurrent reservations through the users' objects (npm run bench).
   .post("/bench/reservations", async (c) => {

@@ -1,5 +1,5 @@
 import { log } from "../lib/log";
-import { type Checked, type CheckRequest, UNCHECKED } from "../lib/structure/verdict";
+import { type Checked, type CheckRequest, type CheckTiming, UNCHECKED } from "../lib/structure/verdict";
 import type { UserObject } from "../objects/user-object";
 import { type JudgeEnv, judge } from "./judge";
 
@@ -23,10 +23,20 @@ export default {
         message.ack();
         continue;
       }
-      const checked = await judgeSafely(env, request);
+      // The check's own times go back with its answer: the job records where its time went (jobs/clock.ts).
+      const receivedAt = Date.now();
+      const images = { start: receivedAt, end: receivedAt, calls: 0 };
+      const checked = await judgeSafely(env, request, images);
+      const timing: CheckTiming = {
+        receivedAt,
+        imagesStart: images.calls > 0 ? images.start : receivedAt,
+        imagesEnd: images.calls > 0 ? images.end : receivedAt,
+        imagesCalls: images.calls,
+        judgedAt: Date.now(),
+      };
       try {
         const user = env.USER_OBJECT.get(env.USER_OBJECT.idFromName(request.userId));
-        await user.structureChecked(request.checkId, checked);
+        await user.structureChecked(request.checkId, checked, timing);
         message.ack();
       } catch (err) {
         // The object could not be reached: tried again (an answer nobody waits for any more is dropped there).
@@ -37,9 +47,13 @@ export default {
   },
 } satisfies ExportedHandler<CheckerEnv>;
 
-async function judgeSafely(env: CheckerEnv, request: CheckRequest): Promise<Checked> {
+async function judgeSafely(
+  env: CheckerEnv,
+  request: CheckRequest,
+  images: Parameters<typeof judge>[2],
+): Promise<Checked> {
   try {
-    return await judge(env, request);
+    return await judge(env, request, images);
   } catch (err) {
     log.warn(`structure check not run: ${err instanceof Error ? err.message : String(err)}`, {
       checkId: request.checkId,

@@ -15,6 +15,7 @@ import { cachedBalance } from "@workers/objects/user/credits/view";
 import * as apiJobs from "@workers/objects/user/jobs/api-jobs";
 import * as callbacks from "@workers/objects/user/jobs/callbacks";
 import { CheckDesk } from "@workers/objects/user/jobs/checks";
+import type { JobTimings } from "@workers/objects/user/jobs/clock";
 import { keepRefused } from "@workers/objects/user/jobs/keep";
 import * as queue from "@workers/objects/user/jobs/queue";
 import * as rows from "@workers/objects/user/jobs/rows";
@@ -203,8 +204,13 @@ export class UserObject extends DurableObject<Env> {
    * job that waits commits or refunds in its own turn. Outside the serial queue, so an answer is never stuck behind
    * the work that waits for it.
    */
-  structureChecked(checkId: string, checked: unknown): boolean {
-    return typeof checkId === "string" && this.#checks.answer(checkId, checked);
+  structureChecked(checkId: string, checked: unknown, timing?: unknown): boolean {
+    return typeof checkId === "string" && this.#checks.answer(checkId, checked, timing);
+  }
+
+  /** Where this instance's last jobs' time went (jobs/clock.ts): for the bench, through GET /api/dev/bench/job-timings. */
+  jobTimings(): JobTimings[] {
+    return this.#runner.timings.list();
   }
 
   balance(userId: string): Promise<number> {

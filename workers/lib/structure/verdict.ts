@@ -30,3 +30,23 @@ export function isChecked(value: unknown): value is Checked {
   if (verdict === "unchecked") return score === null;
   return (verdict === "passed" || verdict === "refused") && typeof score === "number" && Number.isFinite(score);
 }
+
+/**
+ * What the check Worker says of its own time on one check, sent back with its answer (epoch ms, the machine's clock):
+ * the job records where its time went (workers/objects/user/jobs/clock.ts, docs/decisions/0226).
+ */
+export interface CheckTiming {
+  receivedAt: number;
+  imagesStart: number;
+  imagesEnd: number;
+  imagesCalls: number;
+  judgedAt: number;
+}
+
+export function isCheckTiming(value: unknown): value is CheckTiming {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return ["receivedAt", "imagesStart", "imagesEnd", "imagesCalls", "judgedAt"].every(
+    (k) => typeof v[k] === "number" && Number.isFinite(v[k]),
+  );
+}

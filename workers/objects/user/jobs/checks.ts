@@ -1,5 +1,13 @@
 import { log } from "@workers/lib/log";
-import { type Checked, type CheckRequest, isChecked, UNCHECKED } from "@workers/lib/structure/verdict";
+import {
+  type Checked,
+  type CheckRequest,
+  type CheckTiming,
+  isChecked,
+  isCheckTiming,
+  UNCHECKED,
+} from "@workers/lib/structure/verdict";
+import type { JobClock } from "./clock";
 
 // The object's side of the structure check (docs/decisions/0188-the-check-off-the-object.md): a job's check is a
 // message on the STRUCTURE_CHECKS queue, judged by the check Worker (workers/checker), whose answer comes back as an
@@ -12,7 +20,7 @@ export type SendCheck = (request: CheckRequest) => Promise<void>;
 
 /** The checks this instance of the object waits for, each answered once, by the check Worker or by the timeout. */
 export class CheckDesk {
-  #waiting = new Map<string, (checked: Checked) => void>();
+  #waiting = new Map<string, (checked: Checked, timing?: CheckTiming) => void>();
 
   constructor(
     private readonly send: SendCheck,
@@ -24,11 +32,21 @@ export class CheckDesk {
     return this.#waiting.size;
   }
 
-  /** Sends one check and waits for its verdict; unchecked when it cannot be sent or no answer comes in time. */
-  async request(check: Omit<CheckRequest, "checkId">): Promise<Checked> {
+  /**
+   * Sends one check and waits for its verdict; unchecked when it cannot be sent or no answer comes in time. The round
+   * trip, with the check Worker's own times when it sent them, is recorded on `clock`.
+   */
+  async request(check: Omit<CheckRequest, "checkId">, clock?: JobClock): Promise<Checked> {
     const checkId = crypto.randomUUID();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const answered = new Promise<Checked>((resolve) => this.#waiting.set(checkId, resolve));
+    const sentAt = Date.now();
+    let worker: CheckTiming | undefined;
+    const answered = new Promise<Checked>((resolve) =>
+      this.#waiting.set(checkId, (checked, timing) => {
+        worker = timing;
+        resolve(checked);
+      }),
+    );
     const timedOut = new Promise<Checked>((resolve) => {
       timer = setTimeout(() => {
         log.warn("structure check not answered in time", { checkId, timeoutMs: this.timeoutMs });
@@ -48,18 +66,20 @@ export class CheckDesk {
     } finally {
       clearTimeout(timer);
       this.#waiting.delete(checkId);
+      clock?.check(sentAt, Date.now(), worker);
     }
   }
 
   /**
    * The check Worker's answer: true when a job here waited for it. An answer for a check nobody waits for (it timed
-   * out, or the object restarted since it was sent) changes nothing.
+   * out, or the object restarted since it was sent) changes nothing. `timing`: the check Worker's own times, when it
+   * sent them (clock.ts); anything else is ignored.
    */
-  answer(checkId: string, checked: unknown): boolean {
+  answer(checkId: string, checked: unknown, timing?: unknown): boolean {
     const waiter = this.#waiting.get(checkId);
     if (!waiter || !isChecked(checked)) return false;
     this.#waiting.delete(checkId);
-    waiter({ verdict: checked.verdict, score: checked.score });
+    waiter({ verdict: checked.verdict, score: checked.score }, isCheckTiming(timing) ? timing : undefined);
     return true;
   }
 }

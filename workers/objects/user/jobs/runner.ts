@@ -8,6 +8,7 @@ import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, staleReservationKeys } from "@workers/objects/user/credits/reservations";
 import type { CheckDesk } from "./checks";
+import { JobClock, RecentTimings } from "./clock";
 import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
@@ -49,6 +50,8 @@ export class JobRunner {
   #pumpAgain = false;
   /** This instance of the user's object, for the provider gate (slots.ts). */
   readonly #instance = crypto.randomUUID();
+  /** Where the last jobs' time went (clock.ts): read by the bench through the dev tools. */
+  readonly timings = new RecentTimings();
 
   constructor(private readonly host: RunnerHost) {}
 
@@ -123,19 +126,30 @@ export class JobRunner {
    * (slots.ts).
    */
   async #run(userId: string, queued: Job): Promise<void> {
-    const slot = await takeSlot(this.host.env, userId, queued, this.#instance);
+    const clock = new JobClock(queued.id, queued.photoId);
+    this.timings.keep(clock.timings);
+    const slot = await clock.time("slotWait", () => takeSlot(this.host.env, userId, queued, this.#instance));
     try {
-      await this.#runHolding(userId, queued, slot);
+      await this.#runHolding(userId, queued, slot, clock);
     } finally {
       await slot.release();
+      clock.end();
     }
   }
 
   /** Marks a queued job running, calls the provider, and commits or refunds its credit. */
-  async #runHolding(userId: string, queued: Job, slot: Slot): Promise<void> {
+  async #runHolding(userId: string, queued: Job, slot: Slot, clock: JobClock): Promise<void> {
     const { env, db } = this.host;
-    const tally = providerCalls();
-    const started = await rows.startRunning(db, queued.id, this.host.now());
+    const calls = providerCalls();
+    const tally = {
+      calls: calls.calls,
+      onCall: (call: Parameters<typeof calls.onCall>[0]) => {
+        calls.onCall(call);
+        const end = Date.now();
+        clock.add("providerCall", end - call.ms, end);
+      },
+    };
+    const started = await clock.time("d1Write", () => rows.startRunning(db, queued.id, this.host.now()));
     if (!started) return;
     const { job } = started;
     if (variations.isGroupLead(job)) {
@@ -149,7 +163,11 @@ export class JobRunner {
     // The result's R2 write: every way out waits for it to settle before deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
-      let attempt = await produce(env, db, job, this.host.now(), { photo: started.photo, onCall: tally.onCall });
+      let attempt = await produce(env, db, job, this.host.now(), {
+        photo: started.photo,
+        onCall: tally.onCall,
+        clock,
+      });
       // The provider's part is done: the check and the commit run without the slot.
       await slot.release();
       writeSettled = attempt.stored.catch(() => undefined);
@@ -157,15 +175,19 @@ export class JobRunner {
       // The check Worker reads the result from R2: it is judged once it is stored.
       let made = job;
       const source = started.photo ? await sourceKey(db, job, started.photo.originalKey) : null;
-      const check = roomCheck(this.host.checks, userId, job.kind, source);
+      const check = roomCheck(this.host.checks, userId, job.kind, source, clock);
       await attempt.stored;
       let checked = await check(attempt.result.key);
       if (checked.verdict === "refused") {
         made = { ...job, params: retryParams(job.params) };
         // The free second try is another provider call: it waits for a slot of its own (the job shows running).
-        const again = await takeSlot(env, userId, job, this.#instance);
+        const again = await clock.time("slotWait", () => takeSlot(env, userId, job, this.#instance));
         try {
-          attempt = await produce(env, db, made, this.host.now(), { photo: started.photo, onCall: tally.onCall });
+          attempt = await produce(env, db, made, this.host.now(), {
+            photo: started.photo,
+            onCall: tally.onCall,
+            clock,
+          });
         } finally {
           await again.release();
         }
@@ -187,8 +209,10 @@ export class JobRunner {
         return;
       }
       const passed = { verdict: checked.verdict, score: checked.score };
-      const kept = await this.host.change(userId, (now) =>
-        this.#commit(userId, made, result, stored, now, passed, callStatements(db, now, tally.calls)),
+      const kept = await clock.time("d1Write", () =>
+        this.host.change(userId, (now) =>
+          this.#commit(userId, made, result, stored, now, passed, callStatements(db, now, tally.calls)),
+        ),
       );
       // Refunded meanwhile (the alarm gave up on it), or no longer running: the result is not kept.
       if (!kept) {
@@ -196,7 +220,7 @@ export class JobRunner {
         await env.PHOTOS.delete(rows.jobResultKeys(job));
         return;
       }
-      this.#finish(finishThumb(env, db, made, result, this.host.now()));
+      this.#finish(finishThumb(env, db, made, result, this.host.now(), clock));
     } catch (err) {
       const message = failureMessage(job.kind, err);
       // The provider's failures are the job's ordinary ends; anything else is a fault of ours, and a person hears of it.

@@ -6,6 +6,7 @@ import type { Stmt } from "@workers/objects/user/batch";
 import { and, eq, inArray } from "drizzle-orm";
 import { DEFAULT_CREATIVITY } from "~/shared/staging-options";
 import type { CheckDesk } from "./checks";
+import type { JobClock } from "./clock";
 import { type JobResult, versionValues } from "./rows";
 
 // The structure check as a step of a job (issue 33, docs/decisions/0162-results-true-to-the-room.md): a result is
@@ -27,8 +28,14 @@ export type RoomCheck = (resultKey: string) => Promise<Checked>;
  * The check of a job's results against the picture stored under `sourceKey`, for a job of `kind`: each result is
  * one message to the check Worker, awaited through `desk` (checks.ts). No source: every result is "unchecked".
  */
-export function roomCheck(desk: CheckDesk, userId: string, kind: Job["kind"], sourceKey: string | null): RoomCheck {
-  return async (resultKey) => (sourceKey ? desk.request({ userId, kind, sourceKey, resultKey }) : UNCHECKED);
+export function roomCheck(
+  desk: CheckDesk,
+  userId: string,
+  kind: Job["kind"],
+  sourceKey: string | null,
+  clock?: JobClock,
+): RoomCheck {
+  return async (resultKey) => (sourceKey ? desk.request({ userId, kind, sourceKey, resultKey }, clock) : UNCHECKED);
 }
 
 /** The R2 key of the image a job starts from (its original, or the version it names); null when that is gone. */
