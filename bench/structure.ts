@@ -3,6 +3,7 @@ import { loadPhotosFromDisk } from "../test/fixtures/structure/load-node.ts";
 import { makePairs } from "../test/fixtures/structure/pairs.ts";
 import { type Rgba, resize } from "../test/fixtures/structure/pixels.ts";
 import { analysisSize, checkStructure, STRUCTURE_THRESHOLDS, toAnalysis } from "../workers/lib/structure/check.ts";
+import { structureScores } from "../workers/lib/structure/measures.ts";
 import { type BenchModule, median } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
 
@@ -42,12 +43,12 @@ export function structureModule(): BenchModule {
       const scored: Scored[] = [];
       for (const pair of makePairs(photos).filter((p) => p.half === "held-out")) {
         const { source: s, result: r } = pair.make();
-        const v = checkStructure(
+        const v = structureScores(
           toAnalysis(s.data, s.width, s.height),
           toAnalysis(r.data, r.width, r.height, analysisSize(s.width, s.height)),
           { kind: pair.kind },
         );
-        scored.push({ ...pair, carried: v.scores.carriedOver, moved: v.scores.movedAreas });
+        scored.push({ ...pair, carried: v.carriedOver, moved: v.movedAreas });
       }
       held = rates(scored, judgeWith(STRUCTURE_THRESHOLDS));
       // The timed pair: the set's empty room at the largest sizes the Worker handles.

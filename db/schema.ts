@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Mirrors migrations/*.sql (the SQL is the source of truth; test/integration/schema.test.ts
@@ -373,9 +374,24 @@ export const photoVersions = sqliteTable("photo_versions", {
   width: integer("width").notNull(),
   height: integer("height").notNull(),
   createdAt: integer("created_at").notNull(),
-  // migrations/0019_structure_check.sql: what the structure check said of it (null: made before the check).
-  structureVerdict: text("structure_verdict", { enum: ["passed", "refused", "kept", "unchecked"] }),
+  // migrations/0019_structure_check.sql: what the structure check said of it (null: made before the check). Written
+  // through versionValues (jobs/rows.ts); read as structureVerdict below, which also knows a flagged result.
+  storedVerdict: text("structure_verdict", { enum: ["passed", "refused", "kept", "unchecked"] }),
   structureScore: real("structure_score"),
+  // migrations/0021_structure_flagged.sql (docs/decisions/0215-flag-when-unsure.md): why a delivered result is flagged,
+  // and the verdict as the code reads it, computed by D1 from the two columns.
+  structureFlagged: text("structure_flagged", { enum: ["score", "daily_limit"] }),
+  structureVerdict: text("structure_outcome", {
+    enum: ["passed", "flagged", "refused", "kept", "unchecked"],
+  }).generatedAlwaysAs(
+    sql`CASE WHEN structure_verdict = 'passed' AND structure_flagged IN ('score', 'daily_limit') THEN 'flagged' ELSE structure_verdict END`,
+    { mode: "virtual" },
+  ),
+  /** Where the check saw the room change ("upper left", ...); null when it said nothing. */
+  structureReasons: text("structure_reasons", { mode: "json" }).$type<string[]>(),
+  /** "I checked the walls and windows": when, and by which user, a flagged result was confirmed. */
+  structureConfirmedAt: integer("structure_confirmed_at"),
+  structureConfirmedBy: text("structure_confirmed_by"),
 });
 
 export type StructureVerdict = NonNullable<PhotoVersion["structureVerdict"]>;
@@ -505,4 +521,13 @@ export const cronRuns = sqliteTable("cron_runs", {
   ok: integer("ok", { mode: "boolean" }).notNull(),
   failed: text("failed"),
   requestId: text("request_id").notNull(),
+});
+
+/** The landing page's measured figures, one row recomputed at most hourly (migrations/0022_site_figures.sql). */
+export const siteFiguresRows = sqliteTable("site_figures", {
+  id: text("id").primaryKey(),
+  /** The answer of GET /api/figures (app/shared/site-figures.ts), as JSON; null until first computed. */
+  figures: text("figures"),
+  computedAt: integer("computed_at").notNull().default(0),
+  claimedAt: integer("claimed_at"),
 });

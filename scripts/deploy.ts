@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 // `npm run deploy -- --env staging|production [--dry-run] [--provider-only stage,sky]`: the one way Stagewise is
@@ -16,48 +16,17 @@ import { parseArgs } from "node:util";
 //   6. production only, after a good smoke check: the commit is tagged release-<UTC date>-<sha> and the tag pushed,
 //      which is what the migration check compares the next migrations with.
 //
+// Before any step it refuses an environment that still holds placeholders, has no route or leaves workers.dev on,
+// or whose provider share would take the environments above the provider's allowance (scripts/deploy-target.ts).
+//
 // --dry-run prints each step with the exact command, needing no network, account or secret. A failure prints how
 // to roll back: the code to the version noted in step 3, the database to the bookmark.
 
-export const ROOT = resolve(import.meta.dirname, "..");
-export const ENVIRONMENTS = ["staging", "production"] as const;
-export type DeployEnv = (typeof ENVIRONMENTS)[number];
-const PLACEHOLDER_DB = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
+import { type DeployEnv, ENVIRONMENTS, ROOT, readTarget, type Target } from "./deploy-target.ts";
+
+export { type DeployEnv, ENVIRONMENTS, ROOT, readTarget, type Target };
 /** Where the smoke check's deep probe looks; the answer must be 200 with ok: true. */
 export const HEALTH_PATH = "/api/health?deep=1";
-
-/** What wrangler.toml says about one environment. */
-export interface Target {
-  env: DeployEnv;
-  worker: string;
-  origin: string;
-  database: { binding: string; name: string; id: string };
-  bucket: string;
-  /** Settings that still hold the committed placeholders: a real deploy refuses them. */
-  placeholders: string[];
-}
-
-/** Reads wrangler.toml for one environment through wrangler's own reader (what `wrangler deploy` applies). */
-export async function readTarget(env: DeployEnv, configPath = join(ROOT, "wrangler.toml")): Promise<Target> {
-  const { unstable_readConfig } = await import("wrangler");
-  const c = unstable_readConfig({ config: configPath, env }, { hideWarnings: true });
-  const vars = c.vars as Record<string, string>;
-  const db = c.d1_databases.find((d: { binding: string }) => d.binding === "DB");
-  if (!db?.database_name || !db.database_id) throw new Error(`[env.${env}] has no D1 database bound as DB`);
-  const placeholders: string[] = [];
-  if (PLACEHOLDER_DB.test(db.database_id)) placeholders.push("d1_databases.database_id");
-  for (const k of ["APP_ORIGIN", "SUPPORT_EMAIL", "MAIL_FROM"]) {
-    if (/example\.(com|org|net)\b/.test(vars[k] ?? "example.com")) placeholders.push(`vars.${k}`);
-  }
-  return {
-    env,
-    worker: c.name ?? "",
-    origin: (vars.APP_ORIGIN ?? "").replace(/\/$/, ""),
-    database: { binding: db.binding, name: db.database_name, id: db.database_id },
-    bucket: c.r2_buckets[0]?.bucket_name ?? "",
-    placeholders,
-  };
-}
 
 export interface Command {
   /** The program and its arguments, run without a shell. */
@@ -148,6 +117,7 @@ export async function deploy(o: DeployOptions, io: DeployIO): Promise<number> {
       `[env.${env}] in wrangler.toml still holds placeholders: ${target.placeholders.join(", ")} (README.md, "First deploy")`,
     );
   }
+  for (const r of target.refusals) problems.push(r);
   if (!o.vars.HEALTH_PROBE_SECRET) {
     problems.push("HEALTH_PROBE_SECRET is not set in this shell: the smoke check could not run after the deploy");
   }

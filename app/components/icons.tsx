@@ -46,15 +46,3 @@ export function StrokeIcon({ d, className, strokeWidth = 2 }: { d: string; class
 export function Icon({ name, className = "h-5 w-5" }: { name: IconName; className?: string }) {
   return <StrokeIcon d={PATHS[name]} className={className} />;
 }
-
-export function Stars({ className = "h-4 w-4" }: { className?: string }) {
-  return (
-    <span className="inline-flex text-accent-500" aria-hidden="true">
-      {[0, 1, 2, 3, 4].map((i) => (
-        <svg key={i} viewBox="0 0 20 20" className={className} fill="currentColor">
-          <path d="M10 1.5l2.6 5.3 5.9.9-4.3 4.1 1 5.8L10 14.9l-5.2 2.7 1-5.8L1.5 7.7l5.9-.9z" />
-        </svg>
-      ))}
-    </span>
-  );
-}

@@ -28,6 +28,14 @@ export function sameView(a: LibraryView, b: LibraryView): boolean {
   return a.kind === b.kind && (a.kind !== "folder" || (b.kind === "folder" && a.folderId === b.folderId));
 }
 
+/**
+ * Why paid work on a photo in the trash is refused (keep, stage, re-roll, removal, sky, variations, the brush, a
+ * batch, a retry, the public API): said before anything is reserved or written (docs/decisions/0202).
+ */
+export function inTrashMessage(photoName: string): string {
+  return `"${photoName}" is in the trash: restore it first to stage, keep or change it. Nothing was charged.`;
+}
+
 /** What the grid shows of a photo (never a storage key). */
 export interface PhotoCard {
   id: string;

@@ -5,12 +5,18 @@ import { hasCompleteEnding, readImageInfo, sniffImageType } from "./image-format
 
 /** A mask is mostly black and compresses to a few tens of KB; 2 MB is far above any painted one. */
 export const MAX_MASK_BYTES = 2 * 1024 * 1024;
-/** A stored mask is named by the SHA-256 of its bytes (lower-case hex): sending the same mask twice stores it once. */
+/**
+ * A mask is named by the SHA-256 of its bytes (lower-case hex). A photo keeps one mask, its newest: storing another
+ * replaces it, and a removal naming the one replaced is refused (docs/decisions/0211-masks-decoded-once-per-photo.md).
+ */
 export const MASK_ID_PATTERN = /^[0-9a-f]{64}$/;
 
 export const MASK_MESSAGES = {
   notPng: "The mask must be a PNG image (white where things should go, black elsewhere).",
   damaged: "The mask PNG is incomplete or damaged.",
+  notGray:
+    "The mask must be black and white: a grayscale PNG, or an RGB one whose every pixel is gray and fully opaque (no palette, not interlaced).",
+  replaced: "A newer mask was painted on this photo since this removal was asked for. Paint what should go again.",
   tooLarge: "The mask is larger than 2 MB.",
   badId: "That is not a mask id.",
   notFound: "That mask was not found. Paint what should go again.",

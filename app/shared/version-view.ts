@@ -4,11 +4,49 @@
 export type VersionKind = "stage" | "sky" | "removal";
 
 /**
- * What the structure check said of a version (docs/decisions/0162-results-true-to-the-room.md): passed; refused (it
- * changed walls, windows or doors, was not charged, and is shown small until kept); kept (refused, then kept for a
- * credit); unchecked (the check could not run). Null for versions made before the check.
+ * What the structure check said of a version (docs/decisions/0215-flag-when-unsure.md, 0162): passed; flagged (it may
+ * have changed the room: delivered and charged, marked "Check the walls and windows", and offered for a listing only
+ * once its owner confirms they checked it); refused (it changed walls, windows or doors, was not charged, and is shown
+ * small until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions
+ * made before the check.
  */
-export type StructureVerdict = "passed" | "refused" | "kept" | "unchecked";
+export type StructureVerdict = "passed" | "flagged" | "refused" | "kept" | "unchecked";
+
+/** Why a flagged result is flagged: its score (the check was unsure), or the day's free refusals were spent. */
+export type FlaggedBy = "score" | "daily_limit";
+
+/**
+ * How many results a day (UTC) the structure check may refuse for one user, each refunded after at most one more
+ * provider call at our expense; past it, a refused result is delivered flagged and charged (ADR 0215).
+ */
+export const FREE_REFUSALS_PER_DAY = 5;
+
+/** What a flagged result says first, wherever it is shown. */
+export const CHECK_WALLS = "Check the walls and windows";
+/** What its owner confirms before a flagged result goes into a listing. */
+export const CONFIRM_CHECKED = "I checked the walls and windows";
+
+/** "upper left", "upper left and lower right", "a, b and c". */
+function listed(items: readonly string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/** The message of a flagged result: what to check, where the check saw the change, and why it was delivered. */
+export function flaggedMessage(reasons: readonly string[], flaggedBy: FlaggedBy | null): string {
+  const where =
+    reasons.length > 0
+      ? ` The structure check saw a change at the ${listed(reasons)} of the photo.`
+      : " The structure check could not be sure the room kept its walls, windows and doors.";
+  const why =
+    flaggedBy === "daily_limit"
+      ? ` It would have been refused and not charged, but ${FREE_REFUSALS_PER_DAY} of your results were already refused today, so it was delivered and charged (free refusals start again at midnight UTC).`
+      : "";
+  return `${CHECK_WALLS}: compare this result with the original before you use it.${where}${why}`;
+}
+
+/** What the owner reads once they confirmed a flagged result. */
+export const STRUCTURE_CONFIRMED = `Confirmed: “${CONFIRM_CHECKED}”. This result can now go into a listing.`;
 
 /** Why a refused result is not downloaded: it was not charged, and keeping it costs a credit. */
 export const REFUSED_NOT_DOWNLOADED =
@@ -17,6 +55,9 @@ export const REFUSED_NOT_DOWNLOADED =
 /** Why a kept result is not offered for a listing: MLS rules forbid changing a room's permanent features. */
 export const KEPT_NOT_FOR_MLS =
   "This result changed the room's walls, windows or doors, which MLS rules forbid in listing photos, so it is not offered for a listing.";
+
+/** Why a flagged result is not offered for a listing until its owner says they checked it. */
+export const FLAGGED_NOT_CONFIRMED = `This result is marked “${CHECK_WALLS}”: MLS rules forbid changing a room's permanent features, so it goes into a listing only once you confirm “${CONFIRM_CHECKED}” (on the photo, or POST …/versions/{versionId}/confirm-structure in the API).`;
 
 /** Why a refused result is not a starting point for another job: it was not charged, and keeping it costs a credit. */
 export const REFUSED_NOT_A_SOURCE =
@@ -27,11 +68,51 @@ export function usableAsSource(v: { structure?: { verdict: StructureVerdict } | 
   return v.structure?.verdict !== "refused";
 }
 
-/** Why a version cannot go into a listing (labelled download, original page, listing pack); null when it can. */
-export function mlsRefusal(verdict: StructureVerdict | null | undefined): string | null {
+/**
+ * Why a version cannot go into a listing (labelled download, original page, listing pack); null when it can. The one
+ * rule for the server's exports and the page's buttons: a refused or kept result never; a flagged one once confirmed.
+ */
+export function mlsRefusal(
+  verdict: StructureVerdict | null | undefined,
+  confirmedAt: number | null | undefined,
+): string | null {
   if (verdict === "refused") return REFUSED_NOT_DOWNLOADED;
   if (verdict === "kept") return KEPT_NOT_FOR_MLS;
+  if (verdict === "flagged" && confirmedAt == null) return FLAGGED_NOT_CONFIRMED;
   return null;
+}
+
+/** What a version tells of its structure check (the page's and the public API's `structure`). */
+export interface StructureView {
+  verdict: StructureVerdict;
+  /** The check's score (higher: further from the source's architecture); null when it could not run. */
+  score: number | null;
+  /** Where the check saw the change ("upper left", ...); empty when it passed or cannot say. */
+  reasons: string[];
+  /** Flagged results only: what the owner reads (what to check, where, and why it was delivered). */
+  message: string | null;
+  /** Flagged results only: when the owner confirmed "I checked the walls and windows" (epoch ms), else null. */
+  confirmedAt: number | null;
+}
+
+/** A stored version's structure view; null before the check existed. */
+export function structureView(v: {
+  structureVerdict?: StructureVerdict | null;
+  structureScore?: number | null;
+  structureReasons?: string[] | null;
+  structureFlagged?: FlaggedBy | null;
+  structureConfirmedAt?: number | null;
+}): StructureView | null {
+  if (!v.structureVerdict) return null;
+  const flagged = v.structureVerdict === "flagged";
+  const reasons = v.structureReasons ?? [];
+  return {
+    verdict: v.structureVerdict,
+    score: v.structureScore ?? null,
+    reasons,
+    message: flagged ? flaggedMessage(reasons, v.structureFlagged ?? null) : null,
+    confirmedAt: flagged ? (v.structureConfirmedAt ?? null) : null,
+  };
 }
 
 /** What the server knows of a stored version (a photo_versions row). */
@@ -48,6 +129,9 @@ export interface StoredVersion {
   createdAt: number;
   structureVerdict?: StructureVerdict | null;
   structureScore?: number | null;
+  structureReasons?: string[] | null;
+  structureFlagged?: FlaggedBy | null;
+  structureConfirmedAt?: number | null;
 }
 
 /** A version of a photo as the page sees it. */
@@ -67,8 +151,8 @@ export interface VersionView {
   height: number;
   bytes: number;
   createdAt: number;
-  /** The structure check's verdict and score (it fails above 1); null before the check existed. */
-  structure: { verdict: StructureVerdict; score: number | null } | null;
+  /** What the structure check said (verdict, score, where, the flagged message); null before the check existed. */
+  structure: StructureView | null;
   imageUrl: string;
   thumbUrl: string;
   downloadUrl: string;
@@ -89,7 +173,7 @@ export function toVersionView(v: StoredVersion, shownKey?: string | null): Versi
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
-    structure: v.structureVerdict ? { verdict: v.structureVerdict, score: v.structureScore ?? null } : null,
+    structure: structureView(v),
     imageUrl: `${base}/image`,
     thumbUrl: `${base}/thumb`,
     downloadUrl: `${base}/download`,

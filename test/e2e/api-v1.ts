@@ -309,7 +309,7 @@ export interface paths {
                         "application/json": components["schemas"]["Failure"];
                     };
                 };
-                /** @description The Idempotency-Key was used for another request, or its first request is still running */
+                /** @description The photo is in the trash (restore it first; nothing is reserved), or the Idempotency-Key was used for another request, or its first request is still running */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -498,6 +498,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/photos/{photoId}/versions/{versionId}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a result the structure check refused
+         * @description A result that moved walls, windows or doors is refused: the job fails, its credit goes back, and the version has no downloadUrl, only a keepUrl. POST here to keep it anyway for one credit, as the page's "Keep it anyway" does: it becomes the photo's shown version, labelled kept, and its downloadUrl gives your own copy (`?disclosure=none`); it changed the room, so it never goes into a listing. Send an Idempotency-Key: a retry with the same key gets the first answer and is never charged twice.
+         *
+         *     Scope: `stage`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Retries with the same key get the first answer and are never charged twice (kept 24 hours). */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    photoId: string;
+                    versionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The kept version and the balance after its credit */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["KeepAnswer"];
+                    };
+                };
+                /** @description The input is malformed or breaks a rule */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description No API key, or a revoked one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Not enough credits: keeping costs one */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description The key lacks the scope this route needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Not there, or not yours */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description The version is not a refused result (it passed, or was kept already), or the Idempotency-Key was used for another request or its first request is still running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Too many requests for this key; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/photos/{photoId}/versions/{versionId}/download": {
         parameters: {
             query?: never;
@@ -507,7 +617,7 @@ export interface paths {
         };
         /**
          * Download a version for the listing
-         * @description The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published; 409 when the structure check refused the result (not charged: keep it first) or it was kept anyway (it changed the room, so it is never for a listing), or when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged, your own copy, not for advertising: a kept result too, never a refused one (409).
+         * @description The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published; 409 when the structure check refused the result (not charged: keep it first) or it was kept anyway (it changed the room, so it is never for a listing), when it flagged the result and nobody has confirmed checking its walls and windows (POST …/confirm-structure), or when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged, your own copy, not for advertising: a kept result too, never a refused one (409).
          *
          *     Scope: `read`.
          */
@@ -572,7 +682,7 @@ export interface paths {
                         "application/json": components["schemas"]["Failure"];
                     };
                 };
-                /** @description The structure check refused the result (or it was kept anyway: never for a listing), or the label gives the original page's address and that page is not published (or its listing's pages closed) */
+                /** @description The structure check refused the result (or it was kept anyway: never for a listing), or flagged it and nobody confirmed it was checked (POST …/confirm-structure), or the label gives the original page's address and that page is not published (or its listing's pages closed) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -663,7 +773,96 @@ export interface paths {
                         "application/json": components["schemas"]["Failure"];
                     };
                 };
-                /** @description The structure check refused the result (or it was kept anyway: never for a listing), or the label gives the original page's address and that page is not published (or its listing's pages closed) */
+                /** @description The structure check refused the result (or it was kept anyway: never for a listing), or flagged it and nobody confirmed it was checked (POST …/confirm-structure), or the label gives the original page's address and that page is not published (or its listing's pages closed) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Too many requests for this key; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/photos/{photoId}/versions/{versionId}/confirm-structure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm you checked a flagged result's walls and windows
+         * @description For a version whose structure verdict is "flagged" (the check saw the room may have changed: delivered and charged, see structure.reasons for where): says you compared it with the original and its walls, windows and doors are the room's. From then on its download for the listing and its original page are allowed (until then they answer 409). Stored with the version (when, by whom); said again, the first confirmation stands. 409 for a version that is not flagged.
+         *
+         *     Scope: `stage`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    photoId: string;
+                    versionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Confirmed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StructureConfirmed"];
+                    };
+                };
+                /** @description No API key, or a revoked one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description The key lacks the scope this route needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Not there, or not yours */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description The version is not flagged: only a flagged result asks for this */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -879,22 +1078,40 @@ export interface components {
             height: number;
             bytes: number;
             createdAt: number;
-            /** @description What the structure check said: passed; refused (the result moved walls, windows or doors: the job failed uncharged, the image is not downloadable until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions made before the check. */
+            /** @description What the structure check said: passed; flagged (it may have changed the room: delivered and charged, downloadable, but for a listing only once confirmed with POST …/confirm-structure); refused (the result moved walls, windows or doors: the job failed uncharged, the image is not downloadable until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions made before the check. */
             structure: {
                 /** @enum {string} */
-                verdict: "passed" | "refused" | "kept" | "unchecked";
-                /** @description The check's score: it fails above 1. */
+                verdict: "passed" | "flagged" | "refused" | "kept" | "unchecked";
+                /** @description The check's score: higher is further from the photo's architecture. */
                 score: number | null;
+                /** @description Where the check saw the room change, as places on the photo ("upper left", "lower centre"); empty when it passed or cannot say. */
+                reasons: string[];
+                /** @description A flagged result's message for the agent: what to check, where, and why it was delivered. Null otherwise. */
+                message: string | null;
+                /** @description A flagged result: when its owner confirmed "I checked the walls and windows" (POST …/confirm-structure; epoch ms), null until then. Null for other verdicts. */
+                confirmedAt: number | null;
             } | null;
-            /** @description GET it with the same API key. */
-            downloadUrl: string;
+            /** @description GET it with the same API key: the download for the listing; for a kept result your own copy (?disclosure=none), since a result that changed the room never goes into a listing. Null for a refused result: keep it first (keepUrl). */
+            downloadUrl: string | null;
+            /** @description For a refused result only: POST it to keep the result for one credit (then it has a downloadUrl). Null otherwise. */
+            keepUrl: string | null;
         } | null;
         VersionList: {
             versions: components["schemas"]["Version"][];
         };
+        KeepAnswer: {
+            version: components["schemas"]["Version"];
+            /** @description Credits left after the keep. */
+            credits: number;
+        };
         OriginalPage: {
             /** @description The public page: give it wherever the altered photo is advertised. */
             url: string;
+        };
+        StructureConfirmed: {
+            versionId: string;
+            /** @description When it was confirmed (the first confirmation; epoch ms). */
+            confirmedAt: number;
         };
         Balance: {
             credits: number;

@@ -248,8 +248,18 @@ describe("the landing page's figures", () => {
     expect(await page.getByTestId("figure-success").textContent()).toContain("95%");
     expect(await page.getByTestId("figure-time").textContent()).toContain("38s");
     const answer = await fetch(`${baseUrl()}/api/figures`);
-    expect(answer.headers.get("cache-control")).toContain("s-maxage=3600");
-    expect(await answer.json()).toMatchObject({ jobs: 60, successPercent: 95, medianMs: 38_000 });
+    expect(answer.headers.get("cache-control")).toBe("public, max-age=600");
+    expect(await answer.json()).toMatchObject({
+      jobs: 60,
+      successPercent: 95,
+      medianMs: 38_000,
+      single: { jobs: 60, medianMs: 38_000 },
+      batch: { jobs: 0, medianMs: null },
+    });
+    // The page claims nothing that no query backs (issue 46): no rating, no testimonial, no "100% automated".
+    const text = (await page.locator("body").textContent()) ?? "";
+    for (const claim of ["Trusted by realtors", "100% automated", "★"]) expect(text).not.toContain(claim);
+    expect(await page.locator("svg path[d^='M10 1.5l2.6 5.3']").count()).toBe(0);
     page.assertClean();
   });
 });

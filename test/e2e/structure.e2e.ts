@@ -3,12 +3,25 @@ import { seedPhotos } from "../../bench/library-bytes.ts";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 
-// The structure check in a browser (issue 33, docs/decisions/0162-results-true-to-the-room.md), on a real room photo
-// of the check's labelled set (seedPhotos' ROOM_PHOTO), against the production build and the provider emulator:
-// its "drift" mode moves a window and the ceiling line, so the refusal, the free second try and "Keep it anyway"
-// run end to end.
+// The structure check in a browser (issue 33, docs/decisions/0162-results-true-to-the-room.md, 0215-flag-when-unsure.md),
+// on a real room photo of the check's labelled set (seedPhotos' ROOM_PHOTO), against the production build and the
+// provider emulator: its "drift" mode moves a window and the ceiling line. Under production's limits, which refuse
+// nothing, such a result is flagged ("Check the walls and windows"), delivered and charged, and goes into a listing
+// only once confirmed; a user whose results are judged by limits that refuse over 1 (set through the dev tools) runs
+// the refusal, the free second try and "Keep it anyway" end to end.
 
 const REFUSED = "This result changed the room's walls, windows or doors, so it was not charged.";
+const CHECK_WALLS = "Check the walls and windows";
+
+/** Judges the user's stagings by limits that refuse any score over 1 (production's refuse nothing). */
+async function refuseOverOne(userId: string): Promise<void> {
+  const res = await fetch(`${baseUrl()}/api/dev/users/${userId}/structure-limits`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ limits: { stage: { mark: 1, refuse: 1 } } }),
+  });
+  expect(res.status).toBe(200);
+}
 
 let b: OpenBrowser;
 beforeAll(async () => {
@@ -26,8 +39,71 @@ async function stagingCallsSince(since: number): Promise<Record<string, unknown>
 }
 
 describe("results true to the room", () => {
-  it("a result that moves a window is tried again free, then not charged; kept anyway for one credit", async () => {
+  it("a result that moves a window is flagged and charged, says where, and its MLS download asks for the confirmation", async () => {
     const user = await createUser({ credits: 2 });
+    const [photoId] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Living room");
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    await page.goto(`${baseUrl()}/photos/${photoId}`);
+    await page.waitForSelector("html[data-hydrated=true]");
+    const credits = page.getByTestId("credits").first();
+    await expect.poll(() => credits.textContent()).toBe("2");
+    await openPhotoEditor(page);
+    const dialog = page.getByTestId("quick-dialog");
+
+    await setProviderMode("drift");
+    const before = Date.now();
+    await dialog.getByLabel("Add furniture").check();
+    await dialog.getByLabel("Room type").selectOption({ label: "Living Room" });
+    await dialog.getByLabel("Furniture style").selectOption({ label: "Modern" });
+    await dialog.getByRole("button", { name: "Process Photo", exact: true }).click();
+    const flagged = dialog.getByTestId("job-flagged");
+    await flagged.waitFor({ timeout: 90_000 });
+    const said = (await flagged.textContent()) ?? "";
+    expect(said).toContain(CHECK_WALLS);
+    expect(said).toMatch(
+      /a change at the (upper|lower) (left|centre|right)( and (upper|lower) (left|centre|right))? of the photo/,
+    );
+    // Delivered and charged once: one call, no second try, no error.
+    expect(await stagingCallsSince(before)).toHaveLength(1);
+    expect(await dialog.getByTestId("job-error").count()).toBe(0);
+    await expect.poll(() => credits.textContent()).toBe("1");
+    await dialog.getByTestId("version-flagged").waitFor();
+    await setProviderMode("ok");
+    await dialog.getByRole("button", { name: "Close", exact: true }).click();
+
+    // The photo view shows the result with its message over it; Download for MLS asks for the confirmation first.
+    const banner = page.getByTestId("structure-flagged");
+    await banner.waitFor({ timeout: 30_000 });
+    expect(await banner.textContent()).toContain(said);
+    const actions = page.getByTestId("photo-actions-desktop");
+    await actions.getByTestId("mls-needs-confirmation").waitFor();
+    expect(await actions.locator("[data-action=download-mls]").count()).toBe(0);
+    const res = await fetch(`${baseUrl()}/api/photos/${photoId}/versions`, {
+      headers: { Cookie: `sw_session=${user.sessionToken}` },
+    });
+    const { versions } = (await res.json()) as { versions: { id: string; structure: { verdict: string } }[] };
+    expect(versions.map((v) => v.structure.verdict)).toEqual(["flagged"]);
+    const labelled = `${baseUrl()}/api/photos/${photoId}/versions/${versions[0]!.id}/labelled`;
+    const asked = await fetch(labelled, { headers: { Cookie: `sw_session=${user.sessionToken}` } });
+    expect(asked.status).toBe(409);
+    expect(((await asked.json()) as { error: string }).error).toContain("I checked the walls and windows");
+
+    // "I checked the walls and windows": then Download for MLS (which publishes the original page the profile's
+    // label gives) hands over the labelled file.
+    await actions.getByTestId("confirm-structure").click();
+    await actions.locator("[data-action=download-mls]").waitFor({ timeout: 30_000 });
+    expect(await actions.getByTestId("confirm-structure").count()).toBe(0);
+    const [file] = await Promise.all([page.waitForEvent("download"), actions.getByTestId("download-labelled").click()]);
+    expect(file.suggestedFilename()).toMatch(/labelled/);
+    await expect.poll(() => credits.textContent()).toBe("1");
+    page.assertClean();
+    await ctx.close();
+  }, 240_000);
+
+  it("with limits that refuse over 1, a result that moves a window is tried again free, then not charged; kept anyway for one credit", async () => {
+    const user = await createUser({ credits: 2 });
+    await refuseOverOne(user.id);
     const [photoId] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Living room");
     const ctx = await signedInContext(b, user);
     const page = await b.newPage(ctx);

@@ -68,20 +68,34 @@ function request(over: Partial<CheckRequest>): CheckRequest {
 }
 
 describe("the check Worker's queue handler", () => {
-  it("judges a true result passed and a result without its window refused, and answers each user's object", async () => {
+  it("judges a true result passed and a result without its window flagged, saying where, and answers each user's object", async () => {
     const source = await stored(ROOM_SOURCE);
     const same = request({ sourceKey: source, resultKey: await stored(roomAnswer("stage")) });
     const gone = request({ userId: "user-2", sourceKey: source, resultKey: await stored(windowGoneAnswer("stage")) });
     const { answers, delivered } = await consume([same, gone]);
+    // Production's limits refuse nothing (docs/decisions/0215-flag-when-unsure.md): over the mark is flagged.
     expect(answers.map((a) => [a.userId, a.checkId, a.checked.verdict])).toEqual([
       ["user-1", same.checkId, "passed"],
-      ["user-2", gone.checkId, "refused"],
+      ["user-2", gone.checkId, "flagged"],
     ]);
+    expect(answers[0]!.checked.reasons).toEqual([]);
     expect(answers[1]!.checked.score).toBeGreaterThan(1);
+    expect(answers[1]!.checked.reasons.length).toBeGreaterThan(0);
+    for (const place of answers[1]!.checked.reasons) expect(place).toMatch(/^(upper|lower) (left|centre|right)$/);
     expect(delivered).toEqual([
       { acked: true, retried: false },
       { acked: true, retried: false },
     ]);
+  });
+
+  it("judges by the limits a test's request carries: the same result refused when its kind refuses over 1", async () => {
+    const source = await stored(ROOM_SOURCE);
+    const result = await stored(windowGoneAnswer("stage"));
+    const refusing = request({ sourceKey: source, resultKey: result, limits: { mark: 1, refuse: 1 } });
+    const banded = request({ sourceKey: source, resultKey: result, limits: { mark: 1, refuse: null } });
+    const { answers } = await consume([refusing, banded]);
+    expect(answers.map((a) => a.checked.verdict)).toEqual(["refused", "flagged"]);
+    expect(answers[0]!.checked.score).toBe(answers[1]!.checked.score);
   });
 
   it("answers unchecked for a missing picture, one too small to judge, or one that is not an image", async () => {
@@ -92,7 +106,9 @@ describe("the check Worker's queue handler", () => {
       request({ sourceKey: source, resultKey: await stored(new TextEncoder().encode("not an image")) }),
     ];
     const { answers, delivered } = await consume(cases);
-    expect(answers.map((a) => a.checked)).toEqual(cases.map(() => ({ verdict: "unchecked", score: null })));
+    expect(answers.map((a) => a.checked)).toEqual(
+      cases.map(() => ({ verdict: "unchecked", score: null, reasons: [] })),
+    );
     expect(delivered.every((d) => d.acked)).toBe(true);
   });
 
@@ -121,7 +137,7 @@ describe("answers on the object's side", () => {
     const user = await signedIn({ credits: 2 });
     const stub = userObject(env, user.id);
     // Unknown ids and malformed answers: false, and nothing moved.
-    expect(await stub.structureChecked(crypto.randomUUID(), { verdict: "refused", score: 3 })).toBe(false);
+    expect(await stub.structureChecked(crypto.randomUUID(), { verdict: "refused", score: 3, reasons: [] })).toBe(false);
     expect(await stub.structureChecked(crypto.randomUUID(), "refused")).toBe(false);
     expect(await balance(user.id)).toBe(2);
     // A job its evicted object left running (its check in flight): the alarm runs it again, and its new check
@@ -143,7 +159,7 @@ describe("answers on the object's side", () => {
       startedAt: now,
     });
     await evictDurableObject(stub);
-    expect(await stub.structureChecked(crypto.randomUUID(), { verdict: "refused", score: 3 })).toBe(false);
+    expect(await stub.structureChecked(crypto.randomUUID(), { verdict: "refused", score: 3, reasons: [] })).toBe(false);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     let job = await db.select().from(jobs).where(eq(jobs.id, id)).get();
     for (let i = 0; i < 400 && job?.status === "running"; i++) {

@@ -181,6 +181,86 @@ describe("a data export link after the account's deletion", () => {
   });
 });
 
+describe("a data export link after a password reset or an admin's sign-out everywhere", () => {
+  const exportDeps = { db, env, clock: Date.now, rateLimit: allow };
+
+  /** A ready export of the user, and its mailed link (the address as the e-mail carries it). */
+  async function readyExport(userId: string) {
+    const asked = await requestExport(exportDeps, userId);
+    if (!asked.ok) throw new Error(asked.error);
+    await runDurableObjectAlarm(userObject(env, userId));
+    const row = await db.select().from(dataExports).where(eq(dataExports.id, asked.id)).get();
+    expect(row?.status).toBe("ready");
+    const sig = await signLink(env, "export", asked.id, row!.expiresAt!);
+    return { id: asked.id, link: `/api/exports/${asked.id}?exp=${row!.expiresAt}&sig=${sig}`, row: row! };
+  }
+
+  /** The export e-mails sent while `run` runs. */
+  async function mailsDuring(run: () => Promise<unknown>): Promise<number> {
+    const before = vi.mocked(globalThis.fetch).mock.calls.length;
+    await run();
+    return vi
+      .mocked(globalThis.fetch)
+      .mock.calls.slice(before)
+      .filter(([input, init]) => new Request(input, init).url.startsWith(`${env.MAIL_API_URL}/`)).length;
+  }
+
+  async function expectGone(link: string) {
+    const res = await workerFetch(link);
+    expect(res.status).toBe(410);
+    expect(await res.json()).toMatchObject({ ok: false, code: "gone" });
+  }
+
+  it("a reset ends a mailed link (410) and an export still being prepared is never mailed; a new one works", async () => {
+    const user = await makeUser({ password: PASSWORD, credits: 1 });
+    await makePhoto(user.id);
+    const mailed = await readyExport(user.id);
+    const before = await workerFetch(mailed.link);
+    expect(before.status).toBe(200);
+    await before.arrayBuffer();
+    // A second export asked for before the reset, not built yet (its alarm has not run).
+    const pending = await requestExport(exportDeps, user.id);
+    if (!pending.ok) throw new Error(pending.error);
+
+    const t = accountDeps();
+    await requestPasswordReset(t.deps, { email: user.email });
+    await t.flush();
+    expect(
+      await resetPassword(accountDeps().deps, { token: tokenFrom(t.sent[0]), password: "a brand new password" }),
+    ).toMatchObject({ ok: true });
+
+    await expectGone(mailed.link);
+    // The pending one is not built or mailed when its turn comes.
+    expect(await mailsDuring(() => runDurableObjectAlarm(userObject(env, user.id)))).toBe(0);
+    const rows = await db.select().from(dataExports).where(eq(dataExports.userId, user.id)).all();
+    expect(rows.find((r) => r.id === pending.id)).toMatchObject({ status: "failed", objectKey: null });
+    // An export asked for after the reset is mailed and downloads.
+    const fresh = await readyExport(user.id);
+    const after = await workerFetch(fresh.link);
+    expect(after.status).toBe(200);
+    await after.arrayBuffer();
+  });
+
+  it("an admin's sign-out everywhere ends the link in the same change, and leaves another user's link alone", async () => {
+    const a = await anAdmin();
+    const user = await makeUser({ credits: 1 });
+    const stranger = await makeUser({ credits: 1 });
+    await makePhoto(user.id);
+    await makePhoto(stranger.id);
+    const mailed = await readyExport(user.id);
+    const theirs = await readyExport(stranger.id);
+    const before = await workerFetch(mailed.link);
+    expect(before.status).toBe(200);
+    await before.arrayBuffer();
+
+    expect(await revokeSessions(db, a, user.id, "Account taken over")).toMatchObject({ ok: true });
+    await expectGone(mailed.link);
+    const other = await workerFetch(theirs.link);
+    expect(other.status).toBe(200);
+    await other.arrayBuffer();
+  });
+});
+
 describe("an Idempotency-Key whose stored answer expired", () => {
   const STAGE = { kind: "stage", roomType: "Bedroom", designStyle: "Scandinavian" };
 

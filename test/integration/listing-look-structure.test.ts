@@ -2,7 +2,13 @@ import { folders } from "@db/schema";
 import { db } from "@test/support/factories";
 import { api, balance, expectSettled, folderOf, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { answerInTurn, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
+import {
+  answerInTurn,
+  refuseOverOne,
+  roomAnswer,
+  useRoomAsOriginal,
+  windowGoneAnswer,
+} from "@test/support/structure-room";
 import { STRUCTURE_REFUSED } from "@workers/objects/user/jobs/structure";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -11,6 +17,7 @@ import { DEFAULT_LOOK_STRENGTH, LOOK_NOT_REFUSED } from "~/shared/listing-look";
 // The listing's look (docs/decisions/0190-one-look-for-a-listing.md) with the structure check on every result
 // (docs/decisions/0160-structure-check.md): a result the check refused was not charged and becomes a look only once
 // kept; a staging refused once is tried again free and that second call still follows the listing's look. The
+// users' results are judged by limits that refuse any score over 1 (production's refuse nothing: ADR 0215). The
 // provider is stubbed at the isolate's fetch and answers the labelled set's living room, as it is or with its
 // window painted over.
 
@@ -23,6 +30,7 @@ const STAGE = { kind: "stage", roomType: "Living Room", designStyle: "Modern" };
 
 async function listingOfRooms(credits: number, n: number) {
   const user = await onPlan("Starter plan", credits);
+  await refuseOverOne(user.id);
   const folderId = await folderOf(user.id);
   const shots = await photosOf(user.id, n, folderId);
   for (const shot of shots) await useRoomAsOriginal(shot);

@@ -89,7 +89,7 @@ describe("batch staging", () => {
     expect(provider.calls).toEqual([]);
   });
 
-  it("a stranger's photo or folder is not_found, a photo twice is invalid, a trashed photo is not_found: nothing written", async () => {
+  it("a stranger's photo or folder is not_found, a photo twice is invalid, a trashed photo is a conflict: nothing written", async () => {
     const user = await onPlan(null, 20);
     const stranger = await onPlan(null, 0);
     const mine = await photosOf(user.id, 3);
@@ -102,7 +102,8 @@ describe("batch staging", () => {
       [batchBody([...ids, theirs!.id]), 404, "not_found"],
       [batchBody(ids, { folderId: theirFolder }), 404, "not_found"],
       [batchBody([...ids, ids[0]!]), 400, "invalid"],
-      [batchBody([...ids, trashed!.id]), 404, "not_found"],
+      // The user's own photo in the trash: refused where paid work starts, saying so (ADR 0202).
+      [batchBody([...ids, trashed!.id]), 409, "conflict"],
       [batchBody([]), 400, "invalid"],
       [{ designStyle: STYLE, items: ids.map((photoId) => ({ photoId })) }, 400, "invalid"],
     ];

@@ -51,7 +51,7 @@ async function postMask(
 }
 
 function masksOf(keys: string[]) {
-  return keys.filter((k) => k.includes("/masks/"));
+  return keys.filter((k) => k.endsWith("/mask.png") || k.includes("/masks/"));
 }
 
 describe("storing a mask", () => {
@@ -62,9 +62,11 @@ describe("storing a mask", () => {
     expect(first.status).toBe(201);
     const id = await hex(MASK);
     expect(first.body.mask).toEqual({ id, width: 40, height: 30, source: "original" });
-    const stored = await env.PHOTOS.get(`photos/${user.id}/${photo.id}/masks/${id}.png`);
+    // One mask per photo (ADR 0211): its id and size in the object's metadata.
+    const stored = await env.PHOTOS.get(`photos/${user.id}/${photo.id}/mask.png`);
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(MASK);
     expect(stored!.httpMetadata?.contentType).toBe("image/png");
+    expect(stored!.customMetadata).toEqual({ id, width: "40", height: "30" });
     const again = await postMask(user.cookie, photo.id, MASK, { source: "original" });
     expect(again.status).toBe(201);
     expect(again.body.mask.id).toBe(id);

@@ -64,7 +64,9 @@ async function addVersion(userId: string, photo: Photo, extra: Extra = {}) {
     width: 320,
     height: 240,
     createdAt: Date.now() + order++,
-    structureVerdict: extra.verdict ?? null,
+    // A flagged result is stored as passed with the reason it is flagged (migrations/0021).
+    storedVerdict: extra.verdict === "flagged" ? "passed" : (extra.verdict ?? null),
+    structureFlagged: extra.verdict === "flagged" ? "score" : null,
   });
   if (extra.shown) await db.update(photos).set({ processedKey: key }).where(eq(photos.id, photo.id));
   return { versionId: id, bytes, path: `/api/photos/${photo.id}/versions/${id}` };

@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { jobs } from "@db/schema";
 import { db } from "@test/support/factories";
@@ -13,7 +13,8 @@ import {
   settleJob,
 } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { providerGate } from "@workers/objects/user/jobs/slots";
+import { leaseMsFor, providerGate } from "@workers/objects/user/jobs/slots";
+import { userObject } from "@workers/objects/user-object";
 import { providerGateStats } from "@workers/services/provider-gate";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -185,6 +186,66 @@ describe("provider gate", () => {
     expect((await settleJob(user.cookie, jobId)).status).toBe("succeeded");
     expect(await gate().release(lost.leaseId)).toBe(false);
     await expectSettled(user.id);
+  });
+
+  it("a request an earlier instance of a user's object left waiting is dropped when its next instance asks", async () => {
+    await gate().setCapForTesting(1);
+    const held = await standIn("someone-else");
+    const ask = (instance: string, holder: string) =>
+      gate().acquire({ userId: "restarted-user", holder, priority: 0, leaseMs: 60_000, instance });
+    const earlier = ask("an-earlier-instance", "job-asked-before-the-restart");
+    const settledEarlier = earlier.then(
+      () => "granted",
+      (err: Error) => err.message,
+    );
+    await gateUntil((s) => s.waitingByUser["restarted-user"] === 1);
+    const later = ask("the-running-instance", "job-asked-after-the-restart");
+    // The earlier request is answered without a slot at once; only the running instance's request waits.
+    expect(await settledEarlier).toMatch(/dropped: a later instance of its object asked/);
+    expect(await providerGateStats(env)).toMatchObject({ inUse: 1, waiting: 1 });
+    await gate().release(held.leaseId);
+    const granted = await later;
+    expect(await providerGateStats(env)).toMatchObject({ inUse: 1, inUseByUser: { "restarted-user": 1 } });
+    await gate().release(granted.leaseId);
+  });
+
+  it("a user's object evicted while its job waits at the gate leaves no slot behind: the next job is served at once", async () => {
+    await gate().setCapForTesting(1);
+    const gone = await onPlan(null, 2);
+    const next = await onPlan(null, 2);
+    const [gonePhoto] = await photosOf(gone.id, 1);
+    const [nextPhoto] = await photosOf(next.id, 1);
+    const held = await standIn("someone-else");
+    const goneJob = await stageOne(gone.cookie, gonePhoto!.id);
+    await gateUntil((s) => s.waitingByUser[gone.id] === 1);
+    const nextJob = await stageOne(next.cookie, nextPhoto!.id);
+    await gateUntil((s) => s.waitingByUser[next.id] === 1);
+
+    // The first user's object goes while its job waits, first in line. evictDurableObject cannot do it: a graceful
+    // eviction waits for the object's requests to end, and its alarm holds the job while it waits (it gives up after
+    // 30 s, "it still has active references"). The runtime's reset of one object (what a crash, an exceeded limit or
+    // a deploy does in production) can: its call to the gate is cut, the gate is not told.
+    await expect(
+      runInDurableObject(userObject(env, gone.id), (_o, state) => state.abort("evicted by the test")),
+    ).rejects.toThrow("evicted by the test");
+
+    // The slot frees. It must reach the next job now, not when a lease expires (leaseMsFor: minutes).
+    const freed = Date.now();
+    await gate().release(held.leaseId);
+    const served = await gateUntil((s) => (s.inUseByUser[next.id] ?? 0) === 1 || s.inUse === 0);
+    expect(served.inUseByUser[next.id] ?? 0).toBe(1);
+    expect(Date.now() - freed).toBeLessThan(leaseMsFor(env));
+    expect((await settleJob(next.cookie, nextJob)).status).toBe("succeeded");
+    expect(photoIdOfInput(provider.calls[0]!.input)).toBe(nextPhoto!.id);
+
+    // The evicted user's job was never lost: queued, its object's next instance runs it.
+    await runDurableObjectAlarm(userObject(env, gone.id));
+    expect((await settleJob(gone.cookie, goneJob)).status).toBe("succeeded");
+    expect(await providerGateStats(env)).toMatchObject({ inUse: 0, waiting: 0 });
+    expect(await balance(gone.id)).toBe(1);
+    expect(await balance(next.id)).toBe(1);
+    await expectSettled(gone.id);
+    await expectSettled(next.id);
   });
 
   it("time spent waiting for a slot does not count toward the provider timeout", async () => {

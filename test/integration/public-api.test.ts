@@ -316,9 +316,16 @@ describe("OpenAPI document", () => {
       "/photos/from-url",
       "/photos/{photoId}/jobs",
       "/photos/{photoId}/versions",
+      "/photos/{photoId}/versions/{versionId}/confirm-structure",
       "/photos/{photoId}/versions/{versionId}/download",
+      "/photos/{photoId}/versions/{versionId}/keep",
       "/photos/{photoId}/versions/{versionId}/original-page",
     ]);
+    // Keeping a refused result: a POST, charged once per Idempotency-Key, which the document names.
+    const keep = (
+      doc.paths["/photos/{photoId}/versions/{versionId}/keep"] as { post?: { parameters?: { name: string }[] } }
+    ).post;
+    expect(keep?.parameters?.map((p) => p.name)).toContain("Idempotency-Key");
     expect(Object.keys(doc.paths["/photos/{photoId}/jobs"]!)).toEqual(["post"]);
     // A failure's code is the closed set the routes answer with, so a client can switch on it.
     const failure = (

@@ -10,11 +10,12 @@ describe("drizzle schema", () => {
     (v): v is SQLiteTable => typeof v === "object" && v !== null && Symbol.for("drizzle:Name") in v,
   );
 
+  // table_xinfo, not table_info: it lists generated columns too (photo_versions.structure_outcome).
   it("declares only columns that exist in the migrated database", async () => {
     expect(tables.length).toBeGreaterThan(3);
     for (const table of tables) {
       const name = getTableName(table);
-      const { results } = await env.DB.prepare(`SELECT name FROM pragma_table_info(?)`)
+      const { results } = await env.DB.prepare(`SELECT name FROM pragma_table_xinfo(?)`)
         .bind(name)
         .all<{ name: string }>();
       const actual = new Set(results.map((r) => r.name));

@@ -12,6 +12,7 @@ import { INTERRUPTED_MESSAGE } from "@workers/objects/user/jobs/rows";
 import { userObject } from "@workers/objects/user-object";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { inTrashMessage } from "~/shared/library-view";
 
 // The provider is stubbed at the isolate's fetch for its host
 // (PROVIDER_BASE_URL=http://provider.test in vitest.config.ts); every other
@@ -322,9 +323,10 @@ describe("AI jobs", () => {
     );
   });
 
-  it("a photo that is not the user's or is in the trash is 'Not found.' on every way in, before the balance, with nothing written", async () => {
-    // Staging from the original is checked by the user's object in the round trip that reads the balance (the
-    // Worker does not read the photo first); every other request is checked by the Worker. Both answer alike.
+  it("a photo that is not the user's is 'Not found.', one in the trash says so, on every way in, with nothing written", async () => {
+    // The user's object checks the photo in the round trip that reads the balance (the Worker may read it first, to
+    // find the version a removal starts from): both answer alike. A photo in the trash is the owner's, so it is not
+    // "Not found." but refused with the words that say where it is (docs/decisions/0202).
     const owner = await signedIn({ credits: 2 });
     const other = await signedIn({ credits: 3 });
     const broke = await signedIn();
@@ -339,16 +341,17 @@ describe("AI jobs", () => {
       { kind: "sky", skyType: "dusk", sourceVersionId: "original" },
       { kind: "removal" },
     ];
-    for (const [who, photoId] of [
-      [other, photo.id],
-      [other, trashed.id],
-      [other, "no-such-photo"],
-      [broke, photo.id],
+    for (const [who, photoId, status, error] of [
+      [other, photo.id, 404, "Not found."],
+      [other, trashed.id, 409, inTrashMessage(trashed.name)],
+      [owner, trashed.id, 404, "Not found."],
+      [other, "no-such-photo", 404, "Not found."],
+      [broke, photo.id, 404, "Not found."],
     ] as const) {
       for (const body of bodies) {
         const res = await post(who.cookie, photoId, body);
-        expect(res.status, `${photoId} ${JSON.stringify(body)}`).toBe(404);
-        expect(((await res.json()) as { error: string }).error).toBe("Not found.");
+        expect(res.status, `${photoId} ${JSON.stringify(body)}`).toBe(status);
+        expect(((await res.json()) as { error: string }).error).toBe(error);
       }
     }
     expect(await credits(other.id)).toBe(3);
@@ -358,10 +361,10 @@ describe("AI jobs", () => {
       expect(await db.select().from(creditReservations).where(eq(creditReservations.userId, u.id)).all()).toEqual([]);
     }
     expect(providerCalls).toEqual([]);
-    // The owner's own photo still stages, and once it is in the trash it is not found either.
+    // The owner's own photo still stages, and once it is in the trash it is refused, saying so.
     expect((await post(owner.cookie, photo.id, STAGE)).status).toBe(202);
     await db.update(photos).set({ trashedAt: Date.now() }).where(eq(photos.id, photo.id));
-    expect((await post(owner.cookie, photo.id, STAGE)).status).toBe(404);
+    expect((await post(owner.cookie, photo.id, STAGE)).status).toBe(409);
     expect(await credits(owner.id)).toBe(1);
   });
 

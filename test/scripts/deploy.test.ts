@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
 import {
@@ -10,6 +13,7 @@ import {
   readTarget,
   shown,
 } from "../../scripts/deploy.ts";
+import { PROVIDER_ALLOWANCE } from "../../scripts/deploy-target.ts";
 
 // The one deploy command (scripts/deploy.ts, README.md "Production"). The dry run is run as an operator runs it;
 // the real run's order, its stops and its rollback advice are driven through fake commands (no network here).
@@ -147,6 +151,63 @@ describe("a real deploy (fake commands)", () => {
     );
     expect(out).toContain("refused: HEALTH_PROBE_SECRET is not set");
     expect(out).toContain("refused: the working tree has changes");
+  });
+});
+
+describe("what wrangler.toml must say of a deployed environment", () => {
+  const committed = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  /** wrangler.toml with `edit` applied, in a folder of its own (wrangler resolves paths from it). */
+  function variant(edit: (toml: string) => string): string {
+    const dir = mkdtempSync(join(tmpdir(), "stagewise-deploy-"));
+    const path = join(dir, "wrangler.toml");
+    const changed = edit(committed);
+    expect(changed).not.toBe(committed);
+    writeFileSync(path, changed);
+    return path;
+  }
+
+  test("the committed file: a route (a placeholder, like the origin) and workers.dev off in both; shares within the allowance", async () => {
+    for (const env of ["staging", "production"] as const) {
+      const t = await readTarget(env);
+      expect(t.refusals).toEqual([]);
+      expect(t.placeholders).toContain("routes");
+    }
+  });
+
+  test("an environment without a route is refused: on workers.dev the edge cache does nothing", async () => {
+    const path = variant((t) =>
+      t.replace('routes = [{ pattern = "staging.stagewise.example.com", custom_domain = true }]\n', ""),
+    );
+    const t = await readTarget("staging", path);
+    expect(t.refusals).toEqual([expect.stringContaining("[env.staging] has no route")]);
+    const lines: string[] = [];
+    const io = fakeIO({}, lines);
+    const o = await options("staging");
+    expect(await deploy({ ...o, target: { ...t, placeholders: [] } }, io)).toBe(2);
+    expect(io.ran).toEqual([]);
+    expect(lines.join("\n")).toContain("refused: [env.staging] has no route");
+  });
+
+  test("workers_dev left unsaid is refused, and a route for another host than APP_ORIGIN's", async () => {
+    const unsaid = variant((t) =>
+      t.replace('workers_dev = false\nroutes = [{ pattern = "staging.', 'routes = [{ pattern = "staging.'),
+    );
+    expect((await readTarget("staging", unsaid)).refusals).toEqual([
+      expect.stringContaining("[env.staging] must say workers_dev = false"),
+    ]);
+    const elsewhere = variant((t) =>
+      t.replace('pattern = "staging.stagewise.example.com"', 'pattern = "other.example.com"'),
+    );
+    expect((await readTarget("staging", elsewhere)).refusals).toEqual([
+      expect.stringContaining("no route for APP_ORIGIN's host staging.stagewise.example.com"),
+    ]);
+  });
+
+  test("the environments' provider shares together above the provider's allowance are refused", async () => {
+    const path = variant((t) => t.replace('PROVIDER_CAP = "4"', 'PROVIDER_CAP = "16"'));
+    const refusal = `the environments' PROVIDER_CAP add up to 28 (staging 16, production 12), above the provider account's allowance of ${PROVIDER_ALLOWANCE}`;
+    expect((await readTarget("staging", path)).refusals).toEqual([expect.stringContaining(refusal)]);
+    expect((await readTarget("production", path)).refusals).toEqual([expect.stringContaining(refusal)]);
   });
 });
 

@@ -6,6 +6,7 @@ import { ROOMS } from "@test/fixtures/structure/rooms";
 import { db } from "@test/support/factories";
 import type { ProviderStub } from "@test/support/provider-stub";
 import { decodeBase64Strict } from "@workers/lib/base64";
+import { userObject } from "@workers/objects/user-object";
 import { eq } from "drizzle-orm";
 
 // A real room photo for tests of the structure check on a job (docs/decisions/0160-structure-check.md): the labelled
@@ -34,7 +35,10 @@ export function roomAnswer(kind: "stage" | "removal"): Uint8Array {
   return encodeJpeg(providerSize(picture, 768, kind === "stage" ? 512 : 576, "stretch"), 85);
 }
 
-/** The room with its window painted over: a result the check refuses for staging and removal alike. */
+/**
+ * The room with its window painted over: a result the check scores over 1 for staging and removal alike, so flagged
+ * under production's limits and refused under refuseOverOne's.
+ */
 export function windowGoneAnswer(kind: "stage" | "removal"): Uint8Array {
   const painted = room.windows.reduce((img, q, i) => paintOver(img, q, 3, i + 1), picture);
   return encodeJpeg(providerSize(painted, 768, kind === "stage" ? 512 : 576, "stretch"), 85);
@@ -53,4 +57,19 @@ export async function useRoomAsOriginal(photo: { id: string; originalKey: string
 export function answerInTurn(provider: ProviderStub, ...pictures: Uint8Array[]): void {
   let next = 0;
   provider.answer = () => [pictures[Math.min(next++, pictures.length - 1)]!];
+}
+
+/** Limits that refuse every score over 1: the two-outcome rule of ADR 0162, before ADR 0215 made the check flag. */
+export const REFUSE_OVER_ONE = { mark: 1, refuse: 1 };
+
+/**
+ * Judges this user's results with REFUSE_OVER_ONE for every kind (production's limits refuse nothing): how a test
+ * runs a refusal, through the real queue and check Worker (UserObject.setStructureLimitsForTesting).
+ */
+export async function refuseOverOne(userId: string): Promise<void> {
+  await userObject(env, userId).setStructureLimitsForTesting({
+    stage: REFUSE_OVER_ONE,
+    removal: REFUSE_OVER_ONE,
+    sky: REFUSE_OVER_ONE,
+  });
 }

@@ -28,21 +28,31 @@ describe("the check desk", () => {
     await until(() => sent.length === 1);
     expect(sent[0]).toMatchObject(CHECK);
     expect(sent[0]!.checkId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(desk.answer("another-id", { verdict: "refused", score: 2 })).toBe(false);
-    expect(desk.answer(sent[0]!.checkId, { verdict: "refused", score: 1.25 })).toBe(true);
-    expect(await verdict).toEqual({ verdict: "refused", score: 1.25 });
+    expect(desk.answer("another-id", { verdict: "refused", score: 2, reasons: [] })).toBe(false);
+    expect(desk.answer(sent[0]!.checkId, { verdict: "flagged", score: 1.25, reasons: ["upper left"] })).toBe(true);
+    expect(await verdict).toEqual({ verdict: "flagged", score: 1.25, reasons: ["upper left"] });
     expect(desk.waiting).toBe(0);
     // Answered once: a second answer (a retried message) finds nobody waiting.
-    expect(desk.answer(sent[0]!.checkId, { verdict: "passed", score: 0.1 })).toBe(false);
+    expect(desk.answer(sent[0]!.checkId, { verdict: "passed", score: 0.1, reasons: [] })).toBe(false);
+  });
+
+  it("sends a kind's test limits with its checks when the user's object has them, and none otherwise", async () => {
+    const { desk, sent } = deskKeeping(50);
+    void desk.request(CHECK);
+    desk.limitsForTesting = { stage: { mark: 1, refuse: 1 } };
+    void desk.request(CHECK);
+    void desk.request({ ...CHECK, kind: "sky" });
+    await until(() => sent.length === 3);
+    expect(sent.map((r) => r.limits)).toEqual([undefined, { mark: 1, refuse: 1 }, undefined]);
   });
 
   it("takes an answer that arrives while the send is still under way (a local queue delivers inside send)", async () => {
     let desk: CheckDesk;
     const answered: boolean[] = [];
     desk = new CheckDesk(async (req) => {
-      answered.push(desk.answer(req.checkId, { verdict: "passed", score: 0.2 }));
+      answered.push(desk.answer(req.checkId, { verdict: "passed", score: 0.2, reasons: [] }));
     });
-    expect(await desk.request(CHECK)).toEqual({ verdict: "passed", score: 0.2 });
+    expect(await desk.request(CHECK)).toEqual({ verdict: "passed", score: 0.2, reasons: [] });
     expect(answered).toEqual([true]);
   });
 
@@ -54,25 +64,32 @@ describe("the check desk", () => {
     for (const bad of [
       null,
       "passed",
-      { verdict: "kept", score: 1 },
-      { verdict: "passed", score: null },
-      { verdict: "refused", score: Number.NaN },
-      { verdict: "unchecked", score: 3 },
+      { verdict: "kept", score: 1, reasons: [] },
+      { verdict: "passed", score: null, reasons: [] },
+      { verdict: "refused", score: Number.NaN, reasons: [] },
+      { verdict: "unchecked", score: 3, reasons: [] },
+      // Before the three outcomes an answer had no reasons: not a verdict now.
+      { verdict: "refused", score: 2 },
+      { verdict: "flagged", score: 2, reasons: "upper left" },
+      { verdict: "flagged", score: 2, reasons: [7] },
+      { verdict: "flagged", score: 2, reasons: ["x".repeat(81)] },
+      { verdict: "flagged", score: 2, reasons: Array.from({ length: 9 }, () => "upper left") },
+      { verdict: "unchecked", score: null, reasons: ["upper left"] },
     ]) {
       expect(desk.answer(id, bad)).toBe(false);
     }
     expect(desk.waiting).toBe(1);
-    expect(desk.answer(id, { verdict: "unchecked", score: null })).toBe(true);
-    expect(await verdict).toEqual({ verdict: "unchecked", score: null });
+    expect(desk.answer(id, { verdict: "unchecked", score: null, reasons: [] })).toBe(true);
+    expect(await verdict).toEqual({ verdict: "unchecked", score: null, reasons: [] });
   });
 
   it("counts a check nobody answers as unchecked after the timeout, and drops the late answer", async () => {
     const { desk, sent } = deskKeeping(80);
     const started = Date.now();
-    expect(await desk.request(CHECK)).toEqual({ verdict: "unchecked", score: null });
+    expect(await desk.request(CHECK)).toEqual({ verdict: "unchecked", score: null, reasons: [] });
     expect(Date.now() - started).toBeGreaterThanOrEqual(75);
     expect(desk.waiting).toBe(0);
-    expect(desk.answer(sent[0]!.checkId, { verdict: "refused", score: 2 })).toBe(false);
+    expect(desk.answer(sent[0]!.checkId, { verdict: "refused", score: 2, reasons: [] })).toBe(false);
   });
 
   it("counts a check that cannot be sent as unchecked at once", async () => {
@@ -80,14 +97,14 @@ describe("the check desk", () => {
       throw new Error("Queue send failed: 503");
     }, 60_000);
     const started = Date.now();
-    expect(await desk.request(CHECK)).toEqual({ verdict: "unchecked", score: null });
+    expect(await desk.request(CHECK)).toEqual({ verdict: "unchecked", score: null, reasons: [] });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(desk.waiting).toBe(0);
   });
 
   it("a send that hangs does not hold the job past the timeout", async () => {
     const desk = new CheckDesk(() => new Promise<void>(() => {}), 60);
-    expect(await desk.request(CHECK)).toEqual({ verdict: "unchecked", score: null });
+    expect(await desk.request(CHECK)).toEqual({ verdict: "unchecked", score: null, reasons: [] });
     expect(desk.waiting).toBe(0);
   });
 });

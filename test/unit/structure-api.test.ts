@@ -43,7 +43,7 @@ describe("checkStructure", () => {
     const own = toAnalysis(result.data, result.width, result.height);
     for (const r of [straight, own]) {
       const v = checkStructure(source, r, { kind: "stage" });
-      expect(v.pass, JSON.stringify(v.scores)).toBe(true);
+      expect(v.pass, JSON.stringify(v.measures)).toBe(true);
       expect(v.score).toBeLessThan(0.5);
     }
   });

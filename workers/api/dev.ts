@@ -9,13 +9,15 @@ import {
   fixtureUserInput,
   removeFixtureUser,
   seedFinishedJobs,
+  setStructureLimits,
   stateDigest,
+  structureLimitsInput,
 } from "@workers/services/fixtures";
 import { closeSoldListings } from "@workers/services/mls/listing-status";
 import { seedDemoUsers } from "@workers/services/seed";
+import { refreshSiteFigures } from "@workers/services/site-figures";
 import { Hono } from "hono";
 import { z } from "zod";
-import { forgetCachedFigures } from "./figures";
 import type { ApiEnv } from "./types";
 
 // Development and test fixtures. Mounted under /api/dev only when the local
@@ -43,6 +45,13 @@ export const devApi = new Hono<ApiEnv>()
     if (!res.ok) return failureJson(res);
     return c.json({ ok: true, objects: res.objects });
   })
+  // The structure check's limits for one user's results (null: production's), so a test can run a refusal.
+  .put("/users/:id/structure-limits", async (c) => {
+    const parsed = await readJson(c.req.raw, structureLimitsInput, { methods: ["PUT"] });
+    if (!parsed.ok) return failureJson(parsed);
+    await setStructureLimits(c.get("deps"), c.req.param("id"), parsed.data);
+    return c.json({ ok: true });
+  })
   // The daily cron's closing of sold listings' original pages, run as if it were `now` (ms): how an end-to-end
   // test moves the clock past a listing's closing day (docs/decisions/0170-mls-profiles.md).
   .post("/cron/listings", async (c) => {
@@ -50,14 +59,14 @@ export const devApi = new Hono<ApiEnv>()
     if (!parsed.ok) return failureJson(parsed);
     return c.json({ ok: true, closed: await closeSoldListings(c.get("db"), parsed.data.now) });
   })
-  // Finished jobs with known outcomes and times for the landing page's figures; this hour's cached figures are
-  // forgotten so the next GET /api/figures counts them.
+  // Finished jobs with known outcomes and times for the landing page's figures; the stored figures are computed
+  // again at once, so the next GET /api/figures counts them.
   .post("/finished-jobs", async (c) => {
     const parsed = await readJson(c.req.raw, finishedJobsInput);
     if (!parsed.ok) return failureJson(parsed);
     const res = await seedFinishedJobs(c.get("deps"), parsed.data);
     if (!res.ok) return failureJson(res);
-    await forgetCachedFigures(new URL(c.req.url).origin, c.get("deps").clock());
+    await refreshSiteFigures(c.get("db"), c.get("deps").clock());
     return c.json({ ok: true, jobs: res.jobs }, 201);
   })
   // Benchmark: one user's balance from their object, the second request of bench/object.ts (npm run bench).

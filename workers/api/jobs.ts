@@ -17,7 +17,8 @@ import { getPhoto } from "@workers/services/library";
 import { photoListing } from "@workers/services/listing-look";
 import { Hono } from "hono";
 import { fail, NOT_FOUND } from "~/shared/result";
-import { REFUSED_NOT_DOWNLOADED, toVersionView } from "~/shared/version-view";
+import { fullBytesAllowed, versionBytes } from "~/shared/version-bytes";
+import { toVersionView } from "~/shared/version-view";
 import { answerHeaders, NO_STORE, requestKey } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
@@ -38,7 +39,10 @@ export const jobsApi = new Hono<ApiEnv>()
     if (variant !== "original") {
       const version = await getVersion(c.get("db"), photo.userId, photoId, variant);
       if (!version) return failureJson(NOT_FOUND);
-      key = version.key;
+      // What the provider starts from or is styled by: the image itself, never a refused result's (ADR 0200).
+      const bytes = versionBytes(version, "full");
+      if (!bytes.ok) return failureJson(bytes);
+      key = bytes.key;
     }
     return serveObject(c.env.PHOTOS, key, NO_STORE);
   })
@@ -49,7 +53,10 @@ export const jobsApi = new Hono<ApiEnv>()
     if (!ok) return failureJson(fail("forbidden", "Forbidden."));
     const photo = await c.get("db").query.photos.findFirst({ where: (p, { eq }) => eq(p.id, photoId) });
     if (!photo) return failureJson(NOT_FOUND);
-    return serveObject(c.env.PHOTOS, maskKey(photo.userId, photoId, maskId), NO_STORE);
+    // The photo's one mask, only while it is the one signed for: a newer mask replaced it otherwise.
+    return serveObject(c.env.PHOTOS, maskKey(photo.userId, photoId), NO_STORE, undefined, (o) => {
+      return o.customMetadata?.id === maskId;
+    });
   })
   .use("/photos/*", requireApiUser)
   .use("/jobs/*", requireApiUser)
@@ -92,12 +99,12 @@ export const jobsApi = new Hono<ApiEnv>()
     const version = await getVersion(c.get("db"), user.id, id, versionId);
     if (!version) return failureJson(NOT_FOUND);
     const headers: Record<string, string> = { "Cache-Control": "private, max-age=31536000, immutable", Vary: "Cookie" };
-    // A result the structure check refused was not charged: it is shown (at thumbnail size) until its owner keeps it.
-    const refused = version.structureVerdict === "refused";
-    // Its thumbnail could not be made: no preview rather than the full image.
-    if (refused && (variant === "download" || version.thumbKey === version.key))
-      return failureJson(fail("conflict", REFUSED_NOT_DOWNLOADED));
-    if (refused) headers["Cache-Control"] = "private, no-cache";
+    // A result the structure check refused was not charged: it is shown (at thumbnail size) until its owner keeps it,
+    // and never downloaded; without a thumbnail, no preview rather than the full image (ADR 0200).
+    const bytes = versionBytes(version, variant === "download" ? "full" : variant === "thumb" ? "preview" : "shown");
+    if (!bytes.ok) return failureJson(bytes);
+    // Kept later, the same address gives the image: not cached as if the preview were final.
+    if (!fullBytesAllowed(version)) headers["Cache-Control"] = "private, no-cache";
     if (variant === "download") {
       const photo = await getPhoto(c.get("db"), user.id, id);
       const ext = version.contentType === "image/png" ? "png" : "jpg";
@@ -108,7 +115,7 @@ export const jobsApi = new Hono<ApiEnv>()
     }
     // A thumbnail still being made is the image itself for a moment: not cached as if it were final.
     if (variant === "thumb" && version.thumbKey === version.key) headers["Cache-Control"] = "private, no-cache";
-    return serveObject(c.env.PHOTOS, variant === "thumb" || refused ? version.thumbKey : version.key, headers);
+    return serveObject(c.env.PHOTOS, bytes.key, headers);
   });
 
 /** A version as the owner's pages see it; `shownKey` is the photo's processed image (the chosen version). */

@@ -3,7 +3,7 @@ import { failureJson } from "@workers/http/result";
 import { batchView, recentBatches, retryBatch, startBatch } from "@workers/services/jobs/batches";
 import { anyObject } from "@workers/services/jobs/request";
 import { reroll, rerollQuote } from "@workers/services/jobs/rerolls";
-import { chooseVersion, keepRefusedVersion } from "@workers/services/jobs/versions";
+import { chooseVersion, confirmStructure, keepRefusedVersion } from "@workers/services/jobs/versions";
 import { LookRequest, useAsLook } from "@workers/services/listing-look";
 import { Hono } from "hono";
 import { NOT_FOUND } from "~/shared/result";
@@ -88,4 +88,11 @@ export const listingApi = new Hono<ApiEnv>()
     const res = await keepRefusedVersion(c.get("deps"), user.id, c.req.param("id"), c.req.param("versionId"));
     if (!res.ok) return failureJson(res);
     return c.json({ versionId: res.versionId, credits: res.credits }, 200, NO_STORE);
+  })
+  // "I checked the walls and windows": a flagged result may then go into a listing (docs/decisions/0215).
+  .post("/photos/:id/versions/:versionId/confirm-structure", async (c) => {
+    const { db, clock } = c.get("deps");
+    const res = await confirmStructure(db, c.get("user")!.id, c.req.param("id"), c.req.param("versionId"), clock());
+    if (!res.ok) return failureJson(res);
+    return c.json({ versionId: res.versionId, confirmedAt: res.confirmedAt }, 200, NO_STORE);
   });

@@ -12,6 +12,7 @@ import { clearSessionCookie } from "@workers/services/sessions";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { fail, NOT_FOUND } from "~/shared/result";
+import { versionBytes } from "~/shared/version-bytes";
 import { NO_STORE } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
@@ -29,17 +30,19 @@ async function pageImage(c: Context<ApiEnv>, which: string): Promise<Response> {
   const found = await resolveLink(c.get("db"), c.req.param("token") ?? "", Date.now());
   if (!found.ok) return failureJson(found);
   const { page } = found;
-  const image =
-    which === "original"
-      ? page.original
-      : which === "staged"
-        ? page.versions[0]
-        : page.versions.find((v) => v.id === which);
-  if (!image) return failureJson(NOT_FOUND);
+  const version =
+    which === "original" ? null : which === "staged" ? page.versions[0] : page.versions.find((v) => v.id === which);
+  if (which !== "original" && !version) return failureJson(NOT_FOUND);
+  // The unaltered original is the agent's own upload; a version leaves as the byte rule says (ADR 0200).
+  const bytes = version
+    ? versionBytes(version, size === "thumb" ? "preview" : "full")
+    : { ok: true as const, key: size === "thumb" ? page.original.thumbKey : page.original.key };
+  if (!bytes.ok) return failureJson(bytes);
+  const image = version ?? page.original;
   const etag = `${page.etag.slice(0, -1)}-${which}-${size}"`;
   const headers = new Headers({ "Cache-Control": PUBLIC_CACHE, ETag: etag, "X-Robots-Tag": "noindex" });
   if (c.req.header("If-None-Match") === etag) return new Response(null, { status: 304, headers });
-  const obj = await c.env.PHOTOS.get(size === "thumb" ? image.thumbKey : image.key);
+  const obj = await c.env.PHOTOS.get(bytes.key);
   if (!obj) return failureJson(fail("gone", "This image is no longer available."));
   headers.set("Content-Type", obj.httpMetadata?.contentType ?? image.contentType);
   headers.set("Content-Length", String(obj.size));

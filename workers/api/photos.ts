@@ -3,11 +3,13 @@ import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { storeMask } from "@workers/services/jobs/masks";
+import { photoWithShown } from "@workers/services/jobs/versions";
 import { getPhoto, listPhotos, type Photo } from "@workers/services/library";
 import { Hono } from "hono";
 import { viewFromSearch } from "~/shared/library-view";
 import { MASK_MESSAGES, MAX_MASK_BYTES } from "~/shared/masks";
 import { fail, NOT_FOUND } from "~/shared/result";
+import { type StoredBytes, versionBytes } from "~/shared/version-bytes";
 import { NO_STORE } from "./answers";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
@@ -17,15 +19,23 @@ import type { ApiEnv } from "./types";
 
 const EXTENSIONS: Record<string, string> = { "image/jpeg": "jpg", "image/png": "png" };
 
-function currentImage(photo: Photo, variant: string | undefined) {
-  if (photo.processedKey && variant !== "original") {
+/**
+ * The photo's own original, or the version it shows, as the byte rule allows it to leave in full (a refused result is
+ * never shown until kept, so this refuses only what should never happen; app/shared/version-bytes.ts).
+ */
+function currentImage(found: { photo: Photo; shown: StoredBytes | null }, variant: string | undefined) {
+  const { photo, shown } = found;
+  if (shown && variant !== "original") {
+    const bytes = versionBytes(shown, "full");
+    if (!bytes.ok) return bytes;
     return {
-      key: photo.processedKey,
+      ok: true as const,
+      key: bytes.key,
       type: photo.processedContentType ?? "image/jpeg",
       fileName: `${photo.name} (staged)`,
     };
   }
-  return { key: photo.originalKey, type: photo.contentType, fileName: photo.name };
+  return { ok: true as const, key: photo.originalKey, type: photo.contentType, fileName: photo.name };
 }
 
 /** Photo bytes vary with the session cookie (only the owner gets them) and answer 304 when unchanged. */
@@ -42,11 +52,17 @@ export const photosApi = new Hono<ApiEnv>()
     return c.json(page, 200, NO_STORE);
   })
   .get("/:id/thumb", async (c) => {
-    const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!photo) return failureJson(NOT_FOUND);
+    const found = await photoWithShown(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    if (!found) return failureJson(NOT_FOUND);
+    const { photo, shown } = found;
     const version = String(photo.processedAt ?? 0);
     // ?variant=original: the original's thumbnail (the photo view's strip), not the shown version's.
-    const key = c.req.query("variant") === "original" ? photo.thumbKey : (photo.processedThumbKey ?? photo.thumbKey);
+    let key = photo.thumbKey;
+    if (shown && c.req.query("variant") !== "original") {
+      const bytes = versionBytes(shown, "preview");
+      if (!bytes.ok) return failureJson(bytes);
+      key = bytes.key;
+    }
     // The grid asks with the current version in the address, so that address never changes meaning.
     const cache = c.req.query("v") === version ? "private, max-age=31536000, immutable" : "private, no-cache";
     return serve(c.env.PHOTOS, c.req.raw, key, { "Cache-Control": cache });
@@ -54,9 +70,9 @@ export const photosApi = new Hono<ApiEnv>()
   .get("/:id/original", async (c) => {
     const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
     if (!photo) return failureJson(NOT_FOUND);
-    const image = currentImage(photo, "original");
-    const fileName = `${image.fileName}.${EXTENSIONS[image.type] ?? "jpg"}`;
-    return serve(c.env.PHOTOS, c.req.raw, image.key, {
+    // The person's own upload, never a version: nothing for the byte rule to decide.
+    const fileName = `${photo.name}.${EXTENSIONS[photo.contentType] ?? "jpg"}`;
+    return serve(c.env.PHOTOS, c.req.raw, photo.originalKey, {
       "Cache-Control": "private, no-cache",
       "Content-Disposition": contentDisposition("inline", fileName),
     });
@@ -72,11 +88,12 @@ export const photosApi = new Hono<ApiEnv>()
     return c.json({ mask: res.mask }, 201, NO_STORE);
   })
   .get("/:id/download", async (c) => {
-    const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!photo) return failureJson(NOT_FOUND);
-    const image = currentImage(photo, c.req.query("variant"));
-    const fileName = `${image.fileName}.${EXTENSIONS[image.type] ?? "jpg"}`;
-    return serve(c.env.PHOTOS, c.req.raw, image.key, {
+    const found = await photoWithShown(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    if (!found) return failureJson(NOT_FOUND);
+    const file = currentImage(found, c.req.query("variant"));
+    if (!file.ok) return failureJson(file);
+    const fileName = `${file.fileName}.${EXTENSIONS[file.type] ?? "jpg"}`;
+    return serve(c.env.PHOTOS, c.req.raw, file.key, {
       "Cache-Control": "private, no-cache",
       "Content-Disposition": contentDisposition("attachment", fileName),
     });

@@ -1,13 +1,19 @@
 import { imagesFor } from "../lib/images";
-import { analysisSize, checkStructure, toAnalysis } from "../lib/structure/check";
-import { type Checked, type CheckRequest, UNCHECKED } from "../lib/structure/verdict";
+import { judgeGrays, REDUCED_EDGE } from "../lib/structure/check";
+import {
+  type Checked,
+  type CheckRequest,
+  fromWire,
+  isWireLimits,
+  STRUCTURE_LIMITS,
+  type StructureLimits,
+  UNCHECKED,
+} from "../lib/structure/verdict";
 import { describeImage } from "../lib/thumbnail";
 
 // The check itself, as the check Worker runs it: read both pictures, reduce them through the Images binding (never
 // a full-size decode here), compare at the analysis size (workers/lib/structure/check.ts).
 
-/** The gray image the platform reduces each picture to before the check reduces it to its analysis size. */
-const REDUCED_EDGE = 640;
 /**
  * Pictures smaller than this on their long edge are not judged: the check compares at 320 px, and a thumbnail-sized
  * picture has no architecture to read at that size. (Listing photos are 2048 px and up; uploads keep 2560 px.)
@@ -43,13 +49,18 @@ export async function judge(
   ]).finally(() => {
     images.end = Date.now();
   });
-  const size = analysisSize(src.width, src.height);
-  const verdict = checkStructure(
-    toAnalysis(src.data, src.width, src.height, size),
-    toAnalysis(res.data, res.width, res.height, size),
-    { kind: req.kind },
-  );
-  return { verdict: verdict.pass ? "passed" : "refused", score: Math.round(verdict.score * 1000) / 1000 };
+  const { verdict, score, reasons } = judgeGrays(req.kind, src, res, limitsFor(env, req));
+  return { verdict, score, reasons };
+}
+
+/**
+ * The limits a check is judged by: the kind's STRUCTURE_LIMITS, or, in tests and development only, the ones the
+ * request carries (set on the user's object with setStructureLimitsForTesting, so a test can run the refusal path
+ * while production refuses nothing). A deployed check Worker (APP_ENV production) never reads them.
+ */
+export function limitsFor(env: Pick<JudgeEnv, "APP_ENV">, req: Pick<CheckRequest, "kind" | "limits">): StructureLimits {
+  const testing = env.APP_ENV === "test" || env.APP_ENV === "development";
+  return testing && isWireLimits(req.limits) ? fromWire(req.limits) : STRUCTURE_LIMITS[req.kind];
 }
 
 async function bytesOf(env: JudgeEnv, key: string): Promise<Uint8Array | null> {

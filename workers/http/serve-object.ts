@@ -11,11 +11,17 @@ export async function serveObject(
   key: string,
   headers: Record<string, string>,
   conditionalOn?: Request,
+  /** Serves the object only when this holds of it (read in the same get): a 404 otherwise. */
+  only?: (obj: R2Object) => boolean,
 ): Promise<Response> {
   const obj: R2Object | R2ObjectBody | null = conditionalOn
     ? await bucket.get(key, { onlyIf: conditionalOn.headers })
     : await bucket.get(key);
   if (!obj) return failureJson(NOT_FOUND);
+  if (only && !only(obj)) {
+    if ("body" in obj) await (obj as R2ObjectBody).body.cancel();
+    return failureJson(NOT_FOUND);
+  }
   const h = new Headers(headers);
   h.set("ETag", obj.httpEtag);
   // A conditional read whose condition held returns the object without its body.

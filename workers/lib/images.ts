@@ -1,5 +1,6 @@
 import { decode as decodePng } from "fast-png";
 import jpeg from "jpeg-js";
+import { inflateAll, pngParts, rowShape, unfilterRow } from "./png-rows";
 import { RESULT_THUMB_EDGE } from "./thumbnail";
 
 // Pixel work through the platform's image service (the Images binding, `[images]` in wrangler.toml), so that no
@@ -176,51 +177,19 @@ export function grayFromPng(png: Uint8Array): GrayImage {
   return { width: d.width, height: d.height, data: out };
 }
 
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-/** Samples per pixel by PNG colour type: gray, RGB, palette, gray + alpha, RGBA. */
-const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
-
 /**
  * BT.601 luma of a PNG, inflated by the runtime's zlib (DecompressionStream) instead of JavaScript: fflate took about
  * 9 ms of the 11 ms fast-png needs for a 384 x 256 RGB PNG on this thread; unfiltering and luma here take about 1 ms
- * (bench/pixels.ts). Interlaced PNGs and bit depths under 8 go to fast-png (grayFromPng).
+ * (bench/pixels.ts; the parts in png-rows.ts). Interlaced PNGs and bit depths under 8 go to fast-png (grayFromPng).
  */
 export async function grayFromPngNative(png: Uint8Array): Promise<GrayImage> {
-  if (png.length < 33 || PNG_SIGNATURE.some((b, i) => png[i] !== b)) throw new Error("Not a PNG.");
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  let width = 0;
-  let height = 0;
-  let depth = 0;
-  let colorType = -1;
-  let interlace = 0;
-  let palette: Uint8Array | null = null;
-  const idat: Uint8Array[] = [];
-  for (let at = 8; at + 12 <= png.length; ) {
-    const length = view.getUint32(at);
-    const type = String.fromCharCode(png[at + 4]!, png[at + 5]!, png[at + 6]!, png[at + 7]!);
-    const data = png.subarray(at + 8, at + 8 + length);
-    if (type === "IHDR") {
-      width = view.getUint32(at + 8);
-      height = view.getUint32(at + 12);
-      depth = png[at + 16]!;
-      colorType = png[at + 17]!;
-      interlace = png[at + 20]!;
-    } else if (type === "PLTE") palette = data;
-    else if (type === "IDAT") idat.push(data);
-    else if (type === "IEND") break;
-    at += 12 + length;
-  }
-  const channels = PNG_CHANNELS[colorType];
-  if (!channels || interlace !== 0 || (depth !== 8 && depth !== 16) || (colorType === 3 && depth !== 8)) {
-    return grayFromPng(png);
-  }
-  const inflated = new Uint8Array(
-    await new Response(
-      new Blob(idat as Uint8Array<ArrayBuffer>[]).stream().pipeThrough(new DecompressionStream("deflate")),
-    ).arrayBuffer(),
-  );
-  const bpp = (channels * depth) / 8;
-  const stride = width * bpp;
+  const parts = pngParts(png);
+  if (!parts) throw new Error("Not a PNG.");
+  const { width, height, depth, channels, interlaced } = parts.header;
+  if (interlaced || depth < 8) return grayFromPng(png);
+  const { palette } = parts;
+  const inflated = await inflateAll(parts);
+  const { bpp, stride } = rowShape(parts.header);
   if (inflated.length < (stride + 1) * height) throw new Error("The PNG's image data is cut short.");
   const out = new Uint8Array(width * height);
   let prev = new Uint8Array(stride);
@@ -229,25 +198,7 @@ export async function grayFromPngNative(png: Uint8Array): Promise<GrayImage> {
   for (let y = 0; y < height; y++) {
     const row = y * (stride + 1);
     const filter = inflated[row]!;
-    for (let i = 0; i < stride; i++) {
-      const x = inflated[row + 1 + i]!;
-      const a = i >= bpp ? cur[i - bpp]! : 0;
-      const b = prev[i]!;
-      let v: number;
-      if (filter === 0) v = x;
-      else if (filter === 1) v = x + a;
-      else if (filter === 2) v = x + b;
-      else if (filter === 3) v = x + ((a + b) >> 1);
-      else if (filter === 4) {
-        const c = i >= bpp ? prev[i - bpp]! : 0;
-        const p = a + b - c;
-        const pa = Math.abs(p - a);
-        const pb = Math.abs(p - b);
-        const pc = Math.abs(p - c);
-        v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
-      } else throw new Error(`Unknown PNG filter ${filter}.`);
-      cur[i] = v;
-    }
+    if (!unfilterRow(filter, inflated, row + 1, cur, prev, bpp)) throw new Error(`Unknown PNG filter ${filter}.`);
     // The high byte of each sample (16-bit PNGs are big-endian); luma per pixel.
     for (let x = 0, o = y * width; x < width; x++, o++) {
       const s = x * bpp;

@@ -28,11 +28,32 @@ export function thumbKey(userId: string, photoId: string): string {
 }
 
 /**
- * A removal mask painted on the photo, named by the SHA-256 of its bytes (docs/decisions/0195-removal-brush-masks.md):
- * under the photo's prefix, so it goes when the photo does.
+ * The photo's removal mask: one per photo, the newest painted, under the photo's prefix so it goes when the photo
+ * does (docs/decisions/0211-masks-decoded-once-per-photo.md). Its id (the SHA-256 of its bytes) and pixel size are in
+ * its custom metadata (MaskMetadata).
  */
-export function maskKey(userId: string, photoId: string, maskId: string): string {
-  return `${photoPrefix(userId, photoId)}masks/${maskId}.png`;
+export function maskKey(userId: string, photoId: string): string {
+  return `${photoPrefix(userId, photoId)}mask.png`;
+}
+
+/** What a stored mask's custom metadata holds. */
+export interface MaskMetadata {
+  id: string;
+  width: string;
+  height: string;
+}
+
+/** The photo's stored mask when it is the one named `maskId` (not since replaced), with its pixel size; else null. */
+export async function storedMask(
+  bucket: R2Bucket,
+  userId: string,
+  photoId: string,
+  maskId: string,
+): Promise<{ width: number; height: number } | null> {
+  const head = await bucket.head(maskKey(userId, photoId));
+  const meta = head?.customMetadata as Partial<MaskMetadata> | undefined;
+  if (!meta || meta.id !== maskId) return null;
+  return { width: Number(meta.width), height: Number(meta.height) };
 }
 
 /** Every key under a prefix (R2 lists at most 1,000 per call). */

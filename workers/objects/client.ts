@@ -8,6 +8,7 @@ export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } f
 export { IDEMPOTENCY_TTL_MS, idempotentJobId, KEY_MISMATCH } from "./user/jobs/api-jobs";
 export {
   ALREADY_RETRIED,
+  freeRerollQuery,
   JOBS_ALREADY_STARTED,
   type QueuedJobInput,
   type StartManyInput,

@@ -6,8 +6,10 @@ import { nextGrant, type Waiting } from "@workers/objects/gate/fair-share";
 // The provider gate: one instance for the whole product ("global") that grants slots for provider calls, at most
 // PROVIDER_CAP held at once. A user's object asks for a slot before a job's provider call and waits for the answer;
 // the slot comes as a lease with an expiry, so an object that crashed while holding one cannot keep it; the object
-// releases it when the job's provider work ends. Who is served next: gate/fair-share.ts.
-// docs/decisions/0186-one-provider-gate.md
+// releases it when the job's provider work ends. Who is served next: gate/fair-share.ts. A request that is gone
+// (its object evicted, restarted or crashed while it waited) never keeps a slot: the asker claims each grant, and a
+// grant nobody claims is returned at once; an object's next instance drops its earlier instances' requests as well
+// as their leases. docs/decisions/0186-one-provider-gate.md, 0230-a-gate-that-cannot-leak.md
 
 /** A slot held. Leases are stored, so a gate that restarts still counts the calls in flight. */
 export interface Lease {
@@ -51,10 +53,22 @@ export interface GateStats {
   oldestWaitMs: number | null;
 }
 
+/**
+ * Called by the gate when it grants a request, before it answers: the asker says whether it still wants the slot.
+ * A call that fails (its object is gone) or answers false returns the slot at once. An RPC stub of a function in the
+ * asking object, alive while its `acquire` call waits.
+ */
+export type Claim = (granted: Granted) => boolean | Promise<boolean>;
+
 interface Waiter extends Waiting, SlotRequest {
   since: number;
+  claim?: Claim;
   grant(granted: Granted): void;
+  refuse(reason: Error): void;
 }
+
+/** Why a request was answered without a slot. */
+export const SLOT_REQUEST_DROPPED = "the slot request was dropped: a later instance of its object asked";
 
 /** The longest lease a request may ask for. */
 export const MAX_LEASE_MS = 30 * 60 * 1000;
@@ -88,8 +102,11 @@ export class ProviderGate extends DurableObject<Env> {
     return this.#capForTesting ?? config(this.env).PROVIDER_CAP;
   }
 
-  /** Waits for a slot; answers with its lease once granted. Waiting has no limit here: the caller holds the job. */
-  acquire(request: SlotRequest): Promise<Granted> {
+  /**
+   * Waits for a slot; answers with its lease once granted. Waiting has no limit here: the caller holds the job.
+   * `claim`: asked before the answer whether the caller still wants it (see Claim); without it, the grant is final.
+   */
+  acquire(request: SlotRequest, claim?: Claim): Promise<Granted> {
     const { userId, holder, priority, leaseMs } = request;
     if (typeof userId !== "string" || userId === "" || typeof holder !== "string" || holder === "") {
       throw new TypeError("a slot request names its user and holder");
@@ -99,7 +116,8 @@ export class ProviderGate extends DurableObject<Env> {
     }
     this.#reclaim();
     if (request.instance) this.#forgetEarlierInstances(userId, request.instance);
-    const answer = new Promise<Granted>((grant) => {
+    if (claim !== undefined && typeof claim !== "function") throw new TypeError("claim must be a function");
+    const answer = new Promise<Granted>((grant, refuse) => {
       const seq = ++this.#seq;
       this.#waiting.set(seq, {
         seq,
@@ -109,17 +127,20 @@ export class ProviderGate extends DurableObject<Env> {
         leaseMs,
         ...(request.instance ? { instance: request.instance } : {}),
         since: this.#now(),
+        ...(claim ? { claim } : {}),
         grant,
+        refuse,
       });
     });
+    // A request refused after its asker went away has nobody to answer: not an unhandled rejection here.
+    answer.catch(() => undefined);
     this.#grant();
     return answer;
   }
 
   /** Gives a slot back; false when the lease was not held (already released, or reclaimed after its expiry). */
   release(leaseId: string): boolean {
-    const held = this.#leases.delete(leaseId);
-    if (held) this.ctx.storage.delete(`${LEASE_PREFIX}${leaseId}`);
+    const held = this.#dropLease(leaseId);
     this.#reclaim();
     this.#grant();
     return held;
@@ -172,17 +193,61 @@ export class ProviderGate extends DurableObject<Env> {
 
   /**
    * A user's object runs as one instance at a time: leases its earlier instances took were never released (it was
-   * evicted or restarted by a deploy mid-call), so they go now instead of at their expiry.
+   * evicted or restarted by a deploy mid-call), so they go now instead of at their expiry; and the requests they
+   * left waiting go too, before one of them is granted a slot nobody would use.
    */
   #forgetEarlierInstances(userId: string, instance: string): void {
+    const earlier = (w: { userId: string; instance?: string }) =>
+      w.userId === userId && w.instance !== undefined && w.instance !== instance;
     for (const lease of this.#leases.values()) {
-      if (lease.userId !== userId || !lease.instance || lease.instance === instance) continue;
+      if (!earlier(lease)) continue;
       console.warn(
         JSON.stringify({ msg: "provider slot released: its object restarted", userId, holder: lease.holder }),
       );
-      this.#leases.delete(lease.id);
-      this.ctx.storage.delete(`${LEASE_PREFIX}${lease.id}`);
+      this.#dropLease(lease.id);
     }
+    for (const waiter of this.#waiting.values()) {
+      if (!earlier(waiter)) continue;
+      console.warn(
+        JSON.stringify({ msg: "provider slot request dropped: its object restarted", userId, holder: waiter.holder }),
+      );
+      this.#waiting.delete(waiter.seq);
+      waiter.refuse(new Error(SLOT_REQUEST_DROPPED));
+    }
+  }
+
+  #dropLease(leaseId: string): boolean {
+    const held = this.#leases.delete(leaseId);
+    if (held) this.ctx.storage.delete(`${LEASE_PREFIX}${leaseId}`);
+    return held;
+  }
+
+  /**
+   * Answers a granted request once its asker has claimed the slot. When the claim fails (the asking object is gone:
+   * evicted, restarted, crashed) or says no, the lease goes back at once and the next request is served.
+   */
+  async #answer(waiter: Waiter, lease: Lease, granted: Granted): Promise<void> {
+    let claimed = false;
+    let why = "declined";
+    try {
+      claimed = (await waiter.claim?.(granted)) === true;
+    } catch (err) {
+      why = err instanceof Error ? err.message : String(err);
+    }
+    if (claimed) {
+      waiter.grant(granted);
+      return;
+    }
+    console.warn(
+      JSON.stringify({
+        msg: "provider slot returned: nobody claimed it",
+        userId: lease.userId,
+        holder: lease.holder,
+        why,
+      }),
+    );
+    waiter.refuse(new Error(`the slot was not claimed (${why})`));
+    if (this.#dropLease(lease.id)) this.#grant();
   }
 
   #reclaim(): void {
@@ -190,8 +255,7 @@ export class ProviderGate extends DurableObject<Env> {
     for (const lease of this.#leases.values()) {
       if (lease.expiresAt > now) continue;
       console.warn(JSON.stringify({ msg: "provider slot reclaimed", userId: lease.userId, holder: lease.holder, now }));
-      this.#leases.delete(lease.id);
-      this.ctx.storage.delete(`${LEASE_PREFIX}${lease.id}`);
+      this.#dropLease(lease.id);
     }
   }
 
@@ -215,7 +279,9 @@ export class ProviderGate extends DurableObject<Env> {
       this.#leases.set(lease.id, lease);
       // Not awaited: the output gate holds the answer until the lease is stored.
       this.ctx.storage.put(`${LEASE_PREFIX}${lease.id}`, lease);
-      next.grant({ leaseId: lease.id, expiresAt: lease.expiresAt, waitedMs: now - next.since });
+      const granted = { leaseId: lease.id, expiresAt: lease.expiresAt, waitedMs: now - next.since };
+      if (next.claim) void this.#answer(next, lease, granted);
+      else next.grant(granted);
     }
     this.#wakeAtNextExpiry();
   }

@@ -5,6 +5,8 @@ import { devToolsEnabled } from "@workers/lib/dev-tools";
 import { withInjectedLatency } from "@workers/lib/injected-latency";
 import { log } from "@workers/lib/log";
 import { observed } from "@workers/lib/observed";
+import type { ResultKind } from "@workers/lib/structure/measures";
+import { isWireLimits, type WireLimits } from "@workers/lib/structure/verdict";
 import * as background from "@workers/objects/user/background";
 import * as credits from "@workers/objects/user/credits/changes";
 import { type Changed, untouched } from "@workers/objects/user/credits/changes";
@@ -18,7 +20,7 @@ import { CheckDesk } from "@workers/objects/user/jobs/checks";
 import type { JobTimings } from "@workers/objects/user/jobs/clock";
 import { keepRefused } from "@workers/objects/user/jobs/keep";
 import * as queue from "@workers/objects/user/jobs/queue";
-import * as rows from "@workers/objects/user/jobs/rows";
+import type * as rows from "@workers/objects/user/jobs/rows";
 import { JobRunner } from "@workers/objects/user/jobs/runner";
 import { LiveChannel } from "@workers/objects/user/live";
 import { applyPaymentEvent } from "@workers/objects/user/payments/apply";
@@ -27,6 +29,8 @@ import type { PaymentEvent } from "@workers/objects/user/payments/types";
 import { WakePlan } from "@workers/objects/user/wake";
 
 export type { LiveBalance } from "@workers/objects/user/live";
+
+type TestLimits = Partial<Record<ResultKind, WireLimits>>;
 
 /**
  * One instance per user (addressed by user id): the RPC front of that user's credits and jobs, and the only place
@@ -70,6 +74,7 @@ export class UserObject extends DurableObject<Env> {
     });
     ctx.blockConcurrencyWhile(async () => {
       this.#clockOffset = (await ctx.storage.get<number>("clockOffset")) ?? 0;
+      this.#checks.limitsForTesting = (await ctx.storage.get<TestLimits>("structureLimitsForTesting")) ?? null;
     });
     // Keep-alive pings are answered without waking a hibernating object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
@@ -255,21 +260,10 @@ export class UserObject extends DurableObject<Env> {
     return this.#change(userId, (now) => credits.deduct(this.#db, userId, amount, reason, key, actorId, now, audit));
   }
 
-  /** Starts one AI job: its row and its one-credit reservation in one batch, then its provider call (ADR 0070). */
-  async startJob(userId: string, input: rows.StartJobInput) {
-    const result = await this.#reserveInGroup(userId, {
-      key: input.jobId,
-      amount: 1,
-      reason: `AI ${input.kind}`,
-      writes: (now) => [rows.insertJobStatement(this.#db, userId, input, now)],
-    });
-    if (result.ok) await this.#runner.pump(userId);
-    return result;
-  }
-
   /**
-   * Starts many jobs at once (a batch, variations, a re-roll, retries), each with its own reservation, all or none;
-   * they wait in this user's queue until the plan's concurrency lets them reach the provider (ADR 0140).
+   * Starts many jobs at once (a page's job, a batch, variations, a re-roll, retries), each with its own reservation,
+   * all or none; they wait in this user's queue until the plan's concurrency lets them reach the provider (ADR 0140).
+   * Like every paid entry here (startApiJob, keepRefused), it refuses a photo in the trash first (ADR 0202).
    */
   async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
     const result = await this.#change(userId, (now) => queue.startMany(this.#db, userId, input, now), {
@@ -297,6 +291,18 @@ export class UserObject extends DurableObject<Env> {
     if (!devToolsEnabled(this.env)) throw new Error("Clock control is disabled");
     this.#clockOffset += ms;
     await this.ctx.storage.put("clockOffset", this.#clockOffset);
+  }
+
+  /**
+   * Test and development only: the structure check's limits for this user's results, per kind (null: back to the
+   * production ones), so a test can run a refusal while production refuses nothing (docs/decisions/0215).
+   */
+  async setStructureLimitsForTesting(limits: TestLimits | null): Promise<void> {
+    if (!devToolsEnabled(this.env)) throw new Error("Structure limits control is disabled");
+    if (limits !== null && !Object.values(limits).every(isWireLimits)) throw new Error("Not structure limits");
+    this.#checks.limitsForTesting = limits;
+    if (limits === null) await this.ctx.storage.delete("structureLimitsForTesting");
+    else await this.ctx.storage.put("structureLimitsForTesting", limits);
   }
 
   /** Account deletion or a data export: queued here, run in batches by the alarm (ADR 0112). */

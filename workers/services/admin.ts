@@ -8,6 +8,7 @@ import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Result } from "~/shared/result";
 import { activeKeyCount, listApiKeys, revokeAllKeysStatement } from "./api-keys";
 import type { CurrentUser } from "./current-user";
+import { endExportLinksStatements } from "./mls/account-data";
 
 // The admin console's reads and actions. Every action writes exactly one
 // audit_log row in the same atomic write as its effect, and credits change only
@@ -269,8 +270,8 @@ export async function adjustCredits(
 }
 
 /**
- * "Sign out everywhere": ends every session and revokes every API key of the user in one batch with its audit row
- * (docs/decisions/0153-credentials-end-with-the-accounts-trust.md). The user's settings page says why their keys
+ * "Sign out everywhere": ends every session, revokes every API key and ends every export link of the user in one
+ * batch with its audit row (docs/decisions/0153-credentials-end-with-the-accounts-trust.md, 0206). The user's settings page says why their keys
  * stopped working.
  */
 export async function revokeSessions(
@@ -289,6 +290,7 @@ export async function revokeSessions(
   await db.batch([
     db.delete(sessions).where(eq(sessions.userId, userId)),
     revokeAllKeysStatement(db, userId, "sessions_revoked", now),
+    ...endExportLinksStatements(db, userId, now),
     db.insert(auditLog).values({ ...e, targetUserId: userId, details: { sessions: n, apiKeys: keys }, createdAt: now }),
   ]);
   const plural = (k: number, word: string) => `${k} ${word}${k === 1 ? "" : "s"}`;

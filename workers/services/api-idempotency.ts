@@ -43,6 +43,8 @@ export function requestHash(route: string, input: unknown): string {
 export interface StoredAnswer {
   status: number;
   body: unknown;
+  /** The first request's answer, given again to a retry with the same key. */
+  replayed?: boolean;
 }
 
 /**
@@ -80,7 +82,9 @@ export async function onceForKey(
       .get();
     if (!row) return fail("conflict", "This request is being retried; please try again.", { retryAfterSeconds: 1 });
     if (row.requestHash !== hash) return fail("conflict", MISMATCH);
-    if (row.status !== null && row.response !== null) return { status: row.status, body: JSON.parse(row.response) };
+    if (row.status !== null && row.response !== null) {
+      return { status: row.status, body: JSON.parse(row.response), replayed: true };
+    }
     // Still running, or taken over by another retry since its request died.
     const takeover = await db
       .update(apiIdempotency)

@@ -3,8 +3,7 @@ import { photos } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { originalKey, readCapped, thumbKey } from "@workers/lib/photo-storage";
 import { guardedFetch, type UrlPolicy } from "@workers/lib/safe-url";
-import { describeAndThumb } from "@workers/lib/thumbnail";
-import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo } from "~/shared/image-format";
+import { hasCompleteEnding, readImageInfo } from "~/shared/image-format";
 import { fail, ok, type Result } from "~/shared/result";
 import { cutText } from "~/shared/text";
 import {
@@ -17,50 +16,50 @@ import {
 import type { Deps } from "./deps";
 import { newPhotoRow } from "./uploads";
 
-// Photos sent whole through the public API (docs/decisions/0120-public-api.md):
-// as a multipart file, or by a URL our server fetches. The same rules as the
-// browser's resumable upload (docs/decisions/0040-resumable-uploads.md): JPG or
-// PNG by their bytes, 10 MB at most, a complete file; plus a pixel limit,
-// because here the server makes the thumbnail.
+// Photos sent whole through the public API (docs/decisions/0120-public-api.md): as a multipart file, or by a URL our
+// server fetches. The same rules as the browser's resumable upload (docs/decisions/0040-resumable-uploads.md): JPG or
+// PNG by their bytes, 10 MB at most, a complete file, and the pixel limit (ADR 0103). Here the server makes the
+// thumbnail, through the Images binding: the photo is described from its header and never decoded on this isolate
+// (docs/decisions/0210-api-photos-never-decoded-here.md). A jpeg-js decode took about 22 bytes a pixel: a 12 MP photo
+// grew the runtime by 660 MB, past a Worker's 128 MB.
 
 /** How long fetching a photo by URL may take, headers and body together. */
 export const FETCH_TIMEOUT_MS = 15_000;
 
 /** Checks the bytes and stores the photo, its thumbnail and its row. */
 export async function storeApiPhoto(
-  deps: Pick<Deps, "db" | "bucket" | "clock">,
+  deps: Pick<Deps, "db" | "bucket" | "clock" | "images">,
   userId: string,
   fileName: string,
   bytes: Uint8Array,
 ): Promise<Result<{ photo: Photo }>> {
   if (bytes.byteLength === 0) return fail("invalid", UPLOAD_MESSAGES.empty);
   if (bytes.byteLength > MAX_UPLOAD_BYTES) return fail("too_large", UPLOAD_MESSAGES.tooLarge);
-  const info = readImageInfo(bytes.subarray(0, IMAGE_HEAD_BYTES));
+  // The whole file is here, so its header is read wherever its frame header is (not only in the first 64 KiB).
+  const info = readImageInfo(bytes);
   if (!info || !(ACCEPTED_UPLOAD_TYPES as readonly string[]).includes(info.type)) {
     return fail("unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
   }
   if (!hasCompleteEnding(info.type, bytes)) return fail("invalid", UPLOAD_MESSAGES.damaged);
   const pixels = pixelProblem(info.width, info.height);
-  if (pixels) {
-    return fail("too_large", pixels);
-  }
+  if (pixels) return fail("too_large", pixels);
+  // The binding decodes (JPEG or PNG alike) and answers a JPEG of at most 400 px; a file it cannot read is refused.
   let thumb: Uint8Array;
-  let thumbSize: { width: number; height: number };
   try {
-    const made = describeAndThumb(bytes);
-    thumb = made.thumb;
-    // A PNG is not decoded here: its thumbnail is the photo itself.
-    thumbSize = made.thumb === bytes ? { width: info.width, height: info.height } : thumbDims(info);
+    thumb = await deps.images.thumbnail(bytes);
   } catch {
     return fail("invalid", UPLOAD_MESSAGES.unreadable);
   }
+  // Its size from its own header: the binding turns the photo upright by its EXIF orientation, as browsers show it.
+  const thumbSize = readImageInfo(thumb);
+  if (!thumbSize) return fail("invalid", UPLOAD_MESSAGES.unreadable);
   const id = randomToken();
   const now = deps.clock();
   const key = originalKey(userId, id);
   const tKey = thumbKey(userId, id);
   await deps.bucket.put(key, bytes, { httpMetadata: { contentType: info.type }, customMetadata: { userId } });
   await deps.bucket.put(tKey, thumb, {
-    httpMetadata: { contentType: thumb === bytes ? info.type : "image/jpeg" },
+    httpMetadata: { contentType: "image/jpeg" },
     customMetadata: { width: String(thumbSize.width), height: String(thumbSize.height) },
   });
   const photo = newPhotoRow({
@@ -84,11 +83,6 @@ export async function storeApiPhoto(
     throw err;
   }
   return ok({ photo });
-}
-
-function thumbDims(info: { width: number; height: number }): { width: number; height: number } {
-  const scale = Math.min(1, 400 / Math.max(info.width, info.height));
-  return { width: Math.max(1, Math.round(info.width * scale)), height: Math.max(1, Math.round(info.height * scale)) };
 }
 
 /** Fetches a photo by URL under the SSRF guard, the timeout and the size cap; nothing is stored here. */

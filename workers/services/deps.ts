@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import type { Mailer } from "@workers/adapters/mail";
+import type { Images } from "@workers/lib/images";
 import type { RateRule } from "@workers/objects/client";
 import type Stripe from "stripe";
 
@@ -14,6 +15,8 @@ export interface Deps {
   db: Database;
   /** R2: photo originals, thumbnails, versions, uploads. */
   bucket: R2Bucket;
+  /** Pixel work (thumbnails) through the Images binding, never on this isolate (workers/lib/images.ts). */
+  readonly images: Images;
   mailer: Mailer;
   /** Stripe, made on first use (most requests never call it). */
   readonly stripe: Stripe;

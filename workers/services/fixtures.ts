@@ -204,8 +204,11 @@ export const finishedJobsInput = z.object({
     .array(
       z.object({
         status: z.enum(["succeeded", "failed"]),
+        /** From the request to the result, queue and gate included. */
         ms: z.number().int().min(0).max(3_600_000),
         agoMs: z.number().int().min(0).optional(),
+        /** A batch member (reported apart from single photos). */
+        batch: z.boolean().optional(),
       }),
     )
     .min(1)
@@ -240,9 +243,28 @@ export async function seedFinishedJobs(deps: Pick<Deps, "db">, input: z.infer<ty
       createdAt: finishedAt - j.ms,
       startedAt: finishedAt - j.ms,
       finishedAt,
+      batchId: j.batch ? "fixture-batch" : null,
     };
   });
-  // D1 binds at most 100 values per statement: 5 rows of 14 each.
+  // D1 binds at most 100 values per statement: 5 rows of 15 each.
   for (let i = 0; i < rows.length; i += 5) await db.insert(jobs).values(rows.slice(i, i + 5));
   return ok({ jobs: rows.length });
+}
+
+const limits = z.object({ mark: z.number().min(0), refuse: z.number().min(0).nullable() });
+/** The structure check's limits for one user's results, per kind (null: production's), for an e2e test. */
+export const structureLimitsInput = z.object({
+  limits: z.object({ stage: limits, removal: limits, sky: limits }).partial().nullable(),
+});
+
+/**
+ * Sets the structure check's limits for one fixture user's results (docs/decisions/0215-flag-when-unsure.md): how an
+ * end-to-end test runs a refusal while production refuses nothing. The user's object refuses it without dev tools.
+ */
+export async function setStructureLimits(
+  deps: Pick<Deps, "env">,
+  userId: string,
+  input: z.infer<typeof structureLimitsInput>,
+): Promise<void> {
+  await userObject(deps.env, userId).setStructureLimitsForTesting(input.limits);
 }

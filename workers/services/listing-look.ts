@@ -1,7 +1,8 @@
 import type { Database } from "@db/client";
+import { inList } from "@db/lists";
 import { folders, photos, photoVersions, type StyleReference } from "@db/schema";
 import { getVersion } from "@workers/objects/client";
-import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import {
@@ -84,43 +85,39 @@ export async function photoListing(
   return { folderId: folder.id, lookVersionId: folder.lookVersionId, strength: folder.lookStrength };
 }
 
-/** At most this many photo ids a statement: D1 binds at most 100 values, and the user's id is one more. */
-const IDS_PER_READ = 90;
-
 /**
  * The look each of these photos of the user's is staged with now: its folder's, when the folder has one whose
  * version is a staged one of the user's and whose photo is out of the trash. Photos without one are not in the map.
  */
 export async function looksOf(db: Db, userId: string, photoIds: string[]): Promise<Map<string, StyleReference>> {
   const looks = new Map<string, StyleReference>();
-  for (let i = 0; i < photoIds.length; i += IDS_PER_READ) {
-    const rows = await db
-      .select({
-        photoId: photos.id,
-        refPhotoId: photoVersions.photoId,
-        refVersionId: photoVersions.id,
-        strength: folders.lookStrength,
-      })
-      .from(photos)
-      .innerJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, userId)))
-      .innerJoin(
-        photoVersions,
-        and(
-          eq(photoVersions.id, folders.lookVersionId),
-          eq(photoVersions.userId, userId),
-          eq(photoVersions.kind, "stage"),
-        ),
-      )
-      .innerJoin(lookPhotos, and(eq(lookPhotos.id, photoVersions.photoId), isNull(lookPhotos.trashedAt)))
-      .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds.slice(i, i + IDS_PER_READ))))
-      .all();
-    for (const r of rows) {
-      looks.set(r.photoId, {
-        photoId: r.refPhotoId,
-        versionId: r.refVersionId,
-        strength: r.strength ?? DEFAULT_LOOK_STRENGTH,
-      });
-    }
+  // The ids as one parameter (db/lists.ts): D1 binds at most 100 values a statement.
+  const rows = await db
+    .select({
+      photoId: photos.id,
+      refPhotoId: photoVersions.photoId,
+      refVersionId: photoVersions.id,
+      strength: folders.lookStrength,
+    })
+    .from(photos)
+    .innerJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, userId)))
+    .innerJoin(
+      photoVersions,
+      and(
+        eq(photoVersions.id, folders.lookVersionId),
+        eq(photoVersions.userId, userId),
+        eq(photoVersions.kind, "stage"),
+      ),
+    )
+    .innerJoin(lookPhotos, and(eq(lookPhotos.id, photoVersions.photoId), isNull(lookPhotos.trashedAt)))
+    .where(and(eq(photos.userId, userId), inList(photos.id, photoIds)))
+    .all();
+  for (const r of rows) {
+    looks.set(r.photoId, {
+      photoId: r.refPhotoId,
+      versionId: r.refVersionId,
+      strength: r.strength ?? DEFAULT_LOOK_STRENGTH,
+    });
   }
   return looks;
 }

@@ -1,12 +1,13 @@
 import { Link } from "react-router";
-import { Icon, Stars } from "~/components/icons";
+import { Icon } from "~/components/icons";
 import { SectionLink } from "~/components/section-link";
 import { HERO_IMAGE, IMAGE_HEIGHT, IMAGE_WIDTH, imageSrc, imageSrcSet } from "~/lib/gallery";
 
 // The cards and the first badge say what the product promises; the page's inline script replaces their words with
 // the figures measured over the last 30 days (GET /api/figures) when there are enough jobs to measure
-// (docs/decisions/0185-measured-landing-figures.md). Without the script, or with too few jobs, no number is shown.
-const BADGES = ["24/7 availability", "100% automated"];
+// (docs/decisions/0185-measured-landing-figures.md, 0231-figures-from-the-agents-side.md). Without the script, or
+// with too few jobs, no number is shown. No rating, testimonial or "automated" claim: nothing measures them.
+const BADGES = ["24/7 availability"];
 
 function FloatingCard({
   figure,
@@ -49,10 +50,7 @@ export function Hero({ startHref }: { startHref: string }) {
     <section className="overflow-hidden bg-gradient-to-b from-brand-50 to-white">
       <div className="container-page grid items-center gap-12 py-12 sm:py-20 lg:grid-cols-2">
         <div>
-          <p className="inline-flex items-center gap-2 rounded-full bg-white px-3 py-1 text-sm font-medium shadow-sm">
-            <Stars /> Trusted by realtors
-          </p>
-          <h1 className="mt-6 text-4xl font-extrabold tracking-tight sm:text-6xl">Transform Spaces Instantly</h1>
+          <h1 className="text-4xl font-extrabold tracking-tight sm:text-6xl">Transform Spaces Instantly</h1>
           <p className="mt-4 max-w-xl text-lg text-muted">
             Professional virtual staging powered by AI. Transform any space in seconds.
           </p>

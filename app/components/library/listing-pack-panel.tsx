@@ -8,6 +8,7 @@ import {
   LISTING_STATUSES,
   type ListingStatus,
 } from "~/shared/listing-status";
+import { CHECK_WALLS, CONFIRM_CHECKED } from "~/shared/version-view";
 
 // A folder's listing: its details and MLS profile, its status, and its pack
 // (docs/decisions/0111-listing-packs-and-streamed-zips.md, 0170-mls-profiles.md). Every form is a plain web form
@@ -36,6 +37,7 @@ export interface ListingPanelData {
   unpublished: number;
   withdrawn: number;
   refused: number;
+  unconfirmed: number;
 }
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -126,6 +128,13 @@ export function ListingPackPanel({ folderId, listing }: { folderId: string; list
           profile says, its original where the profile places it), captions.csv and captions.json with each photo's
           caption and original link, and a manifest of what was done.
         </p>
+        {listing.unconfirmed > 0 ? (
+          <p className="alert-error mt-2 text-sm" data-testid="pack-unconfirmed">
+            {plural(listing.unconfirmed, "photo")} {listing.unconfirmed === 1 ? "shows a result" : "show results"}{" "}
+            marked “{CHECK_WALLS}”: open {listing.unconfirmed === 1 ? "it" : "each"}, compare with the original and
+            confirm “{CONFIRM_CHECKED}” before downloading the pack.
+          </p>
+        ) : null}
         {listing.unpublished + listing.withdrawn + listing.refused > 0 ? (
           <p className="alert-info mt-2 text-sm" data-testid="pack-gaps">
             {listing.unpublished > 0
@@ -139,7 +148,8 @@ export function ListingPackPanel({ folderId, listing }: { folderId: string; list
               : ""}
           </p>
         ) : null}
-        <div className="mt-2 flex flex-wrap gap-2">
+        {/* The pack answers 409 while a flagged result is unconfirmed: the alert above says what to do first. */}
+        <div className={`mt-2 flex flex-wrap gap-2 ${listing.unconfirmed > 0 ? "hidden" : ""}`}>
           {listing.unpublished > 0 ? (
             <form method="post" action={`/api/folders/${folderId}/pack`} data-testid="publish-pack">
               <input type="hidden" name="publish" value="new" />

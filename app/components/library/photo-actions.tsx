@@ -2,7 +2,7 @@ import { Form, Link } from "react-router";
 import { OriginalLinkControls } from "~/components/staging/original-link";
 import { RerollControl } from "~/components/staging/versions-list";
 import { type LibraryView, photoHref } from "~/shared/library-view";
-import type { VersionView } from "~/shared/version-view";
+import { CONFIRM_CHECKED, mlsRefusal, type VersionView } from "~/shared/version-view";
 
 // Every action on one photo, in one list (docs/decisions/0187-photo-view.md): the AI actions open the library's
 // existing dialogs (their server side is the same job API), the rest are links and forms that work before the page's
@@ -44,7 +44,9 @@ export function PhotoActions({
   onChoose: (v: VersionView) => void;
 }) {
   const verdict = version?.structure?.verdict;
-  const listable = version !== null && verdict !== "refused" && verdict !== "kept";
+  // The exports' own rule (mlsRefusal): refused or kept never; flagged once its owner confirmed checking it.
+  const listable = version !== null && mlsRefusal(verdict, version.structure?.confirmedAt) === null;
+  const toConfirm = version !== null && verdict === "flagged" && !listable;
   const vParam = version ? version.id : "original";
   if (photo.trashed) {
     return (
@@ -122,6 +124,23 @@ export function PhotoActions({
           Download
         </a>
       )}
+      {toConfirm ? (
+        // Download for MLS asks first: a flagged result goes into a listing once its owner says they checked it.
+        <Form
+          method="post"
+          className="space-y-1 rounded border border-amber-300 bg-amber-50 p-2"
+          data-action="confirm-structure"
+        >
+          <input type="hidden" name="intent" value="confirm-structure" />
+          <input type="hidden" name="versionId" value={version.id} />
+          <p className="text-sm text-amber-950" data-testid="mls-needs-confirmation">
+            Download for MLS: first compare this result with the original.
+          </p>
+          <button type="submit" className="btn-primary w-full" data-testid="confirm-structure">
+            {CONFIRM_CHECKED}
+          </button>
+        </Form>
+      ) : null}
       {listable ? (
         <a
           href={`/api/photos/${photo.id}/versions/${version.id}/labelled`}

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { Link, useLocation, useNavigate, useRevalidator } from "react-router";
 import { PhotoActions, type PhotoDialog } from "~/components/library/photo-actions";
 import { QuickDialogOnDemand, SkyDialogOnDemand } from "~/components/staging/dialogs-on-demand";
-import { JobError, JobProgress } from "~/components/staging/job-status";
+import { JobError, JobFlagged, JobProgress } from "~/components/staging/job-status";
 import { ResultCompare } from "~/components/staging/result-compare";
 import { versionLabel } from "~/components/staging/versions-list";
 import { startJob, useJob } from "~/lib/use-job";
@@ -187,6 +187,17 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
                 />
               </>
             )}
+            {version?.structure?.message ? (
+              // A flagged result says what to check and where, over the photo (docs/decisions/0215).
+              <p
+                className="absolute inset-x-2 top-2 z-10 rounded-lg bg-amber-100/95 px-3 py-2 text-sm text-amber-950 shadow"
+                role="note"
+                data-testid="structure-flagged"
+              >
+                {version.structure.message}
+                {version.structure.confirmedAt ? " You confirmed you checked it." : ""}
+              </p>
+            ) : null}
             <StepLink to={prevHref} side="left-2" label="Previous photo" testId="photo-previous" glyph="‹" />
             <StepLink to={nextHref} side="right-2" label="Next photo" testId="photo-next" glyph="›" />
           </div>
@@ -285,11 +296,13 @@ function Status({
   job,
   message,
 }: {
-  job: { busy: boolean; elapsed: number; error: string | null };
+  job: { busy: boolean; elapsed: number; error: string | null; version: VersionView | null };
   message: { ok: boolean; message?: string; error?: string } | null;
 }) {
   return (
     <div className="mb-3 space-y-2 empty:hidden">
+      {/* A job that just ended with a flagged result: what to check, said where the job's progress was. */}
+      <JobFlagged version={job.busy ? null : job.version} />
       {message ? (
         <p className={message.ok ? "alert-success" : "alert-error"} role={message.ok ? "status" : "alert"}>
           {message.message ?? message.error}

@@ -1,4 +1,5 @@
 import { EXPECTED_SECONDS } from "~/lib/use-job";
+import type { VersionView } from "~/shared/version-view";
 
 // What a dialog shows while a job runs and when it fails.
 
@@ -62,7 +63,7 @@ export function JobControls({
 }: {
   label: string;
   ready: boolean;
-  job: { busy: boolean; elapsed: number; error: string | null };
+  job: { busy: boolean; elapsed: number; error: string | null; version?: VersionView | null };
   onClick: () => void;
   /** What starting it costs, said beside the button (whose text stays the spec's). */
   cost?: string;
@@ -77,6 +78,18 @@ export function JobControls({
       <JobButton label={label} ready={ready} busy={job.busy} onClick={onClick} />
       {job.busy ? <JobProgress elapsed={job.elapsed} /> : null}
       <JobError message={job.error} />
+      <JobFlagged version={job.busy ? null : (job.version ?? null)} />
     </>
+  );
+}
+
+/** A job that ended with a flagged result: what to check and where (docs/decisions/0215-flag-when-unsure.md). */
+export function JobFlagged({ version }: { version: VersionView | null }) {
+  const message = version?.structure?.message;
+  if (!message) return null;
+  return (
+    <p className="alert-info" role="status" data-testid="job-flagged">
+      {message}
+    </p>
   );
 }

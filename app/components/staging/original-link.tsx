@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import { CONFIRM_CHECKED, STRUCTURE_CONFIRMED } from "~/shared/version-view";
 
 // A version's way to the MLS (docs/decisions/0110-mls-disclosure-and-original-pages.md, 0170-mls-profiles.md):
 // what its listing's profile makes of it (caption, label, or why it may not go out), Download for MLS, and its
@@ -11,6 +12,8 @@ interface DisclosureView {
   profile: { name: string; rule: string };
   exportable: boolean;
   reason: string | null;
+  /** Flagged and not confirmed: "I checked the walls and windows" lets it out. */
+  needsConfirmation: boolean;
   label: string[] | null;
   caption: string | null;
   downloadNeedsPage: boolean;
@@ -38,6 +41,12 @@ export function OriginalLinkControls({ photoId, versionId }: { photoId: string; 
     setWarning(null);
     await load();
   }
+  async function confirmChecked() {
+    const res = await fetch(`${base}/confirm-structure`, { method: "POST" });
+    const body = (await res.json().catch(() => ({}))) as { error?: string };
+    setNote(res.ok ? STRUCTURE_CONFIRMED : (body.error ?? "The confirmation was not saved. Try again."));
+    await load();
+  }
   async function withdraw(confirm: boolean) {
     const res = await fetch(`${base}/link`, {
       method: "DELETE",
@@ -58,9 +67,16 @@ export function OriginalLinkControls({ photoId, versionId }: { photoId: string; 
         For MLS: {view.profile.name}
       </p>
       {!view.exportable ? (
-        <p className="text-xs text-amber-800" data-testid="mls-refused">
-          {view.reason}
-        </p>
+        <>
+          <p className="text-xs text-amber-800" data-testid="mls-refused">
+            {view.reason}
+          </p>
+          {view.needsConfirmation ? (
+            <button type="button" className={btn} onClick={() => void confirmChecked()} data-testid="confirm-structure">
+              {CONFIRM_CHECKED}
+            </button>
+          ) : null}
+        </>
       ) : (
         <>
           {view.caption ? (

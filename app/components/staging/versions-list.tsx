@@ -213,6 +213,14 @@ export function VersionsList({
                     </button>
                   ) : null}
                 </div>
+              ) : v.structure?.verdict === "flagged" ? (
+                <p
+                  className="rounded border border-amber-300 bg-amber-50 p-1 text-amber-950"
+                  data-testid="version-flagged"
+                >
+                  {v.structure.message}
+                  {v.structure.confirmedAt ? " You confirmed you checked it." : ""}
+                </p>
               ) : v.structure?.verdict === "kept" ? (
                 <p className="text-amber-900" data-testid="version-kept">
                   Kept after the structure check found the room changed: not exported as staging

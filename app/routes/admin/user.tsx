@@ -282,7 +282,7 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
         <ActionCard
           intent="revoke"
           title="Sign out everywhere"
-          submit="Revoke all sessions and API keys"
+          submit="Revoke all sessions, API keys and export links"
           actionData={actionData}
           danger
         />

@@ -2,12 +2,14 @@ import { requireUser } from "@workers/http/auth";
 import { checkFields, readFormFields } from "@workers/http/body";
 import { getDeps, requestContext } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
+import { confirmStructure } from "@workers/services/jobs/versions";
 import { LIBRARY_NOT_UNDERSTOOD, libraryActionInput, runLibraryAction } from "@workers/services/library-actions";
 import { photoView } from "@workers/services/photo-view";
 import { data, redirect } from "react-router";
 import { PhotoViewer } from "~/components/library/photo-viewer";
 import { photoHref, viewFromSearch, viewHref } from "~/shared/library-view";
 import { fail } from "~/shared/result";
+import { STRUCTURE_CONFIRMED } from "~/shared/version-view";
 import type { Route } from "./+types/photo";
 
 // The photo view (docs/decisions/0187-photo-view.md): one photo of the library full size, at an address of its own
@@ -46,6 +48,13 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const user = requireUser(context, request);
   const raw = await readFormFields(request);
   if (!raw.ok) return failureData(raw);
+  // "I checked the walls and windows" on a flagged result of this photo (docs/decisions/0215-flag-when-unsure.md).
+  if (raw.fields.intent === "confirm-structure") {
+    const deps = getDeps(context);
+    const res = await confirmStructure(deps.db, user.id, params.id, raw.fields.versionId ?? "", deps.clock());
+    if (!res.ok) return failureData(res);
+    return data({ ok: true as const, message: STRUCTURE_CONFIRMED });
+  }
   const parsed = checkFields(libraryActionInput, raw.fields);
   // Only this photo's intents, about the photo in the address: anything else is not understood and changes nothing.
   if (!parsed.ok || !PHOTO_INTENTS.has(parsed.data.intent)) return failureData(fail("invalid", LIBRARY_NOT_UNDERSTOOD));

@@ -155,6 +155,12 @@ export default function Developers({ loaderData }: Route.ComponentProps) {
           min, 30 min, 1 h, 2 h, then every 4 h) for 24 hours; the log is on the API keys page.
         </p>
         <p className="mt-3">
+          The event's <code>version</code> carries the structure check's verdict (<code>structure</code>) and where to
+          go next, as the API's answers do: a <code>downloadUrl</code>, or for a result the check refused (it moved
+          walls, windows or doors; the job failed and its credit went back) no download but a <code>keepUrl</code>: POST
+          it to keep the result for one credit, then download your own copy. A kept result never goes into a listing.
+        </p>
+        <p className="mt-3">
           Every callback carries <code>Stagewise-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code>, where{" "}
           <code>v1</code> is HMAC-SHA256 of <code>t + "." + body</code> with the key's callback signing secret, shown
           when you created the key or last replaced the secret on the settings page (the scheme Stripe uses). Verify it

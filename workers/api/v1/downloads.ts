@@ -3,10 +3,11 @@ import { checkFields } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { getVersion } from "@workers/services/jobs/start";
+import { confirmStructure } from "@workers/services/jobs/versions";
 import { mlsDownload } from "@workers/services/mls/downloads";
 import { originalPageUrl, publishOriginal } from "@workers/services/mls/links";
-import { fail, NOT_FOUND } from "~/shared/result";
-import { REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
+import { NOT_FOUND } from "~/shared/result";
+import { versionBytes } from "~/shared/version-bytes";
 import { define, errorsSaying, json, params } from "./define";
 import * as S from "./schemas";
 
@@ -16,7 +17,7 @@ import * as S from "./schemas";
 
 const REFUSALS = {
   403: "The key lacks the scope, or the listing's MLS profile does not let this result be published",
-  409: "The structure check refused the result (or it was kept anyway: never for a listing), or the label gives the original page's address and that page is not published (or its listing's pages closed)",
+  409: "The structure check refused the result (or it was kept anyway: never for a listing), or flagged it and nobody confirmed it was checked (POST …/confirm-structure), or the label gives the original page's address and that page is not published (or its listing's pages closed)",
 };
 
 export function defineListingDownloads(): void {
@@ -27,7 +28,7 @@ export function defineListingDownloads(): void {
       scope: "read",
       summary: "Download a version for the listing",
       description:
-        "The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published; 409 when the structure check refused the result (not charged: keep it first) or it was kept anyway (it changed the room, so it is never for a listing), or when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged, your own copy, not for advertising: a kept result too, never a refused one (409).",
+        "The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published; 409 when the structure check refused the result (not charged: keep it first) or it was kept anyway (it changed the room, so it is never for a listing), when it flagged the result and nobody has confirmed checking its walls and windows (POST …/confirm-structure), or when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged, your own copy, not for advertising: a kept result too, never a refused one (409).",
       request: { params: S.VersionParams, query: S.DownloadQuery },
       responses: {
         200: {
@@ -59,8 +60,10 @@ export function defineListingDownloads(): void {
       }
       const version = await getVersion(c.get("db"), caller.userId, p.data.photoId, p.data.versionId);
       if (!version) return failureJson(NOT_FOUND);
-      if (version.structureVerdict === "refused") return failureJson(fail("conflict", REFUSED_NOT_DOWNLOADED));
-      const obj = await c.env.PHOTOS.get(version.key);
+      // The stored result unchanged: only one the byte rule lets leave in full (ADR 0200).
+      const full = versionBytes(version, "full");
+      if (!full.ok) return failureJson(full);
+      const obj = await c.env.PHOTOS.get(full.key);
       if (!obj) return failureJson(NOT_FOUND);
       const ext = version.contentType === "image/png" ? "png" : "jpg";
       return new Response(obj.body, {
@@ -95,6 +98,37 @@ export function defineListingDownloads(): void {
       const res = await publishOriginal(db, caller.userId, p.data.photoId, p.data.versionId, "again", clock());
       if (!res.ok) return failureJson(res);
       return c.json({ url: originalPageUrl(origin, res.token) }, 200, NO_STORE);
+    },
+  );
+
+  define(
+    {
+      method: "post",
+      path: "/photos/{photoId}/versions/{versionId}/confirm-structure",
+      scope: "stage",
+      summary: "Confirm you checked a flagged result's walls and windows",
+      description:
+        'For a version whose structure verdict is "flagged" (the check saw the room may have changed: delivered and charged, see structure.reasons for where): says you compared it with the original and its walls, windows and doors are the room\'s. From then on its download for the listing and its original page are allowed (until then they answer 409). Stored with the version (when, by whom); said again, the first confirmation stands. 409 for a version that is not flagged.',
+      request: { params: S.VersionParams },
+      responses: {
+        200: json(S.StructureConfirmed, "Confirmed"),
+        ...errorsSaying(
+          { 409: "The version is not flagged: only a flagged result asks for this" },
+          401,
+          403,
+          404,
+          409,
+          429,
+        ),
+      },
+    },
+    async (c, caller) => {
+      const p = params(c, S.VersionParams);
+      if (!p.ok) return failureJson(NOT_FOUND);
+      const { db, clock } = c.get("deps");
+      const res = await confirmStructure(db, caller.userId, p.data.photoId, p.data.versionId, clock());
+      if (!res.ok) return failureJson(res);
+      return c.json({ versionId: res.versionId, confirmedAt: res.confirmedAt }, 200, NO_STORE);
     },
   );
 }

@@ -7,12 +7,14 @@ import { onceForKey, requestHash } from "@workers/services/api-idempotency";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
+import { apiVersionAddresses } from "~/shared/api-addresses";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { cutText } from "~/shared/text";
 import { MAX_UPLOAD_BYTES } from "~/shared/upload-rules";
-import type { StructureVerdict } from "~/shared/version-view";
-import { type Ctx, define, errors, json, params, v1 } from "./define";
+import { type FlaggedBy, type StructureVerdict, structureView } from "~/shared/version-view";
+import { type Ctx, define, errors, errorsSaying, json, params, v1 } from "./define";
 import { defineListingDownloads } from "./downloads";
+import { defineKeep } from "./keep";
 import * as S from "./schemas";
 
 export { v1 };
@@ -54,6 +56,9 @@ function versionView(v: {
   createdAt: number;
   structureVerdict: StructureVerdict | null;
   structureScore: number | null;
+  structureReasons: string[] | null;
+  structureFlagged: FlaggedBy | null;
+  structureConfirmedAt: number | null;
 }) {
   return {
     id: v.id,
@@ -64,8 +69,8 @@ function versionView(v: {
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
-    structure: v.structureVerdict ? { verdict: v.structureVerdict, score: v.structureScore } : null,
-    downloadUrl: `/api/v1/photos/${v.photoId}/versions/${v.id}/download`,
+    structure: structureView(v),
+    ...apiVersionAddresses("", v),
   };
 }
 
@@ -159,7 +164,19 @@ define(
     },
     responses: {
       202: json(S.JobAnswer, "The queued job and the balance after the reservation"),
-      ...errors(400, 401, 402, 403, 404, 409, 415, 429),
+      ...errorsSaying(
+        {
+          409: "The photo is in the trash (restore it first; nothing is reserved), or the Idempotency-Key was used for another request, or its first request is still running",
+        },
+        400,
+        401,
+        402,
+        403,
+        404,
+        409,
+        415,
+        429,
+      ),
     },
   },
   async (c, caller) => {
@@ -169,19 +186,14 @@ define(
     if (!p.ok) return failureJson(NOT_FOUND);
     const body = await readJson(c.req.raw, S.JobRequest, { maxBytes: 8 * 1024 });
     if (!body.ok) return failureJson(body);
+    // The callback address is checked, its name resolved, by requestJob before the credit is reserved.
     const { callbackUrl, ...job } = body.data;
-    if (callbackUrl !== undefined) {
-      const checked = checkUrlSyntax(callbackUrl, urlPolicy(c.env));
-      if (!checked.ok) {
-        return failureJson(fail("invalid", checked.reason, { fieldErrors: { callbackUrl: checked.reason } }));
-      }
-    }
     const res = await requestJob(c.get("deps"), caller.userId, p.data.photoId, job, {
       api: {
         idempotency: key.key
           ? { key: key.key, hash: requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data) }
           : undefined,
-        callback: callbackUrl ? { url: callbackUrl, apiKeyId: caller.keyId } : undefined,
+        callback: callbackUrl !== undefined ? { url: callbackUrl, apiKeyId: caller.keyId } : undefined,
       },
     });
     if (!res.ok) return failureJson(res);
@@ -230,6 +242,9 @@ define(
     return c.json({ versions: versions.map(versionView) }, 200, NO_STORE);
   },
 );
+
+// "Keep it anyway" for a refused result, as the page's route (docs/decisions/0232-an-api-that-says-what-it-means.md).
+defineKeep(versionView);
 
 // A version's download for the listing and its original page (docs/decisions/0170-mls-profiles.md).
 defineListingDownloads();

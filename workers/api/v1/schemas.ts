@@ -101,17 +101,46 @@ export const Version = z
     createdAt: z.number().int(),
     structure: z
       .object({
-        verdict: z.enum(["passed", "refused", "kept", "unchecked"]),
-        score: z.number().nullable().openapi({ description: "The check's score: it fails above 1." }),
+        verdict: z.enum(["passed", "flagged", "refused", "kept", "unchecked"]),
+        score: z
+          .number()
+          .nullable()
+          .openapi({ description: "The check's score: higher is further from the photo's architecture." }),
+        reasons: z.array(z.string()).openapi({
+          description:
+            'Where the check saw the room change, as places on the photo ("upper left", "lower centre"); empty when it passed or cannot say.',
+        }),
+        message: z.string().nullable().openapi({
+          description:
+            "A flagged result's message for the agent: what to check, where, and why it was delivered. Null otherwise.",
+        }),
+        confirmedAt: z.number().int().nullable().openapi({
+          description:
+            'A flagged result: when its owner confirmed "I checked the walls and windows" (POST …/confirm-structure; epoch ms), null until then. Null for other verdicts.',
+        }),
       })
       .nullable()
       .openapi({
         description:
-          "What the structure check said: passed; refused (the result moved walls, windows or doors: the job failed uncharged, the image is not downloadable until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions made before the check.",
+          "What the structure check said: passed; flagged (it may have changed the room: delivered and charged, downloadable, but for a listing only once confirmed with POST …/confirm-structure); refused (the result moved walls, windows or doors: the job failed uncharged, the image is not downloadable until kept); kept (refused, then kept for a credit); unchecked (the check could not run). Null for versions made before the check.",
       }),
-    downloadUrl: z.string().openapi({ description: "GET it with the same API key." }),
+    downloadUrl: z.string().nullable().openapi({
+      description:
+        "GET it with the same API key: the download for the listing; for a kept result your own copy (?disclosure=none), since a result that changed the room never goes into a listing. Null for a refused result: keep it first (keepUrl).",
+    }),
+    keepUrl: z.string().nullable().openapi({
+      description:
+        "For a refused result only: POST it to keep the result for one credit (then it has a downloadUrl). Null otherwise.",
+    }),
   })
   .openapi("Version");
+
+export const StructureConfirmed = z
+  .object({
+    versionId: z.string(),
+    confirmedAt: z.number().int().openapi({ description: "When it was confirmed (the first confirmation; epoch ms)." }),
+  })
+  .openapi("StructureConfirmed");
 
 export const JobAnswer = z.object({ job: Job, credits: z.number().int() }).openapi("JobCreated");
 export const JobStatus = z.object({ job: Job, version: Version.nullable() }).openapi("JobStatus");

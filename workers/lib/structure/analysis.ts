@@ -107,33 +107,61 @@ function samplePoints(length: number, n: number): Int32Array {
  * is already near the analysis size, where toAnalysis's sparse samples would alias.
  */
 export function resizeGray(g: Gray, size: { width: number; height: number }): Gray {
-  const axis = (src: Float32Array, n: number, lines: number, from: number, along: boolean) => {
-    const out = new Float32Array(n * lines);
-    const scale = from / n;
-    for (let i = 0; i < n; i++) {
-      const a = i * scale;
-      const b = a + scale;
-      const taps: [number, number][] = [];
-      if (scale > 1) {
-        for (let k = Math.floor(a); k < Math.ceil(b); k++) {
-          taps.push([Math.min(k, from - 1), (Math.min(k + 1, b) - Math.max(k, a)) / scale]);
-        }
-      } else {
-        const c = Math.max(0, Math.min(from - 1, (i + 0.5) * scale - 0.5));
-        const k = Math.floor(c);
-        taps.push([k, 1 - (c - k)], [Math.min(k + 1, from - 1), c - k]);
-      }
-      for (let l = 0; l < lines; l++) {
-        let v = 0;
-        for (const [k, wt] of taps) v += src[along ? l * from + k : k * lines + l]! * wt;
-        out[along ? l * n + i : i * lines + l] = v;
-      }
+  const across = axisTaps(g.width, size.width);
+  const down = axisTaps(g.height, size.height);
+  // Rows first: each source row to the output's width; then each output column down to the output's height.
+  const rows = new Float32Array(size.width * g.height);
+  for (let y = 0; y < g.height; y++) {
+    const src = y * g.width;
+    const dst = y * size.width;
+    for (let i = 0; i < size.width; i++) {
+      let v = 0;
+      for (let t = across.start[i]!; t < across.start[i + 1]!; t++)
+        v += g.data[src + across.index[t]!]! * across.weight[t]!;
+      rows[dst + i] = v;
     }
-    return out;
-  };
-  const rowsDone = axis(Float32Array.from(g.data), size.width, g.height, g.width, true);
-  const both = axis(rowsDone, size.height, size.width, g.height, false);
-  return { width: size.width, height: size.height, data: Uint8Array.from(both, (v) => Math.round(v)) };
+  }
+  const out = new Uint8Array(size.width * size.height);
+  const col = new Float32Array(size.width);
+  for (let j = 0; j < size.height; j++) {
+    col.fill(0);
+    for (let t = down.start[j]!; t < down.start[j + 1]!; t++) {
+      const from = down.index[t]! * size.width;
+      const wt = down.weight[t]!;
+      for (let x = 0; x < size.width; x++) col[x]! += rows[from + x]! * wt;
+    }
+    for (let x = 0; x < size.width; x++) out[j * size.width + x] = Math.round(col[x]!);
+  }
+  return { width: size.width, height: size.height, data: out };
+}
+
+/**
+ * Taps of an exact area average along one axis of `from` pixels down to `n` (bilinear where the axis grows): for
+ * output i, source indexes index[start[i]..start[i+1]) with their weights.
+ */
+function axisTaps(from: number, n: number): { start: Int32Array; index: Int32Array; weight: Float32Array } {
+  const scale = from / n;
+  const start = new Int32Array(n + 1);
+  const index: number[] = [];
+  const weight: number[] = [];
+  for (let i = 0; i < n; i++) {
+    start[i] = index.length;
+    const a = i * scale;
+    const b = a + scale;
+    if (scale > 1) {
+      for (let k = Math.floor(a); k < Math.ceil(b); k++) {
+        index.push(Math.min(k, from - 1));
+        weight.push((Math.min(k + 1, b) - Math.max(k, a)) / scale);
+      }
+    } else {
+      const c = Math.max(0, Math.min(from - 1, (i + 0.5) * scale - 0.5));
+      const k = Math.floor(c);
+      index.push(k, Math.min(k + 1, from - 1));
+      weight.push(1 - (c - k), c - k);
+    }
+  }
+  start[n] = index.length;
+  return { start, index: Int32Array.from(index), weight: Float32Array.from(weight) };
 }
 
 export function toPlane(g: Gray): Plane {

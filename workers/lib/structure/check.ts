@@ -5,10 +5,17 @@
 // It runs in the Worker on decoded pixels, outside the user's Durable Object: reduce each picture once with
 // toAnalysis (or hand over any gray image: it is reduced here), then call checkStructure. Pure TypeScript.
 import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, toAnalysis } from "./analysis.ts";
-import { type CheckOptions, type ResultKind, type StructureScores, structureScores } from "./measures.ts";
+import { type ChangeMap, changePlaces } from "./change-map.ts";
+import { type CheckOptions, type ResultKind, type StructureScores, structureMaps } from "./measures.ts";
+import { changeMapOf, type RoomValues, roomMeasures } from "./room-measures.ts";
+import { type Outcome, outcomeOf, STRUCTURE_LIMITS, type StructureLimits } from "./verdict.ts";
 
-export type { CheckOptions, Gray, ResultKind, StructureScores };
-export { ANALYSIS_LONG_EDGE, analysisSize, toAnalysis };
+export type { ChangeMap, CheckOptions, Gray, Outcome, ResultKind, StructureLimits, StructureScores };
+export { ANALYSIS_LONG_EDGE, analysisSize, outcomeOf, STRUCTURE_LIMITS, toAnalysis };
+
+/** Every measure a kind may be judged by: room-measures.ts's and ADR 0160's score (carriedOrMoved). */
+export type Measures = RoomValues & { carriedOrMoved: number };
+export type MeasureName = keyof Measures;
 
 /** The two measures' limits for one kind of result. */
 export interface StructureThresholds {
@@ -29,13 +36,23 @@ export const STRUCTURE_THRESHOLDS: Record<ResultKind, StructureThresholds> = {
 };
 
 export interface StructureVerdict {
+  /** Passed, flagged or refused, by the kind's limits (verdict.ts: the one place a score becomes an outcome). */
+  verdict: Outcome;
+  /** Not flagged nor refused: the score is at most the kind's `mark` (above 1 the labelled set's pairs fail). */
   pass: boolean;
-  /** carriedOver / carried + movedAreas / moved: 0 when nothing of the source's architecture was lost; fails above 1. */
+  /** carriedOver / carried + movedAreas / moved: 0 when nothing of the source's architecture was lost. */
   score: number;
+  /** Where the check saw the change ("upper left", ...): empty for a result that passed. */
+  reasons: string[];
   kind: ResultKind;
-  thresholds: StructureThresholds;
-  /** Every measure, for logs and for whoever tunes the check. */
-  scores: StructureScores;
+  limits: StructureLimits;
+  /**
+   * Every measure, for logs and for the real-pair evaluation (test/real-pairs), which reports what each would achieve;
+   * the verdict is still ADR 0160's score, since no other measure has yet met issue 43's goals on real pairs.
+   */
+  measures: Measures;
+  /** Where the score saw the room change (painted over, borrowed, moved), at the analysis size. */
+  map: ChangeMap;
 }
 
 export function structureScore(scores: StructureScores, t: StructureThresholds): number {
@@ -46,11 +63,49 @@ export function structureScore(scores: StructureScores, t: StructureThresholds):
  * Compares a result with its source on what must not change. `source` and `result` may be any size and aspect (the
  * provider's output sizes differ from the source's); both are reduced to the source's analysis size and lined up.
  * `opts.kind` says what the provider was asked for; a sky result is compared below the skyline only (found in the
- * source, or `opts.skyMask`).
+ * source, or `opts.skyMask`). `opts.limits` (tests, the evaluation) replaces the kind's STRUCTURE_LIMITS.
  */
-export function checkStructure(source: Gray, result: Gray, opts: CheckOptions): StructureVerdict {
-  const scores = structureScores(source, result, opts);
-  const thresholds = STRUCTURE_THRESHOLDS[opts.kind];
-  const score = structureScore(scores, thresholds);
-  return { pass: score <= 1, score, kind: opts.kind, thresholds, scores };
+export function checkStructure(
+  source: Gray,
+  result: Gray,
+  opts: CheckOptions & { limits?: StructureLimits },
+): StructureVerdict {
+  const old = structureMaps(source, result, opts);
+  const room = roomMeasures(source, result, opts.kind);
+  const measures: Measures = {
+    ...room.values,
+    carriedOrMoved: structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]),
+  };
+  const limits = opts.limits ?? STRUCTURE_LIMITS[opts.kind];
+  const score = measures.carriedOrMoved;
+  const verdict = outcomeOf(score, limits);
+  const map = changeMapOf(room, ["carriedOrMoved"], old.marks);
+  const reasons = verdict === "passed" ? [] : changePlaces(map);
+  return { verdict, pass: verdict === "passed", score, reasons, kind: opts.kind, limits, measures, map };
+}
+
+/** The gray image the platform reduces each picture to before the check reduces it to its analysis size. */
+export const REDUCED_EDGE = 640;
+
+type GrayPicture = { width: number; height: number; data: Uint8Array };
+
+/**
+ * The check on two grays as the Images binding gives them (REDUCED_EDGE on the long edge): its verdict, score (to
+ * three places), where it saw the change and the change map. The Worker, `npm run check:structure` and the real-pair
+ * evaluation all judge through here. `limits` (tests and development only) replaces the kind's STRUCTURE_LIMITS.
+ */
+export function judgeGrays(kind: ResultKind, src: GrayPicture, res: GrayPicture, limits?: StructureLimits) {
+  const size = analysisSize(src.width, src.height);
+  const v = checkStructure(
+    toAnalysis(src.data, src.width, src.height, size),
+    toAnalysis(res.data, res.width, res.height, size),
+    { kind, limits },
+  );
+  return {
+    verdict: v.verdict,
+    score: Math.round(v.score * 1000) / 1000,
+    reasons: v.reasons,
+    map: v.map,
+    measures: v.measures,
+  };
 }

@@ -1,15 +1,55 @@
-// The structure check as a message and its answer (docs/decisions/0188-the-check-off-the-object.md): the user's
-// object names two stored pictures, the check Worker (workers/checker) reads them, has the platform's image service
-// reduce them, compares them, and answers the object with a verdict. No pixel of either picture reaches the object.
+// The structure check's verdict, in one place (docs/decisions/0215-flag-when-unsure.md, 0188-the-check-off-the-object.md):
+// the score the measures give (check.ts) becomes one of three outcomes by per-kind limits, and travels as a message
+// and its answer. The user's object names two stored pictures, the check Worker (workers/checker) reads them, has the
+// platform's image service reduce them, compares them, and answers the object with a verdict. No pixel of either
+// picture reaches the object. Pure TypeScript, relative imports only.
 import type { ResultKind } from "./measures.ts";
-/** What a check says: passed or refused with the score, or unchecked when it could not judge. */
+
+/** What the check makes of a result it could judge. */
+export type Outcome = "passed" | "flagged" | "refused";
+
+/** One kind's limits on the check's score (higher: further from the source's architecture). */
+export interface StructureLimits {
+  /** Above this the result is flagged: delivered and charged, marked "Check the walls and windows". */
+  mark: number;
+  /** Above this the result is refused: not charged. Number.POSITIVE_INFINITY: this kind never refuses. */
+  refuse: number;
+}
+
+/**
+ * The limits per kind. The score is the one ADR 0160 fixed (above 1 it used to refuse); measured on real AI results
+ * (issue 43) that rule refused about four in ten results that kept the room, so no kind refuses until a method meets
+ * the issue's goals on held-out real pairs: every score over the old threshold marks, none refuses.
+ */
+export const STRUCTURE_LIMITS: Readonly<Record<ResultKind, StructureLimits>> = {
+  stage: { mark: 1, refuse: Number.POSITIVE_INFINITY },
+  removal: { mark: 1, refuse: Number.POSITIVE_INFINITY },
+  sky: { mark: 1, refuse: Number.POSITIVE_INFINITY },
+};
+
+/** The outcome of a score under a kind's limits: refused above `refuse`, flagged above `mark`, else passed. */
+export function outcomeOf(score: number, limits: StructureLimits): Outcome {
+  if (score > limits.refuse) return "refused";
+  if (score > limits.mark) return "flagged";
+  return "passed";
+}
+
+/** What a check says: its outcome, score and where it saw the room change, or unchecked when it could not judge. */
 export interface Checked {
-  verdict: "passed" | "refused" | "unchecked";
+  verdict: Outcome | "unchecked";
   score: number | null;
+  /** Where the check saw the change ("upper left", ...): empty when it passed, or when it cannot say. */
+  reasons: string[];
 }
 
 /** What the check says when it cannot judge: delivered and charged as any other result, never refused for it. */
-export const UNCHECKED: Checked = { verdict: "unchecked", score: null };
+export const UNCHECKED: Checked = { verdict: "unchecked", score: null, reasons: [] };
+
+/** Limits as JSON carries them: `refuse` null for never (JSON has no Infinity). */
+export interface WireLimits {
+  mark: number;
+  refuse: number | null;
+}
 
 /** One check, as the user's object sends it on the STRUCTURE_CHECKS queue. */
 export interface CheckRequest {
@@ -21,14 +61,49 @@ export interface CheckRequest {
   /** R2 keys (PHOTOS) of the picture the job started from and of its result. */
   sourceKey: string;
   resultKey: string;
+  /**
+   * Tests and development only: limits other than STRUCTURE_LIMITS for this check (set on the user's object with
+   * setStructureLimitsForTesting). A check Worker in production ignores them (workers/checker/judge.ts).
+   */
+  limits?: WireLimits;
 }
+
+export function toWire(l: StructureLimits): WireLimits {
+  return { mark: l.mark, refuse: Number.isFinite(l.refuse) ? l.refuse : null };
+}
+
+export function fromWire(l: WireLimits): StructureLimits {
+  return { mark: l.mark, refuse: l.refuse ?? Number.POSITIVE_INFINITY };
+}
+
+/** Whether `value` is a WireLimits with a finite mark no higher than its refuse. */
+export function isWireLimits(value: unknown): value is WireLimits {
+  if (typeof value !== "object" || value === null) return false;
+  const { mark, refuse } = value as Record<string, unknown>;
+  if (typeof mark !== "number" || !Number.isFinite(mark) || mark < 0) return false;
+  return refuse === null || (typeof refuse === "number" && Number.isFinite(refuse) && refuse >= mark);
+}
+
+/** At most this many reasons, each at most REASON_CHARS long, are taken from the check Worker. */
+const MAX_REASONS = 8;
+const REASON_CHARS = 80;
 
 /** Whether `value` is a Checked (the object takes it from another Worker, so it looks before trusting it). */
 export function isChecked(value: unknown): value is Checked {
   if (typeof value !== "object" || value === null) return false;
-  const { verdict, score } = value as Record<string, unknown>;
-  if (verdict === "unchecked") return score === null;
-  return (verdict === "passed" || verdict === "refused") && typeof score === "number" && Number.isFinite(score);
+  const { verdict, score, reasons } = value as Record<string, unknown>;
+  if (
+    !Array.isArray(reasons) ||
+    reasons.length > MAX_REASONS ||
+    !reasons.every((r) => typeof r === "string" && r.length > 0 && r.length <= REASON_CHARS)
+  )
+    return false;
+  if (verdict === "unchecked") return score === null && reasons.length === 0;
+  return (
+    (verdict === "passed" || verdict === "flagged" || verdict === "refused") &&
+    typeof score === "number" &&
+    Number.isFinite(score)
+  );
 }
 
 /**

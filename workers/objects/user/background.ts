@@ -6,6 +6,7 @@ import {
   folders,
   jobs,
   labelSettings,
+  type PhotoVersion,
   paidPeriods,
   photos,
   photoVersions,
@@ -17,7 +18,8 @@ import { log } from "@workers/lib/log";
 import { listKeys } from "@workers/lib/photo-storage";
 import { signLink } from "@workers/lib/signed-links";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
+import { versionBytes } from "~/shared/version-bytes";
 
 // Work of the user's Durable Object that outlives a request, run in batches by
 // its alarm (docs/decisions/0112-account-deletion-and-export.md):
@@ -163,6 +165,42 @@ export async function exportJson(db: Database, userId: string) {
   };
 }
 
+const ext = (t: string) => (t === "image/png" ? "png" : "jpg");
+
+/**
+ * A version's file in the export, as the byte rule allows (docs/decisions/0200-one-rule-for-a-versions-bytes.md):
+ * the image itself, or, for a result the structure check refused and its owner has not kept, its preview (the
+ * thumbnail the product shows of it), named as such, with a line for the README; no preview, no file.
+ */
+export function exportedVersion(v: PhotoVersion): { name: string; key: string | null; note: string | null } {
+  const base = `photos/${v.photoId}/versions/${v.id}-${v.kind}`;
+  const bytes = versionBytes(v, "shown");
+  if (!bytes.ok) return { name: base, key: null, note: `${base}: left out. ${REFUSED_IN_EXPORT}` };
+  if (bytes.standIn) {
+    const name = `${base}-refused-preview.jpg`;
+    return { name, key: bytes.key, note: `${name}: the preview only. ${REFUSED_IN_EXPORT}` };
+  }
+  return { name: `${base}.${ext(v.contentType)}`, key: bytes.key, note: null };
+}
+
+/** Why a refused result is in the export as its preview at most. */
+export const REFUSED_IN_EXPORT =
+  "The structure check refused this result (it changed the room's walls, windows or doors), so it was not charged and is not given at full size. Keep it (1 credit) on the photo's page to download it in full.";
+
+/** The export's README: what is in it, and every version given as its preview or left out. */
+export function exportReadme(notes: string[]): string {
+  const lines = [
+    "Your Stagewise data export.",
+    "",
+    "account.json: your account, folders, photos, jobs, versions, credit ledger and payments.",
+    "photos/<photo>/original.*: each photo as you uploaded it.",
+    "photos/<photo>/versions/*: each result made from it.",
+  ];
+  if (notes.length > 0)
+    lines.push("", "Results given as their preview only, or left out:", ...notes.map((n) => `- ${n}`));
+  return `${lines.join("\n")}\n`;
+}
+
 /** Streams the export into R2 and mails its link; the expiry, or null when it failed (and was marked so). */
 async function buildExport(env: Env, db: Database, userId: string, id: string, now: number): Promise<number | null> {
   const row = await db
@@ -170,8 +208,10 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
     .from(dataExports)
     .where(and(eq(dataExports.id, id), eq(dataExports.userId, userId)))
     .get();
+  // Failed includes ended by a password reset or a sign-out everywhere before it was built (ADR 0206): not built.
+  if (!row || row.status === "failed") return null;
   const data = await exportJson(db, userId);
-  if (!row || !data || data.account.deletedAt !== null) return null;
+  if (!data || data.account.deletedAt !== null) return null;
   const entries: ZipEntry[] = [
     {
       name: "account.json",
@@ -179,7 +219,6 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
       open: async () => new TextEncoder().encode(JSON.stringify(data, null, 2)),
     },
   ];
-  const ext = (t: string) => (t === "image/png" ? "png" : "jpg");
   for (const p of data.photos) {
     entries.push({
       name: `photos/${p.id}/original.${ext(p.contentType)}`,
@@ -187,13 +226,23 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
       open: async () => (await env.PHOTOS.get(p.originalKey))?.body ?? new Uint8Array(0),
     });
   }
+  const notes: string[] = [];
   for (const v of data.versions) {
+    const file = exportedVersion(v);
+    if (file.note) notes.push(file.note);
+    if (!file.key) continue;
+    const key = file.key;
     entries.push({
-      name: `photos/${v.photoId}/versions/${v.id}-${v.kind}.${ext(v.contentType)}`,
+      name: file.name,
       modifiedAt: v.createdAt,
-      open: async () => (await env.PHOTOS.get(v.key))?.body ?? new Uint8Array(0),
+      open: async () => (await env.PHOTOS.get(key))?.body ?? new Uint8Array(0),
     });
   }
+  entries.splice(1, 0, {
+    name: "README.txt",
+    modifiedAt: now,
+    open: async () => new TextEncoder().encode(exportReadme(notes)),
+  });
   const key = exportKey(userId, id);
   const upload = await env.PHOTOS.createMultipartUpload(key, { httpMetadata: { contentType: "application/zip" } });
   let bytes = 0;
@@ -231,10 +280,16 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
     return null;
   }
   const expiresAt = now + EXPORT_TTL_MS;
-  await db
+  const stored = await db
     .update(dataExports)
     .set({ status: "ready", objectKey: key, bytes, readyAt: now, expiresAt })
-    .where(eq(dataExports.id, id));
+    .where(and(eq(dataExports.id, id), ne(dataExports.status, "failed")))
+    .returning({ id: dataExports.id });
+  // Ended while it was being built (a reset, a sign-out everywhere): no link is mailed and no archive kept.
+  if (stored.length === 0) {
+    await env.PHOTOS.delete(key);
+    return null;
+  }
   const origin = env.APP_ORIGIN.replace(/\/$/, "");
   const sig = await signLink(env, "export", id, expiresAt);
   const url = `${origin}/api/exports/${id}?exp=${expiresAt}&sig=${sig}`;

@@ -1,5 +1,6 @@
 import { sessions, users } from "@db/schema";
 import { activeKeyCount, revokeAllKeysStatement } from "@workers/services/api-keys";
+import { endExportLinksStatements } from "@workers/services/mls/account-data";
 import { hashPassword } from "@workers/services/password";
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
@@ -50,9 +51,10 @@ export type ResetResult = { ok: true; userId: string; revokedKeys?: number } | F
 
 /**
  * Spends a reset link: sets the new password, ends every session of the
- * user and revokes every API key in one atomic batch (a reset is what
- * someone does when the account may be in other hands: no credential made
- * before it keeps working; docs/decisions/0153-credentials-end-with-the-accounts-trust.md).
+ * user, revokes every API key and ends every export link in one atomic batch
+ * (a reset is what someone does when the account may be in other hands: no
+ * credential made before it keeps working; docs/decisions/0153-credentials-end-with-the-accounts-trust.md,
+ * 0206-export-links-end-with-the-sessions.md).
  * The link proves the address, so an unverified account becomes verified.
  */
 export async function resetPassword(
@@ -75,6 +77,7 @@ export async function resetPassword(
     deps.db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, spent.userId)),
     deps.db.delete(sessions).where(eq(sessions.userId, spent.userId)),
     revokeAllKeysStatement(deps.db, spent.userId, "password_reset", now),
+    ...endExportLinksStatements(deps.db, spent.userId, now),
     revokeTokens(deps.db, spent.userId, "reset_password"),
   ]);
   await markVerified({ ...deps, now }, spent.userId);

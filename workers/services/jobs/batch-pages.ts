@@ -80,8 +80,11 @@ export async function batchForm(db: Db, userId: string, folderId: string | null)
 const startFields = z.object({
   folderId: z.string().max(64).optional(),
   designStyle: z.string().max(100).optional(),
-  /** The credit total the person was shown when pressing Start. */
-  quoted: z.coerce.number().int().min(0).max(MAX_BATCH_PHOTOS).optional(),
+  /**
+   * The credit total the person was shown when pressing Start. Only compared with the photos picked: a total over
+   * the largest batch is answered by that limit's own message below, not as a form not understood.
+   */
+  quoted: z.coerce.number().int().min(0).optional(),
   /** The form's submission key (checked by startBatch). */
   submission: z.string().max(64).optional(),
   /** Whether the photos follow their listing's look in this batch, and how closely ("": each listing's own). */

@@ -1,3 +1,4 @@
+import { inList } from "@db/lists";
 import { type Batch, batches, type Job, type JobParams, jobs, photos } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
@@ -7,7 +8,7 @@ import type { Deps } from "@workers/services/deps";
 import { getFolder } from "@workers/services/library";
 import { looksOf } from "@workers/services/listing-look";
 import type { UserRef } from "@workers/services/sessions";
-import { and, asc, desc, eq, gte, inArray, isNull, type Placeholder } from "drizzle-orm";
+import { and, asc, desc, eq, gte, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, lookStrengthOf } from "~/shared/listing-look";
@@ -76,10 +77,11 @@ export async function startBatch(
   if (folderId && !(await getFolder(deps.db, userId, folderId))) return fail("not_found", "That folder was not found.");
   const ids = items.map((i) => i.photoId);
   if (new Set(ids).size !== ids.length) return fail("invalid", "A photo is in the batch twice.");
+  // The user's own photos; one in the trash is refused by the user's object with the words that say so (ADR 0202).
   const owned = await deps.db
     .select({ id: photos.id })
     .from(photos)
-    .where(and(eq(photos.userId, userId), inArray(photos.id, ids), isNull(photos.trashedAt)))
+    .where(and(eq(photos.userId, userId), inList(photos.id, ids)))
     .all();
   if (owned.length !== ids.length) return fail("not_found", "A photo of the batch was not found.");
   const advanced = await advancedOptions(parsed.data, () => currentPlan(deps.db, userId));
@@ -169,7 +171,7 @@ export async function batchViews(db: Db, list: Batch[]): Promise<BatchView[]> {
     .from(jobs)
     .innerJoin(photos, eq(photos.id, jobs.photoId))
     .where(
-      inArray(
+      inList(
         jobs.batchId,
         list.map((b) => b.id),
       ),
@@ -242,7 +244,7 @@ function retriedUnder(db: Db, userId: string, submission: string, atMost: number
   return db
     .select({ id: jobs.id, batchId: jobs.batchId })
     .from(jobs)
-    .where(and(eq(jobs.userId, userId), inArray(jobs.id, ids)))
+    .where(and(eq(jobs.userId, userId), inList(jobs.id, ids)))
     .all();
 }
 
@@ -275,7 +277,7 @@ export async function retryBatch(
     .select()
     .from(jobs)
     .where(
-      inArray(
+      inList(
         jobs.id,
         failed.map((f) => f.jobId),
       ),

@@ -1,6 +1,7 @@
 import type { Photo } from "@db/schema";
 import { encodeHexLowerCase } from "@oslojs/encoding";
-import { maskKey } from "@workers/lib/photo-storage";
+import { type MaskMetadata, maskKey, storedMask } from "@workers/lib/photo-storage";
+import { checkGrayPng } from "@workers/lib/png-rows";
 import { getVersion, sourceVariant } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { getPhoto } from "@workers/services/library";
@@ -9,9 +10,10 @@ import { MASK_ID_PATTERN, MASK_MESSAGES, maskSizeProblem, readMaskSize } from "~
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 
 // Removal masks (issue 33, part 5; docs/decisions/0195-removal-brush-masks.md): the brush's PNG, white where
-// something should go. Stored under the photo's prefix, named by the SHA-256 of its bytes, exactly the size of the
-// image it was painted on; a removal job names it (params.mask) and its call sends a signed address of it as
-// mask_image_url, so a re-run of the job sends the same mask.
+// something should go. Exactly the size of the image it was painted on, decoded whole and one channel of gray
+// (docs/decisions/0211-masks-decoded-once-per-photo.md); one per photo, the newest, named by the SHA-256 of its bytes.
+// A removal job names it (params.mask) and its call sends a signed address of it as mask_image_url, so a re-run of
+// the job sends the same mask, while no newer one has replaced it.
 
 const NO_VERSION = fail("not_found", "That version of the photo was not found.");
 
@@ -38,7 +40,8 @@ async function imageSize(
 /**
  * Stores a mask painted on one of the user's photos, out of the trash. `source` names the image it was painted on
  * ("original" or a version's id; by default the one a removal starts from: the newest version, else the original):
- * the mask must be exactly its size. Refusals write nothing; storing the same bytes again answers the same mask.
+ * the mask must be exactly its size, and decode whole as a gray image. It replaces the photo's mask before it.
+ * Refusals write nothing; storing the same bytes again answers the same mask.
  */
 export async function storeMask(
   deps: Pick<Deps, "db" | "bucket" | "rateLimit">,
@@ -57,20 +60,25 @@ export async function storeMask(
   if (!image) return NO_VERSION;
   const wrongSize = maskSizeProblem(size, image);
   if (wrongSize) return fail("unprocessable", wrongSize);
+  // Only now, its size known to be the image's, is it decoded: every row, none of them kept.
+  const pixels = await checkGrayPng(bytes);
+  if (pixels === "damaged") return fail("unprocessable", MASK_MESSAGES.damaged);
+  if (pixels === "not-gray") return fail("unprocessable", MASK_MESSAGES.notGray);
   const limited = await overLimit(deps, MASK_RULE, [userId]);
   if (limited) return limited;
   const id = encodeHexLowerCase(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
-  await deps.bucket.put(maskKey(userId, photo.id, id), bytes, {
+  const metadata: MaskMetadata = { id, width: String(size.width), height: String(size.height) };
+  await deps.bucket.put(maskKey(userId, photo.id), bytes, {
     httpMetadata: { contentType: "image/png" },
-    customMetadata: { width: String(size.width), height: String(size.height) },
+    customMetadata: { ...metadata },
   });
   return ok({ mask: { id, width: size.width, height: size.height, source: on } });
 }
 
 /**
- * Whether a removal of `photo` starting from `source` may use the stored mask `maskId`: it must be one of this
- * photo's masks and exactly the size of that image (a mask painted on the original does not fit an enlarged
- * version, and is refused rather than stretched).
+ * Whether a removal of `photo` starting from `source` may use the stored mask `maskId`: it must be this photo's
+ * mask (not since replaced by a newer one) and exactly the size of that image (a mask painted on the original does
+ * not fit an enlarged version, and is refused rather than stretched).
  */
 export async function checkJobMask(
   deps: { db: Deps["db"]; bucket: R2Bucket },
@@ -79,11 +87,10 @@ export async function checkJobMask(
   maskId: string,
 ): Promise<Result> {
   if (!MASK_ID_PATTERN.test(maskId)) return fail("invalid", MASK_MESSAGES.badId);
-  const stored = await deps.bucket.head(maskKey(photo.userId, photo.id, maskId));
-  if (!stored) return fail("not_found", MASK_MESSAGES.notFound);
+  const size = await storedMask(deps.bucket, photo.userId, photo.id, maskId);
+  if (!size) return fail("not_found", MASK_MESSAGES.notFound);
   const image = await imageSize(deps.db, photo, source);
   if (!image) return NO_VERSION;
-  const size = { width: Number(stored.customMetadata?.width), height: Number(stored.customMetadata?.height) };
   const wrongSize = maskSizeProblem(size, image);
   return wrongSize ? fail("unprocessable", wrongSize) : ok({});
 }

@@ -50,16 +50,15 @@ export function submittedJobIds(
 /**
  * Starts a job of `count` results (variations of one staging request): one
  * job and one credit per result, reserved together; the first is the group's
- * lead. Used by requestJob for every request made with a session. `checkPhoto`:
- * the caller has not read the photo, and the object checks it is the user's and
- * out of the trash in the round trip that reads the balance.
+ * lead. Used by requestJob for every request made with a session. The object
+ * checks the photo is the user's and out of the trash in the round trip that
+ * reads the balance (objects/user/jobs/paid-photos.ts).
  */
 export async function startQueued(
   deps: Pick<Deps, "db" | "env">,
   userId: string,
   job: { photoId: string; kind: JobKind; params: JobParams },
   count: number,
-  checkPhoto = false,
   /** The request's submission key: a second sending starts nothing (see submittedJobIds). */
   submission?: string,
 ) {
@@ -77,7 +76,6 @@ export async function startQueued(
       reason: count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`,
       groupId: count > 1 ? ids[0]! : null,
     })),
-    checkPhotos: checkPhoto,
     submitted: submission !== undefined,
   });
   return { ...started, params, ids };

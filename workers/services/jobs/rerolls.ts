@@ -1,16 +1,15 @@
 import type { Job, JobParams } from "@db/schema";
-import { jobs } from "@db/schema";
 import { currentRequestId } from "@workers/lib/log";
-import { getJob, userObject } from "@workers/objects/client";
+import { freeRerollQuery, getJob, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { looksOf } from "@workers/services/listing-look";
-import { and, eq, inArray } from "drizzle-orm";
 import { FREE_REROLL_MS, REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue";
 
 // Re-rolls (docs/decisions/0140-batches-variations-rerolls.md): the same choices with a new seed, free once within
-// 7 days of the staged result, a credit after that, the price said before anything starts.
+// 7 days of the staged result, a credit after that, the price said before anything starts. The free one is used
+// once started, whatever became of it (docs/decisions/0201-the-free-re-roll-is-used-once-started.md).
 
 type Db = Deps["db"];
 
@@ -48,11 +47,8 @@ async function quoteWithRoot(
   const first = job.rerollOf ? await getJob(db, job.rerollOf) : job;
   const root = first?.groupId && first.groupId !== first.id ? await getJob(db, first.groupId) : first;
   if (!root) return NOT_FOUND;
-  const used = await db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.rerollOf, root.id), eq(jobs.cost, 0), inArray(jobs.status, ["queued", "running", "succeeded"])))
-    .get();
+  // Used once started, whatever became of it (refused by the structure check, failed, refunded): ADR 0201.
+  const used = await freeRerollQuery(db, root.id).get();
   const free = !used && now - root.createdAt <= FREE_REROLL_MS;
   return ok({
     root,
@@ -88,21 +84,30 @@ export async function reroll(
   const { variations: _v, styleReference: _r, ...choices } = root.params;
   const look = (await looksOf(deps.db, userId, [root.photoId])).get(root.photoId);
   const params: JobParams = look ? { ...choices, styleReference: look } : choices;
-  const started = await userObject(deps.env, userId).startJobs(userId, {
-    requestId: currentRequestId(),
-    jobs: [
-      {
-        jobId: id,
-        photoId: root.photoId,
-        kind: "stage",
-        params: { ...params, seed: newSeed() },
-        cost: quote.cost,
-        reason: quote.cost === 0 ? "Free re-roll (same choices, new seed)" : "AI stage (re-roll)",
-        rerollOf: root.id,
-      },
-    ],
-    submitted: opts.submission !== undefined,
-  });
+  const start = (cost: 0 | 1) =>
+    userObject(deps.env, userId).startJobs(userId, {
+      requestId: currentRequestId(),
+      jobs: [
+        {
+          jobId: id,
+          photoId: root.photoId,
+          kind: "stage",
+          params: { ...params, seed: newSeed() },
+          cost,
+          reason: cost === 0 ? "Free re-roll (same choices, new seed)" : "AI stage (re-roll)",
+          rerollOf: root.id,
+        },
+      ],
+      submitted: opts.submission !== undefined,
+    });
+  let cost = quote.cost;
+  let started = await start(cost);
+  // A second free re-roll racing the first is refused by the object in the words of REROLL_PAID_MESSAGE (nothing
+  // written): free for one of them only. One whose sender agreed to a credit starts as the paid re-roll it agreed to.
+  if (!started.ok && started.error === REROLL_PAID_MESSAGE && cost === 0 && opts.acceptCharge) {
+    cost = 1;
+    started = await start(cost);
+  }
   const existing = alreadyStarted(started);
   if (existing) {
     return ok({
@@ -112,7 +117,6 @@ export async function reroll(
       replayed: true,
     });
   }
-  // A second free re-roll racing the first is refused by the object in the words of REROLL_PAID_MESSAGE.
   if (!started.ok) return startFailure(started);
-  return ok({ job: { id, status: "queued" }, cost: quote.cost, credits: started.balance });
+  return ok({ job: { id, status: "queued" }, cost, credits: started.balance });
 }

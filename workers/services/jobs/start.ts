@@ -1,6 +1,7 @@
 import { type Job, type JobKind, type JobParams, type PhotoVersion, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
+import { checkUrl, urlPolicy } from "@workers/lib/safe-url";
 import {
   getVersion,
   jobView,
@@ -76,13 +77,13 @@ export async function requestJob(
   const mask = body.maskId;
   if (mask !== undefined && kind !== "removal") return fail("invalid", MASK_MESSAGES.onlyRemoval);
   // Staging from the original needs nothing of the photo's row: the user's object checks the photo is theirs and
-  // out of the trash in the round trip that reads the balance, and answers "Not found." as here (one D1 round trip
-  // fewer on the way to the provider).
-  const objectChecksPhoto = !api && !fromVersion && mask === undefined && (kind === "stage" || from === "original");
+  // out of the trash in the round trip that reads the balance (one D1 round trip fewer on the way to the provider).
+  // Whoever reads it here, a photo in the trash is refused there, where every paid action starts (ADR 0202).
+  const needsPhoto = api || fromVersion || mask !== undefined || (kind !== "stage" && from !== "original");
   if (from === "original") params.source = "original";
-  if (!objectChecksPhoto) {
+  if (needsPhoto) {
     const photo = await getPhoto(deps.db, userId, photoId);
-    if (!photo || photo.trashedAt !== null) return NOT_FOUND;
+    if (!photo) return NOT_FOUND;
     if (fromVersion) {
       const version = typeof from === "string" ? await getVersion(deps.db, userId, photo.id, from) : undefined;
       if (!version) return fail("not_found", "That version of the photo was not found.");
@@ -105,14 +106,7 @@ export async function requestJob(
   // Through the user's queue: the plan's concurrency and priority, a seed, 1-4 variations (issue 15).
   const count = variationsOf(body);
   if (!count.ok) return count;
-  const started = await startQueued(
-    deps,
-    userId,
-    { photoId, kind, params },
-    count.count,
-    objectChecksPhoto,
-    submission,
-  );
+  const started = await startQueued(deps, userId, { photoId, kind, params }, count.count, submission);
   // Sent before (a lost answer, a resend): the jobs that sending started, charged once. Otherwise the lead job as
   // the object just wrote it (the page only needs its id and polls; no D1 re-read).
   const existing = alreadyStarted(started);
@@ -141,12 +135,28 @@ export async function requestJob(
   });
 }
 
+/**
+ * A job's callback address, checked as its delivery will check it (workers/lib/safe-url.ts, ADR 0152): the address
+ * itself, then every address its host name resolves to. Before the credit is reserved: a name that resolves to a
+ * private network is refused here (400, nothing reserved), not accepted and refused at delivery
+ * (docs/decisions/0207-callbacks-resolved-before-the-reservation.md). Delivery checks again, each time.
+ */
+export async function checkCallbackUrl(env: Deps["env"], url: string): Promise<Result<{ url: string }>> {
+  const checked = await checkUrl(url, urlPolicy(env));
+  if (!checked.ok) return fail("invalid", checked.reason, { fieldErrors: { callbackUrl: checked.reason } });
+  return ok({ url });
+}
+
 async function requestApiJob(
   deps: Pick<Deps, "env">,
   userId: string,
   job: { photoId: string; kind: JobKind; params: JobParams },
   api: ApiJobOptions,
 ) {
+  if (api.callback) {
+    const checked = await checkCallbackUrl(deps.env, api.callback.url);
+    if (!checked.ok) return checked;
+  }
   // A keyed request's job id is derived inside the user's object, from the key and its generation (api-jobs.ts).
   const jobId = randomToken();
   const started = await userObject(deps.env, userId).startApiJob(userId, {

@@ -1,9 +1,10 @@
-import { photos, photoVersions } from "@db/schema";
+import { type Photo, photos, photoVersions } from "@db/schema";
 import { getVersion, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
-import { REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
+import type { StoredBytes } from "~/shared/version-bytes";
+import { CHECK_WALLS, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
 
 // The version a photo shows (in the grid, the listing pack and the original page): any of its versions may be
 // chosen; the others stay as versions.
@@ -32,6 +33,29 @@ export async function chooseVersion(
     })
     .where(and(eq(photos.id, photoId), eq(photos.userId, userId)));
   return ok({ versionId: version.id });
+}
+
+/**
+ * The owner's photo with what the byte rule reads of the image it shows (app/shared/version-bytes.ts): its key, its
+ * thumbnail and the verdict of the version behind it, in one read; null `shown` while it shows its original.
+ */
+export async function photoWithShown(
+  db: Db,
+  userId: string,
+  photoId: string,
+): Promise<{ photo: Photo; shown: StoredBytes | null } | undefined> {
+  const row = await db
+    .select({ photo: photos, verdict: photoVersions.structureVerdict })
+    .from(photos)
+    .leftJoin(photoVersions, and(eq(photoVersions.photoId, photos.id), eq(photoVersions.key, photos.processedKey)))
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId)))
+    .get();
+  if (!row) return undefined;
+  const { photo } = row;
+  const shown = photo.processedKey
+    ? { key: photo.processedKey, thumbKey: photo.processedThumbKey ?? photo.thumbKey, structureVerdict: row.verdict }
+    : null;
+  return { photo, shown };
 }
 
 /** The version the photo shows now (its processed image), if any. */
@@ -64,4 +88,43 @@ export async function keepRefusedVersion(
       ...(kept.code === "insufficient_credits" ? { credits: kept.balance } : {}),
     } as Result<{ versionId: string; credits: number }>;
   return ok({ versionId: kept.versionId, credits: kept.balance });
+}
+
+/** Why a confirmation is refused: only a flagged result asks for one. */
+export const ONLY_FLAGGED = `Only a result marked “${CHECK_WALLS}” asks for this confirmation.`;
+
+/**
+ * "I checked the walls and windows" (docs/decisions/0215-flag-when-unsure.md): the owner of a result the structure
+ * check flagged says they compared it with the original, and from then on it may go into an MLS download, an original
+ * page and a listing pack. Stored with the version: when, and by whom. Said again, it keeps the first confirmation.
+ * Another user's version, or one of another photo, is not found.
+ */
+export async function confirmStructure(
+  db: Db,
+  userId: string,
+  photoId: string,
+  versionId: string,
+  now: number,
+): Promise<Result<{ versionId: string; confirmedAt: number }>> {
+  const version = await getVersion(db, userId, photoId, versionId);
+  if (!version) return fail("not_found", "That version of the photo was not found.");
+  if (version.structureVerdict !== "flagged") return fail("conflict", ONLY_FLAGGED);
+  if (version.structureConfirmedAt !== null) return ok({ versionId, confirmedAt: version.structureConfirmedAt });
+  const [set] = await db
+    .update(photoVersions)
+    .set({ structureConfirmedAt: now, structureConfirmedBy: userId })
+    .where(
+      and(
+        eq(photoVersions.id, versionId),
+        eq(photoVersions.photoId, photoId),
+        eq(photoVersions.userId, userId),
+        isNull(photoVersions.structureConfirmedAt),
+      ),
+    )
+    .returning({ at: photoVersions.structureConfirmedAt });
+  if (set?.at != null) return ok({ versionId, confirmedAt: set.at });
+  // Another confirmation got there first (or the version went meanwhile): answer with what is stored.
+  const again = await getVersion(db, userId, photoId, versionId);
+  if (!again) return fail("not_found", "That version of the photo was not found.");
+  return ok({ versionId, confirmedAt: again.structureConfirmedAt ?? now });
 }

@@ -145,6 +145,25 @@ export async function deletionMethods(db: Deps["db"], userId: string): Promise<{
   return { password: Boolean(row?.passwordHash), google: Boolean(row?.googleSub) };
 }
 
+/**
+ * Ends every export link of the user, in the batch that ends their sessions and keys (a password reset, an admin's
+ * "sign out everywhere"; docs/decisions/0206-export-links-end-with-the-sessions.md): a ready archive's link answers
+ * 410 from now on, as one that expired; an export still being prepared is marked failed, so it is never mailed. The
+ * archive itself is deleted at its planned expiry by the user's object, as any other.
+ */
+export function endExportLinksStatements(db: Deps["db"], userId: string, now: number) {
+  return [
+    db
+      .update(dataExports)
+      .set({ expiresAt: now })
+      .where(and(eq(dataExports.userId, userId), eq(dataExports.status, "ready"), gt(dataExports.expiresAt, now))),
+    db
+      .update(dataExports)
+      .set({ status: "failed" })
+      .where(and(eq(dataExports.userId, userId), eq(dataExports.status, "queued"))),
+  ] as const;
+}
+
 /** Queues an export; its link is mailed when it is ready. */
 export async function requestExport(
   deps: Pick<Deps, "db" | "env" | "clock" | "rateLimit">,
@@ -192,7 +211,8 @@ export async function openExport(
   // account is ever served, whatever the row says.
   if (found && found.deletedAt !== null) return fail("gone", "This account was deleted, and its export with it.");
   const row = found?.row;
-  if (row?.status !== "ready" || !row.objectKey || (row.expiresAt ?? 0) < deps.clock())
+  // Expired at its expiry moment: a link ended by a reset (expiresAt set to that moment) is refused from then on.
+  if (row?.status !== "ready" || !row.objectKey || (row.expiresAt ?? 0) <= deps.clock())
     return fail("gone", "This export has expired. Ask for a new one from your settings.");
   const obj = await deps.bucket.get(row.objectKey);
   if (!obj) return fail("gone", "This export has expired. Ask for a new one from your settings.");

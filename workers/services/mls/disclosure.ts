@@ -46,17 +46,29 @@ export function disclosureOf(settings: LabelDefaults, listingProfile: string | n
 
 /**
  * Whether a version may go out, and if not, why. `code` "conflict": the structure check refused the result, or it
- * was kept anyway (said in mlsRefusal's words); "forbidden": the profile or the product never lets it out.
+ * was kept anyway, or it is flagged and its owner has not confirmed they checked it (said in mlsRefusal's words;
+ * `unconfirmed` for that last one, which the owner can lift); "forbidden": the profile or the product never lets it out.
  */
 export type Exportable =
   | { ok: true; kind: DisclosedKind }
-  | { ok: false; reason: string; code: "conflict" | "forbidden" };
+  | { ok: false; reason: string; code: "conflict" | "forbidden"; unconfirmed?: true };
 
 /** Whether a version may leave the product under this profile, and if not, why (said in the pack's manifest). */
-export function exportable(d: Disclosure, v: Pick<PhotoVersion, "kind" | "structureVerdict">): Exportable {
-  // A result that changed the room (refused by the structure check, or kept anyway) never goes into a listing.
-  const refusal = mlsRefusal(v.structureVerdict);
-  if (refusal) return { ok: false, reason: refusal, code: "conflict" };
+export function exportable(
+  d: Disclosure,
+  // Left out, the confirmation counts as not given (a flagged result stays out).
+  v: Pick<PhotoVersion, "kind" | "structureVerdict"> & { structureConfirmedAt?: number | null },
+): Exportable {
+  // A result that changed the room (refused by the structure check, or kept anyway) never goes into a listing; one it
+  // flagged, once its owner confirmed they checked the walls and windows.
+  const refusal = mlsRefusal(v.structureVerdict, v.structureConfirmedAt);
+  if (refusal)
+    return {
+      ok: false,
+      reason: refusal,
+      code: "conflict",
+      ...(v.structureVerdict === "flagged" ? { unconfirmed: true as const } : {}),
+    };
   const kind: string = v.kind;
   if (!isDisclosedKind(kind))
     return {

@@ -3,6 +3,7 @@ import { folders, type PhotoVersion, photos, photoVersions } from "@db/schema";
 import { and, eq } from "drizzle-orm";
 import { type DisclosedKind, KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { versionBytes } from "~/shared/version-bytes";
 import { captionFor, type Disclosure, disclosureFor, exportable, labelFor, labelLines } from "./disclosure";
 import { labelledBytes } from "./labels";
 import { type LinkState, linkState, liveUrl, NOT_PUBLISHED, publishOriginal, withdrawnMessage } from "./links";
@@ -53,6 +54,8 @@ export function disclosureView(found: VersionForMls, origin: string) {
     profile: { id: profile.id, name: profile.name, rule: sourceLine(profile), from: disclosure.from },
     exportable: allowed.ok,
     reason: allowed.ok ? null : allowed.reason,
+    /** Flagged and not yet confirmed: "I checked the walls and windows" lets it out. */
+    needsConfirmation: !allowed.ok && allowed.unconfirmed === true,
     kind: kind ? KIND_NAMES[kind] : null,
     labelOnPhoto: profile.label !== null,
     /** The label gives the original's address: Download for MLS needs a live page. */
@@ -105,7 +108,10 @@ export async function mlsDownload(
   const name = found.photoName.replace(/\.(jpe?g|png)$/i, "") || "photo";
   const fileName = `${name} (${version.kind}, ${spec ? "labelled" : "for MLS"}).${ext}`;
   if (!spec) {
-    const obj = await bucket.get(version.key);
+    // The profile's own refusals came first (exportable); the bytes leave as the byte rule says (ADR 0200).
+    const full = versionBytes(version, "full");
+    if (!full.ok) return full;
+    const obj = await bucket.get(full.key);
     if (!obj) return NOT_FOUND;
     return ok({ file: { body: obj.body, contentType: version.contentType, fileName, labelled: false } });
   }

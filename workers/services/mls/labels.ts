@@ -17,6 +17,7 @@ import {
 import { profileById, profileOrDefault } from "~/shared/mls-profiles";
 import { type Failure, fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { hasControlCharacters } from "~/shared/text";
+import { versionBytes } from "~/shared/version-bytes";
 
 // The account's disclosure settings (its MLS profile and the label's look), and
 // the rendered bytes of a label, kept in R2 beside the version so every path
@@ -86,9 +87,12 @@ async function readAll(bucket: R2Bucket, key: string): Promise<R2ObjectBody | nu
  */
 export async function labelledBytes(
   bucket: R2Bucket,
-  version: Pick<PhotoVersion, "id" | "userId" | "photoId" | "key">,
+  version: Pick<PhotoVersion, "id" | "userId" | "photoId" | "key" | "thumbKey" | "structureVerdict">,
   spec: LabelSpec,
 ): Promise<Result<RenderedImage> | Failure> {
+  // Drawn on the full image: only one the byte rule lets leave in full (ADR 0200), even from the cache.
+  const full = versionBytes(version, "full");
+  if (!full.ok) return full;
   const hash = sha256Hex(JSON.stringify([spec.lines, spec.corner, spec.size, spec.tone, spec.qrUrl])).slice(0, 24);
   const key = `${photoPrefix(version.userId, version.photoId)}labels/${version.id}-${hash}`;
   const cached = await readAll(bucket, key);
@@ -98,7 +102,7 @@ export async function labelledBytes(
       contentType: cached.httpMetadata?.contentType ?? "image/jpeg",
     });
   }
-  const source = await readAll(bucket, version.key);
+  const source = await readAll(bucket, full.key);
   if (!source) return NOT_FOUND;
   let rendered: { bytes: Uint8Array; type: string };
   try {

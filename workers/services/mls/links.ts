@@ -74,6 +74,7 @@ interface VersionRow {
   photoId: string;
   kind: string;
   structureVerdict: PhotoVersion["structureVerdict"];
+  structureConfirmedAt: PhotoVersion["structureConfirmedAt"];
 }
 
 /** The owner's version with its photo's listing folder (null for a photo in no folder). */
@@ -86,6 +87,7 @@ async function versionWithListing(db: Database, userId: string, photoId: string,
         photoId: photoVersions.photoId,
         kind: photoVersions.kind,
         structureVerdict: photoVersions.structureVerdict,
+        structureConfirmedAt: photoVersions.structureConfirmedAt,
       },
       folder: folders,
       trashedAt: photos.trashedAt,

@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
+import { inQuery } from "@db/lists";
 import { type Folder, originalLinks, type Photo, type PhotoVersion, photos, photoVersions } from "@db/schema";
-import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, isNull } from "drizzle-orm";
 import {
   LISTING_STATUS_NAMES,
   MLS_PROFILES,
@@ -41,13 +42,13 @@ export async function readListing(db: Database, userId: string, folder: Pick<Fol
     db
       .select()
       .from(photoVersions)
-      .where(and(eq(photoVersions.userId, userId), inArray(photoVersions.photoId, ids)))
+      .where(and(eq(photoVersions.userId, userId), inQuery(photoVersions.photoId, ids)))
       .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
       .all(),
     db
       .select()
       .from(originalLinks)
-      .where(and(eq(originalLinks.userId, userId), inArray(originalLinks.photoId, ids)))
+      .where(and(eq(originalLinks.userId, userId), inQuery(originalLinks.photoId, ids)))
       .orderBy(desc(originalLinks.createdAt))
       .all(),
   ]);
@@ -72,8 +73,13 @@ export async function listingPanel(db: Database, userId: string, folder: Folder)
   let unpublished = 0;
   let withdrawn = 0;
   let refused = 0;
+  let unconfirmed = 0;
   for (const p of picks) {
     if (!p.version || !p.allowed) continue;
+    if (!p.allowed.ok && p.allowed.unconfirmed) {
+      unconfirmed++;
+      continue;
+    }
     if (!p.allowed.ok) {
       refused++;
       continue;
@@ -107,6 +113,8 @@ export async function listingPanel(db: Database, userId: string, folder: Folder)
     withdrawn: needs ? withdrawn : 0,
     /** Altered photos the profile does not let out (the pack leaves them out, saying why). */
     refused,
+    /** Photos showing a flagged result nobody confirmed: the pack is refused until each is (docs/decisions/0215). */
+    unconfirmed,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
+import { inQuery } from "@db/lists";
 import { folders, originalLinks, photos } from "@db/schema";
-import { and, count, eq, inArray, isNotNull, isNull, lte, ne } from "drizzle-orm";
+import { and, count, eq, isNotNull, isNull, lte, ne } from "drizzle-orm";
 import { z } from "zod";
 import {
   ADVERTISING_WARNING,
@@ -114,7 +115,7 @@ export async function closeSoldListings(db: Database, now = Date.now()): Promise
   const res = await db
     .update(originalLinks)
     .set({ revokedAt: now, revokedReason: "listing_closed" })
-    .where(and(isNull(originalLinks.revokedAt), inArray(originalLinks.photoId, due)))
+    .where(and(isNull(originalLinks.revokedAt), inQuery(originalLinks.photoId, due)))
     .run();
   return res.meta.changes ?? 0;
 }

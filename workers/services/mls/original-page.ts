@@ -1,5 +1,5 @@
 import type { Database } from "@db/client";
-import { folders, labelSettings, originalLinks, photos, photoVersions, users } from "@db/schema";
+import { folders, labelSettings, originalLinks, photos, photoVersions, type StructureVerdict, users } from "@db/schema";
 import { sha256Hex } from "@workers/lib/crypto";
 import { and, desc, eq } from "drizzle-orm";
 import { DEFAULT_LABEL } from "~/shared/label-options";
@@ -23,6 +23,8 @@ export interface PageVersion {
   contentType: string;
   width: number;
   height: number;
+  /** What the structure check said of it: the byte rule reads it (app/shared/version-bytes.ts). */
+  structureVerdict: StructureVerdict | null;
   /** The version this link was made for (the one on the label or in the caption). */
   linked: boolean;
 }
@@ -89,6 +91,7 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
       contentType: v.contentType,
       width: v.width,
       height: v.height,
+      structureVerdict: v.structureVerdict,
       linked: v.id === row.link.versionId,
     }))
     .sort((a, b) => Number(b.linked) - Number(a.linked));

@@ -4,6 +4,8 @@ import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
 import { KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
 import { fail, ok, type Result } from "~/shared/result";
 import { cutText } from "~/shared/text";
+import { versionBytes } from "~/shared/version-bytes";
+import { CHECK_WALLS, CONFIRM_CHECKED } from "~/shared/version-view";
 import { captionFor, type Disclosure, labelFor } from "./disclosure";
 import { labelledBytes } from "./labels";
 import { liveUrl, NOT_PUBLISHED, publishNew, withdrawnMessage } from "./links";
@@ -18,6 +20,12 @@ import { readListing } from "./listing-photos";
 // was left out. A GET never publishes: only the POST that says so publishes the pages that never existed.
 
 const EXT: Record<string, string> = { "image/jpeg": "jpg", "image/png": "png" };
+
+/** Why a pack is refused while results it would carry are flagged and unconfirmed (docs/decisions/0215). */
+export function unconfirmedInPack(names: string[]): string {
+  const shown = names.length > 5 ? [...names.slice(0, 5), `${names.length - 5} more`] : names;
+  return `This listing's pack would carry ${names.length === 1 ? "a result" : "results"} marked “${CHECK_WALLS}” that nobody has confirmed: ${shown.join(", ")}. Open ${names.length === 1 ? "the photo" : "each photo"}, compare the result with the original and confirm “${CONFIRM_CHECKED}” (or show another version), then download the pack.`;
+}
 export const PACK_MAX_PHOTOS = 200;
 
 /** A file name safe in any unzip tool: no path, no control or reserved characters. */
@@ -124,6 +132,9 @@ export async function listingPack(
   if (picks.length === 0) return fail("invalid", "This folder has no photos to pack.");
   if (picks.length > PACK_MAX_PHOTOS)
     return fail("invalid", `A pack holds at most ${PACK_MAX_PHOTOS} photos: split the folder.`);
+  // A flagged result nobody confirmed is not left out quietly (the agent chose it): the pack waits for the check.
+  const unconfirmed = picks.filter((p) => p.allowed && !p.allowed.ok && p.allowed.unconfirmed);
+  if (unconfirmed.length > 0) return fail("conflict", unconfirmedInPack(unconfirmed.map((p) => p.photo.name)));
   const now = deps.clock();
   const { profile } = disclosure;
   const published = publish
@@ -162,8 +173,12 @@ export async function listingPack(
       leftOut: null,
     };
     let staged: Item | null = null;
+    // Labelled or clean, a version's bytes go in only as the byte rule lets them leave (ADR 0200); the profile's
+    // refusals (exportable) are stricter still.
+    const full = version ? versionBytes(version, "full") : null;
     if (version && allowed && !allowed.ok) row.leftOut = allowed.reason;
-    else if (version && allowed?.ok) {
+    else if (full && !full.ok) row.leftOut = full.error;
+    else if (version && full?.ok && allowed?.ok) {
       const state = states.get(version.id) ?? { state: "none" };
       const page = liveUrl(origin, state);
       const spec = labelFor(disclosure, allowed.kind, page);
@@ -177,7 +192,7 @@ export async function listingPack(
               if (!rendered.ok) throw new Error(rendered.error);
               return rendered.bytes;
             }
-          : streamOf(bucket, version.key, "version");
+          : streamOf(bucket, full.key, "version");
         const label = `${base} - ${KIND_NAMES[allowed.kind].toLowerCase()}.${EXT[version.contentType] ?? "jpg"}`;
         staged = {
           label,

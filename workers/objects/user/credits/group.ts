@@ -1,7 +1,8 @@
 import type { Database } from "@db/client";
+import { inList } from "@db/lists";
 import { type Allocation, creditGrants, creditLedger, creditReservations } from "@db/schema";
 import { run, type Stmt } from "@workers/objects/user/batch";
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { balanceDelta, expireGrants, insufficient, type LedgerResult, ledgerRow, userNotFound } from "./rows";
 import { type CreditView, loadView, toView, viewQueries } from "./view";
 
@@ -16,8 +17,6 @@ import { type CreditView, loadView, toView, viewQueries } from "./view";
 
 /** Reservations decided together and written in one D1 batch, at most. */
 export const MAX_GROUP = 100;
-/** D1 allows 100 bound parameters per statement. */
-const KEYS_PER_LOOKUP = 90;
 /** A reservation row binds 6 parameters, a reserve ledger row 8 (the rest are defaults). */
 const RESERVATION_ROWS_PER_INSERT = 15;
 const LEDGER_ROWS_PER_INSERT = 12;
@@ -32,18 +31,16 @@ export interface ReserveRequest {
 
 export type ReserveAnswer = LedgerResult<{ status: "held" | "committed" | "refunded" }>;
 
-/** Queries for the status of each of `unique` (distinct keys) that is already reserved. */
+/** The query (none for no keys) for the status of each of `unique` (distinct keys) that is already reserved. */
 function keyStatusQueries(db: Database, unique: string[]) {
-  const queries = [];
-  for (let i = 0; i < unique.length; i += KEYS_PER_LOOKUP) {
-    queries.push(
-      db
-        .select({ key: creditReservations.key, status: creditReservations.status })
-        .from(creditReservations)
-        .where(inArray(creditReservations.key, unique.slice(i, i + KEYS_PER_LOOKUP))),
-    );
-  }
-  return queries;
+  if (unique.length === 0) return [];
+  // The keys as one parameter (db/lists.ts): D1 binds at most 100 values a statement.
+  return [
+    db
+      .select({ key: creditReservations.key, status: creditReservations.status })
+      .from(creditReservations)
+      .where(inList(creditReservations.key, unique)),
+  ];
 }
 
 /**

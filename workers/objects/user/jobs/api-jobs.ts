@@ -4,8 +4,11 @@ import { sha256Hex } from "@workers/lib/crypto";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
+import { planQuery } from "@workers/objects/user/credits/view";
 import { and, eq } from "drizzle-orm";
 import { insertCallbackStatement, markOpen } from "./callbacks";
+import { checkPaidPhotos } from "./paid-photos";
+import { limitsOf } from "./plan-limits";
 import { getJob, insertJobStatement, jobView, type StartJobInput } from "./rows";
 
 // Job creation for the public API, run inside the user's Durable Object so
@@ -73,6 +76,12 @@ export async function start(
     }
     jobInput = { ...input.job, jobId: idempotentJobId(userId, idem.key, generation) };
   }
+  // A new job (not an answer stored under its key): paid work only on the user's photo out of the trash.
+  const photoRefused = await checkPaidPhotos(db, userId, [jobInput.photoId], 0);
+  if (photoRefused) return credits.untouched(photoRefused);
+  // The plan's queue priority, as the page's jobs get it (queue.ts): a Professional user's API jobs go first too.
+  const plan = await planQuery(db, userId).get();
+  jobInput = { ...jobInput, priority: limitsOf(plan?.plan).priority };
   const jobId = jobInput.jobId;
   const also = [insertJobStatement(db, userId, jobInput, now)];
   if (idem) {

@@ -1,10 +1,13 @@
 import type { Database } from "@db/client";
+import { inQuery } from "@db/lists";
 import { countStatement } from "@db/ops-counts";
 import { type ApiCallback, apiCallbacks, apiKeys, jobs, photoVersions } from "@db/schema";
 import { callbackSecretFor, SIGNATURE_HEADER, signatureHeader } from "@workers/lib/callback-signing";
 import { guardedFetch, urlPolicy } from "@workers/lib/safe-url";
 import type { Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
+import { apiVersionAddresses } from "~/shared/api-addresses";
+import { structureView } from "~/shared/version-view";
 
 // Signed callbacks of jobs created through the public API
 // (docs/decisions/0120-public-api.md). A job that named a callback URL gets a
@@ -56,7 +59,7 @@ export async function afterChange(
       and(
         eq(apiCallbacks.userId, userId),
         eq(apiCallbacks.status, "waiting"),
-        inArray(
+        inQuery(
           apiCallbacks.jobId,
           db
             .select({ id: jobs.id })
@@ -88,7 +91,6 @@ async function eventFor(db: Database, env: Pick<Env, "APP_ORIGIN">, cb: ApiCallb
     ? await db.select().from(photoVersions).where(eq(photoVersions.id, job.versionId)).get()
     : undefined;
   const origin = env.APP_ORIGIN.replace(/\/$/, "");
-  const base = `${origin}/api/v1/photos/${job.photoId}/versions`;
   return JSON.stringify({
     id: `evt_${job.id}`,
     type: job.status === "succeeded" ? "job.succeeded" : "job.failed",
@@ -113,7 +115,9 @@ async function eventFor(db: Database, env: Pick<Env, "APP_ORIGIN">, cb: ApiCallb
             width: version.width,
             height: version.height,
             bytes: version.bytes,
-            downloadUrl: `${base}/${version.id}/download`,
+            // A refused result carries its verdict and the keep address, never a download that would refuse.
+            structure: structureView(version),
+            ...apiVersionAddresses(origin, version),
           }
         : null,
     },

@@ -1,4 +1,5 @@
 import { log } from "@workers/lib/log";
+import type { ResultKind } from "@workers/lib/structure/measures";
 import {
   type Checked,
   type CheckRequest,
@@ -6,6 +7,7 @@ import {
   isChecked,
   isCheckTiming,
   UNCHECKED,
+  type WireLimits,
 } from "@workers/lib/structure/verdict";
 import type { JobClock } from "./clock";
 
@@ -21,6 +23,11 @@ export type SendCheck = (request: CheckRequest) => Promise<void>;
 /** The checks this instance of the object waits for, each answered once, by the check Worker or by the timeout. */
 export class CheckDesk {
   #waiting = new Map<string, (checked: Checked, timing?: CheckTiming) => void>();
+  /**
+   * Tests and development only (UserObject.setStructureLimitsForTesting): limits sent with this user's checks, per
+   * kind, in place of the production ones. A check Worker in production ignores them.
+   */
+  limitsForTesting: Partial<Record<ResultKind, WireLimits>> | null = null;
 
   constructor(
     private readonly send: SendCheck,
@@ -54,7 +61,8 @@ export class CheckDesk {
       }, this.timeoutMs);
     });
     // A local queue may deliver inside send (the answer arrives before send returns): the waiter is set first.
-    const sent = this.send({ ...check, checkId }).then(
+    const limits = this.limitsForTesting?.[check.kind];
+    const sent = this.send({ ...check, checkId, ...(limits ? { limits } : {}) }).then(
       () => answered,
       (err: unknown) => {
         log.warn(`structure check not sent: ${err instanceof Error ? err.message : String(err)}`, { checkId });
@@ -79,7 +87,10 @@ export class CheckDesk {
     const waiter = this.#waiting.get(checkId);
     if (!waiter || !isChecked(checked)) return false;
     this.#waiting.delete(checkId);
-    waiter({ verdict: checked.verdict, score: checked.score }, isCheckTiming(timing) ? timing : undefined);
+    waiter(
+      { verdict: checked.verdict, score: checked.score, reasons: [...checked.reasons] },
+      isCheckTiming(timing) ? timing : undefined,
+    );
     return true;
   }
 }

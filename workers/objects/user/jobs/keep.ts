@@ -5,6 +5,7 @@ import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, reserve } from "@workers/objects/user/credits/reservations";
 import { type LedgerResult, refusal } from "@workers/objects/user/credits/rows";
 import { and, eq } from "drizzle-orm";
+import { paidPhotoRefusal } from "./paid-photos";
 
 // "Keep it anyway" (issue 33, docs/decisions/0162-results-true-to-the-room.md): a result the structure check refused
 // twice was not charged; its owner may keep it for one credit. It is then the photo's shown version, labelled as
@@ -20,12 +21,17 @@ export async function keepRefused(
   versionId: string,
   now: number,
 ): Promise<Changed<LedgerResult<{ versionId: string }>>> {
-  const version = await db
-    .select()
+  // The version with its photo, in one read: paid work only on a photo out of the trash (paid-photos.ts).
+  const row = await db
+    .select({ version: photoVersions, photo: { id: photos.id, name: photos.name, trashedAt: photos.trashedAt } })
     .from(photoVersions)
+    .innerJoin(photos, and(eq(photos.id, photoVersions.photoId), eq(photos.userId, userId)))
     .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
     .get();
-  if (!version) return credits.untouched(refusal("not_found", "That version of the photo was not found.", 0));
+  if (!row) return credits.untouched(refusal("not_found", "That version of the photo was not found.", 0));
+  const trashed = paidPhotoRefusal([row.photo], [photoId], 0);
+  if (trashed) return credits.untouched(trashed);
+  const { version } = row;
   if (version.structureVerdict !== "refused") return credits.untouched(refusal("conflict", ONLY_REFUSED, 0));
   // One credit, reserved and committed in this one change: the object runs nothing else for the user meanwhile.
   const key = `keep:${versionId}`;
@@ -35,7 +41,7 @@ export async function keepRefused(
   if (!found.held) return credits.moved({ ok: true, balance: reserved.balance, versionId });
   const committed = await credits.commitHeld(db, userId, found.held, now, {
     writes: [
-      db.update(photoVersions).set({ structureVerdict: "kept" }).where(eq(photoVersions.id, versionId)),
+      db.update(photoVersions).set({ storedVerdict: "kept" }).where(eq(photoVersions.id, versionId)),
       db
         .update(photos)
         .set({

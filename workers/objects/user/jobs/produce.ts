@@ -3,9 +3,11 @@ import { type Job, type Photo, photos, photoVersions } from "@db/schema";
 import { createProviderClient, type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
 import { imagesFor } from "@workers/lib/images";
 import { log } from "@workers/lib/log";
+import { storedMask } from "@workers/lib/photo-storage";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
 import { describeImage } from "@workers/lib/thumbnail";
 import { and, eq } from "drizzle-orm";
+import { MASK_MESSAGES } from "~/shared/masks";
 import type { JobClock } from "./clock";
 import { atListingSize } from "./listing-size";
 import {
@@ -52,7 +54,11 @@ export async function produce(
   } else {
     const variant = job.params.source ?? "original";
     const imageUrl = await signedImageUrl(env, photo.id, variant, now);
-    // A brushed removal sends its mask too (docs/decisions/0195-removal-brush-masks.md).
+    // A brushed removal sends its mask too (docs/decisions/0195-removal-brush-masks.md), while it is still the photo's
+    // mask: a newer one painted since replaced it (ADR 0211), and the provider is not called with another's.
+    if (job.params.mask && !(await storedMask(env.PHOTOS, photo.userId, photo.id, job.params.mask))) {
+      throw new ProviderError(MASK_MESSAGES.replaced, false);
+    }
     const maskUrl = job.params.mask ? await signedMaskUrl(env, photo.id, job.params.mask, now) : undefined;
     bytes =
       job.kind === "sky"

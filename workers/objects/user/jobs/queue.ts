@@ -1,15 +1,6 @@
 import type { Database } from "@db/client";
-import {
-  batches,
-  creditLedger,
-  creditReservations,
-  type Job,
-  type JobKind,
-  type JobParams,
-  jobs,
-  type Photo,
-  photos,
-} from "@db/schema";
+import { inList, notInList } from "@db/lists";
+import { batches, creditLedger, creditReservations, type Job, type JobKind, type JobParams, jobs } from "@db/schema";
 import { canonicalJson } from "@workers/lib/canonical-json";
 import { randomToken } from "@workers/lib/crypto";
 import { run, type Stmt } from "@workers/objects/user/batch";
@@ -19,10 +10,10 @@ import { reserveGroup } from "@workers/objects/user/credits/group";
 import * as reservations from "@workers/objects/user/credits/reservations";
 import { expireGrants, insufficient, type Refusal, refusal, userNotFound } from "@workers/objects/user/credits/rows";
 import { loadView, loadViewAndPlan, planQuery } from "@workers/objects/user/credits/view";
-import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { PLANS } from "~/shared/catalog";
 import { REROLL_PAID_MESSAGE } from "~/shared/listing";
-import { NOT_FOUND } from "~/shared/result";
+import { type PaidPhoto, paidPhotoRefusal, paidPhotosQuery } from "./paid-photos";
 import { DEFAULT_CONCURRENCY, limitsOf } from "./plan-limits";
 
 export { DEFAULT_CONCURRENCY, limitsOf, type PlanLimits } from "./plan-limits";
@@ -63,11 +54,6 @@ export interface StartManyInput {
   jobs: QueuedJobInput[];
   /** The request that asked for these jobs: its id is logged with each job's run and provider calls. */
   requestId?: string;
-  /**
-   * The caller has not looked the photos up: each must be the user's and not in the trash, read in the same round
-   * trip as the balance (else a not_found refusal, nothing written).
-   */
-  checkPhotos?: boolean;
   /**
    * The job ids (and a batch's id) come from the request's submission key (job-queue.ts, `submittedJobIds`): when the
    * first job exists already, the request was sent before and nothing is written. The same request is answered
@@ -159,9 +145,10 @@ export async function startMany(
   const total = input.jobs.reduce((n, j) => n + j.cost, 0);
   // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
   // here, where the user's changes are serialised, not from each caller.
-  const photoIds = input.checkPhotos ? [...new Set(input.jobs.map((j) => j.photoId))] : [];
-  // In the same round trip: the checked photos, and whether the request's first job exists already.
-  const checkPhotos = photoIds.length > 0 ? livePhotosQuery(db, userId, photoIds) : null;
+  const photoIds = [...new Set(input.jobs.map((j) => j.photoId))];
+  // In the same round trip: the jobs' photos (paid work only on the user's photos out of the trash: paid-photos.ts),
+  // and whether the request's first job exists already.
+  const checkPhotos = paidPhotosQuery(db, userId, photoIds);
   const lead = input.jobs[0];
   const checkSubmitted =
     input.submitted && lead
@@ -176,7 +163,7 @@ export async function startMany(
     [checkPhotos, checkSubmitted].filter((q) => q !== null),
   );
   const alsoRead = [...loaded.read];
-  const livePhotoRows = (checkPhotos ? alsoRead.shift() : []) as Photo[];
+  const photoRows = alsoRead.shift() as PaidPhoto[];
   const submittedRows = (checkSubmitted ? alsoRead.shift() : []) as Job[];
   const existing = submittedRows[0];
   if (existing && lead) {
@@ -184,10 +171,8 @@ export async function startMany(
     if (!sameRequest(existing, lead)) return credits.untouched(refusal("conflict", SUBMISSION_REUSED, balance));
     return credits.untouched({ ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing });
   }
-  const livePhotos = new Map(livePhotoRows.map((p) => [p.id, p]));
-  if (photoIds.some((id) => !livePhotos.has(id))) {
-    return credits.untouched(refusal("not_found", NOT_FOUND.error, loaded.view?.balance ?? 0));
-  }
+  const photoRefused = paidPhotoRefusal(photoRows, photoIds, loaded.view?.balance ?? 0);
+  if (photoRefused) return credits.untouched(photoRefused);
   let view = loaded.view;
   // Grants due to expire go first; the view is then the one read after it.
   let expired = false;
@@ -203,19 +188,13 @@ export async function startMany(
   if (balance < total) return refused(insufficient(balance));
   for (const j of input.jobs) {
     if (j.cost !== 0 || !j.rerollOf) continue;
-    const taken = await db
-      .select({ id: jobs.id })
-      .from(jobs)
-      .where(
-        and(eq(jobs.rerollOf, j.rerollOf), eq(jobs.cost, 0), inArray(jobs.status, ["queued", "running", "succeeded"])),
-      )
-      .get();
-    // A second free re-roll of the same result, racing the first: refused here, where they are serialised.
-    if (taken) return refused(refusal("conflict", REROLL_PAID_MESSAGE, balance));
+    // A second free re-roll of the same request (racing the first, or after it, whatever became of it): refused
+    // here, where they are serialised, by the read the quote makes (ADR 0201).
+    if (await freeRerollQuery(db, j.rerollOf).get()) return refused(refusal("conflict", REROLL_PAID_MESSAGE, balance));
   }
   const retried = input.jobs.flatMap((j) => (j.retryOf ? [j.retryOf] : []));
   if (retried.length > 0) {
-    const again = await db.select({ id: jobs.id }).from(jobs).where(inArray(jobs.retryOf, retried)).get();
+    const again = await db.select({ id: jobs.id }).from(jobs).where(inList(jobs.retryOf, retried)).get();
     if (again) return refused(refusal("conflict", ALREADY_RETRIED, balance));
   }
   // Every paid reservation, every job row, the batch and any free re-roll in one D1 batch: all or none.
@@ -275,6 +254,19 @@ export async function startMany(
   return credits.withView({ ok: true, balance: answers.at(-1)!.balance, jobIds, createdAt: now, concurrency }, after);
 }
 
+/**
+ * The free re-roll of a staging request (`rootId`, its first job), once started: queued, running, succeeded, failed,
+ * refused by the structure check or refunded, it was the one (docs/decisions/0201-the-free-re-roll-is-used-once-started.md).
+ * The quote (services/jobs/rerolls.ts) and the start above read the same rows, so what is said is what is charged.
+ */
+export function freeRerollQuery(db: Database, rootId: string) {
+  return db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.rerollOf, rootId), eq(jobs.cost, 0)))
+    .limit(1);
+}
+
 /** A variation that is not its group's first: it runs with (and settles after) its lead's one provider call. */
 export function followsLead(job: Pick<Job, "id" | "groupId">): boolean {
   return job.groupId !== null && job.groupId !== job.id;
@@ -316,15 +308,6 @@ export function sameRequest(stored: Job, asked: QueuedJobInput): boolean {
   );
 }
 
-/** Those of `photoIds` that are the user's and out of the trash (at most 90 ids: D1 binds 100 values a statement). */
-function livePhotosQuery(db: Database, userId: string, photoIds: string[]) {
-  if (photoIds.length > 90) throw new Error("checkPhotos takes at most 90 photos");
-  return db
-    .select()
-    .from(photos)
-    .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds), isNull(photos.trashedAt)));
-}
-
 /** The first `limit` queued jobs that start on their own (not variations after a lead), besides `running`. */
 function queuedQuery(db: Database, userId: string, running: string[], limit: number) {
   return db
@@ -335,7 +318,7 @@ function queuedQuery(db: Database, userId: string, running: string[], limit: num
         eq(jobs.userId, userId),
         eq(jobs.status, "queued"),
         or(isNull(jobs.groupId), eq(jobs.groupId, jobs.id)),
-        running.length > 0 ? notInArray(jobs.id, running) : undefined,
+        running.length > 0 ? notInList(jobs.id, running) : undefined,
       ),
     )
     .orderBy(desc(jobs.priority), asc(jobs.createdAt), asc(jobs.id))

@@ -8,7 +8,6 @@ import {
   type PhotoVersion,
   photos,
   photoVersions,
-  type StructureVerdict,
 } from "@db/schema";
 import { DEFAULT_PROVIDER_TIMEOUT_MS } from "@workers/adapters/provider";
 import { photoPrefix } from "@workers/lib/photo-storage";
@@ -64,6 +63,8 @@ export interface StartJobInput {
   params: JobParams;
   /** The request that asked for the job (logged with its run and provider calls). */
   requestId?: string;
+  /** The plan's queue priority (plan-limits.ts): 1 for Professional; 0 when left out. */
+  priority?: number;
 }
 
 export function insertJobStatement(db: Database, userId: string, input: StartJobInput, now: number): Stmt {
@@ -77,6 +78,7 @@ export function insertJobStatement(db: Database, userId: string, input: StartJob
     attempts: 0,
     createdAt: now,
     requestId: input.requestId ?? null,
+    priority: input.priority ?? 0,
   });
 }
 
@@ -203,12 +205,34 @@ export interface JobResult {
   height: number;
 }
 
+/** What the structure check said of a result, as its version stores it (docs/decisions/0215-flag-when-unsure.md). */
+export interface StoredCheck {
+  verdict: "passed" | "flagged" | "refused" | "unchecked";
+  score: number | null;
+  reasons: string[];
+  /** A flagged result: flagged by its score, or refused and delivered because the day's free refusals were spent. */
+  flaggedBy?: "score" | "daily_limit";
+}
+
+/**
+ * The columns that store a check (migrations/0021): a flagged result is 'passed' in structure_verdict with the reason
+ * it is flagged beside it, which D1 reads back as structure_outcome 'flagged' (PhotoVersion.structureVerdict).
+ */
+function checkValues(c: StoredCheck) {
+  return {
+    storedVerdict: c.verdict === "flagged" ? ("passed" as const) : c.verdict,
+    structureFlagged: c.verdict === "flagged" ? (c.flaggedBy ?? "score") : null,
+    structureScore: c.score,
+    structureReasons: c.reasons.length > 0 ? c.reasons : null,
+  };
+}
+
 /** The photo_versions row of a job's result, with the structure check's verdict when it ran. */
 export function versionValues(
   job: Job,
   result: JobResult,
   now: number,
-  checked?: { verdict: StructureVerdict; score: number | null },
+  checked?: StoredCheck,
 ): typeof photoVersions.$inferInsert {
   return {
     id: result.versionId,
@@ -224,7 +248,7 @@ export function versionValues(
     width: result.width,
     height: result.height,
     createdAt: now,
-    ...(checked ? { structureVerdict: checked.verdict, structureScore: checked.score } : {}),
+    ...(checked ? checkValues(checked) : {}),
   };
 }
 
@@ -235,7 +259,7 @@ export function succeedStatements(
   result: JobResult,
   now: number,
   /** What the structure check said of the result (structure.ts); left out, the version is as before the check. */
-  checked?: { verdict: "passed" | "unchecked"; score: number | null },
+  checked?: StoredCheck & { verdict: "passed" | "flagged" | "unchecked" },
 ): Stmt[] {
   return [
     db.insert(photoVersions).values(versionValues(job, result, now, checked)),

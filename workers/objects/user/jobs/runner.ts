@@ -13,7 +13,16 @@ import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
 import { type Slot, takeSlot } from "./slots";
-import { refusedStatements, retryParams, roomCheck, STRUCTURE_REFUSED, sourceKey } from "./structure";
+import {
+  delivered,
+  refusalsSpent,
+  refusedStatements,
+  retriesOnRefusal,
+  retryParams,
+  roomCheck,
+  STRUCTURE_REFUSED,
+  sourceKey,
+} from "./structure";
 import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
 import * as variations from "./variations";
 
@@ -171,14 +180,16 @@ export class JobRunner {
       // The provider's part is done: the check and the commit run without the slot.
       await slot.release();
       writeSettled = attempt.stored.catch(() => undefined);
-      // The structure check, before any charge: a result that changed the room is tried once more, free.
+      // The structure check, before any charge (structure.ts): passed or flagged is charged; refused is tried once
+      // more, free, when a second call can differ, then refunded, unless the day's free refusals are spent.
       // The check Worker reads the result from R2: it is judged once it is stored.
       let made = job;
       const source = started.photo ? await sourceKey(db, job, started.photo.originalKey) : null;
       const check = roomCheck(this.host.checks, userId, job.kind, source, clock);
       await attempt.stored;
       let checked = await check(attempt.result.key);
-      if (checked.verdict === "refused") {
+      const spent = checked.verdict === "refused" && (await refusalsSpent(db, userId, this.host.now()));
+      if (checked.verdict === "refused" && !spent && retriesOnRefusal(job.kind)) {
         made = { ...job, params: retryParams(job.params) };
         // The free second try is another provider call: it waits for a slot of its own (the job shows running).
         const again = await clock.time("slotWait", () => takeSlot(env, userId, job, this.#instance));
@@ -196,8 +207,8 @@ export class JobRunner {
         checked = await check(attempt.result.key);
       }
       const { result, stored } = attempt;
-      if (checked.verdict === "refused") {
-        // Refused twice: not charged; the result stays visible, labelled, for its owner to keep for a credit.
+      if (checked.verdict === "refused" && !spent) {
+        // Refused (twice for a staging): not charged; the result stays visible, labelled, for its owner to keep.
         await stored;
         const refused = checked;
         const shown = await thumbFirst(env, result);
@@ -208,7 +219,7 @@ export class JobRunner {
         );
         return;
       }
-      const passed = { verdict: checked.verdict, score: checked.score };
+      const passed = delivered(checked);
       const kept = await clock.time("d1Write", () =>
         this.host.change(userId, (now) =>
           this.#commit(userId, made, result, stored, now, passed, callStatements(db, now, tally.calls)),

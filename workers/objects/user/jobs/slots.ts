@@ -40,13 +40,14 @@ export async function takeSlot(
   instance: string,
 ): Promise<Slot> {
   const gate = providerGate(env);
-  const granted = await gate.acquire({
-    userId,
-    holder: job.id,
-    priority: job.priority,
-    leaseMs: leaseMsFor(env),
-    instance,
-  });
+  // The gate asks before it answers: a slot granted after this wait gave up (the call failed) goes back at once,
+  // and one granted to an instance that is gone finds no function to call and goes back as well.
+  let waiting = true;
+  const granted = await gate
+    .acquire({ userId, holder: job.id, priority: job.priority, leaseMs: leaseMsFor(env), instance }, () => waiting)
+    .finally(() => {
+      waiting = false;
+    });
   let released = false;
   return {
     waitedMs: granted.waitedMs,

@@ -5,6 +5,8 @@ import { signedImageUrl } from "@workers/lib/signed-urls";
 import { and, eq, isNull } from "drizzle-orm";
 import { providerStyleCode } from "~/shared/catalog";
 import { stagingDirective } from "~/shared/staging-options";
+import { versionBytes } from "~/shared/version-bytes";
+import { REFUSED_NOT_A_SOURCE } from "~/shared/version-view";
 import { STAGE_SCALE_FACTOR } from "./listing-size";
 
 // What a staging job sends the provider: a signed address of the image it
@@ -44,7 +46,10 @@ export async function stageInputFor(
     styleReferenceOf(env, db, job, now),
   ]);
   if (from && !version) throw new ProviderError(`${STAGE_FAILURE}: the version it starts from is gone`, false);
-  const key = version?.key ?? photo.originalKey;
+  // A version goes to the provider only as the byte rule lets it leave in full (ADR 0200): never a refused result.
+  const full = version ? versionBytes(version, "full") : null;
+  if (full && !full.ok) throw new ProviderError(`${STAGE_FAILURE}: ${REFUSED_NOT_A_SOURCE}`, false);
+  const key = full?.ok ? full.key : photo.originalKey;
   const contentType = version?.contentType ?? photo.contentType;
   const roomType = job.params.roomType ?? "livingroom";
   const designStyle = job.params.designStyle ?? "modern";

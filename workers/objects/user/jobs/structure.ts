@@ -3,17 +3,21 @@ import { countStatement } from "@db/ops-counts";
 import { type Job, type JobParams, jobs, photoVersions } from "@db/schema";
 import { type Checked, UNCHECKED } from "@workers/lib/structure/verdict";
 import type { Stmt } from "@workers/objects/user/batch";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, count, eq, gte, inArray } from "drizzle-orm";
 import { DEFAULT_CREATIVITY } from "~/shared/staging-options";
+import { FREE_REFUSALS_PER_DAY } from "~/shared/version-view";
 import type { CheckDesk } from "./checks";
 import type { JobClock } from "./clock";
-import { type JobResult, versionValues } from "./rows";
+import { type JobResult, type StoredCheck, versionValues } from "./rows";
 
-// The structure check as a step of a job (issue 33, docs/decisions/0162-results-true-to-the-room.md): a result is
-// compared with the image it started from before its credit is committed. One that changed walls, windows or doors
-// is tried once more, free, asking the provider to keep closer to the photo; refused twice, its credit goes back
-// and the result stays visible, labelled, for its owner to keep for a credit. The check itself runs in the check
-// Worker (checks.ts, workers/checker), so no picture is decoded, reduced or compared on the user's object.
+// The structure check as a step of a job (issue 33, docs/decisions/0162-results-true-to-the-room.md, and its three
+// outcomes, 0215-flag-when-unsure.md): a result is compared with the image it started from before its credit is
+// committed. One the check passed or flagged is delivered and charged (a flagged one marked "Check the walls and
+// windows"). One it refused is tried once more, free, when a second call can differ (a staging: a new seed and
+// less creativity); refused again, or a removal or sky the provider would only repeat, its credit goes back and the
+// result stays visible, labelled, for its owner to keep for a credit. Past FREE_REFUSALS_PER_DAY refusals of the
+// user's day, a refused result is delivered flagged and charged instead, saying why. The check itself runs in the
+// check Worker (checks.ts, workers/checker), so no picture is decoded, reduced or compared on the user's object.
 
 /** What the person reads when a result is refused twice. */
 export const STRUCTURE_REFUSED = "This result changed the room's walls, windows or doors, so it was not charged.";
@@ -48,6 +52,51 @@ export async function sourceKey(db: Database, job: Job, originalKey: string): Pr
     .where(and(eq(photoVersions.id, from), eq(photoVersions.userId, job.userId)))
     .get();
   return version?.key ?? null;
+}
+
+/**
+ * Whether a refused result is tried again: only a staging, whose call sends a seed and a creativity the provider
+ * honours. A removal or sky call sends the image (and a mask) alone (workers/objects/user/jobs/produce.ts): a second
+ * call would be the same request, another provider charge for no new choice.
+ */
+export function retriesOnRefusal(kind: Job["kind"]): boolean {
+  return kind === "stage";
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How many of the user's results the check refused since midnight UTC of `now`, counted from their versions
+ * (refused, or refused and then kept): the rows are the count, so nothing can drift from them.
+ */
+export async function refusedToday(db: Database, userId: string, now: number): Promise<number> {
+  const row = await db
+    .select({ n: count() })
+    .from(photoVersions)
+    .where(
+      and(
+        eq(photoVersions.userId, userId),
+        gte(photoVersions.createdAt, now - (now % DAY_MS)),
+        inArray(photoVersions.storedVerdict, ["refused", "kept"]),
+      ),
+    )
+    .get();
+  return row?.n ?? 0;
+}
+
+/** Whether the user's free refusals of the day are spent: a refused result is then delivered flagged and charged. */
+export async function refusalsSpent(db: Database, userId: string, now: number): Promise<boolean> {
+  return (await refusedToday(db, userId, now)) >= FREE_REFUSALS_PER_DAY;
+}
+
+/**
+ * A result that is delivered and charged, as its version stores it: passed, flagged or unchecked as the check said,
+ * or, refused once the day's free refusals were spent, flagged for that reason.
+ */
+export function delivered(checked: Checked): StoredCheck & { verdict: "passed" | "flagged" | "unchecked" } {
+  const { score, reasons } = checked;
+  if (checked.verdict === "refused") return { verdict: "flagged", score, reasons, flaggedBy: "daily_limit" };
+  return { verdict: checked.verdict, score, reasons };
 }
 
 /** The choices of the free second try: a new seed, and half the creativity (the provider's default when unset). */

@@ -1,4 +1,5 @@
 import type { Database } from "@db/client";
+import { inList } from "@db/lists";
 import { type Job, jobs, type Photo, photos } from "@db/schema";
 import { createProviderClient, type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
 import { log } from "@workers/lib/log";
@@ -13,7 +14,9 @@ import * as jobsService from "./rows";
 import { stageInputFor } from "./stage-call";
 import {
   type Checked,
+  delivered,
   type RoomCheck,
+  refusalsSpent,
   refusedStatements,
   retryParams,
   roomCheck,
@@ -59,12 +62,12 @@ async function markSiblingsRunning(db: Database, group: Job[], now: number): Pro
   await db
     .update(jobs)
     .set({ status: "running", startedAt: now })
-    .where(and(inArray(jobs.id, ids), inArray(jobs.status, ["queued", "running"])));
+    .where(and(inList(jobs.id, ids), inArray(jobs.status, ["queued", "running"])));
   // Only the ones still open take part (one may have been refunded by the reservation timeout).
   const open = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
+    .where(and(inList(jobs.id, ids), eq(jobs.status, "running")))
     .all();
   const still = new Set(open.map((o) => o.id));
   return [group[0]!, ...group.slice(1).filter((j) => still.has(j.id))];
@@ -79,8 +82,7 @@ function succeed(
   isLead: boolean,
   checked: Checked,
 ): Stmt[] {
-  const passed = checked.verdict === "refused" ? undefined : { verdict: checked.verdict, score: checked.score };
-  const [version, photoUpdate, jobUpdate] = jobsService.succeedStatements(db, job, result, now, passed);
+  const [version, photoUpdate, jobUpdate] = jobsService.succeedStatements(db, job, result, now, delivered(checked));
   return isLead ? [version!, photoUpdate!, jobUpdate!] : [version!, jobUpdate!];
 }
 
@@ -105,13 +107,15 @@ interface Made {
 
 /**
  * Runs a lead's provider call for its whole group and settles every member on its own. Members whose result
- * changed the room are tried once more together, in one more call with the second try's choices (structure.ts).
+ * changed the room are tried once more together, in one more call with the second try's choices (structure.ts),
+ * unless the user's free refusals of the day are spent: then they are delivered flagged and charged.
  */
 export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promise<void> {
   const group = await markSiblingsRunning(r.db, await members(r.db, lead), r.now());
   // The group's provider calls are counted with the first member's end (callStatements empties the list).
   const tally = providerCalls();
   let made: (Made | null)[];
+  let spent = false;
   try {
     const photo = await r.db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
     if (!photo || photo.userId !== lead.userId) throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
@@ -119,7 +123,8 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     const check = roomCheck(r.checks, userId, "stage", source);
     made = await produceGroup(r.env, r.db, photo, lead, group, check, r.now(), tally.onCall);
     const again = group.filter((_, i) => made[i]?.checked.verdict === "refused");
-    if (again.length > 0) {
+    spent = again.length > 0 && (await refusalsSpent(r.db, userId, r.now()));
+    if (again.length > 0 && !spent) {
       const retryLead = { ...lead, params: retryParams(lead.params) };
       const second = await produceGroup(r.env, r.db, photo, retryLead, again, check, r.now(), tally.onCall);
       for (const [k, job] of again.entries()) made[group.indexOf(job)] = second[k] ?? made[group.indexOf(job)]!;
@@ -161,7 +166,7 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
       );
       continue;
     }
-    if (m.checked.verdict === "refused") {
+    if (m.checked.verdict === "refused" && !spent) {
       const shown = await produce.thumbFirst(r.env, m.result);
       await r.change((now) =>
         credits.refund(r.db, userId, job.id, STRUCTURE_REFUSED, now, {

@@ -1,0 +1,131 @@
+// The structure check's set of real before/after pairs (issue 43, test/fixtures/structure-real/README.md).
+//
+//   node scripts/structure-pairs.ts materialize <mirrors> <out>   writes <out>/images/<id>.{source,result}.jpg from the
+//        repositories' snapshots under <mirrors> (one bare git folder per repository, <mirrors>/<owner>+<name>/repo):
+//        each file at its commit, cut to its crop, reduced to 1280 px on the long edge, JPEG quality 85
+//   node scripts/structure-pairs.ts merge <file.jsonl>...          adds labelled pairs to the committed manifest
+//   node scripts/structure-pairs.ts counts                         pairs, source photos and groups per kind and class
+//
+// The manifest (our labels and where each picture comes from) is committed; the pictures are not: they are fetched
+// material (docs/decisions/0220-real-pairs-outside-git.md). The set's folder is STRUCTURE_PAIRS_DIR, else
+// ../shared/structure-pairs beside the repository.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import sharp from "sharp";
+import { decodeImage, resize } from "../test/fixtures/structure/pixels.ts";
+import { type Picture, parseManifest, type RealPair } from "../test/fixtures/structure-real/pairs.ts";
+import { NOT_COUNTED } from "../test/real-pairs/evaluate.ts";
+
+export type { RealPair };
+
+const ROOT = resolve(import.meta.dirname, "..");
+export const MANIFEST = join(ROOT, "test/fixtures/structure-real/pairs.jsonl");
+
+export function readManifest(file = MANIFEST): RealPair[] {
+  return existsSync(file) ? parseManifest(readFileSync(file, "utf8")) : [];
+}
+
+/** Where the set's pictures are: STRUCTURE_PAIRS_DIR, else ../shared/structure-pairs. */
+export function pairSetDir(): string {
+  return resolve(process.env.STRUCTURE_PAIRS_DIR ?? join(ROOT, "..", "shared", "structure-pairs"));
+}
+
+/** Whether every picture of the manifest is in the set's folder. */
+export function missingPictures(dir = pairSetDir(), pairs = readManifest()): string[] {
+  const missing: string[] = [];
+  for (const p of pairs) {
+    for (const which of ["source", "result"]) {
+      const f = join(dir, "images", `${p.id}.${which}.jpg`);
+      if (!existsSync(f)) missing.push(f);
+    }
+  }
+  return missing;
+}
+
+/** A picture reduced to `longEdge` by an exact area average (no resampling kernel), as BT.601 luma. */
+export function areaGray(bytes: Uint8Array, longEdge: number) {
+  const img = decodeImage(bytes);
+  const f = Math.min(1, longEdge / Math.max(img.width, img.height));
+  const r = f < 1 ? resize(img, Math.round(img.width * f), Math.round(img.height * f)) : img;
+  const n = r.width * r.height;
+  const data = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    data[i] = (r.data[i * 4]! * 77 + r.data[i * 4 + 1]! * 150 + r.data[i * 4 + 2]! * 29 + 128) >> 8;
+  }
+  return { width: r.width, height: r.height, data };
+}
+
+function parseCrop(geometry: string) {
+  const m = /^(\d+)x(\d+)\+(\d+)\+(\d+)$/.exec(geometry);
+  if (!m) throw new Error(`not a crop geometry: ${geometry}`);
+  const [width, height, left, top] = m.slice(1).map(Number) as [number, number, number, number];
+  return { width, height, left, top };
+}
+
+async function materializePicture(mirrors: string, pic: Picture, out: string) {
+  const gitDir = join(mirrors, pic.repo.replace("/", "+"), "repo");
+  const bytes = execFileSync("git", ["--git-dir", gitDir, "show", `${pic.commit}:${pic.path}`], {
+    maxBuffer: 64 << 20,
+  });
+  let img = sharp(bytes).rotate();
+  if (pic.crop) img = sharp(await img.extract(parseCrop(pic.crop)).toBuffer());
+  await img
+    .resize({ width: 1280, height: 1280, fit: "inside", withoutEnlargement: true })
+    .flatten({ background: "#ffffff" })
+    .jpeg({ quality: 85 })
+    .toFile(out);
+}
+
+async function materialize(mirrors: string, out: string) {
+  mkdirSync(join(out, "images"), { recursive: true });
+  let done = 0;
+  for (const p of readManifest()) {
+    for (const which of ["source", "result"] as const) {
+      await materializePicture(mirrors, p[which], join(out, "images", `${p.id}.${which}.jpg`));
+    }
+    done++;
+  }
+  console.log(`${done} pairs written to ${out}/images`);
+}
+
+function merge(files: string[]) {
+  const pairs = readManifest();
+  const ids = new Set(pairs.map((p) => p.id));
+  for (const f of files) {
+    for (const p of parseManifest(readFileSync(f, "utf8"))) {
+      if (ids.has(p.id)) continue;
+      ids.add(p.id);
+      pairs.push(p);
+    }
+  }
+  pairs.sort((a, b) => a.id.localeCompare(b.id));
+  writeFileSync(MANIFEST, `${pairs.map((p) => JSON.stringify(p)).join("\n")}\n`);
+  console.log(`${pairs.length} pairs in ${MANIFEST}`);
+}
+
+export function counts(pairs: RealPair[]) {
+  const rows: string[] = [];
+  for (const kind of ["stage", "removal", "sky"] as const) {
+    for (const cls of ["kept", "changed"] as const) {
+      const sel = pairs.filter(
+        (p) => p.kind === kind && p.class === cls && !p.hard?.some((t) => NOT_COUNTED.includes(t)),
+      );
+      const photos = new Set(sel.map((p) => p.sourcePhoto)).size;
+      const groups = new Set(sel.map((p) => p.group)).size;
+      rows.push(`${kind} ${cls}: ${sel.length} pairs, ${photos} source photos, ${groups} groups`);
+    }
+  }
+  return rows;
+}
+
+if (import.meta.main) {
+  const [cmd, ...args] = process.argv.slice(2);
+  if (cmd === "materialize" && args.length === 2) await materialize(args[0]!, args[1]!);
+  else if (cmd === "merge" && args.length) merge(args);
+  else if (cmd === "counts") console.log(counts(readManifest()).join("\n"));
+  else {
+    console.error("usage: node scripts/structure-pairs.ts materialize <mirrors> <out> | merge <file>... | counts");
+    process.exit(2);
+  }
+}

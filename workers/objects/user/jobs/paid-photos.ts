@@ -1,0 +1,55 @@
+import type { Database } from "@db/client";
+import { photos } from "@db/schema";
+import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
+import { and, eq, sql } from "drizzle-orm";
+import { inTrashMessage } from "~/shared/library-view";
+import { NOT_FOUND } from "~/shared/result";
+import { displayName } from "~/shared/text";
+
+// Paid work starts on a photo only while it is its owner's and out of the trash (issue 45 part 3,
+// docs/decisions/0202-paid-work-on-a-live-photo-only.md). Every entry of the user's object that reserves credits for
+// work on a photo asks here, in its own serial turn, before anything is reserved or written: startMany (a page's job,
+// variations, a re-roll, a batch, a batch's retry), the public API's job (api-jobs.ts) and "Keep it anyway"
+// (keep.ts). The routes and services do not check the trash themselves, so each paid action gets the same answer:
+// 409 with inTrashMessage, nothing written. A stranger's or a missing photo is the usual "Not found." (404).
+
+/** What the check reads of each photo. */
+export interface PaidPhoto {
+  id: string;
+  name: string;
+  trashedAt: number | null;
+}
+
+/**
+ * The user's photos among `photoIds` (a batch takes up to 100): the ids bound as one JSON array and read with
+ * json_each, so the statement binds two values however many photos there are (D1 binds at most 100).
+ */
+export function paidPhotosQuery(db: Database, userId: string, photoIds: readonly string[]) {
+  return db
+    .select({ id: photos.id, name: photos.name, trashedAt: photos.trashedAt })
+    .from(photos)
+    .where(
+      and(
+        eq(photos.userId, userId),
+        sql`${photos.id} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(photoIds)])}))`,
+      ),
+    );
+}
+
+/** The refusal of paid work on `photoIds`, or null when every one is the user's and out of the trash. */
+export function paidPhotoRefusal(found: PaidPhoto[], photoIds: readonly string[], balance: number): Refusal | null {
+  const byId = new Map(found.map((p) => [p.id, p]));
+  if (photoIds.some((id) => !byId.has(id))) return refusal("not_found", NOT_FOUND.error, balance);
+  const trashed = photoIds.map((id) => byId.get(id)!).find((p) => p.trashedAt !== null);
+  return trashed ? refusal("conflict", inTrashMessage(displayName(trashed.name, "This photo", 80)), balance) : null;
+}
+
+/** The check on its own (one read), for an entry that has no read of its own to add it to. */
+export async function checkPaidPhotos(
+  db: Database,
+  userId: string,
+  photoIds: readonly string[],
+  balance: number,
+): Promise<Refusal | null> {
+  return paidPhotoRefusal(await paidPhotosQuery(db, userId, photoIds).all(), photoIds, balance);
+}
