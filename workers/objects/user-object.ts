@@ -305,6 +305,12 @@ export class UserObject extends DurableObject<Env> {
     else await this.ctx.storage.put("structureLimitsForTesting", limits);
   }
 
+  /** Test and development only: each of this user's structure checks takes `ms` longer in the check Worker. */
+  async setCheckDelayForTesting(ms: number): Promise<void> {
+    if (!devToolsEnabled(this.env)) throw new Error("Check delay control is disabled");
+    this.#checks.delayMsForTesting = ms > 0 ? ms : null;
+  }
+
   /** Account deletion or a data export: queued here, run in batches by the alarm (ADR 0112). */
   startBackground(userId: string, task: { kind: "purge" } | { kind: "export"; exportId: string }) {
     return this.#change(userId, async (now) => {

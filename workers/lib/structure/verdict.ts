@@ -66,6 +66,8 @@ export interface CheckRequest {
    * setStructureLimitsForTesting). A check Worker in production ignores them (workers/checker/judge.ts).
    */
   limits?: WireLimits;
+  /** Tests and development only: the check Worker waits this long before judging (UserObject.setCheckDelayForTesting). */
+  delayMs?: number;
 }
 
 export function toWire(l: StructureLimits): WireLimits {

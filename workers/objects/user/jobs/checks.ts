@@ -28,6 +28,8 @@ export class CheckDesk {
    * kind, in place of the production ones. A check Worker in production ignores them.
    */
   limitsForTesting: Partial<Record<ResultKind, WireLimits>> | null = null;
+  /** Tests and development only (UserObject.setCheckDelayForTesting): each check takes this much longer. */
+  delayMsForTesting: number | null = null;
 
   constructor(
     private readonly send: SendCheck,
@@ -62,7 +64,8 @@ export class CheckDesk {
     });
     // A local queue may deliver inside send (the answer arrives before send returns): the waiter is set first.
     const limits = this.limitsForTesting?.[check.kind];
-    const sent = this.send({ ...check, checkId, ...(limits ? { limits } : {}) }).then(
+    const delayMs = this.delayMsForTesting;
+    const sent = this.send({ ...check, checkId, ...(limits ? { limits } : {}), ...(delayMs ? { delayMs } : {}) }).then(
       () => answered,
       (err: unknown) => {
         log.warn(`structure check not sent: ${err instanceof Error ? err.message : String(err)}`, { checkId });

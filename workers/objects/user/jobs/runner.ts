@@ -51,8 +51,17 @@ export interface RunnerHost {
 }
 
 export class JobRunner {
-  /** Jobs whose provider call runs in this instance right now. */
+  /** Jobs run by this instance right now, from their launch to their commit or refund. */
   #active = new Map<string, Promise<void>>();
+  /**
+   * The jobs among them that hold one of the plan's places: from their launch until their provider work has ended
+   * (the call, the result's download, the enlargement). A result's check and commit hold none (ADR 0240).
+   */
+  #calling = new Set<string>();
+  /** Free second tries waiting for a place, first come first served, ahead of any queued job. */
+  #placeWaiting: { jobId: string; grant: () => void }[] = [];
+  /** The plan's concurrency as the last pump read it. */
+  #concurrency: number | undefined;
   /** Thumbnails of committed results, still being made. */
   #finishing = new Set<Promise<void>>();
   #pumping = false;
@@ -64,9 +73,9 @@ export class JobRunner {
 
   constructor(private readonly host: RunnerHost) {}
 
-  /** Job ids whose provider call runs here. */
+  /** Job ids whose provider work runs here: what the plan's concurrency counts. */
   get running(): string[] {
-    return [...this.#active.keys()];
+    return [...this.#calling];
   }
 
   /** Whether anything started here is still under way (the alarm holds it until it ends). */
@@ -79,7 +88,10 @@ export class JobRunner {
     await Promise.allSettled([...this.#active.values(), ...this.#finishing]);
   }
 
-  /** Launches queued jobs while fewer than the plan's concurrency (`concurrency` when just read) run here. */
+  /**
+   * Gives the plan's free places to the second tries waiting for one, then launches queued jobs while fewer than the
+   * plan's concurrency (`concurrency` when just read) make provider calls here.
+   */
   async pump(userId: string, concurrency?: number): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true;
@@ -90,7 +102,17 @@ export class JobRunner {
       let known = concurrency;
       do {
         this.#pumpAgain = false;
-        const next = await queue.nextToRun(this.host.db, userId, this.running, known);
+        // Every job of this instance is left out (one past its provider call shows running in D1 anyway); the
+        // places taken are the provider calls, and the second tries waiting for one.
+        const { jobs: next, concurrency: limit } = await queue.nextToRun(
+          this.host.db,
+          userId,
+          [...this.#active.keys()],
+          known,
+          this.#calling.size + this.#placeWaiting.length,
+        );
+        this.#concurrency = limit;
+        while (this.#placeWaiting.length > 0 && this.#calling.size < limit) this.#placeWaiting.shift()!.grant();
         for (const job of next) this.#launch(userId, job);
         // A second look (asked for meanwhile) reads the plan and the queue again.
         known = undefined;
@@ -104,6 +126,7 @@ export class JobRunner {
   #launch(userId: string, queued: Job): void {
     const jobId = queued.id;
     if (this.#active.has(jobId)) return;
+    this.#calling.add(jobId);
     const entry = { where: "job", requestId: queued.requestId, userId, jobId };
     const run = observed(
       this.host.env,
@@ -113,6 +136,7 @@ export class JobRunner {
     ).then(
       async () => {
         this.#active.delete(jobId);
+        this.#calling.delete(jobId);
         // The next queued job takes the freed place (before this promise settles, so the alarm holds it too).
         await this.pump(userId).catch(() => undefined);
       },
@@ -122,11 +146,42 @@ export class JobRunner {
         // write in a tight loop; the alarm tries again in a moment (its pump starts a queued job, its recovery a
         // running one that no instance runs). `observed` has logged and reported it.
         this.#active.delete(jobId);
+        this.#calling.delete(jobId);
         await this.host.retrySoon().catch(() => undefined);
       },
     );
     this.#active.set(jobId, run);
     this.host.hold(run);
+  }
+
+  /**
+   * A job's provider work has ended: its place goes to the next provider call (a waiting second try, else the next
+   * queued job) while its result is checked and committed. Held by the alarm like the run.
+   */
+  #providerDone(userId: string, jobId: string): void {
+    if (this.#calling.delete(jobId)) this.host.hold(this.pump(userId).catch(() => undefined));
+  }
+
+  /**
+   * A place among the plan's provider calls for a job's free second try: at once when one is free and no other
+   * second try waits, else at the next pump that finds one, ahead of the queued jobs.
+   */
+  async #placeAgain(userId: string, jobId: string): Promise<void> {
+    const limit = this.#concurrency;
+    if (limit !== undefined && this.#calling.size < limit && this.#placeWaiting.length === 0) {
+      this.#calling.add(jobId);
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      this.#placeWaiting.push({
+        jobId,
+        grant: () => {
+          this.#calling.add(jobId);
+          resolve();
+        },
+      });
+      this.host.hold(this.pump(userId).catch(() => undefined));
+    });
   }
 
   /**
@@ -177,8 +232,9 @@ export class JobRunner {
         onCall: tally.onCall,
         clock,
       });
-      // The provider's part is done: the check and the commit run without the slot.
+      // The provider's part is done: the check and the commit run without the slot, and without the plan's place.
       await slot.release();
+      this.#providerDone(userId, job.id);
       writeSettled = attempt.stored.catch(() => undefined);
       // The structure check, before any charge (structure.ts): passed or flagged is charged; refused is tried once
       // more, free, when a second call can differ, then refunded, unless the day's free refusals are spent.
@@ -191,16 +247,22 @@ export class JobRunner {
       const spent = checked.verdict === "refused" && (await refusalsSpent(db, userId, this.host.now()));
       if (checked.verdict === "refused" && !spent && retriesOnRefusal(job.kind)) {
         made = { ...job, params: retryParams(job.params) };
-        // The free second try is another provider call: it waits for a slot of its own (the job shows running).
-        const again = await clock.time("slotWait", () => takeSlot(env, userId, job, this.#instance));
+        // The free second try is another provider call: it waits for a place of the plan's and a slot at the gate of
+        // its own (the job shows running), and gives both back when its provider work ends.
+        await clock.time("slotWait", () => this.#placeAgain(userId, job.id));
         try {
-          attempt = await produce(env, db, made, this.host.now(), {
-            photo: started.photo,
-            onCall: tally.onCall,
-            clock,
-          });
+          const again = await clock.time("slotWait", () => takeSlot(env, userId, job, this.#instance));
+          try {
+            attempt = await produce(env, db, made, this.host.now(), {
+              photo: started.photo,
+              onCall: tally.onCall,
+              clock,
+            });
+          } finally {
+            await again.release();
+          }
         } finally {
-          await again.release();
+          this.#providerDone(userId, job.id);
         }
         writeSettled = attempt.stored.catch(() => undefined);
         await attempt.stored;
