@@ -113,7 +113,8 @@ export class JobRunner {
         );
         this.#concurrency = limit;
         while (this.#placeWaiting.length > 0 && this.#calling.size < limit) this.#placeWaiting.shift()!.grant();
-        for (const job of next) this.#launch(userId, job);
+        // Places taken while D1 answered (a second try's) are not given twice.
+        for (const job of next.slice(0, Math.max(0, limit - this.#calling.size))) this.#launch(userId, job);
         // A second look (asked for meanwhile) reads the plan and the queue again.
         known = undefined;
       } while (this.#pumpAgain);
