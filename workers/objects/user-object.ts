@@ -150,6 +150,7 @@ export class UserObject extends DurableObject<Env> {
         () => this.#now(),
         (userId) => this.#bind(userId),
         (userId, outcome) => this.#afterGroup(userId, outcome),
+        () => this.#wake.wakeForReservations(),
       );
       // Whatever is left (or arrives while this batch is in flight) gets the next turn.
       this.#queueGroupTurn();
@@ -160,8 +161,10 @@ export class UserObject extends DurableObject<Env> {
   async #afterGroup(userId: string, outcome: GroupOutcome): Promise<void> {
     if (!outcome.changed) return;
     this.#live.changed();
-    // A group that only takes reservations adds one reason to wake: their timeout.
-    if (outcome.onlyReservations) await this.#wake.wakeForReservations();
+    // A group that only takes reservations adds one reason to wake: their timeout (set beside its batch, else now).
+    if (outcome.onlyReservations) {
+      if (!outcome.alarmSet) await this.#wake.wakeForReservations();
+    }
     // A group that started jobs has its alarm computed in the next turn, after the caller launches them.
     else this.#scheduleAlarmNextTurn(userId);
     await this.#live.broadcast(userId);
