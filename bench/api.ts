@@ -129,5 +129,9 @@ export async function measureApiJobCreation(stack: { url: string; ports: { provi
 // `node bench/api.ts`: this measurement alone, on its own stack.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { runAlone } = await import("./alone.ts");
-  await runAlone("api", { port: 5191, emulatorPortBase: 4095 }, measureApiJobCreation);
+  const { measureApiPhotoUpload } = await import("./api-photo.ts");
+  await runAlone("api", { port: 5191, emulatorPortBase: 4095 }, async (stack) => [
+    ...(await measureApiJobCreation(stack)),
+    ...(await measureApiPhotoUpload(stack)),
+  ]);
 }

@@ -16,6 +16,8 @@ export interface BenchStack {
   url: string;
   ports: { provider: number };
   vars: Record<string, string>;
+  /** The app's wrangler dev process (scripts/stack.ts): its workerd runtime is a child of it. */
+  pids: { app: number };
 }
 
 export interface BenchContext {

@@ -93,6 +93,11 @@ export const BUDGETS = {
   listingLongEdge: budget(">=", 2048),
   // The public API's extra work per job creation (key, rate limit, idempotency): docs/performance.md.
   apiOverheadP50: budget("<=", 25),
+  /**
+   * Issue 45: a 24-megapixel photo through POST /api/v1/photos grows the runtime by at most half of a Worker's 128 MB
+   * (jpeg-js's decode grew it by 660 MB for 12 MP; docs/decisions/0210-api-photos-never-decoded-here.md).
+   */
+  apiPhotoMemoryMb: budget("<=", 64),
   apiOverheadP99: budget("<=", 100),
   /** Issue 33: the structure check with the reduction of both pictures, per result, outside the user's object. */
   structureMs: budget("<=", 50),

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ROOT, startStack } from "../scripts/stack.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
 import { measureApiJobCreation } from "./api.ts";
+import { measureApiPhotoUpload } from "./api-photo.ts";
 import { batchModule } from "./batch.ts";
 import { compare, parseArgs } from "./compare.ts";
 import { measureJobLatencies } from "./jobs.ts";
@@ -63,8 +64,11 @@ const jobs: BenchModule = {
 };
 
 const api: BenchModule = {
-  title: "Public API: job creation through /api/v1 against the page's own call",
-  measure: ({ stack }) => measureApiJobCreation(stack),
+  title: "Public API: job creation through /api/v1 against the page's own call, and a 24-megapixel photo upload",
+  measure: async ({ stack }) => [
+    ...(await measureApiJobCreation(stack)),
+    ...(await measureApiPhotoUpload(stack, OBJECT_INSPECTOR_PORT)),
+  ],
 };
 
 /**

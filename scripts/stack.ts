@@ -72,7 +72,17 @@ export function run(
 export async function buildApp(quiet = false): Promise<void> {
   // NODE_ENV is set explicitly: Vite keeps an inherited one, and Vitest (the e2e suite builds through here) sets
   // NODE_ENV=test, which made every test build bundle React's development server renderer (about 7x slower).
-  await run("react-router", ["build"], { quiet, env: { NODE_ENV: "production" } });
+  // React Router's prerender gives each page's first request 10 s, not configurable; on a loaded machine the built
+  // Worker's cold start can pass that. One more try, only for that failure: any other error is the build's own.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run("react-router", ["build"], { quiet, env: { NODE_ENV: "production" } });
+      break;
+    } catch (err) {
+      if (attempt >= 2 || !/Prerender: Request failed .* timeout/.test(String(err))) throw err;
+      console.warn("react-router build: the prerender's request timed out (a loaded machine?); building once more");
+    }
+  }
   // The Cloudflare plugin copies .dev.vars into the build; the start command
   // passes it explicitly instead, and a build must never carry local values.
   rmSync(join(ROOT, "build", "server", ".dev.vars"), { force: true });
@@ -176,6 +186,8 @@ export interface RunningStack {
   ports: { app: number; checker: number } & EmulatorPorts;
   vars: Record<string, string>;
   seeded: { email: string; credits: number; role: string }[];
+  /** The app's wrangler dev process: its workerd runtime is a child of it (the bench reads that one's memory). */
+  pids: { app: number };
   stop(): Promise<void>;
 }
 
@@ -287,9 +299,12 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   );
   for (const proc of [child, checker]) {
     if (opts.logFile) {
+      // Two sources into one file: neither may end it (the first to end made the other's next write throw
+      // "write after end", crashing the test run after its tests passed); it ends when the process has closed both.
       const log = createWriteStream(opts.logFile, { flags: "a" });
-      proc.stdout?.pipe(log);
-      proc.stderr?.pipe(log);
+      proc.stdout?.pipe(log, { end: false });
+      proc.stderr?.pipe(log, { end: false });
+      proc.once("close", () => log.end());
     } else if (!opts.quiet) {
       proc.stdout?.pipe(process.stdout);
       proc.stderr?.pipe(process.stderr);
@@ -307,7 +322,14 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     const res = await fetch(`${url}/api/dev/seed`, { method: "POST" });
     if (!res.ok) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
     const { users } = (await res.json()) as { users: RunningStack["seeded"] };
-    return { url, ports: { app: opts.port, checker: checkerPort, ...emulators.ports }, vars, seeded: users, stop };
+    return {
+      url,
+      ports: { app: opts.port, checker: checkerPort, ...emulators.ports },
+      vars,
+      seeded: users,
+      pids: { app: child.pid ?? 0 },
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

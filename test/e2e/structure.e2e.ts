@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedPhotos } from "../../bench/library-bytes.ts";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
+import { refuseOverOne } from "./structure-limits.ts";
 
 // The structure check in a browser (issue 33, docs/decisions/0162-results-true-to-the-room.md, 0215-flag-when-unsure.md),
 // on a real room photo of the check's labelled set (seedPhotos' ROOM_PHOTO), against the production build and the
@@ -12,16 +13,6 @@ import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 
 const REFUSED = "This result changed the room's walls, windows or doors, so it was not charged.";
 const CHECK_WALLS = "Check the walls and windows";
-
-/** Judges the user's stagings by limits that refuse any score over 1 (production's refuse nothing). */
-async function refuseOverOne(userId: string): Promise<void> {
-  const res = await fetch(`${baseUrl()}/api/dev/users/${userId}/structure-limits`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ limits: { stage: { mark: 1, refuse: 1 } } }),
-  });
-  expect(res.status).toBe(200);
-}
 
 let b: OpenBrowser;
 beforeAll(async () => {

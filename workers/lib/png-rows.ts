@@ -6,7 +6,7 @@
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Samples per pixel by PNG colour type: gray, RGB, palette, gray + alpha, RGBA. */
-export const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 /** The bit depths the PNG standard allows for each colour type. */
 const PNG_DEPTHS: Record<number, number[]> = {
   0: [1, 2, 4, 8, 16],

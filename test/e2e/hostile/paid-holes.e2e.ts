@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
 import { providerRequests, setProviderMode } from "../provider-emulator.ts";
+import { refuseOverOne } from "../structure-limits.ts";
 import { expectRefusedWithoutChange, type HostileCase, waitForQuietState } from "./harness.ts";
 
 // The holes a hostile run found in paid work (issue 45, parts 1-3; docs/decisions/0200, 0201, 0202), tried against
@@ -50,6 +51,8 @@ async function stagingCalls(): Promise<number> {
 beforeAll(async () => {
   await setProviderMode("ok");
   owner = await createUser({ credits: 4, apiKey: true });
+  // Production's limits refuse nothing (ADR 0215); these refuse what the drift mode makes.
+  await refuseOverOne(owner.id);
   const seeded = await seedPhotos({ baseUrl: baseUrl(), sessionToken: owner.sessionToken! }, 2, "Den");
   f.photoId = seeded[0]!;
   f.otherPhotoId = seeded[1]!;
