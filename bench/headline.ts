@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ComparedRow, Turn } from "./compared.ts";
 import { figureText, judgement, ratioText } from "./compared.ts";
@@ -8,6 +8,8 @@ import type { Figure } from "./report.ts";
 //
 //   BENCH_ONLY=credits,staging,batch npm run bench -- --against 5232848   # the job's path, in turns with 5232848
 //   BENCH_ONLY=ssr,bundle npm run bench                                    # the pages: the library, /dashboard's JS
+//
+// (the comparison writes report-against-5232848-credits+batch+staging.json: bench/run.ts's order of modules)
 //   npm run bench:headline                                                 # this: rewrites the table in the docs
 //
 // The table goes between the HEADLINE markers of docs/performance.md (added under "## Latest figures" when
@@ -30,7 +32,7 @@ interface Against {
 
 interface Full {
   generatedAt: string;
-  loadAtStart?: number;
+  loadAtStart?: { loadavg: number[]; cores: number };
   figures: Figure[];
 }
 
@@ -47,7 +49,7 @@ export function headline(against: Against, pages: Full): string[] {
       `\`BENCH_ONLY=credits,staging,batch npm run bench -- --against ${against.against.asked}\` ` +
       `(${against.generatedAt.slice(0, 16).replace("T", " ")} UTC, ${against.rounds} rounds in turns, load ` +
       `${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}) and \`BENCH_ONLY=ssr,bundle npm run bench\` ` +
-      `(${pages.generatedAt.slice(0, 16).replace("T", " ")} UTC, load ${pages.loadAtStart?.toFixed(2) ?? "not recorded"} at its start).`,
+      `(${pages.generatedAt.slice(0, 16).replace("T", " ")} UTC, load ${pages.loadAtStart?.loadavg[0]?.toFixed(2) ?? "not recorded"} at its start).`,
     "",
     row(["figure", base, "now", "ratio (rounds)", "budget", "judged"]),
     row(["---", "---:", "---:", "---:", "---", "---"]),
@@ -142,9 +144,18 @@ export function withHeadline(doc: string, lines: string[]): string {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const sha = process.env.BENCH_HEADLINE_AGAINST ?? "5232848";
-  const against = JSON.parse(
-    readFileSync(join(RESULTS, `report-against-${sha}-credits+staging+batch.json`), "utf8"),
-  ) as Against;
+  // The comparison's file names its modules in bench/run.ts's order (report-against-5232848-credits+batch+staging).
+  const file = readdirSync(RESULTS).find(
+    (f) =>
+      f.startsWith(`report-against-${sha}-`) &&
+      f.endsWith(".json") &&
+      ["credits", "staging", "batch"].every((m) => f.includes(m)),
+  );
+  if (!file)
+    throw new Error(
+      `bench:headline: no bench/results/report-against-${sha}-…credits…staging…batch….json; run the comparison first`,
+    );
+  const against = JSON.parse(readFileSync(join(RESULTS, file), "utf8")) as Against;
   const pages = JSON.parse(readFileSync(join(RESULTS, "report-ssr+bundle.json"), "utf8")) as Full;
   const lines = headline(against, pages);
   writeFileSync(DOC, withHeadline(readFileSync(DOC, "utf8"), lines));

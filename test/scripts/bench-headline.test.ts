@@ -36,7 +36,7 @@ const against = {
 
 const pages = {
   generatedAt: "2026-11-28T20:10:00.000Z",
-  loadAtStart: 0.5,
+  loadAtStart: { loadavg: [0.5, 0.6, 0.7], cores: 2 },
   figures: [
     fig("/dashboard gzipped JS", 128.6, { unit: "KB", budget: 130, op: "<=" }),
     fig("/dashboard, 60 photos p50", 0, { invalid: "a zero count where work was done" }),
