@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { startImagesDrawEmulator } from "./emulators/images-draw.ts";
 import { buildChecker, CHECKER_QUEUE } from "./scripts/checker-build.ts";
 
 // Unit and integration tests, run inside workerd with the Worker's real
@@ -12,6 +13,11 @@ export default defineConfig(async () => {
   // The check Worker (workers/checker) beside the app, as in production: the app's objects send it structure checks
   // on the queue and it answers them by RPC. Bundled by wrangler as for a deploy.
   const checker = buildChecker();
+  // The Images binding here is miniflare's stand-in, which leaves draw() out: labels are drawn by the local images
+  // emulator (docs/decisions/0250-labels-drawn-by-images.md), in this Node process, on a port the system picks.
+  const imagesEmulator = await startImagesDrawEmulator({ port: 0 });
+  imagesEmulator.unref();
+  const imagesPort = (imagesEmulator.address() as { port: number }).port;
   return {
     plugins: [
       cloudflareTest({
@@ -38,6 +44,7 @@ export default defineConfig(async () => {
             GOOGLE_CLIENT_ID: "test-google-client",
             GOOGLE_CLIENT_SECRET: "test-google-secret",
             GOOGLE_ISSUER_URL: "http://oauth.test",
+            IMAGES_LOCAL_URL: `http://127.0.0.1:${imagesPort}`,
             // Error reports go to a closed local port (refused at once); test/integration/error-reporting.test.ts
             // stubs fetch for it and reads what arrives.
             SENTRY_DSN: "http://testsinkkey@127.0.0.1:9/1",

@@ -14,7 +14,8 @@ import type { Figure } from "./report.ts";
 
 export interface BenchStack {
   url: string;
-  ports: { provider: number };
+  /** `images`: the local images emulator, which draws labels where the Images stand-in cannot (ADR 0250). */
+  ports: { provider: number; images?: number };
   vars: Record<string, string>;
   /** The app's wrangler dev process (scripts/stack.ts): its workerd runtime is a child of it. */
   pids: { app: number };

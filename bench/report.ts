@@ -110,6 +110,13 @@ export const BUDGETS = {
    */
   objectBusyPerJob: budget("<=", 20),
   secondRequestWaitP95: budget("<=", 20),
+  /**
+   * Issue 46: the disclosure label off the JavaScript codec (ADR 0250). The Worker's CPU per label rendered cold (a
+   * single Download for MLS) at most 50 ms (it was 734 ms with jpeg-js), and a cold 100-photo listing pack, every
+   * label rendered and 200 photos streamed into the ZIP, at most 3,000 ms: a tenth of the Worker's 30 s limit.
+   */
+  labelCpuMs: budget("<=", 50),
+  labelPackCpuMs: budget("<=", 3000),
 };
 
 /** The revision issue 44 compares with: before the structure check, listing-size results and the provider gate. */

@@ -8,6 +8,7 @@ import { measureApiPhotoUpload } from "./api-photo.ts";
 import { batchModule } from "./batch.ts";
 import { compare, parseArgs } from "./compare.ts";
 import { measureJobLatencies } from "./jobs.ts";
+import { labelsModule } from "./labels.ts";
 import { applyRatios, type BenchContext, type BenchModule, MIN_RUNS, mergeRuns } from "./module.ts";
 import { OBJECT_INSPECTOR_PORT, objectModule } from "./object.ts";
 import { bundle, lighthouseModule, photosModule } from "./pages.ts";
@@ -90,6 +91,7 @@ export function makeModules(rounds?: number): Record<string, BenchModule> {
     "lighthouse-dashboard": lighthouseModule("/dashboard", "/dashboard", MIN_RUNS, true),
     structure: structureModule(),
     object: objectModule(),
+    labels: labelsModule(),
   };
 }
 

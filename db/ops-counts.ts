@@ -11,6 +11,12 @@ export type OpsMetric =
   | "job_succeeded"
   | "job_failed"
   | "job_refused"
+  /** A delivered result the structure check could not judge (cause: timeout, unsent, unjudged, no_source). */
+  | "job_unchecked"
+  /** A delivered result the structure check marked (cause: score, daily_limit). */
+  | "job_flagged"
+  /** Once an hour at most: the hour's unchecked results passed UNCHECKED_ALARM_SHARE and were reported. */
+  | "unchecked_reported"
   | "provider_ms"
   | "provider_failure"
   | "callback_failed"

@@ -392,6 +392,25 @@ export const photoVersions = sqliteTable("photo_versions", {
   /** "I checked the walls and windows": when, and by which user, a flagged result was confirmed. */
   structureConfirmedAt: integer("structure_confirmed_at"),
   structureConfirmedBy: text("structure_confirmed_by"),
+  /** migrations/0023: the R2 key of the check's change map (docs/decisions/0260); null when none was stored. */
+  structureMapKey: text("structure_map_key"),
+  /** migrations/0023: when its credit went back through "This result changed the room" (docs/decisions/0261). */
+  structureReturnedAt: integer("structure_returned_at"),
+});
+
+/**
+ * "This result changed the room" (migrations/0023, docs/decisions/0261): one row per version whose credit went back,
+ * with the R2 prefix of the pair kept as a candidate for the labelled set when its owner consented.
+ */
+export const structureRecourses = sqliteTable("structure_recourses", {
+  versionId: text("version_id").primaryKey(),
+  userId: text("user_id").notNull(),
+  photoId: text("photo_id").notNull(),
+  kind: text("kind").notNull(),
+  verdict: text("verdict").notNull(),
+  score: real("score"),
+  candidatePrefix: text("candidate_prefix"),
+  createdAt: integer("created_at").notNull(),
 });
 
 export type StructureVerdict = NonNullable<PhotoVersion["structureVerdict"]>;

@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import { join } from "node:path";
 import { startDnsEmulator } from "./dns.ts";
+import { startImagesDrawEmulator } from "./images-draw.ts";
 import { startMailEmulator } from "./mail.ts";
 import { startOAuthEmulator } from "./oauth.ts";
 import { startProviderEmulator } from "./provider.ts";
@@ -20,10 +21,20 @@ export interface EmulatorPorts {
   oauth: number;
   dns: number;
   sentry: number;
+  /** Draws labels where the Images binding's local stand-in cannot (emulators/images-draw.ts). */
+  images: number;
 }
 
 export function emulatorPorts(base: number): EmulatorPorts {
-  return { mail: base, provider: base + 1, stripe: base + 2, oauth: base + 3, dns: base + 4, sentry: base + 5 };
+  return {
+    mail: base,
+    provider: base + 1,
+    stripe: base + 2,
+    oauth: base + 3,
+    dns: base + 4,
+    sentry: base + 5,
+    images: base + 6,
+  };
 }
 
 export interface RunningEmulators {
@@ -62,6 +73,7 @@ export async function startEmulators(opts: {
   servers.push(await startOAuthEmulator({ port: ports.oauth }));
   servers.push(await startDnsEmulator({ port: ports.dns }));
   servers.push(await startSentryEmulator({ port: ports.sentry, publicKey: SENTRY_LOCAL_KEY }));
+  servers.push(await startImagesDrawEmulator({ port: ports.images }));
   return {
     ports,
     workerVars: {
@@ -70,6 +82,7 @@ export async function startEmulators(opts: {
       STRIPE_API_URL: local(ports.stripe),
       GOOGLE_ISSUER_URL: local(ports.oauth),
       DNS_RESOLVER_URL: `${local(ports.dns)}/dns-query`,
+      IMAGES_LOCAL_URL: local(ports.images),
       // Errors go to the local sink (emulators/sentry.ts); production sets its own DSN as a secret, or none.
       SENTRY_DSN: `http://${SENTRY_LOCAL_KEY}@127.0.0.1:${ports.sentry}/1`,
     },

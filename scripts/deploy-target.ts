@@ -8,6 +8,9 @@ import { join, resolve } from "node:path";
 //   and the public pages' cached answers would be recomputed per request (docs/decisions/0185, 0132, 0231).
 // - The environments' PROVIDER_CAP together stay within the provider account's allowance: each environment's gate
 //   counts only its own calls (docs/decisions/0186, 0230; README.md, "The provider's capacity").
+// - The Worker's CPU limit is written out (`[limits] cpu_ms`) and is at most the platform's default of 30 s, never the
+//   paid maximum of 5 minutes: no request path needs more (a label costs the Worker a few ms since ADR 0250), and a
+//   runaway request is stopped at the default rather than billed for five minutes.
 
 export const ROOT = resolve(import.meta.dirname, "..");
 export const ENVIRONMENTS = ["staging", "production"] as const;
@@ -21,6 +24,9 @@ const PLACEHOLDER_HOST = /example\.(com|org|net)\b/;
  * Replace it with the number the provider states for the account (README.md, "The provider's capacity").
  */
 export const PROVIDER_ALLOWANCE = 16;
+
+/** Workers Paid's default CPU limit per request (ms); `cpu_ms` may go up to 300,000, which the deploy refuses. */
+export const DEFAULT_CPU_MS = 30_000;
 
 /** What wrangler.toml says about one environment. */
 export interface Target {
@@ -48,6 +54,7 @@ type Read = {
   routes?: (string | Route)[];
   route?: string | Route;
   workers_dev?: boolean;
+  limits?: { cpu_ms?: number };
 };
 
 async function read(configPath: string, env: DeployEnv): Promise<Read> {
@@ -76,7 +83,7 @@ export async function readTarget(env: DeployEnv, configPath = join(ROOT, "wrangl
     database: { binding: db.binding, name: db.database_name, id: db.database_id },
     bucket: c.r2_buckets[0]?.bucket_name ?? "",
     placeholders,
-    refusals: [...edgeRefusals(env, c, origin), ...(await providerShareRefusals(configPath))],
+    refusals: [...edgeRefusals(env, c, origin), ...cpuRefusals(env, c), ...(await providerShareRefusals(configPath))],
   };
 }
 
@@ -104,6 +111,19 @@ export function edgeRefusals(env: DeployEnv, c: Pick<Read, "routes" | "route" | 
     out.push(`[env.${env}] must say workers_dev = false: the Worker is served on its route, not on workers.dev`);
   }
   return out;
+}
+
+/** The CPU limit written out, and at most the default (docs/decisions/0250-labels-drawn-by-images.md). */
+export function cpuRefusals(env: DeployEnv, c: Pick<Read, "limits">): string[] {
+  const ms = c.limits?.cpu_ms;
+  if (ms === undefined) return [`[env.${env}] has no [limits] cpu_ms: write the default, cpu_ms = ${DEFAULT_CPU_MS}`];
+  if (!Number.isInteger(ms) || ms < 1 || ms > DEFAULT_CPU_MS) {
+    return [
+      `[env.${env}] limits.cpu_ms is ${ms}: at most the default ${DEFAULT_CPU_MS} (no request path needs more; ` +
+        "the paid maximum would let a runaway request spend five minutes)",
+    ];
+  }
+  return [];
 }
 
 function hostOf(origin: string): string | null {

@@ -23,7 +23,7 @@ ${stack.seeded.map((u) => `    ${u.email.padEnd(20)} ${u.role.padEnd(6)} ${u.cre
 
   Dev mailbox        ${stack.url}/dev/mailbox
   Health             ${stack.url}/api/health
-  Emulators          mail :${stack.ports.mail}  AI provider :${stack.ports.provider}  Stripe :${stack.ports.stripe}  Google OAuth :${stack.ports.oauth}  DNS :${stack.ports.dns}
+  Emulators          mail :${stack.ports.mail}  AI provider :${stack.ports.provider}  Stripe :${stack.ports.stripe}  Google OAuth :${stack.ports.oauth}  DNS :${stack.ports.dns}  Images draw :${stack.ports.images}
   Check Worker       structure checks off the user's object, its own wrangler dev on :${stack.ports.checker} (ADR 0188)
   Errors (Sentry)    ${`http://127.0.0.1:${stack.ports.sentry}/_emulator/events`}  (each also printed here as [sentry])
   Data               .wrangler/state (kept between starts, but for wrangler's request traces; delete it to start over)

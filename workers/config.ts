@@ -17,6 +17,8 @@ export const OPTIONAL_SETTINGS = [
   "GOOGLE_ISSUER_URL",
   "HEALTH_PROBE_SECRET",
   "DNS_RESOLVER_URL",
+  // The local images emulator, which draws the disclosure label where the Images stand-in cannot (ADR 0250).
+  "IMAGES_LOCAL_URL",
   // The signing key before key ids (key "0"): verifies what it signed, signs only when SIGNING_KEYS is unset.
   "SIGNING_SECRET",
   // Error reporting (workers/lib/error-reporting.ts): off when SENTRY_DSN is unset.
@@ -57,6 +59,8 @@ const common = z.object({
   HEALTH_PROBE_SECRET: z.string().min(16).optional(),
   /** The DNS-over-HTTPS endpoint the SSRF guard asks (the local DNS emulator); production always asks Cloudflare's. */
   DNS_RESOLVER_URL: url.optional(),
+  /** The local images emulator (emulators/images-draw.ts): draws labels where the Images stand-in cannot. */
+  IMAGES_LOCAL_URL: url.optional(),
   SENTRY_DSN: url.optional(),
 });
 
@@ -73,6 +77,7 @@ const production = common.extend({
   STRIPE_API_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   GOOGLE_ISSUER_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
   DNS_RESOLVER_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
+  IMAGES_LOCAL_URL: z.undefined({ message: "is a local emulator address; unset it in production" }).optional(),
 });
 
 /** Every signing key well formed, and at least one; a deployed worker's at least 32 characters each. */

@@ -21,6 +21,15 @@ export type FlaggedBy = "score" | "daily_limit";
  */
 export const FREE_REFUSALS_PER_DAY = 5;
 
+/**
+ * "This result changed the room" (docs/decisions/0261-this-result-changed-the-room.md): a result the check passed or
+ * marked gives its credit back within this many days of being made, at most RETURNS_PER_MONTH times a UTC month.
+ */
+export const RETURN_WINDOW_DAYS = 7;
+export const RETURNS_PER_MONTH = 5;
+/** What the owner reads once the credit is back. */
+export const RETURNED = "Your credit is back: thank you for telling us this result changed the room.";
+
 /** What a flagged result says first, wherever it is shown. */
 export const CHECK_WALLS = "Check the walls and windows";
 /** What its owner confirms before a flagged result goes into a listing. */
@@ -32,12 +41,16 @@ function listed(items: readonly string[]): string {
   return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
+/** Where the check saw the room change, as a sentence ("The structure check saw a change at the upper left …"). */
+export function whereSeen(reasons: readonly string[]): string {
+  return reasons.length > 0
+    ? `The structure check saw a change at the ${listed(reasons)} of the photo.`
+    : "The structure check could not be sure the room kept its walls, windows and doors.";
+}
+
 /** The message of a flagged result: what to check, where the check saw the change, and why it was delivered. */
 export function flaggedMessage(reasons: readonly string[], flaggedBy: FlaggedBy | null): string {
-  const where =
-    reasons.length > 0
-      ? ` The structure check saw a change at the ${listed(reasons)} of the photo.`
-      : " The structure check could not be sure the room kept its walls, windows and doors.";
+  const where = ` ${whereSeen(reasons)}`;
   const why =
     flaggedBy === "daily_limit"
       ? ` It would have been refused and not charged, but ${FREE_REFUSALS_PER_DAY} of your results were already refused today, so it was delivered and charged (free refusals start again at midnight UTC).`
@@ -93,16 +106,29 @@ export interface StructureView {
   message: string | null;
   /** Flagged results only: when the owner confirmed "I checked the walls and windows" (epoch ms), else null. */
   confirmedAt: number | null;
+  /**
+   * The address of the check's change map (a gray PNG: white where it saw a line lost or added, gray where a cell's
+   * edges changed), readable by the owner only; null when none was stored (ADR 0260).
+   */
+  changesUrl: string | null;
 }
 
-/** A stored version's structure view; null before the check existed. */
-export function structureView(v: {
-  structureVerdict?: StructureVerdict | null;
-  structureScore?: number | null;
-  structureReasons?: string[] | null;
-  structureFlagged?: FlaggedBy | null;
-  structureConfirmedAt?: number | null;
-}): StructureView | null {
+/**
+ * A stored version's structure view; null before the check existed. `base` is the version's address in the API that
+ * answers (`/api/photos/<photo>/versions/<version>` for the page, `…/api/v1/…` for the public API): the change map is
+ * at `<base>/changes`.
+ */
+export function structureView(
+  v: {
+    structureMapKey?: string | null;
+    structureVerdict?: StructureVerdict | null;
+    structureScore?: number | null;
+    structureReasons?: string[] | null;
+    structureFlagged?: FlaggedBy | null;
+    structureConfirmedAt?: number | null;
+  },
+  base: string,
+): StructureView | null {
   if (!v.structureVerdict) return null;
   const flagged = v.structureVerdict === "flagged";
   const reasons = v.structureReasons ?? [];
@@ -112,6 +138,7 @@ export function structureView(v: {
     reasons,
     message: flagged ? flaggedMessage(reasons, v.structureFlagged ?? null) : null,
     confirmedAt: flagged ? (v.structureConfirmedAt ?? null) : null,
+    changesUrl: v.structureMapKey ? `${base}/changes` : null,
   };
 }
 
@@ -132,6 +159,8 @@ export interface StoredVersion {
   structureReasons?: string[] | null;
   structureFlagged?: FlaggedBy | null;
   structureConfirmedAt?: number | null;
+  structureMapKey?: string | null;
+  structureReturnedAt?: number | null;
 }
 
 /** A version of a photo as the page sees it. */
@@ -153,6 +182,8 @@ export interface VersionView {
   createdAt: number;
   /** What the structure check said (verdict, score, where, the flagged message); null before the check existed. */
   structure: StructureView | null;
+  /** When its credit went back through "This result changed the room" (epoch ms); null when it has not. */
+  returnedAt: number | null;
   imageUrl: string;
   thumbUrl: string;
   downloadUrl: string;
@@ -173,9 +204,20 @@ export function toVersionView(v: StoredVersion, shownKey?: string | null): Versi
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
-    structure: structureView(v),
+    structure: structureView(v, base),
+    returnedAt: v.structureReturnedAt ?? null,
     imageUrl: `${base}/image`,
     thumbUrl: `${base}/thumb`,
     downloadUrl: `${base}/download`,
   };
+}
+
+/** Whether "This result changed the room" is offered for `v` at `now` (the server decides again, and says why not). */
+export function returnable(v: Pick<VersionView, "structure" | "returnedAt" | "createdAt">, now: number): boolean {
+  const verdict = v.structure?.verdict;
+  return (
+    (verdict === "passed" || verdict === "flagged") &&
+    v.returnedAt === null &&
+    now - v.createdAt <= RETURN_WINDOW_DAYS * 24 * 60 * 60 * 1000
+  );
 }

@@ -2,8 +2,9 @@ import { DurableObject } from "cloudflare:workers";
 import { decode as decodePng, encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
 import { grayFromPng, grayFromPngNative, images } from "../../workers/lib/images.ts";
-import { type LabelSpec, qrMatrix, renderLabelled } from "../../workers/lib/label/render.ts";
+import { type LabelSpec, qrMatrix } from "../../workers/lib/label/render.ts";
 import { makeResultThumb } from "../../workers/lib/thumbnail.ts";
+import { compositeJs, renderLabelledJs } from "./label-js.ts";
 
 // The Worker `npm run bench:pixels` (bench/pixels.ts) runs under `wrangler dev`: one Durable Object that does the
 // pixel work a staged job's result needs, each way the ADR weighs (docs/decisions/0161-pixel-work-off-the-object.md),
@@ -108,7 +109,6 @@ export class PixelObject extends DurableObject<Env> {
     if (!result || !this.#analysisPng) return new Response("not set up", { status: 409 });
     const times = Number(url.searchParams.get("times") ?? 1);
     const viaBinding = images(this.env.IMAGES, { local: false });
-    const here = images(this.env.IMAGES, { local: true });
     let size = 0;
     for (let i = 0; i < times; i++) {
       switch (op) {
@@ -177,13 +177,13 @@ export class PixelObject extends DurableObject<Env> {
           size = decodePng(this.#analysisPng).data.length;
           break;
         case "label-js":
-          size = renderLabelled(result, LABEL).bytes.byteLength;
+          size = renderLabelledJs(result, LABEL).byteLength;
           break;
         case "label-draw":
           size = (await viaBinding.burnOverlay(result, this.#overlay, { bottom: 31, right: 31 })).byteLength;
           break;
         case "label-here":
-          size = (await here.burnOverlay(result, this.#overlay, { bottom: 31, right: 31 })).byteLength;
+          size = compositeJs(result, this.#overlay, { bottom: 31, right: 31 }).byteLength;
           break;
         default:
           return new Response(`unknown op ${op}`, { status: 404 });

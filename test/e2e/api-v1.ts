@@ -888,6 +888,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/photos/{photoId}/versions/{versionId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The structure check's change map of a version
+         * @description A gray PNG at the check's working size (long edge 320 px, the photo's aspect): white where the check saw a line of the room lost or added, gray where a cell's edges changed, black where the result keeps its source. Laid over the result (stretched to its size) it shows where to look. 404 for a version that is not yours, or one the check did not run on (no map).
+         *
+         *     Scope: `read`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    photoId: string;
+                    versionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The change map */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "image/png": string;
+                    };
+                };
+                /** @description No API key, or a revoked one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description The key lacks the scope this route needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Not there, or not yours */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+                /** @description Too many requests for this key; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Failure"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balance": {
         parameters: {
             query?: never;
@@ -1090,6 +1170,8 @@ export interface components {
                 message: string | null;
                 /** @description A flagged result: when its owner confirmed "I checked the walls and windows" (POST …/confirm-structure; epoch ms), null until then. Null for other verdicts. */
                 confirmedAt: number | null;
+                /** @description GET it with the same API key: the check's change map, a gray PNG at the check's working size (long edge 320 px, the photo's aspect): white where it saw a line of the room lost or added, gray where a cell's edges changed, black where the result keeps the source. Null when no map was stored (the check could not run, or the version predates maps). */
+                changesUrl: string | null;
             } | null;
             /** @description GET it with the same API key: the download for the listing; for a kept result your own copy (?disclosure=none), since a result that changed the room never goes into a listing. Null for a refused result: keep it first (keepUrl). */
             downloadUrl: string | null;

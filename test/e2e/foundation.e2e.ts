@@ -22,7 +22,7 @@ describe("the running stack", () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({
       ok: true,
-      checks: { d1: "ok", r2: "ok", durableObject: "ok", providerKey: "ok" },
+      checks: { d1: "ok", r2: "ok", durableObject: "ok", providerKey: "ok", checkWorker: "ok", checkImages: "ok" },
     });
   });
 

@@ -121,7 +121,7 @@ describe("the check Worker's queue handler", () => {
     ];
     const { answers, delivered } = await consume(cases);
     expect(answers.map((a) => a.checked)).toEqual(
-      cases.map(() => ({ verdict: "unchecked", score: null, reasons: [] })),
+      cases.map(() => ({ verdict: "unchecked", score: null, reasons: [], cause: "unjudgeable" })),
     );
     expect(delivered.every((d) => d.acked)).toBe(true);
   });

@@ -1,7 +1,9 @@
 import { env } from "cloudflare:workers";
 import { healthChecks } from "@db/schema";
 import { db } from "@test/support/factories";
+import { takeConsoleErrors } from "@test/support/setup";
 import { workerFetch } from "@test/support/worker";
+import { deepHealth } from "@workers/services/health";
 import { describe, expect, it } from "vitest";
 
 describe("GET /api/health through the Worker", () => {
@@ -13,13 +15,20 @@ describe("GET /api/health through the Worker", () => {
     expect(await db.select().from(healthChecks).all()).toEqual(before);
   });
 
-  it("deep probe: writes and reads D1, puts and gets R2, and calls the Durable Object", async () => {
+  it("deep probe: writes and reads D1, puts and gets R2, calls the Durable Object and the check Worker's Images binding", async () => {
     const before = Date.now();
     const res = await workerFetch("/api/health?deep=1");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       ok: true,
-      checks: { d1: "ok", r2: "ok", durableObject: "ok", providerKey: "ok" },
+      checks: {
+        d1: "ok",
+        r2: "ok",
+        durableObject: "ok",
+        providerKey: "ok",
+        checkWorker: "ok",
+        checkImages: "ok",
+      },
       failing: [],
     });
 
@@ -29,6 +38,27 @@ describe("GET /api/health through the Worker", () => {
     expect((await env.PHOTOS.list({ prefix: "health/" })).objects).toHaveLength(0);
     const pings = await env.USER_OBJECT.get(env.USER_OBJECT.idFromName("__health__")).ping();
     expect(pings.pings).toBeGreaterThanOrEqual(2);
+  });
+
+  it("deep probe: a check Worker that cannot be reached, or whose Images binding fails, fails the probe (503)", async () => {
+    const deps = { db, bucket: env.PHOTOS, clock: Date.now };
+    const down = await deepHealth({
+      ...deps,
+      env: { ...env, CHECKER: { fetch: async () => Promise.reject(new Error("no such service")) } } as unknown as Env,
+    });
+    expect([down.ok, down.checks.checkWorker, down.checks.checkImages]).toEqual([false, "error", "error"]);
+    expect(down.failing).toEqual(["checkWorker", "checkImages"]);
+    const noImages = await deepHealth({
+      ...deps,
+      env: {
+        ...env,
+        CHECKER: { fetch: async () => Response.json({ ok: false, images: "error" }, { status: 503 }) },
+      } as unknown as Env,
+    });
+    expect([noImages.checks.checkWorker, noImages.checks.checkImages]).toEqual(["ok", "error"]);
+    const logged = takeConsoleErrors().map(String).join("\n");
+    expect(logged).toContain("health: checkWorker failed");
+    expect(logged).toContain("health: checkImages failed");
   });
 
   it("stays healthy under concurrent probes", async () => {

@@ -316,6 +316,7 @@ describe("OpenAPI document", () => {
       "/photos/from-url",
       "/photos/{photoId}/jobs",
       "/photos/{photoId}/versions",
+      "/photos/{photoId}/versions/{versionId}/changes",
       "/photos/{photoId}/versions/{versionId}/confirm-structure",
       "/photos/{photoId}/versions/{versionId}/download",
       "/photos/{photoId}/versions/{versionId}/keep",
@@ -326,6 +327,17 @@ describe("OpenAPI document", () => {
       doc.paths["/photos/{photoId}/versions/{versionId}/keep"] as { post?: { parameters?: { name: string }[] } }
     ).post;
     expect(keep?.parameters?.map((p) => p.name)).toContain("Idempotency-Key");
+    // The structure check's verdict carries its change map's address, an image the same key reads (ADR 0260).
+    const changes = doc.paths["/photos/{photoId}/versions/{versionId}/changes"] as {
+      get?: { responses: Record<string, { content?: Record<string, unknown> }> };
+    };
+    expect(Object.keys(changes.get?.responses["200"]?.content ?? {})).toEqual(["image/png"]);
+    const version = (
+      doc as unknown as {
+        components: { schemas: { Version: { properties: { structure: { properties?: Record<string, unknown> } } } } };
+      }
+    ).components.schemas.Version;
+    expect(JSON.stringify(version.properties.structure)).toContain("changesUrl");
     expect(Object.keys(doc.paths["/photos/{photoId}/jobs"]!)).toEqual(["post"]);
     // A failure's code is the closed set the routes answer with, so a client can switch on it.
     const failure = (

@@ -84,7 +84,10 @@ describe("a result the check is unsure of", () => {
     if (!made.ok) throw new Error(made.error);
     const v1 = await workerFetch(`/api/v1/jobs/${settled.id}`, { headers: { Authorization: `Bearer ${made.token}` } });
     const v1Body = (await v1.json()) as { version: { structure: unknown } };
-    expect(v1Body.version.structure).toEqual(structure);
+    // The same verdict; the change map's address is the API's own (ADR 0260).
+    const base = `/api/photos/${p.id}/versions/${row.id}`;
+    expect(structure.changesUrl).toBe(`${base}/changes`);
+    expect(v1Body.version.structure).toEqual({ ...structure, changesUrl: `/api/v1${base.slice(4)}/changes` });
   });
 });
 

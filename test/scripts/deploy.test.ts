@@ -13,7 +13,7 @@ import {
   readTarget,
   shown,
 } from "../../scripts/deploy.ts";
-import { PROVIDER_ALLOWANCE } from "../../scripts/deploy-target.ts";
+import { DEFAULT_CPU_MS, PROVIDER_ALLOWANCE } from "../../scripts/deploy-target.ts";
 
 // The one deploy command (scripts/deploy.ts, README.md "Production"). The dry run is run as an operator runs it;
 // the real run's order, its stops and its rollback advice are driven through fake commands (no network here).
@@ -200,6 +200,21 @@ describe("what wrangler.toml must say of a deployed environment", () => {
     );
     expect((await readTarget("staging", elsewhere)).refusals).toEqual([
       expect.stringContaining("no route for APP_ORIGIN's host staging.stagewise.example.com"),
+    ]);
+  });
+
+  test("the CPU limit is the default, inherited by both environments; above it, or unsaid, is refused", async () => {
+    for (const env of ["staging", "production"] as const) {
+      const c = (await import("wrangler")).unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env });
+      expect(c.limits?.cpu_ms).toBe(DEFAULT_CPU_MS);
+    }
+    const paidMax = variant((t) => t.replace("cpu_ms = 30000", "cpu_ms = 300000"));
+    expect((await readTarget("production", paidMax)).refusals).toEqual([
+      expect.stringContaining("[env.production] limits.cpu_ms is 300000: at most the default 30000"),
+    ]);
+    const unsaid = variant((t) => t.replace("[limits]\ncpu_ms = 30000\n", ""));
+    expect((await readTarget("staging", unsaid)).refusals).toEqual([
+      expect.stringContaining("[env.staging] has no [limits] cpu_ms"),
     ]);
   });
 

@@ -109,7 +109,7 @@ describe("workers/lib/images (Images binding, local stand-in)", () => {
     await expect(grayFromPngNative(makeJpeg(8, 8))).rejects.toThrow(/Not a PNG/);
   });
 
-  it("burns an overlay in at its position (composited here, as the stand-in cannot draw)", async () => {
+  it("burns an overlay in at its position (by the local images emulator, as the stand-in cannot draw)", async () => {
     const label = solidPng(120, 40, [255, 0, 0]);
     const half = solidPng(60, 20, [0, 0, 255], 128);
     let out = await pix.burnOverlay(result, label, { bottom: 10, right: 20 });
@@ -131,7 +131,8 @@ describe("workers/lib/images (Images binding, local stand-in)", () => {
     expect(b2!).toBeLessThan(240);
 
     await expect(pix.burnOverlay(result, label, { left: 0, right: 0 })).rejects.toThrow(/not both/);
-  });
+    // Two full decodes and encodes of a 2304 px JPEG in the emulator (vitest's Node process): slow on a loaded machine.
+  }, 60_000);
 
   // What the stand-in does not do, pinned: when one of these fails, miniflare has caught up and
   // workers/lib/images.ts can drop its local path (burnOverlay) or use the raw output (analysisGray).

@@ -1,5 +1,6 @@
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
+import { clearBenchLabels, seedBenchListing } from "@workers/services/bench-labels";
 import {
   benchBalance,
   benchJobTimings,
@@ -89,4 +90,16 @@ export const devApi = new Hono<ApiEnv>()
     );
     if (!parsed.ok) return failureJson(parsed);
     return c.json(await benchReservations(c.get("deps"), parsed.data.users, parsed.data.perUser));
+  })
+  // Benchmark: a listing of N photos with staged results, the body being the result's bytes (bench/labels.ts).
+  .post("/bench/listing/:userId", async (c) => {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const res = await seedBenchListing(c.get("deps"), c.req.param("userId"), Number(c.req.query("photos")), bytes);
+    if (!res.ok) return failureJson(res);
+    return c.json({ folderId: res.folderId, versions: res.versions }, 201);
+  })
+  // Benchmark: the user's rendered labels deleted, so the next run renders every label cold (bench/labels.ts).
+  .delete("/bench/labels/:userId", async (c) => {
+    const res = await clearBenchLabels(c.get("deps"), c.req.param("userId"));
+    return c.json({ deleted: res.deleted });
   });

@@ -13,6 +13,7 @@ import {
   requestJob,
   waitForJobWithVersion,
 } from "@workers/services/jobs/start";
+import { changeMapKey } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
 import { photoListing } from "@workers/services/listing-look";
 import { Hono } from "hono";
@@ -92,6 +93,13 @@ export const jobsApi = new Hono<ApiEnv>()
     // The photo's listing (its folder) and its look: "Use this look for the listing" is offered only in one.
     const listing = await photoListing(db, user.id, photo);
     return c.json({ versions: versions.map((v) => toVersionView(v, photo.processedKey)), listing }, 200, NO_STORE);
+  })
+  // The structure check's change map (ADR 0260): its owner's only; anyone else gets the 404 of a missing version.
+  .get("/photos/:id/versions/:versionId/changes", async (c) => {
+    const { id, versionId } = c.req.param();
+    const found = await changeMapKey(c.get("db"), c.get("user")!.id, id, versionId);
+    if (!found.ok) return failureJson(found);
+    return serveObject(c.env.PHOTOS, found.key, { "Cache-Control": "private, no-cache", Vary: "Cookie" }, c.req.raw);
   })
   .get("/photos/:id/versions/:versionId/:variant{image|thumb|download}", async (c) => {
     const user = c.get("user")!;

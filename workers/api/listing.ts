@@ -3,7 +3,13 @@ import { failureJson } from "@workers/http/result";
 import { batchView, recentBatches, retryBatch, startBatch } from "@workers/services/jobs/batches";
 import { anyObject } from "@workers/services/jobs/request";
 import { reroll, rerollQuote } from "@workers/services/jobs/rerolls";
-import { chooseVersion, confirmStructure, keepRefusedVersion } from "@workers/services/jobs/versions";
+import {
+  ChangedRoomBody,
+  chooseVersion,
+  confirmStructure,
+  keepRefusedVersion,
+  returnChangedRoom,
+} from "@workers/services/jobs/versions";
 import { LookRequest, useAsLook } from "@workers/services/listing-look";
 import { Hono } from "hono";
 import { NOT_FOUND } from "~/shared/result";
@@ -88,6 +94,15 @@ export const listingApi = new Hono<ApiEnv>()
     const res = await keepRefusedVersion(c.get("deps"), user.id, c.req.param("id"), c.req.param("versionId"));
     if (!res.ok) return failureJson(res);
     return c.json({ versionId: res.versionId, credits: res.credits }, 200, NO_STORE);
+  })
+  // "This result changed the room": its credit back, once, within 7 days (docs/decisions/0261).
+  .post("/photos/:id/versions/:versionId/changed-room", async (c) => {
+    const body = await readJson(c.req.raw, ChangedRoomBody);
+    if (!body.ok) return failureJson(body);
+    const { id, versionId } = c.req.param();
+    const res = await returnChangedRoom(c.get("deps"), c.get("user")!.id, id, versionId, body.data.keepPair === true);
+    if (!res.ok) return failureJson(res);
+    return c.json({ versionId: res.versionId, credits: res.credits, kept: res.kept }, 200, NO_STORE);
   })
   // "I checked the walls and windows": a flagged result may then go into a listing (docs/decisions/0215).
   .post("/photos/:id/versions/:versionId/confirm-structure", async (c) => {

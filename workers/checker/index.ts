@@ -1,6 +1,7 @@
 import { log } from "../lib/log";
 import { type Checked, type CheckRequest, type CheckTiming, UNCHECKED } from "../lib/structure/verdict";
 import type { UserObject } from "../objects/user-object";
+import { probeImages } from "./health";
 import { type JudgeEnv, judge } from "./judge";
 
 // The check Worker: a script of its own (workers/checker/wrangler.toml), the consumer of the STRUCTURE_CHECKS queue.
@@ -14,6 +15,17 @@ export interface CheckerEnv extends JudgeEnv {
 }
 
 export default {
+  /**
+   * The deep health probe's way in (docs/decisions/0262-unchecked-results-seen.md): reached only through the app's
+   * service binding (CHECKER; this Worker has no public address). GET /health reduces a tiny picture through the
+   * Images binding, the step every check takes, and answers what it saw.
+   */
+  async fetch(request: Request, env: CheckerEnv): Promise<Response> {
+    if (new URL(request.url).pathname !== "/health") return new Response("Not found", { status: 404 });
+    const images = await probeImages(env);
+    return Response.json({ ok: images === "ok", images }, { status: images === "ok" ? 200 : 503 });
+  },
+
   // A batch holds the checks sent while the one before was judged (at most max_batch_size, workers/checker/
   // wrangler.toml): all judged at once, each answered and acknowledged on its own, so no check waits for another of
   // its batch (docs/decisions/0240-a-listing-at-the-providers-pace.md).
@@ -72,7 +84,7 @@ async function judgeSafely(
     log.warn(`structure check not run: ${err instanceof Error ? err.message : String(err)}`, {
       checkId: request.checkId,
     });
-    return UNCHECKED;
+    return { ...UNCHECKED, cause: "failed" };
   }
 }
 

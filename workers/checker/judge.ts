@@ -1,4 +1,6 @@
+import { describeImage } from "../lib/image-facts";
 import { imagesFor } from "../lib/images";
+import { changeMapPng } from "../lib/structure/change-map";
 import { judgeGrays, REDUCED_EDGE } from "../lib/structure/check";
 import {
   type Checked,
@@ -9,7 +11,6 @@ import {
   type StructureLimits,
   UNCHECKED,
 } from "../lib/structure/verdict";
-import { describeImage } from "../lib/thumbnail";
 
 // The check itself, as the check Worker runs it: read both pictures, reduce them through the Images binding (never
 // a full-size decode here), compare at the analysis size (workers/lib/structure/check.ts).
@@ -37,7 +38,7 @@ export async function judge(
 ): Promise<Checked> {
   const [source, result] = await Promise.all([bytesOf(env, req.sourceKey), bytesOf(env, req.resultKey)]);
   if (!source || !result || longEdge(source) < MIN_CHECKED_EDGE || longEdge(result) < MIN_CHECKED_EDGE) {
-    return UNCHECKED;
+    return { ...UNCHECKED, cause: "unjudgeable" };
   }
   const service = imagesFor(env);
   // Timed for the job's split (docs/decisions/0226): the two reductions run side by side.
@@ -49,8 +50,27 @@ export async function judge(
   ]).finally(() => {
     images.end = Date.now();
   });
-  const { verdict, score, reasons } = judgeGrays(req.kind, src, res, limitsFor(env, req));
-  return { verdict, score, reasons };
+  const { verdict, score, reasons, map } = judgeGrays(req.kind, src, res, limitsFor(env, req));
+  const mapped = await storeMap(env, req, changeMapPng(map));
+  return { verdict, score, reasons, mapped };
+}
+
+/**
+ * Stores a judged result's change map where the request says (ADR 0260): only under the same user's photos (the key
+ * comes from that user's object, but a key elsewhere is never written). A failed write leaves the verdict as it is,
+ * without a map.
+ */
+export async function storeMap(env: Pick<JudgeEnv, "PHOTOS">, req: CheckRequest, png: Uint8Array): Promise<boolean> {
+  const key = req.mapKey;
+  if (!key?.startsWith(`photos/${req.userId}/`) || !key.endsWith(".changes.png") || key.includes("..")) {
+    return false;
+  }
+  try {
+    await env.PHOTOS.put(key, png, { httpMetadata: { contentType: "image/png" } });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,7 +1,6 @@
 import { decode as decodePng } from "fast-png";
-import jpeg from "jpeg-js";
+import { RESULT_THUMB_EDGE } from "./image-facts";
 import { inflateAll, pngParts, rowShape, unfilterRow } from "./png-rows";
-import { RESULT_THUMB_EDGE } from "./thumbnail";
 
 // Pixel work through the platform's image service (the Images binding, `[images]` in wrangler.toml), so that no
 // decode, resize or encode runs on the calling isolate's thread: the caller hands over bytes and awaits bytes
@@ -13,8 +12,9 @@ import { RESULT_THUMB_EDGE } from "./thumbnail";
 // format, and nothing else. It ignores `quality` (sharp's default 80), every other transform, and `draw()` (the
 // overlay is silently left out), and refuses the raw `rgb`/`rgba` outputs. So:
 // - analysisGray asks for a PNG (works in both) and takes the luma here, on a small image;
-// - burnOverlay draws through the binding in production only; where the binding is the stand-in (`local`) it
-//   composites here with jpeg-js and fast-png (the label path's cost today), because the stand-in cannot.
+// - burnOverlay draws through the binding in production; where the binding is the stand-in (`local`) it sends the
+//   same draw to the local images emulator (emulators/images-draw.ts, a Node process at IMAGES_LOCAL_URL), never
+//   decoding here: no JPEG codec runs in the Worker on either road (docs/decisions/0250-labels-drawn-by-images.md).
 
 export const THUMB_QUALITY = 75;
 export const OVERLAY_QUALITY = 90;
@@ -57,21 +57,36 @@ export interface Images {
   thumbnail(bytes: Uint8Array): Promise<Uint8Array>;
   /** The image reduced to `longEdge` px on its long edge (never enlarged), as grayscale pixels. */
   analysisGray(bytes: Uint8Array, longEdge: number): Promise<GrayImage>;
-  /** `overlayPng` (transparency kept) drawn onto the photo at `position`; a JPEG of the photo's size. */
-  burnOverlay(photoBytes: Uint8Array, overlayPng: Uint8Array, position: OverlayPosition): Promise<Uint8Array>;
+  /**
+   * `overlayPng` (transparency kept) drawn onto the photo at `position`: an image of the photo's size, in `format`
+   * (JPEG at quality 90 unless said otherwise).
+   */
+  burnOverlay(
+    photoBytes: Uint8Array,
+    overlayPng: Uint8Array,
+    position: OverlayPosition,
+    format?: OverlayFormat,
+  ): Promise<Uint8Array>;
 }
+
+export type OverlayFormat = "image/jpeg" | "image/png";
 
 export interface ImagesOptions {
   /**
    * True where the binding is miniflare's offline stand-in (wrangler dev, `npm start`, the e2e stack and the workerd
-   * tests: APP_ENV "development" or "test"): it cannot draw, so burnOverlay composites here instead.
+   * tests: APP_ENV "development" or "test"): it cannot draw, so burnOverlay sends the draw to `localDrawUrl`.
    */
   local: boolean;
+  /** The local images emulator's address (IMAGES_LOCAL_URL); only where `local`. */
+  localDrawUrl?: string;
+  /** The fetch that reaches it (the runtime's). */
+  fetch?: typeof fetch;
 }
 
 /** The adapter for a Worker's environment: the binding is the stand-in wherever APP_ENV is not "production". */
-export function imagesFor(env: { IMAGES: ImagesBinding; APP_ENV: string }): Images {
-  return images(env.IMAGES, { local: env.APP_ENV !== "production" });
+export function imagesFor(env: { IMAGES: ImagesBinding; APP_ENV: string; IMAGES_LOCAL_URL?: string }): Images {
+  const local = env.APP_ENV !== "production";
+  return images(env.IMAGES, { local, ...(local ? { localDrawUrl: env.IMAGES_LOCAL_URL } : {}) });
 }
 
 /**
@@ -132,13 +147,13 @@ export function images(binding: ImagesBinding, options: ImagesOptions): Images {
       return grayFromPngNative(await bytesOf(out));
     },
 
-    async burnOverlay(photoBytes, overlayPng, position) {
+    async burnOverlay(photoBytes, overlayPng, position, format = "image/jpeg") {
       checkPosition(position);
-      if (options.local) return compositeHere(photoBytes, overlayPng, position);
+      if (options.local) return drawLocally(options, photoBytes, overlayPng, position, format);
       const out = await binding
         .input(streamOf(photoBytes))
         .draw(streamOf(overlayPng), position)
-        .output({ format: "image/jpeg", quality: OVERLAY_QUALITY });
+        .output({ format, quality: OVERLAY_QUALITY });
       return bytesOf(out);
     },
   };
@@ -214,55 +229,31 @@ export async function grayFromPngNative(png: Uint8Array): Promise<GrayImage> {
 }
 
 /**
- * The overlay drawn here (source-over, the binding's default `composite`): only where the binding is the local
- * stand-in, which leaves draws out. Full decode and encode on this thread, as workers/lib/label/render.ts does.
+ * The draw where the binding is the local stand-in, which leaves draws out: the same request (photo, overlay,
+ * position, format, quality) to the local images emulator, a Node process beside the stack (emulators/images-draw.ts).
+ * Never composited here: the Worker runs no JPEG codec, locally or in production. No emulator, no label: an error,
+ * never the photo without its disclosure.
  */
-function compositeHere(photoBytes: Uint8Array, overlayPng: Uint8Array, position: OverlayPosition): Uint8Array {
-  const photo = jpeg.decode(photoBytes, {
-    useTArray: true,
-    formatAsRGBA: true,
-    maxMemoryUsageInMB: 256,
-    maxResolutionInMP: 40,
-  });
-  const o = decodePng(overlayPng);
-  if (o.depth !== 8) throw new Error("The overlay is not an 8-bit PNG.");
-  const W = photo.width;
-  const H = photo.height;
-  const x0 =
-    position.left ?? (position.right !== undefined ? W - position.right - o.width : Math.round((W - o.width) / 2));
-  const y0 =
-    position.top ?? (position.bottom !== undefined ? H - position.bottom - o.height : Math.round((H - o.height) / 2));
-  const px = photo.data;
-  const src = o.data;
-  const ch = o.channels;
-  for (let y = 0; y < o.height; y++) {
-    const ty = y0 + y;
-    if (ty < 0 || ty >= H) continue;
-    for (let x = 0; x < o.width; x++) {
-      const tx = x0 + x;
-      if (tx < 0 || tx >= W) continue;
-      let r: number;
-      let g: number;
-      let b: number;
-      let a: number;
-      if (o.palette) {
-        const c = o.palette[src[y * o.width + x] ?? 0] ?? [0, 0, 0];
-        [r, g, b, a] = [c[0] ?? 0, c[1] ?? 0, c[2] ?? 0, c[3] ?? 255];
-      } else {
-        const s = (y * o.width + x) * ch;
-        const grey = ch <= 2;
-        r = src[s] ?? 0;
-        g = src[grey ? s : s + 1] ?? 0;
-        b = src[grey ? s : s + 2] ?? 0;
-        a = ch === 2 || ch === 4 ? (src[s + ch - 1] ?? 0) : 255;
-      }
-      if (a === 0) continue;
-      const t = (ty * W + tx) * 4;
-      const k = a / 255;
-      px[t] = (px[t] ?? 0) + (r - (px[t] ?? 0)) * k;
-      px[t + 1] = (px[t + 1] ?? 0) + (g - (px[t + 1] ?? 0)) * k;
-      px[t + 2] = (px[t + 2] ?? 0) + (b - (px[t + 2] ?? 0)) * k;
-    }
+async function drawLocally(
+  options: ImagesOptions,
+  photoBytes: Uint8Array,
+  overlayPng: Uint8Array,
+  position: OverlayPosition,
+  format: OverlayFormat,
+): Promise<Uint8Array> {
+  if (!options.localDrawUrl) {
+    throw new Error("The Images stand-in cannot draw and IMAGES_LOCAL_URL (the local images emulator) is not set.");
   }
-  return new Uint8Array(jpeg.encode({ width: W, height: H, data: px }, OVERLAY_QUALITY).data);
+  const form = new FormData();
+  form.set("image", new Blob([photoBytes as Uint8Array<ArrayBuffer>]), "image");
+  form.set("overlay", new Blob([overlayPng as Uint8Array<ArrayBuffer>], { type: "image/png" }), "overlay.png");
+  form.set("position", JSON.stringify(position));
+  form.set("format", format);
+  form.set("quality", String(OVERLAY_QUALITY));
+  const res = await (options.fetch ?? fetch)(`${options.localDrawUrl.replace(/\/$/, "")}/draw`, {
+    method: "POST",
+    body: form,
+  });
+  if (!res.ok) throw new Error(`The local images emulator answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  return new Uint8Array(await res.arrayBuffer());
 }

@@ -1,60 +1,11 @@
 import jpeg from "jpeg-js";
+import { type ImageInfo, isJpeg, isPng, pngSize, RESULT_THUMB_EDGE } from "./image-facts";
 
-// Thumbnails of AI results, made in the Worker (jpeg-js is pure JavaScript).
+// Thumbnails of AI results decoded in JavaScript (jpeg-js): no request path of the Worker uses them any more (the
+// Images binding makes thumbnails, workers/lib/images.ts); kept as the bench's "before" (bench/pixels) and tested.
 // A box filter keeps them readable; they stay well under 100 KB.
 
-export const RESULT_THUMB_EDGE = 400;
-
-export interface ImageInfo {
-  contentType: string;
-  width: number;
-  height: number;
-}
-
-export function isJpeg(b: Uint8Array): boolean {
-  return b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff;
-}
-
-export function isPng(b: Uint8Array): boolean {
-  return b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47;
-}
-
-function pngSize(b: Uint8Array): { width: number; height: number } {
-  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  return { width: v.getUint32(16), height: v.getUint32(20) };
-}
-
-/** A JPEG's size from its frame header (SOF0-SOF15 but DHT, JPG and DAC), without decoding it; null if none. */
-function jpegSize(b: Uint8Array): { width: number; height: number } | null {
-  let i = 2;
-  while (i + 9 < b.length) {
-    if (b[i] !== 0xff) return null;
-    const marker = b[i + 1]!;
-    if (marker === 0xff) {
-      i++;
-      continue;
-    }
-    const length = (b[i + 2]! << 8) | b[i + 3]!;
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      const height = (b[i + 5]! << 8) | b[i + 6]!;
-      const width = (b[i + 7]! << 8) | b[i + 8]!;
-      return width > 0 && height > 0 ? { width, height } : null;
-    }
-    i += 2 + length;
-  }
-  return null;
-}
-
-/**
- * The result's type and size from its header only (no decoding): what a job needs to record the version at once.
- * The thumbnail is made afterwards (makeResultThumb), off the path to the person's result.
- */
-export function describeImage(bytes: Uint8Array): ImageInfo {
-  if (isPng(bytes) && bytes.length > 24) return { contentType: "image/png", ...pngSize(bytes) };
-  const size = isJpeg(bytes) ? jpegSize(bytes) : null;
-  if (!size) throw new Error("The provider's result is not a JPEG or PNG image.");
-  return { contentType: "image/jpeg", ...size };
-}
+export { describeImage, type ImageInfo, isJpeg, isPng, RESULT_THUMB_EDGE } from "./image-facts";
 
 /** A JPEG thumbnail of a result (decoded here: about 60 ms for 640 x 480, 470 ms for 2560 x 1920 on 2 cores). */
 export function makeResultThumb(bytes: Uint8Array): Uint8Array {

@@ -20,6 +20,7 @@ import { CheckDesk } from "@workers/objects/user/jobs/checks";
 import type { JobTimings } from "@workers/objects/user/jobs/clock";
 import { keepRefused } from "@workers/objects/user/jobs/keep";
 import * as queue from "@workers/objects/user/jobs/queue";
+import { returnChangedRoom } from "@workers/objects/user/jobs/recourse";
 import type * as rows from "@workers/objects/user/jobs/rows";
 import { JobRunner } from "@workers/objects/user/jobs/runner";
 import { LiveChannel } from "@workers/objects/user/live";
@@ -287,6 +288,22 @@ export class UserObject extends DurableObject<Env> {
   /** "Keep it anyway": a result the structure check refused, kept for one credit (jobs/keep.ts). */
   keepRefused(userId: string, photoId: string, versionId: string) {
     return this.#change(userId, (now) => keepRefused(this.#db, userId, photoId, versionId, now));
+  }
+
+  /** "This result changed the room": a passed or marked result's credit back, once (jobs/recourse.ts). */
+  returnChangedRoom(userId: string, photoId: string, versionId: string, keepPair: boolean) {
+    return this.#change(userId, (now) =>
+      returnChangedRoom(this.env, this.#db, userId, photoId, versionId, keepPair, now),
+    );
+  }
+
+  /**
+   * Tests and development only: the check Worker as if it were down. Each check's message is dropped and its result
+   * counts as unchecked (cause timeout) after `waitMs`; null runs checks again. Kept in memory only.
+   */
+  stopChecksForTesting(waitMs: number | null): void {
+    if (!devToolsEnabled(this.env)) throw new Error("Structure check control is disabled");
+    this.#checks.stoppedForTesting = waitMs;
   }
 
   /** Test and development only: moves this object's clock forward. */

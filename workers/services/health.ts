@@ -51,8 +51,9 @@ export function deepProbeAllowed(env: Env, devTools: boolean, header: string | n
 }
 
 /**
- * Touches each binding for real: a D1 write and read, an R2 put and get, a Durable Object's storage; and says
- * whether a provider key is set (`providerKey`). It makes no provider call: a call costs money, so only
+ * Touches each binding for real: a D1 write and read, an R2 put and get, a Durable Object's storage, the check
+ * Worker (`checkWorker`, through its service binding) and its Images binding (`checkImages`); and says whether a
+ * provider key is set (`providerKey`). It makes no provider call: a call costs money, so only
  * `npm run provider:smoke` proves the key works (docs/decisions/0151-provider-as-documented.md).
  */
 export async function deepHealth(deps: Pick<Deps, "db" | "bucket" | "env" | "clock">): Promise<HealthReport> {
@@ -62,6 +63,8 @@ export async function deepHealth(deps: Pick<Deps, "db" | "bucket" | "env" | "clo
     r2: "error",
     durableObject: "error",
     providerKey: deps.env.PROVIDER_API_KEY ? "ok" : "error",
+    checkWorker: "error",
+    checkImages: "error",
   };
   const errors: Record<string, string> = {};
   if (checks.providerKey === "error") errors.providerKey = "PROVIDER_API_KEY is not set";
@@ -91,6 +94,21 @@ export async function deepHealth(deps: Pick<Deps, "db" | "bucket" | "env" | "clo
       if (res.ok) checks.durableObject = "ok";
     })().catch((e: unknown) => {
       errors.durableObject = String(e);
+    }),
+    // The check Worker through its service binding, and the Images binding it reduces every picture with
+    // (workers/checker/health.ts): a check Worker that is down leaves every result unchecked.
+    (async () => {
+      const res = await deps.env.CHECKER.fetch("https://checker.internal/health", {
+        signal: AbortSignal.timeout(5000),
+      });
+      const body = (await res.json().catch(() => null)) as { images?: string } | null;
+      if (body && typeof body.images === "string") checks.checkWorker = "ok";
+      else errors.checkWorker = `answered ${res.status}`;
+      if (body?.images === "ok") checks.checkImages = "ok";
+      else errors.checkImages = "the check Worker's Images binding failed";
+    })().catch((e: unknown) => {
+      errors.checkWorker = String(e);
+      errors.checkImages = "not reached";
     }),
   ]);
   return report(checks, errors);

@@ -25,7 +25,8 @@ export interface WindowView {
   label: string;
   since: number;
   provider: Percentiles & { failures: Tally[] };
-  jobs: { succeeded: number; failed: Tally[]; refused: number };
+  /** flagged and unchecked: delivered results the structure check marked, or could not judge (issue 43 item 9). */
+  jobs: { succeeded: number; failed: Tally[]; refused: number; flagged: Tally[]; unchecked: Tally[] };
   webhooks: { callbacks: Tally[]; stripe: Tally[] };
 }
 
@@ -93,7 +94,13 @@ function windowOf(rows: Row[], label: string, since: number): WindowView {
     label,
     since,
     provider: { ...percentiles(tallies("provider_ms")), failures: tallies("provider_failure") },
-    jobs: { succeeded: total("job_succeeded"), failed: tallies("job_failed"), refused: total("job_refused") },
+    jobs: {
+      succeeded: total("job_succeeded"),
+      failed: tallies("job_failed"),
+      refused: total("job_refused"),
+      flagged: tallies("job_flagged"),
+      unchecked: tallies("job_unchecked"),
+    },
     webhooks: { callbacks: tallies("callback_failed"), stripe: tallies("stripe_webhook_failed") },
   };
 }

@@ -2,7 +2,7 @@ import { Form, Link } from "react-router";
 import { OriginalLinkControls } from "~/components/staging/original-link";
 import { RerollControl } from "~/components/staging/versions-list";
 import { type LibraryView, photoHref } from "~/shared/library-view";
-import { CONFIRM_CHECKED, mlsRefusal, type VersionView } from "~/shared/version-view";
+import { CONFIRM_CHECKED, mlsRefusal, RETURN_WINDOW_DAYS, returnable, type VersionView } from "~/shared/version-view";
 
 // Every action on one photo, in one list (docs/decisions/0187-photo-view.md): the AI actions open the library's
 // existing dialogs (their server side is the same job API), the rest are links and forms that work before the page's
@@ -26,6 +26,7 @@ export function PhotoActions({
   view,
   folders,
   compare,
+  changes = false,
   idPrefix,
   onOpen,
   onReroll,
@@ -37,6 +38,8 @@ export function PhotoActions({
   view: LibraryView;
   folders: { id: string; name: string }[];
   compare: boolean;
+  /** The structure check's change map is laid over the before/after ("Show what changed", ADR 0260). */
+  changes?: boolean;
   /** Keeps the form fields' ids apart when the list is on the page twice (phone sheet, desktop column). */
   idPrefix: string;
   onOpen: (dialog: PhotoDialog) => void;
@@ -104,6 +107,22 @@ export function PhotoActions({
           {compare ? "Hide the original" : "Compare with the original"}
         </Link>
       ) : null}
+      {version?.structure?.changesUrl ? (
+        // The check's change map over the before/after: a link, so the server draws it before any script runs.
+        <Link
+          to={photoHref(
+            photo.id,
+            view,
+            changes ? { v: vParam, compare: "1" } : { v: vParam, compare: "1", changes: "1" },
+          )}
+          replace
+          preventScrollReset
+          className={ROW}
+          data-action="show-changes"
+        >
+          {changes ? "Hide what changed" : "Show what changed"}
+        </Link>
+      ) : null}
       {version && !version.shown && verdict !== "refused" ? (
         <button type="button" className={ROW} onClick={() => onChoose(version)} data-action="choose">
           Show this version in the library
@@ -155,6 +174,25 @@ export function PhotoActions({
         <div data-action="original-page">
           <OriginalLinkControls photoId={photo.id} versionId={version.id} />
         </div>
+      ) : null}
+      {version && returnable(version, Date.now()) ? (
+        // The check passed or marked a result that did change the room: its credit back (docs/decisions/0261).
+        <Form method="post" className="space-y-1 rounded border border-slate-200 p-2" data-action="changed-room">
+          <input type="hidden" name="intent" value="changed-room" />
+          <input type="hidden" name="versionId" value={version.id} />
+          <label className="flex items-start gap-2 text-sm">
+            <input type="checkbox" name="keepPair" value="1" className="mt-1" data-testid="keep-pair" />
+            <span>Keep this photo and result privately to improve the check</span>
+          </label>
+          <button type="submit" className="btn-secondary w-full" data-testid="changed-room">
+            This result changed the room
+          </button>
+          <p className="text-xs text-muted">Returns its credit, within {RETURN_WINDOW_DAYS} days of the result.</p>
+        </Form>
+      ) : version?.returnedAt ? (
+        <p className="text-sm text-muted" data-testid="returned">
+          Credit returned: you told us this result changed the room.
+        </p>
       ) : null}
       <Form method="post" className="flex items-center gap-2" data-action="move">
         <input type="hidden" name="intent" value="move" />

@@ -32,6 +32,8 @@ export interface ViewerData {
   view: LibraryView;
   versionId: string | null;
   compare: boolean;
+  /** "Show what changed": the structure check's change map over the before/after (ADR 0260). */
+  changes: boolean;
   live: LiveCredits;
 }
 
@@ -45,6 +47,7 @@ const SIDE = "absolute top-1/2 z-10 flex h-14 w-11 -translate-y-1/2 items-center
 
 export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData?: unknown }) {
   const { photo, versions, view, previous, next, versionId, compare, folders } = data;
+  const changes = compare && data.changes;
   const navigate = useNavigate();
   const location = useLocation();
   const revalidator = useRevalidator();
@@ -112,6 +115,7 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
     view,
     folders,
     compare,
+    changes,
     // A dialog opened from the phone's "More" sheet closes the sheet: it must not stay open under the dialog.
     onOpen: (d: PhotoDialog) => {
       const sheet = document.querySelector<HTMLDetailsElement>("[data-testid=more-actions][open]");
@@ -170,7 +174,12 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
             {compare && version ? (
               <div className="mx-auto flex h-full max-w-[calc((100dvh-12rem)*4/3)] items-center px-2">
                 <div className="w-full">
-                  <ResultCompare before={photo.originalUrl} after={large} afterLabel={versionLabel(version)} />
+                  <ResultCompare
+                    before={photo.originalUrl}
+                    after={large}
+                    afterLabel={versionLabel(version)}
+                    changes={changes ? version.structure?.changesUrl : null}
+                  />
                 </div>
               </div>
             ) : (

@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { belowListingSize } from "~/shared/listing";
 import type { PhotoListing } from "~/shared/listing-look";
-import type { VersionView } from "~/shared/version-view";
+import { type VersionView, whereSeen } from "~/shared/version-view";
 import { OriginalLinkControls } from "./original-link";
 
 export const skyLabel = (s: string) => `Sky: ${s[0]?.toUpperCase()}${s.slice(1)}`;
@@ -202,6 +202,11 @@ export function VersionsList({
                   <p className="font-semibold text-amber-900">
                     Changed the room's walls, windows or doors: not charged, not for a listing.
                   </p>
+                  {v.structure.reasons.length > 0 ? (
+                    <p className="text-amber-900" data-testid="version-refused-where">
+                      {whereSeen(v.structure.reasons)}
+                    </p>
+                  ) : null}
                   {onKeep ? (
                     <button
                       type="button"

@@ -39,6 +39,12 @@ const CAUSES: Record<string, string> = {
   gave_up: "Given up",
   will_retry: "Failed, will retry",
   error: "Error on our side",
+  unsent: "Not sent (the queue refused)",
+  failed: "Check failed (R2 or the Images binding)",
+  unjudgeable: "Picture missing, too small or unreadable",
+  no_source: "Source gone",
+  score: "By its score",
+  daily_limit: "Refused, past the day's free refusals",
 };
 
 function Tallies({ items, testId }: { items: Tally[]; testId: string }) {
@@ -65,6 +71,9 @@ function Window({ w }: { w: WindowView }) {
     ["Jobs failed", failed, "jobs-failed"],
     ["Jobs failed, by cause", <Tallies key="jf" items={w.jobs.failed} testId="job-failures" />, "jf"],
     ["Refused by the structure check (not charged)", w.jobs.refused, "structure-refusals"],
+    ["Marked by the structure check (delivered)", w.jobs.flagged.reduce((n, t) => n + t.count, 0), "structure-flagged"],
+    ["Delivered unchecked", w.jobs.unchecked.reduce((n, t) => n + t.count, 0), "structure-unchecked"],
+    ["Unchecked, by cause", <Tallies key="uc" items={w.jobs.unchecked} testId="unchecked-causes" />, "uc"],
     ["API callbacks failed", <Tallies key="cb" items={w.webhooks.callbacks} testId="callback-failures" />, "cb"],
     ["Stripe webhooks failed", <Tallies key="sw" items={w.webhooks.stripe} testId="stripe-failures" />, "sw"],
   ];

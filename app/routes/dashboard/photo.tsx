@@ -2,14 +2,14 @@ import { requireUser } from "@workers/http/auth";
 import { checkFields, readFormFields } from "@workers/http/body";
 import { getDeps, requestContext } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import { confirmStructure } from "@workers/services/jobs/versions";
+import { confirmStructure, returnChangedRoom } from "@workers/services/jobs/versions";
 import { LIBRARY_NOT_UNDERSTOOD, libraryActionInput, runLibraryAction } from "@workers/services/library-actions";
 import { photoView } from "@workers/services/photo-view";
 import { data, redirect } from "react-router";
 import { PhotoViewer } from "~/components/library/photo-viewer";
 import { photoHref, viewFromSearch, viewHref } from "~/shared/library-view";
 import { fail } from "~/shared/result";
-import { STRUCTURE_CONFIRMED } from "~/shared/version-view";
+import { RETURNED, STRUCTURE_CONFIRMED } from "~/shared/version-view";
 import type { Route } from "./+types/photo";
 
 // The photo view (docs/decisions/0187-photo-view.md): one photo of the library full size, at an address of its own
@@ -40,6 +40,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     view,
     versionId: version?.id ?? null,
     compare: url.searchParams.get("compare") === "1",
+    // "Show what changed" (ADR 0260): the structure check's change map over the before/after.
+    changes: url.searchParams.get("changes") === "1",
     live: user.live,
   };
 }
@@ -54,6 +56,14 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     const res = await confirmStructure(deps.db, user.id, params.id, raw.fields.versionId ?? "", deps.clock());
     if (!res.ok) return failureData(res);
     return data({ ok: true as const, message: STRUCTURE_CONFIRMED });
+  }
+  // "This result changed the room": its credit back, once, within 7 days (docs/decisions/0261).
+  if (raw.fields.intent === "changed-room") {
+    const deps = getDeps(context);
+    const keepPair = raw.fields.keepPair === "1";
+    const res = await returnChangedRoom(deps, user.id, params.id, raw.fields.versionId ?? "", keepPair);
+    if (!res.ok) return failureData(res);
+    return data({ ok: true as const, message: RETURNED });
   }
   const parsed = checkFields(libraryActionInput, raw.fields);
   // Only this photo's intents, about the photo in the address: anything else is not understood and changes nothing.

@@ -16,6 +16,7 @@ import { type Ctx, define, errors, errorsSaying, json, params, v1 } from "./defi
 import { defineListingDownloads } from "./downloads";
 import { defineKeep } from "./keep";
 import * as S from "./schemas";
+import { defineStructureRoutes } from "./structure";
 
 export { v1 };
 
@@ -59,6 +60,7 @@ function versionView(v: {
   structureReasons: string[] | null;
   structureFlagged: FlaggedBy | null;
   structureConfirmedAt: number | null;
+  structureMapKey: string | null;
 }) {
   return {
     id: v.id,
@@ -69,7 +71,7 @@ function versionView(v: {
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
-    structure: structureView(v),
+    structure: structureView(v, `/api/v1/photos/${v.photoId}/versions/${v.id}`),
     ...apiVersionAddresses("", v),
   };
 }
@@ -248,6 +250,7 @@ defineKeep(versionView);
 
 // A version's download for the listing and its original page (docs/decisions/0170-mls-profiles.md).
 defineListingDownloads();
+defineStructureRoutes();
 
 // ---- Balance ----
 

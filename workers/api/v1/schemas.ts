@@ -118,6 +118,10 @@ export const Version = z
           description:
             'A flagged result: when its owner confirmed "I checked the walls and windows" (POST …/confirm-structure; epoch ms), null until then. Null for other verdicts.',
         }),
+        changesUrl: z.string().nullable().openapi({
+          description:
+            "GET it with the same API key: the check's change map, a gray PNG at the check's working size (long edge 320 px, the photo's aspect): white where it saw a line of the room lost or added, gray where a cell's edges changed, black where the result keeps the source. Null when no map was stored (the check could not run, or the version predates maps).",
+        }),
       })
       .nullable()
       .openapi({

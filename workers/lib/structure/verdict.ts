@@ -40,7 +40,26 @@ export interface Checked {
   score: number | null;
   /** Where the check saw the change ("upper left", ...): empty when it passed, or when it cannot say. */
   reasons: string[];
+  /** The check Worker stored the change map under the request's `mapKey` (ADR 0260). */
+  mapped?: boolean;
+  /** On the object's side only: the key of that stored map (the request's `mapKey`, when `mapped`). */
+  mapKey?: string;
+  /**
+   * For an unchecked result, why (counted on the operations page). From the check Worker: failed (reading or reducing
+   * the pictures threw: R2 or the Images binding), unjudgeable (a picture missing, too small or not an image). Added
+   * on the object's side: timeout (no answer in time: the check Worker down or late), unsent (the queue refused the
+   * message), no_source (the job's source is gone).
+   */
+  cause?: UncheckedCause;
 }
+
+export type UncheckedCause = "timeout" | "unsent" | "failed" | "unjudgeable" | "no_source";
+
+/** The causes that mean the check itself is not running (counted toward the hourly alarm, ADR 0262). */
+export const OUTAGE_CAUSES: readonly UncheckedCause[] = ["timeout", "unsent", "failed"];
+
+/** The Worker's own unchecked causes (the others are the object's). */
+const WORKER_CAUSES = new Set(["failed", "unjudgeable"]);
 
 /** What the check says when it cannot judge: delivered and charged as any other result, never refused for it. */
 export const UNCHECKED: Checked = { verdict: "unchecked", score: null, reasons: [] };
@@ -61,6 +80,11 @@ export interface CheckRequest {
   /** R2 keys (PHOTOS) of the picture the job started from and of its result. */
   sourceKey: string;
   resultKey: string;
+  /**
+   * Where the check Worker stores the change map (a gray PNG at the analysis size) of a result it judged: beside the
+   * result, under the same user's photo prefix (ADR 0260). Absent: no map is stored.
+   */
+  mapKey?: string;
   /**
    * Tests and development only: limits other than STRUCTURE_LIMITS for this check (set on the user's object with
    * setStructureLimitsForTesting). A check Worker in production ignores them (workers/checker/judge.ts).
@@ -93,14 +117,18 @@ const REASON_CHARS = 80;
 /** Whether `value` is a Checked (the object takes it from another Worker, so it looks before trusting it). */
 export function isChecked(value: unknown): value is Checked {
   if (typeof value !== "object" || value === null) return false;
-  const { verdict, score, reasons } = value as Record<string, unknown>;
+  const { verdict, score, reasons, mapped, cause } = value as Record<string, unknown>;
+  if (mapped !== undefined && typeof mapped !== "boolean") return false;
+  if (cause !== undefined && (verdict !== "unchecked" || typeof cause !== "string" || !WORKER_CAUSES.has(cause))) {
+    return false;
+  }
   if (
     !Array.isArray(reasons) ||
     reasons.length > MAX_REASONS ||
     !reasons.every((r) => typeof r === "string" && r.length > 0 && r.length <= REASON_CHARS)
   )
     return false;
-  if (verdict === "unchecked") return score === null && reasons.length === 0;
+  if (verdict === "unchecked") return score === null && reasons.length === 0 && mapped !== true;
   return (
     (verdict === "passed" || verdict === "flagged" || verdict === "refused") &&
     typeof score === "number" &&

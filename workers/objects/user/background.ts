@@ -10,6 +10,7 @@ import {
   paidPeriods,
   photos,
   photoVersions,
+  structureRecourses,
   uploadSessions,
   users,
 } from "@db/schema";
@@ -46,7 +47,8 @@ interface ExportTask {
 }
 
 export function userPrefixes(userId: string): string[] {
-  return [`photos/${userId}/`, `exports/${userId}/`];
+  // candidates/: results their owner returned and let us keep for the structure check's set (ADR 0261).
+  return [`photos/${userId}/`, `exports/${userId}/`, `candidates/${userId}/`];
 }
 
 export async function beginPurge(storage: DurableObjectStorage, now: number): Promise<void> {
@@ -87,6 +89,7 @@ export async function purgeStep(env: Env, db: Database, userId: string): Promise
   );
   if ((deleted.meta.changes ?? 0) > 0) return true;
   await db.batch([
+    db.delete(structureRecourses).where(eq(structureRecourses.userId, userId)),
     db.delete(folders).where(eq(folders.userId, userId)),
     db.delete(uploadSessions).where(eq(uploadSessions.userId, userId)),
     db.delete(dataExports).where(eq(dataExports.userId, userId)),
@@ -183,6 +186,11 @@ export function exportedVersion(v: PhotoVersion): { name: string; key: string | 
   return { name: `${base}.${ext(v.contentType)}`, key: bytes.key, note: null };
 }
 
+/** A version's change map in the export (ADR 0260). */
+export function changesName(v: Pick<PhotoVersion, "photoId" | "id" | "kind">): string {
+  return `photos/${v.photoId}/versions/${v.id}-${v.kind}-changes.png`;
+}
+
 /** Why a refused result is in the export as its preview at most. */
 export const REFUSED_IN_EXPORT =
   "The structure check refused this result (it changed the room's walls, windows or doors), so it was not charged and is not given at full size. Keep it (1 credit) on the photo's page to download it in full.";
@@ -195,6 +203,7 @@ export function exportReadme(notes: string[]): string {
     "account.json: your account, folders, photos, jobs, versions, credit ledger and payments.",
     "photos/<photo>/original.*: each photo as you uploaded it.",
     "photos/<photo>/versions/*: each result made from it.",
+    "photos/<photo>/versions/*-changes.png: where the structure check saw the room change in that result (white: a line lost or added; gray: a changed area).",
   ];
   if (notes.length > 0)
     lines.push("", "Results given as their preview only, or left out:", ...notes.map((n) => `- ${n}`));
@@ -236,6 +245,16 @@ async function buildExport(env: Env, db: Database, userId: string, id: string, n
       name: file.name,
       modifiedAt: v.createdAt,
       open: async () => (await env.PHOTOS.get(key))?.body ?? new Uint8Array(0),
+    });
+  }
+  // The structure check's change map of each version that has one (ADR 0260), whatever its verdict.
+  for (const v of data.versions) {
+    const mapKey = v.structureMapKey;
+    if (!mapKey) continue;
+    entries.push({
+      name: changesName(v),
+      modifiedAt: v.createdAt,
+      open: async () => (await env.PHOTOS.get(mapKey))?.body ?? new Uint8Array(0),
     });
   }
   entries.splice(1, 0, {

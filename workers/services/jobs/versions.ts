@@ -2,6 +2,7 @@ import { type Photo, photos, photoVersions } from "@db/schema";
 import { getVersion, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { and, eq, isNull } from "drizzle-orm";
+import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import type { StoredBytes } from "~/shared/version-bytes";
 import { CHECK_WALLS, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
@@ -127,4 +128,43 @@ export async function confirmStructure(
   const again = await getVersion(db, userId, photoId, versionId);
   if (!again) return fail("not_found", "That version of the photo was not found.");
   return ok({ versionId, confirmedAt: again.structureConfirmedAt ?? now });
+}
+
+/** Why a version has no change map to give: the check did not run on it, or it predates maps (ADR 0260). */
+export const NO_CHANGE_MAP = "This result has no change map: the structure check did not run on it.";
+
+/**
+ * The R2 key of a version's change map (docs/decisions/0260-change-map-with-the-version.md), for its owner only:
+ * another user's version, or one of another photo, is not found, as one that does not exist. Reads only.
+ */
+export async function changeMapKey(
+  db: Db,
+  userId: string,
+  photoId: string,
+  versionId: string,
+): Promise<Result<{ key: string }>> {
+  const version = await getVersion(db, userId, photoId, versionId);
+  if (!version) return fail("not_found", "That version of the photo was not found.");
+  if (!version.structureMapKey) return fail("not_found", NO_CHANGE_MAP);
+  return ok({ key: version.structureMapKey });
+}
+
+/** The body of "This result changed the room": the owner's consent to keep the pair (a checkbox; false when left out). */
+export const ChangedRoomBody = z.object({ keepPair: z.boolean().optional() });
+
+/**
+ * "This result changed the room" (docs/decisions/0261-this-result-changed-the-room.md): a result the check passed or
+ * marked gives its credit back, through the user's object; `keepPair` is the owner's consent to keep the pair as a
+ * candidate for the check's labelled set.
+ */
+export async function returnChangedRoom(
+  deps: Pick<Deps, "env">,
+  userId: string,
+  photoId: string,
+  versionId: string,
+  keepPair: boolean,
+): Promise<Result<{ versionId: string; credits: number; kept: boolean }>> {
+  const r = await userObject(deps.env, userId).returnChangedRoom(userId, photoId, versionId, keepPair);
+  if (!r.ok) return fail(r.code, r.error, r.retryAfterSeconds ? { retryAfterSeconds: r.retryAfterSeconds } : {});
+  return ok({ versionId: r.versionId, credits: r.balance, kept: r.kept });
 }

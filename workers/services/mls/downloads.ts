@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import { folders, type PhotoVersion, photos, photoVersions } from "@db/schema";
+import type { Images } from "@workers/lib/images";
 import { and, eq } from "drizzle-orm";
 import { type DisclosedKind, KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
@@ -82,7 +83,7 @@ export interface MlsFile {
  * publishes the original page when there never was one (never one they withdrew).
  */
 export async function mlsDownload(
-  deps: { db: Database; bucket: R2Bucket; origin: string; clock: () => number },
+  deps: { db: Database; bucket: R2Bucket; images: Images; origin: string; clock: () => number },
   userId: string,
   photoId: string,
   versionId: string,
@@ -115,7 +116,7 @@ export async function mlsDownload(
     if (!obj) return NOT_FOUND;
     return ok({ file: { body: obj.body, contentType: version.contentType, fileName, labelled: false } });
   }
-  const rendered = await labelledBytes(bucket, version, spec);
+  const rendered = await labelledBytes(bucket, deps.images, version, spec);
   if (!rendered.ok) return rendered;
   return ok({
     file: {

@@ -1,7 +1,9 @@
 import type { Database } from "@db/client";
 import { labelSettings, type PhotoVersion } from "@db/schema";
 import { sha256Hex } from "@workers/lib/crypto";
-import { type LabelSpec, renderLabelled } from "@workers/lib/label/render";
+import { describeImage } from "@workers/lib/image-facts";
+import type { Images } from "@workers/lib/images";
+import { type LabelSpec, labelOverlayPng } from "@workers/lib/label/render";
 import { photoPrefix } from "@workers/lib/photo-storage";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
@@ -77,16 +79,15 @@ export interface RenderedImage {
   contentType: string;
 }
 
-async function readAll(bucket: R2Bucket, key: string): Promise<R2ObjectBody | null> {
-  return bucket.get(key);
-}
-
 /**
- * The version's bytes with the label drawn in (`qrUrl` null: no QR). Rendered
- * once from the stored full-size version and kept under the photo's prefix.
+ * The version's bytes with the label drawn in (`qrUrl` null: no QR). Rendered once from the stored full-size version
+ * and kept under the photo's prefix. The photo is never decoded here: its size comes from its header, the label is
+ * drawn as a small PNG laid out for that size, and the Images binding draws it onto the photo
+ * (docs/decisions/0250-labels-drawn-by-images.md).
  */
 export async function labelledBytes(
   bucket: R2Bucket,
+  images: Images,
   version: Pick<PhotoVersion, "id" | "userId" | "photoId" | "key" | "thumbKey" | "structureVerdict">,
   spec: LabelSpec,
 ): Promise<Result<RenderedImage> | Failure> {
@@ -94,22 +95,38 @@ export async function labelledBytes(
   const full = versionBytes(version, "full");
   if (!full.ok) return full;
   const hash = sha256Hex(JSON.stringify([spec.lines, spec.corner, spec.size, spec.tone, spec.qrUrl])).slice(0, 24);
-  const key = `${photoPrefix(version.userId, version.photoId)}labels/${version.id}-${hash}`;
-  const cached = await readAll(bucket, key);
+  const key = `${labelsPrefix(version)}${version.id}-${hash}`;
+  const cached = await bucket.get(key);
   if (cached) {
     return ok({
       bytes: new Uint8Array(await cached.arrayBuffer()),
       contentType: cached.httpMetadata?.contentType ?? "image/jpeg",
     });
   }
-  const source = await readAll(bucket, full.key);
+  const source = await bucket.get(full.key);
   if (!source) return NOT_FOUND;
-  let rendered: { bytes: Uint8Array; type: string };
+  const photo = new Uint8Array(await source.arrayBuffer());
+  let facts: ReturnType<typeof describeImage>;
   try {
-    rendered = renderLabelled(new Uint8Array(await source.arrayBuffer()), spec);
+    facts = describeImage(photo);
   } catch {
     return fail("unprocessable", "This version cannot be labelled (its image could not be read).");
   }
-  await bucket.put(key, rendered.bytes, { httpMetadata: { contentType: rendered.type } });
-  return ok({ bytes: rendered.bytes, contentType: rendered.type });
+  const type = facts.contentType === "image/png" ? "image/png" : "image/jpeg";
+  const overlay = await labelOverlayPng(facts.width, facts.height, spec);
+  let bytes: Uint8Array;
+  try {
+    bytes = await images.burnOverlay(photo, overlay.png, { left: overlay.left, top: overlay.top }, type);
+  } catch (err) {
+    // The image service failed (a quota, an outage): no label, so no download; never the photo without it.
+    console.warn("label: the image service could not draw the label", err instanceof Error ? err.message : err);
+    return fail("unavailable", "The label could not be drawn just now. Try again in a minute.");
+  }
+  await bucket.put(key, bytes, { httpMetadata: { contentType: type } });
+  return ok({ bytes, contentType: type });
+}
+
+/** Where a photo's rendered labels are kept (each named by version and the label's hash). */
+export function labelsPrefix(version: Pick<PhotoVersion, "userId" | "photoId">): string {
+  return `${photoPrefix(version.userId, version.photoId)}labels/`;
 }

@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import type { Folder } from "@db/schema";
+import type { Images } from "@workers/lib/images";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
 import { KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
 import { fail, ok, type Result } from "~/shared/result";
@@ -103,6 +104,8 @@ export interface CaptionRow {
 export interface PackDeps {
   db: Database;
   bucket: R2Bucket;
+  /** Draws each label onto its photo (workers/lib/images.ts): the pack never decodes a photo. */
+  images: Images;
   origin: string;
   clock: () => number;
 }
@@ -188,7 +191,7 @@ export async function listingPack(
       else {
         const open = spec
           ? async () => {
-              const rendered = await labelledBytes(bucket, version, spec);
+              const rendered = await labelledBytes(bucket, deps.images, version, spec);
               if (!rendered.ok) throw new Error(rendered.error);
               return rendered.bytes;
             }

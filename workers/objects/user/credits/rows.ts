@@ -22,6 +22,8 @@ export interface Refusal {
   code: FailureCode;
   error: string;
   balance: number;
+  /** A rate limit's wait, in seconds (workers/http/result.ts sends it as Retry-After). */
+  retryAfterSeconds?: number;
 }
 
 /** An answer of the ledger: what it did, or a refusal (which may carry what it found, e.g. a settled status). */

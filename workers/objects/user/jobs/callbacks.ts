@@ -116,7 +116,7 @@ async function eventFor(db: Database, env: Pick<Env, "APP_ORIGIN">, cb: ApiCallb
             height: version.height,
             bytes: version.bytes,
             // A refused result carries its verdict and the keep address, never a download that would refuse.
-            structure: structureView(version),
+            structure: structureView(version, `${origin}/api/v1/photos/${version.photoId}/versions/${version.id}`),
             ...apiVersionAddresses(origin, version),
           }
         : null,

@@ -30,6 +30,11 @@ export class CheckDesk {
   limitsForTesting: Partial<Record<ResultKind, WireLimits>> | null = null;
   /** Tests and development only (UserObject.setCheckDelayForTesting): each check takes this much longer. */
   delayMsForTesting: number | null = null;
+  /**
+   * Tests and development only (UserObject.stopChecksForTesting): the check Worker is "down": messages are dropped
+   * unsent and each check waits this long before its result counts as unchecked. Null: checks run.
+   */
+  stoppedForTesting: number | null = null;
 
   constructor(
     private readonly send: SendCheck,
@@ -56,24 +61,31 @@ export class CheckDesk {
         resolve(checked);
       }),
     );
+    const stopped = this.stoppedForTesting;
+    const waitMs = stopped ?? this.timeoutMs;
     const timedOut = new Promise<Checked>((resolve) => {
       timer = setTimeout(() => {
-        log.warn("structure check not answered in time", { checkId, timeoutMs: this.timeoutMs });
-        resolve(UNCHECKED);
-      }, this.timeoutMs);
+        log.warn("structure check not answered in time", { checkId, timeoutMs: waitMs });
+        resolve({ ...UNCHECKED, cause: "timeout" });
+      }, waitMs);
     });
     // A local queue may deliver inside send (the answer arrives before send returns): the waiter is set first.
     const limits = this.limitsForTesting?.[check.kind];
     const delayMs = this.delayMsForTesting;
-    const sent = this.send({ ...check, checkId, ...(limits ? { limits } : {}), ...(delayMs ? { delayMs } : {}) }).then(
+    const message = { ...check, checkId, ...(limits ? { limits } : {}), ...(delayMs ? { delayMs } : {}) };
+    const sent = (stopped !== null ? Promise.resolve() : this.send(message)).then(
       () => answered,
       (err: unknown) => {
         log.warn(`structure check not sent: ${err instanceof Error ? err.message : String(err)}`, { checkId });
-        return UNCHECKED;
+        return { ...UNCHECKED, cause: "unsent" as const };
       },
     );
     try {
-      return await Promise.race([sent, timedOut]);
+      const raced = await Promise.race([sent, timedOut]);
+      // An unchecked answer without a cause comes from a check Worker of the release before: counted as failed.
+      const checked = raced.verdict === "unchecked" && !raced.cause ? { ...raced, cause: "failed" as const } : raced;
+      // The map's key is the one this object named (never one the answer names): stored only when the Worker wrote it.
+      return checked.mapped && check.mapKey ? { ...checked, mapKey: check.mapKey } : { ...checked, mapped: false };
     } finally {
       clearTimeout(timer);
       this.#waiting.delete(checkId);
@@ -90,8 +102,9 @@ export class CheckDesk {
     const waiter = this.#waiting.get(checkId);
     if (!waiter || !isChecked(checked)) return false;
     this.#waiting.delete(checkId);
+    const { verdict, score, reasons, mapped, cause } = checked;
     waiter(
-      { verdict: checked.verdict, score: checked.score, reasons: [...checked.reasons] },
+      { verdict, score, reasons: [...reasons], mapped, ...(cause ? { cause } : {}) },
       isCheckTiming(timing) ? timing : undefined,
     );
     return true;

@@ -1,6 +1,6 @@
 import type { ProviderClient } from "@workers/adapters/provider";
+import { describeImage } from "@workers/lib/image-facts";
 import { log } from "@workers/lib/log";
-import { describeImage } from "@workers/lib/thumbnail";
 import { LISTING_LONG_EDGE } from "~/shared/listing";
 
 // Results at listing resolution. Agents publish photos of 2048 px and more on

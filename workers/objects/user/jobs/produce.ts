@@ -1,11 +1,11 @@
 import type { Database } from "@db/client";
 import { type Job, type Photo, photos, photoVersions } from "@db/schema";
 import { createProviderClient, type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
+import { describeImage } from "@workers/lib/image-facts";
 import { imagesFor } from "@workers/lib/images";
 import { log } from "@workers/lib/log";
 import { storedMask } from "@workers/lib/photo-storage";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
-import { describeImage } from "@workers/lib/thumbnail";
 import { and, eq } from "drizzle-orm";
 import { MASK_MESSAGES } from "~/shared/masks";
 import type { JobClock } from "./clock";

@@ -56,6 +56,14 @@ export function versionThumbKey(userId: string, photoId: string, versionId: stri
   return `${photoPrefix(userId, photoId)}versions/${versionId}.thumb.jpg`;
 }
 
+/**
+ * The change map of a version (docs/decisions/0260-change-map-with-the-version.md): beside its bytes, under the
+ * photo's prefix, so whatever deletes the photo's objects deletes it too.
+ */
+export function versionChangesKey(userId: string, photoId: string, versionId: string): string {
+  return `${photoPrefix(userId, photoId)}versions/${versionId}.changes.png`;
+}
+
 export interface StartJobInput {
   jobId: string;
   photoId: string;
@@ -99,7 +107,11 @@ export async function requeue(db: Database, jobId: string): Promise<void> {
  * and deleted.
  */
 export function jobResultKeys(job: Pick<Job, "id" | "userId" | "photoId">): string[] {
-  return [versionKey(job.userId, job.photoId, job.id), versionThumbKey(job.userId, job.photoId, job.id)];
+  return [
+    versionKey(job.userId, job.photoId, job.id),
+    versionThumbKey(job.userId, job.photoId, job.id),
+    versionChangesKey(job.userId, job.photoId, job.id),
+  ];
 }
 
 export function failJobStatement(db: Database, jobId: string, message: string, now: number): Stmt {
@@ -212,6 +224,10 @@ export interface StoredCheck {
   reasons: string[];
   /** A flagged result: flagged by its score, or refused and delivered because the day's free refusals were spent. */
   flaggedBy?: "score" | "daily_limit";
+  /** The R2 key of the change map the check Worker stored for this result (absent: it stored none). */
+  mapKey?: string;
+  /** An unchecked result: why (counted on the operations page, not stored on the version). */
+  cause?: "timeout" | "unsent" | "failed" | "unjudgeable" | "no_source";
 }
 
 /**
@@ -224,6 +240,7 @@ function checkValues(c: StoredCheck) {
     structureFlagged: c.verdict === "flagged" ? (c.flaggedBy ?? "score") : null,
     structureScore: c.score,
     structureReasons: c.reasons.length > 0 ? c.reasons : null,
+    structureMapKey: c.mapKey ?? null,
   };
 }
 

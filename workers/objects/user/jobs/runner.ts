@@ -23,7 +23,15 @@ import {
   STRUCTURE_REFUSED,
   sourceKey,
 } from "./structure";
-import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
+import {
+  callStatements,
+  checkedStatements,
+  failedStatement,
+  failureCause,
+  providerCalls,
+  succeededStatement,
+} from "./tally";
+import { reportUncheckedShare } from "./unchecked";
 import * as variations from "./variations";
 
 // The job runner: the part of the user's object that runs its AI jobs. It owns
@@ -53,10 +61,7 @@ export interface RunnerHost {
 export class JobRunner {
   /** Jobs run by this instance right now, from their launch to their commit or refund. */
   #active = new Map<string, Promise<void>>();
-  /**
-   * The jobs among them that hold one of the plan's places: from their launch until their provider work has ended
-   * (the call, the result's download, the enlargement). A result's check and commit hold none (ADR 0240).
-   */
+  /** Those holding a plan place: launch to the end of their provider work, never the check or commit (ADR 0240). */
   #calling = new Set<string>();
   /** Free second tries waiting for a place, first come first served, ahead of any queued job. */
   #placeWaiting: { jobId: string; grant: () => void }[] = [];
@@ -112,7 +117,11 @@ export class JobRunner {
           this.#calling.size + this.#placeWaiting.length,
         );
         this.#concurrency = limit;
-        while (this.#placeWaiting.length > 0 && this.#calling.size < limit) this.#placeWaiting.shift()!.grant();
+        while (this.#placeWaiting.length > 0 && this.#calling.size < limit) {
+          const waiting = this.#placeWaiting.shift()!;
+          this.#calling.add(waiting.jobId);
+          waiting.grant();
+        }
         // Places taken while D1 answered (a second try's) are not given twice.
         for (const job of next.slice(0, Math.max(0, limit - this.#calling.size))) this.#launch(userId, job);
         // A second look (asked for meanwhile) reads the plan and the queue again.
@@ -173,16 +182,9 @@ export class JobRunner {
       this.#calling.add(jobId);
       return;
     }
-    await new Promise<void>((resolve) => {
-      this.#placeWaiting.push({
-        jobId,
-        grant: () => {
-          this.#calling.add(jobId);
-          resolve();
-        },
-      });
-      this.host.hold(this.pump(userId).catch(() => undefined));
-    });
+    const granted = new Promise<void>((resolve) => this.#placeWaiting.push({ jobId, grant: resolve }));
+    this.host.hold(this.pump(userId).catch(() => undefined));
+    await granted;
   }
 
   /**
@@ -294,6 +296,7 @@ export class JobRunner {
         await env.PHOTOS.delete(rows.jobResultKeys(job));
         return;
       }
+      if (passed.verdict === "unchecked") await reportUncheckedShare(db, this.host.now());
       this.#finish(finishThumb(env, db, made, result, this.host.now(), clock));
     } catch (err) {
       const message = failureMessage(job.kind, err);
@@ -330,7 +333,12 @@ export class JobRunner {
     const found = await findHeld(db, userId, job.id, "committed");
     if (found.settled) return credits.untouched(false);
     const committed = await credits.commitHeld(db, userId, found.held, now, {
-      writes: [...rows.succeedStatements(db, job, result, now, checked), succeededStatement(db, now), ...counted],
+      writes: [
+        ...rows.succeedStatements(db, job, result, now, checked),
+        succeededStatement(db, now),
+        ...checkedStatements(db, now, checked),
+        ...counted,
+      ],
       // The job's row is updated only while it is queued or running: read back in the same batch, it says whether
       // this result is kept.
       reads: [rows.jobStatusQuery(db, job.id)],

@@ -30,7 +30,8 @@ export type RoomCheck = (resultKey: string) => Promise<Checked>;
 
 /**
  * The check of a job's results against the picture stored under `sourceKey`, for a job of `kind`: each result is
- * one message to the check Worker, awaited through `desk` (checks.ts). No source: every result is "unchecked".
+ * one message to the check Worker, awaited through `desk` (checks.ts), which stores the result's change map beside it
+ * (ADR 0260). No source: every result is "unchecked".
  */
 export function roomCheck(
   desk: CheckDesk,
@@ -39,7 +40,15 @@ export function roomCheck(
   sourceKey: string | null,
   clock?: JobClock,
 ): RoomCheck {
-  return async (resultKey) => (sourceKey ? desk.request({ userId, kind, sourceKey, resultKey }, clock) : UNCHECKED);
+  return async (resultKey) =>
+    sourceKey
+      ? desk.request({ userId, kind, sourceKey, resultKey, mapKey: changesKeyOf(resultKey) }, clock)
+      : { ...UNCHECKED, cause: "no_source" };
+}
+
+/** The change map's key of a result stored under `resultKey` (rows.versionChangesKey: `<version>.changes.png`). */
+export function changesKeyOf(resultKey: string): string {
+  return `${resultKey.replace(/\.[a-z]+$/, "")}.changes.png`;
 }
 
 /** The R2 key of the image a job starts from (its original, or the version it names); null when that is gone. */
@@ -95,8 +104,11 @@ export async function refusalsSpent(db: Database, userId: string, now: number): 
  */
 export function delivered(checked: Checked): StoredCheck & { verdict: "passed" | "flagged" | "unchecked" } {
   const { score, reasons } = checked;
-  if (checked.verdict === "refused") return { verdict: "flagged", score, reasons, flaggedBy: "daily_limit" };
-  return { verdict: checked.verdict, score, reasons };
+  const map = checked.mapKey ? { mapKey: checked.mapKey } : {};
+  if (checked.verdict === "unchecked")
+    return { verdict: "unchecked", score, reasons, cause: checked.cause ?? "failed" };
+  if (checked.verdict === "refused") return { verdict: "flagged", score, reasons, flaggedBy: "daily_limit", ...map };
+  return { verdict: checked.verdict, score, reasons, ...map };
 }
 
 /** The choices of the free second try: a new seed, and half the creativity (the provider's default when unset). */

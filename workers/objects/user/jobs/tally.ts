@@ -3,6 +3,7 @@ import { countStatement, latencyBucket } from "@db/ops-counts";
 import { type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
 import { log } from "@workers/lib/log";
 import type { Stmt } from "@workers/objects/user/batch";
+import type { StoredCheck } from "./rows";
 
 // What a job's end adds to the operations page's counters (docs/decisions/0184-operations-aggregates.md), written
 // in the batch that ends the job: its provider calls' latencies and failures, and how the job ended.
@@ -47,4 +48,14 @@ export function succeededStatement(db: Database, now: number): Stmt {
 
 export function failedStatement(db: Database, now: number, cause: string): Stmt {
   return countStatement(db, now, "job_failed", cause);
+}
+
+/**
+ * What the structure check said of a delivered result, counted (issue 43 item 9): unchecked by cause (the check
+ * Worker down or late, the queue refusing, the Worker unable to judge, the source gone), flagged by why.
+ */
+export function checkedStatements(db: Database, now: number, checked: StoredCheck | undefined): Stmt[] {
+  if (checked?.verdict === "unchecked") return [countStatement(db, now, "job_unchecked", checked.cause ?? "failed")];
+  if (checked?.verdict === "flagged") return [countStatement(db, now, "job_flagged", checked.flaggedBy ?? "score")];
+  return [];
 }

@@ -23,7 +23,15 @@ import {
   STRUCTURE_REFUSED,
   sourceKey,
 } from "./structure";
-import { callStatements, failedStatement, failureCause, providerCalls, succeededStatement } from "./tally";
+import {
+  callStatements,
+  checkedStatements,
+  failedStatement,
+  failureCause,
+  providerCalls,
+  succeededStatement,
+} from "./tally";
+import { reportUncheckedShare } from "./unchecked";
 
 // Variations (issue 15): one staging request for 1 to 4 results. Each result is
 // its own job with its own one-credit reservation (reserved together by
@@ -180,11 +188,13 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
         writes: [
           ...succeed(r.db, m.job, m.result, now, i === 0, m.checked),
           succeededStatement(r.db, now),
+          ...checkedStatements(r.db, now, delivered(m.checked)),
           ...callStatements(r.db, now, tally.calls),
         ],
       }),
     );
     const kept = settled.ok && (await jobsService.getJob(r.db, job.id))?.status === "succeeded";
+    if (kept && m.checked.verdict === "unchecked") await reportUncheckedShare(r.db, r.now());
     if (!kept) await r.env.PHOTOS.delete(jobsService.jobResultKeys(job));
     else thumbs.push(() => produce.finishThumb(r.env, r.db, m.job, m.result, r.now()));
   }

@@ -1,0 +1,109 @@
+import { decode } from "fast-png";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedPhotos } from "../../bench/library-bytes.ts";
+import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
+import { setProviderMode } from "./provider-emulator.ts";
+
+// The structure check's change map and the agent's recourse in a browser (issue 43 items 5 and 7,
+// docs/decisions/0260-change-map-with-the-version.md, 0261-this-result-changed-the-room.md), on a real room photo,
+// against the production build and the provider emulator, whose "drift" mode moves a block of the upper middle (a
+// window) a quarter of the width to the left and lowers the ceiling line: production's limits mark that result.
+
+const CHECK_WALLS = "Check the walls and windows";
+const RETURNED = "Your credit is back";
+
+let b: OpenBrowser;
+beforeAll(async () => {
+  b = await openBrowser();
+});
+afterAll(async () => {
+  await setProviderMode("ok");
+  await b?.close();
+});
+
+/** The share of marked pixels in a part of the map (fractions of its width and height). */
+function markedIn(map: ReturnType<typeof decode>, x0: number, x1: number, y0: number, y1: number): number {
+  let marked = 0;
+  let all = 0;
+  for (let y = Math.floor(y0 * map.height); y < Math.ceil(y1 * map.height); y++) {
+    for (let x = Math.floor(x0 * map.width); x < Math.ceil(x1 * map.width); x++) {
+      all++;
+      if (map.data[y * map.width + x]! > 0) marked++;
+    }
+  }
+  return marked / all;
+}
+
+describe("what changed, and when the check was wrong", () => {
+  it("a drifted result shows its change map over the before/after where the window moved, to its owner only; its credit comes back once", async () => {
+    const user = await createUser({ credits: 2 });
+    const stranger = await createUser({ credits: 1 });
+    const [photoId] = await seedPhotos({ baseUrl: baseUrl(), sessionToken: user.sessionToken! }, 1, "Living room");
+    const ctx = await signedInContext(b, user);
+    const page = await b.newPage(ctx);
+    await page.goto(`${baseUrl()}/photos/${photoId}`);
+    await page.waitForSelector("html[data-hydrated=true]");
+    const credits = page.getByTestId("credits").first();
+    await expect.poll(() => credits.textContent()).toBe("2");
+    await openPhotoEditor(page);
+    const dialog = page.getByTestId("quick-dialog");
+
+    await setProviderMode("drift");
+    await dialog.getByLabel("Add furniture").check();
+    await dialog.getByLabel("Room type").selectOption({ label: "Living Room" });
+    await dialog.getByLabel("Furniture style").selectOption({ label: "Modern" });
+    await dialog.getByRole("button", { name: "Process Photo", exact: true }).click();
+    const flagged = dialog.getByTestId("job-flagged");
+    await flagged.waitFor({ timeout: 90_000 });
+    expect(await flagged.textContent()).toContain(CHECK_WALLS);
+    await expect.poll(() => credits.textContent()).toBe("1");
+    await setProviderMode("ok");
+    await dialog.getByRole("button", { name: "Close", exact: true }).click();
+
+    // "Show what changed": the map over the before/after.
+    const actions = page.getByTestId("photo-actions-desktop");
+    await actions.locator("[data-action=show-changes]").click();
+    const overlay = page.getByTestId("changes-overlay");
+    await overlay.waitFor({ timeout: 30_000 });
+    const src = (await overlay.getAttribute("data-src"))!;
+    expect(src).toMatch(/^\/api\/photos\/[^/]+\/versions\/[^/]+\/changes$/);
+    const box = await overlay.boundingBox();
+    expect(box!.width).toBeGreaterThan(100);
+    expect(page.url()).toContain("changes=1");
+
+    // Drawn by the server: the page's HTML, before any script, already has the overlay.
+    const html = await fetch(page.url(), { headers: { Cookie: `sw_session=${user.sessionToken}` } });
+    expect(await html.text()).toContain('data-testid="changes-overlay"');
+
+    // The map is marked where the window was and where it went (drift moves x 55-80 % to 25-50 %, y 10-45 %), and
+    // not everywhere.
+    const mine = await fetch(`${baseUrl()}${src}`, { headers: { Cookie: `sw_session=${user.sessionToken}` } });
+    expect([mine.status, mine.headers.get("Content-Type")]).toEqual([200, "image/png"]);
+    const map = decode(new Uint8Array(await mine.arrayBuffer()));
+    expect(markedIn(map, 0.25, 0.8, 0.05, 0.5)).toBeGreaterThan(0.01);
+    expect(markedIn(map, 0, 1, 0, 1)).toBeLessThan(0.6);
+    // Another user's request: the 404 of a version that does not exist.
+    const theirs = await fetch(`${baseUrl()}${src}`, { headers: { Cookie: `sw_session=${stranger.sessionToken}` } });
+    expect(theirs.status).toBe(404);
+    expect(((await theirs.json()) as { error: string }).error).toBeTruthy();
+
+    // "This result changed the room", with the pair kept: the credit comes back once.
+    await actions.getByTestId("keep-pair").check();
+    await actions.getByTestId("changed-room").click();
+    await expect.poll(() => actions.textContent(), { timeout: 30_000 }).toContain(RETURNED);
+    await expect.poll(() => credits.textContent(), { timeout: 30_000 }).toBe("2");
+    await actions.getByTestId("returned").waitFor({ timeout: 30_000 });
+    expect(await actions.getByTestId("changed-room").count()).toBe(0);
+    const again = await fetch(`${baseUrl()}${src.replace(/\/changes$/, "/changed-room")}`, {
+      method: "POST",
+      headers: { Cookie: `sw_session=${user.sessionToken}`, "Content-Type": "application/json", Origin: baseUrl() },
+      body: JSON.stringify({ keepPair: true }),
+    });
+    expect(again.status).toBe(409);
+    await page.reload();
+    await page.waitForSelector("html[data-hydrated=true]");
+    await expect.poll(() => credits.textContent()).toBe("2");
+    page.assertClean();
+    await ctx.close();
+  }, 240_000);
+});

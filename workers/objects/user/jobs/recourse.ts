@@ -1,0 +1,144 @@
+import type { Database } from "@db/client";
+import { jobs, photos, photoVersions, structureRecourses } from "@db/schema";
+import type { Changed } from "@workers/objects/user/credits/changes";
+import * as credits from "@workers/objects/user/credits/changes";
+import { returnCommitted } from "@workers/objects/user/credits/returns";
+import { type LedgerResult, refusal } from "@workers/objects/user/credits/rows";
+import { and, count, eq, gte } from "drizzle-orm";
+import { RETURN_WINDOW_DAYS, RETURNS_PER_MONTH } from "~/shared/version-view";
+import { sourceKey } from "./structure";
+
+// "This result changed the room" (issue 43 item 7, docs/decisions/0261-this-result-changed-the-room.md): the owner of
+// a result the structure check passed or marked says it did change the room. Within RETURN_WINDOW_DAYS of the result,
+// at most RETURNS_PER_MONTH times a UTC month and once per version, its credit goes back (credits/returns.ts) with a
+// ledger row naming why; with the owner's consent, the pair is copied where only operators read it, a candidate for
+// the check's labelled set. Runs in the user's object, in its serial order: the checks and the writes cannot race.
+
+export const RETURN_REASON = "Returned: the result changed the room (the structure check missed it)";
+export const ONLY_CHECKED = "Only a result the structure check passed or marked can be returned this way.";
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function tooLate(createdAt: number): string {
+  const day = new Date(createdAt).toISOString().slice(0, 10);
+  return `A result can be returned within ${RETURN_WINDOW_DAYS} days; this one was made on ${day}, so its credit stays spent.`;
+}
+
+export function monthSpent(): string {
+  return `You have returned ${RETURNS_PER_MONTH} results this month, the most a month allows. Returns open again on the 1st (UTC).`;
+}
+
+/** Midnight UTC of the 1st of `now`'s month, and of the next. */
+export function monthOf(now: number): { start: number; next: number } {
+  const d = new Date(now);
+  return {
+    start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
+    next: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+  };
+}
+
+/** Where a kept pair lives: outside every photo's prefix, so no user route serves it; purged with the account. */
+export function candidatePrefix(userId: string, versionId: string): string {
+  return `candidates/${userId}/${versionId}/`;
+}
+
+export async function returnChangedRoom(
+  env: Pick<Env, "PHOTOS">,
+  db: Database,
+  userId: string,
+  photoId: string,
+  versionId: string,
+  keepPair: boolean,
+  now: number,
+): Promise<Changed<LedgerResult<{ versionId: string; returned: number; kept: boolean }>>> {
+  const row = await db
+    .select({ version: photoVersions, originalKey: photos.originalKey, job: jobs })
+    .from(photoVersions)
+    .innerJoin(photos, and(eq(photos.id, photoVersions.photoId), eq(photos.userId, userId)))
+    .leftJoin(jobs, eq(jobs.id, photoVersions.jobId))
+    .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
+    .get();
+  if (!row) return credits.untouched(refusal("not_found", "That version of the photo was not found.", 0));
+  const { version } = row;
+  const verdict = version.structureVerdict;
+  if (verdict !== "passed" && verdict !== "flagged") return credits.untouched(refusal("conflict", ONLY_CHECKED, 0));
+  const already = await db
+    .select({ at: structureRecourses.createdAt })
+    .from(structureRecourses)
+    .where(eq(structureRecourses.versionId, versionId))
+    .get();
+  if (already || version.structureReturnedAt !== null) {
+    return credits.untouched(refusal("conflict", "This result's credit was already returned.", 0));
+  }
+  if (now - version.createdAt > RETURN_WINDOW_DAYS * DAY_MS) {
+    return credits.untouched(refusal("conflict", tooLate(version.createdAt), 0));
+  }
+  const month = monthOf(now);
+  const used = await db
+    .select({ n: count() })
+    .from(structureRecourses)
+    .where(and(eq(structureRecourses.userId, userId), gte(structureRecourses.createdAt, month.start)))
+    .get();
+  if ((used?.n ?? 0) >= RETURNS_PER_MONTH) {
+    const wait = Math.max(1, Math.ceil((month.next - now) / 1000));
+    return credits.untouched({ ...refusal("rate_limited", monthSpent(), 0), retryAfterSeconds: wait });
+  }
+  const prefix = keepPair ? await copyPair(env, db, row, userId, versionId) : null;
+  const result = await returnCommitted(db, userId, version.jobId, RETURN_REASON, `return:${versionId}`, now, {
+    writes: [
+      db.insert(structureRecourses).values({
+        versionId,
+        userId,
+        photoId,
+        kind: version.kind,
+        verdict,
+        score: version.structureScore,
+        candidatePrefix: prefix,
+        createdAt: now,
+      }),
+      db.update(photoVersions).set({ structureReturnedAt: now }).where(eq(photoVersions.id, versionId)),
+    ],
+  });
+  if (!result.ok) {
+    if (prefix) await deleteCopies(env, prefix);
+    return credits.untouched(result);
+  }
+  return credits.moved({ ok: true, balance: result.balance, versionId, returned: result.returned, kept: !!prefix });
+}
+
+type Found = {
+  version: typeof photoVersions.$inferSelect;
+  originalKey: string;
+  job: typeof jobs.$inferSelect | null;
+};
+
+/** Copies the source, the result and its change map under the candidate prefix; null when a picture is gone. */
+async function copyPair(
+  env: Pick<Env, "PHOTOS">,
+  db: Database,
+  row: Found,
+  userId: string,
+  versionId: string,
+): Promise<string | null> {
+  const prefix = candidatePrefix(userId, versionId);
+  const from = row.job ? await sourceKey(db, row.job, row.originalKey) : row.originalKey;
+  const parts: [string, string | null][] = [
+    ["source", from],
+    ["result", row.version.key],
+    ["changes.png", row.version.structureMapKey],
+  ];
+  for (const [name, key] of parts) {
+    if (!key) continue;
+    const object = await env.PHOTOS.get(key);
+    if (!object) {
+      if (name === "changes.png") continue;
+      await deleteCopies(env, prefix);
+      return null;
+    }
+    await env.PHOTOS.put(`${prefix}${name}`, object.body, { httpMetadata: object.httpMetadata });
+  }
+  return prefix;
+}
+
+async function deleteCopies(env: Pick<Env, "PHOTOS">, prefix: string): Promise<void> {
+  await env.PHOTOS.delete([`${prefix}source`, `${prefix}result`, `${prefix}changes.png`]);
+}
