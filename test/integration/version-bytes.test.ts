@@ -340,6 +340,9 @@ describe("every byte path holds to the rule", { timeout: 300_000 }, () => {
       "/workers/api/health.ts": "the provider smoke check's sample",
       "/workers/services/upload-complete.ts": "an upload's chunks",
       "/workers/services/mls/account-data.ts": "the export's ZIP, whose versions background.ts chose by the rule",
+      "/workers/api/v1/structure.ts": "a version's change map (ADR 0260), not its bytes",
+      "/workers/objects/user/jobs/recourse.ts":
+        "copies the stored result as judged, with its source, into the private candidates an operator labels (ADR 0261); nothing goes to a user",
     };
     const READ = /\b(PHOTOS|bucket)\s*\.\s*get\s*\(|\bserveObject\s*\(/;
     const VERSION_KEY = /\b(v|version|image|shown|found|refused)\.(key|thumbKey)\b/;

@@ -97,9 +97,9 @@ export const jobsApi = new Hono<ApiEnv>()
   // The structure check's change map (ADR 0260): its owner's only; anyone else gets the 404 of a missing version.
   .get("/photos/:id/versions/:versionId/changes", async (c) => {
     const { id, versionId } = c.req.param();
-    const found = await changeMapKey(c.get("db"), c.get("user")!.id, id, versionId);
-    if (!found.ok) return failureJson(found);
-    return serveObject(c.env.PHOTOS, found.key, { "Cache-Control": "private, no-cache", Vary: "Cookie" }, c.req.raw);
+    const map = await changeMapKey(c.get("db"), c.get("user")!.id, id, versionId);
+    if (!map.ok) return failureJson(map);
+    return serveObject(c.env.PHOTOS, map.key, { "Cache-Control": "private, no-cache", Vary: "Cookie" }, c.req.raw);
   })
   .get("/photos/:id/versions/:versionId/:variant{image|thumb|download}", async (c) => {
     const user = c.get("user")!;

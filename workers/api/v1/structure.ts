@@ -29,9 +29,9 @@ export function defineStructureRoutes(): void {
     async (c, caller) => {
       const p = params(c, S.VersionParams);
       if (!p.ok) return failureJson(NOT_FOUND);
-      const found = await changeMapKey(c.get("deps").db, caller.userId, p.data.photoId, p.data.versionId);
-      if (!found.ok) return failureJson(found);
-      return serveObject(c.env.PHOTOS, found.key, { "Cache-Control": "private, no-cache" }, c.req.raw);
+      const map = await changeMapKey(c.get("deps").db, caller.userId, p.data.photoId, p.data.versionId);
+      if (!map.ok) return failureJson(map);
+      return serveObject(c.env.PHOTOS, map.key, { "Cache-Control": "private, no-cache" }, c.req.raw);
     },
   );
 }
