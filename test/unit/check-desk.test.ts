@@ -30,7 +30,7 @@ describe("the check desk", () => {
     expect(sent[0]!.checkId).toMatch(/^[0-9a-f-]{36}$/);
     expect(desk.answer("another-id", { verdict: "refused", score: 2, reasons: [] })).toBe(false);
     expect(desk.answer(sent[0]!.checkId, { verdict: "flagged", score: 1.25, reasons: ["upper left"] })).toBe(true);
-    expect(await verdict).toEqual({ verdict: "flagged", score: 1.25, reasons: ["upper left"] });
+    expect(await verdict).toEqual({ verdict: "flagged", score: 1.25, reasons: ["upper left"], mapped: false });
     expect(desk.waiting).toBe(0);
     // Answered once: a second answer (a retried message) finds nobody waiting.
     expect(desk.answer(sent[0]!.checkId, { verdict: "passed", score: 0.1, reasons: [] })).toBe(false);
@@ -52,7 +52,7 @@ describe("the check desk", () => {
     desk = new CheckDesk(async (req) => {
       answered.push(desk.answer(req.checkId, { verdict: "passed", score: 0.2, reasons: [] }));
     });
-    expect(await desk.request(CHECK)).toEqual({ verdict: "passed", score: 0.2, reasons: [] });
+    expect(await desk.request(CHECK)).toEqual({ verdict: "passed", score: 0.2, reasons: [], mapped: false });
     expect(answered).toEqual([true]);
   });
 
@@ -80,13 +80,20 @@ describe("the check desk", () => {
     }
     expect(desk.waiting).toBe(1);
     expect(desk.answer(id, { verdict: "unchecked", score: null, reasons: [] })).toBe(true);
-    expect(await verdict).toEqual({ verdict: "unchecked", score: null, reasons: [] });
+    // An unchecked answer without a cause (a check Worker of the release before) counts as failed (ADR 0262).
+    expect(await verdict).toEqual({ verdict: "unchecked", score: null, reasons: [], cause: "failed", mapped: false });
   });
 
   it("counts a check nobody answers as unchecked after the timeout, and drops the late answer", async () => {
     const { desk, sent } = deskKeeping(80);
     const started = Date.now();
-    expect(await desk.request(CHECK)).toEqual({ verdict: "unchecked", score: null, reasons: [] });
+    expect(await desk.request(CHECK)).toEqual({
+      verdict: "unchecked",
+      score: null,
+      reasons: [],
+      cause: "timeout",
+      mapped: false,
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(75);
     expect(desk.waiting).toBe(0);
     expect(desk.answer(sent[0]!.checkId, { verdict: "refused", score: 2, reasons: [] })).toBe(false);
@@ -97,14 +104,26 @@ describe("the check desk", () => {
       throw new Error("Queue send failed: 503");
     }, 60_000);
     const started = Date.now();
-    expect(await desk.request(CHECK)).toEqual({ verdict: "unchecked", score: null, reasons: [] });
+    expect(await desk.request(CHECK)).toEqual({
+      verdict: "unchecked",
+      score: null,
+      reasons: [],
+      cause: "unsent",
+      mapped: false,
+    });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(desk.waiting).toBe(0);
   });
 
   it("a send that hangs does not hold the job past the timeout", async () => {
     const desk = new CheckDesk(() => new Promise<void>(() => {}), 60);
-    expect(await desk.request(CHECK)).toEqual({ verdict: "unchecked", score: null, reasons: [] });
+    expect(await desk.request(CHECK)).toEqual({
+      verdict: "unchecked",
+      score: null,
+      reasons: [],
+      cause: "timeout",
+      mapped: false,
+    });
     expect(desk.waiting).toBe(0);
   });
 });
