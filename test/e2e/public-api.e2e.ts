@@ -74,7 +74,7 @@ describe("public API", () => {
     const res = await fetch(`${baseUrl()}/developers`);
     expect(res.status).toBe(200);
     const html = await res.text();
-    expect(html.match(/data-testid="operation"/g)).toHaveLength(10);
+    expect(html.match(/data-testid="operation"/g)).toHaveLength(11);
     expect(html).toContain("/photos/{photoId}/versions/{versionId}/download");
     expect(html).toContain("Stagewise-Signature");
     expect(html).toContain("Idempotency-Key");

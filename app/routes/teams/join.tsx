@@ -38,7 +38,7 @@ export default function Join({ loaderData, actionData }: Route.ComponentProps) {
   const { invitation, email } = loaderData;
   const error = actionData && "error" in actionData ? String(actionData.error) : null;
   return (
-    <main className="mx-auto max-w-lg p-4 sm:p-6">
+    <div className="mx-auto max-w-lg p-4 sm:p-6">
       <h1 className="text-2xl font-semibold">Join a team</h1>
       {invitation ? (
         <>
@@ -61,6 +61,6 @@ export default function Join({ loaderData, actionData }: Route.ComponentProps) {
           {error}
         </p>
       ) : null}
-    </main>
+    </div>
   );
 }

@@ -79,7 +79,7 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
   const message = actionData && "message" in actionData ? actionData.message : null;
   const error = actionData && "error" in actionData ? String(actionData.error) : null;
   return (
-    <main className="mx-auto max-w-3xl p-4 sm:p-6">
+    <div className="mx-auto max-w-3xl p-4 sm:p-6">
       <h1 className="text-2xl font-semibold">{team.name}</h1>
       <p className="mt-1 text-slate-700">
         {team.pool} credits in the team's pool · {team.seats} {team.seats === 1 ? "seat" : "seats"} · {freeSeats} free
@@ -156,6 +156,6 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
           Create listing
         </button>
       </Form>
-    </main>
+    </div>
   );
 }

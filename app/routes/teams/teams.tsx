@@ -33,7 +33,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 export default function Teams({ loaderData, actionData }: Route.ComponentProps) {
   const error = actionData && "error" in actionData ? String(actionData.error) : null;
   return (
-    <main className="mx-auto max-w-2xl p-4 sm:p-6">
+    <div className="mx-auto max-w-2xl p-4 sm:p-6">
       <h1 className="text-2xl font-semibold">Teams</h1>
       {loaderData.teams.length === 0 ? (
         <p className="mt-2 text-slate-600">You are not in a team yet.</p>
@@ -65,6 +65,6 @@ export default function Teams({ loaderData, actionData }: Route.ComponentProps) 
           {error}
         </p>
       ) : null}
-    </main>
+    </div>
   );
 }
