@@ -299,47 +299,26 @@ function paymentFields(
 
 export function invoiceObject(i: InvoiceSpec) {
   const lines = [];
-  if (i.prorationCredit) {
+  // A plan switch's credit for unused time is one proration line like a seat change's two (kept under its own id).
+  const prorations = [
+    ...(i.prorationCredit
+      ? [
+          {
+            id: `${i.id}_il_proration`,
+            amount: -i.prorationCredit,
+            description: "Unused time on previous plan",
+            quantity: 1,
+            periodStart: i.periodStart,
+            periodEnd: i.periodStart,
+            invoiceItem: `ii_${i.id.slice(3)}`,
+          },
+        ]
+      : []),
+    ...(i.prorations ?? []).map((p, n) => ({ ...p, id: `${i.id}_il_proration_${n}` })),
+  ];
+  for (const p of prorations) {
     lines.push({
-      id: `${i.id}_il_proration`,
-      object: "line_item" as const,
-      amount: -i.prorationCredit,
-      currency: "usd",
-      description: "Unused time on previous plan",
-      discount_amounts: [],
-      discountable: false,
-      discounts: [],
-      invoice: i.id,
-      livemode: false,
-      metadata: {},
-      parent: {
-        type: "subscription_item_details",
-        invoice_item_details: null,
-        subscription_item_details: {
-          invoice_item: `ii_${i.id.slice(3)}`,
-          proration: true,
-          proration_details: { credited_items: null },
-          subscription: i.subscriptionId,
-          subscription_item: i.subscriptionItemId,
-        },
-      },
-      period: { start: i.periodStart, end: i.periodStart },
-      pretax_credit_amounts: [],
-      pricing: {
-        type: "price_details" as const,
-        price_details: { price: i.price.id, product: i.price.product },
-        unit_amount_decimal: null,
-      },
-      quantity: 1,
-      quantity_decimal: decimal("1"),
-      subscription: i.subscriptionId,
-      subtotal: -i.prorationCredit,
-      taxes: [],
-    });
-  }
-  for (const [n, p] of (i.prorations ?? []).entries()) {
-    lines.push({
-      id: `${i.id}_il_proration_${n}`,
+      id: p.id,
       object: "line_item" as const,
       amount: p.amount,
       currency: "usd",

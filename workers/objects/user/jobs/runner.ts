@@ -23,14 +23,7 @@ import {
   STRUCTURE_REFUSED,
   sourceKey,
 } from "./structure";
-import {
-  callStatements,
-  checkedStatements,
-  failedStatement,
-  failureCause,
-  providerCalls,
-  succeededStatement,
-} from "./tally";
+import { callStatements, failedStatement, failureCause, providerCalls, succeededStatements } from "./tally";
 import { reportUncheckedShare } from "./unchecked";
 import * as variations from "./variations";
 
@@ -257,8 +250,7 @@ export class JobRunner {
     const committed = await credits.commitHeld(db, userId, found.held, now, {
       writes: [
         ...rows.succeedStatements(db, job, result, now, checked),
-        succeededStatement(db, now),
-        ...checkedStatements(db, now, checked),
+        ...succeededStatements(db, now, checked),
         ...counted,
       ],
       // The job's row is updated only while it is queued or running: read back in the same batch, it says whether

@@ -42,20 +42,19 @@ export function failureCause(err: unknown): string {
   return err instanceof ProviderError ? err.failure : "unexpected";
 }
 
-export function succeededStatement(db: Database, now: number): Stmt {
-  return countStatement(db, now, "job_succeeded");
+/**
+ * A delivered result, counted, with what the structure check said of it (issue 43 item 9): unchecked by cause (the
+ * check Worker down or late, the queue refusing, the Worker unable to judge, the source gone), flagged by why.
+ */
+export function succeededStatements(db: Database, now: number, checked: StoredCheck | undefined): Stmt[] {
+  const succeeded = countStatement(db, now, "job_succeeded");
+  if (checked?.verdict === "unchecked")
+    return [succeeded, countStatement(db, now, "job_unchecked", checked.cause ?? "failed")];
+  if (checked?.verdict === "flagged")
+    return [succeeded, countStatement(db, now, "job_flagged", checked.flaggedBy ?? "score")];
+  return [succeeded];
 }
 
 export function failedStatement(db: Database, now: number, cause: string): Stmt {
   return countStatement(db, now, "job_failed", cause);
-}
-
-/**
- * What the structure check said of a delivered result, counted (issue 43 item 9): unchecked by cause (the check
- * Worker down or late, the queue refusing, the Worker unable to judge, the source gone), flagged by why.
- */
-export function checkedStatements(db: Database, now: number, checked: StoredCheck | undefined): Stmt[] {
-  if (checked?.verdict === "unchecked") return [countStatement(db, now, "job_unchecked", checked.cause ?? "failed")];
-  if (checked?.verdict === "flagged") return [countStatement(db, now, "job_flagged", checked.flaggedBy ?? "score")];
-  return [];
 }

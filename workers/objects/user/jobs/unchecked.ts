@@ -34,14 +34,15 @@ export async function reportUncheckedShare(db: Database, now: number): Promise<b
         and(eq(opsCounts.hour, hour), inArray(opsCounts.metric, ["job_succeeded", "job_refused", "job_unchecked"])),
       )
       .all();
-    const sum = (metric: string) => rows.filter((r) => r.metric === metric).reduce((n, r) => n + r.count, 0);
-    // Only the check not running counts (timed out, not sent, failed): a picture too small to judge, or a source
-    // that is gone, says nothing about the check.
-    const unchecked = rows
-      .filter((r) => r.metric === "job_unchecked" && (OUTAGE_CAUSES as readonly string[]).includes(r.cause))
-      .reduce((n, r) => n + r.count, 0);
-    // Delivered results (succeeded, unchecked ones among them) and refused ones: every result the check was asked of.
-    const results = sum("job_succeeded") + sum("job_refused");
+    // Delivered results (succeeded, unchecked ones among them) and refused ones: every result the check was asked
+    // of. Of the unchecked, only the check not running counts (timed out, not sent, failed): a picture too small to
+    // judge, or a source that is gone, says nothing about the check.
+    let results = 0;
+    let unchecked = 0;
+    for (const r of rows) {
+      if (r.metric !== "job_unchecked") results += r.count;
+      else if ((OUTAGE_CAUSES as readonly string[]).includes(r.cause)) unchecked += r.count;
+    }
     if (results === 0 || unchecked / results <= UNCHECKED_ALARM_SHARE) return false;
     const first = await db
       .insert(opsCounts)

@@ -23,14 +23,7 @@ import {
   STRUCTURE_REFUSED,
   sourceKey,
 } from "./structure";
-import {
-  callStatements,
-  checkedStatements,
-  failedStatement,
-  failureCause,
-  providerCalls,
-  succeededStatement,
-} from "./tally";
+import { callStatements, failedStatement, failureCause, providerCalls, succeededStatements } from "./tally";
 import { reportUncheckedShare } from "./unchecked";
 
 // Variations (issue 15): one staging request for 1 to 4 results. Each result is
@@ -187,8 +180,7 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
       credits.commit(r.db, userId, job.id, now, {
         writes: [
           ...succeed(r.db, m.job, m.result, now, i === 0, m.checked),
-          succeededStatement(r.db, now),
-          ...checkedStatements(r.db, now, delivered(m.checked)),
+          ...succeededStatements(r.db, now, delivered(m.checked)),
           ...callStatements(r.db, now, tally.calls),
         ],
       }),
