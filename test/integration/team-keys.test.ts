@@ -121,10 +121,11 @@ describe("team API keys: made, listed and revoked by team admins", () => {
     expect(listing).toMatchObject({ teamId, userId: teamRunnerId(teamId), name: "Listing sync (API)" });
 
     const before = await digest();
-    for (const fields of [
+    const agentAsks: Record<string, string>[] = [
       { intent: "create-key", name: "Mine now", limit: "" },
       { intent: "revoke-key", keyId: key.id },
-    ]) {
+    ];
+    for (const fields of agentAsks) {
       expect(await act(teamId, agent.id, fields), fields.intent).toMatchObject({
         ok: false,
         code: "forbidden",
