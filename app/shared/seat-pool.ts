@@ -1,13 +1,72 @@
-import { FROZEN_STATUSES, type SeatFact } from "./seat-events";
-
 // What a seat fact does to a team's pool, as plain data: the seat count (and
 // so the invitation cap), whether the pool is frozen, the credits to grant and
-// whom to tell. Pure, so the team's Durable Object stores `SeatPool` wherever
-// it keeps its state and applies the returned grant and notice in the same
-// write. Idempotent by invoice id: a fact about an invoice already applied
-// changes nothing and grants nothing (the grant's key also makes a ledger's
-// unique index refuse a second row).
+// whom to tell. Pure, so the team's Durable Object (workers/objects/team/seats.ts)
+// reads `SeatPool` from its team row, applies the fact, and writes the returned
+// pool, grant and notice in one batch. Idempotent by invoice id: a fact about an
+// invoice already applied changes nothing and grants nothing (the grant's key
+// also makes the ledger's unique index refuse a second row). Here, not in
+// workers/services, because the object applies it and objects import no service
+// (docs/decisions/0291-seat-facts-applied-by-the-team-object.md).
 // docs/decisions/0290-seats-billed-as-stripe-bills-seats.md
+
+export type SeatFact =
+  | {
+      /** Seats changed and their proration invoice settled (always_invoice): the count to apply, the credits paid for. */
+      kind: "seats_changed";
+      teamId: string | null;
+      customerId: string;
+      subscription: string;
+      quantity: number;
+      previousQuantity: number;
+      /** What the change cost, in cents, paid now (0 when seats were removed: Stripe keeps the unused time as a balance). */
+      prorationPaidCents: number;
+      invoiceId: string;
+      /** Credits the seats added buy for the rest of this period (creditsForProration). */
+      credits: number;
+      /** Stripe's event.created, ms (every fact's `at`): orders two changes that arrive out of order. */
+      at: number;
+    }
+  | {
+      /** A period of seats paid (the first, or a renewal, or a renewal paid on a retry): the pool's grant for it. */
+      kind: "period_paid";
+      teamId: string | null;
+      customerId: string;
+      subscription: string;
+      quantity: number;
+      invoiceId: string;
+      periodStart: number;
+      periodEnd: number;
+      credits: number;
+      at: number;
+    }
+  | {
+      /** A payment for the team was declined: freeze the pool (no new jobs) and tell every member. */
+      kind: "payment_failed";
+      teamId: string | null;
+      customerId: string;
+      subscription: string;
+      invoiceId: string;
+      amountDueCents: number;
+      attemptCount: number;
+      /** When Stripe tries again (ms), or null when it will not. */
+      nextPaymentAttempt: number | null;
+      billingReason: string | null;
+      at: number;
+    }
+  | {
+      /** The subscription's status and seats as Stripe now says: past_due (or worse) freezes, active thaws. */
+      kind: "seat_status";
+      teamId: string | null;
+      customerId: string;
+      subscription: string;
+      status: string;
+      quantity: number;
+      at: number;
+    }
+  | { kind: "ignored"; why: string };
+
+/** Statuses under which a team's pool takes no new jobs (its credits are kept). */
+export const FROZEN_STATUSES: ReadonlySet<string> = new Set(["past_due", "unpaid", "incomplete", "paused"]);
 
 export interface SeatPool {
   seats: number;
@@ -45,6 +104,13 @@ export interface SeatOutcome {
   duplicate: boolean;
 }
 
+/** What a fact about an invoice is remembered by in `SeatPool.invoices` (null: facts not about one invoice). */
+export function seatFactKey(fact: SeatFact): string | null {
+  if (fact.kind === "payment_failed") return `failed:${fact.invoiceId}`;
+  if (fact.kind === "period_paid" || fact.kind === "seats_changed") return fact.invoiceId;
+  return null;
+}
+
 export function applySeatFact(pool: SeatPool, fact: SeatFact): SeatOutcome {
   const same = { pool, grant: null, notice: null };
   if (fact.kind === "ignored") return { ...same, duplicate: false };
@@ -60,7 +126,7 @@ export function applySeatFact(pool: SeatPool, fact: SeatFact): SeatOutcome {
     };
   }
 
-  const key = fact.kind === "payment_failed" ? `failed:${fact.invoiceId}` : fact.invoiceId;
+  const key = seatFactKey(fact) ?? fact.invoiceId;
   if (pool.invoices.includes(key)) return { ...same, duplicate: true };
   const invoices = [...pool.invoices, key];
 
