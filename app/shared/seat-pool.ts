@@ -153,7 +153,8 @@ export function applySeatFact(pool: SeatPool, fact: SeatFact): SeatOutcome {
   const newer = fact.at >= pool.seatsAt;
   const seats = newer ? fact.quantity : pool.seats;
   const seatsAt = newer ? fact.at : pool.seatsAt;
-  // Paying the declined invoice (a retry that went through) thaws the pool.
+  // Paying the declined invoice (a retry that went through) thaws the pool, as of the payment: a status sent before
+  // it (the decline's past_due) that arrives later is older and does not freeze it again.
   const recovered = pool.frozen && pool.failedInvoice === fact.invoiceId;
   const grant =
     fact.credits > 0
@@ -161,7 +162,15 @@ export function applySeatFact(pool: SeatPool, fact: SeatFact): SeatOutcome {
       : null;
   return {
     pool: recovered
-      ? { ...pool, invoices, seats, seatsAt, frozen: false, failedInvoice: null }
+      ? {
+          ...pool,
+          invoices,
+          seats,
+          seatsAt,
+          frozen: false,
+          frozenAt: Math.max(pool.frozenAt, fact.at),
+          failedInvoice: null,
+        }
       : { ...pool, invoices, seats, seatsAt },
     grant,
     notice: recovered ? { kind: "payment_recovered" } : null,

@@ -237,5 +237,16 @@ describe("the pool", () => {
       grant: { credits: 4 * TEAM_PLAN.creditsPerSeat, key: "period:in_renewal" },
       notice: { kind: "payment_recovered" },
     });
+    // Stripe does not promise order: the past_due status sent with the decline, delivered after the payment, is older.
+    const stale: SeatFact = {
+      kind: "seat_status",
+      teamId: "team_1",
+      customerId: "cus_team",
+      subscription: "sub_team",
+      status: "past_due",
+      quantity: 4,
+      at: 5000,
+    };
+    expect(applySeatFact(paid.pool, stale)).toMatchObject({ pool: { frozen: false }, notice: null });
   });
 });
