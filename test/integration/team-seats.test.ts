@@ -1,3 +1,4 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { stripeEvents, teamLedger, teamMembers, teamNotices, teams } from "@db/schema";
 import {
@@ -256,6 +257,29 @@ describe("a team's seats through the webhook", { timeout: 60_000 }, () => {
     const taken = await teamObject(env, teamId).reserve(teamId, { memberId: agent.id, jobs: [job] });
     expect(taken).toMatchObject({ ok: true, status: "held" });
     await teamObject(env, teamId).release(teamId, [job.jobId], "Test cleanup");
+  });
+
+  it("a notice the mail service refused is sent by the team's alarm, still once per member", async () => {
+    let down = true;
+    const mail: string[] = [];
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const req = new Request(input, init);
+      if (!req.url.startsWith(`${env.MAIL_API_URL}/`)) return realFetch(input, init);
+      if (down) return new Response("unavailable", { status: 503 });
+      mail.push(((await req.json()) as { to: string[] }).to[0]!);
+      return Response.json({ id: "m" });
+    });
+    const { owner, teamId, story } = await subscribedTeam(2);
+    await deliverOk(story.renewalDeclined(2).declined);
+    const rows = () => db.select().from(teamNotices).where(eq(teamNotices.teamId, teamId)).all();
+    expect(await rows()).toMatchObject([{ email: owner.email, sentAt: null, attempts: 1 }]);
+    down = false;
+    expect(await runDurableObjectAlarm(teamObject(env, teamId))).toBe(true);
+    expect(mail).toEqual([owner.email]);
+    expect((await rows())[0]!.sentAt).not.toBeNull();
+    await runDurableObjectAlarm(teamObject(env, teamId));
+    expect(mail).toEqual([owner.email]);
   });
 
   it("the invitation cap follows the seat count the webhook raised", async () => {
