@@ -3,6 +3,7 @@ import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { onPlan, photosOf } from "@test/support/listing";
 import { stubProvider } from "@test/support/provider-stub";
+import { fakeStripe } from "@test/support/stripe";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { workerFetch } from "@test/support/worker";
 import { userContext } from "@workers/http/auth";
@@ -67,7 +68,14 @@ const args = (user: CurrentUser | null, teamId?: string) =>
 
 async function act(teamId: string, userId: string, fields: Record<string, string>) {
   const input = teamActionInput.parse(fields);
-  const deps = { db, env, origin: "http://localhost", clock: () => Date.now(), mailer: { send: async () => {} } };
+  const deps = {
+    db,
+    env,
+    origin: "http://localhost",
+    clock: () => Date.now(),
+    mailer: { send: async () => {} },
+    stripe: fakeStripe().stripe,
+  };
   return runTeamAction(deps, teamId, userId, input);
 }
 

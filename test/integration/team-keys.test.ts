@@ -4,6 +4,7 @@ import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { balance, onPlan, photosOf } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { fakeStripe } from "@test/support/stripe";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { workerFetch } from "@test/support/worker";
 import { keyPayer, teamObject } from "@workers/objects/client";
@@ -32,6 +33,7 @@ const deps = () => ({
   env,
   origin: "http://localhost",
   clock: () => Date.now(),
+  stripe: fakeStripe().stripe,
   mailer: {
     async send() {
       throw new Error("no mail is sent by these actions");
