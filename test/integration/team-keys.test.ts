@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { apiKeys, creditLedger, folders, photos, teamLedger, teamReservations, teams } from "@db/schema";
+import { apiKeys, creditLedger, folders, photos, teamLedger, teamReservations, teams, users } from "@db/schema";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { balance, onPlan, photosOf } from "@test/support/listing";
@@ -8,6 +8,7 @@ import { fakeStripe } from "@test/support/stripe";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { workerFetch } from "@test/support/worker";
 import { keyPayer, teamObject } from "@workers/objects/client";
+import { emailField } from "@workers/services/accounts/validation";
 import { stateDigest } from "@workers/services/fixtures";
 import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
 import { listTeamKeys, TEAM_KEY_NOT_FOUND, TEAM_KEY_REVOKED, teamRunnerId } from "@workers/services/teams/keys";
@@ -118,6 +119,14 @@ describe("team API keys: made, listed and revoked by team admins", () => {
     expect(row!.tokenHash).not.toContain(key.token.slice(3));
     expect(JSON.stringify(row)).not.toContain(key.token);
     expect(row).toMatchObject({ teamId, userId: teamRunnerId(teamId), createdBy: admin.id });
+    // Nobody can sign up (or come from Google) with the runner's address, so nobody can take it first.
+    const runner = await db
+      .select()
+      .from(users)
+      .where(eq(users.id, teamRunnerId(teamId)))
+      .get();
+    expect(runner).toMatchObject({ passwordHash: null, googleSub: null });
+    expect(emailField.safeParse(runner!.email).success).toBe(false);
     // Its uploads' listing belongs to the team.
     const listing = await db.select().from(folders).where(eq(folders.id, key.folderId)).get();
     expect(listing).toMatchObject({ teamId, userId: teamRunnerId(teamId), name: "Listing sync (API)" });

@@ -4,14 +4,13 @@ import { newCallbackSecret, sealCallbackSecret } from "@workers/lib/callback-sig
 import { keyedToken, randomToken, sha256Hex } from "@workers/lib/crypto";
 import { keyring } from "@workers/lib/signing-keys";
 import { keyPayer, payerKey } from "@workers/objects/client";
-
-export { keyPayer };
-
 import { API_SCOPES, KEY_PREFIX } from "@workers/services/api-keys";
 import type { Deps } from "@workers/services/deps";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
 import { requireTeamRole } from "./teams";
+
+export { keyPayer };
 
 // Team API keys (issue 47 item 6; docs/decisions/0295-team-api-keys.md): keys that belong to the team, made, listed
 // and revoked by its owner and team admins. A team key is an api_keys row like a personal key (only the SHA-256 of
@@ -30,12 +29,13 @@ export function teamRunnerId(teamId: string): string {
 
 /**
  * The runner's account row, made once: no password and no Google account (nobody can sign in as it), an address
- * under `.invalid` (nobody can receive its mail), verified so that the public API takes its keys.
+ * with a colon under `.invalid` (no sign-up or Google account can have it, nobody receives its mail), verified so
+ * that the public API takes its keys.
  */
 function runnerRow(teamId: string, teamName: string, now: number) {
   return {
     id: teamRunnerId(teamId),
-    email: `team-${teamId}@runner.invalid`,
+    email: `team:${teamId}@runner.invalid`,
     name: `${teamName} (team API)`.slice(0, 100),
     emailVerifiedAt: now,
     createdAt: now,
