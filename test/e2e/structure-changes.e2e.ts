@@ -5,12 +5,14 @@ import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, si
 import { setProviderMode } from "./provider-emulator.ts";
 
 // The structure check's change map and the agent's recourse in a browser (issue 43 items 5 and 7,
-// docs/decisions/0260-change-map-with-the-version.md, 0261-this-result-changed-the-room.md), on a real room photo,
+// docs/decisions/0260-change-map-with-the-version.md, 0261-this-result-changed-the-room.md, 0263), on a real room photo,
 // against the production build and the provider emulator, whose "drift" mode moves a block of the upper middle (a
 // window) a quarter of the width to the left and lowers the ceiling line: production's limits mark that result.
 
 const CHECK_WALLS = "Check the walls and windows";
 const RETURNED = "Your credit is back";
+const NOT_FOR_MLS =
+  "You told us this result changed the room and got its credit back, so it cannot go to an MLS. Stage the photo again.";
 
 let b: OpenBrowser;
 beforeAll(async () => {
@@ -103,6 +105,27 @@ describe("what changed, and when the check was wrong", () => {
     await page.reload();
     await page.waitForSelector("html[data-hydrated=true]");
     await expect.poll(() => credits.textContent()).toBe("2");
+
+    // Returned, it no longer goes to an MLS (ADR 0263): the photo view says so instead of offering Download for MLS
+    // or the confirmation this flagged result asked for; its own copy stays downloadable; the endpoints answer 409.
+    expect(await actions.getByTestId("returned-not-for-mls").textContent()).toBe(NOT_FOR_MLS);
+    expect(await actions.locator("[data-action=download-mls]").count()).toBe(0);
+    expect(await actions.locator("[data-action=confirm-structure]").count()).toBe(0);
+    expect(await actions.locator("[data-action=original-page]").count()).toBe(0);
+    expect(await actions.locator("[data-action=download]").count()).toBe(1);
+    const version = src.replace(/\/changes$/, "");
+    const owner = { Cookie: `sw_session=${user.sessionToken}` };
+    const mls = await fetch(`${baseUrl()}${version}/labelled`, { headers: owner });
+    expect([mls.status, ((await mls.json()) as { error: string }).error]).toEqual([409, NOT_FOR_MLS]);
+    const confirm = await fetch(`${baseUrl()}${version}/confirm-structure`, {
+      method: "POST",
+      headers: { ...owner, "Content-Type": "application/json", Origin: baseUrl() },
+      body: "{}",
+    });
+    expect([confirm.status, ((await confirm.json()) as { error: string }).error]).toEqual([409, NOT_FOR_MLS]);
+    const own = await fetch(`${baseUrl()}${version}/download`, { headers: owner });
+    expect(own.status).toBe(200);
+    await own.arrayBuffer();
     page.assertClean();
     await ctx.close();
   }, 240_000);
