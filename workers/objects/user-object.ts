@@ -325,6 +325,29 @@ export class UserObject extends DurableObject<Env> {
     else await this.ctx.storage.put("structureLimitsForTesting", limits);
   }
 
+  /**
+   * Tests only: settles when the jobs running here have ended, or after `maxMs` (false then). A job's last steps (its
+   * place given back, its timings line) run after its result is visible; a file's tests wait for them so that no line
+   * is logged from here after the file's last test (test/support/setup.ts says why).
+   */
+  async settledForTesting(maxMs: number): Promise<boolean> {
+    if (!devToolsEnabled(this.env)) throw new Error("Job control is disabled");
+    const deadline = Date.now() + Math.min(Math.max(0, maxMs), 30_000);
+    while (this.#runner.busy) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.#runner.settled(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, left);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    return true;
+  }
+
   /** Test and development only: each of this user's structure checks takes `ms` longer in the check Worker. */
   async setCheckDelayForTesting(ms: number): Promise<void> {
     if (!devToolsEnabled(this.env)) throw new Error("Check delay control is disabled");
