@@ -19,6 +19,12 @@ export const teams = sqliteTable("teams", {
   retentionDays: integer("retention_days").notNull().default(1095),
   stripeCustomerId: text("stripe_customer_id"),
   stripeSubscriptionId: text("stripe_subscription_id"),
+  /** Stripe's time (ms) of the fact that last set `seats` (migrations/0031_team_seats.sql). */
+  seatsAt: integer("seats_at").notNull().default(0),
+  /** Stripe's time (ms) of the fact that last froze or thawed the pool. */
+  frozenChangedAt: integer("frozen_changed_at").notNull().default(0),
+  /** The declined invoice that froze the pool: paying it thaws the pool. */
+  failedInvoice: text("failed_invoice"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
@@ -80,3 +86,28 @@ export type Team = typeof teams.$inferSelect;
 export type TeamMember = typeof teamMembers.$inferSelect;
 export type TeamInvitation = typeof teamInvitations.$inferSelect;
 export type TeamReservation = typeof teamReservations.$inferSelect;
+
+/** Each invoice fact applied to a team, once (migrations/0031_team_seats.sql). */
+export const teamSeatFacts = sqliteTable("team_seat_facts", {
+  key: text("key").primaryKey(),
+  teamId: text("team_id").notNull(),
+  kind: text("kind", { enum: ["period_paid", "seats_changed", "payment_failed"] }).notNull(),
+  eventId: text("event_id").notNull(),
+  appliedAt: integer("applied_at").notNull(),
+});
+
+/** A billing notice to one member, written with the freeze or thaw that caused it and sent afterwards. */
+export const teamNotices = sqliteTable("team_notices", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull(),
+  noticeKey: text("notice_key").notNull(),
+  userId: text("user_id").notNull(),
+  email: text("email").notNull(),
+  kind: text("kind", { enum: ["payment_failed", "payment_recovered"] }).notNull(),
+  subject: text("subject").notNull(),
+  bodyText: text("body_text").notNull(),
+  bodyHtml: text("body_html").notNull(),
+  createdAt: integer("created_at").notNull(),
+  attempts: integer("attempts").notNull().default(0),
+  sentAt: integer("sent_at"),
+});

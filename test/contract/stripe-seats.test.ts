@@ -3,10 +3,10 @@ import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEAM_PLAN } from "../../app/shared/catalog.ts";
+import { applySeatFact, EMPTY_POOL, type SeatPool } from "../../app/shared/seat-pool.ts";
 import { startStripeEmulator } from "../../emulators/stripe.ts";
 import { addInterval } from "../../emulators/stripe-objects.ts";
 import { creditsForProration, invitationCap, type SeatFact, toSeatFact } from "../../workers/services/seat-events.ts";
-import { applySeatFact, EMPTY_POOL, type SeatPool } from "../../workers/services/seat-pool.ts";
 import {
   SEATS_DECLINED_MESSAGE,
   SEATS_PAYMENT_DUE_MESSAGE,
@@ -21,7 +21,7 @@ import {
 // service (workers/services/team-billing.ts) buys and changes seats, the
 // emulator posts its signed events to a receiver here that verifies them with
 // the SDK and parses them with the webhook's seat parser (seat-events.ts), and
-// the pool (seat-pool.ts) follows.
+// the pool (app/shared/seat-pool.ts) follows.
 
 const SECRET = "sk_test_seats_contract";
 const WHSEC = "whsec_seats_contract";

@@ -5,17 +5,17 @@ import { quantityProrations } from "@emulators/stripe-proration";
 import { db, makeUser } from "@test/support/factories";
 import { deliverOk, signature } from "@test/support/stripe";
 import { creditsForProration, type SeatFact } from "@workers/services/seat-events";
-import { applySeatFact, EMPTY_POOL, type SeatPool } from "@workers/services/seat-pool";
 import { handleStripeWebhook, type SeatFactSink } from "@workers/services/stripe-webhook";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEAM_PLAN } from "~/shared/catalog";
+import { applySeatFact, EMPTY_POOL, type SeatPool } from "~/shared/seat-pool";
 
 // The webhook and a team's seat events, in workerd, with events built by the
-// Stripe emulator's own builders and signed as Stripe signs them: a sink (the
-// team's Durable Object, on the teams branch) receives the typed seat facts;
-// without one, a team's event is recorded as ignored and no person's credits
-// move, even when the team's Stripe customer is the owner's.
+// Stripe emulator's own builders and signed as Stripe signs them: a sink
+// receives the typed seat facts; an event naming no team of ours is recorded as
+// ignored and no person's credits move, even when its Stripe customer is a
+// person's. The team's object behind the real route: team-seats.test.ts.
 
 const seatPrice = priceObject({
   id: `price_${TEAM_PLAN.lookupKey}`,
@@ -71,7 +71,7 @@ describe("a team's seat events at the webhook", { timeout: 30_000 }, () => {
       facts.push(fact);
       const outcome = applySeatFact(pool, fact);
       pool = outcome.pool;
-      return { duplicate: outcome.duplicate };
+      return { outcome: "applied", duplicate: outcome.duplicate };
     };
     const first = await post(event, sink);
     expect(first).toEqual({ status: 200, body: { received: true, outcome: "applied", duplicate: false } });
@@ -93,7 +93,7 @@ describe("a team's seat events at the webhook", { timeout: 30_000 }, () => {
     expect((await post(event, sink)).body).toMatchObject({ outcome: "applied", duplicate: true });
   });
 
-  it("without a sink are recorded as ignored and move no person's credits, even on the owner's customer", async () => {
+  it("naming no team of ours are recorded as ignored and move no person's credits, even on the owner's customer", async () => {
     const owner = await makeUser({ credits: 5 });
     await db.update(users).set({ stripeCustomerId: "cus_owner_it" }).where(eq(users.id, owner.id));
     const ledger = () => db.select().from(creditLedger).where(eq(creditLedger.userId, owner.id)).all();

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { folders, teamInvitations, teamMembers } from "@db/schema";
 import { db, signedIn } from "@test/support/factories";
+import { fakeStripe } from "@test/support/stripe";
 import type { MailMessage } from "@workers/adapters/mail";
 import { stateDigest } from "@workers/services/fixtures";
 import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
@@ -29,6 +30,7 @@ function teamDeps() {
     env,
     origin: "http://localhost",
     clock: () => clock,
+    stripe: fakeStripe().stripe,
     mailer: {
       async send(m: MailMessage) {
         sent.push(m);

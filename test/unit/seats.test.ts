@@ -1,11 +1,11 @@
 import { eventObject, invoiceObject, priceObject, subscriptionObject } from "@emulators/stripe-objects";
 import { prorationAmount, quantityProrations } from "@emulators/stripe-proration";
 import { creditsForProration, invitationCap, type SeatFact, toSeatFact } from "@workers/services/seat-events";
-import { applySeatFact, EMPTY_POOL } from "@workers/services/seat-pool";
 import { toPaymentEvent } from "@workers/services/stripe-events";
 import type Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { TEAM_PLAN } from "~/shared/catalog";
+import { applySeatFact, EMPTY_POOL } from "~/shared/seat-pool";
 
 // Seats as Stripe bills them: the emulator's proration lines against Stripe's
 // documented formula and example, the credits a proration buys, and the seat
@@ -237,5 +237,16 @@ describe("the pool", () => {
       grant: { credits: 4 * TEAM_PLAN.creditsPerSeat, key: "period:in_renewal" },
       notice: { kind: "payment_recovered" },
     });
+    // Stripe does not promise order: the past_due status sent with the decline, delivered after the payment, is older.
+    const stale: SeatFact = {
+      kind: "seat_status",
+      teamId: "team_1",
+      customerId: "cus_team",
+      subscription: "sub_team",
+      status: "past_due",
+      quantity: 4,
+      at: 5000,
+    };
+    expect(applySeatFact(paid.pool, stale)).toMatchObject({ pool: { frozen: false }, notice: null });
   });
 });

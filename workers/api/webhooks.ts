@@ -3,6 +3,7 @@ import { log } from "@workers/http/log";
 import { failureJson } from "@workers/http/result";
 import { countWebhookFailure } from "@workers/services/operations";
 import { handleStripeWebhook } from "@workers/services/stripe-webhook";
+import { teamSeatSink } from "@workers/services/teams/seat-sink";
 import { Hono } from "hono";
 import type { ApiEnv } from "./types";
 
@@ -18,7 +19,8 @@ export const webhooks = new Hono<ApiEnv>().post("/stripe", async (c) => {
   const counted = (cause: string) => countWebhookFailure(db, cause, Date.now());
   let result: Awaited<ReturnType<typeof handleStripeWebhook>>;
   try {
-    result = await handleStripeWebhook(c.env, db, body.text, c.req.header("Stripe-Signature"));
+    const seats = teamSeatSink(c.env, db);
+    result = await handleStripeWebhook(c.env, db, body.text, c.req.header("Stripe-Signature"), seats);
   } catch (err) {
     // Stripe sends it again; the operations page counts the failure (the error itself reaches api.onError).
     await counted("error").catch(() => undefined);

@@ -1,9 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb, type Database } from "@db/client";
 import { teamMembers, teams } from "@db/schema";
+import { createMailer } from "@workers/adapters/mail";
 import { devToolsEnabled } from "@workers/lib/dev-tools";
 import { log } from "@workers/lib/log";
 import * as pool from "@workers/objects/team/pool";
+import * as seats from "@workers/objects/team/seats";
 import { and, eq } from "drizzle-orm";
 
 /** How often the alarm follows held team credits to their jobs while any is held. */
@@ -97,6 +99,29 @@ export class TeamObject extends DurableObject<Env> {
   }
 
   /**
+   * Applies a verified Stripe seat fact (the webhook's SeatFactSink) in this team's turn: seats, freeze, the pool's
+   * grant and the members' notices in one batch, once per event and once per invoice; then tells the members.
+   * docs/decisions/0291-seat-facts-applied-by-the-team-object.md
+   */
+  async applySeatFact(
+    teamId: string,
+    fact: seats.AppliedSeatFact,
+    event: seats.SeatEventMeta,
+  ): Promise<{ outcome: "applied" | "ignored"; duplicate: boolean }> {
+    const origin = this.env.APP_ORIGIN.replace(/\/$/, "");
+    const answer = await this.#serial(teamId, (now) => seats.applySeats(this.#db, teamId, fact, event, now, origin));
+    if (answer.notify) await this.#deliverNotices(teamId);
+    return { outcome: answer.outcome, duplicate: answer.duplicate };
+  }
+
+  /** Sends the members' unsent billing notices (in this team's turn, so two callers never send one twice). */
+  async #deliverNotices(teamId: string): Promise<void> {
+    const mailer = createMailer(this.env);
+    const left = await this.#serial(teamId, (now) => seats.deliverNotices(this.#db, mailer, teamId, now));
+    if (left > 0) await this.#wakeLater();
+  }
+
+  /**
    * Follows held credits to their jobs (pool.reconcile). Called by a member's object when a team job ended there,
    * and by the alarm for whatever was not told (a crash between the two objects, an eviction). Calls that arrive
    * while one waits its turn join it.
@@ -120,8 +145,9 @@ export class TeamObject extends DurableObject<Env> {
     if (!teamId) return;
     try {
       await this.reconcile(teamId);
+      await this.#deliverNotices(teamId);
     } catch (err) {
-      log.error("team reconcile", { err, where: "team-object alarm" });
+      log.error("team alarm", { err, where: "team-object alarm" });
       await this.#wakeLater();
     }
   }

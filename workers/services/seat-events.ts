@@ -1,5 +1,8 @@
 import type Stripe from "stripe";
 import { TEAM_PLAN } from "~/shared/catalog";
+import type { SeatFact } from "~/shared/seat-pool";
+
+export { FROZEN_STATUSES, type SeatFact } from "~/shared/seat-pool";
 
 // A team's seats as Stripe's events tell them: a verified event about a team
 // subscription (metadata planId "team") turned into one typed fact the team's
@@ -7,65 +10,6 @@ import { TEAM_PLAN } from "~/shared/catalog";
 // "ignored" here (stripe-events.ts handles them), and team events are
 // "ignored" there, so each event has one reader.
 // docs/decisions/0290-seats-billed-as-stripe-bills-seats.md
-
-export type SeatFact =
-  | {
-      /** Seats changed and their proration invoice settled (always_invoice): the count to apply, the credits paid for. */
-      kind: "seats_changed";
-      teamId: string | null;
-      customerId: string;
-      subscription: string;
-      quantity: number;
-      previousQuantity: number;
-      /** What the change cost, in cents, paid now (0 when seats were removed: Stripe keeps the unused time as a balance). */
-      prorationPaidCents: number;
-      invoiceId: string;
-      /** Credits the seats added buy for the rest of this period (creditsForProration). */
-      credits: number;
-      /** Stripe's event.created, ms (every fact's `at`): orders two changes that arrive out of order. */
-      at: number;
-    }
-  | {
-      /** A period of seats paid (the first, or a renewal, or a renewal paid on a retry): the pool's grant for it. */
-      kind: "period_paid";
-      teamId: string | null;
-      customerId: string;
-      subscription: string;
-      quantity: number;
-      invoiceId: string;
-      periodStart: number;
-      periodEnd: number;
-      credits: number;
-      at: number;
-    }
-  | {
-      /** A payment for the team was declined: freeze the pool (no new jobs) and tell every member. */
-      kind: "payment_failed";
-      teamId: string | null;
-      customerId: string;
-      subscription: string;
-      invoiceId: string;
-      amountDueCents: number;
-      attemptCount: number;
-      /** When Stripe tries again (ms), or null when it will not. */
-      nextPaymentAttempt: number | null;
-      billingReason: string | null;
-      at: number;
-    }
-  | {
-      /** The subscription's status and seats as Stripe now says: past_due (or worse) freezes, active thaws. */
-      kind: "seat_status";
-      teamId: string | null;
-      customerId: string;
-      subscription: string;
-      status: string;
-      quantity: number;
-      at: number;
-    }
-  | { kind: "ignored"; why: string };
-
-/** Statuses under which a team's pool takes no new jobs (its credits are kept). */
-export const FROZEN_STATUSES: ReadonlySet<string> = new Set(["past_due", "unpaid", "incomplete", "paused"]);
 
 /**
  * The credits a proration pays for: credits per seat × the seats' paid fraction of a full period, where a full

@@ -22,13 +22,14 @@ export type WebhookResult =
 export const BAD_SIGNATURE_MESSAGE = "Invalid or expired Stripe signature.";
 
 /**
- * Where a team's seat facts go (the team's Durable Object, which applies them with workers/services/seat-pool.ts);
- * it answers whether the event was already applied. Without one, team events are recorded as ignored.
+ * Where a team's seat facts go (the route passes workers/services/teams/seat-sink.ts: the team's Durable Object,
+ * which applies them with app/shared/seat-pool.ts); it answers whether the event was already applied, or "ignored"
+ * when no team of ours is named. Without one, or when ignored, team events are recorded as ignored.
  */
 export type SeatFactSink = (
   fact: Exclude<SeatFact, { kind: "ignored" }>,
   event: { eventId: string; type: string; createdAt: number },
-) => Promise<{ duplicate: boolean }>;
+) => Promise<{ outcome: "applied" | "ignored"; duplicate: boolean }>;
 
 /** The user an event is about: by Stripe customer first, else by the user id we put in the checkout. */
 export async function resolveEventUser(db: Database, ev: PaymentEvent): Promise<string | null> {
@@ -71,8 +72,10 @@ export async function handleStripeWebhook(
   const seatFact = toSeatFact(event);
   if (seats && seatFact.kind !== "ignored") {
     const meta = { eventId: event.id, type: event.type, createdAt: event.created * 1000 };
-    const { duplicate } = await seats(seatFact, meta);
-    return { status: 200, body: { received: true, outcome: "applied", duplicate } };
+    const applied = await seats(seatFact, meta);
+    if (applied.outcome === "applied") {
+      return { status: 200, body: { received: true, outcome: "applied", duplicate: applied.duplicate } };
+    }
   }
   const ev: PaymentEvent = toPaymentEvent(event);
 

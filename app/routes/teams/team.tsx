@@ -1,16 +1,20 @@
 import { requireUser } from "@workers/http/auth";
+import { callStripe } from "@workers/http/billing";
 import { readForm } from "@workers/http/body";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
+import { CHECKOUT_RULE, overLimit } from "@workers/services/limits";
 import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
 import { teamPage } from "@workers/services/teams/teams";
-import { data, Form } from "react-router";
+import { data, Form, redirect } from "react-router";
+import { TEAM_PLAN } from "~/shared/catalog";
 import { TEAM_POOL_FROZEN } from "~/shared/teams";
 import type { Route } from "./+types/team";
 
 // A team's page (issue 47): its members, seats, pool and listings for every member; invitations, removals and
 // per-member limits for its owner and team admins. Membership and role are checked on the server for the page and
-// for each action (workers/services/teams/); a stranger or a removed member gets the same 404 as a made-up id.
+// for each action (workers/services/teams/); a stranger or a removed member gets the same 404 as a made-up id. The
+// owner buys seats (Stripe Checkout) and changes them (prorated at once); the seats shown follow Stripe's webhook.
 
 export const handle = { appFrame: true };
 
@@ -23,16 +27,58 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const deps = getDeps(context);
   const page = await teamPage(deps, teamIdOf(params), user.id);
   if (!page.ok) throw data(null, { status: 404 });
-  return page;
+  const checkout = new URL(request.url).searchParams.get("checkout");
+  return { ...page, checkout: checkout === "success" || checkout === "canceled" ? checkout : null };
 }
 
 export async function action({ request, context, params }: Route.ActionArgs) {
   const user = requireUser(context, request);
   const form = await readForm(request, teamActionInput);
   if (!form.ok) return failureData(form);
-  const res = await runTeamAction(getDeps(context), teamIdOf(params), user.id, form.data);
+  const deps = getDeps(context);
+  const teamId = teamIdOf(params);
+  if (form.data.intent === "seats") {
+    const limited = await overLimit(deps, CHECKOUT_RULE, [`user:${user.id}`]);
+    if (limited) return failureData(limited);
+  }
+  const res =
+    form.data.intent === "seats"
+      ? await callStripe(() => runTeamAction(deps, teamId, user.id, form.data))
+      : await runTeamAction(deps, teamId, user.id, form.data);
   if (!res.ok) return failureData(res);
+  if (res.redirect) return redirect(res.redirect, 303);
   return { ok: true as const, message: res.message };
+}
+
+function SeatsForm({ seats, subscribed }: { seats: number; subscribed: boolean }) {
+  return (
+    <>
+      <h2 className="mt-6 text-lg font-semibold">Seats</h2>
+      <p className="mt-1 text-sm text-slate-700">
+        {TEAM_PLAN.name}: ${TEAM_PLAN.pricePerSeat} a seat a month, {TEAM_PLAN.creditsPerSeat} credits a seat for the
+        pool.{" "}
+        {subscribed ? "A seat added now is charged for the rest of this month, and buys its share of credits." : ""}
+      </p>
+      <Form method="post" className="mt-2 flex flex-wrap gap-2">
+        <input type="hidden" name="intent" value="seats" />
+        <label className="flex flex-col text-sm">
+          Seats ({TEAM_PLAN.minSeats} to {TEAM_PLAN.maxSeats})
+          <input
+            name="seats"
+            type="number"
+            required
+            min={TEAM_PLAN.minSeats}
+            max={TEAM_PLAN.maxSeats}
+            defaultValue={seats}
+            className="mt-1 w-24 rounded border p-2"
+          />
+        </label>
+        <button type="submit" className="self-end rounded bg-slate-900 px-4 py-2 text-white">
+          {subscribed ? "Change seats" : "Buy seats"}
+        </button>
+      </Form>
+    </>
+  );
 }
 
 function MemberRow({ m, manager }: { m: Route.ComponentProps["loaderData"]["members"][number]; manager: boolean }) {
@@ -75,8 +121,14 @@ function MemberRow({ m, manager }: { m: Route.ComponentProps["loaderData"]["memb
 }
 
 export default function TeamPage({ loaderData, actionData }: Route.ComponentProps) {
-  const { team, me, members, invitations, freeSeats } = loaderData;
-  const message = actionData && "message" in actionData ? actionData.message : null;
+  const { team, me, members, invitations, freeSeats, checkout } = loaderData;
+  const checkoutMessage =
+    checkout === "success"
+      ? "Payment received. The team's seats and credits appear here as soon as Stripe confirms it."
+      : checkout === "canceled"
+        ? "Checkout was cancelled. Nothing was charged."
+        : null;
+  const message = actionData && "message" in actionData ? actionData.message : checkoutMessage;
   const error = actionData && "error" in actionData ? String(actionData.error) : null;
   return (
     <div className="mx-auto max-w-3xl p-4 sm:p-6">
@@ -145,6 +197,7 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
           ) : null}
         </>
       ) : null}
+      {me.owner ? <SeatsForm seats={team.seats} subscribed={team.subscribed} /> : null}
       <h2 className="mt-6 text-lg font-semibold">New shared listing</h2>
       <Form method="post" className="mt-2 flex flex-wrap gap-2">
         <input type="hidden" name="intent" value="create-listing" />

@@ -180,15 +180,25 @@ export async function grant(
   const team = teamRows[0];
   if (!team) return refusal("not_found", TEAM_NOT_FOUND, 0);
   if (seen[0]) return { ok: true, duplicate: true, pool: team.credits };
-  await run(db, [
+  await run(db, grantStatements(db, teamId, input, now));
+  return { ok: true, duplicate: false, pool: team.credits + input.amount };
+}
+
+/** A grant's ledger row and the pool's cache, for a batch that also writes what the grant came with. */
+export function grantStatements(
+  db: Database,
+  teamId: string,
+  input: { amount: number; key: string; reason: string; actorId: string | null; kind?: "grant" | "adjust" },
+  now: number,
+): Stmt[] {
+  return [
     db
       .insert(teamLedger)
       .values(
         ledger(teamId, input.kind ?? "grant", input.amount, input.reason, input.key, now, { actorId: input.actorId }),
       ),
     poolDelta(db, teamId, input.amount, now),
-  ]);
-  return { ok: true, duplicate: false, pool: team.credits + input.amount };
+  ];
 }
 
 /**

@@ -1,16 +1,19 @@
 import { folders } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import type { Deps } from "@workers/services/deps";
+import { SEATS_RANGE_MESSAGE } from "@workers/services/team-billing";
 import { z } from "zod";
+import { TEAM_PLAN } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
 import { TEAM_NAME_MAX } from "~/shared/teams";
 import { cleanText } from "~/shared/text";
 import { invite, revoke } from "./invitations";
+import { changeTeamSeats } from "./seats";
 import { removeMember, requireTeamRole, setMemberLimit } from "./teams";
 
 // The team page's form actions (/teams/:teamId), each a closed intent checked here, with its role checked by the
 // service it calls: any member makes a shared listing; only the owner or a team admin invites, revokes, removes and
-// sets limits (an agent is answered 403, a stranger 404, nothing written).
+// sets limits; only the owner buys or changes seats (an agent is answered 403, a stranger 404, nothing written).
 
 const id = z.string().regex(/^[a-z0-9]{1,64}$/);
 
@@ -37,15 +40,24 @@ export const teamActionInput = z.discriminatedUnion("intent", [
     ]),
   }),
   z.object({ intent: z.literal("create-listing"), name: cleanText("Listing name", 1, 100) }),
+  z.object({
+    intent: z.literal("seats"),
+    seats: z
+      .string()
+      .trim()
+      .regex(/^\d{1,3}$/, SEATS_RANGE_MESSAGE)
+      .transform(Number)
+      .refine((n) => n >= TEAM_PLAN.minSeats && n <= TEAM_PLAN.maxSeats, SEATS_RANGE_MESSAGE),
+  }),
 ]);
 export type TeamActionInput = z.infer<typeof teamActionInput>;
 
 export async function runTeamAction(
-  deps: Pick<Deps, "db" | "env" | "mailer" | "origin" | "clock">,
+  deps: Pick<Deps, "db" | "env" | "mailer" | "origin" | "clock" | "stripe">,
   teamId: string,
   userId: string,
   input: TeamActionInput,
-): Promise<Result<{ message: string }>> {
+): Promise<Result<{ message: string; redirect?: string }>> {
   switch (input.intent) {
     case "invite":
       return invite(deps, teamId, userId, { email: input.email, role: input.role });
@@ -63,6 +75,8 @@ export async function runTeamAction(
         .values({ id: randomToken(), userId, teamId, name: input.name, createdAt: deps.clock() });
       return ok({ message: `Listing "${input.name}" created for the team.` });
     }
+    case "seats":
+      return changeTeamSeats(deps, teamId, userId, input.seats);
     default:
       return fail("invalid", "Unknown action.");
   }

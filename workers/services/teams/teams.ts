@@ -131,7 +131,14 @@ export async function teamPage(deps: Pick<Deps, "db" | "clock">, teamId: string,
         .all()
     : [];
   return ok({
-    team: { id: team.id, name: team.name, seats: team.seats, pool: team.credits, frozen: team.frozenAt !== null },
+    team: {
+      id: team.id,
+      name: team.name,
+      seats: team.seats,
+      pool: team.credits,
+      frozen: team.frozenAt !== null,
+      subscribed: team.stripeSubscriptionId !== null,
+    },
     me: { role: member.role, manager, owner: member.role === "owner" },
     members: members.map((m) => ({ ...m, roleLabel: TEAM_ROLE_LABELS[m.role] })),
     invitations,
