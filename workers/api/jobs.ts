@@ -94,7 +94,10 @@ export const jobsApi = new Hono<ApiEnv>()
     // The photo's listing (its folder) and its look: "Use this look for the listing" is offered only in one.
     const listing = await photoListing(db, owner, photo);
     // Who made each version, and when (createdAt): in a team listing, any member.
-    const names = await makerNames(db, versions.map((v) => v.createdBy ?? v.userId));
+    const names = await makerNames(
+      db,
+      versions.map((v) => v.createdBy ?? v.userId),
+    );
     const views = versions.map((v) => ({
       ...toVersionView(v, photo.processedKey),
       createdByName: names.get(v.createdBy ?? v.userId) ?? "",

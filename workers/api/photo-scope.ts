@@ -1,5 +1,5 @@
-import { photoAccess } from "@workers/services/teams/access";
 import { failureJson } from "@workers/http/result";
+import { photoAccess } from "@workers/services/teams/access";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { NOT_FOUND } from "~/shared/result";

@@ -148,7 +148,7 @@ export async function openJobs(db: Database, userId: string): Promise<Job[]> {
  * ends); undefined for a job that is not theirs.
  */
 export async function jobWithVersion(db: Database, userId: string, jobId: string): Promise<JobWithVersion | undefined> {
-  return jobWithVersionFrom(userId, await db.batch(jobWithVersionQueries(db, userId, jobId)));
+  return jobWithVersionFrom(userId, await db.batch(jobWithVersionQueries(db, jobId)));
 }
 
 export type JobWithVersion = { job: Job; version: PhotoVersion | undefined };
@@ -169,7 +169,7 @@ export function statusRead(answer: unknown): Job["status"] | undefined {
 }
 
 /** jobWithVersion's two reads, in one batch. */
-function jobWithVersionQueries(db: Database, userId: string, jobId: string) {
+function jobWithVersionQueries(db: Database, jobId: string) {
   return [
     db.select().from(jobs).where(eq(jobs.id, jobId)),
     db
