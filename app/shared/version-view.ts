@@ -72,6 +72,13 @@ export const KEPT_NOT_FOR_MLS =
 /** Why a flagged result is not offered for a listing until its owner says they checked it. */
 export const FLAGGED_NOT_CONFIRMED = `This result is marked “${CHECK_WALLS}”: MLS rules forbid changing a room's permanent features, so it goes into a listing only once you confirm “${CONFIRM_CHECKED}” (on the photo, or POST …/versions/{versionId}/confirm-structure in the API).`;
 
+/**
+ * Why a returned result is not offered for a listing: its owner said it changed the room and got the credit back
+ * (docs/decisions/0261-this-result-changed-the-room.md, 0263). It stays theirs to download as their own copy.
+ */
+export const RETURNED_NOT_FOR_MLS =
+  "You told us this result changed the room and got its credit back, so it cannot go to an MLS. Stage the photo again.";
+
 /** Why a refused result is not a starting point for another job: it was not charged, and keeping it costs a credit. */
 export const REFUSED_NOT_A_SOURCE =
   "This result changed the room's walls, windows or doors and was not charged. Keep it (1 credit) to start from it.";
@@ -83,15 +90,19 @@ export function usableAsSource(v: { structure?: { verdict: StructureVerdict } | 
 
 /**
  * Why a version cannot go into a listing (labelled download, original page, listing pack); null when it can. The one
- * rule for the server's exports and the page's buttons: a refused or kept result never; a flagged one once confirmed.
+ * rule for the server's exports and the page's buttons: a returned result never (its owner said it changed the room),
+ * a refused or kept one never, a flagged one once confirmed. Every field is required, so no caller can forget one.
  */
-export function mlsRefusal(
-  verdict: StructureVerdict | null | undefined,
-  confirmedAt: number | null | undefined,
-): string | null {
-  if (verdict === "refused") return REFUSED_NOT_DOWNLOADED;
-  if (verdict === "kept") return KEPT_NOT_FOR_MLS;
-  if (verdict === "flagged" && confirmedAt == null) return FLAGGED_NOT_CONFIRMED;
+export function mlsRefusal(v: {
+  verdict: StructureVerdict | null | undefined;
+  confirmedAt: number | null | undefined;
+  returnedAt: number | null | undefined;
+}): string | null {
+  // First: a returned result is refused even when it was flagged, or confirmed before its owner returned it.
+  if (v.returnedAt != null) return RETURNED_NOT_FOR_MLS;
+  if (v.verdict === "refused") return REFUSED_NOT_DOWNLOADED;
+  if (v.verdict === "kept") return KEPT_NOT_FOR_MLS;
+  if (v.verdict === "flagged" && v.confirmedAt == null) return FLAGGED_NOT_CONFIRMED;
   return null;
 }
 

@@ -5,12 +5,14 @@ import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, si
 import { setProviderMode } from "./provider-emulator.ts";
 
 // The structure check's change map and the agent's recourse in a browser (issue 43 items 5 and 7,
-// docs/decisions/0260-change-map-with-the-version.md, 0261-this-result-changed-the-room.md), on a real room photo,
+// docs/decisions/0260-change-map-with-the-version.md, 0261-this-result-changed-the-room.md, 0263), on a real room photo,
 // against the production build and the provider emulator, whose "drift" mode moves a block of the upper middle (a
 // window) a quarter of the width to the left and lowers the ceiling line: production's limits mark that result.
 
 const CHECK_WALLS = "Check the walls and windows";
 const RETURNED = "Your credit is back";
+const NOT_FOR_MLS =
+  "You told us this result changed the room and got its credit back, so it cannot go to an MLS. Stage the photo again.";
 
 let b: OpenBrowser;
 beforeAll(async () => {
@@ -87,6 +89,21 @@ describe("what changed, and when the check was wrong", () => {
     expect(theirs.status).toBe(404);
     expect(((await theirs.json()) as { error: string }).error).toBeTruthy();
 
+    // Confirmed and published first (a flagged result asks for the confirmation), so its page exists before the return.
+    const version = src.replace(/\/changes$/, "");
+    const owner = { Cookie: `sw_session=${user.sessionToken}` };
+    const post = { ...owner, "Content-Type": "application/json", Origin: baseUrl() };
+    const confirmed = await fetch(`${baseUrl()}${version}/confirm-structure`, {
+      method: "POST",
+      headers: post,
+      body: "{}",
+    });
+    expect(confirmed.status).toBe(200);
+    await confirmed.arrayBuffer();
+    const link = await fetch(`${baseUrl()}${version}/link`, { method: "POST", headers: post, body: "{}" });
+    expect(link.status).toBe(200);
+    const pagePath = new URL(((await link.json()) as { url: string }).url).pathname;
+
     // "This result changed the room", with the pair kept: the credit comes back once.
     await actions.getByTestId("keep-pair").check();
     await actions.getByTestId("changed-room").click();
@@ -103,6 +120,34 @@ describe("what changed, and when the check was wrong", () => {
     await page.reload();
     await page.waitForSelector("html[data-hydrated=true]");
     await expect.poll(() => credits.textContent()).toBe("2");
+
+    // Returned, it no longer goes to an MLS (ADR 0263): the photo view says so instead of offering Download for MLS
+    // or the confirmation this flagged result asked for; its own copy stays downloadable; the endpoints answer 409.
+    expect(await actions.getByTestId("returned-not-for-mls").textContent()).toBe(NOT_FOR_MLS);
+    expect(await actions.locator("[data-action=download-mls]").count()).toBe(0);
+    expect(await actions.locator("[data-action=confirm-structure]").count()).toBe(0);
+    expect(await actions.locator("[data-action=original-page]").count()).toBe(0);
+    expect(await actions.locator("[data-action=download]").count()).toBe(1);
+    const mls = await fetch(`${baseUrl()}${version}/labelled`, { headers: owner });
+    expect([mls.status, ((await mls.json()) as { error: string }).error]).toEqual([409, NOT_FOR_MLS]);
+    const confirm = await fetch(`${baseUrl()}${version}/confirm-structure`, {
+      method: "POST",
+      headers: post,
+      body: "{}",
+    });
+    expect([confirm.status, ((await confirm.json()) as { error: string }).error]).toEqual([409, NOT_FOR_MLS]);
+    const own = await fetch(`${baseUrl()}${version}/download`, { headers: owner });
+    expect(own.status).toBe(200);
+    await own.arrayBuffer();
+    // Its page stays up for the original, says the result was withdrawn, and no longer serves it.
+    const publicPage = await fetch(`${baseUrl()}${pagePath}`);
+    expect(publicPage.status).toBe(200);
+    const pageHtml = await publicPage.text();
+    expect(pageHtml).toContain('data-testid="altered-withdrawn"');
+    expect(pageHtml).toContain("withdrew the altered photo it was made for");
+    expect(pageHtml).toContain(`/api${pagePath}/original`);
+    expect(pageHtml).not.toContain(`/api${pagePath}/staged`);
+    expect((await fetch(`${baseUrl()}/api${pagePath}/staged`)).status).toBe(410);
     page.assertClean();
     await ctx.close();
   }, 240_000);

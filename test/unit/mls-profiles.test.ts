@@ -10,7 +10,7 @@ import {
   profileById,
   profileOrDefault,
 } from "~/shared/mls-profiles";
-import { KEPT_NOT_FOR_MLS, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
+import { KEPT_NOT_FOR_MLS, REFUSED_NOT_DOWNLOADED, RETURNED_NOT_FOR_MLS } from "~/shared/version-view";
 
 // MLS profiles as data (docs/decisions/0170-mls-profiles.md): each shipped profile names its rule and date, and
 // the decisions every export shares (may it go out, its label, its caption) follow the profile.
@@ -100,32 +100,57 @@ describe("what a profile makes of a version", () => {
   });
 
   it("never exports a result the structure check refused or that was kept anyway, a kind the profile forbids, or a result that is not staging", () => {
-    expect(exportable(d("california"), { kind: "stage", structureVerdict: "kept" })).toEqual({
-      ok: false,
-      code: "conflict",
-      reason: KEPT_NOT_FOR_MLS,
-    });
-    expect(exportable(d("link-only"), { kind: "removal", structureVerdict: "refused" })).toEqual({
+    expect(exportable(d("california"), { kind: "stage", structureVerdict: "kept", structureReturnedAt: null })).toEqual(
+      {
+        ok: false,
+        code: "conflict",
+        reason: KEPT_NOT_FOR_MLS,
+      },
+    );
+    expect(
+      exportable(d("link-only"), { kind: "removal", structureVerdict: "refused", structureReturnedAt: null }),
+    ).toEqual({
       ok: false,
       code: "conflict",
       reason: REFUSED_NOT_DOWNLOADED,
     });
-    expect(exportable(d("california"), { kind: "stage", structureVerdict: "passed" })).toEqual({
+    expect(
+      exportable(d("california"), { kind: "stage", structureVerdict: "passed", structureReturnedAt: null }),
+    ).toEqual({
       ok: true,
       kind: "stage",
     });
     // The check could not run: charged as any other, and published as any other.
-    expect(exportable(d("california"), { kind: "stage", structureVerdict: "unchecked" })).toEqual({
+    expect(
+      exportable(d("california"), { kind: "stage", structureVerdict: "unchecked", structureReturnedAt: null }),
+    ).toEqual({
       ok: true,
       kind: "stage",
     });
-    expect(exportable(d("california"), { kind: "sky", structureVerdict: null })).toEqual({ ok: true, kind: "sky" });
+    expect(exportable(d("california"), { kind: "sky", structureVerdict: null, structureReturnedAt: null })).toEqual({
+      ok: true,
+      kind: "sky",
+    });
+    // Returned by its owner ("This result changed the room"): never, even flagged and confirmed before (ADR 0263).
+    for (const v of [
+      { kind: "stage" as const, structureVerdict: "passed" as const, structureReturnedAt: 1 },
+      { kind: "stage" as const, structureVerdict: "flagged" as const, structureReturnedAt: 1, structureConfirmedAt: 1 },
+      { kind: "stage" as const, structureVerdict: "flagged" as const, structureReturnedAt: 1 },
+    ])
+      expect(exportable(d("california"), v)).toEqual({ ok: false, code: "conflict", reason: RETURNED_NOT_FOR_MLS });
     // A future wall-colour result: not staging, whatever the profile.
-    const paint = exportable(d("california"), { kind: "paint" as "stage", structureVerdict: null });
+    const paint = exportable(d("california"), {
+      kind: "paint" as "stage",
+      structureVerdict: null,
+      structureReturnedAt: null,
+    });
     expect(paint).toMatchObject({ ok: false, code: "forbidden", reason: expect.stringContaining("not staging") });
     // A profile that forbids sky replacements leaves them out, naming itself and its rule.
     const noSky: MlsProfile = { ...profileById("bright")!, id: "no-sky", publishable: ["stage", "removal"] };
-    const res = exportable({ profile: noSky, settings, from: "listing" }, { kind: "sky", structureVerdict: null });
+    const res = exportable(
+      { profile: noSky, settings, from: "listing" },
+      { kind: "sky", structureVerdict: null, structureReturnedAt: null },
+    );
     expect(res).toMatchObject({
       ok: false,
       code: "forbidden",

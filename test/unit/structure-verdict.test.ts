@@ -2,7 +2,13 @@ import { limitsFor } from "@workers/checker/judge";
 import { type ChangeMap, changePlaces } from "@workers/lib/structure/change-map";
 import { fromWire, isWireLimits, outcomeOf, STRUCTURE_LIMITS, toWire } from "@workers/lib/structure/verdict";
 import { describe, expect, it } from "vitest";
-import { FREE_REFUSALS_PER_DAY, flaggedMessage, mlsRefusal } from "~/shared/version-view";
+import {
+  FREE_REFUSALS_PER_DAY,
+  flaggedMessage,
+  mlsRefusal,
+  RETURNED_NOT_FOR_MLS,
+  type StructureVerdict,
+} from "~/shared/version-view";
 
 // The structure check's three outcomes (docs/decisions/0215-flag-when-unsure.md): a score becomes passed, flagged or
 // refused by its kind's limits in one place (workers/lib/structure/verdict.ts), whatever the measures become.
@@ -91,12 +97,18 @@ describe("the messages and the MLS rule", () => {
     expect(spent).toContain("charged");
   });
 
-  it("a flagged result goes into a listing only once confirmed; refused and kept never", () => {
-    expect(mlsRefusal("flagged", null)).toContain("I checked the walls and windows");
-    expect(mlsRefusal("flagged", 1)).toBeNull();
-    expect(mlsRefusal("refused", 1)).not.toBeNull();
-    expect(mlsRefusal("kept", 1)).not.toBeNull();
-    expect(mlsRefusal("passed", null)).toBeNull();
-    expect(mlsRefusal(null, null)).toBeNull();
+  it("a flagged result goes into a listing only once confirmed; refused, kept and returned never", () => {
+    const rule = (verdict: StructureVerdict | null, confirmedAt: number | null, returnedAt: number | null = null) =>
+      mlsRefusal({ verdict, confirmedAt, returnedAt });
+    expect(rule("flagged", null)).toContain("I checked the walls and windows");
+    expect(rule("flagged", 1)).toBeNull();
+    expect(rule("refused", 1)).not.toBeNull();
+    expect(rule("kept", 1)).not.toBeNull();
+    expect(rule("passed", null)).toBeNull();
+    expect(rule(null, null)).toBeNull();
+    // Returned: refused before anything else, so a flagged one is not offered the confirmation.
+    expect(rule("passed", null, 1)).toBe(RETURNED_NOT_FOR_MLS);
+    expect(rule("flagged", null, 1)).toBe(RETURNED_NOT_FOR_MLS);
+    expect(rule("flagged", 1, 1)).toBe(RETURNED_NOT_FOR_MLS);
   });
 });

@@ -6,7 +6,7 @@ import { getFolder } from "@workers/services/library";
 import { deleteAccount, openExport, requestExport } from "@workers/services/mls/account-data";
 import { disclosureFor } from "@workers/services/mls/disclosure";
 import { listingInput, saveListing, setListingStatus, statusInput } from "@workers/services/mls/listing-status";
-import { PUBLIC_CACHE, resolveLink } from "@workers/services/mls/original-page";
+import { ALTERED_WITHDRAWN, PUBLIC_CACHE, resolveLink } from "@workers/services/mls/original-page";
 import { listingPack } from "@workers/services/mls/pack";
 import { clearSessionCookie } from "@workers/services/sessions";
 import { type Context, Hono } from "hono";
@@ -30,8 +30,9 @@ async function pageImage(c: Context<ApiEnv>, which: string): Promise<Response> {
   const found = await resolveLink(c.get("db"), c.req.param("token") ?? "", Date.now());
   if (!found.ok) return failureJson(found);
   const { page } = found;
+  if (which === "staged" && page.returned) return failureJson(fail("gone", ALTERED_WITHDRAWN));
   const version =
-    which === "original" ? null : which === "staged" ? page.versions[0] : page.versions.find((v) => v.id === which);
+    which === "original" ? null : page.versions.find((v) => (which === "staged" ? v.linked : v.id === which));
   if (which !== "original" && !version) return failureJson(NOT_FOUND);
   // The unaltered original is the agent's own upload; a version leaves as the byte rule says (ADR 0200).
   const bytes = version

@@ -2,7 +2,15 @@ import { Form, Link } from "react-router";
 import { OriginalLinkControls } from "~/components/staging/original-link";
 import { RerollControl } from "~/components/staging/versions-list";
 import { type LibraryView, photoHref } from "~/shared/library-view";
-import { CONFIRM_CHECKED, mlsRefusal, RETURN_WINDOW_DAYS, returnable, type VersionView } from "~/shared/version-view";
+import {
+  CONFIRM_CHECKED,
+  FLAGGED_NOT_CONFIRMED,
+  mlsRefusal,
+  RETURN_WINDOW_DAYS,
+  RETURNED_NOT_FOR_MLS,
+  returnable,
+  type VersionView,
+} from "~/shared/version-view";
 
 // Every action on one photo, in one list (docs/decisions/0187-photo-view.md): the AI actions open the library's
 // existing dialogs (their server side is the same job API), the rest are links and forms that work before the page's
@@ -47,9 +55,12 @@ export function PhotoActions({
   onChoose: (v: VersionView) => void;
 }) {
   const verdict = version?.structure?.verdict;
-  // The exports' own rule (mlsRefusal): refused or kept never; flagged once its owner confirmed checking it.
-  const listable = version !== null && mlsRefusal(verdict, version.structure?.confirmedAt) === null;
-  const toConfirm = version !== null && verdict === "flagged" && !listable;
+  // The exports' own rule (mlsRefusal): returned, refused or kept never; flagged once its owner confirmed checking it.
+  const refusal = version
+    ? mlsRefusal({ verdict, confirmedAt: version.structure?.confirmedAt, returnedAt: version.returnedAt })
+    : null;
+  const listable = version !== null && refusal === null;
+  const toConfirm = version !== null && refusal === FLAGGED_NOT_CONFIRMED;
   const vParam = version ? version.id : "original";
   if (photo.trashed) {
     return (
@@ -190,8 +201,9 @@ export function PhotoActions({
           <p className="text-xs text-muted">Returns its credit, within {RETURN_WINDOW_DAYS} days of the result.</p>
         </Form>
       ) : version?.returnedAt ? (
+        // Returned: its own copy stays downloadable above; Download for MLS and the original page are not offered.
         <p className="text-sm text-muted" data-testid="returned">
-          Credit returned: you told us this result changed the room.
+          Credit returned. <span data-testid="returned-not-for-mls">{RETURNED_NOT_FOR_MLS}</span>
         </p>
       ) : null}
       <Form method="post" className="flex items-center gap-2" data-action="move">

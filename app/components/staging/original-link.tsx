@@ -76,6 +76,17 @@ export function OriginalLinkControls({ photoId, versionId }: { photoId: string; 
               {CONFIRM_CHECKED}
             </button>
           ) : null}
+          {page.state === "live" && page.url ? (
+            // A page made before the version stopped going out (a returned result, ADR 0263) can still be withdrawn.
+            <div className="flex flex-wrap items-center gap-1">
+              <a href={page.url} target="_blank" rel="noreferrer" className="break-all underline">
+                {page.url}
+              </a>
+              <button type="button" className={btn} onClick={() => void withdraw(false)}>
+                Revoke link
+              </button>
+            </div>
+          ) : null}
         </>
       ) : (
         <>

@@ -1,5 +1,5 @@
 import { getDeps } from "@workers/http/context";
-import { PUBLIC_CACHE, resolveLink } from "@workers/services/mls/original-page";
+import { ALTERED_WITHDRAWN, PUBLIC_CACHE, resolveLink } from "@workers/services/mls/original-page";
 import { data } from "react-router";
 import { errorText } from "~/lib/error-text";
 import type { Route } from "./+types/original";
@@ -47,16 +47,25 @@ export async function loader({ params, context }: Route.LoaderArgs) {
       token: p.token,
       listingAddress: p.listingAddress,
       original: { width: p.original.width, height: p.original.height },
-      versions: p.versions.map((v, i) => ({
+      versions: p.versions.map((v) => ({
         id: v.id,
         kind: v.kindName,
         says: KIND[v.kind] ?? "digitally altered by software",
         date: day(v.createdAt),
         width: v.width,
         height: v.height,
-        // The first is the one the link was made for: its images have their own short address.
-        path: i === 0 ? "staged" : `versions/${v.id}`,
+        linked: v.linked,
+        // The one the link was made for has its own short address.
+        path: v.linked ? "staged" : `versions/${v.id}`,
       })),
+      // Returned by its owner (ADR 0263): the disclosure stays, the altered photo is withdrawn.
+      returned: p.returned
+        ? {
+            says: KIND[p.returned.kind] ?? "digitally altered by software",
+            date: day(p.returned.createdAt),
+            text: ALTERED_WITHDRAWN,
+          }
+        : null,
     },
     { headers: { "Cache-Control": PUBLIC_CACHE, Vary: "Cookie", ETag: p.etag } },
   );
@@ -89,6 +98,7 @@ export default function OriginalPage({ loaderData }: Route.ComponentProps) {
   const d = loaderData;
   const base = `/api/o/${d.token}`;
   const [first] = d.versions;
+  const advertised = d.returned ?? (first?.linked ? first : null);
   return (
     <div className="container-page max-w-4xl py-6 sm:py-10">
       <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Original photo and its altered versions</h1>
@@ -97,14 +107,22 @@ export default function OriginalPage({ loaderData }: Route.ComponentProps) {
           {d.listingAddress}
         </p>
       ) : null}
-      {first ? (
+      {advertised ? (
         <p
           className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-slate-900"
           data-testid="disclosure"
         >
-          <strong>Disclosure:</strong> the advertised photo was {first.says} on{" "}
-          <time dateTime={first.date}>{first.date}</time>. The first picture below is the unaltered original. Furniture,
-          decor and skies shown in altered versions are not part of the property.
+          <strong>Disclosure:</strong> the advertised photo was {advertised.says} on{" "}
+          <time dateTime={advertised.date}>{advertised.date}</time>. The first picture below is the unaltered original.
+          Furniture, decor and skies shown in altered versions are not part of the property.
+        </p>
+      ) : null}
+      {d.returned ? (
+        <p
+          className="mt-2 rounded-lg border border-slate-300 p-3 text-sm text-slate-900"
+          data-testid="altered-withdrawn"
+        >
+          {d.returned.text}
         </p>
       ) : null}
       <div className="mt-5 grid gap-4 sm:grid-cols-2">
@@ -118,18 +136,18 @@ export default function OriginalPage({ loaderData }: Route.ComponentProps) {
           />
           <figcaption className="mt-1 text-sm font-semibold">Original (unaltered)</figcaption>
         </figure>
-        {d.versions.map((v, i) => (
+        {d.versions.map((v) => (
           <figure key={v.id} data-testid="altered-version">
             <Picture
               src={`${base}/${v.path}`}
               width={v.width}
               height={v.height}
               alt={`${v.kind}, ${v.date}`}
-              eager={i === 0}
+              eager={v.linked}
             />
             <figcaption className="mt-1 text-sm text-muted">
               {v.kind}, <time dateTime={v.date}>{v.date}</time>
-              {i === 0 ? " (the advertised photo)" : ""}
+              {v.linked ? " (the advertised photo)" : ""}
             </figcaption>
           </figure>
         ))}

@@ -17,7 +17,7 @@ import * as S from "./schemas";
 
 const REFUSALS = {
   403: "The key lacks the scope, or the listing's MLS profile does not let this result be published",
-  409: "The structure check refused the result (or it was kept anyway: never for a listing), or flagged it and nobody confirmed it was checked (POST …/confirm-structure), or the label gives the original page's address and that page is not published (or its listing's pages closed)",
+  409: "The structure check refused the result (or it was kept anyway: never for a listing), or flagged it and nobody confirmed it was checked (POST …/confirm-structure), or its owner returned it as a result that changed the room (never for a listing), or the label gives the original page's address and that page is not published (or its listing's pages closed)",
 };
 
 export function defineListingDownloads(): void {
@@ -28,7 +28,7 @@ export function defineListingDownloads(): void {
       scope: "read",
       summary: "Download a version for the listing",
       description:
-        "The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published; 409 when the structure check refused the result (not charged: keep it first) or it was kept anyway (it changed the room, so it is never for a listing), when it flagged the result and nobody has confirmed checking its walls and windows (POST …/confirm-structure), or when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged, your own copy, not for advertising: a kept result too, never a refused one (409).",
+        "The version as its listing's MLS profile wants it (docs/decisions/0170-mls-profiles.md): with the disclosure label (and the QR code of its original page) burned in where the profile puts one, clean where it forbids one. 403 when the profile does not let this kind of result be published; 409 when the structure check refused the result (not charged: keep it first) or it was kept anyway (it changed the room, so it is never for a listing), when it flagged the result and nobody has confirmed checking its walls and windows (POST …/confirm-structure), when its owner returned it (“This result changed the room”: its credit went back, so it never goes into a listing), or when the label needs the original page and it is not published (POST .../original-page publishes it). `?disclosure=none` gives the stored result unchanged, your own copy, not for advertising: a kept or returned result too, never a refused one (409).",
       request: { params: S.VersionParams, query: S.DownloadQuery },
       responses: {
         200: {
@@ -84,7 +84,7 @@ export function defineListingDownloads(): void {
       scope: "stage",
       summary: "Publish the version's original page",
       description:
-        "Makes the public page that shows the unaltered original beside this version (the address its label's QR code and captions give), or returns the live one. Nothing else publishes it: a download never does. Refused (409) once its listing is marked sold and its pages have closed, or when the structure check refused the result or it was kept anyway; 403 when the listing's profile does not let this version be published.",
+        "Makes the public page that shows the unaltered original beside this version (the address its label's QR code and captions give), or returns the live one. Nothing else publishes it: a download never does. Refused (409) once its listing is marked sold and its pages have closed, or when the structure check refused the result or it was kept anyway, or its owner returned it as a result that changed the room; 403 when the listing's profile does not let this version be published.",
       request: { params: S.VersionParams },
       responses: {
         200: json(S.OriginalPage, "The page's address"),
@@ -108,12 +108,12 @@ export function defineListingDownloads(): void {
       scope: "stage",
       summary: "Confirm you checked a flagged result's walls and windows",
       description:
-        'For a version whose structure verdict is "flagged" (the check saw the room may have changed: delivered and charged, see structure.reasons for where): says you compared it with the original and its walls, windows and doors are the room\'s. From then on its download for the listing and its original page are allowed (until then they answer 409). Stored with the version (when, by whom); said again, the first confirmation stands. 409 for a version that is not flagged.',
+        'For a version whose structure verdict is "flagged" (the check saw the room may have changed: delivered and charged, see structure.reasons for where): says you compared it with the original and its walls, windows and doors are the room\'s. From then on its download for the listing and its original page are allowed (until then they answer 409). Stored with the version (when, by whom); said again, the first confirmation stands. 409 for a version that is not flagged, or that its owner returned as a result that changed the room.',
       request: { params: S.VersionParams },
       responses: {
         200: json(S.StructureConfirmed, "Confirmed"),
         ...errorsSaying(
-          { 409: "The version is not flagged: only a flagged result asks for this" },
+          { 409: "The version is not flagged (only a flagged result asks for this), or its owner returned it" },
           401,
           403,
           404,

@@ -5,7 +5,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import type { StoredBytes } from "~/shared/version-bytes";
-import { CHECK_WALLS, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
+import { CHECK_WALLS, REFUSED_NOT_DOWNLOADED, RETURNED_NOT_FOR_MLS } from "~/shared/version-view";
 
 // The version a photo shows (in the grid, the listing pack and the original page): any of its versions may be
 // chosen; the others stay as versions.
@@ -109,6 +109,8 @@ export async function confirmStructure(
 ): Promise<Result<{ versionId: string; confirmedAt: number }>> {
   const version = await getVersion(db, userId, photoId, versionId);
   if (!version) return fail("not_found", "That version of the photo was not found.");
+  // Returned ("This result changed the room"): its owner said the walls and windows are not the room's (ADR 0263).
+  if (version.structureReturnedAt !== null) return fail("conflict", RETURNED_NOT_FOR_MLS);
   if (version.structureVerdict !== "flagged") return fail("conflict", ONLY_FLAGGED);
   if (version.structureConfirmedAt !== null) return ok({ versionId, confirmedAt: version.structureConfirmedAt });
   const [set] = await db
@@ -120,13 +122,15 @@ export async function confirmStructure(
         eq(photoVersions.photoId, photoId),
         eq(photoVersions.userId, userId),
         isNull(photoVersions.structureConfirmedAt),
+        isNull(photoVersions.structureReturnedAt),
       ),
     )
     .returning({ at: photoVersions.structureConfirmedAt });
   if (set?.at != null) return ok({ versionId, confirmedAt: set.at });
-  // Another confirmation got there first (or the version went meanwhile): answer with what is stored.
+  // Another confirmation got there first, or a return (or the version went meanwhile): answer with what is stored.
   const again = await getVersion(db, userId, photoId, versionId);
   if (!again) return fail("not_found", "That version of the photo was not found.");
+  if (again.structureReturnedAt !== null) return fail("conflict", RETURNED_NOT_FOR_MLS);
   return ok({ versionId, confirmedAt: again.structureConfirmedAt ?? now });
 }
 

@@ -11,7 +11,7 @@ import {
   profileById,
   profileOrDefault,
 } from "~/shared/mls-profiles";
-import { mlsRefusal } from "~/shared/version-view";
+import { FLAGGED_NOT_CONFIRMED, mlsRefusal } from "~/shared/version-view";
 import { getLabelDefaults } from "./labels";
 
 // What a listing's MLS profile makes of one version on its way out of the product
@@ -45,9 +45,10 @@ export function disclosureOf(settings: LabelDefaults, listingProfile: string | n
 }
 
 /**
- * Whether a version may go out, and if not, why. `code` "conflict": the structure check refused the result, or it
- * was kept anyway, or it is flagged and its owner has not confirmed they checked it (said in mlsRefusal's words;
- * `unconfirmed` for that last one, which the owner can lift); "forbidden": the profile or the product never lets it out.
+ * Whether a version may go out, and if not, why. `code` "conflict": its owner returned it ("This result changed the
+ * room"), or the structure check refused the result, or it was kept anyway, or it is flagged and its owner has not
+ * confirmed they checked it (said in mlsRefusal's words; `unconfirmed` for that last one, which the owner can lift);
+ * "forbidden": the profile or the product never lets it out.
  */
 export type Exportable =
   | { ok: true; kind: DisclosedKind }
@@ -56,18 +57,22 @@ export type Exportable =
 /** Whether a version may leave the product under this profile, and if not, why (said in the pack's manifest). */
 export function exportable(
   d: Disclosure,
-  // Left out, the confirmation counts as not given (a flagged result stays out).
-  v: Pick<PhotoVersion, "kind" | "structureVerdict"> & { structureConfirmedAt?: number | null },
+  // Left out, the confirmation counts as not given (a flagged result stays out); the return must be read.
+  v: Pick<PhotoVersion, "kind" | "structureVerdict" | "structureReturnedAt"> & { structureConfirmedAt?: number | null },
 ): Exportable {
-  // A result that changed the room (refused by the structure check, or kept anyway) never goes into a listing; one it
-  // flagged, once its owner confirmed they checked the walls and windows.
-  const refusal = mlsRefusal(v.structureVerdict, v.structureConfirmedAt);
+  // A result that changed the room (returned by its owner, refused by the structure check, or kept anyway) never goes
+  // into a listing; one it flagged, once its owner confirmed they checked the walls and windows.
+  const refusal = mlsRefusal({
+    verdict: v.structureVerdict,
+    confirmedAt: v.structureConfirmedAt,
+    returnedAt: v.structureReturnedAt,
+  });
   if (refusal)
     return {
       ok: false,
       reason: refusal,
       code: "conflict",
-      ...(v.structureVerdict === "flagged" ? { unconfirmed: true as const } : {}),
+      ...(refusal === FLAGGED_NOT_CONFIRMED ? { unconfirmed: true as const } : {}),
     };
   const kind: string = v.kind;
   if (!isDisclosedKind(kind))

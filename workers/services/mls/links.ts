@@ -75,6 +75,7 @@ interface VersionRow {
   kind: string;
   structureVerdict: PhotoVersion["structureVerdict"];
   structureConfirmedAt: PhotoVersion["structureConfirmedAt"];
+  structureReturnedAt: PhotoVersion["structureReturnedAt"];
 }
 
 /** The owner's version with its photo's listing folder (null for a photo in no folder). */
@@ -88,6 +89,7 @@ async function versionWithListing(db: Database, userId: string, photoId: string,
         kind: photoVersions.kind,
         structureVerdict: photoVersions.structureVerdict,
         structureConfirmedAt: photoVersions.structureConfirmedAt,
+        structureReturnedAt: photoVersions.structureReturnedAt,
       },
       folder: folders,
       trashedAt: photos.trashedAt,
@@ -132,14 +134,16 @@ export async function publishOriginal(
 ): Promise<Result<{ token: string; made: boolean }>> {
   const row = await versionWithListing(db, userId, photoId, versionId);
   if (!row || row.trashedAt !== null) return NOT_FOUND;
+  // Before a live page is handed back: a version that may not go out (a returned one, ADR 0263) is not published
+  // by handing back the page it had, which shows the original and says the altered photo was withdrawn.
+  const allowed = exportable(await disclosureFor(db, userId, row.folder), row.version);
+  if (!allowed.ok)
+    return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not published. ${allowed.reason}`);
   const current = await linkState(db, userId, versionId);
   if (current.state === "live") return ok({ token: current.token, made: false });
   if (current.state === "withdrawn" && mode === "first") return fail("conflict", withdrawnMessage(current));
   const closed = closedListing(row.folder, now);
   if (closed) return closed;
-  const allowed = exportable(await disclosureFor(db, userId, row.folder), row.version);
-  if (!allowed.ok)
-    return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not published. ${allowed.reason}`);
   return ok({ token: await insertLink(db, row.version, now), made: true });
 }
 

@@ -19,7 +19,7 @@ import { LINK_TOKEN } from "./links";
 
 // What the public original page /o/<token> shows (docs/decisions/0110, 0170): the unaltered original, and every
 // altered version of the photo that its listing's profile lets it publish, each with its kind and date, the one
-// the link was made for first. Nothing about the agent. The page answers 410 from the moment its link is withdrawn,
+// the link was made for first (or, once its owner returned it, a line saying it was withdrawn). Nothing about the agent. The page answers 410 from the moment its link is withdrawn,
 // its listing's pages close after a sale, its photo is trashed or its account deleted.
 
 export interface PageVersion {
@@ -42,11 +42,20 @@ export interface OriginalPage {
   token: string;
   listingAddress: string | null;
   original: { key: string; thumbKey: string; contentType: string; width: number; height: number };
-  /** The linked version first, then the others, newest first. */
+  /** The linked version first (unless returned), then the others, newest first. */
   versions: PageVersion[];
+  /**
+   * The version the link was made for, when its owner returned it ("This result changed the room", ADR 0263): the
+   * page stays up for the original, says the altered photo was withdrawn, and no longer serves it. Null otherwise.
+   */
+  returned: { kind: string; createdAt: number } | null;
   /** ETag of the page: it changes when the page could. */
   etag: string;
 }
+
+/** What the page and its image address say once the owner returned the altered photo the page was made for. */
+export const ALTERED_WITHDRAWN =
+  "The person who shared this page withdrew the altered photo it was made for: it did not show the room as it is.";
 
 /** The page behind a token: found, gone (withdrawn, closed, trashed, the account deleted) or not found. */
 export async function resolveLink(db: Database, token: string, now: number): Promise<Result<{ page: OriginalPage }>> {
@@ -96,8 +105,13 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
     .where(and(eq(photoVersions.photoId, row.photo.id), eq(photoVersions.userId, row.link.userId)))
     .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
     .all();
+  const linked = all.find((v) => v.id === row.link.versionId);
+  if (!linked) return fail("gone", "This link was withdrawn by the person who shared it.");
+  // A returned result is not served, but its page stays: an advertisement that gives this address must still lead to
+  // the unaltered original (California B&P 10140.8), and the page says the altered photo was withdrawn.
+  const returned = linked.structureReturnedAt !== null ? { kind: linked.kind, createdAt: linked.createdAt } : null;
   const versions: PageVersion[] = all
-    .filter((v) => v.id === row.link.versionId || exportable(disclosure, v).ok)
+    .filter((v) => (v.id === linked.id ? returned === null : exportable(disclosure, v).ok))
     .map((v) => ({
       id: v.id,
       kind: v.kind,
@@ -112,7 +126,6 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
       linked: v.id === row.link.versionId,
     }))
     .sort((a, b) => Number(b.linked) - Number(a.linked));
-  if (!versions[0]?.linked) return fail("gone", "This link was withdrawn by the person who shared it.");
   const p = row.photo;
   return ok({
     page: {
@@ -126,8 +139,15 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
         height: p.height,
       },
       versions,
+      returned,
       etag: `"${sha256Hex(
-        JSON.stringify([token, row.link.createdAt, row.listingAddress, versions.map((v) => [v.id, v.createdAt])]),
+        JSON.stringify([
+          token,
+          row.link.createdAt,
+          row.listingAddress,
+          versions.map((v) => [v.id, v.createdAt]),
+          returned !== null,
+        ]),
       ).slice(0, 32)}"`,
     },
   });
