@@ -102,7 +102,7 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
   const all = await db
     .select()
     .from(photoVersions)
-    .where(and(eq(photoVersions.photoId, row.photo.id), eq(photoVersions.userId, row.link.userId)))
+    .where(and(eq(photoVersions.photoId, row.photo.id), eq(photoVersions.userId, row.photo.userId)))
     .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
     .all();
   const linked = all.find((v) => v.id === row.link.versionId);
