@@ -7,6 +7,8 @@ export default [
   route("admin", "routes/admin/users.tsx"),
   route("admin/users/:id", "routes/admin/user.tsx"),
   route("admin/operations", "routes/admin/operations.tsx"),
+  route("admin/teams", "routes/admin/teams.tsx"),
+  route("admin/teams/:teamId", "routes/admin/team.tsx"),
   route("dev/mailbox", "routes/dev/mailbox.tsx"),
   route("dev/bare", "routes/dev/bare.tsx"),
   route("auth", "routes/auth/auth.tsx"),

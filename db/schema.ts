@@ -443,6 +443,11 @@ export const apiKeys = sqliteTable("api_keys", {
   /** The key's callback signing secret, sealed under the signing key named next; NULL: the derived one (0016). */
   callbackSecret: text("callback_secret"),
   callbackSecretKey: text("callback_secret_key"),
+  /** A team key's team, its maker, its uploads' listing and its limit per period; NULL: a personal key (0032). */
+  teamId: text("team_id"),
+  createdBy: text("created_by"),
+  folderId: text("folder_id"),
+  creditLimit: integer("credit_limit"),
 });
 
 export const apiIdempotency = sqliteTable("api_idempotency", {

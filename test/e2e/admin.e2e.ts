@@ -52,6 +52,39 @@ describe("admin console", () => {
     }
   });
 
+  it("the teams page shows a team's seats and pool to an admin, and the 404 of every admin page to anyone else", async () => {
+    const admin = await createUser({ role: "admin" });
+    const owner = await createUser({});
+    const name = `Console team ${Date.now()}`;
+    const made = await fetch(`${baseUrl()}/teams`, {
+      method: "POST",
+      headers: {
+        Cookie: `sw_session=${owner.sessionToken}`,
+        Origin: baseUrl(),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ intent: "create-team", name }).toString(),
+      redirect: "manual",
+    });
+    const teamId = /\/teams\/([a-z0-9]+)$/.exec(made.headers.get("Location") ?? "")?.[1] ?? "";
+    expect(teamId).not.toBe("");
+    const page = await b.newPage(await signedInContext(b, admin));
+    await page.goto("/admin");
+    await page.locator('a[href="/admin/teams"]').click();
+    await page.getByRole("link", { name }).click();
+    await page.getByRole("heading", { name, level: 1 }).waitFor();
+    expect(await page.getByTestId("team-seats").textContent()).toBe("1 / 1");
+    expect(await page.getByTestId("team-pool").textContent()).toBe("0");
+    page.assertClean();
+    for (const headers of [{ Cookie: `sw_session=${owner.sessionToken}` }, {}] as Record<string, string>[]) {
+      for (const path of ["/admin/teams", `/admin/teams/${teamId}`]) {
+        const res = await fetch(`${baseUrl()}${path}`, { headers, redirect: "manual" });
+        expect(res.status, path).toBe(404);
+        expect(await res.text()).not.toContain(name);
+      }
+    }
+  });
+
   it("the seeded admin grants 5 credits and the user's open dashboard shows them without a reload", async () => {
     const target = await createUser({ credits: 2 });
     const userPage = await b.newPage(await signedInContext(b, target));

@@ -45,5 +45,5 @@ export { currentSubscription, LIVE_STATUSES } from "./user/payments/subscription
 export type { ApplyResult, PaymentEvent, PaymentFact } from "./user/payments/types";
 
 export type TeamObjectStub = DurableObjectStub<TeamObject>;
-export type { PoolAnswer, TeamReserve } from "./team/pool";
+export { keyPayer, type PoolAnswer, payerKey, type TeamReserve } from "./team/pool";
 export { teamObject } from "./team-object";

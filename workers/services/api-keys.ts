@@ -98,6 +98,10 @@ export async function createApiKey(
     revokedAt: null,
     revokedReason: null,
     ...(await sealCallbackSecret(keyring(deps.env), id, callbackSecret)),
+    teamId: null,
+    createdBy: null,
+    folderId: null,
+    creditLimit: null,
   };
   await deps.db.insert(apiKeys).values(row);
   return ok({ key: view(row), token, callbackSecret });
@@ -158,10 +162,13 @@ export function keysRevokedNotice(keys: ApiKeyView[]): string | null {
 }
 
 export interface ApiCaller {
+  /** Whose photos and jobs the key reaches: its user, or for a team key the team's runner (ADR 0295). */
   userId: string;
   verified: boolean;
   keyId: string;
   scopes: ApiScope[];
+  /** A team key: its team, and the team listing its uploads go to. */
+  team?: { teamId: string; folderId: string };
 }
 
 /** The key in `Authorization: Bearer sw_…`, checked and counted against its rate limit. */
@@ -189,7 +196,13 @@ export async function authenticateApiKey(
   }
   setLogUser(row.key.userId);
   return ok({
-    caller: { userId: row.key.userId, verified: row.verifiedAt !== null, keyId: row.key.id, scopes: row.key.scopes },
+    caller: {
+      userId: row.key.userId,
+      verified: row.verifiedAt !== null,
+      keyId: row.key.id,
+      scopes: row.key.scopes,
+      ...(row.key.teamId && row.key.folderId ? { team: { teamId: row.key.teamId, folderId: row.key.folderId } } : {}),
+    },
   });
 }
 

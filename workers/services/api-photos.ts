@@ -32,6 +32,8 @@ export async function storeApiPhoto(
   userId: string,
   fileName: string,
   bytes: Uint8Array,
+  /** The listing it goes to: a team key's own team listing (ADR 0295); none for a personal key. */
+  folderId: string | null = null,
 ): Promise<Result<{ photo: Photo }>> {
   if (bytes.byteLength === 0) return fail("invalid", UPLOAD_MESSAGES.empty);
   if (bytes.byteLength > MAX_UPLOAD_BYTES) return fail("too_large", UPLOAD_MESSAGES.tooLarge);
@@ -62,20 +64,23 @@ export async function storeApiPhoto(
     httpMetadata: { contentType: "image/jpeg" },
     customMetadata: { width: String(thumbSize.width), height: String(thumbSize.height) },
   });
-  const photo = newPhotoRow({
-    id,
-    userId,
-    name: photoNameFromFileName(fileName),
-    originalKey: key,
-    thumbKey: tKey,
-    contentType: info.type,
-    bytes: bytes.byteLength,
-    width: info.width,
-    height: info.height,
-    thumbWidth: thumbSize.width,
-    thumbHeight: thumbSize.height,
-    createdAt: now,
-  });
+  const photo: Photo = {
+    ...newPhotoRow({
+      id,
+      userId,
+      name: photoNameFromFileName(fileName),
+      originalKey: key,
+      thumbKey: tKey,
+      contentType: info.type,
+      bytes: bytes.byteLength,
+      width: info.width,
+      height: info.height,
+      thumbWidth: thumbSize.width,
+      thumbHeight: thumbSize.height,
+      createdAt: now,
+    }),
+    folderId,
+  };
   try {
     await deps.db.insert(photos).values(photo);
   } catch (err) {

@@ -64,6 +64,10 @@ export default function AdminUsers({ loaderData }: Route.ComponentProps) {
         Every user, their plan and credits. Rows refresh on their own.{" "}
         <Link to="/admin/operations" className="text-brand-700 underline">
           Operations
+        </Link>{" "}
+        ·{" "}
+        <Link to="/admin/teams" className="text-brand-700 underline">
+          Teams
         </Link>
       </p>
       <Form method="get" className="mt-6 flex max-w-lg gap-2" role="search">

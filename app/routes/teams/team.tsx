@@ -5,6 +5,7 @@ import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
 import { CHECKOUT_RULE, overLimit } from "@workers/services/limits";
 import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
+import { listTeamKeys } from "@workers/services/teams/keys";
 import { teamPage } from "@workers/services/teams/teams";
 import { data, Form, redirect } from "react-router";
 import { TEAM_PLAN } from "~/shared/catalog";
@@ -28,7 +29,9 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const page = await teamPage(deps, teamIdOf(params), user.id);
   if (!page.ok) throw data(null, { status: 404 });
   const checkout = new URL(request.url).searchParams.get("checkout");
-  return { ...page, checkout: checkout === "success" || checkout === "canceled" ? checkout : null };
+  // The team's API keys, for its owner and team admins only (docs/decisions/0295-team-api-keys.md).
+  const keys = page.me.manager ? await listTeamKeys(deps.db, page.team.id) : [];
+  return { ...page, keys, checkout: checkout === "success" || checkout === "canceled" ? checkout : null };
 }
 
 export async function action({ request, context, params }: Route.ActionArgs) {
@@ -47,7 +50,7 @@ export async function action({ request, context, params }: Route.ActionArgs) {
       : await runTeamAction(deps, teamId, user.id, form.data);
   if (!res.ok) return failureData(res);
   if (res.redirect) return redirect(res.redirect, 303);
-  return { ok: true as const, message: res.message };
+  return { ok: true as const, message: res.message, token: res.token ?? null };
 }
 
 function SeatsForm({ seats, subscribed }: { seats: number; subscribed: boolean }) {
@@ -120,8 +123,60 @@ function MemberRow({ m, manager }: { m: Route.ComponentProps["loaderData"]["memb
   );
 }
 
+function TeamKeys({ keys }: { keys: Route.ComponentProps["loaderData"]["keys"] }) {
+  return (
+    <>
+      <h2 className="mt-6 text-lg font-semibold">Team API keys</h2>
+      <p className="mt-1 text-sm text-slate-700">
+        Keys that belong to the team: their jobs are paid from the pool and they keep working when whoever made them
+        leaves. Each key uploads into its own team listing.
+      </p>
+      {keys.length > 0 ? (
+        <ul className="mt-2 divide-y rounded border">
+          {keys.map((k) => (
+            <li key={k.id} className="flex flex-wrap items-center gap-2 p-3">
+              <span className="flex-1">
+                <span className="font-medium">{k.name}</span>{" "}
+                <span className="font-mono text-sm text-slate-600">{k.prefix}…</span>{" "}
+                <span className="text-sm text-slate-600">
+                  {k.createdBy ? `made by ${k.createdBy}` : null}
+                  {k.creditLimit !== null ? ` · limit ${k.creditLimit} credits` : null}
+                  {k.revokedAt !== null ? " · revoked" : null}
+                </span>
+              </span>
+              {k.revokedAt === null ? (
+                <Form method="post">
+                  <input type="hidden" name="intent" value="revoke-key" />
+                  <input type="hidden" name="keyId" value={k.id} />
+                  <button type="submit" className="rounded border px-2 py-1 text-sm text-red-700">
+                    Revoke
+                  </button>
+                </Form>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <Form method="post" className="mt-2 flex flex-wrap gap-2">
+        <input type="hidden" name="intent" value="create-key" />
+        <label className="flex flex-1 flex-col text-sm">
+          Key name
+          <input name="name" required maxLength={60} className="mt-1 rounded border p-2" />
+        </label>
+        <label className="flex flex-col text-sm">
+          Limit per period (optional)
+          <input name="limit" inputMode="numeric" className="mt-1 w-32 rounded border p-2" />
+        </label>
+        <button type="submit" className="self-end rounded border px-4 py-2">
+          Create key
+        </button>
+      </Form>
+    </>
+  );
+}
+
 export default function TeamPage({ loaderData, actionData }: Route.ComponentProps) {
-  const { team, me, members, invitations, freeSeats, checkout } = loaderData;
+  const { team, me, members, invitations, freeSeats, checkout, keys } = loaderData;
   const checkoutMessage =
     checkout === "success"
       ? "Payment received. The team's seats and credits appear here as soon as Stripe confirms it."
@@ -129,6 +184,7 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
         ? "Checkout was cancelled. Nothing was charged."
         : null;
   const message = actionData && "message" in actionData ? actionData.message : checkoutMessage;
+  const token = actionData && "token" in actionData ? actionData.token : null;
   const error = actionData && "error" in actionData ? String(actionData.error) : null;
   return (
     <div className="mx-auto max-w-3xl p-4 sm:p-6">
@@ -144,6 +200,11 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
       {message ? (
         <p role="status" className="mt-2 text-green-800">
           {message}
+        </p>
+      ) : null}
+      {token ? (
+        <p className="mt-2 break-all rounded bg-slate-100 p-2 font-mono text-sm" data-testid="team-key-token">
+          {token}
         </p>
       ) : null}
       {error ? (
@@ -198,6 +259,7 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
         </>
       ) : null}
       {me.owner ? <SeatsForm seats={team.seats} subscribed={team.subscribed} /> : null}
+      {me.manager ? <TeamKeys keys={keys} /> : null}
       <h2 className="mt-6 text-lg font-semibold">New shared listing</h2>
       <Form method="post" className="mt-2 flex flex-wrap gap-2">
         <input type="hidden" name="intent" value="create-listing" />

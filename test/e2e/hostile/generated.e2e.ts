@@ -231,11 +231,31 @@ function casesFor(r: RouteEntry): Case[] {
           planId: "../../etc",
           folderId: "' OR 1=1",
           photoId: "../../x",
+          keyId: "' OR 1=1",
+          limit: "1e309",
           token: "\u0000",
           redirectTo: "/\t/evil.example",
         }),
         refused: true,
       });
+  }
+  if (r.app === "page" && r.path === "/teams/:teamId") {
+    // The team API key forms (ADR 0295) on Bob's team, sent by Alice: a stranger's team answers as a made-up id
+    // would, whatever the key; nothing is made or revoked.
+    const asks: Record<string, string>[] = [
+      { intent: "create-key", name: "Alice's key", limit: "" },
+      { intent: "revoke-key", keyId: ids.teamKey! },
+    ];
+    for (const fields of asks) {
+      add({
+        name: `another user's team: ${fields.intent}`,
+        method: "POST",
+        path: own,
+        headers: { ...session(alice), ...FORM },
+        body: form(fields),
+        refused: true,
+      });
+    }
   }
   if (r.app === "page" && !r.action) {
     // A page that takes no form (every public page, the shared original /o/:token): 405, the same title as any
@@ -323,6 +343,15 @@ beforeAll(async () => {
   });
   ids.team = /\/teams\/([a-z0-9]+)$/.exec(madeTeam.headers.get("Location") ?? "")?.[1] ?? "";
   expect(ids.team).not.toBe("");
+  // A key of Bob's team, made through the team page's form; its id read off the page's revoke form.
+  await fetch(`${baseUrl()}/teams/${ids.team}`, {
+    method: "POST",
+    headers: { ...session(bob), Origin: baseUrl(), "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ intent: "create-key", name: "Bob's feed", limit: "" }).toString(),
+  });
+  const teamPage = await (await fetch(`${baseUrl()}/teams/${ids.team}`, { headers: session(bob) })).text();
+  ids.teamKey = /name="keyId" value="([a-z0-9]+)"/.exec(teamPage)?.[1] ?? "";
+  expect(ids.teamKey).not.toBe("");
   const page = await (await fetch(`${baseUrl()}/dashboard`, { headers: session(bob) })).text();
   ids.folder = /[?&]folder=([a-z0-9]+)/.exec(page)?.[1] ?? "";
   const upload = await fetch(`${baseUrl()}/api/uploads`, {

@@ -4,9 +4,12 @@ import { failureJson } from "@workers/http/result";
 import { checkUrlSyntax, urlPolicy } from "@workers/lib/safe-url";
 import { currentBalance } from "@workers/services/account";
 import { onceForKey, requestHash } from "@workers/services/api-idempotency";
+import type { ApiCaller } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
+import { keyPayer, TEAM_KEY_NO_CALLBACK, teamPool } from "@workers/services/teams/keys";
+import type { z } from "zod";
 import { apiVersionAddresses } from "~/shared/api-addresses";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { cutText } from "~/shared/text";
@@ -108,7 +111,7 @@ define(
     const hash = requestHash("POST /photos", { name, sha: await digest(bytes) });
     const deps = c.get("deps");
     const result = await onceForKey(deps.db, caller.userId, key.key, hash, deps.clock(), async () => {
-      const stored = await storeApiPhoto(deps, caller.userId, name, bytes);
+      const stored = await storeApiPhoto(deps, caller.userId, name, bytes, caller.team?.folderId ?? null);
       return stored.ok ? { status: 201, body: { photo: photoView(stored.photo) } } : failAsAnswer(stored);
     });
     return answerOrFailure(c, result);
@@ -142,7 +145,13 @@ define(
     const result = await onceForKey(deps.db, caller.userId, key.key, hash, deps.clock(), async () => {
       const fetched = await fetchPhoto(policy, body.data.url);
       if (!fetched.ok) return failAsAnswer(fetched);
-      const stored = await storeApiPhoto(deps, caller.userId, body.data.name ?? fetched.fileName, fetched.bytes);
+      const stored = await storeApiPhoto(
+        deps,
+        caller.userId,
+        body.data.name ?? fetched.fileName,
+        fetched.bytes,
+        caller.team?.folderId ?? null,
+      );
       return stored.ok ? { status: 201, body: { photo: photoView(stored.photo) } } : failAsAnswer(stored);
     });
     return answerOrFailure(c, result);
@@ -190,6 +199,7 @@ define(
     if (!body.ok) return failureJson(body);
     // The callback address is checked, its name resolved, by requestJob before the credit is reserved.
     const { callbackUrl, ...job } = body.data;
+    if (caller.team) return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data);
     const res = await requestJob(c.get("deps"), caller.userId, p.data.photoId, job, {
       api: {
         idempotency: key.key
@@ -222,6 +232,30 @@ define(
     return c.json({ job: jobView(job), version: version ? versionView(version) : null }, 200, NO_STORE);
   },
 );
+
+/**
+ * A team key's job (docs/decisions/0295-team-api-keys.md): in the team's runner, on a photo of the team's listings,
+ * paid from the team's pool under the key's name through the same reserve as a member's job (ADR 0270). The
+ * Idempotency-Key is its submission key: the same request sent again answers the job it started, charged once; the
+ * key sent with another request is refused (409).
+ */
+async function teamKeyJob(
+  c: Ctx,
+  caller: ApiCaller,
+  photoId: string,
+  key: string | undefined,
+  body: z.infer<typeof S.JobRequest>,
+) {
+  const { callbackUrl, ...job } = body;
+  if (callbackUrl !== undefined) return failureJson(fail("invalid", TEAM_KEY_NO_CALLBACK));
+  const team = caller.team!;
+  const res = await requestJob(c.get("deps"), caller.userId, photoId, job, {
+    submission: key,
+    teamKey: { teamId: team.teamId, payer: keyPayer(caller.keyId) },
+  });
+  if (!res.ok) return failureJson(res);
+  return answer(c, { status: 202, body: { job: res.job, credits: res.credits } }, res.replayed);
+}
 
 // ---- Versions ----
 
@@ -262,7 +296,16 @@ define(
     summary: "Read the credit balance",
     responses: { 200: json(S.Balance, "Credits left"), ...errors(401, 403, 429) },
   },
-  async (c, caller) => c.json({ credits: await currentBalance(c.env, caller.userId) }, 200, NO_STORE),
+  async (c, caller) =>
+    c.json(
+      {
+        credits: caller.team
+          ? await teamPool(c.get("db"), caller.team.teamId)
+          : await currentBalance(c.env, caller.userId),
+      },
+      200,
+      NO_STORE,
+    ),
 );
 
 // ---- The document ----

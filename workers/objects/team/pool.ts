@@ -1,10 +1,10 @@
 import type { Database } from "@db/client";
 import { inList } from "@db/lists";
-import { creditReservations, teamLedger, teamMembers, teamReservations, teams } from "@db/schema";
+import { apiKeys, creditReservations, teamLedger, teamMembers, teamReservations, teams } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { run, type Stmt } from "@workers/objects/user/batch";
 import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
 
 // A team's credit pool: the same ledger rules as a user's (docs/decisions/0020-credit-ledger.md), with the job's
@@ -37,6 +37,38 @@ function poolDelta(db: Database, teamId: string, delta: number, now: number): St
     .where(eq(teams.id, teamId));
 }
 
+/** The name a team API key's jobs carry in the pool (member_id): the key, not whoever made it (ADR 0295). */
+export function keyPayer(keyId: string): string {
+  return `key:${keyId}`;
+}
+
+/** The key id of a name made by keyPayer, or null for a member's user id. */
+export function payerKey(memberId: string): string | null {
+  return memberId.startsWith("key:") ? memberId.slice(4) : null;
+}
+
+/**
+ * Who may spend the pool, read inside the team's turn: an active member, or an active key of this team (a key is
+ * not bound to any membership). Its limit per period; null when it may not spend at all.
+ */
+async function spender(db: Database, teamId: string, memberId: string): Promise<{ limit: number | null } | null> {
+  const keyId = payerKey(memberId);
+  if (keyId !== null) {
+    const key = await db
+      .select({ limit: apiKeys.creditLimit })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.teamId, teamId), isNull(apiKeys.revokedAt)))
+      .get();
+    return key ? { limit: key.limit } : null;
+  }
+  const member = await db
+    .select({ limit: teamMembers.creditLimit })
+    .from(teamMembers)
+    .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, memberId), isNull(teamMembers.removedAt)))
+    .get();
+  return member ? { limit: member.limit } : null;
+}
+
 export interface TeamReserve {
   memberId: string;
   /** Every job of one request (variations): all taken, or none. */
@@ -60,12 +92,8 @@ export async function reserve(db: Database, teamId: string, r: TeamReserve, now:
     throw new Error("team reserve amounts must be whole numbers");
   }
   const ids = r.jobs.map((j) => j.jobId);
-  const [teamRows, memberRows, existing] = await db.batch([
+  const [teamRows, existing] = await db.batch([
     db.select().from(teams).where(eq(teams.id, teamId)),
-    db
-      .select()
-      .from(teamMembers)
-      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, r.memberId))),
     db.select().from(teamReservations).where(inList(teamReservations.jobId, ids)),
   ]);
   const team = teamRows[0];
@@ -77,14 +105,14 @@ export async function reserve(db: Database, teamId: string, r: TeamReserve, now:
     if (!same) return refusal("not_found", "Not found", 0);
     return { ok: true, status: first.status, created: false, pool: team.credits };
   }
-  const member = memberRows[0];
-  if (!member || member.removedAt !== null) return refusal("not_found", "Not found", team.credits);
+  const member = await spender(db, teamId, r.memberId);
+  if (!member) return refusal("not_found", "Not found", team.credits);
   if (team.frozenAt !== null) return refusal("conflict", TEAM_POOL_FROZEN, team.credits);
   const total = r.jobs.reduce((n, j) => n + j.amount, 0);
-  if (member.creditLimit !== null) {
+  if (member.limit !== null) {
     const spent = await memberSpent(db, teamId, r.memberId, team.periodStart);
-    if (spent + total > member.creditLimit) {
-      return refusal("insufficient_credits", memberLimitMessage(member.creditLimit), team.credits);
+    if (spent + total > member.limit) {
+      return refusal("insufficient_credits", memberLimitMessage(member.limit), team.credits);
     }
   }
   if (team.credits < total) return refusal("insufficient_credits", TEAM_POOL_EMPTY, team.credits);

@@ -4,7 +4,7 @@ import { currentRequestId } from "@workers/lib/log";
 import { type StartManyResult, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { holdTeamCredits, releaseTeamCredits, teamOfPhoto } from "@workers/services/teams/funding";
-import { type FailureCode, fail } from "~/shared/result";
+import { type FailureCode, fail, NOT_FOUND } from "~/shared/result";
 
 // Starting jobs through the user's queue (workers/objects/user/queue.ts, which
 // orders them by the plan's priority): a new provider seed per staging job, and variations (one job
@@ -30,7 +30,7 @@ export function startFailure(started: { code: FailureCode; error: string; balanc
  * What a submission key was sent with: a page's job request or re-roll (its Idempotency-Key header), the
  * new-batch form, or a batch's retry (its form, or the Idempotency-Key header of POST /api/batches/:id/retry).
  */
-export type SubmissionScope = "page-job" | "reroll" | "batch" | "batch-retry";
+export type SubmissionScope = "page-job" | "reroll" | "batch" | "batch-retry" | "team-key-job";
 
 /**
  * The ids of the `count` jobs a request starts: under its submission key, derived from it, so the same key from
@@ -62,15 +62,23 @@ export async function startQueued(
   count: number,
   /** The request's submission key: a second sending starts nothing (see submittedJobIds). */
   submission?: string,
+  /**
+   * A team API key's job (docs/decisions/0295-team-api-keys.md): `userId` is the team's runner, the pool is charged
+   * under the key's name, and a photo outside this team's listings is not found (never the runner's own credits).
+   */
+  teamKey?: { teamId: string; payer: string },
 ) {
-  const ids = submittedJobIds("page-job", userId, submission, count);
+  const ids = submittedJobIds(teamKey ? "team-key-job" : "page-job", userId, submission, count);
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
   if (count > 1) params.variations = count;
   const reason = count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`;
   // A photo in a team's listing: the team's pool pays, taken first, before anything reaches the provider.
   const teamId = await teamOfPhoto(deps.db, userId, job.photoId);
-  const held = teamId ? await holdTeamCredits(deps.env, teamId, userId, ids, reason) : null;
-  if (held && !held.ok) return { ...held, params, ids };
+  if (teamKey && teamId !== teamKey.teamId) {
+    return { ok: false as const, code: NOT_FOUND.code, error: NOT_FOUND.error, balance: 0, params, ids, pool: null };
+  }
+  const held = teamId ? await holdTeamCredits(deps.env, teamId, teamKey?.payer ?? userId, ids, reason) : null;
+  if (held && !held.ok) return { ...held, params, ids, pool: null };
   const started: StartManyResult = await userObject(deps.env, userId).startJobs(userId, {
     requestId: currentRequestId(),
     jobs: ids.map((jobId) => ({
@@ -87,5 +95,5 @@ export async function startQueued(
   });
   // Not recorded (a photo in the trash, a reused key): the team's credits taken for it go back at once.
   if (teamId && held?.created && !started.ok) await releaseTeamCredits(deps.env, teamId, ids, started.error);
-  return { ...started, params, ids };
+  return { ...started, params, ids, pool: held?.ok ? held.pool : null };
 }

@@ -52,6 +52,8 @@ export async function requestJob(
     api?: ApiJobOptions;
     /** The page's submission key (its Idempotency-Key header): the same request sent again starts nothing more. */
     submission?: string;
+    /** A team API key's job: `userId` is the team's runner and the pool pays under the key's name (ADR 0295). */
+    teamKey?: { teamId: string; payer: string };
   } = {},
 ): Promise<
   Result<{
@@ -61,7 +63,7 @@ export async function requestJob(
     jobIds?: string[];
   }>
 > {
-  const { api, submission } = opts;
+  const { api, submission, teamKey } = opts;
   const asked = jobParams(body);
   if (!asked.ok) return asked;
   const { kind, params } = asked;
@@ -110,7 +112,7 @@ export async function requestJob(
   // Through the user's queue: the plan's concurrency and priority, a seed, 1-4 variations (issue 15).
   const count = variationsOf(body);
   if (!count.ok) return count;
-  const started = await startQueued(deps, userId, { photoId, kind, params }, count.count, submission);
+  const started = await startQueued(deps, userId, { photoId, kind, params }, count.count, submission, teamKey);
   // Sent before (a lost answer, a resend): the jobs that sending started, charged once. Otherwise the lead job as
   // the object just wrote it (the page only needs its id and polls; no D1 re-read).
   const existing = alreadyStarted(started);
@@ -133,7 +135,8 @@ export async function requestJob(
   }
   return ok({
     job,
-    credits: started.balance,
+    // A team key's caller is told the team's pool; anyone else their own credits.
+    credits: teamKey && started.pool !== null ? started.pool : started.balance,
     ...(existing ? { replayed: true } : {}),
     ...(count.count > 1 ? { jobIds: started.ids } : {}),
   });

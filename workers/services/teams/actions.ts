@@ -8,12 +8,14 @@ import { fail, ok, type Result } from "~/shared/result";
 import { TEAM_NAME_MAX } from "~/shared/teams";
 import { cleanText } from "~/shared/text";
 import { invite, revoke } from "./invitations";
+import { createTeamKey, revokeTeamKey } from "./keys";
 import { changeTeamSeats } from "./seats";
 import { removeMember, requireTeamRole, setMemberLimit } from "./teams";
 
 // The team page's form actions (/teams/:teamId), each a closed intent checked here, with its role checked by the
 // service it calls: any member makes a shared listing; only the owner or a team admin invites, revokes, removes and
-// sets limits; only the owner buys or changes seats (an agent is answered 403, a stranger 404, nothing written).
+// sets limits, and makes and revokes the team's API keys; only the owner buys or changes seats (an agent is
+// answered 403, a stranger 404, nothing written).
 
 const id = z.string().regex(/^[a-z0-9]{1,64}$/);
 
@@ -49,6 +51,14 @@ export const teamActionInput = z.discriminatedUnion("intent", [
       .transform(Number)
       .refine((n) => n >= TEAM_PLAN.minSeats && n <= TEAM_PLAN.maxSeats, SEATS_RANGE_MESSAGE),
   }),
+  z.object({
+    intent: z.literal("create-key"),
+    name: cleanText("Key name", 1, 60),
+    limit: z
+      .union([z.literal(""), z.string().regex(/^\d{1,6}$/, "Enter a whole number of credits, or leave it empty.")])
+      .default(""),
+  }),
+  z.object({ intent: z.literal("revoke-key"), keyId: id }),
 ]);
 export type TeamActionInput = z.infer<typeof teamActionInput>;
 
@@ -57,7 +67,7 @@ export async function runTeamAction(
   teamId: string,
   userId: string,
   input: TeamActionInput,
-): Promise<Result<{ message: string; redirect?: string }>> {
+): Promise<Result<{ message: string; redirect?: string; token?: string }>> {
   switch (input.intent) {
     case "invite":
       return invite(deps, teamId, userId, { email: input.email, role: input.role });
@@ -75,6 +85,13 @@ export async function runTeamAction(
         .values({ id: randomToken(), userId, teamId, name: input.name, createdAt: deps.clock() });
       return ok({ message: `Listing "${input.name}" created for the team.` });
     }
+    case "create-key":
+      return createTeamKey(deps, teamId, userId, {
+        name: input.name,
+        limit: input.limit === "" ? null : Number(input.limit),
+      });
+    case "revoke-key":
+      return revokeTeamKey(deps, teamId, userId, input.keyId);
     case "seats":
       return changeTeamSeats(deps, teamId, userId, input.seats);
     default:

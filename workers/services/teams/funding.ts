@@ -27,14 +27,14 @@ export async function holdTeamCredits(
   memberId: string,
   jobIds: string[],
   reason: string,
-): Promise<{ ok: true; created: boolean } | Refused> {
+): Promise<{ ok: true; created: boolean; pool: number } | Refused> {
   const held = await teamObject(env, teamId).reserve(teamId, {
     memberId,
     jobs: jobIds.map((jobId) => ({ jobId, amount: 1, reason })),
   });
   if (!held.ok) return { ok: false, code: held.code, error: held.error, balance: held.balance };
   if (held.status === "released") return { ok: false, code: "conflict", error: TEAM_REQUEST_EXPIRED, balance: 0 };
-  return { ok: true, created: held.created };
+  return { ok: true, created: held.created, pool: held.pool };
 }
 
 /** Gives the team's credits back when the member's object did not record the jobs they were taken for. */

@@ -1,0 +1,317 @@
+import { env } from "cloudflare:workers";
+import { apiKeys, creditLedger, folders, photos, teamLedger, teamReservations, teams, users } from "@db/schema";
+import { makeJpeg } from "@test/fixtures/images";
+import { db, signedIn } from "@test/support/factories";
+import { balance, onPlan, photosOf } from "@test/support/listing";
+import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { fakeStripe } from "@test/support/stripe";
+import { addMember, makeTeam, teamFolder } from "@test/support/teams";
+import { workerFetch } from "@test/support/worker";
+import { keyPayer, teamObject } from "@workers/objects/client";
+import { emailField } from "@workers/services/accounts/validation";
+import { stateDigest } from "@workers/services/fixtures";
+import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
+import { listTeamKeys, TEAM_KEY_NOT_FOUND, TEAM_KEY_REVOKED, teamRunnerId } from "@workers/services/teams/keys";
+import { TEAM_ADMIN_ONLY } from "@workers/services/teams/teams";
+import { and, eq } from "drizzle-orm";
+import { beforeEach, describe, expect, it } from "vitest";
+import { memberLimitMessage, TEAM_POOL_EMPTY } from "~/shared/teams";
+
+// Team API keys (issue 47 item 6; docs/decisions/0295-team-api-keys.md): made, listed and revoked by the team's
+// owner and team admins only (an agent 403, another team's key 404, nothing written); a key's jobs run in the team's
+// runner on its own team listing and spend the pool once, under the key's name; a revoked key is 401 at once; a key
+// outlives the removal of the admin who made it; and it never reaches a member's personal folder.
+
+let provider: ProviderStub;
+beforeEach(() => {
+  provider = stubProvider();
+});
+
+const STAGE = { kind: "stage", roomType: "Bedroom", designStyle: "Modern" };
+const digest = () => stateDigest({ env, bucket: env.PHOTOS });
+const deps = () => ({
+  db,
+  env,
+  origin: "http://localhost",
+  clock: () => Date.now(),
+  stripe: fakeStripe().stripe,
+  mailer: {
+    async send() {
+      throw new Error("no mail is sent by these actions");
+    },
+  },
+});
+
+async function act(teamId: string, userId: string, fields: Record<string, string>) {
+  const input = teamActionInput.safeParse(fields);
+  if (!input.success) throw new Error(input.error.message);
+  return runTeamAction(deps(), teamId, userId, input.data);
+}
+
+async function makeKey(teamId: string, by: string, name = "CRM sync", limit = "") {
+  const made = await act(teamId, by, { intent: "create-key", name, limit });
+  if (!made.ok || !made.token) throw new Error(JSON.stringify(made));
+  const row = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.prefix, made.token.slice(0, 10)))
+    .get();
+  return { token: made.token, id: row!.id, folderId: row!.folderId! };
+}
+
+function call(token: string, path: string, init: RequestInit & { json?: unknown; idem?: string } = {}) {
+  const headers = new Headers(init.headers);
+  headers.set("Authorization", `Bearer ${token}`);
+  if (init.idem) headers.set("Idempotency-Key", init.idem);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set("Content-Type", "application/json");
+    body = JSON.stringify(init.json);
+  }
+  return workerFetch(`/api/v1${path}`, { ...init, headers, body });
+}
+
+let seed = 100;
+async function upload(token: string): Promise<{ status: number; photoId: string }> {
+  const form = new FormData();
+  form.append("file", new Blob([makeJpeg(64, 48, 80, 24, ++seed)], { type: "image/jpeg" }), "room.jpg");
+  const res = await call(token, "/photos", { method: "POST", body: form });
+  const body = (await res.json()) as { photo?: { id: string } };
+  return { status: res.status, photoId: body.photo?.id ?? "" };
+}
+
+async function settle(token: string, jobId: string) {
+  for (let i = 0; i < 400; i++) {
+    const body = (await (await call(token, `/jobs/${jobId}`)).json()) as { job: { status: string } };
+    if (body.job.status === "succeeded" || body.job.status === "failed") return body.job.status;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("the job did not settle");
+}
+
+async function poolOf(teamId: string) {
+  const team = await db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)).get();
+  return team!.credits;
+}
+
+/** A team with an owner, a team admin and an agent, and a pool of `credits`. */
+async function team(credits: number) {
+  const owner = await onPlan(null, 3);
+  const teamId = await makeTeam(owner.id, { credits });
+  const admin = await signedIn({ credits: 4 });
+  const agent = await signedIn({ credits: 5 });
+  await addMember(teamId, admin.id, "team_admin");
+  await addMember(teamId, agent.id, "agent");
+  return { owner, admin, agent, teamId };
+}
+
+describe("team API keys: made, listed and revoked by team admins", () => {
+  it("a team admin creates, lists and revokes a key; an agent is refused 403 and nothing changes", async () => {
+    const { admin, agent, teamId } = await team(0);
+    const key = await makeKey(teamId, admin.id, "Listing sync", "7");
+    expect(key.token).toMatch(/^sw_[a-z2-7]{32}$/);
+    const listed = await listTeamKeys(db, teamId);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ id: key.id, name: "Listing sync", creditLimit: 7, revokedAt: null });
+    expect(listed[0]!.createdBy).toBe((await signedInName(admin.id)) ?? "");
+    // Stored hashed like a personal key: the secret appears nowhere in D1.
+    const row = await db.select().from(apiKeys).where(eq(apiKeys.id, key.id)).get();
+    expect(row!.tokenHash).not.toContain(key.token.slice(3));
+    expect(JSON.stringify(row)).not.toContain(key.token);
+    expect(row).toMatchObject({ teamId, userId: teamRunnerId(teamId), createdBy: admin.id });
+    // Nobody can sign up (or come from Google) with the runner's address, so nobody can take it first.
+    const runner = await db
+      .select()
+      .from(users)
+      .where(eq(users.id, teamRunnerId(teamId)))
+      .get();
+    expect(runner).toMatchObject({ passwordHash: null, googleSub: null });
+    expect(emailField.safeParse(runner!.email).success).toBe(false);
+    // Its uploads' listing belongs to the team.
+    const listing = await db.select().from(folders).where(eq(folders.id, key.folderId)).get();
+    expect(listing).toMatchObject({ teamId, userId: teamRunnerId(teamId), name: "Listing sync (API)" });
+
+    const before = await digest();
+    const agentAsks: Record<string, string>[] = [
+      { intent: "create-key", name: "Mine now", limit: "" },
+      { intent: "revoke-key", keyId: key.id },
+    ];
+    for (const fields of agentAsks) {
+      expect(await act(teamId, agent.id, fields), fields.intent).toMatchObject({
+        ok: false,
+        code: "forbidden",
+        error: TEAM_ADMIN_ONLY,
+      });
+    }
+    expect(await digest()).toEqual(before);
+    expect((await call(key.token, "/balance")).status).toBe(200);
+
+    expect(await act(teamId, admin.id, { intent: "revoke-key", keyId: key.id })).toMatchObject({ ok: true });
+    expect((await listTeamKeys(db, teamId))[0]!.revokedAt).not.toBeNull();
+    expect(await act(teamId, admin.id, { intent: "revoke-key", keyId: key.id })).toMatchObject({
+      code: "conflict",
+      error: TEAM_KEY_REVOKED,
+    });
+  });
+
+  it("another team's key id answers 404 to this team's admin, and a stranger's team 404; nothing changes", async () => {
+    const mine = await team(0);
+    const other = await team(0);
+    const theirs = await makeKey(other.teamId, other.owner.id);
+    const before = await digest();
+    expect(await act(mine.teamId, mine.owner.id, { intent: "revoke-key", keyId: theirs.id })).toMatchObject({
+      code: "not_found",
+      error: TEAM_KEY_NOT_FOUND,
+    });
+    expect(await act(other.teamId, mine.owner.id, { intent: "revoke-key", keyId: theirs.id })).toMatchObject({
+      code: "not_found",
+    });
+    expect(await act(other.teamId, mine.admin.id, { intent: "create-key", name: "x", limit: "" })).toMatchObject({
+      code: "not_found",
+    });
+    expect(await digest()).toEqual(before);
+    expect((await call(theirs.token, "/balance")).status).toBe(200);
+  });
+
+  it("refuses a malformed key id or name at the form (400), before any service runs", () => {
+    expect(teamActionInput.safeParse({ intent: "revoke-key", keyId: "../x" }).success).toBe(false);
+    expect(teamActionInput.safeParse({ intent: "create-key", name: "", limit: "" }).success).toBe(false);
+    expect(teamActionInput.safeParse({ intent: "create-key", name: "ok", limit: "-1" }).success).toBe(false);
+  });
+});
+
+describe("a team key's jobs", () => {
+  it("start in the key's team listing and spend the pool exactly once, under the key's name", async () => {
+    const { owner, admin, agent, teamId } = await team(5);
+    const key = await makeKey(teamId, admin.id);
+    const up = await upload(key.token);
+    expect(up.status).toBe(201);
+    const photo = await db.select().from(photos).where(eq(photos.id, up.photoId)).get();
+    expect(photo).toMatchObject({ userId: teamRunnerId(teamId), folderId: key.folderId });
+
+    const first = await call(key.token, `/photos/${up.photoId}/jobs`, { method: "POST", json: STAGE, idem: "a1" });
+    expect(first.status).toBe(202);
+    const { job, credits } = (await first.json()) as { job: { id: string }; credits: number };
+    expect(credits).toBe(4);
+    // The same request sent again: the same job, charged nothing more.
+    const again = await call(key.token, `/photos/${up.photoId}/jobs`, { method: "POST", json: STAGE, idem: "a1" });
+    expect(again.status).toBe(202);
+    expect(((await again.json()) as { job: { id: string } }).job.id).toBe(job.id);
+    // The key sent with another request is refused.
+    const other = { ...STAGE, designStyle: "Industrial" };
+    const reused = await call(key.token, `/photos/${up.photoId}/jobs`, { method: "POST", json: other, idem: "a1" });
+    expect(reused.status).toBe(409);
+
+    expect(await settle(key.token, job.id)).toBe("succeeded");
+    await teamObject(env, teamId).reconcile(teamId);
+    expect(provider.calls).toHaveLength(1);
+    expect(await poolOf(teamId)).toBe(4);
+    const held = await db.select().from(teamReservations).where(eq(teamReservations.teamId, teamId)).all();
+    expect(held.map((r) => [r.jobId, r.memberId, r.status])).toEqual([[job.id, keyPayer(key.id), "committed"]]);
+    const ledger = await db.select().from(teamLedger).where(eq(teamLedger.teamId, teamId)).all();
+    expect(ledger.filter((r) => r.kind !== "grant").every((r) => r.memberId === keyPayer(key.id))).toBe(true);
+    // No person's credits moved: not the maker's, the owner's or the agent's; the runner's reservation is 0.
+    expect([await balance(admin.id), await balance(owner.id), await balance(agent.id)]).toEqual([4, 3, 5]);
+    const runnerRows = await db
+      .select()
+      .from(creditLedger)
+      .where(eq(creditLedger.userId, teamRunnerId(teamId)))
+      .all();
+    expect(runnerRows.length).toBeGreaterThan(0);
+    expect(runnerRows.every((r) => r.amount === 0)).toBe(true);
+    // GET /balance answers the team's pool.
+    expect(await (await call(key.token, "/balance")).json()).toEqual({ credits: 4 });
+  });
+
+  it("are refused before any provider call with the key's limit, then the pool, each in its own words", async () => {
+    const { admin, teamId } = await team(2);
+    const limited = await makeKey(teamId, admin.id, "Limited", "1");
+    const free = await makeKey(teamId, admin.id, "Free");
+    const a = await upload(limited.token);
+    const b = await upload(free.token);
+    const ok = await call(limited.token, `/photos/${a.photoId}/jobs`, { method: "POST", json: STAGE });
+    expect(ok.status).toBe(202);
+    const over = await call(limited.token, `/photos/${a.photoId}/jobs`, { method: "POST", json: STAGE });
+    expect(over.status).toBe(402);
+    expect(((await over.json()) as { error: string }).error).toBe(memberLimitMessage(1));
+    expect((await call(free.token, `/photos/${b.photoId}/jobs`, { method: "POST", json: STAGE })).status).toBe(202);
+    const empty = await call(free.token, `/photos/${b.photoId}/jobs`, { method: "POST", json: STAGE });
+    expect(empty.status).toBe(402);
+    expect(((await empty.json()) as { error: string }).error).toBe(TEAM_POOL_EMPTY);
+    for (const [token, res] of [
+      [limited.token, ok],
+      [free.token, null],
+    ] as const) {
+      if (res) await settle(token, ((await res.json()) as { job: { id: string } }).job.id);
+    }
+    const jobsOfFree = await db
+      .select()
+      .from(teamReservations)
+      .where(and(eq(teamReservations.teamId, teamId), eq(teamReservations.memberId, keyPayer(free.id))))
+      .all();
+    expect(jobsOfFree).toHaveLength(1);
+    await settle(free.token, jobsOfFree[0]!.jobId);
+    expect(provider.calls).toHaveLength(2);
+  });
+
+  it("a revoked key answers 401 on its very next request and starts nothing", async () => {
+    const { admin, teamId } = await team(3);
+    const key = await makeKey(teamId, admin.id);
+    const up = await upload(key.token);
+    expect(await act(teamId, admin.id, { intent: "revoke-key", keyId: key.id })).toMatchObject({ ok: true });
+    const before = await digest();
+    for (const [path, init] of [
+      [`/photos/${up.photoId}/jobs`, { method: "POST", json: STAGE }],
+      ["/balance", {}],
+      [`/photos/${up.photoId}/versions`, {}],
+    ] as const) {
+      expect((await call(key.token, path, init)).status, path).toBe(401);
+    }
+    expect(await digest()).toEqual(before);
+    expect(await poolOf(teamId)).toBe(3);
+  });
+
+  it("a key made by a team admin who was then removed still works and spends the pool", async () => {
+    const { owner, admin, teamId } = await team(2);
+    const key = await makeKey(teamId, admin.id);
+    expect(await act(teamId, owner.id, { intent: "remove", memberId: admin.id })).toMatchObject({ ok: true });
+    const up = await upload(key.token);
+    expect(up.status).toBe(201);
+    const res = await call(key.token, `/photos/${up.photoId}/jobs`, { method: "POST", json: STAGE });
+    expect(res.status).toBe(202);
+    expect(await settle(key.token, ((await res.json()) as { job: { id: string } }).job.id)).toBe("succeeded");
+    await teamObject(env, teamId).reconcile(teamId);
+    expect(await poolOf(teamId)).toBe(1);
+    expect(await balance(admin.id)).toBe(4);
+    // Still listed, still naming who made it, for the team's admins.
+    expect((await listTeamKeys(db, teamId))[0]).toMatchObject({ id: key.id, revokedAt: null });
+  });
+
+  it("never reaches a member's personal folder (404), nor another team's listing; nothing is charged", async () => {
+    const { owner, agent, teamId } = await team(3);
+    const key = await makeKey(teamId, owner.id);
+    const personal = await db
+      .insert(folders)
+      .values({ id: `p${agent.id.slice(0, 20)}`, userId: agent.id, name: "Mine", createdAt: Date.now() })
+      .returning();
+    const [mine] = await photosOf(agent.id, 1, personal[0]!.id);
+    // Even a member's photo in this team's listing is not the key's to run (it is not in the runner's library).
+    const shared = await teamFolder(teamId, agent.id);
+    const [inShared] = await photosOf(agent.id, 1, shared);
+    const other = await team(3);
+    const [theirs] = await photosOf(other.owner.id, 1, await teamFolder(other.teamId, other.owner.id));
+    const before = await digest();
+    for (const photoId of [mine!.id, inShared!.id, theirs!.id]) {
+      expect((await call(key.token, `/photos/${photoId}/versions`)).status).toBe(404);
+      expect((await call(key.token, `/photos/${photoId}/jobs`, { method: "POST", json: STAGE })).status).toBe(404);
+    }
+    expect(await digest()).toEqual(before);
+    expect(provider.calls).toHaveLength(0);
+    expect([await poolOf(teamId), await poolOf(other.teamId), await balance(agent.id)]).toEqual([3, 3, 5]);
+  });
+});
+
+async function signedInName(userId: string) {
+  const row = await env.DB.prepare("SELECT name FROM users WHERE id = ?").bind(userId).first<{ name: string }>();
+  return row?.name ?? null;
+}
