@@ -257,6 +257,24 @@ function casesFor(r: RouteEntry): Case[] {
       });
     }
   }
+  if (r.app === "page" && r.path === "/dashboard") {
+    // The team listing forms (ADR 0280), sent by Alice with Bob's team and Bob's folder: a team she is not in answers
+    // as a made-up id would; no folder is made or moved.
+    const asks: Record<string, string>[] = [
+      { intent: "create-folder", name: "Alice in Bob's team", teamId: ids.team! },
+      { intent: "folder-to-team", folderId: ids.folder!, teamId: ids.team! },
+    ];
+    for (const fields of asks) {
+      add({
+        name: `another user's team: ${fields.intent}`,
+        method: "POST",
+        path: own,
+        headers: { ...session(alice), ...FORM },
+        body: form(fields),
+        refused: true,
+      });
+    }
+  }
   if (r.app === "page" && !r.action) {
     // A page that takes no form (every public page, the shared original /o/:token): 405, the same title as any
     // refused request, nothing changed.
