@@ -111,3 +111,31 @@ export const teamNotices = sqliteTable("team_notices", {
   attempts: integer("attempts").notNull().default(0),
   sentAt: integer("sent_at"),
 });
+
+/** The broker's record: one row per photo that left a team listing (migrations/0034_broker_record.sql). */
+export const teamExports = sqliteTable("team_exports", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull(),
+  folderId: text("folder_id").notNull(),
+  folderName: text("folder_name").notNull(),
+  photoId: text("photo_id").notNull(),
+  photoName: text("photo_name").notNull(),
+  versionId: text("version_id"),
+  versionKind: text("version_kind"),
+  via: text("via", {
+    enum: ["mls_download", "listing_pack", "api_download", "page_published", "page_withdrawn"],
+  }).notNull(),
+  memberId: text("member_id").notNull(),
+  memberName: text("member_name").notNull(),
+  keyId: text("key_id"),
+  mlsProfile: text("mls_profile").notNull(),
+  labelText: text("label_text"),
+  caption: text("caption"),
+  contentSha256: text("content_sha256"),
+  recordKey: text("record_key"),
+  originalKey: text("original_key"),
+  packId: text("pack_id"),
+  at: integer("at").notNull(),
+});
+
+export type TeamExport = typeof teamExports.$inferSelect;

@@ -47,7 +47,10 @@ export function defineListingDownloads(): void {
       const q = checkFields(S.DownloadQuery, c.req.query());
       if (!q.ok) return failureJson(q);
       if (q.data.disclosure !== "none") {
-        const res = await mlsDownload(c.get("deps"), caller.userId, p.data.photoId, p.data.versionId, null);
+        const res = await mlsDownload(c.get("deps"), caller.userId, p.data.photoId, p.data.versionId, null, {
+          who: { userId: caller.userId, keyId: caller.keyId },
+          via: "api_download",
+        });
         if (!res.ok) return failureJson(res);
         const { file } = res;
         return new Response(file.body, {
@@ -95,7 +98,15 @@ export function defineListingDownloads(): void {
       const p = params(c, S.VersionParams);
       if (!p.ok) return failureJson(NOT_FOUND);
       const { db, origin, clock } = c.get("deps");
-      const res = await publishOriginal(db, caller.userId, p.data.photoId, p.data.versionId, "again", clock());
+      const res = await publishOriginal(
+        db,
+        caller.userId,
+        p.data.photoId,
+        p.data.versionId,
+        "again",
+        clock(),
+        caller.keyId,
+      );
       if (!res.ok) return failureJson(res);
       return c.json({ url: originalPageUrl(origin, res.token) }, 200, NO_STORE);
     },

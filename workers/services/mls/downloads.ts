@@ -6,6 +6,7 @@ import { type DisclosedKind, KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/s
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { versionBytes } from "~/shared/version-bytes";
 import { captionFor, type Disclosure, disclosureFor, exportable, labelFor, labelLines } from "./disclosure";
+import { type Exporter, keepBytes, keepOriginal, teamListingOf, writeRecord } from "../teams/record";
 import { labelledBytes } from "./labels";
 import { type LinkState, linkState, liveUrl, NOT_PUBLISHED, publishOriginal, withdrawnMessage } from "./links";
 
@@ -88,6 +89,8 @@ export async function mlsDownload(
   photoId: string,
   versionId: string,
   publish: "first" | null,
+  /** Who asks, and through which door: a team listing's download is written into the broker's record first. */
+  by: { who: Exporter; via: "mls_download" | "api_download" } = { who: { userId, keyId: null }, via: "mls_download" },
 ): Promise<Result<{ file: MlsFile }>> {
   const { db, bucket, origin } = deps;
   let found = await versionForMls(db, userId, photoId, versionId);
@@ -96,7 +99,7 @@ export async function mlsDownload(
   if (!allowed.ok)
     return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not exported. ${allowed.reason}`);
   if (publish === "first" && found.state.state !== "live") {
-    const made = await publishOriginal(db, userId, photoId, versionId, "first", deps.clock());
+    const made = await publishOriginal(db, userId, photoId, versionId, "first", deps.clock(), by.who.keyId);
     if (!made.ok) return made;
     found = { ...found, state: { state: "live", token: made.token, createdAt: deps.clock() } };
   }
@@ -108,16 +111,42 @@ export async function mlsDownload(
   const ext = version.contentType === "image/png" ? "png" : "jpg";
   const name = found.photoName.replace(/\.(jpe?g|png)$/i, "") || "photo";
   const fileName = `${name} (${version.kind}, ${spec ? "labelled" : "for MLS"}).${ext}`;
+  // A team listing's download is recorded (with a copy of its bytes) before a byte is served (ADR 0285).
+  const listing = await teamListingOf(db, photoId);
+  const record = async (bytes: Uint8Array | ArrayBuffer, contentType: string) => {
+    if (!listing) return;
+    const [kept, originalKey] = await Promise.all([
+      keepBytes(bucket, listing.teamId, bytes, contentType),
+      keepOriginal(bucket, listing),
+    ]);
+    const fact = {
+      listing,
+      via: by.via,
+      versionId: version.id,
+      versionKind: version.kind,
+      profile: disclosure.profile.id,
+      labelText: spec ? spec.lines.join(" / ") : null,
+      caption: captionFor(disclosure, kind, liveUrl(origin, state)),
+      sha256: kept.sha256,
+      recordKey: kept.key,
+      originalKey,
+    };
+    await writeRecord(db, by.who, [fact], deps.clock());
+  };
   if (!spec) {
     // The profile's own refusals came first (exportable); the bytes leave as the byte rule says (ADR 0200).
     const full = versionBytes(version, "full");
     if (!full.ok) return full;
     const obj = await bucket.get(full.key);
     if (!obj) return NOT_FOUND;
-    return ok({ file: { body: obj.body, contentType: version.contentType, fileName, labelled: false } });
+    if (!listing) return ok({ file: { body: obj.body, contentType: version.contentType, fileName, labelled: false } });
+    const bytes = new Uint8Array(await obj.arrayBuffer());
+    await record(bytes, version.contentType);
+    return ok({ file: { body: bytes, contentType: version.contentType, fileName, labelled: false } });
   }
   const rendered = await labelledBytes(bucket, deps.images, version, spec);
   if (!rendered.ok) return rendered;
+  await record(rendered.bytes, rendered.contentType);
   return ok({
     file: {
       body: rendered.bytes as Uint8Array<ArrayBuffer>,

@@ -10,9 +10,10 @@ import {
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
-import { ADVERTISING_WARNING, advertises } from "~/shared/mls-profiles";
+import { ADVERTISING_WARNING, advertises, isDisclosedKind } from "~/shared/mls-profiles";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
-import { disclosureFor, exportable } from "./disclosure";
+import { recordRows, teamListingOf } from "../teams/record";
+import { captionFor, type Disclosure, disclosureFor, exportable } from "./disclosure";
 
 // Public pages of an original next to its altered versions, /o/<token>
 // (docs/decisions/0110-mls-disclosure-and-original-pages.md, 0170-mls-profiles.md). The token is 128 random bits
@@ -111,11 +112,50 @@ function closedListing(folder: Folder | null, now: number) {
   return null;
 }
 
-async function insertLink(db: Database, v: VersionRow, now: number): Promise<string> {
+/** The broker's record of a team listing's page published or withdrawn, for the batch that does it (ADR 0285). */
+async function pageRecord(
+  db: Database,
+  who: { userId: string; keyId: string | null },
+  v: Pick<VersionRow, "id" | "photoId" | "kind">,
+  disclosure: Disclosure,
+  via: "page_published" | "page_withdrawn",
+  token: string | null,
+  now: number,
+) {
+  const listing = await teamListingOf(db, v.photoId);
+  if (!listing) return [];
+  const caption = token && isDisclosedKind(v.kind) ? captionFor(disclosure, v.kind, `/o/${token}`) : null;
+  return recordRows(
+    db,
+    who,
+    [
+      {
+        listing,
+        via,
+        versionId: v.id,
+        versionKind: v.kind,
+        profile: disclosure.profile.id,
+        labelText: null,
+        caption,
+        recordKey: token ? `/o/${token}` : null,
+      },
+    ],
+    now,
+  );
+}
+
+async function insertLink(
+  db: Database,
+  v: VersionRow,
+  now: number,
+  record?: { who: { userId: string; keyId: string | null }; disclosure: Disclosure },
+): Promise<string> {
   const token = randomToken(16);
-  await db
+  const insert = db
     .insert(originalLinks)
     .values({ token, userId: v.userId, photoId: v.photoId, versionId: v.id, createdAt: now });
+  const rows = record ? await pageRecord(db, record.who, v, record.disclosure, "page_published", token, now) : [];
+  await db.batch([insert, ...rows]);
   return token;
 }
 
@@ -131,12 +171,15 @@ export async function publishOriginal(
   versionId: string,
   mode: "again" | "first",
   now: number,
+  /** The team key that asks (ADR 0295), for the broker's record. */
+  keyId: string | null = null,
 ): Promise<Result<{ token: string; made: boolean }>> {
   const row = await versionWithListing(db, userId, photoId, versionId);
   if (!row || row.trashedAt !== null) return NOT_FOUND;
   // Before a live page is handed back: a version that may not go out (a returned one, ADR 0263) is not published
   // by handing back the page it had, which shows the original and says the altered photo was withdrawn.
-  const allowed = exportable(await disclosureFor(db, userId, row.folder), row.version);
+  const disclosure = await disclosureFor(db, userId, row.folder);
+  const allowed = exportable(disclosure, row.version);
   if (!allowed.ok)
     return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not published. ${allowed.reason}`);
   const current = await linkState(db, userId, versionId);
@@ -144,7 +187,7 @@ export async function publishOriginal(
   if (current.state === "withdrawn" && mode === "first") return fail("conflict", withdrawnMessage(current));
   const closed = closedListing(row.folder, now);
   if (closed) return closed;
-  return ok({ token: await insertLink(db, row.version, now), made: true });
+  return ok({ token: await insertLink(db, row.version, now, { who: { userId, keyId }, disclosure }), made: true });
 }
 
 /**
@@ -157,12 +200,14 @@ export async function publishNew(
   versions: VersionRow[],
   states: Map<string, LinkState>,
   now: number,
+  /** A team listing's pack: each page it publishes goes into the broker's record in the batch that makes it. */
+  record?: { who: { userId: string; keyId: string | null }; disclosure: Disclosure },
 ): Promise<number> {
   if (closedListing(folder, now)) return 0;
   let made = 0;
   for (const v of versions) {
     if ((states.get(v.id) ?? { state: "none" }).state !== "none") continue;
-    const token = await insertLink(db, v, now);
+    const token = await insertLink(db, v, now, record);
     states.set(v.id, { state: "live", token, createdAt: now });
     made++;
   }
@@ -186,11 +231,16 @@ export async function withdrawOriginal(
   const current = await linkState(db, userId, versionId);
   if (current.state !== "live") return fail("not_found", "This version has no live link.");
   if (row.folder && advertises(row.folder.listingStatus) && !confirmed) return fail("conflict", ADVERTISING_WARNING);
-  await db
-    .update(originalLinks)
-    .set({ revokedAt: now, revokedReason: "owner" })
-    .where(
-      and(eq(originalLinks.versionId, versionId), eq(originalLinks.userId, userId), isNull(originalLinks.revokedAt)),
-    );
+  const disclosure = await disclosureFor(db, userId, row.folder);
+  const rows = await pageRecord(db, { userId, keyId: null }, row.version, disclosure, "page_withdrawn", current.token, now);
+  await db.batch([
+    db
+      .update(originalLinks)
+      .set({ revokedAt: now, revokedReason: "owner" })
+      .where(
+        and(eq(originalLinks.versionId, versionId), eq(originalLinks.userId, userId), isNull(originalLinks.revokedAt)),
+      ),
+    ...rows,
+  ]);
   return ok({});
 }

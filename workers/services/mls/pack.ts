@@ -5,12 +5,14 @@ import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
 import { KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
 import { fail, ok, type Result } from "~/shared/result";
 import { cutText } from "~/shared/text";
+import { randomToken } from "@workers/lib/crypto";
 import { versionBytes } from "~/shared/version-bytes";
 import { CHECK_WALLS, CONFIRM_CHECKED } from "~/shared/version-view";
 import { captionFor, type Disclosure, labelFor } from "./disclosure";
 import { labelledBytes } from "./labels";
 import { liveUrl, NOT_PUBLISHED, publishNew, withdrawnMessage } from "./links";
 import { readListing } from "./listing-photos";
+import { type ExportFact, type Exporter, recordRows, sha256Of } from "../teams/record";
 
 // A folder's listing pack (docs/decisions/0111-listing-packs-and-streamed-zips.md, 0170-mls-profiles.md): one ZIP,
 // streamed, laid out as the listing's MLS profile says. photos/ holds what to upload, in upload order: each altered
@@ -110,6 +112,17 @@ export interface PackDeps {
   clock: () => number;
 }
 
+/** An entry's bytes, kept under the record's key as they go into the zip (a team listing's pack, ADR 0285). */
+function kept(bucket: R2Bucket, key: string, contentType: string, open: ZipEntry["open"]): ZipEntry["open"] {
+  return async () => {
+    const body = await open();
+    const bytes = body instanceof Uint8Array ? body : new Uint8Array(await new Response(body).arrayBuffer());
+    if (!(await bucket.head(key)))
+      await bucket.put(key, bytes, { httpMetadata: { contentType }, customMetadata: { sha256: await sha256Of(bytes) } });
+    return bytes;
+  };
+}
+
 function streamOf(bucket: R2Bucket, key: string, what: string) {
   return async () => {
     const obj = await bucket.get(key);
@@ -129,6 +142,8 @@ export async function listingPack(
   folder: Folder,
   disclosure: Disclosure,
   publish: boolean,
+  /** Who asks (for a team listing's record): the user, or a team key. */
+  who: Exporter = { userId, keyId: null },
 ): Promise<Result<{ fileName: string; stream: ReadableStream<Uint8Array>; published: number }>> {
   const { db, bucket, origin } = deps;
   const { picks, states } = await readListing(db, userId, folder, disclosure);
@@ -147,18 +162,30 @@ export async function listingPack(
         picks.flatMap((p) => (p.version && p.allowed?.ok ? [p.version] : [])),
         states,
         now,
+        folder.teamId ? { who, disclosure } : undefined,
       )
     : 0;
+  // A team listing's pack: one row per photo in it, written before the stream starts; each file's bytes are kept
+  // under the pack's record prefix as they go in.
+  const teamId = folder.teamId;
+  const packId = teamId ? randomToken() : null;
+  const facts: ExportFact[] = [];
 
   // Each file is named once its place in the upload order is known; rows and captions point at the items.
   type Item = { label: string; name: string; entry: Omit<ZipEntry, "name">; caption: Omit<CaptionRow, "file"> };
   const sequence: Item[] = [];
   const asides: Item[] = [];
-  const made: { row: PackRow; file: Item; original: Item }[] = [];
+  type Pick = (typeof picks)[number];
+  const made: { row: PackRow; file: Item; original: Item; pick: Pick; altered: boolean }[] = [];
   for (const [n, { photo, version, allowed }] of picks.entries()) {
     const base = safeFileName(photo.name);
     const ext = EXT[photo.contentType] ?? "jpg";
-    const original = { modifiedAt: photo.createdAt, open: streamOf(bucket, photo.originalKey, "original") };
+    const originalKey = teamId ? `teams/${teamId}/record/originals/${photo.id}` : null;
+    const openOriginal = streamOf(bucket, photo.originalKey, "original");
+    const original = {
+      modifiedAt: photo.createdAt,
+      open: originalKey ? kept(bucket, originalKey, photo.contentType, openOriginal) : openOriginal,
+    };
     const row: PackRow = {
       photo: photo.name,
       file: "",
@@ -189,13 +216,17 @@ export async function listingPack(
       if (spec === "needs-page" || caption === null)
         row.leftOut = state.state === "withdrawn" ? withdrawnMessage(state) : NOT_PUBLISHED;
       else {
-        const open = spec
+        const made = spec
           ? async () => {
               const rendered = await labelledBytes(bucket, deps.images, version, spec);
               if (!rendered.ok) throw new Error(rendered.error);
               return rendered.bytes;
             }
           : streamOf(bucket, full.key, "version");
+        const recordKey = teamId
+          ? `teams/${teamId}/record/packs/${packId}/${photo.id}.${EXT[version.contentType] ?? "jpg"}`
+          : null;
+        const open = recordKey ? kept(bucket, recordKey, version.contentType, made) : made;
         const label = `${base} - ${KIND_NAMES[allowed.kind].toLowerCase()}.${EXT[version.contentType] ?? "jpg"}`;
         staged = {
           label,
@@ -220,7 +251,7 @@ export async function listingPack(
         caption: { caption: "", kind: "unaltered", original_link: "" },
       };
       sequence.push(item);
-      made.push({ row, file: item, original: item });
+      made.push({ row, file: item, original: item, pick: picks[n]!, altered: false });
       continue;
     }
     const originalItem: Item = {
@@ -235,8 +266,32 @@ export async function listingPack(
       asides.push(originalItem);
     } else if (profile.original === "after") sequence.push(staged, originalItem);
     else sequence.push(originalItem, staged);
-    made.push({ row, file: staged, original: originalItem });
+    made.push({ row, file: staged, original: originalItem, pick: picks[n]!, altered: true });
   }
+  if (teamId && packId)
+    for (const { row, pick, altered } of made) {
+      const ext = EXT[pick.version?.contentType ?? ""] ?? "jpg";
+      facts.push({
+        listing: {
+          teamId,
+          folderId: folder.id,
+          folderName: folder.name,
+          photoId: pick.photo.id,
+          photoName: pick.photo.name,
+          originalKey: pick.photo.originalKey,
+          contentType: pick.photo.contentType,
+        },
+        via: "listing_pack",
+        versionId: altered ? pick.version!.id : null,
+        versionKind: altered ? pick.version!.kind : null,
+        profile: profile.id,
+        labelText: row.labelText,
+        caption: row.caption,
+        recordKey: altered ? `teams/${teamId}/record/packs/${packId}/${pick.photo.id}.${ext}` : null,
+        originalKey: `teams/${teamId}/record/originals/${pick.photo.id}`,
+        packId,
+      });
+    }
   // Upload order is file order: photos/01 …, photos/02 ….
   const width = Math.max(2, String(sequence.length).length);
   for (const [i, item] of sequence.entries()) item.name = `photos/${String(i + 1).padStart(width, "0")} ${item.label}`;
@@ -290,6 +345,9 @@ export async function listingPack(
     );
     yield* files;
   }
+  const recorded = await recordRows(db, who, facts, now);
+  const [first, ...rest] = recorded;
+  if (first) await db.batch([first, ...rest]);
   const zip = zipStream(entries());
   return ok({ fileName: `${safeFileName(folder.name)} listing pack.zip`, stream: zip.stream, published });
 }
