@@ -36,5 +36,7 @@ export default [
   route("teams", "routes/teams/teams.tsx"),
   route("teams/join/:token", "routes/teams/join.tsx"),
   route("teams/:teamId", "routes/teams/team.tsx"),
+  route("teams/:teamId/record", "routes/teams/record.tsx"),
+  route("teams/:teamId/record.csv", "routes/teams/record-csv.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

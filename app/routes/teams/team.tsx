@@ -7,9 +7,9 @@ import { CHECKOUT_RULE, overLimit } from "@workers/services/limits";
 import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
 import { listTeamKeys } from "@workers/services/teams/keys";
 import { teamPage } from "@workers/services/teams/teams";
-import { data, Form, redirect } from "react-router";
+import { data, Form, Link, redirect } from "react-router";
 import { TEAM_PLAN } from "~/shared/catalog";
-import { TEAM_POOL_FROZEN } from "~/shared/teams";
+import { RETENTION_MAX_DAYS, RETENTION_MIN_DAYS, TEAM_POOL_FROZEN } from "~/shared/teams";
 import type { Route } from "./+types/team";
 
 // A team's page (issue 47): its members, seats, pool and listings for every member; invitations, removals and
@@ -78,6 +78,38 @@ function SeatsForm({ seats, subscribed }: { seats: number; subscribed: boolean }
         </label>
         <button type="submit" className="self-end rounded bg-slate-900 px-4 py-2 text-white">
           {subscribed ? "Change seats" : "Buy seats"}
+        </button>
+      </Form>
+    </>
+  );
+}
+
+function RecordSection({ teamId, days }: { teamId: string; days: number }) {
+  return (
+    <>
+      <h2 className="mt-6 text-lg font-semibold">Broker's record</h2>
+      <p className="mt-1 text-sm text-slate-700">
+        Every photo that left the team's listings, who sent it, with which disclosure.{" "}
+        <Link to={`/teams/${teamId}/record`} className="underline">
+          Open the record
+        </Link>
+      </p>
+      <Form method="post" className="mt-2 flex flex-wrap gap-2">
+        <input type="hidden" name="intent" value="retention" />
+        <label className="flex flex-col text-sm">
+          Keep what left for (days, {RETENTION_MIN_DAYS} to {RETENTION_MAX_DAYS})
+          <input
+            name="days"
+            type="number"
+            required
+            min={RETENTION_MIN_DAYS}
+            max={RETENTION_MAX_DAYS}
+            defaultValue={days}
+            className="mt-1 w-28 rounded border p-2"
+          />
+        </label>
+        <button type="submit" className="self-end rounded bg-slate-900 px-4 py-2 text-white">
+          Save
         </button>
       </Form>
     </>
@@ -260,6 +292,7 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
       ) : null}
       {me.owner ? <SeatsForm seats={team.seats} subscribed={team.subscribed} /> : null}
       {me.manager ? <TeamKeys keys={keys} /> : null}
+      {me.manager ? <RecordSection teamId={team.id} days={team.retentionDays} /> : null}
       <h2 className="mt-6 text-lg font-semibold">New shared listing</h2>
       <Form method="post" className="mt-2 flex flex-wrap gap-2">
         <input type="hidden" name="intent" value="create-listing" />

@@ -1,12 +1,12 @@
 import type { Database } from "@db/client";
 import { folders, type PhotoVersion, photos, photoVersions } from "@db/schema";
 import type { Images } from "@workers/lib/images";
+import { type Exporter, keepBytes, keepOriginal, teamListingOf, writeRecord } from "@workers/services/teams/record";
 import { and, eq } from "drizzle-orm";
 import { type DisclosedKind, KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { versionBytes } from "~/shared/version-bytes";
 import { captionFor, type Disclosure, disclosureFor, exportable, labelFor, labelLines } from "./disclosure";
-import { type Exporter, keepBytes, keepOriginal, teamListingOf, writeRecord } from "../teams/record";
 import { labelledBytes } from "./labels";
 import { type LinkState, linkState, liveUrl, NOT_PUBLISHED, publishOriginal, withdrawnMessage } from "./links";
 

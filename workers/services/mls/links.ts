@@ -9,10 +9,10 @@ import {
   photoVersions,
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import { recordRows, teamListingOf } from "@workers/services/teams/record";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { ADVERTISING_WARNING, advertises, isDisclosedKind } from "~/shared/mls-profiles";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
-import { recordRows, teamListingOf } from "../teams/record";
 import { captionFor, type Disclosure, disclosureFor, exportable } from "./disclosure";
 
 // Public pages of an original next to its altered versions, /o/<token>
@@ -232,7 +232,15 @@ export async function withdrawOriginal(
   if (current.state !== "live") return fail("not_found", "This version has no live link.");
   if (row.folder && advertises(row.folder.listingStatus) && !confirmed) return fail("conflict", ADVERTISING_WARNING);
   const disclosure = await disclosureFor(db, userId, row.folder);
-  const rows = await pageRecord(db, { userId, keyId: null }, row.version, disclosure, "page_withdrawn", current.token, now);
+  const rows = await pageRecord(
+    db,
+    { userId, keyId: null },
+    row.version,
+    disclosure,
+    "page_withdrawn",
+    current.token,
+    now,
+  );
   await db.batch([
     db
       .update(originalLinks)

@@ -1,18 +1,18 @@
 import type { Database } from "@db/client";
 import type { Folder } from "@db/schema";
+import { randomToken } from "@workers/lib/crypto";
 import type { Images } from "@workers/lib/images";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
+import { type Exporter, type ExportFact, recordRows, sha256Of } from "@workers/services/teams/record";
 import { KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
 import { fail, ok, type Result } from "~/shared/result";
 import { cutText } from "~/shared/text";
-import { randomToken } from "@workers/lib/crypto";
 import { versionBytes } from "~/shared/version-bytes";
 import { CHECK_WALLS, CONFIRM_CHECKED } from "~/shared/version-view";
 import { captionFor, type Disclosure, labelFor } from "./disclosure";
 import { labelledBytes } from "./labels";
 import { liveUrl, NOT_PUBLISHED, publishNew, withdrawnMessage } from "./links";
 import { readListing } from "./listing-photos";
-import { type ExportFact, type Exporter, recordRows, sha256Of } from "../teams/record";
 
 // A folder's listing pack (docs/decisions/0111-listing-packs-and-streamed-zips.md, 0170-mls-profiles.md): one ZIP,
 // streamed, laid out as the listing's MLS profile says. photos/ holds what to upload, in upload order: each altered
@@ -118,7 +118,10 @@ function kept(bucket: R2Bucket, key: string, contentType: string, open: ZipEntry
     const body = await open();
     const bytes = body instanceof Uint8Array ? body : new Uint8Array(await new Response(body).arrayBuffer());
     if (!(await bucket.head(key)))
-      await bucket.put(key, bytes, { httpMetadata: { contentType }, customMetadata: { sha256: await sha256Of(bytes) } });
+      await bucket.put(key, bytes, {
+        httpMetadata: { contentType },
+        customMetadata: { sha256: await sha256Of(bytes) },
+      });
     return bytes;
   };
 }

@@ -5,10 +5,11 @@ import { SEATS_RANGE_MESSAGE } from "@workers/services/team-billing";
 import { z } from "zod";
 import { TEAM_PLAN } from "~/shared/catalog";
 import { fail, ok, type Result } from "~/shared/result";
-import { TEAM_NAME_MAX } from "~/shared/teams";
+import { RETENTION_MAX_DAYS, RETENTION_MIN_DAYS, TEAM_NAME_MAX } from "~/shared/teams";
 import { cleanText } from "~/shared/text";
 import { invite, revoke } from "./invitations";
 import { createTeamKey, revokeTeamKey } from "./keys";
+import { setRetention } from "./record";
 import { changeTeamSeats } from "./seats";
 import { removeMember, requireTeamRole, setMemberLimit } from "./teams";
 
@@ -59,6 +60,19 @@ export const teamActionInput = z.discriminatedUnion("intent", [
       .default(""),
   }),
   z.object({ intent: z.literal("revoke-key"), keyId: id }),
+  z.object({
+    intent: z.literal("retention"),
+    days: z
+      .string()
+      .regex(/^\d{1,5}$/, "Enter a whole number of days.")
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .min(RETENTION_MIN_DAYS, `Keep the record at least ${RETENTION_MIN_DAYS} days.`)
+          .max(RETENTION_MAX_DAYS, `Keep the record at most ${RETENTION_MAX_DAYS} days.`),
+      ),
+  }),
 ]);
 export type TeamActionInput = z.infer<typeof teamActionInput>;
 
@@ -94,6 +108,12 @@ export async function runTeamAction(
       return revokeTeamKey(deps, teamId, userId, input.keyId);
     case "seats":
       return changeTeamSeats(deps, teamId, userId, input.seats);
+    case "retention": {
+      const found = await requireTeamRole(deps.db, teamId, userId, "manage");
+      if (!found.ok) return found;
+      await setRetention(deps.db, teamId, input.days, deps.clock());
+      return ok({ message: `The broker's record now keeps what left for ${input.days} days.` });
+    }
     default:
       return fail("invalid", "Unknown action.");
   }

@@ -1,10 +1,11 @@
 import type { Database } from "@db/client";
 import { apiKeys, folders, photos, type TeamExport, teamExports, teams, users } from "@db/schema";
-import { randomToken } from "@workers/lib/crypto";
-import type { BatchItem } from "drizzle-orm/batch";
-import { and, asc, eq, gte, lt } from "drizzle-orm";
 import { encodeHexLowerCase } from "@oslojs/encoding";
+import { randomToken } from "@workers/lib/crypto";
+import { and, asc, eq, gte, lt } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { fail, ok, type Result } from "~/shared/result";
+import { requireTeamRole } from "./teams";
 
 // The broker's record (issue 47 item 5; docs/decisions/0285-the-brokers-record.md): every photo that leaves a team
 // listing, written as a row before its bytes are served (or in the batch of whatever the export writes), with a copy
@@ -258,10 +259,47 @@ export function recordCsv(rows: TeamExport[]): string {
 
 export const viaName = (via: ExportVia) => VIA_NAMES[via];
 
-export const RETENTION_MIN_DAYS = 30;
-export const RETENTION_MAX_DAYS = 3650;
-
 /** A team admin sets how long the record keeps what left (days). */
 export async function setRetention(db: Database, teamId: string, days: number, now: number): Promise<void> {
   await db.update(teams).set({ retentionDays: days, updatedAt: now }).where(eq(teams.id, teamId));
+}
+
+/**
+ * The record as its owner and team admins read it: a range (default the last 30 days), optionally one listing. An
+ * agent is refused 403, anyone else 404 (ADR 0271). `csv`: the range is required.
+ */
+export async function readTeamRecord(
+  db: Database,
+  teamId: string,
+  userId: string,
+  query: URLSearchParams,
+  opts: { csv: boolean; now: number },
+): Promise<
+  Result<{
+    team: { id: string; name: string; retentionDays: number };
+    rows: TeamExport[];
+    range: { from: string; to: string };
+    folderId: string | null;
+    listings: { folderId: string; name: string }[];
+  }>
+> {
+  const found = await requireTeamRole(db, teamId, userId, "manage");
+  if (!found.ok) return found;
+  const today = new Date(opts.now).toISOString().slice(0, 10);
+  const monthAgo = new Date(opts.now - 29 * DAY).toISOString().slice(0, 10);
+  const fromText = query.get("from") ?? (opts.csv ? null : monthAgo);
+  const toText = query.get("to") ?? (opts.csv ? null : today);
+  const range = parseRange(fromText, toText);
+  if (!range.ok) return range;
+  const folder = query.get("folder");
+  if (folder !== null && !/^[a-z0-9]{1,64}$/.test(folder)) return fail("invalid", "That is not a listing.");
+  const [rows, listings] = await Promise.all([listRecord(db, teamId, range, folder), recordListings(db, teamId)]);
+  const { team } = found;
+  return ok({
+    team: { id: team.id, name: team.name, retentionDays: team.retentionDays },
+    rows,
+    range: { from: fromText!, to: toText! },
+    folderId: folder,
+    listings,
+  });
 }
