@@ -245,6 +245,8 @@ function casesFor(r: RouteEntry): Case[] {
     const asks: Record<string, string>[] = [
       { intent: "create-key", name: "Alice's key", limit: "" },
       { intent: "revoke-key", keyId: ids.teamKey! },
+      // The broker's record's retention (ADR 0285).
+      { intent: "retention", days: "400" },
     ];
     for (const fields of asks) {
       add({
@@ -256,6 +258,17 @@ function casesFor(r: RouteEntry): Case[] {
         refused: true,
       });
     }
+  }
+  if (r.app === "page" && (r.path === "/teams/:teamId/record" || r.path === "/teams/:teamId/record.csv")) {
+    // The broker's record (ADR 0285) of Bob's team, read by Alice with a range and a listing: a team she is not in
+    // answers as a made-up id would.
+    add({
+      name: "another user's team: the broker's record for a range",
+      method: "GET",
+      path: `${own}?from=2026-01-01&to=2026-12-31&folder=${ids.folder!}`,
+      headers: session(alice),
+      refused: true,
+    });
   }
   if (r.app === "page" && r.path === "/dashboard") {
     // The team listing forms (ADR 0280), sent by Alice with Bob's team and Bob's folder: a team she is not in answers
