@@ -1,6 +1,6 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { folders, photoVersions, teamExports, teams, users } from "@db/schema";
+import { apiKeys, folders, photoVersions, teamExports, teams, users } from "@db/schema";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
@@ -105,7 +105,7 @@ async function act(userId: string, teamId: string, fields: Record<string, string
     mailer: { async send() {} },
   };
   const res = await runTeamAction(deps, teamId, userId, input.data);
-  return { status: res.ok ? 200 : STATUS[res.code] };
+  return { status: res.ok ? 200 : STATUS[res.code], token: res.ok ? res.token : undefined };
 }
 
 describe("the broker's record", { timeout: 120_000 }, () => {
@@ -240,5 +240,39 @@ describe("the broker's record", { timeout: 120_000 }, () => {
     const set = await act(owner.id, teamId, { intent: "retention", days: "400" });
     expect(set.status).toBe(200);
     expect(await days()).toBe(400);
+  });
+
+  it("a team key's original page and API download are recorded under the key, run as the team's runner", async () => {
+    const { owner, teamId } = await listing();
+    const made = await act(owner.id, teamId, { intent: "create-key", name: "CRM sync", limit: "" });
+    expect(made.status).toBe(200);
+    const key = await db.select().from(apiKeys).where(eq(apiKeys.teamId, teamId)).get();
+    const token = made.token!;
+    const call = (path: string, method = "GET") =>
+      workerFetch(`/api/v1${path}`, { method, headers: { Authorization: `Bearer ${token}` } });
+    const form = new FormData();
+    form.append("file", new Blob([makeJpeg(64, 48, 80, 24, 7)], { type: "image/jpeg" }), "Porch.jpg");
+    const uploaded = await workerFetch("/api/v1/photos", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}` },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const photoId = ((await uploaded.json()) as { photo: { id: string } }).photo.id;
+    const { versionId } = await staged(key!.userId, photoId);
+    const page = await call(`/photos/${photoId}/versions/${versionId}/original-page`, "POST");
+    expect(page.status).toBe(200);
+    const download = await call(`/photos/${photoId}/versions/${versionId}/download`);
+    expect(download.status).toBe(200);
+    const served = await download.arrayBuffer();
+
+    const rows = await rowsOf(teamId);
+    expect(rows.map((r) => [r.via, r.folderId, r.memberId, r.keyId, r.memberName])).toEqual([
+      ["page_published", key!.folderId, key!.userId, key!.id, "API key CRM sync"],
+      ["api_download", key!.folderId, key!.userId, key!.id, "API key CRM sync"],
+    ]);
+    expect(rows[1]!.contentSha256).toBe(await sha256Of(served));
+    const csv = await csvOf(owner.id, teamId);
+    expect(csv.text).toContain(`,API key CRM sync,${key!.userId},${key!.id},`);
   });
 });
