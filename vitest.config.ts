@@ -61,7 +61,7 @@ export default defineConfig(async () => {
               images: { binding: "IMAGES" },
               // The test runner is the app's Worker here: the plugin names it vitest-plugin-runner-<project>.
               durableObjects: { USER_OBJECT: { className: "UserObject", scriptName: "vitest-plugin-runner-" } },
-              queueConsumers: { [CHECKER_QUEUE]: { maxBatchSize: 1, maxBatchTimeout: 0, maxRetries: 2 } },
+              queueConsumers: { [CHECKER_QUEUE]: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 2 } },
             },
           ],
         },

@@ -10,7 +10,7 @@ import type { Figure } from "./report.ts";
 // min and max; otherwise it is taken between the two medians.
 //
 // To add a measurement: write a module (bench/<name>.ts exporting a
-// BenchModule) and add it to MODULES in bench/run.ts.
+// BenchModule) and add it to makeModules() in bench/run.ts.
 
 export interface BenchStack {
   url: string;

@@ -28,6 +28,13 @@ export interface Figure {
   ratioBudget?: number;
   /** How the ratio is held to `ratioBudget`: at most (the default) or at least. */
   ratioOp?: "<=" | ">=";
+  /**
+   * A count of work the module did (calls made, photos staged, jobs split): zero in any run means the measurement
+   * broke (it read a counter before it settled, or another module's state), and the report refuses it.
+   */
+  nonZero?: boolean;
+  /** Why the figure is not a measurement (NaN, or a zero count of work done): set by judge(), fails the run. */
+  invalid?: string;
 }
 
 type Budget = Pick<Figure, "budget" | "op" | "pass"> & { check?: never };
@@ -57,8 +64,11 @@ export const BUDGETS = {
         : budget(">=", 100),
   p50: (label: string): Budget => (label.startsWith("baseline") ? {} : budget("<=", 50)),
   p99: (label: string): Budget => (label.startsWith("baseline") ? {} : budget("<=", 250)),
-  /** Issue 17: at least 1,000 reservations/s for one user and 2,000/s across 100 users. */
-  reservations: (users: number): Budget => budget(">=", users === 1 ? 1000 : 2000),
+  /**
+   * Issue 44: reservations are judged only against a baseline revision measured in the same comparison run
+   * (VS_BASELINE below), never against a number of requests per second, which moved 3x with the machine's load.
+   */
+  reservations: (_users: number): Budget => ({}),
   /** Issue 17: /dashboard p50 at most 1.6x the bare React Router page of the same run. */
   dashboardRatio: 1.6,
   /** Issue 17: / under 90 KB of gzipped JS (a peer's prerendered / sends 88 KB); other pages 130 KB. */
@@ -70,9 +80,14 @@ export const BUDGETS = {
   /** Issue 17: a 10 MB phone photo sends at most 1.5 MB (MiB) and keeps at least 2560 px (ADR 0131). */
   uploadMb: budget("<=", 1.5),
   uploadLongEdge: budget(">=", 2560),
-  /** Issue 17: staging overhead over the direct provider call. */
-  overheadP50: budget("<=", 30),
+  /**
+   * Issue 44 (part 3): staging overhead over the direct provider call, the structure check included (the 30 ms of
+   * issue 17 predates the check). In a comparison run it is also held to the baseline revision's (VS_BASELINE).
+   */
+  overheadP50: budget("<=", 60),
   overheadP99: budget("<=", 150),
+  /** Issue 44: a batch of 40 within 1.15x of its floor (photos / concurrency x the provider's time). */
+  batchFloorRatio: 1.15,
   gridKb: budget("<=", 1500),
   /** Issue 32: staged, emptied and sky results at listing size (MLS photo guidance: 2048 px and up). */
   listingLongEdge: budget(">=", 2048),
@@ -104,6 +119,31 @@ export const BUDGETS = {
   labelPackCpuMs: budget("<=", 3000),
 };
 
+/** The revision issue 44 compares with: before the structure check, listing-size results and the provider gate. */
+export const BASELINE_REVISION = "5232848";
+
+/**
+ * What `npm run bench -- --against <revision>` holds the working tree to, as a ratio of its median to the
+ * revision's median measured in the same run, in turns (bench/compare.ts). Issue 44: the batch within 1.05x, the
+ * reservations at least 0.95x; the overhead within 1.10x (a job's path may not get slower unnoticed).
+ */
+export const VS_BASELINE: Record<string, { op: "<=" | ">="; ratio: number }> = {
+  "wall time until every photo settled": { op: "<=", ratio: 1.05 },
+  "our overhead p50": { op: "<=", ratio: 1.1 },
+  "our overhead p99": { op: "<=", ratio: 1.1 },
+  "reservations/s, 1 user": { op: ">=", ratio: 0.95 },
+  "reservations/s, 100 users": { op: ">=", ratio: 0.95 },
+};
+
+/** Why a figure is no measurement: a value that is not a number, or a zero count where work was done; else null. */
+export function invalidReason(f: Figure): string | null {
+  const numbers = [f.value, ...(f.samples ?? []), ...(f.min === undefined ? [] : [f.min, f.max ?? 0])];
+  if (f.ratio !== undefined) numbers.push(f.ratio);
+  if (numbers.some((n) => typeof n !== "number" || !Number.isFinite(n))) return "not a number (NaN or infinite)";
+  if (f.nonZero && [f.value, ...(f.samples ?? [])].some((n) => n === 0)) return "a zero count where work was done";
+  return null;
+}
+
 /** The budget a figure is held to, as the report and the console say it ("" for none). */
 export function budgetText(f: Figure): string {
   if (f.ratioBudget !== undefined) return `${f.ratioOp ?? "<="} ${f.ratioBudget}x ${f.relativeTo?.label ?? ""}`.trim();
@@ -111,6 +151,8 @@ export function budgetText(f: Figure): string {
 }
 
 export function judge(f: Figure): Figure {
+  const invalid = invalidReason(f);
+  if (invalid) return { ...f, pass: false, invalid };
   if (f.ratioBudget !== undefined && f.ratio !== undefined)
     return { ...f, pass: f.ratioOp === ">=" ? f.ratio >= f.ratioBudget : f.ratio <= f.ratioBudget };
   if (f.budget === undefined || !f.op) return f;
@@ -167,10 +209,17 @@ export function renderMarkdown(report: Report): string {
       '("beside it") is the median of the runs\' ratios to the bare page taking turns with it, min–max beside it.',
     "",
   );
+  const invalid = figures.filter((f) => f.invalid);
+  if (invalid.length > 0) {
+    lines.push(
+      `**${invalid.length} figure(s) are no measurement** (the run failed): ${invalid.map((f) => `${f.name} (${f.invalid})`).join("; ")}.`,
+      "",
+    );
+  }
   for (const g of groups) {
     lines.push(`## ${g}`, "", "| figure | median | spread (min–max) | budget | |", "|---|---:|---:|---:|---|");
     for (const f of figures.filter((x) => x.group === g)) {
-      const mark = f.pass === undefined ? "" : f.pass ? "ok" : "**over**";
+      const mark = f.invalid ? `**invalid: ${f.invalid}**` : f.pass === undefined ? "" : f.pass ? "ok" : "**over**";
       lines.push(
         `| ${f.name} | ${f.value} ${f.unit}${f.baseline ? ` (${f.baseline})` : ""} | ${spreadText(f)} | ${budgetText(f)} | ${mark} |`,
       );

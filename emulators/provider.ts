@@ -207,6 +207,8 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
   /** The input behind an address, timed into the log entry; null when it cannot be fetched. */
   async function fetchInput(address: string, entry: Record<string, unknown>): Promise<Raster | null> {
     const t = performance.now();
+    // When the fetch began (epoch ms): the bench's job split takes it out of the provider's own time.
+    entry.input_fetch_at = Date.now();
     const bytes = await fetchImage(address);
     entry.input_fetch_ms = Math.round((performance.now() - t) * 10) / 10;
     return bytes ? source(bytes) : null;

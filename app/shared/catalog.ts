@@ -157,8 +157,8 @@ export function yearlyMonthlyEquivalent(plan: Plan): string {
 }
 
 export const CREDITS_PER_IMAGE = 1;
-export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
-export const ACCEPTED_UPLOAD_TYPES = ["image/jpeg", "image/png"] as const;
+// In a module of their own, so the upload panel's rules do not bring the plans and styles into /dashboard (issue 44).
+export { ACCEPTED_UPLOAD_TYPES, MAX_UPLOAD_BYTES } from "./upload-limits.ts";
 export const SUPPORT_EMAIL_DEFAULT = "support@stagewise.example.com";
 export const BULK_PRICE_PER_PROPERTY = 16;
 export const BULK_MIN_PROPERTIES = 10;

@@ -265,20 +265,16 @@ export function needsOriginalPage(p: MlsProfile): boolean {
 }
 
 // ---- listing status ----
-
-export const LISTING_STATUSES = ["active", "pending", "sold"] as const;
-export type ListingStatus = (typeof LISTING_STATUSES)[number];
-export const LISTING_STATUS_NAMES: Record<ListingStatus, string> = {
-  active: "Active",
-  pending: "Pending",
-  sold: "Sold / off market",
-};
-/** While a listing is active or pending it still advertises: its original pages must stay reachable. */
-export function advertises(status: ListingStatus): boolean {
-  return status !== "sold";
-}
-export const CLOSE_DAYS_DEFAULT = 30;
-export const CLOSE_DAYS_MAX = 365;
+// In a module of its own (app/shared/listing-status.ts): the dashboard's listing panel needs these without the
+// profiles' data (issue 44: /dashboard's JavaScript).
+export {
+  advertises,
+  CLOSE_DAYS_DEFAULT,
+  CLOSE_DAYS_MAX,
+  LISTING_STATUS_NAMES,
+  LISTING_STATUSES,
+  type ListingStatus,
+} from "./listing-status";
 
 /** Why an original page must stay up while its listing advertises. */
 export const LAW_SENTENCE =

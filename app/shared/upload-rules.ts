@@ -1,7 +1,8 @@
 // The upload rules shared by the browser (checks before a byte is sent) and the
 // server (which checks again and decides). See docs/decisions/0040 and 0041.
-import { ACCEPTED_UPLOAD_TYPES, MAX_UPLOAD_BYTES } from "./catalog";
+
 import { displayName } from "./text";
+import { ACCEPTED_UPLOAD_TYPES, MAX_UPLOAD_BYTES } from "./upload-limits";
 
 export { ACCEPTED_UPLOAD_TYPES, MAX_UPLOAD_BYTES };
 

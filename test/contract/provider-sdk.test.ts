@@ -61,10 +61,10 @@ afterAll(async () => {
   await new Promise((r) => images?.close(r));
 });
 
-/** What the last call asked for, without when it came and how long it and its input's fetch took. */
+/** What the last call asked for, without when it came and how long it and its input's fetch took (and when). */
 async function lastRequest(): Promise<Record<string, unknown>> {
   const log = (await (await fetch(`${base}/_emulator/requests`)).json()) as Record<string, unknown>[];
-  const { at, ms, input_fetch_ms: _fetched, ...asked } = log.at(-1)!;
+  const { at, ms, input_fetch_ms: _fetched, input_fetch_at: _fetchedAt, ...asked } = log.at(-1)!;
   expect(typeof at).toBe("number");
   expect(typeof ms).toBe("number");
   return asked;

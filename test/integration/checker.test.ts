@@ -54,7 +54,11 @@ async function consume(bodies: unknown[], reach: "ok" | "fails" = "ok") {
   } as unknown as MessageBatch<unknown>;
   const checkerEnv = { PHOTOS: env.PHOTOS, IMAGES: env.IMAGES, APP_ENV: "test", USER_OBJECT: fakeObjects };
   await checker.queue(batch, checkerEnv as unknown as CheckerEnv);
-  return { answers, delivered };
+  // A batch's checks are judged at once (docs/decisions/0240): their answers come in the order they were judged.
+  const arrived = answers.map((a) => a.checkId);
+  const at = (checkId: string) => bodies.findIndex((b) => (b as { checkId?: string } | null)?.checkId === checkId);
+  answers.sort((a, b) => at(a.checkId) - at(b.checkId));
+  return { answers, delivered, arrived };
 }
 
 async function stored(bytes: Uint8Array): Promise<string> {
@@ -86,6 +90,16 @@ describe("the check Worker's queue handler", () => {
       { acked: true, retried: false },
       { acked: true, retried: false },
     ]);
+  });
+
+  it("judges a batch's checks at once: a slow check does not hold the one after it", async () => {
+    const source = await stored(ROOM_SOURCE);
+    const slow = request({ sourceKey: source, resultKey: await stored(roomAnswer("stage")), delayMs: 1500 });
+    const quick = request({ sourceKey: source, resultKey: await stored(roomAnswer("stage")) });
+    const { answers, arrived, delivered } = await consume([slow, quick]);
+    expect(arrived).toEqual([quick.checkId, slow.checkId]);
+    expect(answers.map((a) => a.checked.verdict)).toEqual(["passed", "passed"]);
+    expect(delivered.every((d) => d.acked && !d.retried)).toBe(true);
   });
 
   it("judges by the limits a test's request carries: the same result refused when its kind refuses over 1", async () => {

@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
+// biome-ignore lint/style/noRestrictedImports: as above.
+import { compareFigures, ratioText, renderComparison } from "../../bench/compared";
+// biome-ignore lint/style/noRestrictedImports: as above.
+import { splitFigures, splitJob } from "../../bench/job-split";
 // biome-ignore lint/style/noRestrictedImports: the bench has no alias; its budget rules are plain functions.
 import { applyRatios, mergeRuns } from "../../bench/module";
 // biome-ignore lint/style/noRestrictedImports: as above.
-import { BUDGETS, type Figure, judge, renderMarkdown } from "../../bench/report";
+import { BUDGETS, type Figure, judge, renderMarkdown, VS_BASELINE } from "../../bench/report";
 
 // The bench judges timed figures as ratios to the bare React Router page of the same run (issue 17): a ratio
 // budget can hold a figure at most (a page's p50) or at least (`/`'s requests/s) that many times the bare page.
@@ -75,5 +79,160 @@ describe("bench budgets", () => {
     expect(fallback.ratioSamples).toBeUndefined();
     expect(fallback.ratio).toBe(1.56);
     expect(fallback.baseline).toBe("1.56x the bare page");
+  });
+});
+
+// Issue 44: a figure that is no measurement fails the run; budgets on the job's path are ratios (to the batch's
+// floor, or to a baseline revision measured in turns beside the working tree); a job's time is split into parts.
+describe("bench figures that are no measurement", () => {
+  it("refuses a NaN value or spread, and a zero count of work done, but not a zero where none is promised", () => {
+    const nan = judge(figure({ name: "fetch p50", value: Number.NaN, unit: "ms" }));
+    expect(nan.invalid).toBe("not a number (NaN or infinite)");
+    expect(nan.pass).toBe(false);
+    const merged = mergeRuns([[figure({ name: "calls", value: 0, unit: "calls", nonZero: true })]]).map(judge);
+    expect(merged[0]!.invalid).toBe("a zero count where work was done");
+    const oneRunZero = mergeRuns([
+      [figure({ name: "calls", value: 2, nonZero: true })],
+      [figure({ name: "calls", value: 0, nonZero: true })],
+      [figure({ name: "calls", value: 2, nonZero: true })],
+    ]).map(judge);
+    expect(oneRunZero[0]!.value).toBe(2);
+    expect(oneRunZero[0]!.invalid).toBe("a zero count where work was done");
+    // `/` ships no JavaScript at all: 0 KB is its measurement.
+    expect(judge(figure({ name: "/ gzipped JS", value: 0, unit: "KB", ...BUDGETS.js("/") })).invalid).toBeUndefined();
+    const md = renderMarkdown({ generatedAt: "x", durationSeconds: 1, machine: "2 cores", figures: [nan] });
+    expect(md).toContain("**1 figure(s) are no measurement**");
+    expect(md).toContain("**invalid: not a number (NaN or infinite)**");
+  });
+});
+
+describe("bench budgets as ratios", () => {
+  it("holds the batch's wall time to 1.15x its floor, judged on the runs' own ratios", () => {
+    const floor: Figure = figure({ name: "floor", value: 20, unit: "s" });
+    const wall = (value: number): Figure =>
+      figure({
+        name: "wall",
+        value,
+        unit: "s",
+        relativeTo: { name: "floor", label: "the floor" },
+        ratioBudget: BUDGETS.batchFloorRatio,
+        pairedRatio: value / 20,
+      });
+    const slow = applyRatios(
+      mergeRuns([
+        [floor, wall(33.5)],
+        [floor, wall(31)],
+        [floor, wall(34)],
+      ]),
+    ).map(judge);
+    expect(slow.find((f) => f.name === "wall")!.ratio).toBe(1.68);
+    expect(slow.find((f) => f.name === "wall")!.pass).toBe(false);
+    const quick = applyRatios(
+      mergeRuns([
+        [floor, wall(21.9)],
+        [floor, wall(22.5)],
+        [floor, wall(22)],
+      ]),
+    ).map(judge);
+    expect(quick.find((f) => f.name === "wall")!.pass).toBe(true);
+  });
+
+  it("gives reservations no absolute budget: they are judged against the baseline revision", () => {
+    expect(BUDGETS.reservations(1)).toEqual({});
+    expect(VS_BASELINE["reservations/s, 1 user"]).toEqual({ op: ">=", ratio: 0.95 });
+    expect(VS_BASELINE["wall time until every photo settled"]).toEqual({ op: "<=", ratio: 1.05 });
+    expect(BUDGETS.overheadP50).toEqual({ budget: 60, op: "<=" });
+  });
+
+  it("pairs the two sides' figures, with the medians' ratio, the rounds' ratios and the baseline rule", () => {
+    const side = (values: number[], name: string) =>
+      mergeRuns(values.map((value) => [figure({ group: "Credits", name, value, unit: "res/s" })])).map(judge);
+    const rows = compareFigures(
+      [...side([1795, 1700, 1800], "reservations/s, 1 user"), ...side([10], "only in the revision")],
+      side([1457, 1500, 1400], "reservations/s, 1 user"),
+    );
+    const res = rows.find((r) => r.name === "reservations/s, 1 user")!;
+    expect(res.ratio).toBe(0.812);
+    expect(res.roundRatios!.map((r) => Math.round(r * 100) / 100)).toEqual([0.81, 0.88, 0.78]);
+    expect(res.pass).toBe(false);
+    expect(ratioText(res)).toBe("0.81x (rounds 0.78–0.88x)");
+    const lone = rows.find((r) => r.name === "only in the revision")!;
+    expect(lone.ratio).toBeUndefined();
+    expect(lone.pass).toBeUndefined();
+    const md = renderComparison({
+      generatedAt: "t",
+      durationSeconds: 1,
+      against: { asked: "5232848", sha: "52328482c356", subject: "s" },
+      workingTree: "working tree (abc)",
+      modules: ["credits"],
+      rounds: 3,
+      cores: 2,
+      turns: [
+        { side: "5232848 (5232848)", module: "credits", round: 0, loadStart: 5.1, loadEnd: 6.2, seconds: 3 },
+        { side: "working tree (abc)", module: "credits", round: 0, loadStart: 6.2, loadEnd: 7, seconds: 3 },
+      ],
+      rows,
+    });
+    expect(md).toContain("5232848: 5.1→6.2; working tree: 6.2→7.0");
+    expect(md).toContain("| reservations/s, 1 user | 1795 res/s [1700–1800] | 1457 res/s [1400–1500] | 0.81x");
+    expect(md).toContain(">= 0.95x: **over**");
+  });
+});
+
+describe("where a job's time goes", () => {
+  const job = (spans: { part: string; start: number; end: number; calls?: number; afterEnd?: boolean }[]) => ({
+    jobId: "j",
+    startedAt: 0,
+    endedAt: 1000,
+    spans: spans.map((s) => ({ calls: 1, ...s })),
+  });
+
+  it("takes the provider's own time from its log, its fetch of our address out, and the rest as what no part covers", () => {
+    const split = splitJob(
+      job([
+        { part: "d1Write", start: 10, end: 30 },
+        { part: "providerCall", start: 40, end: 640 },
+        { part: "r2Write", start: 650, end: 700 },
+        { part: "checkQueue", start: 700, end: 720 },
+        { part: "checkWorker", start: 720, end: 730 },
+        { part: "images", start: 730, end: 800, calls: 2 },
+        { part: "checkWorker", start: 800, end: 810 },
+        { part: "checkAnswer", start: 810, end: 820 },
+        { part: "d1Write", start: 830, end: 900 },
+        { part: "images", start: 1200, end: 1300, calls: 1, afterEnd: true },
+      ]),
+      [
+        { at: 50, ms: 580, input_fetch_at: 300, input_fetch_ms: 30, input_image_url: "https://x/photos/p1/a" },
+        { at: 60, ms: 10, input_image_url: "https://x/photos/other/a" },
+      ],
+      [0, 1000],
+      "p1",
+    );
+    expect(split.parts.provider).toBe(550);
+    expect(split.parts.images).toBe(70);
+    expect(split.parts.checkWorker).toBe(20);
+    expect(split.parts.d1Write).toBe(90);
+    expect(split.parts.rest).toBe(1000 - (550 + 70 + 20 + 20 + 10 + 50 + 90));
+    expect(split.restInCallsMs).toBe(600 - 550);
+    expect(split.imagesCalls).toBe(2);
+    expect(split.imagesCallsAfter).toBe(1);
+    expect(split.overlapMs).toBe(0);
+  });
+
+  it("says when two parts cover the same time (the sum is then over the wall time)", () => {
+    const split = splitJob(
+      job([
+        { part: "r2Write", start: 100, end: 300 },
+        { part: "d1Write", start: 200, end: 400 },
+      ]),
+      [],
+      [0, 1000],
+    );
+    expect(split.overlapMs).toBe(100);
+    const figures = splitFigures("g", [split]);
+    const addsUp = figures.find((f) => f.name.includes("add up"))!;
+    expect(judge(addsUp).pass).toBe(false);
+    expect(addsUp.value).toBe(10);
+    expect(figures.find((f) => f.name.includes("image service calls"))!.nonZero).toBe(true);
   });
 });

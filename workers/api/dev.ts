@@ -3,6 +3,7 @@ import { failureJson } from "@workers/http/result";
 import { clearBenchLabels, seedBenchListing } from "@workers/services/bench-labels";
 import {
   benchBalance,
+  benchJobTimings,
   benchReservations,
   createFixtureUser,
   finishedJobsInput,
@@ -74,6 +75,12 @@ export const devApi = new Hono<ApiEnv>()
     const res = await benchBalance(c.get("deps"), c.req.param("userId"));
     if (!res.ok) return failureJson(res);
     return c.json({ credits: res.credits });
+  })
+  // Benchmark: where the user's last jobs' time went (bench/job-split.ts; docs/decisions/0226).
+  .get("/bench/job-timings/:userId", async (c) => {
+    const res = await benchJobTimings(c.get("deps"), c.req.param("userId"));
+    if (!res.ok) return failureJson(res);
+    return c.json({ jobs: res.jobs });
   })
   // Benchmark: concurrent reservations through the users' objects (npm run bench).
   .post("/bench/reservations", async (c) => {

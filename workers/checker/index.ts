@@ -1,5 +1,5 @@
 import { log } from "../lib/log";
-import { type Checked, type CheckRequest, UNCHECKED } from "../lib/structure/verdict";
+import { type Checked, type CheckRequest, type CheckTiming, UNCHECKED } from "../lib/structure/verdict";
 import type { UserObject } from "../objects/user-object";
 import { probeImages } from "./health";
 import { type JudgeEnv, judge } from "./judge";
@@ -26,32 +26,60 @@ export default {
     return Response.json({ ok: images === "ok", images }, { status: images === "ok" ? 200 : 503 });
   },
 
+  // A batch holds the checks sent while the one before was judged (at most max_batch_size, workers/checker/
+  // wrangler.toml): all judged at once, each answered and acknowledged on its own, so no check waits for another of
+  // its batch (docs/decisions/0240-a-listing-at-the-providers-pace.md).
   async queue(batch: MessageBatch<unknown>, env: CheckerEnv): Promise<void> {
-    for (const message of batch.messages) {
-      const request = asRequest(message.body);
-      if (!request) {
-        // Not ours to judge: dropped (a retry could not make it one).
-        log.warn("structure check: a message that is not a check", { id: message.id });
-        message.ack();
-        continue;
-      }
-      const checked = await judgeSafely(env, request);
-      try {
-        const user = env.USER_OBJECT.get(env.USER_OBJECT.idFromName(request.userId));
-        await user.structureChecked(request.checkId, checked);
-        message.ack();
-      } catch (err) {
-        // The object could not be reached: tried again (an answer nobody waits for any more is dropped there).
-        log.warn(`structure check: answer not delivered: ${err instanceof Error ? err.message : String(err)}`);
-        message.retry();
-      }
-    }
+    await Promise.all(batch.messages.map((message) => checkOne(env, message)));
   },
 } satisfies ExportedHandler<CheckerEnv>;
 
-async function judgeSafely(env: CheckerEnv, request: CheckRequest): Promise<Checked> {
+async function checkOne(env: CheckerEnv, message: Message<unknown>): Promise<void> {
+  const request = asRequest(message.body);
+  if (!request) {
+    // Not ours to judge: dropped (a retry could not make it one).
+    log.warn("structure check: a message that is not a check", { id: message.id });
+    message.ack();
+    return;
+  }
+  // The check's own times go back with its answer: the job records where its time went (jobs/clock.ts).
+  const receivedAt = Date.now();
+  await delayForTesting(env, request);
+  const images = { start: receivedAt, end: receivedAt, calls: 0 };
+  const checked = await judgeSafely(env, request, images);
+  const timing: CheckTiming = {
+    receivedAt,
+    imagesStart: images.calls > 0 ? images.start : receivedAt,
+    imagesEnd: images.calls > 0 ? images.end : receivedAt,
+    imagesCalls: images.calls,
+    judgedAt: Date.now(),
+  };
   try {
-    return await judge(env, request);
+    const user = env.USER_OBJECT.get(env.USER_OBJECT.idFromName(request.userId));
+    await user.structureChecked(request.checkId, checked, timing);
+    message.ack();
+  } catch (err) {
+    // The object could not be reached: tried again (an answer nobody waits for any more is dropped there).
+    log.warn(`structure check: answer not delivered: ${err instanceof Error ? err.message : String(err)}`);
+    message.retry();
+  }
+}
+
+/** Tests and development only: the check takes `delayMs` longer (a slow check, for the tests of a job's pace). */
+async function delayForTesting(env: CheckerEnv, request: CheckRequest): Promise<void> {
+  const testing = env.APP_ENV === "test" || env.APP_ENV === "development";
+  const ms = request.delayMs;
+  if (!testing || typeof ms !== "number" || !Number.isFinite(ms) || ms <= 0) return;
+  await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 10_000)));
+}
+
+async function judgeSafely(
+  env: CheckerEnv,
+  request: CheckRequest,
+  images: Parameters<typeof judge>[2],
+): Promise<Checked> {
+  try {
+    return await judge(env, request, images);
   } catch (err) {
     log.warn(`structure check not run: ${err instanceof Error ? err.message : String(err)}`, {
       checkId: request.checkId,

@@ -31,16 +31,25 @@ export interface JudgeEnv {
  * Judges one request: "unchecked" when a picture is missing, too small or unreadable, or the image service fails,
  * never a refusal for those. Runs in the check Worker, never on a user's object.
  */
-export async function judge(env: JudgeEnv, req: CheckRequest): Promise<Checked> {
+export async function judge(
+  env: JudgeEnv,
+  req: CheckRequest,
+  images: { start: number; end: number; calls: number } = { start: 0, end: 0, calls: 0 },
+): Promise<Checked> {
   const [source, result] = await Promise.all([bytesOf(env, req.sourceKey), bytesOf(env, req.resultKey)]);
   if (!source || !result || longEdge(source) < MIN_CHECKED_EDGE || longEdge(result) < MIN_CHECKED_EDGE) {
     return { ...UNCHECKED, cause: "unjudgeable" };
   }
-  const images = imagesFor(env);
+  const service = imagesFor(env);
+  // Timed for the job's split (docs/decisions/0226): the two reductions run side by side.
+  images.start = Date.now();
+  images.calls = 2;
   const [src, res] = await Promise.all([
-    images.analysisGray(source, REDUCED_EDGE),
-    images.analysisGray(result, REDUCED_EDGE),
-  ]);
+    service.analysisGray(source, REDUCED_EDGE),
+    service.analysisGray(result, REDUCED_EDGE),
+  ]).finally(() => {
+    images.end = Date.now();
+  });
   const { verdict, score, reasons, map } = judgeGrays(req.kind, src, res, limitsFor(env, req));
   const mapped = await storeMap(env, req, changeMapPng(map));
   return { verdict, score, reasons, mapped };

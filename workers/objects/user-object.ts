@@ -17,6 +17,7 @@ import { cachedBalance } from "@workers/objects/user/credits/view";
 import * as apiJobs from "@workers/objects/user/jobs/api-jobs";
 import * as callbacks from "@workers/objects/user/jobs/callbacks";
 import { CheckDesk } from "@workers/objects/user/jobs/checks";
+import type { JobTimings } from "@workers/objects/user/jobs/clock";
 import { keepRefused } from "@workers/objects/user/jobs/keep";
 import * as queue from "@workers/objects/user/jobs/queue";
 import { returnChangedRoom } from "@workers/objects/user/jobs/recourse";
@@ -150,6 +151,7 @@ export class UserObject extends DurableObject<Env> {
         () => this.#now(),
         (userId) => this.#bind(userId),
         (userId, outcome) => this.#afterGroup(userId, outcome),
+        () => this.#wake.wakeForReservations(),
       );
       // Whatever is left (or arrives while this batch is in flight) gets the next turn.
       this.#queueGroupTurn();
@@ -160,8 +162,10 @@ export class UserObject extends DurableObject<Env> {
   async #afterGroup(userId: string, outcome: GroupOutcome): Promise<void> {
     if (!outcome.changed) return;
     this.#live.changed();
-    // A group that only takes reservations adds one reason to wake: their timeout.
-    if (outcome.onlyReservations) await this.#wake.wakeForReservations();
+    // A group that only takes reservations adds one reason to wake: their timeout (set beside its batch, else now).
+    if (outcome.onlyReservations) {
+      if (!outcome.alarmSet) await this.#wake.wakeForReservations();
+    }
     // A group that started jobs has its alarm computed in the next turn, after the caller launches them.
     else this.#scheduleAlarmNextTurn(userId);
     await this.#live.broadcast(userId);
@@ -209,8 +213,13 @@ export class UserObject extends DurableObject<Env> {
    * job that waits commits or refunds in its own turn. Outside the serial queue, so an answer is never stuck behind
    * the work that waits for it.
    */
-  structureChecked(checkId: string, checked: unknown): boolean {
-    return typeof checkId === "string" && this.#checks.answer(checkId, checked);
+  structureChecked(checkId: string, checked: unknown, timing?: unknown): boolean {
+    return typeof checkId === "string" && this.#checks.answer(checkId, checked, timing);
+  }
+
+  /** Where this instance's last jobs' time went (jobs/clock.ts): for the bench, through GET /api/dev/bench/job-timings. */
+  jobTimings(): JobTimings[] {
+    return this.#runner.timings.list();
   }
 
   balance(userId: string): Promise<number> {
@@ -314,6 +323,35 @@ export class UserObject extends DurableObject<Env> {
     this.#checks.limitsForTesting = limits;
     if (limits === null) await this.ctx.storage.delete("structureLimitsForTesting");
     else await this.ctx.storage.put("structureLimitsForTesting", limits);
+  }
+
+  /**
+   * Tests only: settles when the jobs running here have ended, or after `maxMs` (false then). A job's last steps (its
+   * place given back, its timings line) run after its result is visible; a file's tests wait for them so that no line
+   * is logged from here after the file's last test (test/support/setup.ts says why).
+   */
+  async settledForTesting(maxMs: number): Promise<boolean> {
+    if (!devToolsEnabled(this.env)) throw new Error("Job control is disabled");
+    const deadline = Date.now() + Math.min(Math.max(0, maxMs), 30_000);
+    while (this.#runner.busy) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.#runner.settled(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, left);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    return true;
+  }
+
+  /** Test and development only: each of this user's structure checks takes `ms` longer in the check Worker. */
+  async setCheckDelayForTesting(ms: number): Promise<void> {
+    if (!devToolsEnabled(this.env)) throw new Error("Check delay control is disabled");
+    this.#checks.delayMsForTesting = ms > 0 ? ms : null;
   }
 
   /** Account deletion or a data export: queued here, run in batches by the alarm (ADR 0112). */

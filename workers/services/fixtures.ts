@@ -150,6 +150,13 @@ export async function benchBalance(deps: Pick<Deps, "db" | "env">, userId: strin
   return ok({ credits: await userObject(deps.env, userId).balance(userId) });
 }
 
+/** Benchmark: where the user's last jobs' time went, as their object recorded it (jobs/clock.ts). */
+export async function benchJobTimings(deps: Pick<Deps, "db" | "env">, userId: string) {
+  const user = await deps.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get();
+  if (!user) return NOT_FOUND;
+  return ok({ jobs: await userObject(deps.env, userId).jobTimings() });
+}
+
 /**
  * Benchmark: `count` users each make `perUser + 1` concurrent 1-credit reservations against a balance of exactly
  * `perUser`; reports throughput and whether any balance went negative (npm run bench).

@@ -1,12 +1,13 @@
 import { Form } from "react-router";
+// The profiles come with the panel's data (their names only): the profiles' rules stay on the server, out of the
+// dashboard's JavaScript (issue 44).
 import {
   CLOSE_DAYS_DEFAULT,
   CLOSE_DAYS_MAX,
   LISTING_STATUS_NAMES,
   LISTING_STATUSES,
   type ListingStatus,
-  MLS_PROFILES,
-} from "~/shared/mls-profiles";
+} from "~/shared/listing-status";
 import { CHECK_WALLS, CONFIRM_CHECKED } from "~/shared/version-view";
 
 // A folder's listing: its details and MLS profile, its status, and its pack
@@ -17,6 +18,8 @@ export interface ListingPanelData {
   address: string | null;
   mlsNumber: string | null;
   profileChoice: string;
+  /** Every MLS profile a listing can follow, by id and name. */
+  profiles: { id: string; name: string }[];
   profile: {
     id: string;
     name: string;
@@ -65,7 +68,7 @@ export function ListingPackPanel({ folderId, listing }: { folderId: string; list
           MLS profile
           <select name="profile" className="input" defaultValue={listing.profileChoice}>
             <option value="">Your account's profile</option>
-            {MLS_PROFILES.map((m) => (
+            {listing.profiles.map((m) => (
               <option key={m.id} value={m.id}>
                 {m.name}
               </option>

@@ -90,6 +90,8 @@ export interface CheckRequest {
    * setStructureLimitsForTesting). A check Worker in production ignores them (workers/checker/judge.ts).
    */
   limits?: WireLimits;
+  /** Tests and development only: the check Worker waits this long before judging (UserObject.setCheckDelayForTesting). */
+  delayMs?: number;
 }
 
 export function toWire(l: StructureLimits): WireLimits {
@@ -131,5 +133,25 @@ export function isChecked(value: unknown): value is Checked {
     (verdict === "passed" || verdict === "flagged" || verdict === "refused") &&
     typeof score === "number" &&
     Number.isFinite(score)
+  );
+}
+
+/**
+ * What the check Worker says of its own time on one check, sent back with its answer (epoch ms, the machine's clock):
+ * the job records where its time went (workers/objects/user/jobs/clock.ts, docs/decisions/0226).
+ */
+export interface CheckTiming {
+  receivedAt: number;
+  imagesStart: number;
+  imagesEnd: number;
+  imagesCalls: number;
+  judgedAt: number;
+}
+
+export function isCheckTiming(value: unknown): value is CheckTiming {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return ["receivedAt", "imagesStart", "imagesEnd", "imagesCalls", "judgedAt"].every(
+    (k) => typeof v[k] === "number" && Number.isFinite(v[k]),
   );
 }

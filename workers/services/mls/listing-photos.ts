@@ -2,7 +2,13 @@ import type { Database } from "@db/client";
 import { inQuery } from "@db/lists";
 import { type Folder, originalLinks, type Photo, type PhotoVersion, photos, photoVersions } from "@db/schema";
 import { and, asc, desc, eq, isNull } from "drizzle-orm";
-import { LISTING_STATUS_NAMES, needsOriginalPage, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
+import {
+  LISTING_STATUS_NAMES,
+  MLS_PROFILES,
+  needsOriginalPage,
+  PLACEMENT_NAMES,
+  sourceLine,
+} from "~/shared/mls-profiles";
 import { type Disclosure, disclosureFor, type Exportable, exportable } from "./disclosure";
 import { type LinkState, stateOf } from "./links";
 
@@ -87,6 +93,7 @@ export async function listingPanel(db: Database, userId: string, folder: Folder)
     mlsNumber: folder.mlsNumber,
     /** The listing's own choice ("" for the account's). */
     profileChoice: folder.mlsProfile ?? "",
+    profiles: MLS_PROFILES.map(({ id, name }) => ({ id, name })),
     profile: {
       id: profile.id,
       name: profile.name,

@@ -28,6 +28,8 @@ export interface GroupOutcome {
   changed: boolean;
   /** The group only took new reservations, and nothing expired: their timeout is the one new reason to wake. */
   onlyReservations: boolean;
+  /** The alarm for their timeout was set while the group's batch was written (`turn`'s `wakeEarly`). */
+  alarmSet: boolean;
 }
 
 export class CreditDesk {
@@ -69,6 +71,8 @@ export class CreditDesk {
     now: () => number,
     before: (userId: string) => Promise<void>,
     follow: (userId: string, outcome: GroupOutcome) => Promise<void>,
+    /** Sets the alarm for the reservations' timeout: run beside the group's D1 batch when it only reserves. */
+    wakeEarly?: () => Promise<void>,
   ): Promise<void> {
     const taken = this.#pending.splice(0, MAX_GROUP);
     const userId = taken[0]?.userId;
@@ -82,12 +86,24 @@ export class CreditDesk {
       const at = now();
       const requests = group.map(({ request: r }) => ({ ...r, writes: r.writes?.(at) }));
       const onlyReservations = requests.every((r) => r.writes === undefined);
+      // The alarm's write overlaps the D1 round trips instead of following them: an alarm set for a group that then
+      // takes nothing, or fails, finds nothing to do when it runs and sets the next one (as before ADR 0154's split;
+      // docs/decisions/0241-the-reservations-alarm-beside-their-batch.md).
+      const woke =
+        onlyReservations && wakeEarly
+          ? wakeEarly().then(
+              () => true,
+              () => false,
+            )
+          : Promise.resolve(false);
       const done = await reserveGroup(this.db, userId, this.#view, requests, at);
+      const alarmSet = await woke;
       this.#view = done.view;
       answers = done.answers;
       outcome = {
         changed: done.wrote || done.expired,
         onlyReservations: onlyReservations && !done.expired,
+        alarmSet,
       };
     } catch (err) {
       // Nothing of the batch was written (D1 batches are atomic); the view may be wrong now.

@@ -1,6 +1,15 @@
 import { log } from "@workers/lib/log";
 import type { ResultKind } from "@workers/lib/structure/measures";
-import { type Checked, type CheckRequest, isChecked, UNCHECKED, type WireLimits } from "@workers/lib/structure/verdict";
+import {
+  type Checked,
+  type CheckRequest,
+  type CheckTiming,
+  isChecked,
+  isCheckTiming,
+  UNCHECKED,
+  type WireLimits,
+} from "@workers/lib/structure/verdict";
+import type { JobClock } from "./clock";
 
 // The object's side of the structure check (docs/decisions/0188-the-check-off-the-object.md): a job's check is a
 // message on the STRUCTURE_CHECKS queue, judged by the check Worker (workers/checker), whose answer comes back as an
@@ -13,12 +22,14 @@ export type SendCheck = (request: CheckRequest) => Promise<void>;
 
 /** The checks this instance of the object waits for, each answered once, by the check Worker or by the timeout. */
 export class CheckDesk {
-  #waiting = new Map<string, (checked: Checked) => void>();
+  #waiting = new Map<string, (checked: Checked, timing?: CheckTiming) => void>();
   /**
    * Tests and development only (UserObject.setStructureLimitsForTesting): limits sent with this user's checks, per
    * kind, in place of the production ones. A check Worker in production ignores them.
    */
   limitsForTesting: Partial<Record<ResultKind, WireLimits>> | null = null;
+  /** Tests and development only (UserObject.setCheckDelayForTesting): each check takes this much longer. */
+  delayMsForTesting: number | null = null;
   /**
    * Tests and development only (UserObject.stopChecksForTesting): the check Worker is "down": messages are dropped
    * unsent and each check waits this long before its result counts as unchecked. Null: checks run.
@@ -35,11 +46,21 @@ export class CheckDesk {
     return this.#waiting.size;
   }
 
-  /** Sends one check and waits for its verdict; unchecked when it cannot be sent or no answer comes in time. */
-  async request(check: Omit<CheckRequest, "checkId">): Promise<Checked> {
+  /**
+   * Sends one check and waits for its verdict; unchecked when it cannot be sent or no answer comes in time. The round
+   * trip, with the check Worker's own times when it sent them, is recorded on `clock`.
+   */
+  async request(check: Omit<CheckRequest, "checkId">, clock?: JobClock): Promise<Checked> {
     const checkId = crypto.randomUUID();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const answered = new Promise<Checked>((resolve) => this.#waiting.set(checkId, resolve));
+    const sentAt = Date.now();
+    let worker: CheckTiming | undefined;
+    const answered = new Promise<Checked>((resolve) =>
+      this.#waiting.set(checkId, (checked, timing) => {
+        worker = timing;
+        resolve(checked);
+      }),
+    );
     const stopped = this.stoppedForTesting;
     const waitMs = stopped ?? this.timeoutMs;
     const timedOut = new Promise<Checked>((resolve) => {
@@ -50,7 +71,8 @@ export class CheckDesk {
     });
     // A local queue may deliver inside send (the answer arrives before send returns): the waiter is set first.
     const limits = this.limitsForTesting?.[check.kind];
-    const message = { ...check, checkId, ...(limits ? { limits } : {}) };
+    const delayMs = this.delayMsForTesting;
+    const message = { ...check, checkId, ...(limits ? { limits } : {}), ...(delayMs ? { delayMs } : {}) };
     const sent = (stopped !== null ? Promise.resolve() : this.send(message)).then(
       () => answered,
       (err: unknown) => {
@@ -67,19 +89,24 @@ export class CheckDesk {
     } finally {
       clearTimeout(timer);
       this.#waiting.delete(checkId);
+      clock?.check(sentAt, Date.now(), worker);
     }
   }
 
   /**
    * The check Worker's answer: true when a job here waited for it. An answer for a check nobody waits for (it timed
-   * out, or the object restarted since it was sent) changes nothing.
+   * out, or the object restarted since it was sent) changes nothing. `timing`: the check Worker's own times, when it
+   * sent them (clock.ts); anything else is ignored.
    */
-  answer(checkId: string, checked: unknown): boolean {
+  answer(checkId: string, checked: unknown, timing?: unknown): boolean {
     const waiter = this.#waiting.get(checkId);
     if (!waiter || !isChecked(checked)) return false;
     this.#waiting.delete(checkId);
     const { verdict, score, reasons, mapped, cause } = checked;
-    waiter({ verdict, score, reasons: [...reasons], mapped, ...(cause ? { cause } : {}) });
+    waiter(
+      { verdict, score, reasons: [...reasons], mapped, ...(cause ? { cause } : {}) },
+      isCheckTiming(timing) ? timing : undefined,
+    );
     return true;
   }
 }

@@ -8,6 +8,7 @@ import { storedMask } from "@workers/lib/photo-storage";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
 import { and, eq } from "drizzle-orm";
 import { MASK_MESSAGES } from "~/shared/masks";
+import type { JobClock } from "./clock";
 import { atListingSize } from "./listing-size";
 import {
   GENERIC_FAILURE,
@@ -38,6 +39,8 @@ export async function produce(
     photo?: Photo;
     /** Told of each provider call as it ends (jobs/tally.ts). */
     onCall?: (call: ProviderCallRecord) => void;
+    /** Where the job's time goes (clock.ts): the result's R2 write is recorded there. */
+    clock?: JobClock;
   } = {},
 ): Promise<{ result: JobResult; stored: Promise<void>; bytes: Uint8Array }> {
   const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
@@ -65,7 +68,9 @@ export async function produce(
   bytes = await atListingSize(client, bytes, jobDeadline(now, timeoutMs));
   try {
     const result = describeResult(job, bytes);
-    const stored = putResult(env, result, bytes);
+    const stored = opts.clock
+      ? opts.clock.time("r2Write", () => putResult(env, result, bytes))
+      : putResult(env, result, bytes);
     return { result, stored, bytes };
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err;
@@ -149,13 +154,21 @@ export async function thumbFirst(env: Env, result: JobResult): Promise<JobResult
  * Until then both show the image itself; the photo's `processedAt` moves so the grid asks for the new thumbnail.
  * A failure leaves the image as its own thumbnail (heavier, still right).
  */
-export async function finishThumb(env: Env, db: Database, job: Job, result: JobResult, now: number): Promise<void> {
+export async function finishThumb(
+  env: Env,
+  db: Database,
+  job: Job,
+  result: JobResult,
+  now: number,
+  clock?: JobClock,
+): Promise<void> {
   if (!result.pendingThumb) return;
   const { key: thumbKey, image } = result.pendingThumb;
+  const timed = <T>(part: "images" | "r2Write", work: () => Promise<T>) => (clock ? clock.time(part, work) : work());
   try {
     // Made by the platform's image service: nothing is decoded on the user's object (docs/decisions/0161).
-    const thumb = await imagesFor(env).thumbnail(image);
-    await env.PHOTOS.put(thumbKey, thumb, { httpMetadata: { contentType: "image/jpeg" } });
+    const thumb = await timed("images", () => imagesFor(env).thumbnail(image));
+    await timed("r2Write", () => env.PHOTOS.put(thumbKey, thumb, { httpMetadata: { contentType: "image/jpeg" } }));
     await db.batch([
       db.update(photoVersions).set({ thumbKey }).where(eq(photoVersions.id, result.versionId)),
       db

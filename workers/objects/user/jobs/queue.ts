@@ -285,9 +285,10 @@ export function followsLead(job: Pick<Job, "id" | "groupId">): boolean {
 }
 
 /**
- * The queued jobs to start now: as many as the plan's concurrency leaves free
- * beside the `running` provider calls of this instance; priority first, then
- * oldest. Variations other than a group's lead never start on their own.
+ * The queued jobs to start now: as many as the plan's concurrency leaves free beside the `taken` places (the provider
+ * calls of this instance; all of `running` when not given), none of `running` (the jobs this instance runs);
+ * priority first, then oldest. Variations other than a group's lead never start on their own. With the plan's
+ * concurrency, as read or as `known`.
  */
 export async function nextToRun(
   db: Database,
@@ -295,15 +296,17 @@ export async function nextToRun(
   running: string[],
   /** The plan's concurrency when the caller read it in this turn. */
   known?: number,
-): Promise<Job[]> {
+  taken = running.length,
+): Promise<{ jobs: Job[]; concurrency: number }> {
   if (known !== undefined) {
-    const free = known - running.length;
-    return free <= 0 ? [] : await queuedQuery(db, userId, running, free).all();
+    const free = known - taken;
+    return { jobs: free <= 0 ? [] : await queuedQuery(db, userId, running, free).all(), concurrency: known };
   }
   // The plan and the first queued jobs in one round trip: as many as the largest plan could start.
   const [planRows, rows] = await db.batch([planQuery(db, userId), queuedQuery(db, userId, running, MAX_CONCURRENCY)]);
-  const free = limitsOf(planRows[0]?.plan).concurrency - running.length;
-  return free <= 0 ? [] : rows.slice(0, free);
+  const { concurrency } = limitsOf(planRows[0]?.plan);
+  const free = concurrency - taken;
+  return { jobs: free <= 0 ? [] : rows.slice(0, free), concurrency };
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, staleReservationKeys } from "@workers/objects/user/credits/reservations";
 import type { CheckDesk } from "./checks";
+import { JobClock, RecentTimings } from "./clock";
 import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import * as queue from "./queue";
 import * as rows from "./rows";
@@ -52,20 +53,28 @@ export interface RunnerHost {
 }
 
 export class JobRunner {
-  /** Jobs whose provider call runs in this instance right now. */
+  /** Jobs run by this instance right now, from their launch to their commit or refund. */
   #active = new Map<string, Promise<void>>();
+  /** Those holding a plan place: launch to the end of their provider work, never the check or commit (ADR 0240). */
+  #calling = new Set<string>();
+  /** Free second tries waiting for a place, first come first served, ahead of any queued job. */
+  #placeWaiting: { jobId: string; grant: () => void }[] = [];
+  /** The plan's concurrency as the last pump read it. */
+  #concurrency: number | undefined;
   /** Thumbnails of committed results, still being made. */
   #finishing = new Set<Promise<void>>();
   #pumping = false;
   #pumpAgain = false;
   /** This instance of the user's object, for the provider gate (slots.ts). */
   readonly #instance = crypto.randomUUID();
+  /** Where the last jobs' time went (clock.ts): read by the bench through the dev tools. */
+  readonly timings = new RecentTimings();
 
   constructor(private readonly host: RunnerHost) {}
 
-  /** Job ids whose provider call runs here. */
+  /** Job ids whose provider work runs here: what the plan's concurrency counts. */
   get running(): string[] {
-    return [...this.#active.keys()];
+    return [...this.#calling];
   }
 
   /** Whether anything started here is still under way (the alarm holds it until it ends). */
@@ -78,7 +87,10 @@ export class JobRunner {
     await Promise.allSettled([...this.#active.values(), ...this.#finishing]);
   }
 
-  /** Launches queued jobs while fewer than the plan's concurrency (`concurrency` when just read) run here. */
+  /**
+   * Gives the plan's free places to the second tries waiting for one, then launches queued jobs while fewer than the
+   * plan's concurrency (`concurrency` when just read) make provider calls here.
+   */
   async pump(userId: string, concurrency?: number): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true;
@@ -89,8 +101,23 @@ export class JobRunner {
       let known = concurrency;
       do {
         this.#pumpAgain = false;
-        const next = await queue.nextToRun(this.host.db, userId, this.running, known);
-        for (const job of next) this.#launch(userId, job);
+        // Every job of this instance is left out (one past its provider call shows running in D1 anyway); the
+        // places taken are the provider calls, and the second tries waiting for one.
+        const { jobs: next, concurrency: limit } = await queue.nextToRun(
+          this.host.db,
+          userId,
+          [...this.#active.keys()],
+          known,
+          this.#calling.size + this.#placeWaiting.length,
+        );
+        this.#concurrency = limit;
+        while (this.#placeWaiting.length > 0 && this.#calling.size < limit) {
+          const waiting = this.#placeWaiting.shift()!;
+          this.#calling.add(waiting.jobId);
+          waiting.grant();
+        }
+        // Places taken while D1 answered (a second try's) are not given twice.
+        for (const job of next.slice(0, Math.max(0, limit - this.#calling.size))) this.#launch(userId, job);
         // A second look (asked for meanwhile) reads the plan and the queue again.
         known = undefined;
       } while (this.#pumpAgain);
@@ -103,6 +130,7 @@ export class JobRunner {
   #launch(userId: string, queued: Job): void {
     const jobId = queued.id;
     if (this.#active.has(jobId)) return;
+    this.#calling.add(jobId);
     const entry = { where: "job", requestId: queued.requestId, userId, jobId };
     const run = observed(
       this.host.env,
@@ -112,6 +140,7 @@ export class JobRunner {
     ).then(
       async () => {
         this.#active.delete(jobId);
+        this.#calling.delete(jobId);
         // The next queued job takes the freed place (before this promise settles, so the alarm holds it too).
         await this.pump(userId).catch(() => undefined);
         // A team's job: its pool follows the credit settled here (its alarm does, should this call be lost; ADR 0270).
@@ -123,6 +152,7 @@ export class JobRunner {
         // write in a tight loop; the alarm tries again in a moment (its pump starts a queued job, its recovery a
         // running one that no instance runs). `observed` has logged and reported it.
         this.#active.delete(jobId);
+        this.#calling.delete(jobId);
         await this.host.retrySoon().catch(() => undefined);
       },
     );
@@ -131,24 +161,58 @@ export class JobRunner {
   }
 
   /**
+   * A job's provider work has ended: its place goes to the next provider call (a waiting second try, else the next
+   * queued job) while its result is checked and committed. Held by the alarm like the run.
+   */
+  #providerDone(userId: string, jobId: string): void {
+    if (this.#calling.delete(jobId)) this.host.hold(this.pump(userId).catch(() => undefined));
+  }
+
+  /**
+   * A place among the plan's provider calls for a job's free second try: at once when one is free and no other
+   * second try waits, else at the next pump that finds one, ahead of the queued jobs.
+   */
+  async #placeAgain(userId: string, jobId: string): Promise<void> {
+    const limit = this.#concurrency;
+    if (limit !== undefined && this.#calling.size < limit && this.#placeWaiting.length === 0) {
+      this.#calling.add(jobId);
+      return;
+    }
+    const granted = new Promise<void>((resolve) => this.#placeWaiting.push({ jobId, grant: resolve }));
+    this.host.hold(this.pump(userId).catch(() => undefined));
+    await granted;
+  }
+
+  /**
    * Waits for a slot at the provider gate (the job stays queued meanwhile, and its provider timeout has not started),
    * then runs the job; the slot goes back as soon as the job's provider calls have ended, or when the run ends
    * (slots.ts).
    */
   async #run(userId: string, queued: Job): Promise<void> {
-    const slot = await takeSlot(this.host.env, userId, queued, this.#instance);
+    const clock = new JobClock(queued.id, queued.photoId);
+    this.timings.keep(clock.timings);
+    const slot = await clock.time("slotWait", () => takeSlot(this.host.env, userId, queued, this.#instance));
     try {
-      await this.#runHolding(userId, queued, slot);
+      await this.#runHolding(userId, queued, slot, clock);
     } finally {
       await slot.release();
+      clock.end();
     }
   }
 
   /** Marks a queued job running, calls the provider, and commits or refunds its credit. */
-  async #runHolding(userId: string, queued: Job, slot: Slot): Promise<void> {
+  async #runHolding(userId: string, queued: Job, slot: Slot, clock: JobClock): Promise<void> {
     const { env, db } = this.host;
-    const tally = providerCalls();
-    const started = await rows.startRunning(db, queued.id, this.host.now());
+    const calls = providerCalls();
+    const tally = {
+      calls: calls.calls,
+      onCall: (call: Parameters<typeof calls.onCall>[0]) => {
+        calls.onCall(call);
+        const end = Date.now();
+        clock.add("providerCall", end - call.ms, end);
+      },
+    };
+    const started = await clock.time("d1Write", () => rows.startRunning(db, queued.id, this.host.now()));
     if (!started) return;
     const { job } = started;
     if (variations.isGroupLead(job)) {
@@ -162,27 +226,42 @@ export class JobRunner {
     // The result's R2 write: every way out waits for it to settle before deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
-      let attempt = await produce(env, db, job, this.host.now(), { photo: started.photo, onCall: tally.onCall });
-      // The provider's part is done: the check and the commit run without the slot.
+      let attempt = await produce(env, db, job, this.host.now(), {
+        photo: started.photo,
+        onCall: tally.onCall,
+        clock,
+      });
+      // The provider's part is done: the check and the commit run without the slot, and without the plan's place.
       await slot.release();
+      this.#providerDone(userId, job.id);
       writeSettled = attempt.stored.catch(() => undefined);
       // The structure check, before any charge (structure.ts): passed or flagged is charged; refused is tried once
       // more, free, when a second call can differ, then refunded, unless the day's free refusals are spent.
       // The check Worker reads the result from R2: it is judged once it is stored.
       let made = job;
       const source = started.photo ? await sourceKey(db, job, started.photo.originalKey) : null;
-      const check = roomCheck(this.host.checks, userId, job.kind, source);
+      const check = roomCheck(this.host.checks, userId, job.kind, source, clock);
       await attempt.stored;
       let checked = await check(attempt.result.key);
       const spent = checked.verdict === "refused" && (await refusalsSpent(db, userId, this.host.now()));
       if (checked.verdict === "refused" && !spent && retriesOnRefusal(job.kind)) {
         made = { ...job, params: retryParams(job.params) };
-        // The free second try is another provider call: it waits for a slot of its own (the job shows running).
-        const again = await takeSlot(env, userId, job, this.#instance);
+        // The free second try is another provider call: it waits for a place of the plan's and a slot at the gate of
+        // its own (the job shows running), and gives both back when its provider work ends.
+        await clock.time("slotWait", () => this.#placeAgain(userId, job.id));
         try {
-          attempt = await produce(env, db, made, this.host.now(), { photo: started.photo, onCall: tally.onCall });
+          const again = await clock.time("slotWait", () => takeSlot(env, userId, job, this.#instance));
+          try {
+            attempt = await produce(env, db, made, this.host.now(), {
+              photo: started.photo,
+              onCall: tally.onCall,
+              clock,
+            });
+          } finally {
+            await again.release();
+          }
         } finally {
-          await again.release();
+          this.#providerDone(userId, job.id);
         }
         writeSettled = attempt.stored.catch(() => undefined);
         await attempt.stored;
@@ -202,8 +281,10 @@ export class JobRunner {
         return;
       }
       const passed = delivered(checked);
-      const kept = await this.host.change(userId, (now) =>
-        this.#commit(userId, made, result, stored, now, passed, callStatements(db, now, tally.calls)),
+      const kept = await clock.time("d1Write", () =>
+        this.host.change(userId, (now) =>
+          this.#commit(userId, made, result, stored, now, passed, callStatements(db, now, tally.calls)),
+        ),
       );
       // Refunded meanwhile (the alarm gave up on it), or no longer running: the result is not kept.
       if (!kept) {
@@ -212,7 +293,7 @@ export class JobRunner {
         return;
       }
       if (passed.verdict === "unchecked") await reportUncheckedShare(db, this.host.now());
-      this.#finish(finishThumb(env, db, made, result, this.host.now()));
+      this.#finish(finishThumb(env, db, made, result, this.host.now(), clock));
     } catch (err) {
       const message = failureMessage(job.kind, err);
       // The provider's failures are the job's ordinary ends; anything else is a fault of ours, and a person hears of it.

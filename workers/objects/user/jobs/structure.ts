@@ -7,6 +7,7 @@ import { and, count, eq, gte, inArray } from "drizzle-orm";
 import { DEFAULT_CREATIVITY } from "~/shared/staging-options";
 import { FREE_REFUSALS_PER_DAY } from "~/shared/version-view";
 import type { CheckDesk } from "./checks";
+import type { JobClock } from "./clock";
 import { type JobResult, type StoredCheck, versionValues } from "./rows";
 
 // The structure check as a step of a job (issue 33, docs/decisions/0162-results-true-to-the-room.md, and its three
@@ -32,10 +33,16 @@ export type RoomCheck = (resultKey: string) => Promise<Checked>;
  * one message to the check Worker, awaited through `desk` (checks.ts), which stores the result's change map beside it
  * (ADR 0260). No source: every result is "unchecked".
  */
-export function roomCheck(desk: CheckDesk, userId: string, kind: Job["kind"], sourceKey: string | null): RoomCheck {
+export function roomCheck(
+  desk: CheckDesk,
+  userId: string,
+  kind: Job["kind"],
+  sourceKey: string | null,
+  clock?: JobClock,
+): RoomCheck {
   return async (resultKey) =>
     sourceKey
-      ? desk.request({ userId, kind, sourceKey, resultKey, mapKey: changesKeyOf(resultKey) })
+      ? desk.request({ userId, kind, sourceKey, resultKey, mapKey: changesKeyOf(resultKey) }, clock)
       : { ...UNCHECKED, cause: "no_source" };
 }
 
