@@ -400,6 +400,8 @@ export const photoVersions = sqliteTable("photo_versions", {
   structureMapKey: text("structure_map_key"),
   /** migrations/0023: when its credit went back through "This result changed the room" (docs/decisions/0261). */
   structureReturnedAt: integer("structure_returned_at"),
+  /** migrations/0033: the member whose job made it (a teammate, in a team listing); null: made by `userId`. */
+  createdBy: text("created_by"),
 });
 
 /**

@@ -175,6 +175,9 @@ export interface StoredVersion {
   height: number;
   bytes: number;
   createdAt: number;
+  /** The photo's owner, and the member whose job made it when another (a teammate, in a team listing). */
+  userId?: string;
+  createdBy?: string | null;
   structureVerdict?: StructureVerdict | null;
   structureScore?: number | null;
   structureReasons?: string[] | null;
@@ -201,6 +204,10 @@ export interface VersionView {
   height: number;
   bytes: number;
   createdAt: number;
+  /** The user whose job made it (a teammate, in a team listing); null when not known. */
+  createdBy: string | null;
+  /** Their name, when the page was told it (a team listing's versions say who made each). */
+  createdByName?: string;
   /** What the structure check said (verdict, score, where, the flagged message); null before the check existed. */
   structure: StructureView | null;
   /** When its credit went back through "This result changed the room" (epoch ms); null when it has not. */
@@ -225,6 +232,7 @@ export function toVersionView(v: StoredVersion, shownKey?: string | null): Versi
     height: v.height,
     bytes: v.bytes,
     createdAt: v.createdAt,
+    createdBy: v.createdBy ?? v.userId ?? null,
     structure: structureView(v, base),
     returnedAt: v.structureReturnedAt ?? null,
     imageUrl: `${base}/image`,

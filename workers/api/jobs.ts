@@ -13,7 +13,7 @@ import {
   requestJob,
   waitForJobWithVersion,
 } from "@workers/services/jobs/start";
-import { changeMapKey } from "@workers/services/jobs/versions";
+import { changeMapKey, makerNames } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
 import { photoListing } from "@workers/services/listing-look";
 import { Hono } from "hono";
@@ -21,6 +21,7 @@ import { fail, NOT_FOUND } from "~/shared/result";
 import { fullBytesAllowed, versionBytes } from "~/shared/version-bytes";
 import { toVersionView } from "~/shared/version-view";
 import { answerHeaders, NO_STORE, requestKey } from "./answers";
+import { photoOwner } from "./photo-scope";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -85,27 +86,38 @@ export const jobsApi = new Hono<ApiEnv>()
     return c.json({ job: jobView(job), version: version ? toVersionView(version) : null }, 200, NO_STORE);
   })
   .get("/photos/:id/versions", async (c) => {
-    const user = c.get("user")!;
     const db = c.get("db");
-    const photo = await getPhoto(db, user.id, c.req.param("id"));
-    if (!photo) return failureJson(NOT_FOUND);
-    const versions = await listVersions(db, user.id, photo.id);
+    const owner = await photoOwner(c, c.req.param("id"));
+    const photo = owner ? await getPhoto(db, owner, c.req.param("id")) : undefined;
+    if (!owner || !photo) return failureJson(NOT_FOUND);
+    const versions = await listVersions(db, owner, photo.id);
     // The photo's listing (its folder) and its look: "Use this look for the listing" is offered only in one.
-    const listing = await photoListing(db, user.id, photo);
-    return c.json({ versions: versions.map((v) => toVersionView(v, photo.processedKey)), listing }, 200, NO_STORE);
+    const listing = await photoListing(db, owner, photo);
+    // Who made each version, and when (createdAt): in a team listing, any member.
+    const names = await makerNames(
+      db,
+      versions.map((v) => v.createdBy ?? v.userId),
+    );
+    const views = versions.map((v) => ({
+      ...toVersionView(v, photo.processedKey),
+      createdByName: names.get(v.createdBy ?? v.userId) ?? "",
+    }));
+    return c.json({ versions: views, listing }, 200, NO_STORE);
   })
   // The structure check's change map (ADR 0260): its owner's only; anyone else gets the 404 of a missing version.
   .get("/photos/:id/versions/:versionId/changes", async (c) => {
     const { id, versionId } = c.req.param();
-    const map = await changeMapKey(c.get("db"), c.get("user")!.id, id, versionId);
+    const owner = await photoOwner(c, id);
+    if (!owner) return failureJson(NOT_FOUND);
+    const map = await changeMapKey(c.get("db"), owner, id, versionId);
     if (!map.ok) return failureJson(map);
     return serveObject(c.env.PHOTOS, map.key, { "Cache-Control": "private, no-cache", Vary: "Cookie" }, c.req.raw);
   })
   .get("/photos/:id/versions/:versionId/:variant{image|thumb|download}", async (c) => {
-    const user = c.get("user")!;
     const { id, versionId, variant } = c.req.param();
-    const version = await getVersion(c.get("db"), user.id, id, versionId);
-    if (!version) return failureJson(NOT_FOUND);
+    const owner = await photoOwner(c, id);
+    const version = owner ? await getVersion(c.get("db"), owner, id, versionId) : undefined;
+    if (!owner || !version) return failureJson(NOT_FOUND);
     const headers: Record<string, string> = { "Cache-Control": "private, max-age=31536000, immutable", Vary: "Cookie" };
     // A result the structure check refused was not charged: it is shown (at thumbnail size) until its owner keeps it,
     // and never downloaded; without a thumbnail, no preview rather than the full image (ADR 0200).
@@ -114,7 +126,7 @@ export const jobsApi = new Hono<ApiEnv>()
     // Kept later, the same address gives the image: not cached as if the preview were final.
     if (!fullBytesAllowed(version)) headers["Cache-Control"] = "private, no-cache";
     if (variant === "download") {
-      const photo = await getPhoto(c.get("db"), user.id, id);
+      const photo = await getPhoto(c.get("db"), owner, id);
       const ext = version.contentType === "image/png" ? "png" : "jpg";
       headers["Content-Disposition"] = contentDisposition(
         "attachment",

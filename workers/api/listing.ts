@@ -14,6 +14,7 @@ import { LookRequest, useAsLook } from "@workers/services/listing-look";
 import { Hono } from "hono";
 import { NOT_FOUND } from "~/shared/result";
 import { answerHeaders, NO_STORE, requestKey } from "./answers";
+import { requireReachablePhoto } from "./photo-scope";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -27,6 +28,7 @@ export const listingApi = new Hono<ApiEnv>()
   .use("/batches/*", requireApiUser)
   .use("/jobs/*", requireApiUser)
   .use("/photos/*", requireApiUser)
+  .use("/photos/:id/*", requireReachablePhoto)
   .post("/batches", async (c) => {
     const body = await readJson(c.req.raw, anyObject);
     if (!body.ok) return failureJson(body);

@@ -11,6 +11,7 @@ import { MASK_MESSAGES, MAX_MASK_BYTES } from "~/shared/masks";
 import { fail, NOT_FOUND } from "~/shared/result";
 import { type StoredBytes, versionBytes } from "~/shared/version-bytes";
 import { NO_STORE } from "./answers";
+import { photoOwner } from "./photo-scope";
 import { requireApiUser } from "./require-user";
 import type { ApiEnv } from "./types";
 
@@ -52,7 +53,8 @@ export const photosApi = new Hono<ApiEnv>()
     return c.json(page, 200, NO_STORE);
   })
   .get("/:id/thumb", async (c) => {
-    const found = await photoWithShown(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    const owner = await photoOwner(c, c.req.param("id"));
+    const found = owner ? await photoWithShown(c.get("db"), owner, c.req.param("id")) : undefined;
     if (!found) return failureJson(NOT_FOUND);
     const { photo, shown } = found;
     const version = String(photo.processedAt ?? 0);
@@ -68,7 +70,8 @@ export const photosApi = new Hono<ApiEnv>()
     return serve(c.env.PHOTOS, c.req.raw, key, { "Cache-Control": cache });
   })
   .get("/:id/original", async (c) => {
-    const photo = await getPhoto(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    const owner = await photoOwner(c, c.req.param("id"));
+    const photo = owner ? await getPhoto(c.get("db"), owner, c.req.param("id")) : undefined;
     if (!photo) return failureJson(NOT_FOUND);
     // The person's own upload, never a version: nothing for the byte rule to decide.
     const fileName = `${photo.name}.${EXTENSIONS[photo.contentType] ?? "jpg"}`;
@@ -83,12 +86,15 @@ export const photosApi = new Hono<ApiEnv>()
   .post("/:id/masks", async (c) => {
     const body = await readBinary(c.req.raw, ["image/png"], { maxBytes: MAX_MASK_BYTES });
     if (!body.ok) return failureJson(body.code === "too_large" ? fail("too_large", MASK_MESSAGES.tooLarge) : body);
-    const res = await storeMask(c.get("deps"), c.get("user")!.id, c.req.param("id"), body.bytes, c.req.query("source"));
+    const owner = await photoOwner(c, c.req.param("id"));
+    if (!owner) return failureJson(NOT_FOUND);
+    const res = await storeMask(c.get("deps"), owner, c.req.param("id"), body.bytes, c.req.query("source"));
     if (!res.ok) return failureJson(res);
     return c.json({ mask: res.mask }, 201, NO_STORE);
   })
   .get("/:id/download", async (c) => {
-    const found = await photoWithShown(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    const owner = await photoOwner(c, c.req.param("id"));
+    const found = owner ? await photoWithShown(c.get("db"), owner, c.req.param("id")) : undefined;
     if (!found) return failureJson(NOT_FOUND);
     const file = currentImage(found, c.req.query("variant"));
     if (!file.ok) return failureJson(file);

@@ -14,6 +14,7 @@ import {
 } from "./library";
 import { clearLook, setLookStrength } from "./listing-look";
 import { trashWarning } from "./mls/listing-status";
+import { createTeamFolder, moveFolderToTeam } from "./teams/listings";
 
 // The library's form actions on /dashboard (folders, moving, trash, a listing's look), each a
 // closed intent checked by `libraryActionInput` and answered with the message
@@ -23,7 +24,14 @@ import { trashWarning } from "./mls/listing-status";
 const id = z.string().regex(/^[a-z0-9]{1,64}$/);
 
 export const libraryActionInput = z.discriminatedUnion("intent", [
-  z.object({ intent: z.literal("create-folder"), name: z.string().max(500).optional() }),
+  // teamId: a listing of that team (any active member), shared with its members (ADR 0280).
+  z.object({
+    intent: z.literal("create-folder"),
+    name: z.string().max(500).optional(),
+    teamId: z.union([id, z.literal("")]).optional(),
+  }),
+  // A personal folder, with its photos, into the team's listings (the team's owner or a team admin).
+  z.object({ intent: z.literal("folder-to-team"), folderId: id, teamId: id }),
   z.object({ intent: z.literal("delete-folder"), folderId: id }),
   z.object({ intent: z.literal("move"), photoId: id, folderId: z.union([id, z.literal("")]) }),
   // confirm=1: trash it even though its original page advertises an active listing (it was warned).
@@ -65,8 +73,18 @@ export async function runLibraryAction(
   const { db, bucket } = deps;
   switch (input.intent) {
     case "create-folder": {
+      if (input.teamId) {
+        const made = await createTeamFolder(db, userId, input.teamId, input.name ?? DEFAULT_FOLDER_NAME);
+        if (!made.ok) return fail("not_found", LIBRARY_NOT_FOUND);
+        return ok({ message: `Team listing "${made.folder.name}" created.` });
+      }
       const folder = await createFolder(db, userId, input.name ?? DEFAULT_FOLDER_NAME);
       return ok({ message: `Folder "${folder.name}" created.` });
+    }
+    case "folder-to-team": {
+      const moved = await moveFolderToTeam(db, userId, input.folderId, input.teamId);
+      if (!moved.ok) return moved.code === "not_found" ? fail("not_found", LIBRARY_NOT_FOUND) : moved;
+      return ok({ message: `"${moved.name}" now belongs to the team: every member sees it.` });
     }
     case "delete-folder": {
       if (!(await deleteFolder(db, userId, input.folderId))) return fail("not_found", LIBRARY_NOT_FOUND);

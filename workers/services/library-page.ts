@@ -22,7 +22,8 @@ import type { SessionReads } from "./sessions";
 // session's read of the user (CurrentUser.live): nothing here reads it again.
 
 export interface LibraryPage {
-  folders: Pick<Folder, "id" | "name">[];
+  /** The user's folders and their teams' listings; `team` names the team a listing belongs to (ADR 0280). */
+  folders: (Pick<Folder, "id" | "name"> & { team?: string })[];
   page: { photos: PhotoCard[]; nextCursor: string | null };
   /** The folder shown; null for another view, undefined for a folder that is not the user's. */
   folder: Folder | null | undefined;
@@ -58,6 +59,7 @@ const FOLDER_LIST_COLUMNS: Columns = [
   ["id", "id"],
   ["name", "name"],
   ["createdAt", "created_at"],
+  ["teamName", "team_name"],
 ];
 
 const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -127,13 +129,13 @@ export function libraryReads(q: LibraryQuery, now = Date.now()): SessionReads {
 /** The page from libraryReads' values (same view): at most one more read, for recent batches' jobs. */
 async function libraryPageFrom(db: Database, q: LibraryQuery, values: LibraryColumns): Promise<LibraryPage> {
   // Folders keep their creation time for the order only.
-  const folderList = rowsFromJson<{ id: string; name: string; createdAt: number }>(
+  const folderList = rowsFromJson<{ id: string; name: string; createdAt: number; teamName: string | null }>(
     values.libFolders,
     FOLDER_LIST_COLUMNS,
   ).sort(newestFirst);
   const folder = q.view.kind === "folder" ? rowsFromJson<Folder>(values.libFolder, FOLDER_COLUMNS)[0] : null;
   return {
-    folders: folderList.map(({ id, name }) => ({ id, name })),
+    folders: folderList.map(({ id, name, teamName }) => (teamName ? { id, name, team: teamName } : { id, name })),
     page: photoPage(rowsFromJson<Photo>(values.libPhotos, PHOTO_COLUMNS).sort(newestFirst)),
     folder,
     batches: await batchViews(db, rowsFromJson<Batch>(values.libBatches, BATCH_COLUMNS).sort(newestFirst)),

@@ -1,8 +1,10 @@
+import { inTeamListing, reachableFolder, reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
-import { type Folder, folders, type Photo, photos } from "@db/schema";
+import { type Folder, folders, type Photo, photos, photoVersions } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { deletePrefix, photoPrefix } from "@workers/lib/photo-storage";
-import { and, asc, desc, eq, isNotNull, isNull, lt, lte, or, type Placeholder, type SQL } from "drizzle-orm";
+import { folderAccess, photoAccess } from "@workers/services/teams/access";
+import { and, asc, desc, eq, isNotNull, isNull, lt, lte, not, or, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
 import { displayName } from "~/shared/text";
 import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "~/shared/upload-rules";
@@ -55,7 +57,10 @@ export interface PageAfter {
 }
 
 export function viewFilter(userId: UserRef, view: ViewFilter): SQL {
-  const own = eq(photos.userId, userId);
+  // A team listing's photos are every active member's (ADR 0280); the user's own, once they may no longer reach one
+  // (removed from its team), leave their grid too.
+  const reachable = reachablePhoto(userId);
+  const own = and(eq(photos.userId, userId), reachable)!;
   switch (view.kind) {
     case "all":
       return and(own, isNull(photos.trashedAt))!;
@@ -64,7 +69,7 @@ export function viewFilter(userId: UserRef, view: ViewFilter): SQL {
     case "trash":
       return and(own, isNotNull(photos.trashedAt))!;
     case "folder":
-      return and(own, isNull(photos.trashedAt), eq(photos.folderId, view.folderId))!;
+      return and(reachable, isNull(photos.trashedAt), eq(photos.folderId, view.folderId))!;
   }
 }
 
@@ -121,12 +126,17 @@ export async function getPhoto(db: Database, userId: string, photoId: string): P
     .get();
 }
 
-/** Newest first: a new folder appears at the top. */
+/** Newest first: a new folder appears at the top. The user's folders and their teams' listings (with the team's name). */
 export function foldersQuery(db: Database, userId: UserRef) {
   return db
-    .select({ id: folders.id, name: folders.name, createdAt: folders.createdAt })
+    .select({
+      id: folders.id,
+      name: folders.name,
+      createdAt: folders.createdAt,
+      teamName: sql<string | null>`(SELECT t.name FROM teams t WHERE t.id = ${folders.teamId})`.as("team_name"),
+    })
     .from(folders)
-    .where(eq(folders.userId, userId))
+    .where(reachableFolder(userId))
     .orderBy(desc(folders.createdAt), desc(folders.id));
 }
 
@@ -134,24 +144,36 @@ export async function listFolders(db: Database, userId: string): Promise<Pick<Fo
   return (await foldersQuery(db, userId).all()).map(({ id, name }) => ({ id, name }));
 }
 
-/** One of the owner's folders (a list of at most one row). */
+/** One folder the user may reach, theirs or a team listing's (a list of at most one row): the library's view of it. */
 export function folderQuery(db: Database, userId: UserRef, folderId: string | Placeholder) {
   return db
     .select()
     .from(folders)
-    .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
+    .where(and(eq(folders.id, folderId), reachableFolder(userId)))
     .limit(1);
 }
 
+/** One of the user's own folders: what the owner's actions (rename, delete, listing details) act on. */
 export async function getFolder(db: Database, userId: string, folderId: string): Promise<Folder | undefined> {
-  return folderQuery(db, userId, folderId).get();
+  return db
+    .select()
+    .from(folders)
+    .where(and(eq(folders.id, folderId), eq(folders.userId, userId), reachableFolder(userId)))
+    .get();
 }
 
 export function cleanFolderName(name: string | null | undefined): string {
   return displayName(name ?? "", DEFAULT_FOLDER_NAME);
 }
 
-export async function createFolder(db: Database, userId: string, name: string, now = Date.now()): Promise<Folder> {
+export async function createFolder(
+  db: Database,
+  userId: string,
+  name: string,
+  now = Date.now(),
+  /** A team's listing (the caller checked the membership); null: the user's personal folder. */
+  teamId: string | null = null,
+): Promise<Folder> {
   const folder: Folder = {
     id: randomToken(),
     userId,
@@ -166,7 +188,7 @@ export async function createFolder(db: Database, userId: string, name: string, n
     soldAt: null,
     originalsCloseDays: null,
     originalsCloseAt: null,
-    teamId: null,
+    teamId,
   };
   await db.insert(folders).values(folder);
   return folder;
@@ -193,11 +215,12 @@ export async function movePhoto(
   photoId: string,
   folderId: string | null,
 ): Promise<"moved" | "not-found"> {
-  if (folderId !== null && !(await getFolder(db, userId, folderId))) return "not-found";
+  // Into their own folder or a team listing they are a member of; a team listing's photo stays the team's.
+  if (folderId !== null && !(await folderAccess(db, userId, folderId))) return "not-found";
   const res = await db
     .update(photos)
     .set({ folderId })
-    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), isNull(photos.trashedAt)))
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), isNull(photos.trashedAt), not(inTeamListing())))
     .run();
   return res.meta.changes === 1 ? "moved" : "not-found";
 }
@@ -206,7 +229,7 @@ export async function trashPhoto(db: Database, userId: string, photoId: string, 
   const res = await db
     .update(photos)
     .set({ trashedAt: now })
-    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), isNull(photos.trashedAt)))
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), reachablePhoto(userId), isNull(photos.trashedAt)))
     .run();
   return res.meta.changes === 1;
 }
@@ -215,7 +238,7 @@ export async function restorePhoto(db: Database, userId: string, photoId: string
   const res = await db
     .update(photos)
     .set({ trashedAt: null })
-    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), isNotNull(photos.trashedAt)))
+    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), reachablePhoto(userId), isNotNull(photos.trashedAt)))
     .run();
   return res.meta.changes === 1;
 }
@@ -227,7 +250,16 @@ export async function restorePhoto(db: Database, userId: string, photoId: string
 async function destroy(db: Database, bucket: R2Bucket, rows: Pick<Photo, "id" | "userId">[]): Promise<number> {
   let deleted = 0;
   for (const row of rows) {
-    await deletePrefix(bucket, photoPrefix(row.userId, row.id));
+    const prefix = photoPrefix(row.userId, row.id);
+    await deletePrefix(bucket, prefix);
+    // A team job's results sit under the team's prefix (ADR 0280): they go with the photo too.
+    const made = await db
+      .select({ key: photoVersions.key, thumbKey: photoVersions.thumbKey })
+      .from(photoVersions)
+      .where(eq(photoVersions.photoId, row.id))
+      .all();
+    const elsewhere = made.flatMap((v) => [v.key, v.thumbKey]).filter((key) => !key.startsWith(prefix));
+    if (elsewhere.length > 0) await bucket.delete(elsewhere);
     const res = await db
       .delete(photos)
       .where(and(eq(photos.id, row.id), eq(photos.userId, row.userId), isNotNull(photos.trashedAt)))
@@ -244,7 +276,7 @@ export async function deletePhotoForever(
   photoId: string,
 ): Promise<boolean> {
   const row = await getPhoto(db, userId, photoId);
-  if (!row || row.trashedAt === null) return false;
+  if (!row || row.trashedAt === null || !(await photoAccess(db, userId, photoId))) return false;
   return (await destroy(db, bucket, [row])) === 1;
 }
 

@@ -207,6 +207,11 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
                         active={is({ kind: "folder", folderId: f.id })}
                       >
                         <span className="block truncate">{f.name}</span>
+                        {f.team ? (
+                          <span className="block truncate text-xs text-muted" data-testid="team-listing">
+                            {f.team}'s listing
+                          </span>
+                        ) : null}
                       </SideLink>
                     </div>
                     <Form method="post">

@@ -1,3 +1,4 @@
+import { inTeamListing } from "@db/access";
 import type { Database } from "@db/client";
 import {
   apiKeys,
@@ -16,10 +17,9 @@ import {
 } from "@db/schema";
 import { createMailer, escapeHtml } from "@workers/adapters/mail";
 import { log } from "@workers/lib/log";
-import { listKeys } from "@workers/lib/photo-storage";
 import { signLink } from "@workers/lib/signed-links";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import { versionBytes } from "~/shared/version-bytes";
 
 // Work of the user's Durable Object that outlives a request, run in batches by
@@ -73,30 +73,59 @@ export async function nextAt(storage: DurableObjectStorage): Promise<number | nu
   return at;
 }
 
+/**
+ * The ids of the user's photos that sit in a team's listing: they belong to the team (ADR 0280), so the purge of the
+ * uploader's account leaves their rows, and their bytes under the uploader's prefix, where they are.
+ */
+async function teamPhotoIds(db: Database, userId: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ id: photos.id })
+    .from(photos)
+    .where(and(eq(photos.userId, userId), inTeamListing()))
+    .all();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Up to one list page of the account's R2 keys that the purge deletes (not a team photo's); none when all are gone. */
+async function doomedKeys(env: Env, userId: string, kept: Set<string>): Promise<string[]> {
+  for (const prefix of userPrefixes(userId)) {
+    let cursor: string | undefined;
+    do {
+      const page = await env.PHOTOS.list({ prefix, cursor, limit: PURGE_KEYS_PER_RUN });
+      // photos/<user>/<photo>/...: a key of a team photo stays.
+      const doomed = page.objects
+        .map((o) => o.key)
+        .filter((key) => !(prefix.startsWith("photos/") && kept.has(key.slice(prefix.length).split("/")[0]!)));
+      if (doomed.length > 0) return doomed;
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+  }
+  return [];
+}
+
 /** One batch of purge: true while more remains. */
 export async function purgeStep(env: Env, db: Database, userId: string): Promise<boolean> {
-  for (const prefix of userPrefixes(userId)) {
-    const page = await env.PHOTOS.list({ prefix, limit: PURGE_KEYS_PER_RUN });
-    if (page.objects.length > 0) {
-      await env.PHOTOS.delete(page.objects.map((o) => o.key));
-      return true;
-    }
+  const kept = await teamPhotoIds(db, userId);
+  const doomed = await doomedKeys(env, userId, kept);
+  if (doomed.length > 0) {
+    await env.PHOTOS.delete(doomed);
+    return true;
   }
-  // Jobs, versions and original links go with their photo (ON DELETE CASCADE).
+  // Jobs, versions and original links go with their photo (ON DELETE CASCADE); a team listing's photos stay.
   // A subquery, not a list of ids: D1 takes at most 100 bound parameters.
   const deleted = await db.run(
-    sql`DELETE FROM photos WHERE id IN (SELECT id FROM photos WHERE user_id = ${userId} LIMIT ${PURGE_ROWS_PER_RUN})`,
+    sql`DELETE FROM photos WHERE id IN (SELECT id FROM photos WHERE user_id = ${userId} AND NOT ${inTeamListing()} LIMIT ${PURGE_ROWS_PER_RUN})`,
   );
   if ((deleted.meta.changes ?? 0) > 0) return true;
   await db.batch([
     db.delete(structureRecourses).where(eq(structureRecourses.userId, userId)),
-    db.delete(folders).where(eq(folders.userId, userId)),
+    // A team's listing stays the team's, whoever made it.
+    db.delete(folders).where(and(eq(folders.userId, userId), isNull(folders.teamId))),
     db.delete(uploadSessions).where(eq(uploadSessions.userId, userId)),
     db.delete(dataExports).where(eq(dataExports.userId, userId)),
   ]);
   // A job that finished during the purge may have stored a result: look once more.
-  for (const prefix of userPrefixes(userId)) if ((await listKeys(env.PHOTOS, prefix)).length > 0) return true;
-  return false;
+  return (await doomedKeys(env, userId, await teamPhotoIds(db, userId))).length > 0;
 }
 
 /** Runs what is due; true when it should run again soon. */

@@ -13,6 +13,7 @@ import {
 import type { Deps } from "@workers/services/deps";
 import { getPhoto } from "@workers/services/library";
 import { looksOf } from "@workers/services/listing-look";
+import { photoAccess } from "@workers/services/teams/access";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { MASK_MESSAGES } from "~/shared/masks";
@@ -66,12 +67,15 @@ export async function requestJob(
   const asked = jobParams(body);
   if (!asked.ok) return asked;
   const { kind, params } = asked;
+  // Whose rows the photo is: the user's, or a teammate's in a team listing the user is an active member of (ADR 0280).
+  const owner = (await photoAccess(deps.db, userId, photoId))?.ownerId;
+  if (!owner) return NOT_FOUND;
   if (kind === "stage") {
     const advanced = await advancedOptions(body, () => currentPlan(deps.db, userId));
     if (!advanced.ok) return advanced;
     Object.assign(params, advanced.options);
     // The listing's look as it is now, fixed in the job's parameters (docs/decisions/0190-one-look-for-a-listing.md).
-    const look = (await looksOf(deps.db, userId, [photoId])).get(photoId);
+    const look = (await looksOf(deps.db, owner, [photoId])).get(photoId);
     if (look) params.styleReference = look;
   }
   const from = body.sourceVersionId;
@@ -84,10 +88,10 @@ export async function requestJob(
   const needsPhoto = api || fromVersion || mask !== undefined || (kind !== "stage" && from !== "original");
   if (from === "original") params.source = "original";
   if (needsPhoto) {
-    const photo = await getPhoto(deps.db, userId, photoId);
+    const photo = await getPhoto(deps.db, owner, photoId);
     if (!photo) return NOT_FOUND;
     if (fromVersion) {
-      const version = typeof from === "string" ? await getVersion(deps.db, userId, photo.id, from) : undefined;
+      const version = typeof from === "string" ? await getVersion(deps.db, owner, photo.id, from) : undefined;
       if (!version) return fail("not_found", "That version of the photo was not found.");
       if (version.structureVerdict === "refused") return fail("conflict", REFUSED_NOT_A_SOURCE);
       params.source = version.id;

@@ -1,7 +1,7 @@
-import { type Photo, photos, photoVersions } from "@db/schema";
+import { type Photo, photos, photoVersions, users } from "@db/schema";
 import { getVersion, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import type { StoredBytes } from "~/shared/version-bytes";
@@ -172,4 +172,19 @@ export async function returnChangedRoom(
   const r = await userObject(deps.env, userId).returnChangedRoom(userId, photoId, versionId, keepPair);
   if (!r.ok) return fail(r.code, r.error, r.retryAfterSeconds ? { retryAfterSeconds: r.retryAfterSeconds } : {});
   return ok({ versionId: r.versionId, credits: r.balance, kept: r.kept, returnedTo: r.returnedTo, pool: r.pool });
+}
+
+/**
+ * The names of the users who made these versions (a team listing's versions say who made each, ADR 0280), read as one
+ * JSON array so the statement binds one value however many there are.
+ */
+export async function makerNames(db: Db, userIds: readonly string[]): Promise<Map<string, string>> {
+  const ids = [...new Set(userIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: users.id, name: users.name })
+    .from(users)
+    .where(sql`${users.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)
+    .all();
+  return new Map(rows.map((r) => [r.id, r.name ?? ""]));
 }

@@ -127,7 +127,14 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
     db
       .update(originalLinks)
       .set({ revokedAt: now, revokedReason: "account_deleted" })
-      .where(and(eq(originalLinks.userId, userId), isNull(originalLinks.revokedAt))),
+      // A team listing's original pages are the team's: they stay up (ADR 0280).
+      .where(
+        and(
+          eq(originalLinks.userId, userId),
+          isNull(originalLinks.revokedAt),
+          sql`${originalLinks.photoId} NOT IN (SELECT p.id FROM photos p JOIN folders f ON f.id = p.folder_id WHERE f.team_id IS NOT NULL)`,
+        ),
+      ),
     db.delete(contactMessages).where(or(eq(contactMessages.userId, userId), eq(contactMessages.email, user.email))),
     db.update(auditLog).set({ actorEmail: "deleted user" }).where(eq(auditLog.actorId, userId)),
   ]);

@@ -1,7 +1,16 @@
 import type { Database } from "@db/client";
-import { folders, labelSettings, originalLinks, photos, photoVersions, type StructureVerdict, users } from "@db/schema";
+import {
+  folders,
+  labelSettings,
+  originalLinks,
+  photos,
+  photoVersions,
+  type StructureVerdict,
+  teams,
+  users,
+} from "@db/schema";
 import { sha256Hex } from "@workers/lib/crypto";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNotNull, or } from "drizzle-orm";
 import { DEFAULT_LABEL } from "~/shared/label-options";
 import { KIND_NAMES } from "~/shared/mls-profiles";
 import { fail, ok, type Result } from "~/shared/result";
@@ -61,11 +70,19 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
       closeAt: folders.originalsCloseAt,
       accountProfile: labelSettings.profile,
       deletedAt: users.deletedAt,
+      // A team listing's page is the team's (ADR 0280): it follows the team's default MLS profile, and stays up when
+      // the member who published it leaves or deletes their account.
+      teamId: folders.teamId,
+      teamProfile: teams.defaultMlsProfile,
     })
     .from(originalLinks)
     .innerJoin(photos, eq(photos.id, originalLinks.photoId))
     .innerJoin(users, eq(users.id, originalLinks.userId))
-    .leftJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, originalLinks.userId)))
+    .leftJoin(
+      folders,
+      and(eq(folders.id, photos.folderId), or(eq(folders.userId, originalLinks.userId), isNotNull(folders.teamId))),
+    )
+    .leftJoin(teams, eq(teams.id, folders.teamId))
     .leftJoin(labelSettings, eq(labelSettings.userId, originalLinks.userId))
     .where(eq(originalLinks.token, token))
     .get();
@@ -73,19 +90,19 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
   const closeAt = row.closeAt;
   if (
     row.link.revokedAt !== null ||
-    row.deletedAt !== null ||
+    (row.deletedAt !== null && row.teamId === null) ||
     row.photo.trashedAt !== null ||
     (closeAt !== null && closeAt <= now)
   )
     return fail("gone", "This link was withdrawn by the person who shared it.");
   const disclosure = disclosureOf(
-    { ...DEFAULT_LABEL, profile: row.accountProfile ?? DEFAULT_LABEL.profile },
+    { ...DEFAULT_LABEL, profile: row.teamProfile ?? row.accountProfile ?? DEFAULT_LABEL.profile },
     row.mlsProfile,
   );
   const all = await db
     .select()
     .from(photoVersions)
-    .where(and(eq(photoVersions.photoId, row.photo.id), eq(photoVersions.userId, row.link.userId)))
+    .where(and(eq(photoVersions.photoId, row.photo.id), eq(photoVersions.userId, row.photo.userId)))
     .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
     .all();
   const linked = all.find((v) => v.id === row.link.versionId);

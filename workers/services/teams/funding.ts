@@ -1,22 +1,18 @@
-import { folders, photos } from "@db/schema";
 import { type StartManyResult, teamObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
-import { and, eq } from "drizzle-orm";
+import { photoAccess } from "@workers/services/teams/access";
 import { TEAM_REQUEST_EXPIRED } from "~/shared/teams";
 
 // Who pays for a job: a photo in a team's listing spends the team's pool, any other the member's own credits
 // (docs/decisions/0270-team-credit-pool.md). The team's object takes the credit before the member's object records
 // the job (with a 0-credit reservation of its own); a refusal there comes back naming the pool or the limit.
 
-/** The team whose listing holds this photo of the user's, or null (a personal folder, or no such photo). */
+/**
+ * The team whose listing holds this photo, when the user may stage in it (an active member, whoever uploaded it), or
+ * null (a personal folder, or a photo they may not reach: the job's own checks then answer not found).
+ */
 export async function teamOfPhoto(db: Deps["db"], userId: string, photoId: string): Promise<string | null> {
-  const row = await db
-    .select({ teamId: folders.teamId })
-    .from(photos)
-    .innerJoin(folders, eq(folders.id, photos.folderId))
-    .where(and(eq(photos.id, photoId), eq(photos.userId, userId)))
-    .get();
-  return row?.teamId ?? null;
+  return (await photoAccess(db, userId, photoId))?.teamId ?? null;
 }
 
 type Refused = Extract<StartManyResult, { ok: false }>;

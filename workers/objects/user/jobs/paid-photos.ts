@@ -1,3 +1,4 @@
+import { reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
 import { folders, photos } from "@db/schema";
 import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
@@ -34,7 +35,8 @@ export function paidPhotosQuery(db: Database, userId: string, photoIds: readonly
     .leftJoin(folders, eq(folders.id, photos.folderId))
     .where(
       and(
-        eq(photos.userId, userId),
+        // The user's own photos outside team listings, and any photo of a team listing they are an active member of.
+        reachablePhoto(userId),
         sql`${photos.id} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(photoIds)])}))`,
       ),
     );

@@ -16,6 +16,7 @@ import {
   type JobResult,
   jobDeadline,
   providerTimeoutMs,
+  resultOwner,
   versionKey,
   versionThumbKey,
 } from "./rows";
@@ -44,7 +45,8 @@ export async function produce(
   } = {},
 ): Promise<{ result: JobResult; stored: Promise<void>; bytes: Uint8Array }> {
   const photo = opts.photo ?? (await db.select().from(photos).where(eq(photos.id, job.photoId)).get());
-  if (!photo || photo.userId !== job.userId) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
+  // Another member's photo only in a team listing: the user's object checked the member may reach it when it took the job.
+  if (!photo || (photo.userId !== job.userId && !job.teamId)) throw new ProviderError(GENERIC_FAILURE[job.kind], false);
   const timeoutMs = providerTimeoutMs(env);
   const client = createProviderClient(env, { fetcher: opts.fetcher, timeoutMs, onCall: opts.onCall });
   let bytes: Uint8Array;
@@ -92,7 +94,7 @@ class NotAnImage extends Error {}
  */
 export async function storeResult(
   env: Env,
-  job: Pick<Job, "id" | "userId" | "photoId">,
+  job: Pick<Job, "id" | "userId" | "teamId" | "photoId">,
   bytes: Uint8Array,
 ): Promise<JobResult> {
   const result = describeResult(job, bytes);
@@ -106,19 +108,20 @@ async function putResult(env: Env, result: JobResult, bytes: Uint8Array): Promis
 }
 
 /** A result as stored under its job's version key, described from its header only; NotAnImage when it is not one. */
-function describeResult(job: Pick<Job, "id" | "userId" | "photoId">, bytes: Uint8Array): JobResult {
+function describeResult(job: Pick<Job, "id" | "userId" | "teamId" | "photoId">, bytes: Uint8Array): JobResult {
   let info: ReturnType<typeof describeImage>;
   try {
     info = describeImage(bytes);
   } catch {
     throw new NotAnImage();
   }
-  const key = versionKey(job.userId, job.photoId, job.id);
+  const owner = resultOwner(job);
+  const key = versionKey(owner, job.photoId, job.id);
   return {
     versionId: job.id,
     key,
     thumbKey: key,
-    pendingThumb: { key: versionThumbKey(job.userId, job.photoId, job.id), image: bytes },
+    pendingThumb: { key: versionThumbKey(owner, job.photoId, job.id), image: bytes },
     contentType: info.contentType,
     bytes: bytes.byteLength,
     width: info.width,

@@ -12,7 +12,7 @@ import {
 import { DEFAULT_PROVIDER_TIMEOUT_MS } from "@workers/adapters/provider";
 import { photoPrefix } from "@workers/lib/photo-storage";
 import type { Stmt } from "@workers/objects/user/batch";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 
 // AI jobs as D1 has them: staging, sky replacement, furniture removal. The job
 // row is written in the same batch as its credit's reservation (key = job id);
@@ -46,6 +46,15 @@ export function providerTimeoutMs(env: Pick<Env, "PROVIDER_TIMEOUT_MS">): number
 /** When a job started at `startedAt` must have its result in hand, enlargement included (the alarm's watch). */
 export function jobDeadline(startedAt: number, timeoutMs: number): number {
   return startedAt + timeoutMs + JOB_WATCH_MARGIN_MS;
+}
+
+/**
+ * Whose prefix a job's result is stored under: a team listing's job (`teamId` set) under the team's, `photos/team-<id>/`
+ * (docs/decisions/0280-shared-team-listings.md), so neither the member who ran it nor the photo's uploader takes it
+ * with them when their account is purged; any other job under its user's, beside the photo's original.
+ */
+export function resultOwner(job: Pick<Job, "userId" | "teamId">): string {
+  return job.teamId ? `team-${job.teamId}` : job.userId;
 }
 
 export function versionKey(userId: string, photoId: string, versionId: string): string {
@@ -106,11 +115,12 @@ export async function requeue(db: Database, jobId: string): Promise<void> {
  * attempt overwrites the same keys and a failed job's bytes can always be found
  * and deleted.
  */
-export function jobResultKeys(job: Pick<Job, "id" | "userId" | "photoId">): string[] {
+export function jobResultKeys(job: Pick<Job, "id" | "userId" | "teamId" | "photoId">): string[] {
+  const owner = resultOwner(job);
   return [
-    versionKey(job.userId, job.photoId, job.id),
-    versionThumbKey(job.userId, job.photoId, job.id),
-    versionChangesKey(job.userId, job.photoId, job.id),
+    versionKey(owner, job.photoId, job.id),
+    versionThumbKey(owner, job.photoId, job.id),
+    versionChangesKey(owner, job.photoId, job.id),
   ];
 }
 
@@ -138,7 +148,7 @@ export async function openJobs(db: Database, userId: string): Promise<Job[]> {
  * ends); undefined for a job that is not theirs.
  */
 export async function jobWithVersion(db: Database, userId: string, jobId: string): Promise<JobWithVersion | undefined> {
-  return jobWithVersionFrom(userId, await db.batch(jobWithVersionQueries(db, userId, jobId)));
+  return jobWithVersionFrom(userId, await db.batch(jobWithVersionQueries(db, jobId)));
 }
 
 export type JobWithVersion = { job: Job; version: PhotoVersion | undefined };
@@ -159,13 +169,14 @@ export function statusRead(answer: unknown): Job["status"] | undefined {
 }
 
 /** jobWithVersion's two reads, in one batch. */
-function jobWithVersionQueries(db: Database, userId: string, jobId: string) {
+function jobWithVersionQueries(db: Database, jobId: string) {
   return [
     db.select().from(jobs).where(eq(jobs.id, jobId)),
     db
       .select()
       .from(photoVersions)
-      .where(and(eq(photoVersions.jobId, jobId), eq(photoVersions.userId, userId))),
+      // The job is the user's (checked below); its version is the photo owner's, a teammate's in a team listing.
+      .where(eq(photoVersions.jobId, jobId)),
   ] as const;
 }
 
@@ -250,11 +261,14 @@ export function versionValues(
   result: JobResult,
   now: number,
   checked?: StoredCheck,
-): typeof photoVersions.$inferInsert {
+): Omit<typeof photoVersions.$inferInsert, "userId"> & { userId: SQL } {
   return {
     id: result.versionId,
     photoId: job.photoId,
-    userId: job.userId,
+    // The photo's owner, whoever ran the job (a teammate, in a team listing): every read of a photo's versions is
+    // scoped by it. Who made it is `createdBy`.
+    userId: sql`(SELECT user_id FROM photos WHERE id = ${job.photoId})`,
+    createdBy: job.userId,
     jobId: job.id,
     kind: job.kind,
     params: job.params,

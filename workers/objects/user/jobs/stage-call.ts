@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { type Job, type Photo, photos, photoVersions } from "@db/schema";
 import { ProviderError, type StageInput } from "@workers/adapters/provider";
 import { signedImageUrl } from "@workers/lib/signed-urls";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { providerStyleCode } from "~/shared/catalog";
 import { stagingDirective } from "~/shared/staging-options";
 import { versionBytes } from "~/shared/version-bytes";
@@ -38,7 +38,7 @@ export async function stageInputFor(
             and(
               eq(photoVersions.id, from),
               eq(photoVersions.photoId, job.photoId),
-              eq(photoVersions.userId, job.userId),
+              eq(photoVersions.userId, photo.userId),
             ),
           )
           .get()
@@ -85,7 +85,10 @@ async function styleReferenceOf(env: Env, db: Database, job: Job, now: number): 
       and(
         eq(photoVersions.id, ref.versionId),
         eq(photoVersions.photoId, ref.photoId),
-        eq(photoVersions.userId, job.userId),
+        // A team listing's look may be a teammate's version in the same team's listings (ADR 0280).
+        job.teamId
+          ? sql`EXISTS (SELECT 1 FROM folders f WHERE f.id = ${photos.folderId} AND f.team_id = ${job.teamId})`
+          : eq(photoVersions.userId, job.userId),
         isNull(photos.trashedAt),
       ),
     )

@@ -58,7 +58,7 @@ export async function sourceKey(db: Database, job: Job, originalKey: string): Pr
   const version = await db
     .select({ key: photoVersions.key })
     .from(photoVersions)
-    .where(and(eq(photoVersions.id, from), eq(photoVersions.userId, job.userId)))
+    .where(and(eq(photoVersions.id, from), eq(photoVersions.photoId, job.photoId)))
     .get();
   return version?.key ?? null;
 }

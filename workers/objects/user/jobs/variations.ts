@@ -119,7 +119,8 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
   let spent = false;
   try {
     const photo = await r.db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
-    if (!photo || photo.userId !== lead.userId) throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
+    if (!photo || (photo.userId !== lead.userId && !lead.teamId))
+      throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
     const source = await sourceKey(r.db, lead, photo.originalKey);
     const check = roomCheck(r.checks, userId, "stage", source);
     made = await produceGroup(r.env, r.db, photo, lead, group, check, r.now(), tally.onCall);

@@ -1,0 +1,234 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { creditLedger, folders, photos, photoVersions, teamMembers, teamReservations, teams } from "@db/schema";
+import { db, signedIn } from "@test/support/factories";
+import { api, onPlan, photosOf, settleJob } from "@test/support/listing";
+import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { allow, fakeStripe } from "@test/support/stripe";
+import { addMember, makeTeam, teamFolder } from "@test/support/teams";
+import { workerFetch } from "@test/support/worker";
+import { teamObject, userObject } from "@workers/objects/client";
+import { stateDigest } from "@workers/services/fixtures";
+import { foldersQuery, listPhotos } from "@workers/services/library";
+import { runLibraryAction } from "@workers/services/library-actions";
+import { deleteAccount } from "@workers/services/mls/account-data";
+import { publishOriginal } from "@workers/services/mls/links";
+import { resolveLink } from "@workers/services/mls/original-page";
+import { and, eq } from "drizzle-orm";
+import { beforeEach, describe, expect, it } from "vitest";
+
+// Shared listings (issue 47 item 4, docs/decisions/0280-shared-team-listings.md): a team's listing is every active
+// member's to see and stage in, whoever uploaded its photos, on the team's pool; a personal folder stays its owner's;
+// a removed member or a stranger finds nothing; the uploader's account deletion leaves the team's photos.
+
+let provider: ProviderStub;
+beforeEach(() => {
+  provider = stubProvider();
+});
+
+const PASSWORD = "correct horse 42";
+const STAGE = { kind: "stage", roomType: "Bedroom", designStyle: "Modern" };
+const digest = () => stateDigest({ env, bucket: env.PHOTOS });
+
+/** An owner, member A (who uploads) and member B, a team listing with A's photo, and the pool. */
+async function listing(credits = 5) {
+  const owner = await onPlan(null, 0);
+  const teamId = await makeTeam(owner.id, { credits });
+  const a = await signedIn({ password: PASSWORD, credits: 3 });
+  const b = await onPlan(null, 7);
+  await addMember(teamId, a.id);
+  await addMember(teamId, b.id);
+  const folderId = await teamFolder(teamId, a.id);
+  const [photo] = await photosOf(a.id, 1, folderId);
+  return { owner, teamId, a, b, folderId, photo: photo! };
+}
+
+async function poolCredits(teamId: string) {
+  return (await db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)).get())!.credits;
+}
+
+/** Every read of a team listing's photo a member makes, as status codes. */
+async function reads(cookie: string, photoId: string, versionId: string | null) {
+  const paths = [`/api/photos/${photoId}/thumb`, `/api/photos/${photoId}/original`, `/api/photos/${photoId}/versions`];
+  if (versionId) paths.push(`/api/photos/${photoId}/versions/${versionId}/image`);
+  const out: number[] = [];
+  for (const p of paths) {
+    const res = await workerFetch(p, { headers: { Cookie: cookie } });
+    await res.arrayBuffer();
+    out.push(res.status);
+  }
+  return out;
+}
+
+describe("a team's shared listing", { timeout: 120_000 }, () => {
+  it("member B sees A's photo in the listing, stages it, and the pool (not B's credits) is charged once", async () => {
+    const { teamId, a, b, folderId, photo } = await listing(5);
+    // In B's library: the listing, marked as the team's, and A's photo in it.
+    const folderRows = await foldersQuery(db, b.id).all();
+    expect(folderRows).toEqual([expect.objectContaining({ id: folderId, teamName: "Harbor Realty" })]);
+    const page = await listPhotos(db, b.id, { kind: "folder", folderId });
+    expect(page.photos.map((p) => p.id)).toEqual([photo.id]);
+    expect(await reads(b.cookie, photo.id, null)).toEqual([200, 200, 200]);
+
+    const started = await api(b.cookie, "POST", `/api/photos/${photo.id}/jobs`, STAGE, { "Idempotency-Key": "b-1" });
+    expect(started.status).toBe(202);
+    const job = await settleJob(b.cookie, started.body.job.id);
+    expect(job.status).toBe("succeeded");
+    await teamObject(env, teamId).reconcile(teamId);
+    // Sent again with the same key: the same job, nothing more charged.
+    const again = await api(b.cookie, "POST", `/api/photos/${photo.id}/jobs`, STAGE, { "Idempotency-Key": "b-1" });
+    expect(again.body.job.id).toBe(started.body.job.id);
+
+    expect(provider.calls).toHaveLength(1);
+    expect(await poolCredits(teamId)).toBe(4);
+    const held = await db.select().from(teamReservations).where(eq(teamReservations.teamId, teamId)).all();
+    expect(held.map((r) => [r.memberId, r.status])).toEqual([[b.id, "committed"]]);
+    // B's own credits and A's untouched.
+    expect(await userObject(env, b.id).balance(b.id)).toBe(7);
+    expect(await userObject(env, a.id).balance(a.id)).toBe(3);
+    const bLedger = await db.select().from(creditLedger).where(eq(creditLedger.userId, b.id)).all();
+    expect(bLedger.filter((r) => r.amount !== 0 && r.kind !== "grant")).toEqual([]);
+
+    // The version is the photo's (A's scope), made by B, under the team's prefix; A and B both read it.
+    const version = await db.select().from(photoVersions).where(eq(photoVersions.id, job.versionId!)).get();
+    expect(version).toMatchObject({ photoId: photo.id, userId: a.id, createdBy: b.id });
+    expect(version!.key.startsWith(`photos/team-${teamId}/${photo.id}/`)).toBe(true);
+    const listed = await api(a.cookie, "GET", `/api/photos/${photo.id}/versions`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.versions).toEqual([
+      expect.objectContaining({ id: job.versionId, createdBy: b.id, createdAt: version!.createdAt }),
+    ]);
+    expect(await reads(b.cookie, photo.id, job.versionId)).toEqual([200, 200, 200, 200]);
+  });
+
+  it("a stranger and a removed member get 404 for the listing, its photos and a job on them, with nothing written", async () => {
+    const { teamId, a, b, folderId, photo } = await listing(5);
+    const stranger = await onPlan(null, 5);
+    // A is removed: their own upload in the listing is the team's, no longer theirs to reach.
+    await db
+      .update(teamMembers)
+      .set({ removedAt: Date.now() })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, a.id)));
+    for (const who of [stranger, a]) {
+      expect(await foldersQuery(db, who.id).all()).toEqual([]);
+      expect((await listPhotos(db, who.id, { kind: "folder", folderId })).photos).toEqual([]);
+      expect((await listPhotos(db, who.id, { kind: "all" })).photos).toEqual([]);
+      const before = await digest();
+      expect(await reads(who.cookie, photo.id, null)).toEqual([404, 404, 404]);
+      const job = await api(who.cookie, "POST", `/api/photos/${photo.id}/jobs`, STAGE, { "Idempotency-Key": "x" });
+      expect(job.status).toBe(404);
+      const chosen = await api(who.cookie, "POST", `/api/photos/${photo.id}/versions/none/choose`, {});
+      expect(chosen.status).toBe(404);
+      for (const fields of [
+        { intent: "trash", photoId: photo.id },
+        { intent: "move", photoId: photo.id, folderId: "" },
+        { intent: "create-folder", name: "Mine now", teamId },
+      ] as const) {
+        const res = await runLibraryAction({ db, bucket: env.PHOTOS }, who.id, fields);
+        expect(res).toMatchObject({ ok: false, code: "not_found" });
+      }
+      expect(await digest()).toEqual(before);
+    }
+    expect(provider.calls).toHaveLength(0);
+    // B still reaches it all.
+    expect(await reads(b.cookie, photo.id, null)).toEqual([200, 200, 200]);
+  });
+
+  it("a team admin gets 404 on a member's personal folder and its photos", async () => {
+    const owner = await onPlan(null, 0);
+    const teamId = await makeTeam(owner.id, { credits: 5 });
+    const admin = await onPlan(null, 0);
+    const agent = await onPlan(null, 2);
+    await addMember(teamId, admin.id, "team_admin");
+    await addMember(teamId, agent.id);
+    const personal = (await runLibraryAction({ db, bucket: env.PHOTOS }, agent.id, { intent: "create-folder" })).ok;
+    expect(personal).toBe(true);
+    const folder = await db.select().from(folders).where(eq(folders.userId, agent.id)).get();
+    const [photo] = await photosOf(agent.id, 1, folder!.id);
+    const before = await digest();
+    for (const who of [admin, owner]) {
+      expect(await foldersQuery(db, who.id).all()).toEqual([]);
+      expect((await listPhotos(db, who.id, { kind: "folder", folderId: folder!.id })).photos).toEqual([]);
+      expect(await reads(who.cookie, photo!.id, null)).toEqual([404, 404, 404]);
+      const job = await api(who.cookie, "POST", `/api/photos/${photo!.id}/jobs`, STAGE);
+      expect(job.status).toBe(404);
+    }
+    expect(await digest()).toEqual(before);
+    // Moving it into the team is the owner's or a team admin's, of their own folder only: the agent is refused.
+    const moved = await runLibraryAction({ db, bucket: env.PHOTOS }, agent.id, {
+      intent: "folder-to-team",
+      folderId: folder!.id,
+      teamId,
+    });
+    expect(moved).toMatchObject({ ok: false, code: "forbidden" });
+    const byAdmin = await runLibraryAction({ db, bucket: env.PHOTOS }, admin.id, {
+      intent: "folder-to-team",
+      folderId: folder!.id,
+      teamId,
+    });
+    expect(byAdmin).toMatchObject({ ok: false, code: "not_found" });
+    expect(await digest()).toEqual(before);
+  });
+
+  it("a member creates a team listing and an admin moves a personal folder in: every member then sees it", async () => {
+    const owner = await onPlan(null, 0);
+    const teamId = await makeTeam(owner.id, { credits: 5 });
+    const agent = await onPlan(null, 0);
+    await addMember(teamId, agent.id);
+    const made = await runLibraryAction({ db, bucket: env.PHOTOS }, agent.id, {
+      intent: "create-folder",
+      name: "9 Pier Road",
+      teamId,
+    });
+    expect(made.ok).toBe(true);
+    const ownerFolder = await db.select().from(folders).where(eq(folders.userId, owner.id)).get();
+    expect(ownerFolder).toBeUndefined();
+    expect((await foldersQuery(db, owner.id).all()).map((f) => f.name)).toEqual(["9 Pier Road"]);
+    await runLibraryAction({ db, bucket: env.PHOTOS }, owner.id, { intent: "create-folder", name: "Owner's own" });
+    const own = await db.select().from(folders).where(eq(folders.userId, owner.id)).get();
+    expect(own?.teamId).toBeNull();
+    expect((await foldersQuery(db, agent.id).all()).map((f) => f.name)).toEqual(["9 Pier Road"]);
+    const moved = await runLibraryAction({ db, bucket: env.PHOTOS }, owner.id, {
+      intent: "folder-to-team",
+      folderId: own!.id,
+      teamId,
+    });
+    expect(moved.ok).toBe(true);
+    expect((await foldersQuery(db, agent.id).all()).map((f) => f.name).sort()).toEqual(["9 Pier Road", "Owner's own"]);
+  });
+
+  it("deleting member A's account leaves the listing's photos, versions and original page readable by B", async () => {
+    const { teamId, a, b, folderId, photo } = await listing(5);
+    const [personal] = await photosOf(a.id, 1);
+    const started = await api(b.cookie, "POST", `/api/photos/${photo.id}/jobs`, STAGE);
+    const job = await settleJob(b.cookie, started.body.job.id);
+    expect(job.status).toBe("succeeded");
+    await teamObject(env, teamId).reconcile(teamId);
+    const aStaged = await api(a.cookie, "POST", `/api/photos/${photo.id}/jobs`, STAGE);
+    const aJob = await settleJob(a.cookie, aStaged.body.job.id);
+    expect(aJob.status).toBe("succeeded");
+
+    // A published the listing's original page: it is the team's, and stays up.
+    const published = await publishOriginal(db, a.id, photo.id, aJob.versionId!, "again", Date.now());
+    if (!published.ok) throw new Error(published.error);
+    const res = await deleteAccount({ db, env, stripe: fakeStripe().stripe, clock: Date.now, rateLimit: allow }, a.id, {
+      password: PASSWORD,
+    });
+    expect(res).toEqual({ ok: true });
+    const stub = userObject(env, a.id);
+    for (let i = 0; i < 50 && (await runDurableObjectAlarm(stub)); i++);
+
+    // A's personal photo is gone, rows and bytes; the team's stays, with both versions and their bytes.
+    expect(await db.select().from(photos).where(eq(photos.id, personal!.id)).get()).toBeUndefined();
+    expect((await env.PHOTOS.list({ prefix: `photos/${a.id}/${personal!.id}/` })).objects).toEqual([]);
+    expect(await db.select().from(photos).where(eq(photos.id, photo.id)).get()).toBeDefined();
+    expect(await db.select().from(folders).where(eq(folders.id, folderId)).get()).toBeDefined();
+    const versions = await api(b.cookie, "GET", `/api/photos/${photo.id}/versions`);
+    expect(versions.status).toBe(200);
+    expect(versions.body.versions.map((v: { createdBy: string }) => v.createdBy).sort()).toEqual([a.id, b.id].sort());
+    expect(await resolveLink(db, published.token, Date.now())).toMatchObject({ ok: true });
+    for (const v of versions.body.versions as { id: string }[]) {
+      expect(await reads(b.cookie, photo.id, v.id)).toEqual([200, 200, 200, 200]);
+    }
+  });
+});

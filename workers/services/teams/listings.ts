@@ -1,0 +1,43 @@
+import { folders } from "@db/schema";
+import type { Deps } from "@workers/services/deps";
+import { createFolder } from "@workers/services/library";
+import { and, eq, isNull } from "drizzle-orm";
+import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { managesTeam } from "~/shared/teams";
+import { teamRole } from "./access";
+
+// Shared listings (issue 47 item 4, docs/decisions/0280-shared-team-listings.md): any active member makes one for
+// their team; only the team's owner or a team admin moves a personal folder (with its photos) into the team. Moving
+// one back out is not offered: a team's listing and its photos stay the team's.
+
+export const TEAM_FOLDER_MOVE_ADMIN_ONLY = "Only the team's owner or a team admin can move a folder into the team.";
+
+/** A new folder in the team's listings; a team the user is not an active member of is not found. */
+export async function createTeamFolder(db: Deps["db"], userId: string, teamId: string, name: string) {
+  if (!(await teamRole(db, userId, teamId))) return NOT_FOUND;
+  return ok({ folder: await createFolder(db, userId, name, Date.now(), teamId) });
+}
+
+/** Moves one of the user's personal folders, with every photo in it, into the team's listings. */
+export async function moveFolderToTeam(
+  db: Deps["db"],
+  userId: string,
+  folderId: string,
+  teamId: string,
+): Promise<Result<{ name: string }>> {
+  const role = await teamRole(db, userId, teamId);
+  if (!role) return NOT_FOUND;
+  const folder = await db
+    .select({ name: folders.name })
+    .from(folders)
+    .where(and(eq(folders.id, folderId), eq(folders.userId, userId), isNull(folders.teamId)))
+    .get();
+  if (!folder) return NOT_FOUND;
+  if (!managesTeam(role)) return fail("forbidden", TEAM_FOLDER_MOVE_ADMIN_ONLY);
+  const res = await db
+    .update(folders)
+    .set({ teamId })
+    .where(and(eq(folders.id, folderId), eq(folders.userId, userId), isNull(folders.teamId)))
+    .run();
+  return res.meta.changes === 1 ? ok({ name: folder.name }) : NOT_FOUND;
+}
