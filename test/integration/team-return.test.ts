@@ -208,13 +208,32 @@ describe("This result changed the room, on a team job", () => {
   });
 
   it("a member removed from the team cannot return their team job's result: 404, nothing written", async () => {
-    const { teamId, member, versionId, base } = await teamStaged("passed");
+    const { teamId, member, photo, jobId, versionId, base } = await teamStaged("passed");
     await db
       .update(teamMembers)
       .set({ removedAt: Date.now() })
       .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, member.id)));
+    // The route's access rule (ADR 0280) answers first; the team's object checks again in its own turn, for a
+    // removal that lands between the route and the pool: both refuse as not found and write nothing.
     const res = await api(member.cookie, "POST", `${base}/changed-room`, { keepPair: true });
-    expect([res.status, res.body.error]).toEqual([404, "That version of the photo was not found."]);
+    expect(res.status).toBe(404);
+    const direct = await teamObject(env, teamId).returnCredit(teamId, {
+      jobId,
+      actorId: member.id,
+      reason: RETURN_REASON,
+      key: `return:${versionId}`,
+      recourse: {
+        versionId,
+        userId: member.id,
+        photoId: photo.id,
+        kind: "stage",
+        verdict: "passed",
+        score: null,
+        candidatePrefix: null,
+        createdAt: Date.now(),
+      },
+    });
+    expect(direct.ok ? "returned" : direct.code).toBe("not_found");
     expect(await poolOf(teamId)).toBe(POOL - 1);
     expect(await refunds(teamId)).toEqual([]);
     expect(await recourseOf(versionId)).toEqual([]);
