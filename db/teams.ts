@@ -67,13 +67,14 @@ export const teamReservations = sqliteTable("team_reservations", {
   settledAt: integer("settled_at"),
 });
 
-export type TeamLedgerKind = "grant" | "reserve" | "commit" | "release" | "adjust";
+/** `refund`: a committed job's credit given back after the fact ("This result changed the room", migration 0034). */
+export type TeamLedgerKind = "grant" | "reserve" | "commit" | "release" | "adjust" | "refund";
 
 export const teamLedger = sqliteTable("team_ledger", {
   id: text("id").primaryKey(),
   teamId: text("team_id").notNull(),
   memberId: text("member_id"),
-  kind: text("kind", { enum: ["grant", "reserve", "commit", "release", "adjust"] }).notNull(),
+  kind: text("kind", { enum: ["grant", "reserve", "commit", "release", "adjust", "refund"] }).notNull(),
   amount: integer("amount").notNull(),
   jobId: text("job_id"),
   reason: text("reason").notNull(),

@@ -29,6 +29,16 @@ export const RETURN_WINDOW_DAYS = 7;
 export const RETURNS_PER_MONTH = 5;
 /** What the owner reads once the credit is back. */
 export const RETURNED = "Your credit is back: thank you for telling us this result changed the room.";
+/** The same for a team job: its credit was the team's pool's, and went back there (ADR 0261, 0270). */
+export const RETURNED_TO_TEAM =
+  "The credit is back in the team's pool: thank you for telling us this result changed the room.";
+/** Where a returned credit went: the user's own credits, or the team's pool that paid for the job. */
+export type ReturnedTo = "own" | "team";
+
+/** What the page says once a result's credit went back, to whichever pool paid for it. */
+export function returnedMessage(to: ReturnedTo): string {
+  return to === "team" ? RETURNED_TO_TEAM : RETURNED;
+}
 
 /** What a flagged result says first, wherever it is shown. */
 export const CHECK_WALLS = "Check the walls and windows";

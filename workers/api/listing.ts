@@ -97,14 +97,16 @@ export const listingApi = new Hono<ApiEnv>()
     if (!res.ok) return failureJson(res);
     return c.json({ versionId: res.versionId, credits: res.credits }, 200, NO_STORE);
   })
-  // "This result changed the room": its credit back, once, within 7 days (docs/decisions/0261).
+  // "This result changed the room": its credit back, once, within 7 days (docs/decisions/0261); a team job's to the
+  // team's pool (`returnedTo: "team"`, `pool`), `credits` the user's own balance either way.
   .post("/photos/:id/versions/:versionId/changed-room", async (c) => {
     const body = await readJson(c.req.raw, ChangedRoomBody);
     if (!body.ok) return failureJson(body);
     const { id, versionId } = c.req.param();
     const res = await returnChangedRoom(c.get("deps"), c.get("user")!.id, id, versionId, body.data.keepPair === true);
     if (!res.ok) return failureJson(res);
-    return c.json({ versionId: res.versionId, credits: res.credits, kept: res.kept }, 200, NO_STORE);
+    const { versionId: returned, credits, kept, returnedTo, pool } = res;
+    return c.json({ versionId: returned, credits, kept, returnedTo, pool }, 200, NO_STORE);
   })
   // "I checked the walls and windows": a flagged result may then go into a listing (docs/decisions/0215).
   .post("/photos/:id/versions/:versionId/confirm-structure", async (c) => {

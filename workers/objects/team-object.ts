@@ -71,6 +71,14 @@ export class TeamObject extends DurableObject<Env> {
     });
   }
 
+  /**
+   * "This result changed the room" on a team job: its committed credit back to the pool, with the user's recourse
+   * rows, in one batch in this team's turn (pool.returnCredit). Called by the member's object from its own turn.
+   */
+  returnCredit(teamId: string, request: pool.TeamReturn) {
+    return this.#serial(teamId, (now) => pool.returnCredit(this.#db, teamId, request, now));
+  }
+
   grant(teamId: string, input: Parameters<typeof pool.grant>[2]) {
     return this.#serial(teamId, (now) => pool.grant(this.#db, teamId, input, now));
   }

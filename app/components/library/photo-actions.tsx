@@ -198,7 +198,10 @@ export function PhotoActions({
           <button type="submit" className="btn-secondary w-full" data-testid="changed-room">
             This result changed the room
           </button>
-          <p className="text-xs text-muted">Returns its credit, within {RETURN_WINDOW_DAYS} days of the result.</p>
+          <p className="text-xs text-muted">
+            Returns its credit (to the team's pool for a photo in a team listing), within {RETURN_WINDOW_DAYS} days of
+            the result.
+          </p>
         </Form>
       ) : version?.returnedAt ? (
         // Returned: its own copy stays downloadable above; Download for MLS and the original page are not offered.

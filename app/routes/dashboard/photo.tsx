@@ -9,7 +9,7 @@ import { data, redirect } from "react-router";
 import { PhotoViewer } from "~/components/library/photo-viewer";
 import { photoHref, viewFromSearch, viewHref } from "~/shared/library-view";
 import { fail } from "~/shared/result";
-import { RETURNED, STRUCTURE_CONFIRMED } from "~/shared/version-view";
+import { returnedMessage, STRUCTURE_CONFIRMED } from "~/shared/version-view";
 import type { Route } from "./+types/photo";
 
 // The photo view (docs/decisions/0187-photo-view.md): one photo of the library full size, at an address of its own
@@ -63,7 +63,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     const keepPair = raw.fields.keepPair === "1";
     const res = await returnChangedRoom(deps, user.id, params.id, raw.fields.versionId ?? "", keepPair);
     if (!res.ok) return failureData(res);
-    return data({ ok: true as const, message: RETURNED });
+    return data({ ok: true as const, message: returnedMessage(res.returnedTo) });
   }
   const parsed = checkFields(libraryActionInput, raw.fields);
   // Only this photo's intents, about the photo in the address: anything else is not understood and changes nothing.

@@ -3,7 +3,9 @@ import { inList } from "@db/lists";
 import { apiKeys, creditReservations, teamLedger, teamMembers, teamReservations, teams } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { run, type Stmt } from "@workers/objects/user/batch";
+import { ALREADY_RETURNED, NOT_CHARGED } from "@workers/objects/user/credits/returns";
 import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
+import { type RecourseRow, recourseWrites } from "@workers/objects/user/jobs/recourse-rows";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
 
@@ -258,4 +260,69 @@ export async function reconcile(db: Database, teamId: string, now: number): Prom
     settled++;
   }
   return { settled, held: rows.length - settled };
+}
+
+export interface TeamReturn {
+  /** The team job whose result is returned (its credit was committed here, keyed by the job's id). */
+  jobId: string;
+  /** The member who returns it: must be an active member of this team, read in this turn. */
+  actorId: string;
+  reason: string;
+  /** `return:<version id>`: once per version, so once per job (a job makes one version). */
+  key: string;
+  /** The user's side, decided in the user's object's turn (which waits for this answer): written in this batch. */
+  recourse: RecourseRow;
+}
+
+/**
+ * "This result changed the room" on a team job (docs/decisions/0261, 0270): the committed credit of the job goes
+ * back to the pool, as a ledger row of kind `refund` naming the member whose job it was (member_id) and the member
+ * who returned it (actor_id), in ONE batch with the user's recourse row and the version marked returned. Refused,
+ * writing nothing: the returning user not an active member (404), the key seen (409, already returned), the job not
+ * charged to this team's pool (409). A job still held here whose member's reservation is committed (the runner's
+ * word not yet arrived) is settled as committed first, as reconcile would.
+ */
+export async function returnCredit(
+  db: Database,
+  teamId: string,
+  r: TeamReturn,
+  now: number,
+): Promise<PoolAnswer<{ returned: number; memberId: string }>> {
+  const [teamRows, reservations, seen, actors, own] = await db.batch([
+    db.select().from(teams).where(eq(teams.id, teamId)),
+    db
+      .select()
+      .from(teamReservations)
+      .where(and(eq(teamReservations.jobId, r.jobId), eq(teamReservations.teamId, teamId))),
+    db.select({ id: teamLedger.id }).from(teamLedger).where(eq(teamLedger.idempotencyKey, r.key)),
+    db
+      .select({ userId: teamMembers.userId })
+      .from(teamMembers)
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, r.actorId), isNull(teamMembers.removedAt))),
+    db
+      .select({ status: creditReservations.status })
+      .from(creditReservations)
+      .where(eq(creditReservations.key, r.jobId)),
+  ]);
+  const team = teamRows[0];
+  if (!team) return refusal("not_found", TEAM_NOT_FOUND, 0);
+  if (!actors[0]) return refusal("not_found", "Not found", team.credits);
+  if (seen[0]) return refusal("conflict", ALREADY_RETURNED, team.credits);
+  const held = reservations[0];
+  if (!held || held.amount <= 0) return refusal("conflict", NOT_CHARGED, team.credits);
+  let status = held.status;
+  if (status === "held" && own[0]?.status === "committed") {
+    const settled = await settle(db, teamId, r.jobId, "committed", "Image delivered", now);
+    if (settled.ok) status = "committed";
+  }
+  if (status !== "committed") return refusal("conflict", NOT_CHARGED, team.credits);
+  await run(db, [
+    db.insert(teamLedger).values(
+      // No job_id: the reservation's own rows stay reserve + commit (what its status says); the key names the version.
+      ledger(teamId, "refund", held.amount, r.reason, r.key, now, { memberId: held.memberId, actorId: r.actorId }),
+    ),
+    poolDelta(db, teamId, held.amount, now),
+    ...recourseWrites(db, r.recourse),
+  ]);
+  return { ok: true, returned: held.amount, memberId: held.memberId, pool: team.credits + held.amount };
 }

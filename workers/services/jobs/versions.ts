@@ -5,7 +5,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import type { StoredBytes } from "~/shared/version-bytes";
-import { CHECK_WALLS, REFUSED_NOT_DOWNLOADED, RETURNED_NOT_FOR_MLS } from "~/shared/version-view";
+import { CHECK_WALLS, REFUSED_NOT_DOWNLOADED, RETURNED_NOT_FOR_MLS, type ReturnedTo } from "~/shared/version-view";
 
 // The version a photo shows (in the grid, the listing pack and the original page): any of its versions may be
 // chosen; the others stay as versions.
@@ -159,7 +159,8 @@ export const ChangedRoomBody = z.object({ keepPair: z.boolean().optional() });
 /**
  * "This result changed the room" (docs/decisions/0261-this-result-changed-the-room.md): a result the check passed or
  * marked gives its credit back, through the user's object; `keepPair` is the owner's consent to keep the pair as a
- * candidate for the check's labelled set.
+ * candidate for the check's labelled set. A team job's credit goes back to the team's pool (`returnedTo: "team"`,
+ * `pool` its balance after); `credits` is always the user's own balance.
  */
 export async function returnChangedRoom(
   deps: Pick<Deps, "env">,
@@ -167,10 +168,10 @@ export async function returnChangedRoom(
   photoId: string,
   versionId: string,
   keepPair: boolean,
-): Promise<Result<{ versionId: string; credits: number; kept: boolean }>> {
+): Promise<Result<{ versionId: string; credits: number; kept: boolean; returnedTo: ReturnedTo; pool: number | null }>> {
   const r = await userObject(deps.env, userId).returnChangedRoom(userId, photoId, versionId, keepPair);
   if (!r.ok) return fail(r.code, r.error, r.retryAfterSeconds ? { retryAfterSeconds: r.retryAfterSeconds } : {});
-  return ok({ versionId: r.versionId, credits: r.balance, kept: r.kept });
+  return ok({ versionId: r.versionId, credits: r.balance, kept: r.kept, returnedTo: r.returnedTo, pool: r.pool });
 }
 
 /**

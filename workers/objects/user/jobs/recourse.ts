@@ -1,11 +1,15 @@
 import type { Database } from "@db/client";
-import { jobs, photos, photoVersions, structureRecourses } from "@db/schema";
+import { jobs, photos, photoVersions, structureRecourses, teamLedger, teams } from "@db/schema";
+import { log } from "@workers/lib/log";
+import { teamObject } from "@workers/objects/team-object";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { returnCommitted } from "@workers/objects/user/credits/returns";
 import { type LedgerResult, refusal } from "@workers/objects/user/credits/rows";
+import { cachedBalance } from "@workers/objects/user/credits/view";
 import { and, count, eq, gte } from "drizzle-orm";
-import { RETURN_WINDOW_DAYS, RETURNS_PER_MONTH } from "~/shared/version-view";
+import { RETURN_WINDOW_DAYS, RETURNS_PER_MONTH, type ReturnedTo } from "~/shared/version-view";
+import { type RecourseRow, recourseWrites } from "./recourse-rows";
 import { sourceKey } from "./structure";
 
 // "This result changed the room" (issue 43 item 7, docs/decisions/0261-this-result-changed-the-room.md): the owner of
@@ -13,10 +17,24 @@ import { sourceKey } from "./structure";
 // at most RETURNS_PER_MONTH times a UTC month and once per version, its credit goes back (credits/returns.ts) with a
 // ledger row naming why; with the owner's consent, the pair is copied where only operators read it, a candidate for
 // the check's labelled set. Runs in the user's object, in its serial order: the checks and the writes cannot race.
+// A team job's credit is the team's (ADR 0270): it goes back to the team's pool, written by the team's object in one
+// batch with this user's recourse row and the version's mark, while this user's turn waits for the answer.
 
 export const RETURN_REASON = "Returned: the result changed the room (the structure check missed it)";
 export const ONLY_CHECKED = "Only a result the structure check passed or marked can be returned this way.";
 const DAY_MS = 24 * 60 * 60 * 1000;
+const VERSION_NOT_FOUND = "That version of the photo was not found.";
+export const TEAM_POOL_UNREACHABLE =
+  "The team's credit pool could not be reached, so nothing was returned yet. Try again.";
+
+export type ReturnAnswer = LedgerResult<{
+  versionId: string;
+  returned: number;
+  kept: boolean;
+  returnedTo: ReturnedTo;
+  /** The team's pool after the return; null for a personal job. */
+  pool: number | null;
+}>;
 
 export function tooLate(createdAt: number): string {
   const day = new Date(createdAt).toISOString().slice(0, 10);
@@ -42,14 +60,14 @@ export function candidatePrefix(userId: string, versionId: string): string {
 }
 
 export async function returnChangedRoom(
-  env: Pick<Env, "PHOTOS">,
+  env: Pick<Env, "PHOTOS" | "TEAM_OBJECT">,
   db: Database,
   userId: string,
   photoId: string,
   versionId: string,
   keepPair: boolean,
   now: number,
-): Promise<Changed<LedgerResult<{ versionId: string; returned: number; kept: boolean }>>> {
+): Promise<Changed<ReturnAnswer>> {
   const row = await db
     .select({ version: photoVersions, originalKey: photos.originalKey, job: jobs })
     .from(photoVersions)
@@ -57,7 +75,7 @@ export async function returnChangedRoom(
     .leftJoin(jobs, eq(jobs.id, photoVersions.jobId))
     .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
     .get();
-  if (!row) return credits.untouched(refusal("not_found", "That version of the photo was not found.", 0));
+  if (!row) return credits.untouched(refusal("not_found", VERSION_NOT_FOUND, 0));
   const { version } = row;
   const verdict = version.structureVerdict;
   if (verdict !== "passed" && verdict !== "flagged") return credits.untouched(refusal("conflict", ONLY_CHECKED, 0));
@@ -83,26 +101,87 @@ export async function returnChangedRoom(
     return credits.untouched({ ...refusal("rate_limited", monthSpent(), 0), retryAfterSeconds: wait });
   }
   const prefix = keepPair ? await copyPair(env, db, row, userId, versionId) : null;
+  const recourse: RecourseRow = {
+    versionId,
+    userId,
+    photoId,
+    kind: version.kind,
+    verdict,
+    score: version.structureScore,
+    candidatePrefix: prefix,
+    createdAt: now,
+  };
+  const teamId = row.job?.teamId ?? null;
+  if (teamId) return credits.untouched(await returnToTeam(env, db, teamId, version.jobId, recourse));
   const result = await returnCommitted(db, userId, version.jobId, RETURN_REASON, `return:${versionId}`, now, {
-    writes: [
-      db.insert(structureRecourses).values({
-        versionId,
-        userId,
-        photoId,
-        kind: version.kind,
-        verdict,
-        score: version.structureScore,
-        candidatePrefix: prefix,
-        createdAt: now,
-      }),
-      db.update(photoVersions).set({ structureReturnedAt: now }).where(eq(photoVersions.id, versionId)),
-    ],
+    writes: recourseWrites(db, recourse),
   });
   if (!result.ok) {
     if (prefix) await deleteCopies(env, prefix);
     return credits.untouched(result);
   }
-  return credits.moved({ ok: true, balance: result.balance, versionId, returned: result.returned, kept: !!prefix });
+  return credits.moved({
+    ok: true,
+    balance: result.balance,
+    versionId,
+    returned: result.returned,
+    kept: !!prefix,
+    returnedTo: "own",
+    pool: null,
+  });
+}
+
+/**
+ * A team job's return: the team's object credits its pool and writes `recourse` in one batch, in its turn, while
+ * this user's turn waits (so the month's count read above cannot be passed meanwhile). Nothing of the user's own
+ * credits moves. A call that fails on the way (the batch may or may not have run) is answered from D1: the recourse
+ * row exists only with the pool's refund row, so it says whether the credit went back.
+ */
+async function returnToTeam(
+  env: Pick<Env, "PHOTOS" | "TEAM_OBJECT">,
+  db: Database,
+  teamId: string,
+  jobId: string,
+  recourse: RecourseRow,
+): Promise<ReturnAnswer> {
+  const { versionId, userId, candidatePrefix: prefix } = recourse;
+  const key = `return:${versionId}`;
+  let answer: Awaited<ReturnType<typeof returnCreditCall>> | null = null;
+  try {
+    answer = await returnCreditCall(env, teamId, { jobId, actorId: userId, reason: RETURN_REASON, key, recourse });
+  } catch (err) {
+    log.warn("team pool's return call failed; reading whether it was written", { err: String(err), teamId });
+  }
+  const balance = (await cachedBalance(db, userId)) ?? 0;
+  const kept = !!prefix;
+  if (answer?.ok) {
+    return { ok: true, balance, versionId, returned: answer.returned, kept, returnedTo: "team", pool: answer.pool };
+  }
+  if (answer === null) {
+    const [refund, team] = await db.batch([
+      db.select({ amount: teamLedger.amount }).from(teamLedger).where(eq(teamLedger.idempotencyKey, key)),
+      db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)),
+    ]);
+    if (refund[0]) {
+      const pool = team[0]?.credits ?? null;
+      return { ok: true, balance, versionId, returned: refund[0].amount, kept, returnedTo: "team", pool };
+    }
+  }
+  // Not reached, or no answer and nothing written when read: a refusal. The copies stay (the call may still land
+  // and name them; they go with the account), and sending again is answered by the team's object once, by its key.
+  if (answer === null) return refusal("unavailable", TEAM_POOL_UNREACHABLE, balance);
+  if (prefix) await deleteCopies(env, prefix);
+  // Not an active member of the job's team (removed since): the version is not theirs to return any more.
+  if (answer.code === "not_found") return refusal("not_found", VERSION_NOT_FOUND, balance);
+  return refusal(answer.code, answer.error, balance);
+}
+
+function returnCreditCall(
+  env: Pick<Env, "TEAM_OBJECT">,
+  teamId: string,
+  request: Parameters<ReturnType<typeof teamObject>["returnCredit"]>[1],
+) {
+  return teamObject(env, teamId).returnCredit(teamId, request);
 }
 
 type Found = {

@@ -1,0 +1,317 @@
+import { env } from "cloudflare:workers";
+import {
+  creditLedger,
+  photoVersions,
+  structureRecourses,
+  teamLedger,
+  teamMembers,
+  teamReservations,
+  teams,
+} from "@db/schema";
+import { db } from "@test/support/factories";
+import { api, balance, onPlan, photosOf, settleJob } from "@test/support/listing";
+import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { refuseOverOne, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
+import { addMember, makeTeam, teamFolder } from "@test/support/teams";
+import { teamObject } from "@workers/objects/client";
+import { ALREADY_RETURNED } from "@workers/objects/user/credits/returns";
+import { monthSpent, ONLY_CHECKED, RETURN_REASON } from "@workers/objects/user/jobs/recourse";
+import { and, eq } from "drizzle-orm";
+import { beforeEach, describe, expect, it } from "vitest";
+import { TEAM_LISTING_ELSEWHERE } from "~/shared/teams";
+import { RETURNED, RETURNED_TO_TEAM, RETURNS_PER_MONTH, returnedMessage } from "~/shared/version-view";
+
+// "This result changed the room" on a team job (docs/decisions/0261-this-result-changed-the-room.md, 0270): the job's
+// credit was the team's pool's (the member's own reservation is 0 credits), so the return gives it back to the pool,
+// once, through the team's object, in one batch with the member's recourse row and the version's mark. The member's
+// own credits do not move; the month's limit and the 7 days are the user's as before. Real jobs, through the queue,
+// the check Worker and both objects.
+
+let provider: ProviderStub;
+beforeEach(() => {
+  provider = stubProvider();
+});
+
+const OWN_CREDITS = 2;
+const POOL = 3;
+
+/** A member (with credits of their own) of a team with a pool of 3, and a result of a team job on their photo. */
+async function teamStaged(answer: "passed" | "flagged" | "refused" = "passed") {
+  const owner = await onPlan(null, 0);
+  const teamId = await makeTeam(owner.id, { credits: POOL });
+  const folderId = await teamFolder(teamId, owner.id);
+  const member = await onPlan("Starter plan", OWN_CREDITS);
+  await addMember(teamId, member.id);
+  if (answer === "refused") await refuseOverOne(member.id);
+  const [photo] = await photosOf(member.id, 1, folderId);
+  await useRoomAsOriginal(photo!);
+  provider.answer = () => [answer === "passed" ? roomAnswer("stage") : windowGoneAnswer("stage")];
+  const res = await api(member.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
+    kind: "stage",
+    roomType: "Living Room",
+    designStyle: "Modern",
+  });
+  expect(res.status).toBe(202);
+  const job = await settleJob(member.cookie, res.body.job.id);
+  // A refused result is delivered as the failed job's version, not charged (ADR 0162).
+  expect(job.status).toBe(answer === "refused" ? "failed" : "succeeded");
+  const versionId = job.versionId!;
+  return {
+    teamId,
+    member,
+    photo: photo!,
+    jobId: job.id,
+    versionId,
+    base: `/api/photos/${photo!.id}/versions/${versionId}`,
+  };
+}
+
+async function poolOf(teamId: string): Promise<number> {
+  return (await db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)).get())!.credits;
+}
+
+async function refunds(teamId: string) {
+  return db
+    .select()
+    .from(teamLedger)
+    .where(and(eq(teamLedger.teamId, teamId), eq(teamLedger.kind, "refund")))
+    .all();
+}
+
+async function ownReturns(userId: string) {
+  return db
+    .select()
+    .from(creditLedger)
+    .where(and(eq(creditLedger.userId, userId), eq(creditLedger.reason, RETURN_REASON)))
+    .all();
+}
+
+async function recourseOf(versionId: string) {
+  return db.select().from(structureRecourses).where(eq(structureRecourses.versionId, versionId)).all();
+}
+
+async function returnedAt(versionId: string) {
+  const row = await db.select().from(photoVersions).where(eq(photoVersions.id, versionId)).get();
+  return row!.structureReturnedAt;
+}
+
+describe("This result changed the room, on a team job", () => {
+  it("gives the credit back to the team's pool once, naming the member; the member's own credits do not move", async () => {
+    const { teamId, member, jobId, versionId, base } = await teamStaged("flagged");
+    expect([await poolOf(teamId), await balance(member.id)]).toEqual([POOL - 1, OWN_CREDITS]);
+    const first = await api(member.cookie, "POST", `${base}/changed-room`, {});
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ versionId, credits: OWN_CREDITS, kept: false, returnedTo: "team", pool: POOL });
+    expect(await poolOf(teamId)).toBe(POOL);
+    expect(await balance(member.id)).toBe(OWN_CREDITS);
+    expect(await ownReturns(member.id)).toEqual([]);
+    const rows = await refunds(teamId);
+    expect(rows.map((r) => [r.amount, r.memberId, r.actorId, r.jobId, r.idempotencyKey, r.reason])).toEqual([
+      [1, member.id, member.id, null, `return:${versionId}`, RETURN_REASON],
+    ]);
+    // The reservation stays committed (the job was delivered); the refund after it is the pool's own row.
+    const reservation = await db.select().from(teamReservations).where(eq(teamReservations.jobId, jobId)).get();
+    expect(reservation?.status).toBe("committed");
+    // The user's side as for a personal job: the recourse row (counted for the month) and the version's mark.
+    expect((await recourseOf(versionId)).map((r) => [r.userId, r.verdict])).toEqual([[member.id, "flagged"]]);
+    expect(await returnedAt(versionId)).not.toBeNull();
+
+    const second = await api(member.cookie, "POST", `${base}/changed-room`, { keepPair: true });
+    expect([second.status, second.body.error]).toEqual([409, ALREADY_RETURNED]);
+    expect(await poolOf(teamId)).toBe(POOL);
+    expect(await refunds(teamId)).toHaveLength(1);
+    // What the photo view's form then says (pages are not in the workerd build; the route maps returnedTo).
+    expect(returnedMessage(first.body.returnedTo)).toBe(RETURNED_TO_TEAM);
+  });
+
+  it("two returns sent at once: one gives the credit back, the other is refused, the pool +1 exactly", async () => {
+    const { teamId, member, versionId, base } = await teamStaged("passed");
+    const answers = await Promise.all([
+      api(member.cookie, "POST", `${base}/changed-room`, {}),
+      api(member.cookie, "POST", `${base}/changed-room`, { keepPair: true }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect(answers.find((a) => a.status === 409)!.body.error).toBe(ALREADY_RETURNED);
+    expect(await poolOf(teamId)).toBe(POOL);
+    expect(await refunds(teamId)).toHaveLength(1);
+    expect(await recourseOf(versionId)).toHaveLength(1);
+    expect(await balance(member.id)).toBe(OWN_CREDITS);
+  });
+
+  it("the team's object returns a job's credit once by its key, even when asked twice at once", async () => {
+    const { teamId, member, photo, jobId, versionId } = await teamStaged("passed");
+    const team = teamObject(env, teamId);
+    const ask = () =>
+      team.returnCredit(teamId, {
+        jobId,
+        actorId: member.id,
+        reason: RETURN_REASON,
+        key: `return:${versionId}`,
+        recourse: {
+          versionId,
+          userId: member.id,
+          photoId: photo.id,
+          kind: "stage",
+          verdict: "passed",
+          score: null,
+          candidatePrefix: null,
+          createdAt: Date.now(),
+        },
+      });
+    const answers = await Promise.all([ask(), ask()]);
+    expect(answers.map((a) => a.ok).sort()).toEqual([false, true]);
+    const refused = answers.find((a) => !a.ok);
+    expect(refused && !refused.ok && refused.error).toBe(ALREADY_RETURNED);
+    expect(await poolOf(teamId)).toBe(POOL);
+    expect(await refunds(teamId)).toHaveLength(1);
+    expect(await recourseOf(versionId)).toHaveLength(1);
+    expect(await returnedAt(versionId)).not.toBeNull();
+  });
+
+  it("a batch that cannot be written writes nothing: no refund without the recourse row, nor the reverse", async () => {
+    const { teamId, member, photo, jobId, versionId } = await teamStaged("passed");
+    // The version's recourse row exists already (its primary key): the pool's batch with it must fail whole.
+    await db.insert(structureRecourses).values({
+      versionId,
+      userId: member.id,
+      photoId: photo.id,
+      kind: "stage",
+      verdict: "passed",
+      createdAt: Date.now(),
+    });
+    // Settled here (an RPC promise handed to expect().rejects is reported as unhandled).
+    const failed = await teamObject(env, teamId)
+      .returnCredit(teamId, {
+        jobId,
+        actorId: member.id,
+        reason: RETURN_REASON,
+        key: `return:${versionId}`,
+        recourse: {
+          versionId,
+          userId: member.id,
+          photoId: photo.id,
+          kind: "stage",
+          verdict: "passed",
+          score: null,
+          candidatePrefix: null,
+          createdAt: Date.now(),
+        },
+      })
+      .then(
+        () => null,
+        (err: unknown) => String(err),
+      );
+    expect(failed).toMatch(/UNIQUE constraint failed: structure_recourses/);
+    expect(await poolOf(teamId)).toBe(POOL - 1);
+    expect(await refunds(teamId)).toEqual([]);
+    expect(await returnedAt(versionId)).toBeNull();
+  });
+
+  it("a member removed from the team cannot return their team job's result: 404, nothing written", async () => {
+    const { teamId, member, photo, jobId, versionId, base } = await teamStaged("passed");
+    await db
+      .update(teamMembers)
+      .set({ removedAt: Date.now() })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, member.id)));
+    // The route's access rule (ADR 0280) answers first; the team's object checks again in its own turn, for a
+    // removal that lands between the route and the pool: both refuse as not found and write nothing.
+    const res = await api(member.cookie, "POST", `${base}/changed-room`, { keepPair: true });
+    expect(res.status).toBe(404);
+    const direct = await teamObject(env, teamId).returnCredit(teamId, {
+      jobId,
+      actorId: member.id,
+      reason: RETURN_REASON,
+      key: `return:${versionId}`,
+      recourse: {
+        versionId,
+        userId: member.id,
+        photoId: photo.id,
+        kind: "stage",
+        verdict: "passed",
+        score: null,
+        candidatePrefix: null,
+        createdAt: Date.now(),
+      },
+    });
+    expect(direct.ok ? "returned" : direct.code).toBe("not_found");
+    expect(await poolOf(teamId)).toBe(POOL - 1);
+    expect(await refunds(teamId)).toEqual([]);
+    expect(await recourseOf(versionId)).toEqual([]);
+    expect(await returnedAt(versionId)).toBeNull();
+    expect(await balance(member.id)).toBe(OWN_CREDITS);
+  });
+
+  it(`the member's ${RETURNS_PER_MONTH} returns a month count team jobs too: past them, 429 and the pool unchanged`, async () => {
+    const { teamId, member, photo, base } = await teamStaged("passed");
+    const now = Date.now();
+    for (let i = 0; i < RETURNS_PER_MONTH; i++) {
+      await db.insert(structureRecourses).values({
+        versionId: `earlier-${member.id}-${i}`,
+        userId: member.id,
+        photoId: photo.id,
+        kind: "stage",
+        verdict: "passed",
+        createdAt: now - i * 1000,
+      });
+    }
+    const res = await api(member.cookie, "POST", `${base}/changed-room`, {});
+    expect([res.status, res.body.error]).toEqual([429, monthSpent()]);
+    expect(await poolOf(teamId)).toBe(POOL - 1);
+    expect(await refunds(teamId)).toEqual([]);
+  });
+
+  it("a refused team result: the pool gets its credit back, and neither a return nor keep it anyway moves one", async () => {
+    const { teamId, member, jobId, base } = await teamStaged("refused");
+    // A refused result was not charged: the member's 0-credit reservation was refunded, the pool's released.
+    await teamObject(env, teamId).reconcile(teamId);
+    expect(await poolOf(teamId)).toBe(POOL);
+    const reservation = await db.select().from(teamReservations).where(eq(teamReservations.jobId, jobId)).get();
+    expect(reservation?.status).toBe("released");
+    const back = await api(member.cookie, "POST", `${base}/changed-room`, {});
+    expect([back.status, back.body.error]).toEqual([409, ONLY_CHECKED]);
+    // Keep it anyway is not paid from the pool yet: refused, nothing taken from anyone.
+    const keep = await api(member.cookie, "POST", `${base}/keep`, {});
+    expect([keep.status, keep.body.error]).toEqual([409, TEAM_LISTING_ELSEWHERE]);
+    expect([await poolOf(teamId), await balance(member.id)]).toEqual([POOL, OWN_CREDITS]);
+    expect(await refunds(teamId)).toEqual([]);
+  });
+
+  it("a team job's re-roll is quoted free but refused, free or paid: nothing moves in the pool or the member's credits", async () => {
+    const { teamId, member, jobId } = await teamStaged("passed");
+    const quote = await api(member.cookie, "GET", `/api/jobs/${jobId}/reroll`);
+    expect([quote.status, quote.body.quote.cost]).toEqual([200, 0]);
+    for (const acceptCharge of [false, true]) {
+      const reroll = await api(member.cookie, "POST", `/api/jobs/${jobId}/reroll`, { acceptCharge });
+      expect([reroll.status, reroll.body.error]).toEqual([409, TEAM_LISTING_ELSEWHERE]);
+    }
+    expect([await poolOf(teamId), await balance(member.id)]).toEqual([POOL - 1, OWN_CREDITS]);
+  });
+});
+
+describe("This result changed the room, on a personal job (unchanged)", () => {
+  it("gives the credit back to the user's own credits and says so; no team is touched", async () => {
+    const user = await onPlan("Starter plan", 3);
+    const [photo] = await photosOf(user.id, 1);
+    await useRoomAsOriginal(photo!);
+    provider.answer = () => [roomAnswer("stage")];
+    const started = await api(user.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
+      kind: "stage",
+      roomType: "Living Room",
+      designStyle: "Modern",
+    });
+    const job = await settleJob(user.cookie, started.body.job.id);
+    const res = await api(user.cookie, "POST", `/api/photos/${photo!.id}/versions/${job.versionId}/changed-room`, {});
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ versionId: job.versionId, credits: 3, kept: false, returnedTo: "own", pool: null });
+    expect(await balance(user.id)).toBe(3);
+    expect((await ownReturns(user.id)).map((r) => [r.kind, r.amount])).toEqual([["refund", 1]]);
+    expect(
+      await db
+        .select()
+        .from(teamLedger)
+        .where(eq(teamLedger.idempotencyKey, `return:${job.versionId}`))
+        .all(),
+    ).toEqual([]);
+    expect(returnedMessage("own")).toBe(RETURNED);
+  });
+});
