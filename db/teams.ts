@@ -113,7 +113,7 @@ export const teamNotices = sqliteTable("team_notices", {
   sentAt: integer("sent_at"),
 });
 
-/** The broker's record: one row per photo that left a team listing (migrations/0034_broker_record.sql). */
+/** The broker's record: one row per photo that left a team listing (migrations/0035_broker_record.sql). */
 export const teamExports = sqliteTable("team_exports", {
   id: text("id").primaryKey(),
   teamId: text("team_id").notNull(),
