@@ -119,9 +119,10 @@ describe("a page's job request sent twice", () => {
     const bobs = await stage(bob.cookie, bobPhoto!.id, "shared-key");
     expect(bobs.status).toBe(202);
     expect(bobs.body.job.id).not.toBe(first.body.job.id);
-    // Bob cannot reach Alice's job through her key either: his request names his own jobs only.
+    // Bob cannot reach Alice's job through her key either: her photo is not his to name (404 before any key is read,
+    // since the access rule of ADR 0280), and his request names his own jobs only.
     const probe = await stage(bob.cookie, alicePhoto!.id, "shared-key");
-    expect(probe.status).toBe(409);
+    expect(probe.status).toBe(404);
     await settleJob(bob.cookie, bobs.body.job.id);
     expect(await balance(bob.id)).toBe(4);
     await expectSettled(alice.id);
