@@ -343,6 +343,8 @@ describe("every byte path holds to the rule", { timeout: 300_000 }, () => {
       "/workers/api/v1/structure.ts": "a version's change map (ADR 0260), not its bytes",
       "/workers/objects/user/jobs/recourse.ts":
         "copies the stored result as judged, with its source, into the private candidates an operator labels (ADR 0261); nothing goes to a user",
+      "/workers/services/teams/record.ts":
+        "copies a team photo's original (not a version) into the broker's record (ADR 0285); what left was made by the rule",
     };
     const READ = /\b(PHOTOS|bucket)\s*\.\s*get\s*\(|\bserveObject\s*\(/;
     const VERSION_KEY = /\b(v|version|image|shown|found|refused)\.(key|thumbKey)\b/;
