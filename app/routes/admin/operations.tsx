@@ -1,7 +1,7 @@
 import { requireAdmin } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { type ProviderSlots, readOperations, type Tally, type WindowView } from "@workers/services/operations";
-import { Link } from "react-router";
+import { AdminCrumbs } from "~/components/admin-crumbs";
 import { formatDateTime } from "~/lib/format";
 import type { Route } from "./+types/operations";
 
@@ -123,12 +123,7 @@ export default function AdminOperations({ loaderData: o }: Route.ComponentProps)
   ];
   return (
     <div className="container-page py-8">
-      <p className="text-sm">
-        <Link to="/admin" className="text-brand-700 underline">
-          Admin
-        </Link>{" "}
-        / Operations
-      </p>
+      <AdminCrumbs here="Operations" />
       <h1 className="mt-2 text-2xl font-bold">Operations</h1>
       <p className="mt-1 text-sm text-muted">
         As of {formatDateTime(o.now)}. Latencies are read from hourly buckets: each figure is the bucket's upper bound.

@@ -1,7 +1,8 @@
 import { requireAdmin } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { consoleTeam } from "@workers/services/teams/console";
-import { data, Link } from "react-router";
+import { data } from "react-router";
+import { AdminCrumbs } from "~/components/admin-crumbs";
 import { formatDate } from "~/lib/format";
 import type { Route } from "./+types/team";
 
@@ -23,16 +24,7 @@ export default function AdminTeam({ loaderData }: Route.ComponentProps) {
   const { team, members, seatsTaken, ledger, ledgerTotal } = loaderData;
   return (
     <div className="container-page py-8">
-      <p className="text-sm">
-        <Link to="/admin" className="text-brand-700 underline">
-          Admin
-        </Link>{" "}
-        /{" "}
-        <Link to="/admin/teams" className="text-brand-700 underline">
-          Teams
-        </Link>{" "}
-        / {team.name}
-      </p>
+      <AdminCrumbs trail={[{ to: "/admin/teams", label: "Teams" }]} here={team.name} />
       <h1 className="mt-2 text-2xl font-bold">{team.name}</h1>
       <dl className="mt-4 grid max-w-md grid-cols-[1fr_auto] gap-x-6 gap-y-1 text-sm">
         <dt className="text-muted">Seats taken / paid</dt>

@@ -2,6 +2,7 @@ import { requireAdmin } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { consoleTeams } from "@workers/services/teams/console";
 import { Link } from "react-router";
+import { AdminCrumbs } from "~/components/admin-crumbs";
 import { formatDate } from "~/lib/format";
 import type { Route } from "./+types/teams";
 
@@ -20,12 +21,7 @@ export default function AdminTeams({ loaderData }: Route.ComponentProps) {
   const { teams } = loaderData;
   return (
     <div className="container-page py-8">
-      <p className="text-sm">
-        <Link to="/admin" className="text-brand-700 underline">
-          Admin
-        </Link>{" "}
-        / Teams
-      </p>
+      <AdminCrumbs here="Teams" />
       <h1 className="mt-2 text-2xl font-bold">Teams</h1>
       {teams.length === 0 ? (
         <p className="mt-4 text-muted">No team yet.</p>
