@@ -6,6 +6,7 @@ import { imagesFor } from "@workers/lib/images";
 import { log } from "@workers/lib/log";
 import { storedMask } from "@workers/lib/photo-storage";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
+import { putRetrying } from "@workers/lib/stored-retry";
 import { and, eq } from "drizzle-orm";
 import { MASK_MESSAGES } from "~/shared/masks";
 import type { JobClock } from "./clock";
@@ -104,7 +105,7 @@ export async function storeResult(
 
 /** Writes a result's bytes under its key. */
 async function putResult(env: Env, result: JobResult, bytes: Uint8Array): Promise<void> {
-  await env.PHOTOS.put(result.key, bytes, { httpMetadata: { contentType: result.contentType } });
+  await putRetrying(env.PHOTOS, result.key, bytes, { httpMetadata: { contentType: result.contentType } });
 }
 
 /** A result as stored under its job's version key, described from its header only; NotAnImage when it is not one. */
@@ -144,7 +145,7 @@ export async function thumbFirst(env: Env, result: JobResult): Promise<JobResult
   const { key, image } = result.pendingThumb;
   try {
     const thumb = await imagesFor(env).thumbnail(image);
-    await env.PHOTOS.put(key, thumb, { httpMetadata: { contentType: "image/jpeg" } });
+    await putRetrying(env.PHOTOS, key, thumb, { httpMetadata: { contentType: "image/jpeg" } });
     return { ...result, thumbKey: key, pendingThumb: undefined };
   } catch (err) {
     log.error("refused result's thumbnail not made", { versionId: result.versionId, err, where: "job" });
@@ -171,7 +172,9 @@ export async function finishThumb(
   try {
     // Made by the platform's image service: nothing is decoded on the user's object (docs/decisions/0161).
     const thumb = await timed("images", () => imagesFor(env).thumbnail(image));
-    await timed("r2Write", () => env.PHOTOS.put(thumbKey, thumb, { httpMetadata: { contentType: "image/jpeg" } }));
+    await timed("r2Write", () =>
+      putRetrying(env.PHOTOS, thumbKey, thumb, { httpMetadata: { contentType: "image/jpeg" } }),
+    );
     await db.batch([
       db.update(photoVersions).set({ thumbKey }).where(eq(photoVersions.id, result.versionId)),
       db
