@@ -136,7 +136,7 @@ describe("Re-roll on a team listing's photo", () => {
     const { teamId, member, jobId } = await teamStaged("passed");
     const quote = await api(member.cookie, "GET", `/api/jobs/${jobId}/reroll`);
     expect(quote.status).toBe(200);
-    expect(quote.body.quote).toEqual({ rootJobId: jobId, cost: 1, message: TEAM_REROLL_MESSAGE, paidFrom: "team" });
+    expect(quote.body.quote).toEqual({ rootJobId: jobId, cost: 1, message: TEAM_REROLL_MESSAGE });
     const unasked = await api(member.cookie, "POST", `/api/jobs/${jobId}/reroll`, {});
     expect([unasked.status, unasked.body.error]).toEqual([409, TEAM_REROLL_MESSAGE]);
     expect([await poolOf(teamId), await balance(member.id)]).toEqual([POOL - 1, OWN_CREDITS]);

@@ -22,9 +22,8 @@ export interface RerollQuote {
   /** The staging job whose choices the re-roll repeats. */
   rootJobId: string;
   cost: 0 | 1;
+  /** What it costs, and from where: the user's own credits, or the pool of the team whose listing holds the photo. */
   message: string;
-  /** Who pays: the user's own credits, or the pool of the team whose listing holds the photo. */
-  paidFrom: "own" | "team";
 }
 
 /** What re-rolling a staged result costs, said before it starts. */
@@ -63,7 +62,7 @@ async function quoteWithRoot(
       root,
       owner,
       teamId,
-      quote: { rootJobId: root.id, cost: 1, message: TEAM_REROLL_MESSAGE, paidFrom: "team" },
+      quote: { rootJobId: root.id, cost: 1, message: TEAM_REROLL_MESSAGE },
     });
   }
   // Used once started, whatever became of it (refused by the structure check, failed, refunded): ADR 0201.
@@ -77,7 +76,6 @@ async function quoteWithRoot(
       rootJobId: root.id,
       cost: free ? 0 : 1,
       message: free ? "Re-roll free: the same choices with a new seed (once within 7 days)." : REROLL_PAID_MESSAGE,
-      paidFrom: "own",
     },
   });
 }
