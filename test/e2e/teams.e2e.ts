@@ -238,7 +238,7 @@ describe("a brokerage's team", () => {
     await phone.waitForSelector("html[data-hydrated=true]");
     if (!(await phone.getByTestId("photo-view").isVisible())) {
       await phone.screenshot({ path: "/tmp/teams-phone.png" });
-      throw new Error(`no photo view: ${(await phone.locator("body").innerText()).slice(0, 600)}`);
+      throw new Error(`no photo view: ${((await phone.locator("body").textContent()) ?? "").slice(0, 600)}`);
     }
     await openPhotoEditor(phone);
     const dialog = phone.getByTestId("quick-dialog");
