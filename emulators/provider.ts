@@ -224,13 +224,15 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
     const mode = control.failEvery > 0 && sinceMode % control.failEvery === 0 ? "fail500" : control.mode;
     if (control.remaining > 0 && --control.remaining === 0) control.mode = "ok";
     const wait = control.latencies.shift() ?? control.latencyMs;
-    // The latency is the provider's time to answer a call, its own work included, as a caller sees it: an answer
-    // comes `wait` ms after the call arrived, or when its image work ends if that takes longer. The image work runs
-    // during the wait, as a provider's GPU does, not after it (docs/decisions/0305).
-    const answerAt = performance.now() + wait;
+    // The latency is the provider's own time for a call, its image work included: the answer comes `wait` ms after
+    // the call arrived plus the time its input took to fetch from the caller's address (the caller's cost, kept
+    // visible), or when the image work ends if that is later. The image work runs during the wait, as a provider's
+    // GPU does, not after it (docs/decisions/0305).
+    const arrived = performance.now();
     if (mode === "ok" || mode === "drift") {
-      const value = await designCall(req, body, path, log, mode === "drift");
-      const left = answerAt - performance.now();
+      let entry: Record<string, unknown> | undefined;
+      const value = await designCall(req, body, path, (e) => (entry = log(e)), mode === "drift");
+      const left = arrived + wait + Number(entry?.input_fetch_ms ?? 0) - performance.now();
       if (left > 0) await new Promise((r) => setTimeout(r, left));
       return json(res, 200, value);
     }
