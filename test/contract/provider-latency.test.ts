@@ -53,7 +53,8 @@ describe("the provider emulator's latency", () => {
     const answered = await call("/remove_objects_from_room", { input_image_url: imageUrl });
     expect(answered.status).toBe(200);
     expect(answered.ms).toBeGreaterThanOrEqual(latencyMs - 5);
-    const log = (await (await fetch(`${base}/_emulator/requests`)).json()) as Record<string, number>[];
+    type Entry = { at: number; input_fetch_at: number; input_fetch_ms: number; ms: number };
+    const log = (await (await fetch(`${base}/_emulator/requests`)).json()) as Entry[];
     const entry = log.at(-1)!;
     // Its input was fetched in the first half of the wait, not after it (before ADR 0305: at `at` + 1500 ms).
     expect(entry.input_fetch_at - entry.at).toBeLessThan(latencyMs / 2);
