@@ -4,6 +4,7 @@ import { creditLedger, teamLedger, teamMembers, teamReservations, teams } from "
 import { db } from "@test/support/factories";
 import { api, balance, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { takeConsoleErrors } from "@test/support/setup";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { teamObject } from "@workers/objects/client";
 import { TEAM_ORPHAN_MS } from "@workers/objects/team/pool";
@@ -77,6 +78,15 @@ describe("a team's credit pool", () => {
     // Every pool ledger row of a job names its member.
     const rows = await db.select().from(teamLedger).where(eq(teamLedger.teamId, teamId)).all();
     expect(rows.filter((r) => r.kind !== "grant").every((r) => members.some((m) => m.id === r.memberId))).toBe(true);
+    // 150 results judged at once on a loaded 2-core machine: some checks can outlast their 20 s wait, and those results
+    // are delivered unchecked (charged as passed, ADR 0215) and reported once the hour's share passes 5 % (issue 43
+    // item 9). That report is the product doing its job, not this test's subject (the pool's exactness); any other
+    // error still fails it.
+    await Promise.all(
+      members.map((m) => env.USER_OBJECT.get(env.USER_OBJECT.idFromName(m.id)).settledForTesting(5_000)),
+    );
+    const errors = takeConsoleErrors().map((e) => e.map(String).join(" "));
+    expect(errors.filter((e) => !/results this hour were delivered unchecked/.test(e))).toEqual([]);
   }, 300_000);
 
   it("a member's limit refuses with its own words before any provider call; the pool's words are apart", async () => {
