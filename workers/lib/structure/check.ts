@@ -5,7 +5,8 @@
 // It runs in the Worker on decoded pixels, outside the user's Durable Object: reduce each picture once with
 // toAnalysis (or hand over any gray image: it is reduced here), then call checkStructure. Pure TypeScript.
 import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, toAnalysis } from "./analysis.ts";
-import { type ChangeMap, changePlaces } from "./change-map.ts";
+import { type ChangeMap, changePlaces, drawCells } from "./change-map.ts";
+import { FACADE_CELL, facadeLines, prepare } from "./geometry.ts";
 import { type CheckOptions, type ResultKind, type StructureScores, structureMaps } from "./measures.ts";
 import { changeMapOf, type RoomValues, roomMeasures } from "./room-measures.ts";
 import { type Outcome, outcomeOf, STRUCTURE_LIMITS, type StructureLimits } from "./verdict.ts";
@@ -13,8 +14,12 @@ import { type Outcome, outcomeOf, STRUCTURE_LIMITS, type StructureLimits } from 
 export type { ChangeMap, CheckOptions, Gray, Outcome, ResultKind, StructureLimits, StructureScores };
 export { ANALYSIS_LONG_EDGE, analysisSize, outcomeOf, STRUCTURE_LIMITS, toAnalysis };
 
-/** Every measure a kind may be judged by: room-measures.ts's and ADR 0160's score (carriedOrMoved). */
-export type Measures = RoomValues & { carriedOrMoved: number };
+/**
+ * Every measure a kind may be judged by: room-measures.ts's, ADR 0160's score (carriedOrMoved) and the facade lines
+ * (geometry.ts, ADR 0300: the share of 16 px cells where the source's lines below the skyline no longer run the same
+ * way in the result).
+ */
+export type Measures = RoomValues & { carriedOrMoved: number; facadeLines: number };
 export type MeasureName = keyof Measures;
 
 /** The two measures' limits for one kind of result. */
@@ -40,7 +45,10 @@ export interface StructureVerdict {
   verdict: Outcome;
   /** Not flagged nor refused: the score is at most the kind's `mark` (above 1 the labelled set's pairs fail). */
   pass: boolean;
-  /** carriedOver / carried + movedAreas / moved: 0 when nothing of the source's architecture was lost. */
+  /**
+   * Staging and removal: carriedOver / carried + movedAreas / moved (ADR 0160); sky: the larger of facadeLines /
+   * SKY_FACADE_MARK and that score / SKY_CARRIED_MARK (ADR 0300). 0 when nothing of the source's architecture was lost; above 1 marked under today's limits.
+   */
   score: number;
   /** Where the check saw the change ("upper left", ...): empty for a result that passed. */
   reasons: string[];
@@ -48,12 +56,37 @@ export interface StructureVerdict {
   limits: StructureLimits;
   /**
    * Every measure, for logs and for the real-pair evaluation (test/real-pairs), which reports what each would achieve;
-   * the verdict is still ADR 0160's score, since no other measure has yet met issue 43's goals on real pairs.
+   * the verdict is JUDGED_BY's measure of the kind.
    */
   measures: Measures;
-  /** Where the score saw the room change (painted over, borrowed, moved), at the analysis size. */
+  /** Where the score saw the room change (painted over, borrowed, moved; for a sky the turned cells), analysis size. */
   map: ChangeMap;
 }
+
+/**
+ * A sky result is judged by its facade lines (ADR 0300): marked when more than this share of the judged cells turned.
+ * The largest value among the kept skies of the real pairs' calibration half through the production path (5/161 =
+ * 0.03106, rounded up; test/real-pairs/evaluate.ts, chooseMark: at most a tenth of 5 kept rooms may be marked, so none).
+ */
+export const SKY_FACADE_MARK = 0.0311;
+
+/**
+ * A sky result is also marked when ADR 0160's score is over this: the facade lines see another or a rebuilt building
+ * but barely one window closed (a window painted over turns 1 cell of 116; ADR 0160's score gives it 88). Twice the
+ * largest kept sky's score on the calibration half (11.93), so the relighting that score mistakes for change (kept
+ * skies at 4-28) marks nothing that the facade lines pass, under either resampler (the largest there, 16.5).
+ */
+export const SKY_CARRIED_MARK = 24;
+
+/**
+ * What each kind's score is: ADR 0160's for staging and removal, the facade lines for a sky (ADR 0300, with ADR 0160's
+ * score at SKY_CARRIED_MARK beside them).
+ */
+export const JUDGED_BY: Record<ResultKind, "carriedOrMoved" | "facadeLines"> = {
+  stage: "carriedOrMoved",
+  removal: "carriedOrMoved",
+  sky: "facadeLines",
+};
 
 export function structureScore(scores: StructureScores, t: StructureThresholds): number {
   return scores.carriedOver / t.carried + scores.movedAreas / t.moved;
@@ -72,14 +105,19 @@ export function checkStructure(
 ): StructureVerdict {
   const old = structureMaps(source, result, opts);
   const room = roomMeasures(source, result, opts.kind);
+  const facade = facadeLines(prepare(source, result, opts.kind, opts.skyMask));
   const measures: Measures = {
     ...room.values,
     carriedOrMoved: structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]),
+    facadeLines: facade.value,
   };
   const limits = opts.limits ?? STRUCTURE_LIMITS[opts.kind];
-  const score = measures.carriedOrMoved;
+  const judgedBy = JUDGED_BY[opts.kind];
+  const carried = judgedBy === "facadeLines" ? measures.carriedOrMoved / SKY_CARRIED_MARK : measures.carriedOrMoved;
+  const score = judgedBy === "facadeLines" ? Math.max(facade.value / SKY_FACADE_MARK, carried) : carried;
   const verdict = outcomeOf(score, limits);
-  const map = changeMapOf(room, ["carriedOrMoved"], old.marks);
+  const map = changeMapOf(room, judgedBy === "carriedOrMoved" || carried > 1 ? ["carriedOrMoved"] : [], old.marks);
+  if (judgedBy === "facadeLines") drawCells(map, facade.cells, FACADE_CELL);
   const reasons = verdict === "passed" ? [] : changePlaces(map);
   return { verdict, pass: verdict === "passed", score, reasons, kind: opts.kind, limits, measures, map };
 }
