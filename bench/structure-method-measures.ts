@@ -134,6 +134,90 @@ function openings(p: Prepared) {
   return { added: n ? added / n : 0, closed: n ? closed / n : 0 };
 }
 
+/**
+ * Occlusion-aware facade lines: per 16 px cell over the source's line pixels, as facadeLines, but a cell below the
+ * upper part counts only when the result there is itself coherent (a line running another way), not texture
+ * (furniture, a rug): what stands on the floor hides lines without being evidence. `vertOnly` keeps only the source's
+ * near-vertical and near-horizontal line pixels (wall corners, jambs, ceiling lines).
+ */
+function occlusionAware(p: Prepared, r: number, upperTo: number, vertOnly: boolean) {
+  const { w, h, gS, gR, compared } = p;
+  const A = orientationField(gS, w, h, r, compared);
+  const B = orientationField(gR, w, h, r, compared);
+  const e = Float32Array.from([...A.E].filter((_, i) => compared[i])).sort();
+  const strong = e.length ? e[Math.floor(0.7 * e.length)]! : 0;
+  const CELL = 16;
+  const cols = Math.ceil(w / CELL);
+  const rows = Math.ceil(h / CELL);
+  const sum = new Float64Array(cols * rows);
+  const cnt = new Float64Array(cols * rows);
+  const coh = new Float64Array(cols * rows);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!compared[i]) continue;
+      const ma = Math.sqrt(A.C[i]! ** 2 + A.S[i]! ** 2);
+      if (A.E[i]! < strong || ma < 0.5 * A.E[i]!) continue;
+      if (vertOnly) {
+        // Double angle near 0 (gradient along x: a vertical line) or pi (horizontal line).
+        if (Math.abs(A.S[i]!) > 0.5 * ma) continue;
+      }
+      const mb = Math.sqrt(B.C[i]! ** 2 + B.S[i]! ** 2);
+      const cos = mb > 1e-6 ? (A.C[i]! * B.C[i]! + A.S[i]! * B.S[i]!) / (ma * mb) : 0;
+      const c = Math.floor(y / CELL) * cols + Math.floor(x / CELL);
+      sum[c]! += cos;
+      cnt[c]!++;
+      coh[c]! += B.E[i]! > 0 ? mb / B.E[i]! : 0;
+    }
+  }
+  let judged = 0;
+  let turned = 0;
+  for (let c = 0; c < sum.length; c++) {
+    if (cnt[c]! < 12) continue;
+    const upper = Math.floor(c / cols) * CELL < upperTo * h;
+    const v = 1 - sum[c]! / cnt[c]!;
+    const resultCoherent = coh[c]! / cnt[c]! > 0.5;
+    if (!upper && !resultCoherent && v > 0.5) continue;
+    judged++;
+    if (v > 0.5) turned++;
+  }
+  return judged ? turned / judged : 0;
+}
+
+/** Whether `a` lies on the infinite line of `b` (within 6 degrees, its midpoint within 4 px of b's line). */
+function collinear(a: Segment, b: Segment): boolean {
+  let d = Math.abs(a.angle - b.angle);
+  if (d > Math.PI / 2) d = Math.PI - d;
+  if (d > Math.PI / 30) return false;
+  const mx = (a.x1 + a.x2) / 2 - b.x1;
+  const my = (a.y1 + a.y2) / 2 - b.y1;
+  return Math.abs(-mx * Math.sin(b.angle) + my * Math.cos(b.angle)) < 4;
+}
+
+/**
+ * Broken lines: the source's long lines kept along part of their length only (support 25-80 %): architecture that
+ * continues outside a change and was cut inside it (a corner, a skirting), unlike furniture taken away (lost whole).
+ * Novel lines: the result's long lines the source never had and that continue no line of the source (a new wall, a
+ * new opening), unlike a skirting revealed behind a removed sofa. Both per length of the source's long lines.
+ */
+function brokenAndNovel(p: Prepared, L: ReturnType<typeof lineSet>) {
+  let tot = 0;
+  let broken = 0;
+  for (const s of L.s) {
+    const f = support(s, p.gR, p.w, p.h, 0.5 * L.tR, 2, p.compared);
+    tot += s.length;
+    if (f.share >= 0.25 && f.share < 0.8) broken += s.length * (1 - f.share);
+  }
+  let novel = 0;
+  for (const r of L.r) {
+    const f = support(r, p.gS, p.w, p.h, 0.5 * L.tS, 2, p.compared);
+    if (f.share >= 0.5) continue;
+    if (L.s.some((s) => collinear(r, s))) continue;
+    novel += r.length * (1 - f.share);
+  }
+  return { broken: tot ? broken / tot : 0, novel: tot ? novel / tot : 0 };
+}
+
 /** Every candidate geometry measure (0 = kept); names are the ADR's. */
 export function geometryMeasures(source: Gray, result: Gray, kind: ResultKind): Record<string, number> {
   const p = prepare(source, result, kind);
@@ -176,6 +260,14 @@ export function geometryMeasures(source: Gray, result: Gray, kind: ResultKind): 
     out[`srcLinesP90_${r}`] = sl.p90;
     out[`srcLinesUp${r}`] = su.mean;
   }
+  const bn = brokenAndNovel(p, L);
+  out.broken = bn.broken;
+  out.novel = bn.novel;
+  out.brokenNovel = bn.broken + bn.novel;
+  out.occl4 = occlusionAware(p, 4, 0.55, false);
+  out.occlV4 = occlusionAware(p, 4, 0.55, true);
+  out.occl8 = occlusionAware(p, 8, 0.55, false);
+  out.occlUpperOnly4 = occlusionAware(p, 4, 0, false);
   const op = openings(p);
   out.openAdded = op.added;
   out.openClosed = op.closed;

@@ -159,9 +159,9 @@ export function facadeLines(p: Prepared, r = 4, rowTo = 1): FacadeLines {
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
       if (!compared[i]) continue;
-      const ma = Math.hypot(A.C[i]!, A.S[i]!);
+      const ma = Math.sqrt(A.C[i]! * A.C[i]! + A.S[i]! * A.S[i]!);
       if (A.E[i]! < strong || ma < 0.5 * A.E[i]!) continue;
-      const mb = Math.hypot(B.C[i]!, B.S[i]!);
+      const mb = Math.sqrt(B.C[i]! * B.C[i]! + B.S[i]! * B.S[i]!);
       const cos = mb > 1e-6 ? (A.C[i]! * B.C[i]! + A.S[i]! * B.S[i]!) / (ma * mb) : 0;
       all += cos;
       lines++;
