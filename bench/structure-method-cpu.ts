@@ -1,6 +1,6 @@
 // CPU per result of the structure check at 640 px (issue 43, ADR 0300): judgeGrays as the check Worker calls it, and
 // the facade-lines part alone (prepare + facadeLines), on the real pairs' cached grays (bench/structure-method-cache.ts),
-// median over the pairs of the best of 3 runs each. Node runs the same V8 as workerd.
+// median over the pairs of the best of 3 runs each, after a warm-up on 8 pairs. Node runs the same V8 as workerd.
 //   node bench/structure-method-cpu.ts [cacheDir] [--kind K]
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,11 +31,17 @@ const best = (f: () => void) => {
   return b;
 };
 const whole: number[] = [];
+const ids: string[] = [];
 const facade: number[] = [];
+// Warm-up: the first calls compile the code (a Worker's isolate serves many checks warm).
+for (const p of pairs.slice(0, 8)) {
+  judgeGrays(p.kind, load(join(cache, `${p.id}.sharp.source.bin`)), load(join(cache, `${p.id}.sharp.result.bin`)));
+}
 for (const p of pairs) {
   const s = load(join(cache, `${p.id}.sharp.source.bin`));
   const r = load(join(cache, `${p.id}.sharp.result.bin`));
   whole.push(best(() => judgeGrays(p.kind, s, r)));
+  ids.push(p.id);
   facade.push(best(() => facadeLines(prepare(s, r, p.kind))));
 }
 const med = (x: number[]) => [...x].sort((a, b) => a - b)[Math.floor(x.length / 2)]!;
@@ -45,3 +51,8 @@ console.log(
     `max ${max(whole).toFixed(1)} ms; of which facade lines (prepare + facadeLines) median ${med(facade).toFixed(1)} ms, ` +
     `max ${max(facade).toFixed(1)} ms`,
 );
+const slowest = whole
+  .map((ms, i) => ({ ms, id: ids[i]! }))
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, 3);
+console.log(`slowest: ${slowest.map((x) => `${x.id} ${x.ms.toFixed(1)} ms`).join(", ")}`);

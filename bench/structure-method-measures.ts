@@ -1,7 +1,7 @@
 // Method work on the structure check (issue 43, docs/decisions/0300-facade-lines-for-sky.md): every candidate
 // geometry measure that was measured on the real pairs' calibration half, beside the one production runs
 // (workers/lib/structure/geometry.ts). Not shipped: bench/structure-method.ts prints their AUCs.
-import type { Gradients, Gray, Plane } from "../workers/lib/structure/analysis.ts";
+import type { Gradients, Gray } from "../workers/lib/structure/analysis.ts";
 import { quantile } from "../workers/lib/structure/analysis.ts";
 import { boxBlur, facadeLines, orientationField, type Prepared, prepare } from "../workers/lib/structure/geometry.ts";
 import { detectSegments, type Segment, support } from "../workers/lib/structure/lines.ts";
