@@ -224,6 +224,18 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
     const mode = control.failEvery > 0 && sinceMode % control.failEvery === 0 ? "fail500" : control.mode;
     if (control.remaining > 0 && --control.remaining === 0) control.mode = "ok";
     const wait = control.latencies.shift() ?? control.latencyMs;
+    // The latency is the provider's own time for a call, its image work included: the answer comes `wait` ms after
+    // the call arrived plus the time its input took to fetch from the caller's address (the caller's cost, kept
+    // visible), or when the image work ends if that is later. The image work runs during the wait, as a provider's
+    // GPU does, not after it (docs/decisions/0305).
+    const arrived = performance.now();
+    if (mode === "ok" || mode === "drift") {
+      let entry: Record<string, unknown> | undefined;
+      const value = await designCall(req, body, path, (e) => (entry = log(e)), mode === "drift");
+      const left = arrived + wait + Number(entry?.input_fetch_ms ?? 0) - performance.now();
+      if (left > 0) await new Promise((r) => setTimeout(r, left));
+      return json(res, 200, value);
+    }
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     switch (mode) {
       case "hang":
@@ -242,12 +254,21 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         res.writeHead(200, { "Content-Type": "application/json" }).end("{not json");
         return;
     }
+  }
 
+  /** A design call's answer (a success or the provider's refusal), its image work done: the JSON the call gets. */
+  async function designCall(
+    req: IncomingMessage,
+    body: Buffer,
+    path: string,
+    log: (entry: Record<string, unknown>) => Record<string, unknown>,
+    drift: boolean,
+  ): Promise<unknown> {
     // Drift: the results change the room's architecture (the structure check must refuse them).
-    const shaped = (img: Raster) => (mode === "drift" ? draw.drift(img) : img);
+    const shaped = (img: Raster) => (drift ? draw.drift(img) : img);
     const multipart = path === "/generate_designs" || path === "/upscale_image";
     const parsed = multipart ? parseMultipart(req, body) : { fields: parseJsonBody(body), file: null };
-    if (!parsed.fields) return json(res, 200, refusal("The body must be a JSON object"));
+    if (!parsed.fields) return refusal("The body must be a JSON object");
     const f = parsed.fields;
     const file = parsed.file;
     const entry = log({
@@ -256,22 +277,21 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
     });
 
     if (path === "/upscale_image") {
-      if (!file) return json(res, 200, refusal("input_image is required"));
-      if (file.byteLength > UPSCALE_MAX_BYTES) return json(res, 200, refusal("The image must be at most 4 MB."));
+      if (!file) return refusal("input_image is required");
+      if (file.byteLength > UPSCALE_MAX_BYTES) return refusal("The image must be at most 4 MB.");
       const factor = Number(f.scale_factor ?? 2);
-      if (!Number.isInteger(factor) || factor < 1 || factor > 8)
-        return json(res, 200, refusal("scale_factor must be 1 to 8"));
+      if (!Number.isInteger(factor) || factor < 1 || factor > 8) return refusal("scale_factor must be 1 to 8");
       const img = decodeImage(file);
       if (Math.max(img.width, img.height) > UPSCALE_MAX_EDGE)
-        return json(res, 200, refusal(`Images of up to ${UPSCALE_MAX_EDGE}px width or height are supported.`));
+        return refusal(`Images of up to ${UPSCALE_MAX_EDGE}px width or height are supported.`);
       const out = draw.upscale(img, factor);
       const data = Buffer.from(encodeJpeg(out)).toString("base64");
-      return json(res, 200, success(MESSAGES.upscale, { upscaled_image: data }));
+      return success(MESSAGES.upscale, { upscaled_image: data });
     }
 
     if (path === "/generate_designs" || path === "/generate_designs_for_room") {
       const invalid = invalidStaging(f);
-      if (invalid) return json(res, 200, refusal(invalid));
+      if (invalid) return refusal(invalid);
       const room = String(f.room_type ?? "livingroom");
       const style = String(f.design_style ?? "modern");
       const numImages = Number(f.num_images ?? 1);
@@ -289,46 +309,44 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
               : draw.inventedRoom(width, height, room, style),
           ),
         );
-        return json(res, 200, success(MESSAGES.stage, { images }));
+        return success(MESSAGES.stage, { images });
       }
-      if (typeof f.input_image_url !== "string" || !f.input_image_url)
-        return json(res, 200, refusal("input_image_url is required"));
+      if (typeof f.input_image_url !== "string" || !f.input_image_url) return refusal("input_image_url is required");
       const input = await fetchInput(f.input_image_url, entry);
-      if (!input) return json(res, 200, refusal("input_image_url could not be fetched"));
+      if (!input) return refusal("input_image_url could not be fetched");
       let reference: draw.StageDrawing["reference"];
       if (typeof f.design_style_image_url === "string") {
         const ref = await fetchImage(f.design_style_image_url);
-        if (!ref) return json(res, 200, refusal("design_style_image_url could not be fetched"));
+        if (!ref) return refusal("design_style_image_url could not be fetched");
         reference = { colour: draw.meanColour(source(ref)), strength: Number(f.design_style_image_strength ?? 0.82) };
       }
       const images = Array.from({ length: numImages }, (_, i) =>
         publish(req, shaped(stageOne(input, width, height, f, room, style, numImages, seed, reference, i))),
       );
-      return json(res, 200, success(MESSAGES.stage, { images }));
+      return success(MESSAGES.stage, { images });
     }
 
-    if (typeof f.input_image_url !== "string" || !f.input_image_url)
-      return json(res, 200, refusal("input_image_url is required"));
+    if (typeof f.input_image_url !== "string" || !f.input_image_url) return refusal("input_image_url is required");
     if (path === "/replace_sky_behind_house") {
       const skyType = String(f.sky_type ?? "").toLowerCase();
-      if (!PROVIDER_SKY_TYPES.has(skyType)) return json(res, 200, refusal("sky_type must be day, dusk or night"));
+      if (!PROVIDER_SKY_TYPES.has(skyType)) return refusal("sky_type must be day, dusk or night");
       const input = await fetchInput(f.input_image_url, entry);
-      if (!input) return json(res, 200, refusal("input_image_url could not be fetched"));
+      if (!input) return refusal("input_image_url could not be fetched");
       const k = SKY_LONG_EDGE / Math.max(input.width, input.height);
       const out = shaped(draw.sky(input, Math.round(input.width * k), Math.round(input.height * k), skyType));
-      return json(res, 200, success(MESSAGES.sky, { images: [inline(out)] }));
+      return success(MESSAGES.sky, { images: [inline(out)] });
     }
     // /remove_objects_from_room: one object in info.image, not a list.
     const input = await fetchInput(f.input_image_url, entry);
-    if (!input) return json(res, 200, refusal("input_image_url could not be fetched"));
+    if (!input) return refusal("input_image_url could not be fetched");
     let mask: Raster | null = null;
     if (typeof f.mask_image_url === "string") {
       const bytes = await fetchImage(f.mask_image_url);
-      if (!bytes) return json(res, 200, refusal("mask_image_url could not be fetched"));
+      if (!bytes) return refusal("mask_image_url could not be fetched");
       mask = source(bytes);
     }
     const out = shaped(draw.removal(input, REMOVAL_SIZE.width, REMOVAL_SIZE.height, mask));
-    return json(res, 200, success(MESSAGES.removal, { image: publish(req, out) }));
+    return success(MESSAGES.removal, { image: publish(req, out) });
   }
 }
 

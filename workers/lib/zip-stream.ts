@@ -6,6 +6,8 @@
 // Pulled by the consumer (a Response body): a slow phone slows the reading of
 // R2 too, and `peakBuffered` says the most this writer ever held at once.
 
+import { crc32 as zlibCrc32 } from "node:zlib";
+
 export interface ZipEntry {
   /** The file's name in the archive ("/" separated, UTF-8). */
   name: string;
@@ -15,20 +17,13 @@ export interface ZipEntry {
   modifiedAt: number;
 }
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
+/**
+ * The running CRC-32 of an entry's bytes, by the runtime's zlib (native in workerd under nodejs_compat): a JavaScript
+ * table loop cost about 3.5 ms per MB of the Worker's CPU, some 580 ms over a 100-photo pack's 163 MB; zlib's takes
+ * about 0.1 ms per MB (measured in workerd, docs/decisions/0306).
+ */
 export function crc32Update(crc: number, bytes: Uint8Array): number {
-  let c = ~crc;
-  for (let i = 0; i < bytes.length; i++) c = (CRC_TABLE[(c ^ (bytes[i] ?? 0)) & 0xff] ?? 0) ^ (c >>> 8);
-  return ~c >>> 0;
+  return zlibCrc32(bytes, crc) >>> 0;
 }
 
 const MAX32 = 0xffffffff;
