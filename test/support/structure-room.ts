@@ -44,6 +44,23 @@ export function windowGoneAnswer(kind: "stage" | "removal"): Uint8Array {
   return encodeJpeg(providerSize(painted, 768, kind === "stage" ? 512 : 576, "stretch"), 85);
 }
 
+const OTHER_BUILDING = import.meta.glob("/test/fixtures/structure/photos/townhouse.jpg", {
+  eager: true,
+  query: "?inline",
+  import: "default",
+}) as Record<string, string>;
+
+/**
+ * Another building altogether (the labelled set's townhouse facade) as a sky job's answer for the living room: what
+ * the real "changed" skies are (ADR 0300), which a sky's facade lines score over 1. A window painted over is not: a
+ * sky is judged by its facade lines, which one closed window barely turns (ADR 0300's limits).
+ */
+export function otherBuildingAnswer(): Uint8Array {
+  const url = Object.values(OTHER_BUILDING)[0]!;
+  const other = decodeImage(decodeBase64Strict(url.slice(url.indexOf(",") + 1)));
+  return encodeJpeg(providerSize(other, 768, 512, "stretch"), 85);
+}
+
 /** Makes the living room the original of `photoId` (its bytes and its size). */
 export async function useRoomAsOriginal(photo: { id: string; originalKey: string }): Promise<void> {
   await env.PHOTOS.put(photo.originalKey, ROOM_SOURCE, { httpMetadata: { contentType: "image/jpeg" } });

@@ -46,9 +46,8 @@ export interface StructureVerdict {
   /** Not flagged nor refused: the score is at most the kind's `mark` (above 1 the labelled set's pairs fail). */
   pass: boolean;
   /**
-   * Staging and removal: carriedOver / carried + movedAreas / moved (ADR 0160); sky: the larger of facadeLines /
-   * SKY_FACADE_MARK and that score / SKY_CARRIED_MARK (ADR 0300). 0 when nothing of the source's architecture was
-   * lost; above 1 marked under today's limits.
+   * Staging and removal: carriedOver / carried + movedAreas / moved (ADR 0160); sky: facadeLines / SKY_FACADE_MARK
+   * (ADR 0300). 0 when nothing of the source's architecture was lost; above 1 marked under today's limits.
    */
   score: number;
   /** Where the check saw the change ("upper left", ...): empty for a result that passed. */
@@ -71,18 +70,7 @@ export interface StructureVerdict {
  */
 export const SKY_FACADE_MARK = 0.0763;
 
-/**
- * A sky result is also marked when ADR 0160's score is over this: the facade lines see another or a rebuilt building
- * but barely one window closed (a window painted over turns 1 cell of 116; ADR 0160's score gives it 88). Twice the
- * largest kept sky's score on the calibration half (11.93), so the relighting that score mistakes for change (kept
- * skies at 4-28) marks nothing that the facade lines pass, under either resampler (the largest there, 16.5).
- */
-export const SKY_CARRIED_MARK = 24;
-
-/**
- * What each kind's score is: ADR 0160's for staging and removal, the facade lines for a sky (ADR 0300, with ADR 0160's
- * score at SKY_CARRIED_MARK beside them).
- */
+/** What each kind's score is: ADR 0160's for staging and removal, the facade lines for a sky (ADR 0300). */
 export const JUDGED_BY: Record<ResultKind, "carriedOrMoved" | "facadeLines"> = {
   stage: "carriedOrMoved",
   removal: "carriedOrMoved",
@@ -114,10 +102,9 @@ export function checkStructure(
   };
   const limits = opts.limits ?? STRUCTURE_LIMITS[opts.kind];
   const judgedBy = JUDGED_BY[opts.kind];
-  const carried = judgedBy === "facadeLines" ? measures.carriedOrMoved / SKY_CARRIED_MARK : measures.carriedOrMoved;
-  const score = judgedBy === "facadeLines" ? Math.max(facade.value / SKY_FACADE_MARK, carried) : carried;
+  const score = judgedBy === "facadeLines" ? facade.value / SKY_FACADE_MARK : measures.carriedOrMoved;
   const verdict = outcomeOf(score, limits);
-  const map = changeMapOf(room, judgedBy === "carriedOrMoved" || carried > 1 ? ["carriedOrMoved"] : [], old.marks);
+  const map = changeMapOf(room, judgedBy === "carriedOrMoved" ? ["carriedOrMoved"] : [], old.marks);
   if (judgedBy === "facadeLines") drawCells(map, facade.cells, FACADE_CELL);
   const reasons = verdict === "passed" ? [] : changePlaces(map);
   return { verdict, pass: verdict === "passed", score, reasons, kind: opts.kind, limits, measures, map };
