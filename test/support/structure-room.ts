@@ -52,8 +52,8 @@ const OTHER_BUILDING = import.meta.glob("/test/fixtures/structure/photos/townhou
 
 /**
  * Another building altogether (the labelled set's townhouse facade) as a sky job's answer for the living room: what
- * the real "changed" skies are (ADR 0300), which a sky's facade lines score over 1. A window painted over is not: a
- * sky is judged by its facade lines, which one closed window barely turns (ADR 0300's limits).
+ * the real "changed" skies are (ADR 0300). The check scores it over 1 for a sky by ADR 0160's score (19) and by the
+ * facade lines (8) alike; a window painted over only by the former (one closed window barely turns the facade lines).
  */
 export function otherBuildingAnswer(): Uint8Array {
   const url = Object.values(OTHER_BUILDING)[0]!;

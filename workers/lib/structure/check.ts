@@ -64,17 +64,21 @@ export interface StructureVerdict {
 }
 
 /**
- * A sky result is judged by its facade lines (ADR 0300): marked when more than this share of the judged cells turned.
- * Fixed on the real pairs' calibration half through the production path, in the middle (geometric mean) of the gap
+ * Where a sky judged by its facade lines (ADR 0300) would be marked: more than this share of the judged cells turned.
+ * Fixed on the 173-pair set's calibration half through the production path, in the middle (geometric mean) of the gap
  * between its kept skies (at most 5/161 = 0.031) and its changed ones (at least 0.1875).
  */
 export const SKY_FACADE_MARK = 0.0763;
 
-/** What each kind's score is: ADR 0160's for staging and removal, the facade lines for a sky (ADR 0300). */
+/**
+ * What each kind's score is: ADR 0160's for every kind. The facade lines (ADR 0300) separate the skies of the
+ * calibration half but pass a changed held-out sky that ADR 0160's score marks, so the guard keeps them out of
+ * production; "facadeLines" here judges a sky by facadeLines / SKY_FACADE_MARK.
+ */
 export const JUDGED_BY: Record<ResultKind, "carriedOrMoved" | "facadeLines"> = {
   stage: "carriedOrMoved",
   removal: "carriedOrMoved",
-  sky: "facadeLines",
+  sky: "carriedOrMoved",
 };
 
 export function structureScore(scores: StructureScores, t: StructureThresholds): number {
