@@ -33,6 +33,14 @@ export function reachablePhoto(userId: UserRef): SQL {
   return sql`((${photos.userId} = ${userId} AND NOT ${removedFrom(sql`${photos.folderId}`, userId)}) OR EXISTS (SELECT 1 FROM folders tf JOIN team_members tm ON tm.team_id = tf.team_id WHERE tf.id = ${photos.folderId} AND tm.user_id = ${userId} AND tm.removed_at IS NULL))`;
 }
 
+/**
+ * The folder a photo of the user's scope sits in: their own folder, or a team's listing whoever made it (a team
+ * listing's photo sits in a folder another member may have made; ADR 0280). Join condition on `folders`.
+ */
+export function photoFolder(userId: UserRef): SQL {
+  return sql`(${folders.id} = ${photos.folderId} AND (${folders.userId} = ${userId} OR ${folders.teamId} IS NOT NULL))`;
+}
+
 /** A row of `photos` that sits in a team's listing: it belongs to the team, not to the user who uploaded it. */
 export function inTeamListing(): SQL {
   return sql`EXISTS (SELECT 1 FROM folders tf WHERE tf.id = ${photos.folderId} AND tf.team_id IS NOT NULL)`;

@@ -40,6 +40,10 @@ export const TEAM_REQUEST_EXPIRED = "This request took too long and was cancelle
 export const TEAM_LISTING_ELSEWHERE =
   "This photo is in a team listing, whose jobs are paid from the team's pool: start it from the photo's page.";
 
+/** A re-roll of a team listing's result: a team job like any other, one credit from the pool (ADR 0297). */
+export const TEAM_REROLL_MESSAGE =
+  "This re-roll costs 1 credit from your team's pool: the same choices with a new seed.";
+
 /** How long the broker's record may be set to keep what left, in days (docs/decisions/0285-the-brokers-record.md). */
 export const RETENTION_MIN_DAYS = 365;
 export const RETENTION_MAX_DAYS = 3650;

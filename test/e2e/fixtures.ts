@@ -11,6 +11,8 @@ export interface FixtureUser {
 
 export interface FixtureOptions {
   email?: string;
+  /** The account's name (the fixture endpoint takes it; the part before @ otherwise). */
+  name?: string;
   password?: string;
   verified?: boolean;
   role?: "user" | "admin";

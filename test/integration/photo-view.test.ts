@@ -1,7 +1,10 @@
+import { teamMembers } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
-import { makePhotoRows } from "@test/support/photos";
+import { makePhoto, makePhotoRows } from "@test/support/photos";
+import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { createFolder, movePhoto, trashPhoto } from "@workers/services/library";
 import { photoView } from "@workers/services/photo-view";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 
 // The photo view's reads (its neighbours are the grid's, in the view it was opened from; docs/decisions/0187-photo-view.md).
@@ -35,5 +38,25 @@ describe("the photo view's reads", () => {
     const stranger = await makeUser();
     expect(await photoView(db, stranger.id, newest!.id, { kind: "all" })).toBeNull();
     expect(await photoView(db, id, "not an id", { kind: "all" })).toBeNull();
+  });
+
+  it("a team listing's photo is every active member's to view, with its versions; not once removed (ADR 0280)", async () => {
+    const owner = await makeUser();
+    const teamId = await makeTeam(owner.id);
+    const uploader = await makeUser();
+    const mate = await makeUser();
+    await addMember(teamId, uploader.id);
+    await addMember(teamId, mate.id);
+    const folderId = await teamFolder(teamId, uploader.id);
+    const photo = await makePhoto(uploader.id, { folderId, name: "Porch.jpg" });
+    expect(await photoView(db, mate.id, photo.id, { kind: "folder", folderId })).toMatchObject({
+      photo: { id: photo.id, name: "Porch.jpg", folderId },
+      versions: [],
+    });
+    await db
+      .update(teamMembers)
+      .set({ removedAt: Date.now() })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, mate.id)));
+    expect(await photoView(db, mate.id, photo.id, { kind: "all" })).toBeNull();
   });
 });

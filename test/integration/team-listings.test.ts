@@ -198,7 +198,7 @@ describe("a team's shared listing", { timeout: 120_000 }, () => {
   });
 
   it("deleting member A's account leaves the listing's photos, versions and original page readable by B", async () => {
-    const { teamId, a, b, folderId, photo } = await listing(5);
+    const { owner, teamId, a, b, folderId, photo } = await listing(5);
     const [personal] = await photosOf(a.id, 1);
     const started = await api(b.cookie, "POST", `/api/photos/${photo.id}/jobs`, STAGE);
     const job = await settleJob(b.cookie, started.body.job.id);
@@ -230,5 +230,10 @@ describe("a team's shared listing", { timeout: 120_000 }, () => {
     for (const v of versions.body.versions as { id: string }[]) {
       expect(await reads(b.cookie, photo.id, v.id)).toEqual([200, 200, 200, 200]);
     }
+    // A's membership ended with the account (its seat freed); B's and the owner's did not.
+    const members = await db.select().from(teamMembers).where(eq(teamMembers.teamId, teamId)).all();
+    const removed = (id: string) => members.find((m) => m.userId === id)?.removedAt ?? null;
+    expect(removed(a.id)).not.toBeNull();
+    expect([removed(b.id), removed(owner.id)]).toEqual([null, null]);
   });
 });

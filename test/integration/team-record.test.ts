@@ -197,6 +197,58 @@ describe("the broker's record", { timeout: 120_000 }, () => {
     expect(await env.PHOTOS.head(`teams/${teamId}/record/originals/${photo.id}`)).not.toBeNull();
   });
 
+  it("a teammate downloads another member's photo for MLS and packs the listing: recorded under the teammate", async () => {
+    // The listing was made by Andy (its folder, his photos); Bea uploads one of her own into it and downloads his.
+    const { teamId, agent, folderId, photo, versionId, path } = await listing();
+    const mate = await named("Bea Broker");
+    await addMember(teamId, mate.id);
+    const hers = await makePhoto(mate.id, { folderId, name: "Porch.jpg", createdAt: Date.now() + 2 });
+    const disclosure = await get(mate.cookie, `${path}/disclosure`);
+    expect(disclosure.status).toBe(200);
+    const download = await post(mate.cookie, `${path}/labelled`, { publish: "first" });
+    expect(download.status).toBe(200);
+    const again = await get(mate.cookie, `${path}/labelled`);
+    expect(again.status).toBe(200);
+    const pack = await get(mate.cookie, `/api/folders/${folderId}/pack`);
+    expect(pack.status).toBe(200);
+    const names = Object.keys(unzipSync(new Uint8Array(await pack.arrayBuffer())));
+    // Every member's photos are in the team listing's pack, whoever asks for it.
+    for (const n of ["Living room", "Kitchen", "Porch"]) expect(names.some((f) => f.includes(n))).toBe(true);
+
+    const rows = await rowsOf(teamId);
+    expect(rows.map((r) => [r.via, r.photoName, r.versionId]).sort()).toEqual(
+      [
+        ["page_published", "Living room.jpg", versionId],
+        ["mls_download", "Living room.jpg", versionId],
+        ["mls_download", "Living room.jpg", versionId],
+        ["listing_pack", "Living room.jpg", versionId],
+        ["listing_pack", "Kitchen.jpg", null],
+        ["listing_pack", "Porch.jpg", null],
+      ].sort(),
+    );
+    for (const r of rows) expect(r).toMatchObject({ memberId: mate.id, memberName: "Bea Broker", keyId: null });
+    expect(rows.find((r) => r.photoName === "Porch.jpg")?.photoId).toBe(hers.id);
+    expect(await env.PHOTOS.head(`teams/${teamId}/record/originals/${photo.id}`)).not.toBeNull();
+    // The page Bea published is the photo's own (its uploader's row): Andy sees it live too.
+    const andys = await get(agent.cookie, `${path}/disclosure`);
+    expect(((await andys.json()) as { disclosure: { page: { state: string } } }).disclosure.page.state).toBe("live");
+  });
+
+  it("a stranger and a removed member cannot download a team listing's photo or pack it: 404, no row", async () => {
+    const { teamId, owner, folderId, path } = await listing();
+    const mate = await named("Bea Broker");
+    await addMember(teamId, mate.id);
+    expect((await removeMember({ db, clock: Date.now }, teamId, owner.id, mate.id)).ok).toBe(true);
+    const stranger = await named("Sam Stranger");
+    for (const who of [mate, stranger]) {
+      expect((await post(who.cookie, `${path}/labelled`, { publish: "first" })).status).toBe(404);
+      expect((await get(who.cookie, `${path}/labelled`)).status).toBe(404);
+      expect((await get(who.cookie, `${path}/disclosure`)).status).toBe(404);
+      expect((await get(who.cookie, `/api/folders/${folderId}/pack`)).status).toBe(404);
+    }
+    expect(await rowsOf(teamId)).toEqual([]);
+  });
+
   it("answers an agent 403 and a stranger 404 on the record and its CSV; a bad range 400", async () => {
     const { owner, teamId, agent } = await listing();
     const stranger = await signedIn();

@@ -18,7 +18,6 @@ import { ALREADY_RETURNED } from "@workers/objects/user/credits/returns";
 import { monthSpent, ONLY_CHECKED, RETURN_REASON } from "@workers/objects/user/jobs/recourse";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { TEAM_LISTING_ELSEWHERE } from "~/shared/teams";
 import { RETURNED, RETURNED_TO_TEAM, RETURNS_PER_MONTH, returnedMessage } from "~/shared/version-view";
 
 // "This result changed the room" on a team job (docs/decisions/0261-this-result-changed-the-room.md, 0270): the job's
@@ -260,7 +259,7 @@ describe("This result changed the room, on a team job", () => {
     expect(await refunds(teamId)).toEqual([]);
   });
 
-  it("a refused team result: the pool gets its credit back, and neither a return nor keep it anyway moves one", async () => {
+  it("a refused team result: the pool gets its credit back, and a return moves none", async () => {
     const { teamId, member, jobId, base } = await teamStaged("refused");
     // A refused result was not charged: the member's 0-credit reservation was refunded, the pool's released.
     await teamObject(env, teamId).reconcile(teamId);
@@ -269,22 +268,9 @@ describe("This result changed the room, on a team job", () => {
     expect(reservation?.status).toBe("released");
     const back = await api(member.cookie, "POST", `${base}/changed-room`, {});
     expect([back.status, back.body.error]).toEqual([409, ONLY_CHECKED]);
-    // Keep it anyway is not paid from the pool yet: refused, nothing taken from anyone.
-    const keep = await api(member.cookie, "POST", `${base}/keep`, {});
-    expect([keep.status, keep.body.error]).toEqual([409, TEAM_LISTING_ELSEWHERE]);
     expect([await poolOf(teamId), await balance(member.id)]).toEqual([POOL, OWN_CREDITS]);
     expect(await refunds(teamId)).toEqual([]);
-  });
-
-  it("a team job's re-roll is quoted free but refused, free or paid: nothing moves in the pool or the member's credits", async () => {
-    const { teamId, member, jobId } = await teamStaged("passed");
-    const quote = await api(member.cookie, "GET", `/api/jobs/${jobId}/reroll`);
-    expect([quote.status, quote.body.quote.cost]).toEqual([200, 0]);
-    for (const acceptCharge of [false, true]) {
-      const reroll = await api(member.cookie, "POST", `/api/jobs/${jobId}/reroll`, { acceptCharge });
-      expect([reroll.status, reroll.body.error]).toEqual([409, TEAM_LISTING_ELSEWHERE]);
-    }
-    expect([await poolOf(teamId), await balance(member.id)]).toEqual([POOL - 1, OWN_CREDITS]);
+    // Keep it anyway and the re-roll on a team listing's photo: test/integration/team-keep-reroll.test.ts (ADR 0297).
   });
 });
 

@@ -2,13 +2,13 @@ import { readForm, readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { secureCookies } from "@workers/services/current-user";
-import { getFolder } from "@workers/services/library";
 import { deleteAccount, openExport, requestExport } from "@workers/services/mls/account-data";
 import { disclosureFor } from "@workers/services/mls/disclosure";
 import { listingInput, saveListing, setListingStatus, statusInput } from "@workers/services/mls/listing-status";
 import { ALTERED_WITHDRAWN, PUBLIC_CACHE, resolveLink } from "@workers/services/mls/original-page";
 import { listingPack } from "@workers/services/mls/pack";
 import { clearSessionCookie } from "@workers/services/sessions";
+import { folderAccess } from "@workers/services/teams/access";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { fail, NOT_FOUND } from "~/shared/result";
@@ -62,10 +62,13 @@ const publishNewPages = z.object({
 async function packAnswer(c: Context<ApiEnv>, publish: boolean): Promise<Response> {
   const user = c.get("user")!;
   const deps = c.get("deps");
-  const folder = await getFolder(deps.db, user.id, c.req.param("id") ?? "");
-  if (!folder) return failureJson(NOT_FOUND);
-  const disclosure = await disclosureFor(deps.db, user.id, folder);
-  const pack = await listingPack(deps, user.id, folder, disclosure, publish);
+  // The user's own folder, or a team listing they are an active member of, whoever made it (ADR 0280, 0298): its
+  // disclosure and photos are read under the folder's owner, the broker's record names the member who asked.
+  const reached = await folderAccess(deps.db, user.id, c.req.param("id") ?? "");
+  if (!reached) return failureJson(NOT_FOUND);
+  const { folder } = reached;
+  const disclosure = await disclosureFor(deps.db, folder.userId, folder);
+  const pack = await listingPack(deps, folder.userId, folder, disclosure, publish, { userId: user.id, keyId: null });
   if (!pack.ok) return failureJson(pack);
   return new Response(pack.stream, {
     headers: {

@@ -1,7 +1,7 @@
 import { readForm, readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { contentDisposition } from "@workers/lib/content-disposition";
-import { disclosureView, mlsDownload, versionForMls } from "@workers/services/mls/downloads";
+import { disclosureView, mlsDownload, versionForMember } from "@workers/services/mls/downloads";
 import { originalPageUrl, publishOriginal, withdrawOriginal } from "@workers/services/mls/links";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -54,7 +54,7 @@ export const originalsApi = new Hono<ApiEnv>()
   })
   // What the version's disclosure will be: the profile, the caption, the label's lines, its page.
   .get("/photos/:id/versions/:versionId/disclosure", async (c) => {
-    const found = await versionForMls(c.get("db"), c.get("user")!.id, c.req.param("id"), c.req.param("versionId"));
+    const found = await versionForMember(c.get("db"), c.get("user")!.id, c.req.param("id"), c.req.param("versionId"));
     if (!found) return failureJson(NOT_FOUND);
     return c.json({ ok: true, disclosure: disclosureView(found, c.get("deps").origin) }, 200, NO_STORE);
   })

@@ -56,13 +56,15 @@ export async function judge(
 }
 
 /**
- * Stores a judged result's change map where the request says (ADR 0260): only under the same user's photos (the key
- * comes from that user's object, but a key elsewhere is never written). A failed write leaves the verdict as it is,
- * without a map.
+ * Stores a judged result's change map where the request says (ADR 0260): only under the same user's photos, or for
+ * a team job under its team's (ADR 0298), beside the result (the key comes from that user's object, but a key
+ * elsewhere is never written). A failed write leaves the verdict as it is, without a map.
  */
 export async function storeMap(env: Pick<JudgeEnv, "PHOTOS">, req: CheckRequest, png: Uint8Array): Promise<boolean> {
   const key = req.mapKey;
-  if (!key?.startsWith(`photos/${req.userId}/`) || !key.endsWith(".changes.png") || key.includes("..")) {
+  const prefixes = [`photos/${req.userId}/`];
+  if (req.teamId && /^[a-z0-9]+$/.test(req.teamId)) prefixes.push(`photos/team-${req.teamId}/`);
+  if (!key || !prefixes.some((p) => key.startsWith(p)) || !key.endsWith(".changes.png") || key.includes("..")) {
     return false;
   }
   try {

@@ -79,6 +79,14 @@ export class TeamObject extends DurableObject<Env> {
     return this.#serial(teamId, (now) => pool.returnCredit(this.#db, teamId, request, now));
   }
 
+  /**
+   * "Keep it anyway" on a team listing's refused result: one pool credit and the version kept, in one batch in this
+   * team's turn (pool.keepVersion). Called by the member's object from its own turn.
+   */
+  keepVersion(teamId: string, request: pool.TeamKeep) {
+    return this.#serial(teamId, (now) => pool.keepVersion(this.#db, teamId, request, now));
+  }
+
   grant(teamId: string, input: Parameters<typeof pool.grant>[2]) {
     return this.#serial(teamId, (now) => pool.grant(this.#db, teamId, input, now));
   }

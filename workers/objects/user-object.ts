@@ -287,7 +287,7 @@ export class UserObject extends DurableObject<Env> {
 
   /** "Keep it anyway": a result the structure check refused, kept for one credit (jobs/keep.ts). */
   keepRefused(userId: string, photoId: string, versionId: string) {
-    return this.#change(userId, (now) => keepRefused(this.#db, userId, photoId, versionId, now));
+    return this.#change(userId, (now) => keepRefused(this.env, this.#db, userId, photoId, versionId, now));
   }
 
   /** "This result changed the room": a passed or marked result's credit back, once (jobs/recourse.ts). */

@@ -5,10 +5,12 @@ import type { LibraryView } from "~/shared/library-view";
 import { toVersionView, type VersionView } from "~/shared/version-view";
 import { listVersions } from "./jobs/start";
 import { getPhoto, listFolders, viewFilter } from "./library";
+import { photoAccess } from "./teams/access";
 
 // What the photo view (/photos/:id) reads: the photo, its versions, its folders for "Move", and the photos before and
 // after it in the library view it was opened from (the grid's order: newest first), so the arrow keys and a swipe
-// step through the same list. Another user's photo is not found, exactly like one that does not exist.
+// step through the same list. Another user's photo is not found, exactly like one that does not exist; a team
+// listing's photo is every active member's, read under its uploader's scope (docs/decisions/0280, 0298).
 
 export interface PhotoViewData {
   photo: {
@@ -55,10 +57,11 @@ export async function photoView(
   view: LibraryView,
 ): Promise<PhotoViewData | null> {
   if (!/^[a-z0-9]{1,64}$/.test(photoId)) return null;
-  const p = await getPhoto(db, userId, photoId);
-  if (!p) return null;
+  const scope = await photoAccess(db, userId, photoId);
+  const p = scope ? await getPhoto(db, scope.ownerId, photoId) : undefined;
+  if (!scope || !p) return null;
   const [versions, folders, previous, next] = await Promise.all([
-    listVersions(db, userId, p.id),
+    listVersions(db, scope.ownerId, p.id),
     listFolders(db, userId),
     neighbour(db, userId, view, p, "newer"),
     neighbour(db, userId, view, p, "older"),

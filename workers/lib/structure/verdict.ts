@@ -86,6 +86,11 @@ export interface CheckRequest {
    */
   mapKey?: string;
   /**
+   * A team job's team (ADR 0280, 0298): its result, and so its change map, sit under the team's prefix
+   * (`photos/team-<teamId>/`), where the check Worker may then store the map. Absent: a personal job.
+   */
+  teamId?: string;
+  /**
    * Tests and development only: limits other than STRUCTURE_LIMITS for this check (set on the user's object with
    * setStructureLimitsForTesting). A check Worker in production ignores them (workers/checker/judge.ts).
    */

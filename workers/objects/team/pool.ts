@@ -1,6 +1,15 @@
 import type { Database } from "@db/client";
 import { inList } from "@db/lists";
-import { apiKeys, creditReservations, teamLedger, teamMembers, teamReservations, teams } from "@db/schema";
+import {
+  apiKeys,
+  creditReservations,
+  photos,
+  photoVersions,
+  teamLedger,
+  teamMembers,
+  teamReservations,
+  teams,
+} from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { run, type Stmt } from "@workers/objects/user/batch";
 import { ALREADY_RETURNED, NOT_CHARGED } from "@workers/objects/user/credits/returns";
@@ -325,4 +334,77 @@ export async function returnCredit(
     ...recourseWrites(db, r.recourse),
   ]);
   return { ok: true, returned: held.amount, memberId: held.memberId, pool: team.credits + held.amount };
+}
+
+export interface TeamKeep {
+  /** The member who keeps it: an active member of this team (or a key of it), read in this turn. */
+  memberId: string;
+  versionId: string;
+  photoId: string;
+  reason: string;
+  /** What the photo shows once kept: the version's own bytes. */
+  shown: { key: string; thumbKey: string | null; contentType: string };
+}
+
+/**
+ * "Keep it anyway" on a team listing's refused result (docs/decisions/0297-team-keep-and-re-roll.md): one credit of
+ * the pool, taken and committed at once under the key `keep:<version>` (a reservation of its own, with its reserve
+ * and commit rows, counted toward the member's limit for the period like a job), in ONE batch with the version marked
+ * kept and shown on its photo. Refused as `reserve` refuses (not a member 404, frozen 409, the limit or the pool 402),
+ * writing nothing. Kept already: answered with the pool, nothing taken.
+ */
+export async function keepVersion(
+  db: Database,
+  teamId: string,
+  k: TeamKeep,
+  now: number,
+): Promise<PoolAnswer<{ charged: boolean }>> {
+  const key = `keep:${k.versionId}`;
+  const [teamRows, existing] = await db.batch([
+    db.select().from(teams).where(eq(teams.id, teamId)),
+    db.select().from(teamReservations).where(eq(teamReservations.jobId, key)),
+  ]);
+  const team = teamRows[0];
+  if (!team) return refusal("not_found", TEAM_NOT_FOUND, 0);
+  const member = await spender(db, teamId, k.memberId);
+  if (!member) return refusal("not_found", "Not found", team.credits);
+  if (existing[0]) return { ok: true, charged: false, pool: team.credits };
+  if (team.frozenAt !== null) return refusal("conflict", TEAM_POOL_FROZEN, team.credits);
+  if (member.limit !== null) {
+    const spent = await memberSpent(db, teamId, k.memberId, team.periodStart);
+    if (spent + 1 > member.limit)
+      return refusal("insufficient_credits", memberLimitMessage(member.limit), team.credits);
+  }
+  if (team.credits < 1) return refusal("insufficient_credits", TEAM_POOL_EMPTY, team.credits);
+  const who = { memberId: k.memberId, jobId: key };
+  await run(db, [
+    db.insert(teamReservations).values({
+      jobId: key,
+      teamId,
+      memberId: k.memberId,
+      amount: 1,
+      status: "committed",
+      periodStart: team.periodStart,
+      createdAt: now,
+      settledAt: now,
+    }),
+    db
+      .insert(teamLedger)
+      .values([
+        ledger(teamId, "reserve", -1, k.reason, `reserve:${key}`, now, who),
+        ledger(teamId, "commit", 0, k.reason, `commit:${key}`, now, who),
+      ]),
+    poolDelta(db, teamId, -1, now),
+    db.update(photoVersions).set({ storedVerdict: "kept" }).where(eq(photoVersions.id, k.versionId)),
+    db
+      .update(photos)
+      .set({
+        processedKey: k.shown.key,
+        processedThumbKey: k.shown.thumbKey,
+        processedContentType: k.shown.contentType,
+        processedAt: now,
+      })
+      .where(eq(photos.id, k.photoId)),
+  ]);
+  return { ok: true, charged: true, pool: team.credits - 1 };
 }

@@ -3,13 +3,18 @@ import { currentRequestId } from "@workers/lib/log";
 import { freeRerollQuery, getJob, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { looksOf } from "@workers/services/listing-look";
+import { photoAccess } from "@workers/services/teams/access";
+import { holdTeamCredits, releaseTeamCredits } from "@workers/services/teams/funding";
 import { FREE_REROLL_MS, REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { TEAM_REROLL_MESSAGE } from "~/shared/teams";
 import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue";
 
 // Re-rolls (docs/decisions/0140-batches-variations-rerolls.md): the same choices with a new seed, free once within
 // 7 days of the staged result, a credit after that, the price said before anything starts. The free one is used
 // once started, whatever became of it (docs/decisions/0201-the-free-re-roll-is-used-once-started.md).
+// On a team listing's photo every re-roll is a team job paid from the pool, one credit, said first; any active member
+// may re-roll a teammate's result, in their own object (docs/decisions/0297-team-keep-and-re-roll.md).
 
 type Db = Deps["db"];
 
@@ -17,6 +22,7 @@ export interface RerollQuote {
   /** The staging job whose choices the re-roll repeats. */
   rootJobId: string;
   cost: 0 | 1;
+  /** What it costs, and from where: the user's own credits, or the pool of the team whose listing holds the photo. */
   message: string;
 }
 
@@ -37,9 +43,12 @@ async function quoteWithRoot(
   userId: string,
   jobId: string,
   now: number,
-): Promise<Result<{ quote: RerollQuote; root: Job }>> {
+): Promise<Result<{ quote: RerollQuote; root: Job; owner: string; teamId: string | null }>> {
   const job = await getJob(db, jobId);
-  if (!job || job.userId !== userId) return NOT_FOUND;
+  if (!job) return NOT_FOUND;
+  // The user's own job, or a teammate's on a team listing's photo; a removed member's own team job is gone with it.
+  const scope = await photoAccess(db, userId, job.photoId);
+  if (!scope || (job.userId !== userId && scope.teamId === null)) return NOT_FOUND;
   if (job.kind !== "stage" || job.status !== "succeeded")
     return fail("invalid", "Only a staged result can be re-rolled.");
   // One free re-roll per staging request: a re-roll of a re-roll, or of any variation of a request, counts
@@ -47,11 +56,22 @@ async function quoteWithRoot(
   const first = job.rerollOf ? await getJob(db, job.rerollOf) : job;
   const root = first?.groupId && first.groupId !== first.id ? await getJob(db, first.groupId) : first;
   if (!root) return NOT_FOUND;
+  const { ownerId: owner, teamId } = scope;
+  if (teamId !== null) {
+    return ok({
+      root,
+      owner,
+      teamId,
+      quote: { rootJobId: root.id, cost: 1, message: TEAM_REROLL_MESSAGE },
+    });
+  }
   // Used once started, whatever became of it (refused by the structure check, failed, refunded): ADR 0201.
   const used = await freeRerollQuery(db, root.id).get();
   const free = !used && now - root.createdAt <= FREE_REROLL_MS;
   return ok({
     root,
+    owner,
+    teamId,
     quote: {
       rootJobId: root.id,
       cost: free ? 0 : 1,
@@ -73,7 +93,7 @@ export async function reroll(
 ): Promise<Result<{ job: { id: string; status: string }; cost: 0 | 1; credits: number; replayed?: boolean }>> {
   const quoted = await quoteWithRoot(deps.db, userId, jobId, opts.now ?? Date.now());
   if (!quoted.ok) return quoted;
-  const { quote, root } = quoted;
+  const { quote, root, owner, teamId } = quoted;
   const [id] = submittedJobIds("reroll", userId, opts.submission, 1) as [string];
   // A free re-roll sent again finds itself quoted as paid (the first sending took the free one): when the key's job
   // exists, the user's object answers with it (or refuses a different request under the key) and charges nothing.
@@ -82,8 +102,9 @@ export async function reroll(
   }
   // The same choices, with the listing's look as it is now (set since, changed or cleared: docs/decisions/0190).
   const { variations: _v, styleReference: _r, ...choices } = root.params;
-  const look = (await looksOf(deps.db, userId, [root.photoId])).get(root.photoId);
+  const look = (await looksOf(deps.db, owner, [root.photoId])).get(root.photoId);
   const params: JobParams = look ? { ...choices, styleReference: look } : choices;
+  if (teamId !== null) return teamReroll(deps, userId, teamId, root, params, id, opts.submission);
   const start = (cost: 0 | 1) =>
     userObject(deps.env, userId).startJobs(userId, {
       requestId: currentRequestId(),
@@ -119,4 +140,50 @@ export async function reroll(
   }
   if (!started.ok) return startFailure(started);
   return ok({ job: { id, status: "queued" }, cost, credits: started.balance });
+}
+
+/**
+ * A team listing's re-roll (ADR 0297): the pool's credit taken first in the team's object (ADR 0270's reserve: the
+ * member's limit, the frozen pool, the pool's own refusal), then the job recorded in the member's object with a
+ * 0-credit reservation of their own and the team named, settled and reconciled as any team job. Sent again under its
+ * key, the same job is answered and nothing more is taken.
+ */
+async function teamReroll(
+  deps: Pick<Deps, "db" | "env">,
+  userId: string,
+  teamId: string,
+  root: Job,
+  params: JobParams,
+  id: string,
+  submission: string | undefined,
+): Promise<Result<{ job: { id: string; status: string }; cost: 0 | 1; credits: number; replayed?: boolean }>> {
+  const reason = "AI stage (re-roll)";
+  const held = await holdTeamCredits(deps.env, teamId, userId, [id], reason);
+  if (!held.ok) return startFailure(held);
+  const started = await userObject(deps.env, userId).startJobs(userId, {
+    requestId: currentRequestId(),
+    jobs: [
+      {
+        jobId: id,
+        photoId: root.photoId,
+        kind: "stage",
+        params: { ...params, seed: newSeed() },
+        cost: 1,
+        reason,
+        rerollOf: root.id,
+        teamId,
+      },
+    ],
+    submitted: submission !== undefined,
+  });
+  const existing = alreadyStarted(started);
+  if (existing) {
+    return ok({ job: { id: existing.id, status: existing.status }, cost: 1, credits: started.balance, replayed: true });
+  }
+  if (!started.ok) {
+    // Not recorded (a photo in the trash, a reused key): the pool's credit taken for it goes back at once.
+    if (held.created) await releaseTeamCredits(deps.env, teamId, [id], started.error);
+    return startFailure(started);
+  }
+  return ok({ job: { id, status: "queued" }, cost: 1, credits: started.balance });
 }

@@ -10,6 +10,7 @@ import {
   originalLinks,
   sessions,
   subscriptions,
+  teamMembers,
   users,
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
@@ -135,6 +136,12 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
           sql`${originalLinks.photoId} NOT IN (SELECT p.id FROM photos p JOIN folders f ON f.id = p.folder_id WHERE f.team_id IS NOT NULL)`,
         ),
       ),
+    // Their team memberships end with the account, as a removal would (ADR 0280): the seat is free, and nothing of
+    // the team's (its listings' photos, versions, original pages, the broker's record) is touched.
+    db
+      .update(teamMembers)
+      .set({ removedAt: now })
+      .where(and(eq(teamMembers.userId, userId), isNull(teamMembers.removedAt))),
     db.delete(contactMessages).where(or(eq(contactMessages.userId, userId), eq(contactMessages.email, user.email))),
     db.update(auditLog).set({ actorEmail: "deleted user" }).where(eq(auditLog.actorId, userId)),
   ]);

@@ -1,6 +1,8 @@
+import { photoFolder } from "@db/access";
 import type { Database } from "@db/client";
 import { folders, type PhotoVersion, photos, photoVersions } from "@db/schema";
 import type { Images } from "@workers/lib/images";
+import { photoAccess } from "@workers/services/teams/access";
 import { type Exporter, keepBytes, keepOriginal, teamListingOf, writeRecord } from "@workers/services/teams/record";
 import { and, eq } from "drizzle-orm";
 import { type DisclosedKind, KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
@@ -22,7 +24,10 @@ export interface VersionForMls {
   state: LinkState;
 }
 
-/** The owner's version, with its photo's name and the disclosure its listing follows; a stranger's is not found. */
+/**
+ * The owner's version, with its photo's name and the disclosure its listing follows; a stranger's is not found.
+ * `userId` is the owner scope (a team listing's photo: its uploader, from photoAccess; see versionForMember).
+ */
 export async function versionForMls(
   db: Database,
   userId: string,
@@ -33,7 +38,7 @@ export async function versionForMls(
     .select({ version: photoVersions, photoName: photos.name, folder: folders })
     .from(photoVersions)
     .innerJoin(photos, eq(photos.id, photoVersions.photoId))
-    .leftJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, userId)))
+    .leftJoin(folders, photoFolder(userId))
     .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
     .get();
   if (!row) return null;
@@ -42,6 +47,22 @@ export async function versionForMls(
     linkState(db, userId, versionId),
   ]);
   return { version: row.version, photoName: row.photoName, disclosure, state };
+}
+
+/**
+ * The version as the signed-in user may reach it: their own photo's, or a team listing's photo's whoever uploaded
+ * it, read under its owner's scope (docs/decisions/0280, 0298); null for anything else (404).
+ */
+export async function versionForMember(
+  db: Database,
+  userId: string,
+  photoId: string,
+  versionId: string,
+): Promise<(VersionForMls & { ownerId: string }) | null> {
+  const scope = await photoAccess(db, userId, photoId);
+  if (!scope) return null;
+  const found = await versionForMls(db, scope.ownerId, photoId, versionId);
+  return found ? { ...found, ownerId: scope.ownerId } : null;
 }
 
 /** What the owner's page shows of a version's disclosure: profile, caption, label, page, or why it cannot go out. */
@@ -93,13 +114,16 @@ export async function mlsDownload(
   by: { who: Exporter; via: "mls_download" | "api_download" } = { who: { userId, keyId: null }, via: "mls_download" },
 ): Promise<Result<{ file: MlsFile }>> {
   const { db, bucket, origin } = deps;
-  let found = await versionForMls(db, userId, photoId, versionId);
-  if (!found) return NOT_FOUND;
+  // A teammate's download of a team listing's photo reads it under its uploader's scope; the record names who asked.
+  const reached = await versionForMember(db, userId, photoId, versionId);
+  if (!reached) return NOT_FOUND;
+  const { ownerId, ...first } = reached;
+  let found: VersionForMls = first;
   const allowed = exportable(found.disclosure, found.version);
   if (!allowed.ok)
     return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not exported. ${allowed.reason}`);
   if (publish === "first" && found.state.state !== "live") {
-    const made = await publishOriginal(db, userId, photoId, versionId, "first", deps.clock(), by.who.keyId);
+    const made = await publishOriginal(db, ownerId, photoId, versionId, "first", deps.clock(), by.who.keyId, userId);
     if (!made.ok) return made;
     found = { ...found, state: { state: "live", token: made.token, createdAt: deps.clock() } };
   }

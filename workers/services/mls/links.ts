@@ -1,3 +1,4 @@
+import { photoFolder } from "@db/access";
 import type { Database } from "@db/client";
 import {
   type Folder,
@@ -97,7 +98,7 @@ async function versionWithListing(db: Database, userId: string, photoId: string,
     })
     .from(photoVersions)
     .innerJoin(photos, eq(photos.id, photoVersions.photoId))
-    .leftJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, userId)))
+    .leftJoin(folders, photoFolder(userId))
     .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
     .get();
 }
@@ -173,6 +174,8 @@ export async function publishOriginal(
   now: number,
   /** The team key that asks (ADR 0295), for the broker's record. */
   keyId: string | null = null,
+  /** Who asks, for the broker's record, when not the owner (a teammate's download of a team listing's photo). */
+  actor: string = userId,
 ): Promise<Result<{ token: string; made: boolean }>> {
   const row = await versionWithListing(db, userId, photoId, versionId);
   if (!row || row.trashedAt !== null) return NOT_FOUND;
@@ -187,7 +190,10 @@ export async function publishOriginal(
   if (current.state === "withdrawn" && mode === "first") return fail("conflict", withdrawnMessage(current));
   const closed = closedListing(row.folder, now);
   if (closed) return closed;
-  return ok({ token: await insertLink(db, row.version, now, { who: { userId, keyId }, disclosure }), made: true });
+  return ok({
+    token: await insertLink(db, row.version, now, { who: { userId: actor, keyId }, disclosure }),
+    made: true,
+  });
 }
 
 /**

@@ -33,8 +33,20 @@ function chosen(photo: Photo, all: PhotoVersion[]): PhotoVersion | null {
   return versions.find((v) => v.key === photo.processedKey) ?? versions[0] ?? null;
 }
 
-export async function readListing(db: Database, userId: string, folder: Pick<Folder, "id">, disclosure: Disclosure) {
-  const inFolder = and(eq(photos.userId, userId), eq(photos.folderId, folder.id), isNull(photos.trashedAt));
+export async function readListing(
+  db: Database,
+  userId: string,
+  folder: Pick<Folder, "id" | "teamId">,
+  disclosure: Disclosure,
+) {
+  // A team listing's photos are every member's uploads (the caller checked the user reaches it, ADR 0280); each
+  // photo's versions and pages are its uploader's rows. A personal folder's are the user's own.
+  const team = folder.teamId !== null;
+  const inFolder = and(
+    team ? undefined : eq(photos.userId, userId),
+    eq(photos.folderId, folder.id),
+    isNull(photos.trashedAt),
+  );
   const list = await db.select().from(photos).where(inFolder).orderBy(asc(photos.createdAt), asc(photos.id)).all();
   // By subquery, not a list of ids: D1 takes at most 100 bound parameters.
   const ids = db.select({ id: photos.id }).from(photos).where(inFolder);
@@ -42,13 +54,13 @@ export async function readListing(db: Database, userId: string, folder: Pick<Fol
     db
       .select()
       .from(photoVersions)
-      .where(and(eq(photoVersions.userId, userId), inQuery(photoVersions.photoId, ids)))
+      .where(and(team ? undefined : eq(photoVersions.userId, userId), inQuery(photoVersions.photoId, ids)))
       .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
       .all(),
     db
       .select()
       .from(originalLinks)
-      .where(and(eq(originalLinks.userId, userId), inQuery(originalLinks.photoId, ids)))
+      .where(and(team ? undefined : eq(originalLinks.userId, userId), inQuery(originalLinks.photoId, ids)))
       .orderBy(desc(originalLinks.createdAt))
       .all(),
   ]);
@@ -57,7 +69,7 @@ export async function readListing(db: Database, userId: string, folder: Pick<Fol
   const picks: ListingPick[] = list.map((photo) => {
     const version = chosen(
       photo,
-      versions.filter((v) => v.photoId === photo.id),
+      versions.filter((v) => v.photoId === photo.id && v.userId === photo.userId),
     );
     return { photo, version, allowed: version ? exportable(disclosure, version) : null };
   });

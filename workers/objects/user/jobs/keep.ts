@@ -1,20 +1,28 @@
+import { reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
 import { folders, photos, photoVersions } from "@db/schema";
+import { log } from "@workers/lib/log";
+import { teamObject } from "@workers/objects/team-object";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, reserve } from "@workers/objects/user/credits/reservations";
 import { type LedgerResult, refusal } from "@workers/objects/user/credits/rows";
+import { cachedBalance } from "@workers/objects/user/credits/view";
 import { and, eq } from "drizzle-orm";
 import { paidPhotoRefusal } from "./paid-photos";
 
 // "Keep it anyway" (issue 33, docs/decisions/0162-results-true-to-the-room.md): a result the structure check refused
 // twice was not charged; its owner may keep it for one credit. It is then the photo's shown version, labelled as
-// kept, and never exported as staging (it changed the room).
+// kept, and never exported as staging (it changed the room). On a team listing's photo any active member may keep it,
+// for one credit of the team's pool, written by the team's object (docs/decisions/0297-team-keep-and-re-roll.md).
 
 export const KEEP_REASON = "Kept a result the structure check refused";
 export const ONLY_REFUSED = "Only a result the structure check refused can be kept this way.";
+export const TEAM_KEEP_UNREACHABLE = "The team's credit pool could not be reached, so nothing was kept yet. Try again.";
+const VERSION_NOT_FOUND = "That version of the photo was not found.";
 
 export async function keepRefused(
+  env: Pick<Env, "TEAM_OBJECT">,
   db: Database,
   userId: string,
   photoId: string,
@@ -28,15 +36,21 @@ export async function keepRefused(
       photo: { id: photos.id, name: photos.name, trashedAt: photos.trashedAt, teamId: folders.teamId },
     })
     .from(photoVersions)
-    .innerJoin(photos, and(eq(photos.id, photoVersions.photoId), eq(photos.userId, userId)))
+    // The user's own photo, or a team listing's photo they are an active member of (db/access.ts); the version is
+    // its photo's owner's (ADR 0280).
+    .innerJoin(photos, and(eq(photos.id, photoVersions.photoId), reachablePhoto(userId)))
     .leftJoin(folders, eq(folders.id, photos.folderId))
-    .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
+    .where(
+      and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, photos.userId)),
+    )
     .get();
-  if (!row) return credits.untouched(refusal("not_found", "That version of the photo was not found.", 0));
-  const trashed = paidPhotoRefusal([row.photo], [photoId], 0);
+  if (!row) return credits.untouched(refusal("not_found", VERSION_NOT_FOUND, 0));
+  const teamId = row.photo.teamId ?? null;
+  const trashed = paidPhotoRefusal([row.photo], [photoId], 0, () => teamId);
   if (trashed) return credits.untouched(trashed);
   const { version } = row;
   if (version.structureVerdict !== "refused") return credits.untouched(refusal("conflict", ONLY_REFUSED, 0));
+  if (teamId !== null) return credits.untouched(await keepForTeam(env, db, userId, teamId, photoId, version));
   // One credit, reserved and committed in this one change: the object runs nothing else for the user meanwhile.
   const key = `keep:${versionId}`;
   const reserved = await reserve(db, userId, key, 1, KEEP_REASON, now);
@@ -59,4 +73,46 @@ export async function keepRefused(
   });
   const c = committed.answer;
   return credits.moved(c.ok ? { ok: true, balance: c.balance, versionId } : c);
+}
+
+/**
+ * A team listing's refused result kept for one credit of the pool: the team's object takes and commits it in one
+ * batch with the version's mark and the photo's shown image, in its turn, while this user's turn waits. The user's
+ * own credits do not move. A call that fails on the way is answered from D1: the pool's `keep:` reservation exists
+ * only with the version kept.
+ */
+async function keepForTeam(
+  env: Pick<Env, "TEAM_OBJECT">,
+  db: Database,
+  userId: string,
+  teamId: string,
+  photoId: string,
+  version: typeof photoVersions.$inferSelect,
+): Promise<LedgerResult<{ versionId: string }>> {
+  let answer: Awaited<ReturnType<ReturnType<typeof teamObject>["keepVersion"]>> | null = null;
+  try {
+    answer = await teamObject(env, teamId).keepVersion(teamId, {
+      memberId: userId,
+      versionId: version.id,
+      photoId,
+      reason: KEEP_REASON,
+      shown: { key: version.key, thumbKey: version.thumbKey, contentType: version.contentType },
+    });
+  } catch (err) {
+    log.warn("team pool's keep call failed; reading whether it was written", { err: String(err), teamId });
+  }
+  const balance = (await cachedBalance(db, userId)) ?? 0;
+  if (answer?.ok) return { ok: true, balance, versionId: version.id };
+  if (answer === null) {
+    const kept = await db
+      .select({ verdict: photoVersions.storedVerdict })
+      .from(photoVersions)
+      .where(eq(photoVersions.id, version.id))
+      .get();
+    if (kept?.verdict === "kept") return { ok: true, balance, versionId: version.id };
+    return refusal("unavailable", TEAM_KEEP_UNREACHABLE, balance);
+  }
+  // Removed from the team since the route's check: the version is not theirs to keep any more.
+  if (answer.code === "not_found") return refusal("not_found", VERSION_NOT_FOUND, balance);
+  return refusal(answer.code, answer.error, balance);
 }

@@ -31,7 +31,8 @@ export type RoomCheck = (resultKey: string) => Promise<Checked>;
 /**
  * The check of a job's results against the picture stored under `sourceKey`, for a job of `kind`: each result is
  * one message to the check Worker, awaited through `desk` (checks.ts), which stores the result's change map beside it
- * (ADR 0260). No source: every result is "unchecked".
+ * (ADR 0260; a team job's beside its result under the team's prefix, ADR 0298). No source: every result is
+ * "unchecked".
  */
 export function roomCheck(
   desk: CheckDesk,
@@ -39,10 +40,12 @@ export function roomCheck(
   kind: Job["kind"],
   sourceKey: string | null,
   clock?: JobClock,
+  teamId: string | null = null,
 ): RoomCheck {
+  const team = teamId ? { teamId } : {};
   return async (resultKey) =>
     sourceKey
-      ? desk.request({ userId, kind, sourceKey, resultKey, mapKey: changesKeyOf(resultKey) }, clock)
+      ? desk.request({ userId, kind, sourceKey, resultKey, mapKey: changesKeyOf(resultKey), ...team }, clock)
       : { ...UNCHECKED, cause: "no_source" };
 }
 
