@@ -2,7 +2,7 @@
 // bench/results/report-structure-real.json): per kind, the held-out counts of pairs and distinct sources, the rates with
 // their 95 % intervals, and the limits chosen on the calibration part.
 //
-//   node bench/structure-real.ts [--cpu <json from bench/structure-cpu.ts>]
+//   node bench/structure-real.ts [--cpu <text from bench/structure-method-cpu.ts>]
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KindRates, Rate } from "../test/real-pairs/evaluate.ts";
@@ -43,7 +43,7 @@ export function render(report: Report, cpu?: string): string {
       `unmarked <= ${pct(GOALS.mark.changedPassed)}. Item 3 (refusing): <= ${pct(GOALS.refuse.keptRefused)} both ways ` +
       `with >= ${GOALS.refuse.sources} held-out sources per class.`,
     "",
-    "## The production check (ADR 0160's score; not passed counts as marked)",
+    "## The production check (ADR 0160's score for every kind; not passed counts as marked)",
     "",
     "| kind | held-out kept marked | held-out changed passed | goals met | calibration kept marked | calibration changed passed |",
     "|---|---|---|---|---|---|",

@@ -26,8 +26,8 @@ export const MAX_RESAMPLER_FLIPS = 0.05;
  * The measures a kind may be judged by: each must see a change both ways (an opening added and one removed), so the
  * one-way line measures (lost, added and their upper parts) only enter as sums. ADR 0160's score (carriedOrMoved),
  * the cell and brightness measures of room-measures.ts, and three sums of two. The list and the two-way rule were
- * fixed after the first real-pair figures were seen (ADR 0221); the calibration part chooses one per kind
- * (chooseMeasure); the held-out part only reports.
+ * fixed after the first real-pair figures were seen (ADR 0221); the facade lines (geometry.ts) were added by ADR 0300.
+ * The calibration part chooses one per kind (chooseMeasure); the held-out part only reports.
  */
 export const CANDIDATES: readonly (readonly string[])[] = [
   ["carriedOrMoved"],
@@ -38,6 +38,7 @@ export const CANDIDATES: readonly (readonly string[])[] = [
   ["addedUpper", "lostUpper"],
   ["added", "lost"],
   ["lost", "cellsMean"],
+  ["facadeLines"],
 ];
 
 export function measureOf(r: ScoredPair, measure: readonly string[], area = false): number {

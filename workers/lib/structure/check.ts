@@ -5,7 +5,8 @@
 // It runs in the Worker on decoded pixels, outside the user's Durable Object: reduce each picture once with
 // toAnalysis (or hand over any gray image: it is reduced here), then call checkStructure. Pure TypeScript.
 import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, toAnalysis } from "./analysis.ts";
-import { type ChangeMap, changePlaces } from "./change-map.ts";
+import { type ChangeMap, changePlaces, drawCells } from "./change-map.ts";
+import { FACADE_CELL, facadeLines, prepare } from "./geometry.ts";
 import { type CheckOptions, type ResultKind, type StructureScores, structureMaps } from "./measures.ts";
 import { changeMapOf, type RoomValues, roomMeasures } from "./room-measures.ts";
 import { type Outcome, outcomeOf, STRUCTURE_LIMITS, type StructureLimits } from "./verdict.ts";
@@ -13,8 +14,12 @@ import { type Outcome, outcomeOf, STRUCTURE_LIMITS, type StructureLimits } from 
 export type { ChangeMap, CheckOptions, Gray, Outcome, ResultKind, StructureLimits, StructureScores };
 export { ANALYSIS_LONG_EDGE, analysisSize, outcomeOf, STRUCTURE_LIMITS, toAnalysis };
 
-/** Every measure a kind may be judged by: room-measures.ts's and ADR 0160's score (carriedOrMoved). */
-export type Measures = RoomValues & { carriedOrMoved: number };
+/**
+ * Every measure a kind may be judged by: room-measures.ts's, ADR 0160's score (carriedOrMoved) and the facade lines
+ * (geometry.ts, ADR 0300: the share of 16 px cells where the source's lines below the skyline no longer run the same
+ * way in the result).
+ */
+export type Measures = RoomValues & { carriedOrMoved: number; facadeLines: number };
 export type MeasureName = keyof Measures;
 
 /** The two measures' limits for one kind of result. */
@@ -40,7 +45,10 @@ export interface StructureVerdict {
   verdict: Outcome;
   /** Not flagged nor refused: the score is at most the kind's `mark` (above 1 the labelled set's pairs fail). */
   pass: boolean;
-  /** carriedOver / carried + movedAreas / moved: 0 when nothing of the source's architecture was lost. */
+  /**
+   * Staging and removal: carriedOver / carried + movedAreas / moved (ADR 0160); sky: facadeLines / SKY_FACADE_MARK
+   * (ADR 0300). 0 when nothing of the source's architecture was lost; above 1 marked under today's limits.
+   */
   score: number;
   /** Where the check saw the change ("upper left", ...): empty for a result that passed. */
   reasons: string[];
@@ -48,12 +56,30 @@ export interface StructureVerdict {
   limits: StructureLimits;
   /**
    * Every measure, for logs and for the real-pair evaluation (test/real-pairs), which reports what each would achieve;
-   * the verdict is still ADR 0160's score, since no other measure has yet met issue 43's goals on real pairs.
+   * the verdict is JUDGED_BY's measure of the kind.
    */
   measures: Measures;
-  /** Where the score saw the room change (painted over, borrowed, moved), at the analysis size. */
+  /** Where the score saw the room change (painted over, borrowed, moved; for a sky the turned cells), analysis size. */
   map: ChangeMap;
 }
+
+/**
+ * Where a sky judged by its facade lines (ADR 0300) would be marked: more than this share of the judged cells turned.
+ * Fixed on the 173-pair set's calibration half through the production path, in the middle (geometric mean) of the gap
+ * between its kept skies (at most 5/161 = 0.031) and its changed ones (at least 0.1875).
+ */
+export const SKY_FACADE_MARK = 0.0763;
+
+/**
+ * What each kind's score is: ADR 0160's for every kind. The facade lines (ADR 0300) separate the skies of the
+ * calibration half but pass a changed held-out sky that ADR 0160's score marks, so the guard keeps them out of
+ * production; "facadeLines" here judges a sky by facadeLines / SKY_FACADE_MARK.
+ */
+export const JUDGED_BY: Record<ResultKind, "carriedOrMoved" | "facadeLines"> = {
+  stage: "carriedOrMoved",
+  removal: "carriedOrMoved",
+  sky: "carriedOrMoved",
+};
 
 export function structureScore(scores: StructureScores, t: StructureThresholds): number {
   return scores.carriedOver / t.carried + scores.movedAreas / t.moved;
@@ -72,14 +98,18 @@ export function checkStructure(
 ): StructureVerdict {
   const old = structureMaps(source, result, opts);
   const room = roomMeasures(source, result, opts.kind);
+  const facade = facadeLines(prepare(source, result, opts.kind, opts.skyMask));
   const measures: Measures = {
     ...room.values,
     carriedOrMoved: structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]),
+    facadeLines: facade.value,
   };
   const limits = opts.limits ?? STRUCTURE_LIMITS[opts.kind];
-  const score = measures.carriedOrMoved;
+  const judgedBy = JUDGED_BY[opts.kind];
+  const score = judgedBy === "facadeLines" ? facade.value / SKY_FACADE_MARK : measures.carriedOrMoved;
   const verdict = outcomeOf(score, limits);
-  const map = changeMapOf(room, ["carriedOrMoved"], old.marks);
+  const map = changeMapOf(room, judgedBy === "carriedOrMoved" ? ["carriedOrMoved"] : [], old.marks);
+  if (judgedBy === "facadeLines") drawCells(map, facade.cells, FACADE_CELL);
   const reasons = verdict === "passed" ? [] : changePlaces(map);
   return { verdict, pass: verdict === "passed", score, reasons, kind: opts.kind, limits, measures, map };
 }

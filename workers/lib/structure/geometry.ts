@@ -1,0 +1,184 @@
+// The facade-lines measure of a sky result (issue 43, docs/decisions/0300-facade-lines-for-sky.md): a sky result may
+// replace the sky and relight the whole building (dusk, night), which moves every tone but not the direction of its
+// lines. Where the source below the skyline is a line (strong and coherent: a wall edge, a window frame, a roofline),
+// the result must still run the same way. Per 16 px cell, the disagreement of the two pictures' dominant orientation
+// (the double-angle structure tensor, smoothed over 9 x 9 pixels) over the source's line pixels; the measure is the
+// share of cells where it is over a half. Another building, or the same one rebuilt, turns most cells; a relit one few.
+// Both pictures at the analysis size, the result lined up on the source (align.ts). Pure TypeScript, relative imports.
+import { align, warp } from "./align.ts";
+import {
+  analysisSize,
+  blur,
+  type Gradients,
+  type Gray,
+  gradients,
+  type Plane,
+  quantile,
+  resizeGray,
+  toAnalysis,
+  toPlane,
+} from "./analysis.ts";
+import type { ResultKind } from "./measures.ts";
+import { skylineFromMask, skylineFromSource } from "./sky.ts";
+
+function reduce(g: Gray, size: { width: number; height: number }): Gray {
+  if (g.width === size.width && g.height === size.height) return g;
+  if (g.width >= 3 * size.width && g.height >= 3 * size.height) return toAnalysis(g.data, g.width, g.height, size);
+  return resizeGray(g, size);
+}
+
+/** Box blur of radius r (separable running sums, the window clamped at the borders). */
+export function boxBlur(p: Plane, r: number): Plane {
+  const { width: w, height: h } = p;
+  const tmp = new Float32Array(w * h);
+  const out = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    const row = y * w;
+    let s = 0;
+    for (let k = 0; k <= Math.min(w - 1, r); k++) s += p.data[row + k]!;
+    for (let x = 0; x < w; x++) {
+      const lo = Math.max(0, x - r);
+      const hi = Math.min(w - 1, x + r);
+      tmp[row + x] = s / (hi - lo + 1);
+      if (x + r + 1 < w) s += p.data[row + x + r + 1]!;
+      if (x - r >= 0) s -= p.data[row + x - r]!;
+    }
+  }
+  for (let x = 0; x < w; x++) {
+    let s = 0;
+    for (let k = 0; k <= Math.min(h - 1, r); k++) s += tmp[k * w + x]!;
+    for (let y = 0; y < h; y++) {
+      const lo = Math.max(0, y - r);
+      const hi = Math.min(h - 1, y + r);
+      out[y * w + x] = s / (hi - lo + 1);
+      if (y + r + 1 < h) s += tmp[(y + r + 1) * w + x]!;
+      if (y - r >= 0) s -= tmp[(y - r) * w + x]!;
+    }
+  }
+  return { width: w, height: h, data: out };
+}
+
+/** Both pictures at the analysis size, the result lined up, and what is compared (inside it, below the skyline). */
+export interface Prepared {
+  w: number;
+  h: number;
+  src: Plane;
+  res: Plane;
+  gS: Gradients;
+  gR: Gradients;
+  compared: Uint8Array;
+  /** |log sx| + |log sy| of the alignment. */
+  scale: number;
+}
+
+export function prepare(source: Gray, result: Gray, kind: ResultKind, skyMask?: Gray): Prepared {
+  const size = analysisSize(source.width, source.height);
+  const { width: w, height: h } = size;
+  const src = blur(toPlane(reduce(source, size)));
+  const resRaw = blur(toPlane(reduce(result, size)));
+  const gS = gradients(src);
+  const all = new Uint8Array(w * h).fill(1);
+  const strong = Math.max(4, 0.4 * quantile(gS.mag, all, 0.95));
+  const skyline =
+    kind !== "sky"
+      ? new Int32Array(w)
+      : skyMask
+        ? skylineFromMask(skyMask, w, h)
+        : skylineFromSource(src, gS.mag, strong);
+  const a = align(gS, gradients(resRaw), w, h, strong, new Uint8Array(h).fill(1));
+  const warped = warp(resRaw, a);
+  const gR = gradients(warped.plane);
+  const compared = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) compared[y * w + x] = warped.inside[y * w + x] && y >= skyline[x]! ? 1 : 0;
+  }
+  return { w, h, src, res: warped.plane, gS, gR, compared, scale: Math.abs(Math.log(a.sx)) + Math.abs(Math.log(a.sy)) };
+}
+
+/**
+ * The double-angle orientation field (gx² - gy², 2 gx gy) and the energy (gx² + gy²), each averaged over a
+ * (2r + 1)² box: the field's length over the energy is how coherent (one direction) the neighbourhood is.
+ */
+export function orientationField(g: Gradients, w: number, h: number, r: number, mask: Uint8Array) {
+  const c = new Float32Array(w * h);
+  const s = new Float32Array(w * h);
+  const e = new Float32Array(w * h);
+  for (let i = 0; i < w * h; i++) {
+    if (!mask[i]) continue;
+    const gx = g.gx[i]!;
+    const gy = g.gy[i]!;
+    c[i] = gx * gx - gy * gy;
+    s[i] = 2 * gx * gy;
+    e[i] = gx * gx + gy * gy;
+  }
+  return {
+    C: boxBlur({ width: w, height: h, data: c }, r).data,
+    S: boxBlur({ width: w, height: h, data: s }, r).data,
+    E: boxBlur({ width: w, height: h, data: e }, r).data,
+  };
+}
+
+/** Cells (analysis pixels a side) the facade lines are judged in. */
+export const FACADE_CELL = 16;
+/** A cell is judged when it holds at least this many of the source's line pixels. */
+const FACADE_MIN_PIXELS = 12;
+/** A cell whose mean disagreement (1 - cosine of the double angles) is over this has turned. */
+export const FACADE_TURNED = 0.5;
+
+export interface FacadeLines {
+  /** The share of judged cells that turned: 0 when every line of the source still runs the same way. */
+  value: number;
+  /** Per cell its disagreement, -1 where not judged (too few of the source's line pixels). */
+  cells: { cols: number; rows: number; values: Float32Array };
+  /** Where the compared area's lines are, the mean disagreement over all of them (a second look, not judged). */
+  mean: number;
+}
+
+/**
+ * The facade lines of `p` (prepare) at smoothing radius `r` (4: 9 x 9 pixels), over rows above `rowTo` of the
+ * height. The source's line pixels: in its strongest 30 % of energy where compared, and coherent (the field's length
+ * at least half the energy).
+ */
+export function facadeLines(p: Prepared, r = 4, rowTo = 1): FacadeLines {
+  const { w, h, gS, gR, compared } = p;
+  const A = orientationField(gS, w, h, r, compared);
+  const B = orientationField(gR, w, h, r, compared);
+  let n = 0;
+  for (let i = 0; i < w * h; i++) if (compared[i]) n++;
+  const energies = new Float32Array(n);
+  for (let i = 0, k = 0; i < w * h; i++) if (compared[i]) energies[k++] = A.E[i]!;
+  energies.sort();
+  const strong = n ? energies[Math.floor(0.7 * n)]! : 0;
+  const cols = Math.ceil(w / FACADE_CELL);
+  const rows = Math.ceil(h / FACADE_CELL);
+  const sum = new Float64Array(cols * rows);
+  const count = new Float64Array(cols * rows);
+  let all = 0;
+  let lines = 0;
+  for (let y = 0; y < Math.min(h, Math.ceil(rowTo * h)); y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!compared[i]) continue;
+      const ma = Math.sqrt(A.C[i]! * A.C[i]! + A.S[i]! * A.S[i]!);
+      if (A.E[i]! < strong || ma < 0.5 * A.E[i]!) continue;
+      const mb = Math.sqrt(B.C[i]! * B.C[i]! + B.S[i]! * B.S[i]!);
+      const cos = mb > 1e-6 ? (A.C[i]! * B.C[i]! + A.S[i]! * B.S[i]!) / (ma * mb) : 0;
+      all += cos;
+      lines++;
+      const c = Math.floor(y / FACADE_CELL) * cols + Math.floor(x / FACADE_CELL);
+      sum[c]! += cos;
+      count[c]!++;
+    }
+  }
+  const values = new Float32Array(cols * rows).fill(-1);
+  let judged = 0;
+  let turned = 0;
+  for (let c = 0; c < values.length; c++) {
+    if (count[c]! < FACADE_MIN_PIXELS) continue;
+    const v = 1 - sum[c]! / count[c]!;
+    values[c] = v;
+    judged++;
+    if (v > FACADE_TURNED) turned++;
+  }
+  return { value: judged ? turned / judged : 0, cells: { cols, rows, values }, mean: lines ? 1 - all / lines : 0 };
+}
