@@ -44,23 +44,6 @@ export function windowGoneAnswer(kind: "stage" | "removal"): Uint8Array {
   return encodeJpeg(providerSize(painted, 768, kind === "stage" ? 512 : 576, "stretch"), 85);
 }
 
-const OTHER_BUILDING = import.meta.glob("/test/fixtures/structure/photos/townhouse.jpg", {
-  eager: true,
-  query: "?inline",
-  import: "default",
-}) as Record<string, string>;
-
-/**
- * Another building altogether (the labelled set's townhouse facade) as a sky job's answer for the living room: what
- * the real "changed" skies are (ADR 0300). The check scores it over 1 for a sky by ADR 0160's score (19) and by the
- * facade lines (8) alike; a window painted over only by the former (one closed window barely turns the facade lines).
- */
-export function otherBuildingAnswer(): Uint8Array {
-  const url = Object.values(OTHER_BUILDING)[0]!;
-  const other = decodeImage(decodeBase64Strict(url.slice(url.indexOf(",") + 1)));
-  return encodeJpeg(providerSize(other, 768, 512, "stretch"), 85);
-}
-
 /** Makes the living room the original of `photoId` (its bytes and its size). */
 export async function useRoomAsOriginal(photo: { id: string; originalKey: string }): Promise<void> {
   await env.PHOTOS.put(photo.originalKey, ROOM_SOURCE, { httpMetadata: { contentType: "image/jpeg" } });
