@@ -30,7 +30,7 @@ for (const p of pairs) {
   if (onlyKind && p.kind !== onlyKind) continue;
   const s = load(join(cache, `${p.id}.${resampler}.source.bin`));
   const r = load(join(cache, `${p.id}.${resampler}.result.bin`));
-  const j = judgeGrays(p.kind, s, r);
+  const j = judgeGrays(p.kind, s, r, undefined, { allMeasures: true });
   const t0 = performance.now();
   const g = geometryMeasures(s, r, p.kind);
   ms += performance.now() - t0;

@@ -8,7 +8,7 @@ import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, toAnalysis } from "./analy
 import { type ChangeMap, changePlaces, drawCells } from "./change-map.ts";
 import { FACADE_CELL, facadeLines, prepare } from "./geometry.ts";
 import { type CheckOptions, type ResultKind, type StructureScores, structureMaps } from "./measures.ts";
-import { changeMapOf, type RoomValues, roomMeasures } from "./room-measures.ts";
+import { ROOM_MEASURES, type RoomValues, roomMeasures } from "./room-measures.ts";
 import { type Outcome, outcomeOf, STRUCTURE_LIMITS, type StructureLimits } from "./verdict.ts";
 
 export type { ChangeMap, CheckOptions, Gray, Outcome, ResultKind, StructureLimits, StructureScores };
@@ -94,25 +94,37 @@ export function structureScore(scores: StructureScores, t: StructureThresholds):
 export function checkStructure(
   source: Gray,
   result: Gray,
-  opts: CheckOptions & { limits?: StructureLimits },
+  opts: CheckOptions & { limits?: StructureLimits; allMeasures?: boolean },
 ): StructureVerdict {
   const old = structureMaps(source, result, opts);
-  const room = roomMeasures(source, result, opts.kind);
-  const facade = facadeLines(prepare(source, result, opts.kind, opts.skyMask));
+  const carriedOrMoved = structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]);
+  const judgedBy = JUDGED_BY[opts.kind];
+  // The candidates the verdict is not judged by are measured only when asked (the real-pair evaluation, the method
+  // bench): in the check Worker they cost about a third of its CPU per result for nothing it answers (ADR 0307).
+  const room = opts.allMeasures ? roomMeasures(source, result, opts.kind) : null;
+  const facade =
+    opts.allMeasures || judgedBy === "facadeLines"
+      ? facadeLines(prepare(source, result, opts.kind, opts.skyMask))
+      : null;
   const measures: Measures = {
-    ...room.values,
-    carriedOrMoved: structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]),
-    facadeLines: facade.value,
+    ...(room?.values ?? UNMEASURED),
+    carriedOrMoved,
+    facadeLines: facade?.value ?? Number.NaN,
   };
   const limits = opts.limits ?? STRUCTURE_LIMITS[opts.kind];
-  const judgedBy = JUDGED_BY[opts.kind];
-  const score = judgedBy === "facadeLines" ? facade.value / SKY_FACADE_MARK : measures.carriedOrMoved;
+  const score = judgedBy === "facadeLines" ? facade!.value / SKY_FACADE_MARK : carriedOrMoved;
   const verdict = outcomeOf(score, limits);
-  const map = changeMapOf(room, judgedBy === "carriedOrMoved" ? ["carriedOrMoved"] : [], old.marks);
-  if (judgedBy === "facadeLines") drawCells(map, facade.cells, FACADE_CELL);
+  const size = analysisSize(source.width, source.height);
+  const map: ChangeMap = { width: size.width, height: size.height, data: new Uint8Array(size.width * size.height) };
+  if (judgedBy === "carriedOrMoved")
+    for (let i = 0; i < old.marks.length; i++) if (old.marks[i]! >= 3) map.data[i] = 255;
+  if (judgedBy === "facadeLines") drawCells(map, facade!.cells, FACADE_CELL);
   const reasons = verdict === "passed" ? [] : changePlaces(map);
   return { verdict, pass: verdict === "passed", score, reasons, kind: opts.kind, limits, measures, map };
 }
+
+/** room-measures.ts's values when they were not asked for: not a number, so no figure can mistake them for 0. */
+const UNMEASURED = Object.fromEntries(ROOM_MEASURES.map((m) => [m, Number.NaN])) as RoomValues;
 
 /** The gray image the platform reduces each picture to before the check reduces it to its analysis size. */
 export const REDUCED_EDGE = 640;
@@ -124,12 +136,18 @@ type GrayPicture = { width: number; height: number; data: Uint8Array };
  * three places), where it saw the change and the change map. The Worker, `npm run check:structure` and the real-pair
  * evaluation all judge through here. `limits` (tests and development only) replaces the kind's STRUCTURE_LIMITS.
  */
-export function judgeGrays(kind: ResultKind, src: GrayPicture, res: GrayPicture, limits?: StructureLimits) {
+export function judgeGrays(
+  kind: ResultKind,
+  src: GrayPicture,
+  res: GrayPicture,
+  limits?: StructureLimits,
+  opts: { allMeasures?: boolean } = {},
+) {
   const size = analysisSize(src.width, src.height);
   const v = checkStructure(
     toAnalysis(src.data, src.width, src.height, size),
     toAnalysis(res.data, res.width, res.height, size),
-    { kind, limits },
+    { kind, limits, allMeasures: opts.allMeasures },
   );
   return {
     verdict: v.verdict,
