@@ -1,4 +1,4 @@
-import { jobs, photos, users } from "@db/schema";
+import { jobs, photos, teams, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { deletePrefix, userPrefix } from "@workers/lib/photo-storage";
 import { userObject } from "@workers/objects/client";
@@ -10,6 +10,7 @@ import { createApiKey } from "./api-keys";
 import type { Deps } from "./deps";
 import { hashPassword } from "./password";
 import { createSession, SESSION_TTL_MS } from "./sessions";
+import { teamRunnerId } from "./teams/keys";
 
 // Test and development fixtures: the one way a test user is made (the workerd
 // tests' factory and POST /api/dev/users for the e2e tests and the bench) and
@@ -99,8 +100,14 @@ export async function removeFixtureUser(
 ): Promise<Result<{ objects: number }>> {
   const user = await deps.db.query.users.findFirst({ where: (u, { eq }) => eq(u.id, userId) });
   if (!user) return fail("not_found", "No such user.");
-  const objects = await deletePrefix(deps.bucket, userPrefix(userId));
-  await deps.db.delete(users).where(eq(users.id, userId));
+  // The runner accounts of the teams this user owns (ADR 0295) go too: nobody else removes them, and their team
+  // key jobs would stay among the finished jobs every later test's landing figures count.
+  const owned = await deps.db.select({ id: teams.id }).from(teams).where(eq(teams.ownerId, userId)).all();
+  let objects = 0;
+  for (const id of [...owned.map((t) => teamRunnerId(t.id)), userId]) {
+    objects += await deletePrefix(deps.bucket, userPrefix(id));
+    await deps.db.delete(users).where(eq(users.id, id));
+  }
   return ok({ objects });
 }
 
