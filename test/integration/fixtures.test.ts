@@ -2,10 +2,12 @@ import { env } from "cloudflare:workers";
 import { creditLedger, folders, photos, sessions, users } from "@db/schema";
 import { db } from "@test/support/factories";
 import { makePhoto, storedKeys } from "@test/support/photos";
+import { makeTeam } from "@test/support/teams";
 import { workerFetch } from "@test/support/worker";
 import { userObject } from "@workers/objects/client";
 import { createFixtureUser, removeFixtureUser } from "@workers/services/fixtures";
 import { createFolder } from "@workers/services/library";
+import { createTeamKey, teamRunnerId } from "@workers/services/teams/keys";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 
@@ -59,5 +61,21 @@ describe("fixture users", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ attempts: 8, succeeded: 6, refused: 2, negative: false });
+  });
+
+  it("removes the runner account of a team the user owns, with its jobs, and leaves another team's runner", async () => {
+    const owner = await createFixtureUser(deps, {});
+    const other = await createFixtureUser(deps, {});
+    const [mine, theirs] = [await makeTeam(owner.id), await makeTeam(other.id)];
+    const keyDeps = { db, env, clock: () => Date.now() };
+    expect((await createTeamKey(keyDeps, mine, owner.id, { name: "MLS feed", limit: null })).ok).toBe(true);
+    expect((await createTeamKey(keyDeps, theirs, other.id, { name: "MLS feed", limit: null })).ok).toBe(true);
+    const runner = async (teamId: string) =>
+      db.query.users.findFirst({ where: (u, { eq }) => eq(u.id, teamRunnerId(teamId)) });
+    expect(await runner(mine)).toBeDefined();
+    expect((await removeFixtureUser(deps, owner.id)).ok).toBe(true);
+    expect(await runner(mine)).toBeUndefined();
+    expect(await runner(theirs)).toBeDefined();
+    await removeFixtureUser(deps, other.id);
   });
 });
