@@ -1,25 +1,13 @@
-// CPU per result of the structure check at 640 px (issue 43, ADR 0300): judgeGrays as the check Worker calls it, and
-// the facade-lines part alone (prepare + facadeLines), on the real pairs' cached grays (bench/structure-method-cache.ts),
-// median over the pairs of the best of 3 runs each, after a warm-up on 8 pairs. Node runs the same V8 as workerd.
-//   node bench/structure-method-cpu.ts [cacheDir] [--kind K]
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseManifest } from "../test/fixtures/structure-real/pairs.ts";
 import { judgeGrays } from "../workers/lib/structure/check.ts";
 import { facadeLines, prepare } from "../workers/lib/structure/geometry.ts";
+import { loadGray, realPairs } from "./structure-grays.ts";
 
 const args = process.argv.slice(2);
 const cache = args[0] && !args[0].startsWith("--") ? args[0] : "/tmp/rp-grays";
 const k = args.indexOf("--kind");
 const kind = k >= 0 ? args[k + 1] : undefined;
-const load = (f: string) => {
-  const b = readFileSync(f);
-  const [width, height] = new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + 8));
-  return { width: width!, height: height!, data: new Uint8Array(b.buffer, b.byteOffset + 8, width! * height!) };
-};
-const pairs = parseManifest(
-  readFileSync(join(import.meta.dirname, "../test/fixtures/structure-real/pairs.jsonl"), "utf8"),
-).filter((p) => !kind || p.kind === kind);
+const pairs = realPairs().filter((p) => !kind || p.kind === kind);
 const best = (f: () => void) => {
   let b = Number.POSITIVE_INFINITY;
   for (let i = 0; i < 3; i++) {
@@ -35,11 +23,15 @@ const ids: string[] = [];
 const facade: number[] = [];
 // Warm-up: the first calls compile the code (a Worker's isolate serves many checks warm).
 for (const p of pairs.slice(0, 8)) {
-  judgeGrays(p.kind, load(join(cache, `${p.id}.sharp.source.bin`)), load(join(cache, `${p.id}.sharp.result.bin`)));
+  judgeGrays(
+    p.kind,
+    loadGray(join(cache, `${p.id}.sharp.source.bin`)),
+    loadGray(join(cache, `${p.id}.sharp.result.bin`)),
+  );
 }
 for (const p of pairs) {
-  const s = load(join(cache, `${p.id}.sharp.source.bin`));
-  const r = load(join(cache, `${p.id}.sharp.result.bin`));
+  const s = loadGray(join(cache, `${p.id}.sharp.source.bin`));
+  const r = loadGray(join(cache, `${p.id}.sharp.result.bin`));
   whole.push(best(() => judgeGrays(p.kind, s, r)));
   ids.push(p.id);
   facade.push(best(() => facadeLines(prepare(s, r, p.kind))));

@@ -1,11 +1,11 @@
 // Method work on the structure check (issue 43, ADR 0300): per candidate measure, its AUC on the calibration half by
 // kind (the split of test/real-pairs/evaluate.ts), from cached 640 px grays (bench/structure-method-cache.ts).
 //   node bench/structure-method.ts [cacheDir] [--held] [--kind K] [--only name,...] [--dump file]
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseManifest } from "../test/fixtures/structure-real/pairs.ts";
 import { NOT_COUNTED, splitByGroup } from "../test/real-pairs/evaluate.ts";
 import { judgeGrays } from "../workers/lib/structure/check.ts";
+import { loadGray, realPairs } from "./structure-grays.ts";
 import { geometryMeasures } from "./structure-method-measures.ts";
 
 const args = process.argv.slice(2);
@@ -14,22 +14,15 @@ const opt = (n: string) => (args.includes(`--${n}`) ? args[args.indexOf(`--${n}`
 const held = args.includes("--held");
 const onlyKind = opt("kind");
 const resampler = opt("resampler") ?? "sharp";
-const load = (f: string) => {
-  const b = readFileSync(f);
-  const [width, height] = new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + 8));
-  return { width: width!, height: height!, data: new Uint8Array(b.buffer, b.byteOffset + 8, width! * height!) };
-};
-const pairs = parseManifest(
-  readFileSync(join(import.meta.dirname, "../test/fixtures/structure-real/pairs.jsonl"), "utf8"),
-).filter((p) => !p.hard?.some((t) => NOT_COUNTED.includes(t)));
+const pairs = realPairs().filter((p) => !p.hard?.some((t) => NOT_COUNTED.includes(t)));
 const halves = splitByGroup(pairs);
 type Row = { id: string; kind: string; cls: string; half: string; v: Record<string, number> };
 const rows: Row[] = [];
 let ms = 0;
 for (const p of pairs) {
   if (onlyKind && p.kind !== onlyKind) continue;
-  const s = load(join(cache, `${p.id}.${resampler}.source.bin`));
-  const r = load(join(cache, `${p.id}.${resampler}.result.bin`));
+  const s = loadGray(join(cache, `${p.id}.${resampler}.source.bin`));
+  const r = loadGray(join(cache, `${p.id}.${resampler}.result.bin`));
   const j = judgeGrays(p.kind, s, r, undefined, { allMeasures: true });
   const t0 = performance.now();
   const g = geometryMeasures(s, r, p.kind);

@@ -1,10 +1,9 @@
 import { env } from "cloudflare:workers";
 import { photoVersions, teamMembers } from "@db/schema";
 import { db } from "@test/support/factories";
-import { api, onPlan, photosOf, settleJob } from "@test/support/listing";
+import { onPlan } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { roomAnswer, useRoomAsOriginal } from "@test/support/structure-room";
-import { addMember, makeTeam, teamFolder } from "@test/support/teams";
+import { stagedTeamJob } from "@test/support/team-jobs";
 import { workerFetch } from "@test/support/worker";
 import { storeMap } from "@workers/checker/judge";
 import { and, eq } from "drizzle-orm";
@@ -19,26 +18,8 @@ beforeEach(() => {
   provider = stubProvider();
 });
 
-async function teamJob() {
-  const owner = await onPlan(null, 0);
-  const teamId = await makeTeam(owner.id, { credits: 3 });
-  const folderId = await teamFolder(teamId, owner.id);
-  const member = await onPlan("Starter plan", 0);
-  const mate = await onPlan("Starter plan", 0);
-  await addMember(teamId, member.id);
-  await addMember(teamId, mate.id);
-  const [photo] = await photosOf(member.id, 1, folderId);
-  await useRoomAsOriginal(photo!);
-  provider.answer = () => [roomAnswer("stage")];
-  const res = await api(member.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
-    kind: "stage",
-    roomType: "Living Room",
-    designStyle: "Modern",
-  });
-  expect(res.status).toBe(202);
-  const job = await settleJob(member.cookie, res.body.job.id);
-  expect(job.status).toBe("succeeded");
-  return { teamId, owner, member, mate, photo: photo!, versionId: job.versionId! };
+function teamJob() {
+  return stagedTeamJob(provider, { pool: 3, ownCredits: 0, answer: "passed" });
 }
 
 const mapOf = (cookie: string, photoId: string, versionId: string) =>

@@ -1,10 +1,9 @@
 import { env } from "cloudflare:workers";
-import { jobs, photos, photoVersions, teamLedger, teamMembers, teamReservations, teams } from "@db/schema";
+import { jobs, photos, photoVersions, teamLedger, teamMembers, teamReservations } from "@db/schema";
 import { db } from "@test/support/factories";
-import { api, balance, onPlan, photosOf, settleJob } from "@test/support/listing";
+import { api, balance, onPlan, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { refuseOverOne, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
-import { addMember, makeTeam, teamFolder } from "@test/support/teams";
+import { poolOf, stagedTeamJob } from "@test/support/team-jobs";
 import { teamObject } from "@workers/objects/client";
 import { KEEP_REASON, ONLY_REFUSED } from "@workers/objects/user/jobs/keep";
 import { and, eq } from "drizzle-orm";
@@ -26,41 +25,10 @@ const POOL = 5;
 
 /** A team with a pool, two agents with credits of their own, and a team job's result on the first one's photo. */
 async function teamStaged(answer: "passed" | "refused") {
-  const owner = await onPlan(null, 0);
-  const teamId = await makeTeam(owner.id, { credits: POOL });
-  const folderId = await teamFolder(teamId, owner.id);
-  const member = await onPlan("Starter plan", OWN_CREDITS);
-  const mate = await onPlan("Starter plan", OWN_CREDITS);
-  await addMember(teamId, member.id);
-  await addMember(teamId, mate.id);
-  if (answer === "refused") await refuseOverOne(member.id);
-  const [photo] = await photosOf(member.id, 1, folderId);
-  await useRoomAsOriginal(photo!);
-  provider.answer = () => [answer === "passed" ? roomAnswer("stage") : windowGoneAnswer("stage")];
-  const res = await api(member.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
-    kind: "stage",
-    roomType: "Living Room",
-    designStyle: "Modern",
-  });
-  expect(res.status).toBe(202);
-  const job = await settleJob(member.cookie, res.body.job.id);
-  expect(job.status).toBe(answer === "refused" ? "failed" : "succeeded");
+  const staged = await stagedTeamJob(provider, { pool: POOL, ownCredits: OWN_CREDITS, answer });
   // A refused result was not charged: the pool's credit is released once the team follows the member's object.
-  await teamObject(env, teamId).reconcile(teamId);
-  return {
-    owner,
-    teamId,
-    member,
-    mate,
-    photo: photo!,
-    jobId: job.id,
-    versionId: job.versionId!,
-    base: `/api/photos/${photo!.id}/versions/${job.versionId}`,
-  };
-}
-
-async function poolOf(teamId: string): Promise<number> {
-  return (await db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)).get())!.credits;
+  await teamObject(env, staged.teamId).reconcile(staged.teamId);
+  return staged;
 }
 
 async function reservationsOf(teamId: string) {

@@ -1,18 +1,10 @@
 import { env } from "cloudflare:workers";
-import {
-  creditLedger,
-  photoVersions,
-  structureRecourses,
-  teamLedger,
-  teamMembers,
-  teamReservations,
-  teams,
-} from "@db/schema";
+import { creditLedger, photoVersions, structureRecourses, teamLedger, teamMembers, teamReservations } from "@db/schema";
 import { db } from "@test/support/factories";
 import { api, balance, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { refuseOverOne, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
-import { addMember, makeTeam, teamFolder } from "@test/support/teams";
+import { roomAnswer, useRoomAsOriginal } from "@test/support/structure-room";
+import { poolOf, stagedTeamJob } from "@test/support/team-jobs";
 import { teamObject } from "@workers/objects/client";
 import { ALREADY_RETURNED } from "@workers/objects/user/credits/returns";
 import { monthSpent, ONLY_CHECKED, RETURN_REASON } from "@workers/objects/user/jobs/recourse";
@@ -35,38 +27,8 @@ const OWN_CREDITS = 2;
 const POOL = 3;
 
 /** A member (with credits of their own) of a team with a pool of 3, and a result of a team job on their photo. */
-async function teamStaged(answer: "passed" | "flagged" | "refused" = "passed") {
-  const owner = await onPlan(null, 0);
-  const teamId = await makeTeam(owner.id, { credits: POOL });
-  const folderId = await teamFolder(teamId, owner.id);
-  const member = await onPlan("Starter plan", OWN_CREDITS);
-  await addMember(teamId, member.id);
-  if (answer === "refused") await refuseOverOne(member.id);
-  const [photo] = await photosOf(member.id, 1, folderId);
-  await useRoomAsOriginal(photo!);
-  provider.answer = () => [answer === "passed" ? roomAnswer("stage") : windowGoneAnswer("stage")];
-  const res = await api(member.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
-    kind: "stage",
-    roomType: "Living Room",
-    designStyle: "Modern",
-  });
-  expect(res.status).toBe(202);
-  const job = await settleJob(member.cookie, res.body.job.id);
-  // A refused result is delivered as the failed job's version, not charged (ADR 0162).
-  expect(job.status).toBe(answer === "refused" ? "failed" : "succeeded");
-  const versionId = job.versionId!;
-  return {
-    teamId,
-    member,
-    photo: photo!,
-    jobId: job.id,
-    versionId,
-    base: `/api/photos/${photo!.id}/versions/${versionId}`,
-  };
-}
-
-async function poolOf(teamId: string): Promise<number> {
-  return (await db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)).get())!.credits;
+function teamStaged(answer: "passed" | "flagged" | "refused" = "passed") {
+  return stagedTeamJob(provider, { pool: POOL, ownCredits: OWN_CREDITS, answer });
 }
 
 async function refunds(teamId: string) {

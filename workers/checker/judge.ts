@@ -1,5 +1,7 @@
 import { describeImage } from "../lib/image-facts";
 import { imagesFor } from "../lib/images";
+import { resultOwner, userPrefix } from "../lib/photo-storage";
+import { putRetrying } from "../lib/stored-retry";
 import { changeMapPng } from "../lib/structure/change-map";
 import { judgeGrays, REDUCED_EDGE } from "../lib/structure/check";
 import {
@@ -62,13 +64,13 @@ export async function judge(
  */
 export async function storeMap(env: Pick<JudgeEnv, "PHOTOS">, req: CheckRequest, png: Uint8Array): Promise<boolean> {
   const key = req.mapKey;
-  const prefixes = [`photos/${req.userId}/`];
-  if (req.teamId && /^[a-z0-9]+$/.test(req.teamId)) prefixes.push(`photos/team-${req.teamId}/`);
+  const prefixes = [userPrefix(req.userId)];
+  if (req.teamId && /^[a-z0-9]+$/.test(req.teamId)) prefixes.push(userPrefix(resultOwner(req)));
   if (!key || !prefixes.some((p) => key.startsWith(p)) || !key.endsWith(".changes.png") || key.includes("..")) {
     return false;
   }
   try {
-    await env.PHOTOS.put(key, png, { httpMetadata: { contentType: "image/png" } });
+    await putRetrying(env.PHOTOS, key, png, { httpMetadata: { contentType: "image/png" } });
     return true;
   } catch {
     return false;

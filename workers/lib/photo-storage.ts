@@ -7,6 +7,15 @@ export function userPrefix(userId: string): string {
   return `photos/${userId}/`;
 }
 
+/**
+ * Whose prefix a job's result is stored under: a team listing's job (`teamId` set) under the team's, `photos/team-<id>/`
+ * (docs/decisions/0280-shared-team-listings.md), so neither the member who ran it nor the photo's uploader takes it
+ * with them when their account is purged; any other job under its user's, beside the photo's original.
+ */
+export function resultOwner(job: { userId: string; teamId?: string | null }): string {
+  return job.teamId ? `team-${job.teamId}` : job.userId;
+}
+
 export function photoPrefix(userId: string, photoId: string): string {
   return `${userPrefix(userId)}${photoId}/`;
 }

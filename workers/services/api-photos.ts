@@ -3,6 +3,7 @@ import { photos } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { originalKey, readCapped, thumbKey } from "@workers/lib/photo-storage";
 import { guardedFetch, type UrlPolicy } from "@workers/lib/safe-url";
+import { putRetrying } from "@workers/lib/stored-retry";
 import { hasCompleteEnding, readImageInfo } from "~/shared/image-format";
 import { fail, ok, type Result } from "~/shared/result";
 import { cutText } from "~/shared/text";
@@ -59,8 +60,8 @@ export async function storeApiPhoto(
   const now = deps.clock();
   const key = originalKey(userId, id);
   const tKey = thumbKey(userId, id);
-  await deps.bucket.put(key, bytes, { httpMetadata: { contentType: info.type }, customMetadata: { userId } });
-  await deps.bucket.put(tKey, thumb, {
+  await putRetrying(deps.bucket, key, bytes, { httpMetadata: { contentType: info.type }, customMetadata: { userId } });
+  await putRetrying(deps.bucket, tKey, thumb, {
     httpMetadata: { contentType: "image/jpeg" },
     customMetadata: { width: String(thumbSize.width), height: String(thumbSize.height) },
   });

@@ -4,7 +4,7 @@ import { and, asc, desc, eq, gt, lt, or } from "drizzle-orm";
 import type { LibraryView } from "~/shared/library-view";
 import { toVersionView, type VersionView } from "~/shared/version-view";
 import { listVersions } from "./jobs/start";
-import { getPhoto, listFolders, viewFilter } from "./library";
+import { listFolders, viewFilter } from "./library";
 import { photoAccess } from "./teams/access";
 
 // What the photo view (/photos/:id) reads: the photo, its versions, its folders for "Move", and the photos before and
@@ -58,8 +58,8 @@ export async function photoView(
 ): Promise<PhotoViewData | null> {
   if (!/^[a-z0-9]{1,64}$/.test(photoId)) return null;
   const scope = await photoAccess(db, userId, photoId);
-  const p = scope ? await getPhoto(db, scope.ownerId, photoId) : undefined;
-  if (!scope || !p) return null;
+  if (!scope) return null;
+  const p = scope.photo;
   const [versions, folders, previous, next] = await Promise.all([
     listVersions(db, scope.ownerId, p.id),
     listFolders(db, userId),

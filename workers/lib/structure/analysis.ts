@@ -242,3 +242,11 @@ export function quantile(values: Float32Array, mask: Uint8Array, q: number): num
   }
   return (BINS - 1) / 4;
 }
+
+/** The analysis-size gray of either picture: sources at their own analysis size, results on the source's grid. */
+export function reduceTo(g: Gray, size: { width: number; height: number }): Gray {
+  if (g.width === size.width && g.height === size.height) return g;
+  // Far larger: sparse samples are cheap and enough; near the size already: an exact resize, not to alias.
+  if (g.width >= 3 * size.width && g.height >= 3 * size.height) return toAnalysis(g.data, g.width, g.height, size);
+  return resizeGray(g, size);
+}

@@ -101,11 +101,11 @@ export function checkStructure(
   const judgedBy = JUDGED_BY[opts.kind];
   // The candidates the verdict is not judged by are measured only when asked (the real-pair evaluation, the method
   // bench): in the check Worker they cost about a third of its CPU per result for nothing it answers (ADR 0307).
-  const room = opts.allMeasures ? roomMeasures(source, result, opts.kind) : null;
-  const facade =
-    opts.allMeasures || judgedBy === "facadeLines"
-      ? facadeLines(prepare(source, result, opts.kind, opts.skyMask))
-      : null;
+  // One preparation (the result lined up on the source) for every measure that needs it.
+  const prepared =
+    opts.allMeasures || judgedBy === "facadeLines" ? prepare(source, result, opts.kind, opts.skyMask) : null;
+  const room = opts.allMeasures && prepared ? roomMeasures(source, result, opts.kind, prepared) : null;
+  const facade = prepared ? facadeLines(prepared) : null;
   const measures: Measures = {
     ...(room?.values ?? UNMEASURED),
     carriedOrMoved,

@@ -14,18 +14,11 @@ import {
   gradients,
   type Plane,
   quantile,
-  resizeGray,
-  toAnalysis,
+  reduceTo,
   toPlane,
 } from "./analysis.ts";
 import type { ResultKind } from "./measures.ts";
 import { skylineFromMask, skylineFromSource } from "./sky.ts";
-
-function reduce(g: Gray, size: { width: number; height: number }): Gray {
-  if (g.width === size.width && g.height === size.height) return g;
-  if (g.width >= 3 * size.width && g.height >= 3 * size.height) return toAnalysis(g.data, g.width, g.height, size);
-  return resizeGray(g, size);
-}
 
 /** Box blur of radius r (separable running sums, the window clamped at the borders). */
 export function boxBlur(p: Plane, r: number): Plane {
@@ -74,8 +67,8 @@ export interface Prepared {
 export function prepare(source: Gray, result: Gray, kind: ResultKind, skyMask?: Gray): Prepared {
   const size = analysisSize(source.width, source.height);
   const { width: w, height: h } = size;
-  const src = blur(toPlane(reduce(source, size)));
-  const resRaw = blur(toPlane(reduce(result, size)));
+  const src = blur(toPlane(reduceTo(source, size)));
+  const resRaw = blur(toPlane(reduceTo(result, size)));
   const gS = gradients(src);
   const all = new Uint8Array(w * h).fill(1);
   const strong = Math.max(4, 0.4 * quantile(gS.mag, all, 0.95));

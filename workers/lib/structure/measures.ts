@@ -2,17 +2,7 @@
 // at the analysis size: both pictures reduced, lined up, their tones matched, then compared on the source's edges.
 // check.ts judges with two of them (carriedOver, movedAreas); scripts/structure-set.ts measure rates them all.
 import { type Alignment, align, warp } from "./align.ts";
-import {
-  analysisSize,
-  blur,
-  type Gray,
-  gradients,
-  type Plane,
-  quantile,
-  resizeGray,
-  toAnalysis,
-  toPlane,
-} from "./analysis.ts";
+import { analysisSize, blur, type Gray, gradients, type Plane, quantile, reduceTo, toPlane } from "./analysis.ts";
 import {
   BINS,
   closeMask,
@@ -82,14 +72,6 @@ const RADIUS = 2;
 /** Pixels at the picture's border never compared (the reduction and the blur smear them). */
 const BORDER = 3;
 
-/** The analysis-size gray of either picture: sources at their own analysis size, results on the source's grid. */
-function reduce(g: Gray, size: { width: number; height: number }): Gray {
-  if (g.width === size.width && g.height === size.height) return g;
-  // Far larger: sparse samples are cheap and enough; near the size already: an exact resize, not to alias.
-  if (g.width >= 3 * size.width && g.height >= 3 * size.height) return toAnalysis(g.data, g.width, g.height, size);
-  return resizeGray(g, size);
-}
-
 export function structureScores(source: Gray, result: Gray, opts: CheckOptions): StructureScores {
   return structureMaps(source, result, opts).scores;
 }
@@ -107,8 +89,8 @@ export interface StructureMaps {
 export function structureMaps(source: Gray, result: Gray, opts: CheckOptions): StructureMaps {
   const size = analysisSize(source.width, source.height);
   const { width: w, height: h } = size;
-  const src = blur(blur(toPlane(reduce(source, size))));
-  const resRaw = blur(toPlane(reduce(result, size)));
+  const src = blur(blur(toPlane(reduceTo(source, size))));
+  const resRaw = blur(toPlane(reduceTo(result, size)));
   const gS = gradients(src);
   const all = new Uint8Array(w * h).fill(1);
   const strong = Math.max(4, 0.4 * quantile(gS.mag, all, 0.95));

@@ -2,12 +2,11 @@
 // keep is compared, not its pixels: the source's long lines found again in the result and the result's lines the
 // source never had, the pattern of edge directions per cell (blind to relighting), and where the brightest areas
 // (windows) are. Both pictures at the analysis size, the result lined up on the source.
-import { align, warp } from "./align.ts";
-import { analysisSize, blur, type Gray, gradients, quantile, resizeGray, toAnalysis, toPlane } from "./analysis.ts";
+import { type Gray, quantile } from "./analysis.ts";
 import { CELL_CHANGED, type ChangeMap, drawCells } from "./change-map.ts";
+import { type Prepared, prepare } from "./geometry.ts";
 import { detectSegments, type Segment, support } from "./lines.ts";
 import type { ResultKind } from "./measures.ts";
-import { skylineFromSource } from "./sky.ts";
 
 /** The measures the check may judge a kind by (issue 43): each 0 when the result kept what it measures. */
 export const ROOM_MEASURES = [
@@ -51,32 +50,17 @@ const FOUND = 0.5;
 /** Rows above this share of the height are the upper part: ceiling, tops of walls, windows and doors. */
 const UPPER = 0.55;
 
-function reduce(g: Gray, size: { width: number; height: number }): Gray {
-  if (g.width === size.width && g.height === size.height) return g;
-  if (g.width >= 3 * size.width && g.height >= 3 * size.height) return toAnalysis(g.data, g.width, g.height, size);
-  return resizeGray(g, size);
-}
-
-export function roomMeasures(source: Gray, result: Gray, kind: ResultKind): RoomMeasures {
-  const size = analysisSize(source.width, source.height);
-  const { width: w, height: h } = size;
-  const src = blur(toPlane(reduce(source, size)));
-  const resRaw = blur(toPlane(reduce(result, size)));
-  const gS = gradients(src);
-  const all = new Uint8Array(w * h).fill(1);
-  const strong = Math.max(4, 0.4 * quantile(gS.mag, all, 0.95));
-  const skyline = kind === "sky" ? skylineFromSource(src, gS.mag, strong) : new Int32Array(w);
-  const rowWeight = new Uint8Array(h).fill(1);
-  const alignment = align(gS, gradients(resRaw), w, h, strong, rowWeight);
-  const warped = warp(resRaw, alignment);
-  const gR = gradients(warped.plane);
-  const compared = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const i = y * w + x;
-      compared[i] = warped.inside[i] && y >= skyline[x]! ? 1 : 0;
-    }
-  }
+/**
+ * The room measures of a pair, from its preparation (geometry.ts prepare: both pictures at the analysis size, the
+ * result lined up, what is compared), made here unless the caller already has it.
+ */
+export function roomMeasures(
+  source: Gray,
+  result: Gray,
+  kind: ResultKind,
+  p: Prepared = prepare(source, result, kind),
+): RoomMeasures {
+  const { w, h, src, gS, gR, compared } = p;
   const tS = Math.max(3, 0.15 * quantile(gS.mag, compared, 0.95));
   const tR = Math.max(3, 0.15 * quantile(gR.mag, compared, 0.95));
   const minLength = MIN_LINE * Math.hypot(w, h);
@@ -127,7 +111,7 @@ export function roomMeasures(source: Gray, result: Gray, kind: ResultKind): Room
       if (upper) nUpperChanged++;
     }
   }
-  const brightChange = brightDifference(src.data, warped.plane.data, compared);
+  const brightChange = brightDifference(src.data, p.res.data, compared);
   return {
     values: {
       brightChange,

@@ -80,6 +80,27 @@ async function spender(db: Database, teamId: string, memberId: string): Promise<
   return member ? { limit: member.limit } : null;
 }
 
+type TeamRow = typeof teams.$inferSelect;
+
+/**
+ * Why `amount` credits may not be taken for this spender now, or null when they may: a frozen pool (409), the
+ * spender's limit for the period, then the pool itself (402). The one rule for a job's reserve and a kept version.
+ */
+async function spendRefusal(
+  db: Database,
+  team: TeamRow,
+  memberId: string,
+  limit: number | null,
+  amount: number,
+): Promise<Refusal | null> {
+  if (team.frozenAt !== null) return refusal("conflict", TEAM_POOL_FROZEN, team.credits);
+  if (limit !== null && (await memberSpent(db, team.id, memberId, team.periodStart)) + amount > limit) {
+    return refusal("insufficient_credits", memberLimitMessage(limit), team.credits);
+  }
+  if (team.credits < amount) return refusal("insufficient_credits", TEAM_POOL_EMPTY, team.credits);
+  return null;
+}
+
 export interface TeamReserve {
   memberId: string;
   /** Every job of one request (variations): all taken, or none. */
@@ -118,15 +139,9 @@ export async function reserve(db: Database, teamId: string, r: TeamReserve, now:
   }
   const member = await spender(db, teamId, r.memberId);
   if (!member) return refusal("not_found", "Not found", team.credits);
-  if (team.frozenAt !== null) return refusal("conflict", TEAM_POOL_FROZEN, team.credits);
   const total = r.jobs.reduce((n, j) => n + j.amount, 0);
-  if (member.limit !== null) {
-    const spent = await memberSpent(db, teamId, r.memberId, team.periodStart);
-    if (spent + total > member.limit) {
-      return refusal("insufficient_credits", memberLimitMessage(member.limit), team.credits);
-    }
-  }
-  if (team.credits < total) return refusal("insufficient_credits", TEAM_POOL_EMPTY, team.credits);
+  const refused = await spendRefusal(db, team, r.memberId, member.limit, total);
+  if (refused) return refused;
   await run(db, [
     db.insert(teamReservations).values(
       r.jobs.map((j) => ({
@@ -369,13 +384,8 @@ export async function keepVersion(
   const member = await spender(db, teamId, k.memberId);
   if (!member) return refusal("not_found", "Not found", team.credits);
   if (existing[0]) return { ok: true, charged: false, pool: team.credits };
-  if (team.frozenAt !== null) return refusal("conflict", TEAM_POOL_FROZEN, team.credits);
-  if (member.limit !== null) {
-    const spent = await memberSpent(db, teamId, k.memberId, team.periodStart);
-    if (spent + 1 > member.limit)
-      return refusal("insufficient_credits", memberLimitMessage(member.limit), team.credits);
-  }
-  if (team.credits < 1) return refusal("insufficient_credits", TEAM_POOL_EMPTY, team.credits);
+  const refused = await spendRefusal(db, team, k.memberId, member.limit, 1);
+  if (refused) return refused;
   const who = { memberId: k.memberId, jobId: key };
   await run(db, [
     db.insert(teamReservations).values({

@@ -2,6 +2,7 @@ import type { Photo } from "@db/schema";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import { type MaskMetadata, maskKey, storedMask } from "@workers/lib/photo-storage";
 import { checkGrayPng } from "@workers/lib/png-rows";
+import { putRetrying } from "@workers/lib/stored-retry";
 import { getVersion, sourceVariant } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { getPhoto } from "@workers/services/library";
@@ -68,7 +69,7 @@ export async function storeMask(
   if (limited) return limited;
   const id = encodeHexLowerCase(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
   const metadata: MaskMetadata = { id, width: String(size.width), height: String(size.height) };
-  await deps.bucket.put(maskKey(userId, photo.id), bytes, {
+  await putRetrying(deps.bucket, maskKey(userId, photo.id), bytes, {
     httpMetadata: { contentType: "image/png" },
     customMetadata: { ...metadata },
   });

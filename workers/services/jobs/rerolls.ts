@@ -18,6 +18,8 @@ import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue"
 
 type Db = Deps["db"];
 
+const PAID_REASON = "AI stage (re-roll)";
+
 export interface RerollQuote {
   /** The staging job whose choices the re-roll repeats. */
   rootJobId: string;
@@ -104,7 +106,10 @@ export async function reroll(
   const { variations: _v, styleReference: _r, ...choices } = root.params;
   const look = (await looksOf(deps.db, owner, [root.photoId])).get(root.photoId);
   const params: JobParams = look ? { ...choices, styleReference: look } : choices;
-  if (teamId !== null) return teamReroll(deps, userId, teamId, root, params, id, opts.submission);
+  // A team listing's photo: the pool's credit is taken first (ADR 0270's reserve: the member's limit, the frozen pool,
+  // the pool itself), then the job is recorded in the member's object with the team named, as any team job (ADR 0297).
+  const held = teamId !== null ? await holdTeamCredits(deps.env, teamId, userId, [id], PAID_REASON) : null;
+  if (held && !held.ok) return startFailure(held);
   const start = (cost: 0 | 1) =>
     userObject(deps.env, userId).startJobs(userId, {
       requestId: currentRequestId(),
@@ -115,8 +120,9 @@ export async function reroll(
           kind: "stage",
           params: { ...params, seed: newSeed() },
           cost,
-          reason: cost === 0 ? "Free re-roll (same choices, new seed)" : "AI stage (re-roll)",
+          reason: cost === 0 ? "Free re-roll (same choices, new seed)" : PAID_REASON,
           rerollOf: root.id,
+          teamId,
         },
       ],
       submitted: opts.submission !== undefined,
@@ -138,52 +144,10 @@ export async function reroll(
       replayed: true,
     });
   }
-  if (!started.ok) return startFailure(started);
-  return ok({ job: { id, status: "queued" }, cost, credits: started.balance });
-}
-
-/**
- * A team listing's re-roll (ADR 0297): the pool's credit taken first in the team's object (ADR 0270's reserve: the
- * member's limit, the frozen pool, the pool's own refusal), then the job recorded in the member's object with a
- * 0-credit reservation of their own and the team named, settled and reconciled as any team job. Sent again under its
- * key, the same job is answered and nothing more is taken.
- */
-async function teamReroll(
-  deps: Pick<Deps, "db" | "env">,
-  userId: string,
-  teamId: string,
-  root: Job,
-  params: JobParams,
-  id: string,
-  submission: string | undefined,
-): Promise<Result<{ job: { id: string; status: string }; cost: 0 | 1; credits: number; replayed?: boolean }>> {
-  const reason = "AI stage (re-roll)";
-  const held = await holdTeamCredits(deps.env, teamId, userId, [id], reason);
-  if (!held.ok) return startFailure(held);
-  const started = await userObject(deps.env, userId).startJobs(userId, {
-    requestId: currentRequestId(),
-    jobs: [
-      {
-        jobId: id,
-        photoId: root.photoId,
-        kind: "stage",
-        params: { ...params, seed: newSeed() },
-        cost: 1,
-        reason,
-        rerollOf: root.id,
-        teamId,
-      },
-    ],
-    submitted: submission !== undefined,
-  });
-  const existing = alreadyStarted(started);
-  if (existing) {
-    return ok({ job: { id: existing.id, status: existing.status }, cost: 1, credits: started.balance, replayed: true });
-  }
   if (!started.ok) {
     // Not recorded (a photo in the trash, a reused key): the pool's credit taken for it goes back at once.
-    if (held.created) await releaseTeamCredits(deps.env, teamId, [id], started.error);
+    if (teamId !== null && held?.created) await releaseTeamCredits(deps.env, teamId, [id], started.error);
     return startFailure(started);
   }
-  return ok({ job: { id, status: "queued" }, cost: 1, credits: started.balance });
+  return ok({ job: { id, status: "queued" }, cost, credits: started.balance });
 }

@@ -5,6 +5,7 @@ import { describeImage } from "@workers/lib/image-facts";
 import type { Images } from "@workers/lib/images";
 import { type LabelSpec, labelOverlayPng } from "@workers/lib/label/render";
 import { photoPrefix } from "@workers/lib/photo-storage";
+import { putRetrying } from "@workers/lib/stored-retry";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -122,7 +123,7 @@ export async function labelledBytes(
     console.warn("label: the image service could not draw the label", err instanceof Error ? err.message : err);
     return fail("unavailable", "The label could not be drawn just now. Try again in a minute.");
   }
-  await bucket.put(key, bytes, { httpMetadata: { contentType: type } });
+  await putRetrying(bucket, key, bytes, { httpMetadata: { contentType: type } });
   return ok({ bytes, contentType: type });
 }
 

@@ -2,6 +2,7 @@ import type { Database } from "@db/client";
 import type { Folder } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import type { Images } from "@workers/lib/images";
+import { putRetrying } from "@workers/lib/stored-retry";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
 import { type Exporter, type ExportFact, recordRows, sha256Of } from "@workers/services/teams/record";
 import { KIND_NAMES, PLACEMENT_NAMES, sourceLine } from "~/shared/mls-profiles";
@@ -118,7 +119,7 @@ function kept(bucket: R2Bucket, key: string, contentType: string, open: ZipEntry
     const body = await open();
     const bytes = body instanceof Uint8Array ? body : new Uint8Array(await new Response(body).arrayBuffer());
     if (!(await bucket.head(key)))
-      await bucket.put(key, bytes, {
+      await putRetrying(bucket, key, bytes, {
         httpMetadata: { contentType },
         customMetadata: { sha256: await sha256Of(bytes) },
       });

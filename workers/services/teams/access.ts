@@ -1,5 +1,5 @@
 import { activeMember, reachableFolder, reachablePhoto } from "@db/access";
-import { type Folder, folders, photos, teamMembers } from "@db/schema";
+import { type Folder, folders, type Photo, photos, teamMembers } from "@db/schema";
 import type { Deps } from "@workers/services/deps";
 import { and, eq, isNull } from "drizzle-orm";
 
@@ -29,15 +29,22 @@ export async function folderAccess(
   return folder ? { ownerId: folder.userId, teamId: folder.teamId, folder } : null;
 }
 
-/** The photo's owner scope, when the user may reach it (see folderAccess); a removed member's is null. */
-export async function photoAccess(db: Deps["db"], userId: string, photoId: string): Promise<Scope | null> {
+/**
+ * The photo, with its owner scope, when the user may reach it (see folderAccess); a removed member's is null. One
+ * read: a caller that shows the photo needs no second one.
+ */
+export async function photoAccess(
+  db: Deps["db"],
+  userId: string,
+  photoId: string,
+): Promise<(Scope & { photo: Photo }) | null> {
   const row = await db
-    .select({ ownerId: photos.userId, teamId: folders.teamId })
+    .select({ photo: photos, teamId: folders.teamId })
     .from(photos)
     .leftJoin(folders, eq(folders.id, photos.folderId))
     .where(and(eq(photos.id, photoId), reachablePhoto(userId)))
     .get();
-  return row ? { ownerId: row.ownerId, teamId: row.teamId ?? null } : null;
+  return row ? { ownerId: row.photo.userId, teamId: row.teamId ?? null, photo: row.photo } : null;
 }
 
 /** The user's role in the team, when an active member; null otherwise. */

@@ -2,6 +2,7 @@ import type { Database } from "@db/client";
 import { apiKeys, folders, photos, type TeamExport, teamExports, teams, users } from "@db/schema";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import { randomToken } from "@workers/lib/crypto";
+import { putRetrying } from "@workers/lib/stored-retry";
 import { and, asc, eq, gte, lt } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { fail, ok, type Result } from "~/shared/result";
@@ -71,7 +72,7 @@ export async function keepBytes(
 ): Promise<{ key: string; sha256: string }> {
   const sha256 = await sha256Of(bytes);
   const key = `teams/${teamId}/record/${sha256}.${contentType === "image/png" ? "png" : "jpg"}`;
-  if (!(await bucket.head(key))) await bucket.put(key, bytes, { httpMetadata: { contentType } });
+  if (!(await bucket.head(key))) await putRetrying(bucket, key, bytes, { httpMetadata: { contentType } });
   return { key, sha256 };
 }
 
@@ -81,7 +82,7 @@ export async function keepOriginal(bucket: R2Bucket, listing: TeamListing): Prom
   if (await bucket.head(key)) return key;
   const obj = await bucket.get(listing.originalKey);
   if (!obj) return null;
-  await bucket.put(key, await obj.arrayBuffer(), { httpMetadata: { contentType: listing.contentType } });
+  await putRetrying(bucket, key, await obj.arrayBuffer(), { httpMetadata: { contentType: listing.contentType } });
   return key;
 }
 

@@ -4,7 +4,7 @@ import { createProviderClient, type ProviderCallRecord, ProviderError } from "@w
 import { describeImage } from "@workers/lib/image-facts";
 import { imagesFor } from "@workers/lib/images";
 import { log } from "@workers/lib/log";
-import { storedMask } from "@workers/lib/photo-storage";
+import { resultOwner, storedMask } from "@workers/lib/photo-storage";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
 import { putRetrying } from "@workers/lib/stored-retry";
 import { and, eq } from "drizzle-orm";
@@ -17,7 +17,6 @@ import {
   type JobResult,
   jobDeadline,
   providerTimeoutMs,
-  resultOwner,
   versionKey,
   versionThumbKey,
 } from "./rows";

@@ -10,7 +10,7 @@ import {
   photoVersions,
 } from "@db/schema";
 import { DEFAULT_PROVIDER_TIMEOUT_MS } from "@workers/adapters/provider";
-import { photoPrefix } from "@workers/lib/photo-storage";
+import { photoPrefix, resultOwner } from "@workers/lib/photo-storage";
 import type { Stmt } from "@workers/objects/user/batch";
 import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 
@@ -46,15 +46,6 @@ export function providerTimeoutMs(env: Pick<Env, "PROVIDER_TIMEOUT_MS">): number
 /** When a job started at `startedAt` must have its result in hand, enlargement included (the alarm's watch). */
 export function jobDeadline(startedAt: number, timeoutMs: number): number {
   return startedAt + timeoutMs + JOB_WATCH_MARGIN_MS;
-}
-
-/**
- * Whose prefix a job's result is stored under: a team listing's job (`teamId` set) under the team's, `photos/team-<id>/`
- * (docs/decisions/0280-shared-team-listings.md), so neither the member who ran it nor the photo's uploader takes it
- * with them when their account is purged; any other job under its user's, beside the photo's original.
- */
-export function resultOwner(job: Pick<Job, "userId" | "teamId">): string {
-  return job.teamId ? `team-${job.teamId}` : job.userId;
 }
 
 export function versionKey(userId: string, photoId: string, versionId: string): string {

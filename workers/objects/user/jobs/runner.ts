@@ -240,7 +240,7 @@ export class JobRunner {
       // The check Worker reads the result from R2: it is judged once it is stored.
       let made = job;
       const source = started.photo ? await sourceKey(db, job, started.photo.originalKey) : null;
-      const check = roomCheck(this.host.checks, userId, job.kind, source, clock, job.teamId);
+      const check = roomCheck(this.host.checks, userId, job, source, clock);
       await attempt.stored;
       let checked = await check(attempt.result.key);
       const spent = checked.verdict === "refused" && (await refusalsSpent(db, userId, this.host.now()));

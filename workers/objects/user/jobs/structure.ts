@@ -37,12 +37,12 @@ export type RoomCheck = (resultKey: string) => Promise<Checked>;
 export function roomCheck(
   desk: CheckDesk,
   userId: string,
-  kind: Job["kind"],
+  job: Pick<Job, "kind" | "teamId">,
   sourceKey: string | null,
   clock?: JobClock,
-  teamId: string | null = null,
 ): RoomCheck {
-  const team = teamId ? { teamId } : {};
+  const { kind } = job;
+  const team = job.teamId ? { teamId: job.teamId } : {};
   return async (resultKey) =>
     sourceKey
       ? desk.request({ userId, kind, sourceKey, resultKey, mapKey: changesKeyOf(resultKey), ...team }, clock)

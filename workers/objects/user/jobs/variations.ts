@@ -122,7 +122,7 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     if (!photo || (photo.userId !== lead.userId && !lead.teamId))
       throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
     const source = await sourceKey(r.db, lead, photo.originalKey);
-    const check = roomCheck(r.checks, userId, "stage", source, undefined, lead.teamId);
+    const check = roomCheck(r.checks, userId, lead, source);
     made = await produceGroup(r.env, r.db, photo, lead, group, check, r.now(), tally.onCall);
     const again = group.filter((_, i) => made[i]?.checked.verdict === "refused");
     spent = again.length > 0 && (await refusalsSpent(r.db, userId, r.now()));
