@@ -21,6 +21,10 @@ export interface MlsFixtures {
   withdrawnVersionId: string;
   /** A folder of the owner's that was deleted. */
   deletedFolderId: string;
+  /** A listing of the owner's team (the stranger is no member), and a staged photo in it with its version. */
+  teamFolderId: string;
+  teamPhotoId: string;
+  teamVersionId: string;
   /** A Google-only account's Cookie header, and its deletion confirmations with Google (see reauthFixtures). */
   googleOwner: Record<string, string>;
   reauth: ReauthFixtures;
@@ -90,6 +94,14 @@ export function mlsCases(f: MlsFixtures): Record<string, HostileCase[]> {
     ],
     "POST /api/photos/:id/versions/:versionId/labelled": [
       {
+        name: "another team's listing photo, publishing first",
+        method: "POST",
+        path: `/api/photos/${f.teamPhotoId}/versions/${f.teamVersionId}/labelled`,
+        headers: f.stranger,
+        body: form({ publish: "first" }),
+        status: 404,
+      },
+      {
         name: "stranger's version",
         method: "POST",
         path: labelled,
@@ -141,6 +153,20 @@ export function mlsCases(f: MlsFixtures): Record<string, HostileCase[]> {
       },
     ],
     "GET /api/photos/:id/versions/:versionId/disclosure": [
+      {
+        name: "another team's listing photo",
+        method: "GET",
+        path: `/api/photos/${f.teamPhotoId}/versions/${f.teamVersionId}/disclosure`,
+        headers: f.stranger,
+        status: 404,
+      },
+      {
+        name: "the team photo's id with the owner's personal version",
+        method: "GET",
+        path: `/api/photos/${f.teamPhotoId}/versions/${f.versionId}/disclosure`,
+        headers: f.owner,
+        status: 404,
+      },
       { name: "stranger's version", method: "GET", path: `${version}/disclosure`, headers: f.stranger, status: 404 },
       { name: "no session", method: "GET", path: `${version}/disclosure`, status: 401 },
     ],
@@ -273,6 +299,14 @@ export function mlsCases(f: MlsFixtures): Record<string, HostileCase[]> {
     ],
     "POST /api/folders/:id/pack": [
       {
+        name: "another team's listing, publishing",
+        method: "POST",
+        path: `/api/folders/${f.teamFolderId}/pack`,
+        headers: f.stranger,
+        body: form({ publish: "new" }),
+        status: 404,
+      },
+      {
         name: "stranger's folder",
         method: "POST",
         path: `/api/folders/${f.folderId}/pack`,
@@ -305,6 +339,20 @@ export function mlsCases(f: MlsFixtures): Record<string, HostileCase[]> {
       },
     ],
     "GET /api/folders/:id/pack": [
+      {
+        name: "another team's listing",
+        method: "GET",
+        path: `/api/folders/${f.teamFolderId}/pack`,
+        headers: f.stranger,
+        status: 404,
+      },
+      {
+        name: "another team's listing, its id in a different case",
+        method: "GET",
+        path: `/api/folders/${f.teamFolderId.toUpperCase()}/pack`,
+        headers: f.stranger,
+        status: 404,
+      },
       {
         name: "stranger's folder",
         method: "GET",

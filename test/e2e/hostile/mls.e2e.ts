@@ -115,7 +115,7 @@ async function reauthFixtures(): Promise<{ googleOwner: Record<string, string>; 
 }
 
 beforeAll(async () => {
-  owner = await createUser({ credits: 3, password: "hostile-owner-1" });
+  owner = await createUser({ credits: 4, password: "hostile-owner-1" });
   stranger = await createUser({ credits: 1 });
   const photoId = await uploadPhoto();
   const versionId = await stagedVersion(photoId);
@@ -143,7 +143,39 @@ beforeAll(async () => {
   const folderId = await folderIdOf();
   expect(folderId).not.toBe(deletedFolderId);
   await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "move", photoId, folderId }));
+  // A team listing of the owner's team (ADR 0280) holding a staged photo: its pack, disclosure and labelled download
+  // answer members only (ADR 0298), so the stranger must get the 404 of a made-up id.
+  const madeTeam = await call(
+    owner,
+    "POST",
+    "/teams",
+    new URLSearchParams({ intent: "create-team", name: "Hostile team" }),
+  );
+  const teamId = /\/teams\/([a-z0-9]+)$/.exec(madeTeam.headers.get("Location") ?? "")?.[1] ?? "";
+  expect(teamId).not.toBe("");
+  const teamPhotoId = await uploadPhoto();
+  const teamVersionId = await stagedVersion(teamPhotoId);
+  await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "create-folder", name: "Team listing" }));
+  const teamFolderId = await folderIdOf();
+  await call(
+    owner,
+    "POST",
+    "/dashboard",
+    new URLSearchParams({ intent: "move", photoId: teamPhotoId, folderId: teamFolderId }),
+  );
+  const toTeam = await call(
+    owner,
+    "POST",
+    "/dashboard",
+    new URLSearchParams({ intent: "folder-to-team", folderId: teamFolderId, teamId }),
+  );
+  expect(toTeam.status).toBeLessThan(400);
+  // The listing now names its team in the library's folder list (ADR 0280): it is the team's, not the owner's.
+  expect(await (await call(owner, "GET", "/dashboard")).text()).toContain("Hostile team");
   fixtures = {
+    teamFolderId,
+    teamPhotoId,
+    teamVersionId,
     owner: { Cookie: `sw_session=${owner.sessionToken}` },
     stranger: { Cookie: `sw_session=${stranger.sessionToken}` },
     photoId,
