@@ -116,7 +116,15 @@ function RecordSection({ teamId, days }: { teamId: string; days: number }) {
   );
 }
 
-function MemberRow({ m, manager }: { m: Route.ComponentProps["loaderData"]["members"][number]; manager: boolean }) {
+function MemberRow({
+  m,
+  manager,
+  owner,
+}: {
+  m: Route.ComponentProps["loaderData"]["members"][number];
+  manager: boolean;
+  owner: boolean;
+}) {
   return (
     <li className="flex flex-wrap items-center gap-2 p-3">
       <span className="flex-1">
@@ -149,6 +157,19 @@ function MemberRow({ m, manager }: { m: Route.ComponentProps["loaderData"]["memb
               Remove
             </button>
           </Form>
+          {owner ? (
+            <Form method="post" className="flex items-center gap-1">
+              <input type="hidden" name="intent" value="transfer" />
+              <input type="hidden" name="memberId" value={m.userId} />
+              <label className="text-sm">
+                <input type="checkbox" name="confirm" required className="mr-1" />
+                Hand billing and ownership to {m.name || m.email}
+              </label>
+              <button type="submit" className="rounded border px-2 py-1 text-sm">
+                Make owner
+              </button>
+            </Form>
+          ) : null}
         </>
       ) : null}
     </li>
@@ -247,7 +268,7 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
       <h2 className="mt-6 text-lg font-semibold">Members</h2>
       <ul className="mt-2 divide-y rounded border">
         {members.map((m) => (
-          <MemberRow key={m.userId} m={m} manager={me.manager} />
+          <MemberRow key={m.userId} m={m} manager={me.manager} owner={me.owner} />
         ))}
       </ul>
       {me.manager ? (

@@ -247,10 +247,13 @@ function casesFor(r: RouteEntry): Case[] {
       { intent: "revoke-key", keyId: ids.teamKey! },
       // The broker's record's retention (ADR 0285).
       { intent: "retention", days: "400" },
+      // A stranger handing the team to themselves, or to its owner (ADR 0311).
+      { intent: "transfer", memberId: alice.id, confirm: "on" },
+      { intent: "transfer", memberId: bob.id, confirm: "on" },
     ];
     for (const fields of asks) {
       add({
-        name: `another user's team: ${fields.intent}`,
+        name: `another user's team: ${fields.intent}${fields.memberId === alice.id ? " to themselves" : ""}`,
         method: "POST",
         path: own,
         headers: { ...session(alice), ...FORM },

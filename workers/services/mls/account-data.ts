@@ -21,6 +21,7 @@ import { consumeReauth, REAUTH_MESSAGES } from "@workers/services/accounts/googl
 import type { Deps } from "@workers/services/deps";
 import { overLimit } from "@workers/services/limits";
 import { verifyPassword } from "@workers/services/password";
+import { ownerMustHandOver, soleOwnersTeamPlans, teamNeedingItsOwner } from "@workers/services/teams/teams";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 
@@ -55,6 +56,9 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
   const { db } = deps;
   const user = await db.select().from(users).where(eq(users.id, userId)).get();
   if (!user || user.deletedAt !== null) return fail("not_found", "This account does not exist.");
+  // A team with other members keeps an owner: refused before the proof is used (ADR 0311).
+  const owned = await teamNeedingItsOwner(db, userId);
+  if (owned) return fail("conflict", ownerMustHandOver(owned));
   let restoreProof: (() => Promise<void>) | null = null;
   if ("googleSessionId" in proof) {
     if (!user.googleSub) return fail("forbidden", REAUTH_MESSAGES.noGoogle);
@@ -71,9 +75,14 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
   }
 
   const subs = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId)).all();
-  for (const sub of subs.filter((s) => LIVE_STATUSES.has(s.status))) {
+  // Their own plans, and the team plans of teams they are alone in (ADR 0311): nobody else is left to pay or use them.
+  const live = [
+    ...subs.filter((s) => LIVE_STATUSES.has(s.status)).map((s) => s.id),
+    ...(await soleOwnersTeamPlans(db, userId)),
+  ];
+  for (const id of live) {
     try {
-      await deps.stripe.subscriptions.cancel(sub.id);
+      await deps.stripe.subscriptions.cancel(id);
     } catch (err) {
       log.warn("stripe cancel failed", { err });
       await restoreProof?.();

@@ -11,7 +11,7 @@ import { invite, revoke } from "./invitations";
 import { createTeamKey, revokeTeamKey } from "./keys";
 import { setRetention } from "./record";
 import { changeTeamSeats } from "./seats";
-import { removeMember, requireTeamRole, setMemberLimit } from "./teams";
+import { removeMember, requireTeamRole, setMemberLimit, transferOwnership } from "./teams";
 
 // The team page's form actions (/teams/:teamId), each a closed intent checked here, with its role checked by the
 // service it calls: any member makes a shared listing; only the owner or a team admin invites, revokes, removes and
@@ -34,6 +34,11 @@ export const teamActionInput = z.discriminatedUnion("intent", [
   }),
   z.object({ intent: z.literal("revoke"), invitationId: id }),
   z.object({ intent: z.literal("remove"), memberId: id }),
+  z.object({
+    intent: z.literal("transfer"),
+    memberId: id,
+    confirm: z.literal("on", { error: "Tick the box to confirm you hand the team over." }),
+  }),
   z.object({
     intent: z.literal("limit"),
     memberId: id,
@@ -89,6 +94,8 @@ export async function runTeamAction(
       return revoke(deps, teamId, userId, input.invitationId);
     case "remove":
       return removeMember(deps, teamId, userId, input.memberId);
+    case "transfer":
+      return transferOwnership(deps, teamId, userId, input.memberId);
     case "limit":
       return setMemberLimit(deps, teamId, userId, input.memberId, input.limit === "" ? null : Number(input.limit));
     case "create-listing": {

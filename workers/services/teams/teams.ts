@@ -2,7 +2,7 @@ import { type Team, type TeamMember, teamInvitations, teamMembers, teams, users 
 import { randomToken } from "@workers/lib/crypto";
 import { teamObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
-import { and, asc, count, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { managesTeam, TEAM_ROLE_LABELS, type TeamRoleName } from "~/shared/teams";
 
@@ -164,6 +164,99 @@ export async function removeMember(
     .set({ removedAt: deps.clock() })
     .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, memberId), isNull(teamMembers.removedAt)));
   return ok({ message: "Member removed. Their access to the team has ended." });
+}
+
+/**
+ * Hands the team to another active member (docs/decisions/0311-team-ownership-handed-over.md): they become its owner
+ * (billing, seats, the team plan), the previous owner a team admin, in one D1 batch. Each statement after the first
+ * holds only while the team's owner is the new one, so two handovers sent at once leave exactly one owner.
+ */
+export async function transferOwnership(
+  deps: Pick<Deps, "db" | "env" | "clock">,
+  teamId: string,
+  actorId: string,
+  memberId: string,
+): Promise<Result<{ message: string }>> {
+  const found = await requireTeamRole(deps.db, teamId, actorId, "owner");
+  if (!found.ok) return found;
+  if (memberId === actorId) return fail("invalid", "You already own this team.");
+  const target = await membership(deps.db, teamId, memberId);
+  if (!target) return fail("not_found", "That member was not found.");
+  const { db } = deps;
+  const now = deps.clock();
+  // An owner has no limit but the pool (the page sets limits on everyone else): the new owner's goes first, so a
+  // failure here leaves the team as it was.
+  if (target.member.creditLimit !== null) await teamObject(deps.env, teamId).setMemberLimit(teamId, memberId, null);
+  const handedTo = sql`EXISTS (SELECT 1 FROM teams WHERE id = ${teamId} AND owner_id = ${memberId})`;
+  const [moved] = await db.batch([
+    db
+      .update(teams)
+      .set({ ownerId: memberId, updatedAt: now })
+      .where(and(eq(teams.id, teamId), eq(teams.ownerId, actorId)))
+      .returning({ id: teams.id }),
+    db
+      .update(teamMembers)
+      .set({ role: "owner" })
+      .where(
+        and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, memberId), isNull(teamMembers.removedAt), handedTo),
+      ),
+    db
+      .update(teamMembers)
+      .set({ role: "team_admin" })
+      .where(
+        and(
+          eq(teamMembers.teamId, teamId),
+          eq(teamMembers.userId, actorId),
+          ne(teamMembers.userId, memberId),
+          isNull(teamMembers.removedAt),
+          handedTo,
+        ),
+      ),
+  ]);
+  if (moved.length === 0) return fail("conflict", "The team's owner changed meanwhile. Reload the page.");
+  const name = (await db.select({ name: users.name }).from(users).where(eq(users.id, memberId)).get())?.name;
+  return ok({ message: `${name || "The member"} now owns the team. You are a team admin.` });
+}
+
+/**
+ * The team the user owns that their account's deletion would leave without an owner while others depend on it: one
+ * with another active member. Deleting such an account is refused until the team is handed over (transferOwnership).
+ */
+export async function teamNeedingItsOwner(
+  db: Deps["db"],
+  userId: string,
+): Promise<{ id: string; name: string } | null> {
+  const row = await db
+    .select({ id: teams.id, name: teams.name })
+    .from(teams)
+    .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId)))
+    .where(
+      and(
+        eq(teams.ownerId, userId),
+        eq(teamMembers.role, "owner"),
+        isNull(teamMembers.removedAt),
+        sql`EXISTS (SELECT 1 FROM team_members o WHERE o.team_id = ${teams.id} AND o.user_id <> ${userId} AND o.removed_at IS NULL)`,
+      ),
+    )
+    .orderBy(asc(teams.name))
+    .get();
+  return row ?? null;
+}
+
+/** The team plans an owner alone in their teams still pays: their account's deletion cancels them at Stripe. */
+export async function soleOwnersTeamPlans(db: Deps["db"], userId: string): Promise<string[]> {
+  const rows = await db
+    .select({ subscription: teams.stripeSubscriptionId })
+    .from(teams)
+    .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId)))
+    .where(and(eq(teams.ownerId, userId), eq(teamMembers.role, "owner"), isNull(teamMembers.removedAt)))
+    .all();
+  return rows.map((r) => r.subscription).filter((s): s is string => s !== null);
+}
+
+/** What an owner is told when their account's deletion would leave a team's members without an owner. */
+export function ownerMustHandOver(team: { name: string }): string {
+  return `You own the team "${team.name}", which has other members. Make one of them its owner on the team's page before deleting your account. Nothing was deleted.`;
 }
 
 /** A member's limit of pool credits per billing period (null: none), set in the team's object (ADR 0270). */
