@@ -202,6 +202,28 @@ describe("This result changed the room, on a team job", () => {
     expect(await balance(member.id)).toBe(OWN_CREDITS);
   });
 
+  it("a teammate returns a team job's result on another member's photo to the pool; a result the member paid from their own credits stays theirs", async () => {
+    const { teamId, member, mate, photo, versionId, base } = await teamStaged("passed");
+    const res = await api(mate.cookie, "POST", `${base}/changed-room`, {});
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ versionId, returnedTo: "team", pool: POOL });
+    // The pool's row names the member whose job it was; the recourse row the teammate who returned it.
+    expect((await refunds(teamId)).map((r) => [r.memberId, r.actorId, r.amount])).toEqual([[member.id, mate.id, 1]]);
+    expect((await recourseOf(versionId)).map((r) => r.userId)).toEqual([mate.id]);
+    expect(await balance(mate.id)).toBe(OWN_CREDITS);
+
+    // A result made from the member's own credits before the photo was in a team listing: 404 to the teammate.
+    const own = await db.select().from(photoVersions).where(eq(photoVersions.id, versionId)).get();
+    const earlier = `${versionId.slice(0, 20)}personalera1`;
+    await db
+      .insert(photoVersions)
+      .values({ ...own!, id: earlier, jobId: "no-such-team-job", structureReturnedAt: null });
+    const mine = await api(mate.cookie, "POST", `/api/photos/${photo.id}/versions/${earlier}/changed-room`, {});
+    expect(mine.status).toBe(404);
+    expect(await recourseOf(earlier)).toEqual([]);
+    expect(await poolOf(teamId)).toBe(POOL);
+  });
+
   it(`the member's ${RETURNS_PER_MONTH} returns a month count team jobs too: past them, 429 and the pool unchanged`, async () => {
     const { teamId, member, photo, base } = await teamStaged("passed");
     const now = Date.now();

@@ -1,3 +1,4 @@
+import { reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
 import { jobs, photos, photoVersions, structureRecourses, teamLedger, teams } from "@db/schema";
 import { log } from "@workers/lib/log";
@@ -71,11 +72,19 @@ export async function returnChangedRoom(
   const row = await db
     .select({ version: photoVersions, originalKey: photos.originalKey, job: jobs })
     .from(photoVersions)
-    .innerJoin(photos, and(eq(photos.id, photoVersions.photoId), eq(photos.userId, userId)))
+    // The user's own photo, or a team listing's photo of a team they are an active member of (ADR 0280): any member
+    // may return a team job's result to the pool; the version's rows are the photo owner's.
+    .innerJoin(photos, and(eq(photos.id, photoVersions.photoId), reachablePhoto(userId)))
     .leftJoin(jobs, eq(jobs.id, photoVersions.jobId))
-    .where(and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, userId)))
+    .where(
+      and(eq(photoVersions.id, versionId), eq(photoVersions.photoId, photoId), eq(photoVersions.userId, photos.userId)),
+    )
     .get();
   if (!row) return credits.untouched(refusal("not_found", VERSION_NOT_FOUND, 0));
+  // A result paid from someone's own credits (made before the photo joined a team listing) is theirs alone to return.
+  if (row.version.userId !== userId && !row.job?.teamId) {
+    return credits.untouched(refusal("not_found", VERSION_NOT_FOUND, 0));
+  }
   const { version } = row;
   const verdict = version.structureVerdict;
   if (verdict !== "passed" && verdict !== "flagged") return credits.untouched(refusal("conflict", ONLY_CHECKED, 0));
