@@ -38,5 +38,6 @@ export default [
   route("teams/:teamId", "routes/teams/team.tsx"),
   route("teams/:teamId/record", "routes/teams/record.tsx"),
   route("teams/:teamId/record.csv", "routes/teams/record-csv.tsx"),
+  route("teams/:teamId/spend.csv", "routes/teams/spend-csv.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -31,7 +31,10 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const checkout = new URL(request.url).searchParams.get("checkout");
   // The team's API keys, for its owner and team admins only (docs/decisions/0295-team-api-keys.md).
   const keys = page.me.manager ? await listTeamKeys(deps.db, page.team.id) : [];
-  return { ...page, keys, checkout: checkout === "success" || checkout === "canceled" ? checkout : null };
+  // The spend export's range, by default this month so far (UTC), computed here so the page and its hydration agree.
+  const today = new Date(deps.clock()).toISOString().slice(0, 10);
+  const month = { from: `${today.slice(0, 8)}01`, to: today };
+  return { ...page, keys, month, checkout: checkout === "success" || checkout === "canceled" ? checkout : null };
 }
 
 export async function action({ request, context, params }: Route.ActionArgs) {
@@ -80,6 +83,31 @@ function SeatsForm({ seats, subscribed }: { seats: number; subscribed: boolean }
           {subscribed ? "Change seats" : "Buy seats"}
         </button>
       </Form>
+    </>
+  );
+}
+
+function SpendSection({ teamId, month }: { teamId: string; month: { from: string; to: string } }) {
+  return (
+    <>
+      <h2 className="mt-6 text-lg font-semibold">Spend</h2>
+      <p className="mt-1 text-sm text-slate-700">
+        Credits the pool paid, per member and per listing, with what came back from failed or returned results.
+      </p>
+      {/* A plain GET form: the CSV downloads with or without JavaScript. */}
+      <form method="get" action={`/teams/${teamId}/spend.csv`} className="mt-2 flex flex-wrap gap-2">
+        <label className="flex flex-col text-sm">
+          From
+          <input name="from" type="date" required defaultValue={month.from} className="mt-1 rounded border p-2" />
+        </label>
+        <label className="flex flex-col text-sm">
+          To
+          <input name="to" type="date" required defaultValue={month.to} className="mt-1 rounded border p-2" />
+        </label>
+        <button type="submit" className="self-end rounded border px-4 py-2">
+          Download CSV
+        </button>
+      </form>
     </>
   );
 }
@@ -229,7 +257,7 @@ function TeamKeys({ keys }: { keys: Route.ComponentProps["loaderData"]["keys"] }
 }
 
 export default function TeamPage({ loaderData, actionData }: Route.ComponentProps) {
-  const { team, me, members, invitations, freeSeats, checkout, keys } = loaderData;
+  const { team, me, members, invitations, freeSeats, checkout, keys, month } = loaderData;
   const checkoutMessage =
     checkout === "success"
       ? "Payment received. The team's seats and credits appear here as soon as Stripe confirms it."
@@ -313,6 +341,7 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
       ) : null}
       {me.owner ? <SeatsForm seats={team.seats} subscribed={team.subscribed} /> : null}
       {me.manager ? <TeamKeys keys={keys} /> : null}
+      {me.manager ? <SpendSection teamId={team.id} month={month} /> : null}
       {me.manager ? <RecordSection teamId={team.id} days={team.retentionDays} /> : null}
       <h2 className="mt-6 text-lg font-semibold">New shared listing</h2>
       <Form method="post" className="mt-2 flex flex-wrap gap-2">

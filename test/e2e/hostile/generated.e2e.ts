@@ -262,9 +262,14 @@ function casesFor(r: RouteEntry): Case[] {
       });
     }
   }
-  if (r.app === "page" && (r.path === "/teams/:teamId/record" || r.path === "/teams/:teamId/record.csv")) {
-    // The broker's record (ADR 0285) of Bob's team, read by Alice with a range and a listing: a team she is not in
-    // answers as a made-up id would.
+  if (
+    r.app === "page" &&
+    (r.path === "/teams/:teamId/record" ||
+      r.path === "/teams/:teamId/record.csv" ||
+      r.path === "/teams/:teamId/spend.csv")
+  ) {
+    // The broker's record (ADR 0285) and the spend export (ADR 0312) of Bob's team, read by Alice with a range (and
+    // a listing): a team she is not in answers as a made-up id would.
     add({
       name: "another user's team: the broker's record for a range",
       method: "GET",

@@ -194,7 +194,7 @@ export async function recordListings(db: Database, teamId: string) {
     .all();
 }
 
-function csvCell(v: string | number | null): string {
+export function csvCell(v: string | number | null): string {
   const s = v === null ? "" : String(v);
   // A cell a spreadsheet would run as a formula is prefixed with a quote.
   const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
