@@ -41,6 +41,22 @@ export function apiRoutes(state: State, engine: Engine, origin: () => string) {
       state.customers[customer.id] = customer;
       send(200, customer);
     }),
+    // Stripe's "Update a customer": the parameters sent are set, the others left unchanged; metadata keys merge, and
+    // a key sent empty is removed (https://docs.stripe.com/api/customers/update, https://docs.stripe.com/metadata).
+    api("POST", "/v1/customers/:id", ({ params, form, res, send }) => {
+      const customer = state.customers[params.id!];
+      if (!customer) return missing(res, "customer", params.id!);
+      if (typeof form.email === "string") customer.email = form.email === "" ? null : form.email;
+      if (typeof form.name === "string") customer.name = form.name === "" ? null : form.name;
+      const metadata = form.metadata as Record<string, string> | undefined;
+      if (metadata) {
+        for (const [k, v] of Object.entries(metadata)) {
+          if (v === "") delete customer.metadata[k];
+          else customer.metadata[k] = v;
+        }
+      }
+      send(200, { ...customer, balance: state.balances[customer.id] ?? 0 });
+    }),
     api("GET", "/v1/customers/:id", ({ params, res, send }) => {
       const customer = state.customers[params.id!];
       if (!customer) return missing(res, "customer", params.id!);

@@ -323,4 +323,32 @@ describe("a team's seats at the Stripe emulator, through the stripe SDK", () => 
     expect(grants.length).toBe(grantsBefore);
     expect(applySeatFact(pool, paid.fact).duplicate).toBe(true);
   });
+
+  it("updates the team's customer as Stripe documents: sent fields set, others kept, metadata merged, empty removes", async () => {
+    const made = await stripe.customers.create({
+      email: "old-owner@team.example",
+      name: "Harbor Realty",
+      metadata: { teamId: "team_1", keep: "yes" },
+    });
+    const updated = await stripe.customers.update(made.id, {
+      email: "new-owner@team.example",
+      metadata: { keep: "", added: "1" },
+    });
+    expect(updated).toMatchObject({
+      id: made.id,
+      object: "customer",
+      email: "new-owner@team.example",
+      name: "Harbor Realty",
+      metadata: { teamId: "team_1", added: "1" },
+    });
+    expect(updated.metadata).not.toHaveProperty("keep");
+    expect((await stripe.customers.retrieve(made.id)) as Stripe.Customer).toMatchObject({
+      email: "new-owner@team.example",
+    });
+    // A customer that does not exist: Stripe's resource_missing, which the SDK throws.
+    await expect(stripe.customers.update("cus_nothere", { email: "x@y.example" })).rejects.toMatchObject({
+      statusCode: 404,
+      code: "resource_missing",
+    });
+  });
 });

@@ -58,6 +58,23 @@ describe("team ownership", () => {
     expect(await transfer(teamId, owner.id, admin.id)).toMatchObject({ ok: false, code: "forbidden" });
   });
 
+  it("moves the team's receipts to the new owner at Stripe first; when Stripe cannot be reached nothing changes", async () => {
+    const { owner, agent, teamId } = await team();
+    await db.update(teams).set({ stripeCustomerId: "cus_missing" }).where(eq(teams.id, teamId));
+    const before = await roles(teamId);
+    expect(await transfer(teamId, owner.id, agent.id)).toMatchObject({ ok: false, code: "unavailable" });
+    expect(await roles(teamId)).toEqual(before);
+
+    await db.update(teams).set({ stripeCustomerId: "cus_team1" }).where(eq(teams.id, teamId));
+    const stripe = fakeStripe();
+    const input = teamActionInput.parse({ intent: "transfer", memberId: agent.id, confirm: "on" });
+    expect(await runTeamAction({ ...deps, stripe: stripe.stripe }, teamId, owner.id, input)).toMatchObject({
+      ok: true,
+    });
+    expect(stripe.calls).toEqual(["POST /v1/customers/cus_team1"]);
+    expect((await roles(teamId)).owner).toBe(agent.id);
+  });
+
   it("refuses anyone but the owner, a stranger's team, a removed member, oneself and an unticked box, changing nothing", async () => {
     const { owner, admin, agent, teamId } = await team();
     const stranger = await signedIn();

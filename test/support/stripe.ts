@@ -271,7 +271,8 @@ export class SubscriptionStory {
 }
 
 /**
- * A Stripe client (the production adapter) against a fake that cancels subscriptions and refuses anything else,
+ * A Stripe client (the production adapter) against a fake that cancels subscriptions, updates customers and refuses
+ * anything else,
  * with the calls it received (account deletion cancels the owner's subscriptions).
  */
 export function fakeStripe() {
@@ -284,6 +285,12 @@ export function fakeStripe() {
       calls.push(`${method} ${url.pathname}`);
       if (method === "DELETE" && url.pathname.startsWith("/v1/subscriptions/")) {
         return Response.json({ id: url.pathname.split("/").pop(), object: "subscription", status: "canceled" });
+      }
+      // A customer's update (a team's receipts address follows its owner, ADR 0311); "cus_missing" does not exist.
+      const customer = url.pathname.match(/^\/v1\/customers\/(cus_\w+)$/)?.[1];
+      if (method === "POST" && customer && customer !== "cus_missing") {
+        const email = new URLSearchParams(String(init?.body ?? "")).get("email");
+        return Response.json({ id: customer, object: "customer", email });
       }
       return Response.json({ error: { type: "invalid_request_error", message: "unexpected" } }, { status: 404 });
     },

@@ -172,7 +172,7 @@ export async function removeMember(
  * holds only while the team's owner is the new one, so two handovers sent at once leave exactly one owner.
  */
 export async function transferOwnership(
-  deps: Pick<Deps, "db" | "env" | "clock">,
+  deps: Pick<Deps, "db" | "env" | "clock" | "stripe">,
   teamId: string,
   actorId: string,
   memberId: string,
@@ -184,8 +184,18 @@ export async function transferOwnership(
   if (!target) return fail("not_found", "That member was not found.");
   const { db } = deps;
   const now = deps.clock();
-  // An owner has no limit but the pool (the page sets limits on everyone else): the new owner's goes first, so a
-  // failure here leaves the team as it was.
+  // The team's receipts go to its owner: Stripe's customer (the team's own, ensureTeamCustomer) gets the new owner's
+  // address first, so a failure at Stripe leaves the team as it was.
+  const customer = found.team.stripeCustomerId;
+  if (customer) {
+    const to = await db.select({ email: users.email }).from(users).where(eq(users.id, memberId)).get();
+    try {
+      if (to) await deps.stripe.customers.update(customer, { email: to.email });
+    } catch {
+      return fail("unavailable", "We could not reach Stripe to move the team's billing. Nothing changed; try again.");
+    }
+  }
+  // An owner has no limit but the pool (the page sets limits on everyone else): cleared before the roles change.
   if (target.member.creditLimit !== null) await teamObject(deps.env, teamId).setMemberLimit(teamId, memberId, null);
   const handedTo = sql`EXISTS (SELECT 1 FROM teams WHERE id = ${teamId} AND owner_id = ${memberId})`;
   const [moved] = await db.batch([
