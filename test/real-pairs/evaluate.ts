@@ -1,6 +1,7 @@
 // Rates of the structure check on real pairs (issue 43): the split by group, the limits chosen on the calibration
 // part, the held-out rates with 95 % Wilson intervals. Pure TypeScript: the workerd test and the Node bench share it.
 import type { Kind, PairClass, RealPair } from "../fixtures/structure-real/pairs.ts";
+import PINNED from "./halves.json" with { type: "json" };
 
 export interface ScoredPair {
   id: string;
@@ -83,12 +84,16 @@ function fnv(s: string): number {
 export type Half = "calibration" | "heldOut";
 
 /**
- * Calibration or held-out for each group (repository or paper: never by pair, so no source is on both sides). Groups
- * are taken largest first (ties by a stable hash of the name) and each goes to the half that has fewer distinct
- * source photos so far in the kinds and classes the group brings, so both halves get both classes of every kind that
- * has pairs from two groups or more.
+ * Calibration or held-out for each group (repository or paper: never by pair, so no source is on both sides). A group
+ * named in `pinned` (halves.json: every group as of 227 pairs) keeps its half, so adding pairs never moves a pair
+ * the method was chosen on into the held-out part, nor the reverse. The other groups are taken largest first (ties by
+ * a stable hash of the name) and each goes to the half that has fewer distinct source photos so far in the kinds and
+ * classes the group brings, so both halves get both classes of every kind that has pairs from two groups or more.
  */
-export function splitByGroup(rows: { group: string; kind: Kind; class: PairClass; sourcePhoto: string }[]) {
+export function splitByGroup(
+  rows: { group: string; kind: Kind; class: PairClass; sourcePhoto: string }[],
+  pinned: Record<string, string> = PINNED,
+) {
   const cells = new Map<string, Map<string, Set<string>>>();
   for (const r of rows) {
     const g = cells.get(r.group) ?? new Map<string, Set<string>>();
@@ -100,15 +105,22 @@ export function splitByGroup(rows: { group: string; kind: Kind; class: PairClass
   const groups = [...cells.keys()].sort((a, b) => size(b) - size(a) || fnv(a) - fnv(b));
   const load: Record<Half, Map<string, number>> = { calibration: new Map(), heldOut: new Map() };
   const out = new Map<string, Half>();
+  const place = (g: string, h: Half) => {
+    out.set(g, h);
+    for (const [key, photos] of cells.get(g)!) load[h].set(key, (load[h].get(key) ?? 0) + photos.size);
+  };
   for (const g of groups) {
+    const h = pinned[g];
+    if (h === "calibration" || h === "heldOut") place(g, h);
+  }
+  for (const g of groups) {
+    if (out.has(g)) continue;
     const cost = (h: Half) => {
       let c = 0;
       for (const [key, photos] of cells.get(g)!) c += photos.size * (load[h].get(key) ?? 0);
       return c;
     };
-    const h: Half = cost("calibration") <= cost("heldOut") ? "calibration" : "heldOut";
-    out.set(g, h);
-    for (const [key, photos] of cells.get(g)!) load[h].set(key, (load[h].get(key) ?? 0) + photos.size);
+    place(g, cost("calibration") <= cost("heldOut") ? "calibration" : "heldOut");
   }
   return out;
 }
