@@ -1,6 +1,6 @@
+import { splitByGroup } from "@test/real-pairs/evaluate";
+import PINNED from "@test/real-pairs/halves.json";
 import { describe, expect, it } from "vitest";
-import { splitByGroup } from "../real-pairs/evaluate.ts";
-import PINNED from "../real-pairs/halves.json";
 
 // The real pairs' split by group (issue 43): groups recorded in halves.json keep their half when pairs are added, so
 // a method chosen on the calibration part never meets its held-out pairs; new groups balance the halves.
