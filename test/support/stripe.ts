@@ -286,6 +286,20 @@ export function fakeStripe() {
       if (method === "DELETE" && url.pathname.startsWith("/v1/subscriptions/")) {
         return Response.json({ id: url.pathname.split("/").pop(), object: "subscription", status: "canceled" });
       }
+      // A Billing Portal session for an existing customer.
+      if (method === "POST" && url.pathname === "/v1/billing_portal/sessions") {
+        const form = new URLSearchParams(String(init?.body ?? ""));
+        const customer = form.get("customer");
+        if (customer && customer !== "cus_missing") {
+          return Response.json({
+            id: "bps_1",
+            object: "billing_portal.session",
+            customer,
+            return_url: form.get("return_url"),
+            url: `http://stripe.test/p/session/bps_1?customer=${customer}`,
+          });
+        }
+      }
       // A customer's update (a team's receipts address follows its owner, ADR 0311); "cus_missing" does not exist.
       const customer = url.pathname.match(/^\/v1\/customers\/(cus_\w+)$/)?.[1];
       if (method === "POST" && customer && customer !== "cus_missing") {

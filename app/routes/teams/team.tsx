@@ -43,14 +43,14 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   if (!form.ok) return failureData(form);
   const deps = getDeps(context);
   const teamId = teamIdOf(params);
-  if (form.data.intent === "seats") {
+  const stripeCall = form.data.intent === "seats" || form.data.intent === "billing";
+  if (stripeCall) {
     const limited = await overLimit(deps, CHECKOUT_RULE, [`user:${user.id}`]);
     if (limited) return failureData(limited);
   }
-  const res =
-    form.data.intent === "seats"
-      ? await callStripe(() => runTeamAction(deps, teamId, user.id, form.data))
-      : await runTeamAction(deps, teamId, user.id, form.data);
+  const res = stripeCall
+    ? await callStripe(() => runTeamAction(deps, teamId, user.id, form.data))
+    : await runTeamAction(deps, teamId, user.id, form.data);
   if (!res.ok) return failureData(res);
   if (res.redirect) return redirect(res.redirect, 303);
   return { ok: true as const, message: res.message, token: res.token ?? null };
@@ -83,6 +83,14 @@ function SeatsForm({ seats, subscribed }: { seats: number; subscribed: boolean }
           {subscribed ? "Change seats" : "Buy seats"}
         </button>
       </Form>
+      {subscribed ? (
+        <Form method="post" className="mt-2">
+          <input type="hidden" name="intent" value="billing" />
+          <button type="submit" className="rounded border px-4 py-2 text-sm">
+            Payment details, invoices and cancelling
+          </button>
+        </Form>
+      ) : null}
     </>
   );
 }

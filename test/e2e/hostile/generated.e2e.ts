@@ -250,6 +250,8 @@ function casesFor(r: RouteEntry): Case[] {
       // A stranger handing the team to themselves, or to its owner (ADR 0311).
       { intent: "transfer", memberId: alice.id, confirm: "on" },
       { intent: "transfer", memberId: bob.id, confirm: "on" },
+      // The team plan's billing portal (ADR 0314).
+      { intent: "billing" },
     ];
     for (const fields of asks) {
       add({

@@ -10,7 +10,7 @@ import { cleanText } from "~/shared/text";
 import { invite, revoke } from "./invitations";
 import { createTeamKey, revokeTeamKey } from "./keys";
 import { setRetention } from "./record";
-import { changeTeamSeats } from "./seats";
+import { changeTeamSeats, openTeamBillingPortal } from "./seats";
 import { removeMember, requireTeamRole, setMemberLimit, transferOwnership } from "./teams";
 
 // The team page's form actions (/teams/:teamId), each a closed intent checked here, with its role checked by the
@@ -65,6 +65,7 @@ export const teamActionInput = z.discriminatedUnion("intent", [
       .default(""),
   }),
   z.object({ intent: z.literal("revoke-key"), keyId: id }),
+  z.object({ intent: z.literal("billing") }),
   z.object({
     intent: z.literal("retention"),
     days: z
@@ -115,6 +116,8 @@ export async function runTeamAction(
       return revokeTeamKey(deps, teamId, userId, input.keyId);
     case "seats":
       return changeTeamSeats(deps, teamId, userId, input.seats);
+    case "billing":
+      return openTeamBillingPortal(deps, teamId, userId);
     case "retention": {
       const found = await requireTeamRole(deps.db, teamId, userId, "manage");
       if (!found.ok) return found;

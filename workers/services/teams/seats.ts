@@ -3,7 +3,7 @@ import type { Deps } from "@workers/services/deps";
 import { setSeats, startTeamCheckout } from "@workers/services/team-billing";
 import { and, eq, isNull } from "drizzle-orm";
 import { TEAM_PLAN } from "~/shared/catalog";
-import { ok, type Result } from "~/shared/result";
+import { fail, ok, type Result } from "~/shared/result";
 import { requireTeamRole } from "./teams";
 
 // The owner's seats (issue 47 item 3), from the team's page: the first purchase is a Stripe Checkout for the team
@@ -63,4 +63,28 @@ export async function changeTeamSeats(
     message: `Pay for ${plural(quantity)} at $${TEAM_PLAN.pricePerSeat} a seat a month on Stripe.`,
     redirect: checkout.url,
   });
+}
+
+export const NO_TEAM_BILLING_MESSAGE = "The team has no plan at Stripe yet: buy seats first.";
+
+/**
+ * The owner's way to the team plan's payment details, invoices and cancellation: Stripe's Billing Portal for the
+ * team's own customer (docs/decisions/0314-team-billing-portal.md), coming back to the team's page. What it changes
+ * reaches the team only through Stripe's signed events, as every seat fact does.
+ */
+export async function openTeamBillingPortal(
+  deps: SeatsDeps,
+  teamId: string,
+  actorId: string,
+): Promise<Result<{ message: string; redirect?: string }>> {
+  const found = await requireTeamRole(deps.db, teamId, actorId, "owner");
+  if (!found.ok) return found;
+  const customer = found.team.stripeCustomerId;
+  if (!customer) return fail("conflict", NO_TEAM_BILLING_MESSAGE);
+  const session = await deps.stripe.billingPortal.sessions.create(
+    { customer, return_url: `${deps.origin}/teams/${encodeURIComponent(teamId)}` },
+    // A portal session is single use: a fresh key per request still makes the SDK's own retries safe.
+    { idempotencyKey: `team-portal:${teamId}:${crypto.randomUUID()}` },
+  );
+  return ok({ message: "Opening Stripe's billing page.", redirect: session.url });
 }
