@@ -41,3 +41,28 @@ export async function holdTeamCredits(
 export async function releaseTeamCredits(env: Deps["env"], teamId: string, jobIds: string[], reason: string) {
   await teamObject(env, teamId).release(teamId, jobIds, reason);
 }
+
+/**
+ * Starts jobs on the right pool, the one path of every team job (a page's job, a team key's job, a re-roll;
+ * ADR 0270, 0297): with a team, its credits for every job are taken first, all or none, and refused before
+ * anything is recorded or reaches the provider; then `start` records the jobs in the member's object (each naming the
+ * team, each with a 0-credit reservation of its own). When the member's object does not record them (a photo in the
+ * trash, a reused key, a retry already made) the team's credits go back at once. A request whose jobs another sending
+ * recorded (JOBS_ALREADY_STARTED: two sendings under one key, the other's record first) gives nothing back: those
+ * credits pay for the jobs that run. With no team, `start` alone (the member's own credits).
+ */
+export async function startPaidBy(
+  env: Deps["env"],
+  teamId: string | null,
+  payer: string,
+  jobIds: string[],
+  reason: string,
+  start: () => Promise<StartManyResult>,
+): Promise<{ started: StartManyResult; pool: number | null }> {
+  if (teamId === null) return { started: await start(), pool: null };
+  const held = await holdTeamCredits(env, teamId, payer, jobIds, reason);
+  if (!held.ok) return { started: held, pool: null };
+  const started = await start();
+  if (held.created && !started.ok && !started.existing) await releaseTeamCredits(env, teamId, jobIds, started.error);
+  return { started, pool: held.pool };
+}
