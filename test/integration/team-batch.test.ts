@@ -9,7 +9,7 @@ import { workerFetch } from "@test/support/worker";
 import { randomToken } from "@workers/lib/crypto";
 import { JOBS_ALREADY_STARTED, teamObject, userObject } from "@workers/objects/client";
 import { stateDigest } from "@workers/services/fixtures";
-import { batchPage } from "@workers/services/jobs/batch-pages";
+import { batchForm, batchPage, startBatchFromForm } from "@workers/services/jobs/batch-pages";
 import { submittedJobIds } from "@workers/services/jobs/queue";
 import { trashPhoto } from "@workers/services/library";
 import { startPaidBy } from "@workers/services/teams/funding";
@@ -167,6 +167,20 @@ describe("a batch in a team listing", () => {
     expect(provider.calls).toHaveLength(0);
     expect(await pool(teamId)).toEqual({ credits: 10, held: 0, committed: 0, released: 0 });
     expect(await jobsOf(member.id)).toEqual([]);
+    // The page's form says the same words, not the member's own balance.
+    const form = await startBatchFromForm({ db, env }, member.id, {
+      folderId,
+      designStyle: "Modern",
+      quoted: "3",
+      ...Object.fromEntries(
+        photos.flatMap((p) => [
+          [`pick:${p.id}`, "1"],
+          [`room:${p.id}`, "Bedroom"],
+        ]),
+      ),
+    });
+    expect(form).toMatchObject({ ok: false, error: memberLimitMessage(2) });
+    expect(provider.calls).toHaveLength(0);
   });
 
   it("a stranger's batch on the team's listing is the 404 of a made-up folder, with nothing written", async () => {
@@ -186,6 +200,8 @@ describe("a batch in a team listing", () => {
     expect(noFolder.body).toEqual(madeUpPhoto.body);
     expect(await digest()).toEqual(before);
     expect(provider.calls).toHaveLength(0);
+    // The batch form is a 404 too.
+    expect(await batchForm(db, stranger.id, folderId)).toBeNull();
   });
 
   it("a failed item gives its credit back to the pool; the member's retry is charged to the pool once", async () => {
@@ -365,5 +381,14 @@ describe("a batch in a team listing", () => {
     expect(provider.calls).toHaveLength(0);
     expect(await digest()).toEqual(before);
     expect(await pool(teamId)).toEqual({ credits: 5, held: 0, committed: 0, released: 0 });
+  });
+
+  it("the batch form of a team listing offers every photo in it; the library's form only the member's own", async () => {
+    const { folderId, member, photos } = await teamListing(5, 3);
+    const [own] = await photosOf(member.id, 1);
+    const listing = await batchForm(db, member.id, folderId);
+    expect(new Set(listing!.candidates.map((c) => c.photo.id))).toEqual(new Set(photos.map((p) => p.id)));
+    const library = await batchForm(db, member.id, null);
+    expect(library!.candidates.map((c) => c.photo.id)).toEqual([own!.id]);
   });
 });
