@@ -34,8 +34,9 @@ export const TEAM_POOL_FROZEN =
 /** A team request whose credit was given back before its job was recorded (docs/decisions/0270). */
 export const TEAM_REQUEST_EXPIRED = "This request took too long and was cancelled. Please start it again.";
 /**
- * Paid work on a team listing's photo asked for where the team's pool cannot pay for it yet (the public API, a
- * batch, a re-roll, "keep it anyway"): refused rather than charged to the member's own credits.
+ * Paid work on a team listing's photo asked for where the team's pool cannot pay for it (the public API with a
+ * personal key): refused rather than charged to the member's own credits. A batch, a re-roll and "keep it anyway"
+ * spend the pool (docs/decisions/0297, 0310).
  */
 export const TEAM_LISTING_ELSEWHERE =
   "This photo is in a team listing, whose jobs are paid from the team's pool: start it from the photo's page.";
