@@ -34,11 +34,27 @@ export const TEAM_POOL_FROZEN =
 /** A team request whose credit was given back before its job was recorded (docs/decisions/0270). */
 export const TEAM_REQUEST_EXPIRED = "This request took too long and was cancelled. Please start it again.";
 /**
- * Paid work on a team listing's photo asked for where the team's pool cannot pay for it yet (the public API, a
- * batch, a re-roll, "keep it anyway"): refused rather than charged to the member's own credits.
+ * Paid work on a team listing's photo asked for where the team's pool cannot pay for it (the public API with a
+ * personal key): refused rather than charged to the member's own credits. A batch, a re-roll and "keep it anyway"
+ * spend the pool (docs/decisions/0297, 0310).
  */
 export const TEAM_LISTING_ELSEWHERE =
   "This photo is in a team listing, whose jobs are paid from the team's pool: start it from the photo's page.";
+
+/**
+ * A batch whose photos are paid from different places (docs/decisions/0310-a-team-listings-batch.md): one photo of
+ * each, and where each is paid from, `listing` the team listing's name or null for the member's own photo.
+ */
+export function mixedBatchMessage(
+  a: { photo: string; listing: string | null },
+  b: { photo: string; listing: string | null },
+): string {
+  const where = (p: { listing: string | null }) =>
+    p.listing === null
+      ? "is yours, paid from your own credits"
+      : `is in the team listing "${p.listing}", paid from its team's pool`;
+  return `A batch is paid from one place: "${a.photo}" ${where(a)}, and "${b.photo}" ${where(b)}. Stage them as separate batches.`;
+}
 
 /** A re-roll of a team listing's result: a team job like any other, one credit from the pool (ADR 0297). */
 export const TEAM_REROLL_MESSAGE =

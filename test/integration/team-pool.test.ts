@@ -10,7 +10,7 @@ import { teamObject } from "@workers/objects/client";
 import { TEAM_ORPHAN_MS } from "@workers/objects/team/pool";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { memberLimitMessage, TEAM_LISTING_ELSEWHERE, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
+import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
 
 // A team's one credit pool (issue 47, item 2): a job in a team listing spends the pool, exactly, whichever member
 // starts it; the member's limit and the pool refuse before any provider call, each with its own words; the
@@ -196,11 +196,11 @@ describe("a team's credit pool", () => {
     expect(provider.calls).toHaveLength(1);
   });
 
-  it("a batch on a team listing is never charged to the member's own credits", async () => {
+  it("a batch on a team listing is never charged to the member's own credits: the pool pays (ADR 0310)", async () => {
     const { teamId, members } = await teamOf(1, 5, 0);
     const m = await onPlan("Small plan", 5);
     await addMember(teamId, m.id);
-    // The member's own listing of the team (the batch form offers the member's folders).
+    // The member's own listing of the team.
     const folderId = await teamFolder(teamId, m.id);
     const [photo] = await photosOf(m.id, 1, folderId);
     const r = await api(m.cookie, "POST", "/api/batches", {
@@ -208,11 +208,12 @@ describe("a team's credit pool", () => {
       folderId,
       items: [{ photoId: photo!.id, roomType: "Bedroom" }],
     });
-    expect(r.status).toBe(409);
-    expect(r.body.error).toBe(TEAM_LISTING_ELSEWHERE);
+    expect(r.status).toBe(202);
+    await settleJob(m.cookie, r.body.batch.items[0].jobId);
+    await teamObject(env, teamId).reconcile(teamId);
     expect(await balance(m.id)).toBe(5);
-    expect(provider.calls).toHaveLength(0);
-    expect(await pool(teamId)).toEqual({ credits: 5, held: 0, committed: 0, released: 0 });
+    expect(provider.calls).toHaveLength(1);
+    expect(await pool(teamId)).toEqual({ credits: 4, held: 0, committed: 1, released: 0 });
     expect(members).toHaveLength(1);
   });
 });

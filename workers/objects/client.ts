@@ -6,6 +6,7 @@ import type { UserObject } from "./user-object";
 
 export type { GateStats } from "./provider-gate";
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
+export { INSUFFICIENT_CREDITS } from "./user/credits/rows";
 export { IDEMPOTENCY_TTL_MS, idempotentJobId, KEY_MISMATCH } from "./user/jobs/api-jobs";
 export {
   ALREADY_RETRIED,

@@ -39,13 +39,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const raw = await readFormFields(request);
   if (!raw.ok) return failureData(raw);
   const res = await startBatchFromForm(getDeps(context), user.id, raw.fields);
-  if (!res.ok) {
-    if (res.code === "insufficient_credits") {
-      const have = (res as { credits?: number }).credits ?? 0;
-      return failureData({ ...res, error: `Not enough credits: this batch needs more than the ${have} you have.` });
-    }
-    return failureData(res);
-  }
+  if (!res.ok) return failureData(res);
   if (!res.started) return { confirm: res.confirm };
   throw redirect(`/batches/${res.batchId}`);
 }

@@ -26,6 +26,9 @@ const f = {
   batchId: "",
   batchJobId: "",
   folderId: "",
+  /** A listing of the owner's team (the stranger is no member; the new team's pool is empty), and a photo in it. */
+  teamFolderId: "",
+  teamPhotoId: "",
 };
 
 const headers = (u: FixtureUser) => ({ Cookie: `sw_session=${u.sessionToken}` });
@@ -68,9 +71,10 @@ beforeAll(async () => {
   });
   owner = await createUser({ credits: 4 });
   stranger = await createUser({ credits: 5 });
-  const seeded = await seedPhotos({ baseUrl: baseUrl(), sessionToken: owner.sessionToken! }, 2, "Den");
+  const seeded = await seedPhotos({ baseUrl: baseUrl(), sessionToken: owner.sessionToken! }, 3, "Den");
   f.photoId = seeded[0]!;
   f.otherPhotoId = seeded[1]!;
+  f.teamPhotoId = seeded[2]!;
   // Started as the page starts it, with a key (docs/decisions/0148-page-job-requests-sent-once.md).
   const staged = await call(
     owner,
@@ -99,9 +103,43 @@ beforeAll(async () => {
     { "Idempotency-Key": OWNER_REROLL_KEY },
   );
   await settle(rerolled.body.job.id);
-  await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "create-folder", name: "Hostile listing" }));
-  const html = await (await fetch(`${baseUrl()}/dashboard`, { headers: headers(owner) })).text();
-  f.folderId = /folder=([a-z2-7]+)/.exec(html)?.[1] ?? "";
+  // The library's folder links, and a folder made through the dashboard's form: the one link that is new.
+  const folderIds = async () =>
+    new Set(
+      [
+        ...(await (await fetch(`${baseUrl()}/dashboard`, { headers: headers(owner) })).text()).matchAll(
+          /folder=([a-z2-7]+)/g,
+        ),
+      ].map((m) => m[1]!),
+    );
+  const newFolder = async (name: string) => {
+    const before = await folderIds();
+    await call(owner, "POST", "/dashboard", new URLSearchParams({ intent: "create-folder", name }));
+    return [...(await folderIds())].find((id) => !before.has(id)) ?? "";
+  };
+  f.folderId = await newFolder("Hostile listing");
+  // A team listing (ADR 0280) with a photo: its batches spend the team's pool (ADR 0310), which a new team has empty.
+  const madeTeam = await fetch(`${baseUrl()}/teams`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { ...headers(owner), Origin: baseUrl(), "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ intent: "create-team", name: "Hostile team" }).toString(),
+  });
+  const teamId = /\/teams\/([a-z0-9]+)$/.exec(madeTeam.headers.get("Location") ?? "")?.[1] ?? "";
+  f.teamFolderId = await newFolder("Team listing");
+  await call(
+    owner,
+    "POST",
+    "/dashboard",
+    new URLSearchParams({ intent: "move", photoId: f.teamPhotoId, folderId: f.teamFolderId }),
+  );
+  const toTeam = await call(
+    owner,
+    "POST",
+    "/dashboard",
+    new URLSearchParams({ intent: "folder-to-team", folderId: f.teamFolderId, teamId }),
+  );
+  expect(teamId && toTeam.status < 400 && f.teamFolderId).toBeTruthy();
   // Wait for the batch to end, so the digest does not move under the cases.
   for (let i = 0; i < 120; i++) {
     const view = await call(owner, "GET", `/api/batches/${f.batchId}`);
@@ -386,6 +424,65 @@ function cases(): HostileCase[] {
       }),
       status: 400,
       message: /not understood/,
+    },
+    // A team listing's batch (ADR 0310): a stranger gets the 404 of a made-up id; the member is refused by the empty
+    // pool in its words, and a batch mixing the team's photo with a personal one is refused naming both.
+    {
+      name: "stranger's batch on another team's listing",
+      method: "POST",
+      path: "/api/batches",
+      headers: s,
+      body: batch([item(f.teamPhotoId)], { folderId: f.teamFolderId }),
+      status: 404,
+      message: /That folder was not found/,
+    },
+    {
+      name: "stranger's batch of another team's listing photo, no folder named",
+      method: "POST",
+      path: "/api/batches",
+      headers: s,
+      body: batch([item(f.teamPhotoId)]),
+      status: 404,
+      message: /A photo of the batch was not found/,
+    },
+    {
+      name: "stranger's start page of another team's listing",
+      method: "GET",
+      path: `/batches/new?folder=${f.teamFolderId}`,
+      headers: s,
+      status: 404,
+    },
+    {
+      name: "stranger starts another team's listing photo through the page",
+      method: "POST",
+      path: "/batches/new",
+      headers: s,
+      body: form({
+        folderId: f.teamFolderId,
+        designStyle: "modern",
+        quoted: "1",
+        [`pick:${f.teamPhotoId}`]: "1",
+        [`room:${f.teamPhotoId}`]: "bedroom",
+      }),
+      status: 404,
+    },
+    {
+      name: "a member's batch of the team's listing against an empty pool",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([item(f.teamPhotoId)], { folderId: f.teamFolderId }),
+      status: 402,
+      message: /team's credit pool is used up/,
+    },
+    {
+      name: "a batch mixing the team's listing photo and a personal one",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([item(f.teamPhotoId), item(f.photoId)]),
+      status: 409,
+      message: /paid from one place/,
     },
     {
       name: "a stranger's submission key with the owner's photo",

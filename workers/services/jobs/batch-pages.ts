@@ -1,9 +1,12 @@
+import { inTeamListing } from "@db/access";
 import { jobs, photos } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import { INSUFFICIENT_CREDITS } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
-import { getFolder, type PhotoCard, toCard } from "@workers/services/library";
+import { type PhotoCard, toCard } from "@workers/services/library";
 import { folderLook, looksOf } from "@workers/services/listing-look";
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { folderAccess, reachablePhoto } from "@workers/services/teams/access";
+import { and, desc, eq, isNull, not } from "drizzle-orm";
 import { z } from "zod";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel, MAX_BATCH_PHOTOS, roomField, roomFromName } from "~/shared/listing";
@@ -41,13 +44,22 @@ export interface BatchForm {
 
 /** The photos of a folder (or the whole library) a batch may take, newest first, or null for a stranger's folder. */
 export async function batchForm(db: Db, userId: string, folderId: string | null): Promise<BatchForm | null> {
-  const folder = folderId ? await getFolder(db, userId, folderId) : null;
-  if (folderId && !folder) return null;
+  // The user's own folder, or a listing of a team they are an active member of: every photo in it, whoever uploaded
+  // it (its batch spends the team's pool, docs/decisions/0310-a-team-listings-batch.md).
+  const scope = folderId ? await folderAccess(db, userId, folderId) : null;
+  if (folderId && !scope) return null;
+  const folder = scope?.folder ?? null;
   const rows = await db
     .select()
     .from(photos)
     .where(
-      and(eq(photos.userId, userId), isNull(photos.trashedAt), folder ? eq(photos.folderId, folder.id) : undefined),
+      and(
+        isNull(photos.trashedAt),
+        folder
+          ? and(eq(photos.folderId, folder.id), reachablePhoto(userId))
+          : // The whole library: the user's own photos outside team listings, one payer for the batch (ADR 0310).
+            and(eq(photos.userId, userId), not(inTeamListing())),
+      ),
     )
     .orderBy(desc(photos.createdAt), desc(photos.id))
     .limit(MAX_BATCH_PHOTOS + 1)
@@ -62,9 +74,11 @@ export async function batchForm(db: Db, userId: string, folderId: string | null)
   const lastRoom = ROOM_TYPES.some((r) => r.code === last?.params.roomType) ? last!.params.roomType! : "";
   const lastStyle = DESIGN_STYLES.some((s) => s.code === last?.params.designStyle) ? last!.params.designStyle! : "";
   const offered = rows.slice(0, MAX_BATCH_PHOTOS);
+  // A team listing's photos follow the look of the listing's folder, read under its owner (ADR 0280).
+  const lookOwner = scope?.ownerId ?? userId;
   const looks = await looksOf(
     db,
-    userId,
+    lookOwner,
     offered.map((p) => p.id),
   );
   return {
@@ -73,7 +87,7 @@ export async function batchForm(db: Db, userId: string, folderId: string | null)
     designStyle: lastStyle,
     truncated: rows.length > MAX_BATCH_PHOTOS,
     submission: randomToken(),
-    look: { view: folder?.lookVersionId ? await folderLook(db, userId, folder.id) : null, photos: looks.size },
+    look: { view: folder?.lookVersionId ? await folderLook(db, lookOwner, folder.id) : null, photos: looks.size },
   };
 }
 
@@ -154,7 +168,15 @@ export async function startBatchFromForm(
     ...(parsed.data.look ? { look: parsed.data.look } : {}),
     ...(lookStrength !== undefined ? { lookStrength } : {}),
   });
-  if (!res.ok) return res;
+  if (!res.ok) {
+    // The member's own credits short, said with what they have; a team listing's pool or the member's limit in it
+    // answers in its own words (docs/decisions/0310-a-team-listings-batch.md).
+    if (res.code === "insufficient_credits" && res.error === INSUFFICIENT_CREDITS) {
+      const have = (res as { credits?: number }).credits ?? 0;
+      return { ...res, error: `Not enough credits: this batch needs more than the ${have} you have.` };
+    }
+    return res;
+  }
   return ok({ started: true as const, batchId: res.batchId });
 }
 

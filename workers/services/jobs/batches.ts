@@ -1,13 +1,14 @@
 import { inList } from "@db/lists";
-import { type Batch, batches, type Job, type JobParams, jobs, photos } from "@db/schema";
+import { type Batch, batches, type Job, type JobParams, jobs, photos, type StyleReference } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
 import { SUBMISSION_REUSED, userObject } from "@workers/objects/client";
 import { currentBalance } from "@workers/services/account";
 import type { Deps } from "@workers/services/deps";
-import { getFolder } from "@workers/services/library";
 import { looksOf } from "@workers/services/listing-look";
 import type { UserRef } from "@workers/services/sessions";
+import { folderAccess, reachablePhoto } from "@workers/services/teams/access";
+import { payerOfPhotos, startPaidBy } from "@workers/services/teams/funding";
 import { and, asc, desc, eq, gte, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
@@ -21,6 +22,8 @@ import { currentPlan } from "./start";
 // retries and the chosen version. Every start goes to the user's Durable
 // Object (startJobs), which reserves each job's credit, all or none, and
 // queues them. docs/decisions/0140-batches-variations-rerolls.md
+// A batch of a team listing's photos spends the team's pool, taken first by the team's object for every job, as any
+// team job (docs/decisions/0310-a-team-listings-batch.md).
 
 type Db = Deps["db"];
 
@@ -74,21 +77,23 @@ export async function startBatch(
   if (!parsed.success) return fail("invalid", parsed.error.issues[0]?.message ?? MISSING_OPTIONS);
   const { items, designStyle } = parsed.data;
   const folderId = parsed.data.folderId || null;
-  if (folderId && !(await getFolder(deps.db, userId, folderId))) return fail("not_found", "That folder was not found.");
+  // The user's own folder, or a listing of a team they are an active member of (ADR 0280); anyone else's is the 404
+  // of a made-up id, before anything is read of its photos or written.
+  if (folderId && !(await folderAccess(deps.db, userId, folderId))) {
+    return fail("not_found", "That folder was not found.");
+  }
   const ids = items.map((i) => i.photoId);
   if (new Set(ids).size !== ids.length) return fail("invalid", "A photo is in the batch twice.");
-  // The user's own photos; one in the trash is refused by the user's object with the words that say so (ADR 0202).
-  const owned = await deps.db
-    .select({ id: photos.id })
-    .from(photos)
-    .where(and(eq(photos.userId, userId), inList(photos.id, ids)))
-    .all();
-  if (owned.length !== ids.length) return fail("not_found", "A photo of the batch was not found.");
+  // Photos the user may reach, paid from one place: their own credits, or one team's pool (ADR 0310). One in the trash
+  // is refused by the user's object with the words that say so (ADR 0202).
+  const payer = await payerOfPhotos(deps.db, userId, ids);
+  if (!payer.ok) return payer;
+  const { teamId, owners } = payer;
   const advanced = await advancedOptions(parsed.data, () => currentPlan(deps.db, userId));
   if (!advanced.ok) return advanced;
   // Each photo's listing look as it is now, fixed in its job (a batch started with a look keeps it to the end).
   const { look: useLooks, lookStrength } = parsed.data;
-  const looks = useLooks === "none" ? new Map() : await looksOf(deps.db, userId, ids);
+  const looks = useLooks === "none" ? new Map() : await looksOfOwners(deps.db, owners);
   const planned: { photoId: string; params: JobParams }[] = [];
   for (const item of items) {
     const p = jobParams({ kind: "stage", roomType: item.roomType, designStyle });
@@ -106,20 +111,26 @@ export async function startBatch(
   const { submission } = parsed.data;
   const batchId = submission ? keyedToken("batch", userId, submission) : randomToken();
   const jobIds = submittedJobIds("batch", userId, submission, planned.length);
-  const started = await userObject(deps.env, userId).startJobs(userId, {
-    requestId: currentRequestId(),
-    batch: { id: batchId, folderId, designStyle: planned[0]!.params.designStyle! },
-    submitted: submission !== undefined,
-    jobs: planned.map((p, i) => ({
-      jobId: jobIds[i]!,
-      photoId: p.photoId,
-      kind: "stage" as const,
-      params: { ...p.params, seed: newSeed() },
-      cost: 1 as const,
-      reason: "AI stage (batch)",
-      batchId,
-    })),
-  });
+  const reason = "AI stage (batch)";
+  // A team listing's batch: the pool's credits for every photo taken first, all or none (the pool, the member's limit,
+  // the frozen pool refuse before anything reaches the provider), then the jobs recorded naming the team (ADR 0270).
+  const { started } = await startPaidBy(deps.env, teamId, userId, jobIds, reason, () =>
+    userObject(deps.env, userId).startJobs(userId, {
+      requestId: currentRequestId(),
+      batch: { id: batchId, folderId, designStyle: planned[0]!.params.designStyle! },
+      submitted: submission !== undefined,
+      jobs: planned.map((p, i) => ({
+        jobId: jobIds[i]!,
+        photoId: p.photoId,
+        kind: "stage" as const,
+        params: { ...p.params, seed: newSeed() },
+        cost: 1 as const,
+        reason,
+        batchId,
+        teamId,
+      })),
+    }),
+  );
   // Sent again: the batch the first sending started, nothing charged twice.
   if (alreadyStarted(started)) return ok({ batchId, credits: started.balance, jobs: 0 });
   if (!started.ok) return startFailure(started);
@@ -171,9 +182,14 @@ export async function batchViews(db: Db, list: Batch[]): Promise<BatchView[]> {
     .from(jobs)
     .innerJoin(photos, eq(photos.id, jobs.photoId))
     .where(
-      inList(
-        jobs.batchId,
-        list.map((b) => b.id),
+      and(
+        inList(
+          jobs.batchId,
+          list.map((b) => b.id),
+        ),
+        // Only photos the batch's member may still reach: a team listing's batch shows nothing of the team's to a
+        // member removed since (ADR 0271, 0310); its personal photos are theirs.
+        reachablePhoto(jobs.userId),
       ),
     )
     .orderBy(asc(jobs.createdAt), asc(jobs.id))
@@ -223,6 +239,15 @@ function viewOf(batch: Batch, rows: BatchRow[]): BatchView {
   };
 }
 
+/** Each photo's listing look, read under the user whose rows it is (a team listing's photo: its uploader's, ADR 0280). */
+async function looksOfOwners(db: Db, owners: Map<string, string>): Promise<Map<string, StyleReference>> {
+  const byOwner = new Map<string, string[]>();
+  for (const [photoId, owner] of owners) byOwner.set(owner, [...(byOwner.get(owner) ?? []), photoId]);
+  const looks = new Map<string, StyleReference>();
+  for (const [owner, ids] of byOwner) for (const [id, look] of await looksOf(db, owner, ids)) looks.set(id, look);
+  return looks;
+}
+
 /** The user's newest batches, newest first (the dashboard shows them again on return). */
 export async function recentBatches(db: Db, userId: string, limit = 3, since = 0): Promise<BatchView[]> {
   return batchViews(db, await recentBatchesQuery(db, userId, limit, since).all());
@@ -263,7 +288,9 @@ export async function retryBatch(
   submission?: string,
 ): Promise<Result<{ retried: number; credits: number; replayed?: boolean }>> {
   const view = await batchView(deps.db, userId, batchId);
-  if (!view) return NOT_FOUND;
+  // A batch shows only the photos its member may reach: none left (a team listing's, the member removed since) is
+  // the 404 of a made-up batch, as its photos are (ADR 0310).
+  if (!view || view.items.length === 0) return NOT_FOUND;
   if (submission !== undefined) {
     const earlier = await retriedUnder(deps.db, userId, submission, view.items.length);
     if (earlier.some((j) => j.batchId !== batchId)) return fail("conflict", SUBMISSION_REUSED);
@@ -287,20 +314,32 @@ export async function retryBatch(
   const byId = new Map(rows.map((j) => [j.id, j]));
   const old = failed.flatMap((f) => byId.get(f.jobId) ?? []);
   const jobIds = submittedJobIds("batch-retry", userId, submission, old.length);
-  const started = await userObject(deps.env, userId).startJobs(userId, {
-    requestId: currentRequestId(),
-    submitted: submission !== undefined,
-    jobs: old.map((j, i) => ({
-      jobId: jobIds[i]!,
-      photoId: j.photoId,
-      kind: j.kind,
-      params: { ...j.params, seed: newSeed() },
-      cost: 1 as const,
-      reason: "AI stage (batch retry)",
-      batchId,
-      retryOf: j.id,
-    })),
-  });
+  // Paid from where the photos are now, as a new batch would be (a team listing's pool, ADR 0310): a photo since out
+  // of reach is not found, and nothing is taken.
+  const payer = await payerOfPhotos(
+    deps.db,
+    userId,
+    old.map((j) => j.photoId),
+  );
+  if (!payer.ok) return payer;
+  const reason = "AI stage (batch retry)";
+  const { started } = await startPaidBy(deps.env, payer.teamId, userId, jobIds, reason, () =>
+    userObject(deps.env, userId).startJobs(userId, {
+      requestId: currentRequestId(),
+      submitted: submission !== undefined,
+      jobs: old.map((j, i) => ({
+        jobId: jobIds[i]!,
+        photoId: j.photoId,
+        kind: j.kind,
+        params: { ...j.params, seed: newSeed() },
+        cost: 1 as const,
+        reason,
+        batchId,
+        retryOf: j.id,
+        teamId: payer.teamId,
+      })),
+    }),
+  );
   // The same retry sent at the same moment under its key: the other sending started it.
   if (alreadyStarted(started)) return ok({ retried: old.length, credits: started.balance, replayed: true });
   // Another retry of the same failures got there first (two requests at once): it charged them once, and the

@@ -1,9 +1,9 @@
 import type { Job, JobKind, JobParams } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
-import { type StartManyResult, userObject } from "@workers/objects/client";
+import { userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
-import { holdTeamCredits, releaseTeamCredits, teamOfPhoto } from "@workers/services/teams/funding";
+import { startPaidBy, teamOfPhoto } from "@workers/services/teams/funding";
 import { type FailureCode, fail, NOT_FOUND } from "~/shared/result";
 
 // Starting jobs through the user's queue (workers/objects/user/queue.ts, which
@@ -77,23 +77,21 @@ export async function startQueued(
   if (teamKey && teamId !== teamKey.teamId) {
     return { ok: false as const, code: NOT_FOUND.code, error: NOT_FOUND.error, balance: 0, params, ids, pool: null };
   }
-  const held = teamId ? await holdTeamCredits(deps.env, teamId, teamKey?.payer ?? userId, ids, reason) : null;
-  if (held && !held.ok) return { ...held, params, ids, pool: null };
-  const started: StartManyResult = await userObject(deps.env, userId).startJobs(userId, {
-    requestId: currentRequestId(),
-    jobs: ids.map((jobId) => ({
-      jobId,
-      photoId: job.photoId,
-      kind: job.kind,
-      params,
-      cost: 1 as const,
-      reason,
-      groupId: count > 1 ? ids[0]! : null,
-      teamId,
-    })),
-    submitted: submission !== undefined,
-  });
-  // Not recorded (a photo in the trash, a reused key): the team's credits taken for it go back at once.
-  if (teamId && held?.created && !started.ok) await releaseTeamCredits(deps.env, teamId, ids, started.error);
-  return { ...started, params, ids, pool: held?.ok ? held.pool : null };
+  const { started, pool } = await startPaidBy(deps.env, teamId, teamKey?.payer ?? userId, ids, reason, () =>
+    userObject(deps.env, userId).startJobs(userId, {
+      requestId: currentRequestId(),
+      jobs: ids.map((jobId) => ({
+        jobId,
+        photoId: job.photoId,
+        kind: job.kind,
+        params,
+        cost: 1 as const,
+        reason,
+        groupId: count > 1 ? ids[0]! : null,
+        teamId,
+      })),
+      submitted: submission !== undefined,
+    }),
+  );
+  return { ...started, params, ids, pool };
 }

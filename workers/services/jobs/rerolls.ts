@@ -4,7 +4,7 @@ import { freeRerollQuery, getJob, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { looksOf } from "@workers/services/listing-look";
 import { photoAccess } from "@workers/services/teams/access";
-import { holdTeamCredits, releaseTeamCredits } from "@workers/services/teams/funding";
+import { startPaidBy } from "@workers/services/teams/funding";
 import { FREE_REROLL_MS, REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { TEAM_REROLL_MESSAGE } from "~/shared/teams";
@@ -108,8 +108,6 @@ export async function reroll(
   const params: JobParams = look ? { ...choices, styleReference: look } : choices;
   // A team listing's photo: the pool's credit is taken first (ADR 0270's reserve: the member's limit, the frozen pool,
   // the pool itself), then the job is recorded in the member's object with the team named, as any team job (ADR 0297).
-  const held = teamId !== null ? await holdTeamCredits(deps.env, teamId, userId, [id], PAID_REASON) : null;
-  if (held && !held.ok) return startFailure(held);
   const start = (cost: 0 | 1) =>
     userObject(deps.env, userId).startJobs(userId, {
       requestId: currentRequestId(),
@@ -128,7 +126,9 @@ export async function reroll(
       submitted: opts.submission !== undefined,
     });
   let cost = quote.cost;
-  let started = await start(cost);
+  // The team's credit taken first, given back if the member's object does not record the job (startPaidBy). A team
+  // re-roll is never free, so the second start below is only ever a personal one.
+  let { started } = await startPaidBy(deps.env, teamId, userId, [id], PAID_REASON, () => start(cost));
   // A second free re-roll racing the first is refused by the object in the words of REROLL_PAID_MESSAGE (nothing
   // written): free for one of them only. One whose sender agreed to a credit starts as the paid re-roll it agreed to.
   if (!started.ok && started.error === REROLL_PAID_MESSAGE && cost === 0 && opts.acceptCharge) {
@@ -144,10 +144,6 @@ export async function reroll(
       replayed: true,
     });
   }
-  if (!started.ok) {
-    // Not recorded (a photo in the trash, a reused key): the pool's credit taken for it goes back at once.
-    if (teamId !== null && held?.created) await releaseTeamCredits(deps.env, teamId, [id], started.error);
-    return startFailure(started);
-  }
+  if (!started.ok) return startFailure(started);
   return ok({ job: { id, status: "queued" }, cost, credits: started.balance });
 }
