@@ -1,5 +1,16 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { apiKeys, creditLedger, folders, photos, teamLedger, teamReservations, teams, users } from "@db/schema";
+import {
+  apiCallbacks,
+  apiKeys,
+  creditLedger,
+  folders,
+  photos,
+  teamLedger,
+  teamReservations,
+  teams,
+  users,
+} from "@db/schema";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { balance, onPlan, photosOf } from "@test/support/listing";
@@ -7,14 +18,15 @@ import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { fakeStripe } from "@test/support/stripe";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { workerFetch } from "@test/support/worker";
-import { keyPayer, teamObject } from "@workers/objects/client";
+import { SIGNATURE_HEADER, verifySignatureHeader } from "@workers/lib/callback-signing";
+import { keyPayer, teamObject, userObject } from "@workers/objects/client";
 import { emailField } from "@workers/services/accounts/validation";
 import { stateDigest } from "@workers/services/fixtures";
 import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
 import { listTeamKeys, TEAM_KEY_NOT_FOUND, TEAM_KEY_REVOKED, teamRunnerId } from "@workers/services/teams/keys";
 import { TEAM_ADMIN_ONLY } from "@workers/services/teams/teams";
 import { and, eq } from "drizzle-orm";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { memberLimitMessage, TEAM_POOL_EMPTY } from "~/shared/teams";
 
 // Team API keys (issue 47 item 6; docs/decisions/0295-team-api-keys.md): made, listed and revoked by the team's
@@ -221,6 +233,57 @@ describe("a team key's jobs", () => {
     expect(runnerRows.every((r) => r.amount === 0)).toBe(true);
     // GET /balance answers the team's pool.
     expect(await (await call(key.token, "/balance")).json()).toEqual({ credits: 4 });
+  });
+
+  it("deliver a signed callback when they name one, signed with the key's own secret shown once at its making", async () => {
+    const { admin, teamId } = await team(3);
+    const made = await act(teamId, admin.id, { intent: "create-key", name: "CRM hooks", limit: "" });
+    expect(made.ok && made.callbackSecret).toMatch(/^whsec_[a-z2-7]{52}$/);
+    const key = {
+      token: made.ok ? made.token! : "",
+      id: (await db.select().from(apiKeys).where(eq(apiKeys.name, "CRM hooks")).get())!.id,
+    };
+    const secret = made.ok ? made.callbackSecret! : "";
+    // The callback receiver, beside the provider's stub.
+    const received: { headers: Headers; body: string }[] = [];
+    const previous = vi.mocked(globalThis.fetch).getMockImplementation()!;
+    vi.mocked(globalThis.fetch).mockImplementation(async (input, init) => {
+      const req = new Request(input, init);
+      if (!req.url.startsWith("http://hooks.example.com/")) return previous(input, init);
+      received.push({ headers: req.headers, body: await req.text() });
+      return new Response("ok");
+    });
+    // A private address is refused before anything is reserved.
+    const up = await upload(key.token);
+    const privateHook = await call(key.token, `/photos/${up.photoId}/jobs`, {
+      method: "POST",
+      json: { ...STAGE, callbackUrl: "http://192.168.0.10/hook" },
+    });
+    expect(privateHook.status).toBe(400);
+    expect(await poolOf(teamId)).toBe(3);
+
+    const res = await call(key.token, `/photos/${up.photoId}/jobs`, {
+      method: "POST",
+      json: { ...STAGE, callbackUrl: "http://hooks.example.com/team" },
+    });
+    expect(res.status).toBe(202);
+    const { job } = (await res.json()) as { job: { id: string } };
+    expect(await settle(key.token, job.id)).toBe("succeeded");
+    const runner = userObject(env, teamRunnerId(teamId));
+    for (let i = 0; i < 100 && received.length === 0; i++) {
+      if (i % 10 === 9) await runDurableObjectAlarm(runner);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(received).toHaveLength(1);
+    const now = Math.floor(Date.now() / 1000);
+    const [hook] = received;
+    expect(await verifySignatureHeader(secret, hook!.headers.get(SIGNATURE_HEADER), hook!.body, now)).toBe(true);
+    const event = JSON.parse(hook!.body) as { type: string; data: { job: { id: string } } };
+    expect(event).toMatchObject({ type: "job.succeeded", data: { job: { id: job.id } } });
+    const row = await db.select().from(apiCallbacks).where(eq(apiCallbacks.jobId, job.id)).get();
+    expect(row).toMatchObject({ status: "delivered", apiKeyId: key.id, userId: teamRunnerId(teamId) });
+    await teamObject(env, teamId).reconcile(teamId);
+    expect(await poolOf(teamId)).toBe(2);
   });
 
   it("are refused before any provider call with the key's limit, then the pool, each in its own words", async () => {

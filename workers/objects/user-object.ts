@@ -270,6 +270,8 @@ export class UserObject extends DurableObject<Env> {
    * Like every paid entry here (startApiJob, keepRefused), it refuses a photo in the trash first (ADR 0202).
    */
   async startJobs(userId: string, input: queue.StartManyInput): Promise<queue.StartManyResult> {
+    // Before the batch that writes the callback's row: the flag only saves a query when no callback is open.
+    if (input.callback) await callbacks.markOpen(this.ctx.storage);
     const result = await this.#change(userId, (now) => queue.startMany(this.#db, userId, input, now), {
       alarmNextTurn: true,
     });

@@ -53,7 +53,12 @@ export async function action({ request, context, params }: Route.ActionArgs) {
     : await runTeamAction(deps, teamId, user.id, form.data);
   if (!res.ok) return failureData(res);
   if (res.redirect) return redirect(res.redirect, 303);
-  return { ok: true as const, message: res.message, token: res.token ?? null };
+  return {
+    ok: true as const,
+    message: res.message,
+    token: res.token ?? null,
+    callbackSecret: res.callbackSecret ?? null,
+  };
 }
 
 function SeatsForm({ seats, subscribed }: { seats: number; subscribed: boolean }) {
@@ -274,6 +279,7 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
         : null;
   const message = actionData && "message" in actionData ? actionData.message : checkoutMessage;
   const token = actionData && "token" in actionData ? actionData.token : null;
+  const callbackSecret = actionData && "callbackSecret" in actionData ? actionData.callbackSecret : null;
   const error = actionData && "error" in actionData ? String(actionData.error) : null;
   return (
     <div className="mx-auto max-w-3xl p-4 sm:p-6">
@@ -294,6 +300,14 @@ export default function TeamPage({ loaderData, actionData }: Route.ComponentProp
       {token ? (
         <p className="mt-2 break-all rounded bg-slate-100 p-2 font-mono text-sm" data-testid="team-key-token">
           {token}
+        </p>
+      ) : null}
+      {callbackSecret ? (
+        <p className="mt-2 text-sm">
+          Callback signing secret (checks the Stagewise-Signature header of this key's job callbacks):{" "}
+          <span className="break-all rounded bg-slate-100 p-1 font-mono" data-testid="team-key-callback-secret">
+            {callbackSecret}
+          </span>
         </p>
       ) : null}
       {error ? (

@@ -8,7 +8,7 @@ import type { ApiCaller } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
-import { keyPayer, TEAM_KEY_NO_CALLBACK, teamPool } from "@workers/services/teams/keys";
+import { keyPayer, teamPool } from "@workers/services/teams/keys";
 import type { z } from "zod";
 import { apiVersionAddresses } from "~/shared/api-addresses";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
@@ -247,11 +247,15 @@ async function teamKeyJob(
   body: z.infer<typeof S.JobRequest>,
 ) {
   const { callbackUrl, ...job } = body;
-  if (callbackUrl !== undefined) return failureJson(fail("invalid", TEAM_KEY_NO_CALLBACK));
   const team = caller.team!;
   const res = await requestJob(c.get("deps"), caller.userId, photoId, job, {
     submission: key,
-    teamKey: { teamId: team.teamId, payer: keyPayer(caller.keyId) },
+    teamKey: {
+      teamId: team.teamId,
+      payer: keyPayer(caller.keyId),
+      // Signed with the key's own callback secret, delivered as a personal key's (ADR 0315).
+      ...(callbackUrl !== undefined ? { callback: { url: callbackUrl, apiKeyId: caller.keyId } } : {}),
+    },
   });
   if (!res.ok) return failureJson(res);
   return answer(c, { status: 202, body: { job: res.job, credits: res.credits } }, res.replayed);

@@ -66,7 +66,7 @@ export async function startQueued(
    * A team API key's job (docs/decisions/0295-team-api-keys.md): `userId` is the team's runner, the pool is charged
    * under the key's name, and a photo outside this team's listings is not found (never the runner's own credits).
    */
-  teamKey?: { teamId: string; payer: string },
+  teamKey?: { teamId: string; payer: string; callback?: { url: string; apiKeyId: string } },
 ) {
   const ids = submittedJobIds(teamKey ? "team-key-job" : "page-job", userId, submission, count);
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
@@ -91,6 +91,7 @@ export async function startQueued(
         teamId,
       })),
       submitted: submission !== undefined,
+      ...(teamKey?.callback ? { callback: teamKey.callback } : {}),
     }),
   );
   return { ...started, params, ids, pool };

@@ -52,8 +52,11 @@ export async function requestJob(
     api?: ApiJobOptions;
     /** The page's submission key (its Idempotency-Key header): the same request sent again starts nothing more. */
     submission?: string;
-    /** A team API key's job: `userId` is the team's runner and the pool pays under the key's name (ADR 0295). */
-    teamKey?: { teamId: string; payer: string };
+    /**
+     * A team API key's job: `userId` is the team's runner and the pool pays under the key's name (ADR 0295); its
+     * callback, when it names one, is checked here before anything is reserved (ADR 0315).
+     */
+    teamKey?: { teamId: string; payer: string; callback?: { url: string; apiKeyId: string } };
   } = {},
 ): Promise<
   Result<{
@@ -112,6 +115,10 @@ export async function requestJob(
   // Through the user's queue: the plan's concurrency and priority, a seed, 1-4 variations (issue 15).
   const count = variationsOf(body);
   if (!count.ok) return count;
+  if (teamKey?.callback) {
+    const checked = await checkCallbackUrl(deps.env, teamKey.callback.url);
+    if (!checked.ok) return checked;
+  }
   const started = await startQueued(deps, userId, { photoId, kind, params }, count.count, submission, teamKey);
   // Sent before (a lost answer, a resend): the jobs that sending started, charged once. Otherwise the lead job as
   // the object just wrote it (the page only needs its id and polls; no D1 re-read).

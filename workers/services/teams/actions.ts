@@ -87,7 +87,7 @@ export async function runTeamAction(
   teamId: string,
   userId: string,
   input: TeamActionInput,
-): Promise<Result<{ message: string; redirect?: string; token?: string }>> {
+): Promise<Result<{ message: string; redirect?: string; token?: string; callbackSecret?: string }>> {
   switch (input.intent) {
     case "invite":
       return invite(deps, teamId, userId, { email: input.email, role: input.role });

@@ -85,7 +85,7 @@ export async function createTeamKey(
   teamId: string,
   actorId: string,
   input: { name: string; limit: number | null },
-): Promise<Result<{ message: string; token: string }>> {
+): Promise<Result<{ message: string; token: string; callbackSecret: string }>> {
   const found = await requireTeamRole(deps.db, teamId, actorId, "manage");
   if (!found.ok) return found;
   const active = await deps.db
@@ -100,6 +100,8 @@ export async function createTeamKey(
   const token = `${KEY_PREFIX}${randomToken(20)}`;
   const id = randomToken(10);
   const folderId = randomToken();
+  // The secret its jobs' callbacks are signed with (ADR 0315), shown once beside the key, stored sealed.
+  const callbackSecret = newCallbackSecret();
   const row: ApiKey = {
     id,
     userId: runner.id,
@@ -111,7 +113,7 @@ export async function createTeamKey(
     lastUsedAt: null,
     revokedAt: null,
     revokedReason: null,
-    ...(await sealCallbackSecret(keyring(deps.env), id, newCallbackSecret())),
+    ...(await sealCallbackSecret(keyring(deps.env), id, callbackSecret)),
     teamId,
     createdBy: actorId,
     folderId,
@@ -125,8 +127,9 @@ export async function createTeamKey(
     deps.db.insert(apiKeys).values(row),
   ]);
   return ok({
-    message: `API key "${input.name}" created. Copy it now: it is shown only once.`,
+    message: `API key "${input.name}" created. Copy it and its callback signing secret now: they are shown only once.`,
     token,
+    callbackSecret,
   });
 }
 
@@ -164,10 +167,6 @@ export async function keyNames(db: Deps["db"], memberIds: string[]): Promise<Map
     .all();
   return new Map(rows.map((r) => [keyPayer(r.id), r.name]));
 }
-
-/** A team key names no callback yet: its jobs run in the team's runner, whose callback delivery is not wired. */
-export const TEAM_KEY_NO_CALLBACK =
-  "Team API keys cannot name a callbackUrl yet: poll GET /jobs/{jobId} for the job's end.";
 
 /** The team's pool as it stands (what a team key's GET /balance answers). */
 export async function teamPool(db: Deps["db"], teamId: string): Promise<number> {

@@ -13,6 +13,7 @@ import { loadView, loadViewAndPlan, planQuery } from "@workers/objects/user/cred
 import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { PLANS } from "~/shared/catalog";
 import { REROLL_PAID_MESSAGE } from "~/shared/listing";
+import { insertCallbackStatement } from "./callbacks";
 import { type PaidPhoto, paidPhotoRefusal, paidPhotosQuery } from "./paid-photos";
 import { DEFAULT_CONCURRENCY, limitsOf } from "./plan-limits";
 
@@ -71,6 +72,11 @@ export interface StartManyInput {
    * trip of the balance, before the photos and the balance: a resend finds its jobs after their credits were spent.
    */
   submitted?: boolean;
+  /**
+   * A team API key's job that named a callback (docs/decisions/0315-team-key-callbacks.md): its signed callback row,
+   * written in the jobs' batch (the lead job's), delivered as a personal key's (callbacks.ts).
+   */
+  callback?: { url: string; apiKeyId: string };
 }
 
 export type StartManyResult =
@@ -228,6 +234,9 @@ export async function startMany(
         ...freeReservation(db, userId, j, now),
         insertJob(db, userId, j, priority, now, input.requestId),
       ]),
+    ...(input.callback && lead
+      ? [insertCallbackStatement(db, { jobId: lead.jobId, userId, ...input.callback }, now)]
+      : []),
   ];
   const paid = input.jobs.filter((j) => ownCost(j) > 0);
   const jobIds = input.jobs.map((j) => j.jobId);
