@@ -103,17 +103,27 @@ async function gzippedJs(browser: Browser, url: string, cookie?: string): Promis
     await ctx.addCookies([{ name: name!, value: value!, url }]);
   }
   const page = await ctx.newPage();
-  const bodies: Promise<number>[] = [];
+  const bodies: Promise<number | Error>[] = [];
   page.on("response", (res) => {
+    // Each body's failure is kept, not thrown: a script answered after the count below would otherwise reject once
+    // the context is closed, with nobody awaiting it, and that unhandled rejection ended the whole bench run
+    // (2026-11-29, at load 7, losing the ssr module's figures already measured).
     if (res.request().resourceType() === "script" && new URL(res.url()).pathname.startsWith("/assets/"))
-      bodies.push(res.body().then((b) => gzipSync(b).length));
+      bodies.push(
+        res.body().then(
+          (b) => gzipSync(b).length,
+          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+        ),
+      );
   });
   await page.goto(url);
   await page.waitForSelector("html[data-hydrated=true]");
   await page.waitForLoadState("networkidle");
   const sizes = await Promise.all(bodies);
   await ctx.close();
-  return sizes.reduce((a, b) => a + b, 0);
+  const failed = sizes.find((s) => s instanceof Error);
+  if (failed) throw new Error(`a script's body could not be read: ${failed.message}`);
+  return sizes.reduce<number>((a, b) => a + (b as number), 0);
 }
 
 export const bundle: BenchModule = {

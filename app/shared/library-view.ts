@@ -50,11 +50,13 @@ export interface PhotoCard {
 }
 
 /** The photo view's address: the photo, within the library view it was opened from (its neighbours are that view's). */
-export function photoHref(photoId: string, view: LibraryView, extra: Record<string, string> = {}): string {
+export function photoHref(photoId: string, view: LibraryView, extra?: Record<string, string>): string {
+  // The grid's common case (All Photos, nothing extra) needs no query string: one card each, so no URLSearchParams.
+  if (view.kind === "all" && !extra) return `/photos/${photoId}`;
   const params = new URLSearchParams();
   if (view.kind === "folder") params.set("folder", view.folderId);
   else if (view.kind !== "all") params.set("view", view.kind);
-  for (const [k, v] of Object.entries(extra)) params.set(k, v);
+  for (const [k, v] of Object.entries(extra ?? {})) params.set(k, v);
   const q = params.toString();
   return q ? `/photos/${photoId}?${q}` : `/photos/${photoId}`;
 }

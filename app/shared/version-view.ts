@@ -1,6 +1,8 @@
 // A version of a photo as the page's API answers it (GET /api/jobs/:id, GET /api/photos/:id/versions) and the
 // page reads it: one shape, made by toVersionView on the server and typed by it in the browser.
 
+import { CHECK_WALLS, CONFIRM_CHECKED } from "./structure-words";
+
 export type VersionKind = "stage" | "sky" | "removal";
 
 /**
@@ -40,10 +42,8 @@ export function returnedMessage(to: ReturnedTo): string {
   return to === "team" ? RETURNED_TO_TEAM : RETURNED;
 }
 
-/** What a flagged result says first, wherever it is shown. */
-export const CHECK_WALLS = "Check the walls and windows";
-/** What its owner confirms before a flagged result goes into a listing. */
-export const CONFIRM_CHECKED = "I checked the walls and windows";
+// What a flagged result says first, and what its owner confirms: kept in structure-words.ts (ADR 0308).
+export { CHECK_WALLS, CONFIRM_CHECKED };
 
 /** "upper left", "upper left and lower right", "a, b and c". */
 function listed(items: readonly string[]): string {

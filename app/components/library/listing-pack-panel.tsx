@@ -8,7 +8,7 @@ import {
   LISTING_STATUSES,
   type ListingStatus,
 } from "~/shared/listing-status";
-import { CHECK_WALLS, CONFIRM_CHECKED } from "~/shared/version-view";
+import { CHECK_WALLS, CONFIRM_CHECKED } from "~/shared/structure-words";
 
 // A folder's listing: its details and MLS profile, its status, and its pack
 // (docs/decisions/0111-listing-packs-and-streamed-zips.md, 0170-mls-profiles.md). Every form is a plain web form

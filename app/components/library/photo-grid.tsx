@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import { Link, useFetcher } from "react-router";
+import { Link, useFetcher, useFormAction } from "react-router";
 import { formatDate } from "~/lib/format";
 import { type PhotoCard as LibraryPhotoCard, type LibraryView, photoHref } from "~/shared/library-view";
 import { type ActionAnswer, ActionMessage } from "./action-message";
@@ -24,6 +24,7 @@ const SMALL = "min-h-9 px-3 py-1 text-xs";
 /** One button that posts an intent about one photo (works without JavaScript). */
 function PhotoAction({
   fetcher,
+  action,
   photo,
   intent,
   label,
@@ -32,6 +33,7 @@ function PhotoAction({
   children,
 }: {
   fetcher: ReturnType<typeof useFetcher>;
+  action: string;
   photo: GridPhoto;
   intent: "restore" | "delete-forever" | "trash";
   label: string;
@@ -42,6 +44,7 @@ function PhotoAction({
   return (
     <fetcher.Form
       method="post"
+      action={action}
       onSubmit={confirm ? (e) => (window.confirm(confirm) ? undefined : e.preventDefault()) : undefined}
     >
       <input type="hidden" name="photoId" value={photo.id} />
@@ -76,11 +79,14 @@ function PhotoCard({
   view,
   folders,
   eager,
+  action,
 }: {
   photo: GridPhoto;
   view: LibraryView;
   folders: GridFolder[];
   eager: boolean;
+  /** The forms' action, the same for every card: see PhotoGrid. */
+  action: string;
 }) {
   const fetcher = useFetcher<ActionAnswer>();
   const [sent, setSent] = useState<FormData | undefined>(undefined);
@@ -142,6 +148,7 @@ function PhotoCard({
           <>
             <PhotoAction
               fetcher={fetcher}
+              action={action}
               photo={photo}
               intent="restore"
               label={`Restore ${photo.name}`}
@@ -151,6 +158,7 @@ function PhotoCard({
             </PhotoAction>
             <PhotoAction
               fetcher={fetcher}
+              action={action}
               photo={photo}
               intent="delete-forever"
               label={`Delete ${photo.name} forever`}
@@ -161,7 +169,7 @@ function PhotoCard({
           </>
         ) : (
           <>
-            <PhotoAction fetcher={fetcher} photo={photo} intent="trash" label={`Delete ${photo.name}`}>
+            <PhotoAction fetcher={fetcher} action={action} photo={photo} intent="trash" label={`Delete ${photo.name}`}>
               Delete
             </PhotoAction>
             {/* Refused with a warning (its original page advertises a listing): say why, offer to go on. */}
@@ -170,11 +178,11 @@ function PhotoCard({
                 <ActionMessage answer={fetcher.data} as={fetcher.Form} compact />
               </div>
             ) : null}
-            <fetcher.Form method="post" className="flex items-center gap-1">
+            <fetcher.Form method="post" action={action} className="flex items-center gap-1">
               <input type="hidden" name="intent" value="move" />
               <input type="hidden" name="photoId" value={photo.id} />
               <label className="sr-only" htmlFor={`move-${photo.id}`}>
-                Move {photo.name} to
+                {`Move ${photo.name} to`}
               </label>
               <select
                 id={`move-${photo.id}`}
@@ -233,6 +241,10 @@ export function PhotoGrid({
   emptyText: string;
 }) {
   const more = useFetcher<{ page: Page }>();
+  // Every card's forms post to this page as it is addressed (its view and cursor): the address each form would work
+  // out for itself, worked out once. Each form without an action parsed the page's query string again; with 24 cards
+  // (48 forms) that was part of the 60-photo library's render (docs/performance.md, 2026-11-29).
+  const action = useFormAction();
   const requested = useRef<string | null>(null);
   const [extra, setExtra] = useState<{ anchor: string; pages: { cursor: string; page: Page }[] } | null>(null);
   const firstNext = page.nextCursor;
@@ -277,7 +289,7 @@ export function PhotoGrid({
     <>
       <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-4" data-testid="photo-grid">
         {photos.map((p, i) => (
-          <PhotoCard key={p.id} photo={p} view={view} folders={folders} eager={i < EAGER_THUMBS} />
+          <PhotoCard key={p.id} photo={p} view={view} folders={folders} eager={i < EAGER_THUMBS} action={action} />
         ))}
       </ul>
       {next ? (
