@@ -125,8 +125,11 @@ export function splitByGroup(
   return out;
 }
 
-/** Tags that keep a pair out of every figure: unsure labels, unclear licences, results no AI system made. */
-export const NOT_COUNTED = ["unsure", "licence-unclear", "non-ml-system"];
+/**
+ * Tags that keep a pair out of every figure: unsure labels, unclear licences, results no AI system made, and results
+ * of a task the product does not do (an artistic restyle, a street scene regenerated, a vehicle swapped).
+ */
+export const NOT_COUNTED = ["unsure", "licence-unclear", "non-ml-system", "off-task"];
 
 export function counted(rows: ScoredPair[]): ScoredPair[] {
   return rows.filter((r) => !r.unsure);
