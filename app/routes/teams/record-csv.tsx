@@ -1,7 +1,7 @@
 import { requireUser } from "@workers/http/auth";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
-import { readTeamRecord, recordCsv } from "@workers/services/teams/record";
+import { csvDownload, readTeamRecord, recordCsv } from "@workers/services/teams/record";
 import type { Route } from "./+types/record-csv";
 
 // The broker's record as CSV for a date range (/teams/:teamId/record.csv?from=YYYY-MM-DD&to=YYYY-MM-DD&folder=…):
@@ -17,12 +17,5 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   });
   if (!res.ok) throw failureData(res);
   const name = `broker-record-${res.range.from}-to-${res.range.to}.csv`;
-  return new Response(recordCsv(res.rows), {
-    headers: {
-      "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": `attachment; filename="${name}"`,
-      "Cache-Control": "no-store",
-      "X-Content-Type-Options": "nosniff",
-    },
-  });
+  return csvDownload(recordCsv(res.rows), name);
 }

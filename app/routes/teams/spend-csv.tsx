@@ -1,6 +1,7 @@
 import { requireUser } from "@workers/http/auth";
 import { getDeps } from "@workers/http/context";
 import { failureData } from "@workers/http/result";
+import { csvDownload } from "@workers/services/teams/record";
 import { readTeamSpend, spendCsv } from "@workers/services/teams/spend";
 import type { Route } from "./+types/spend-csv";
 
@@ -12,12 +13,5 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const deps = getDeps(context);
   const res = await readTeamSpend(deps.db, params.teamId.slice(0, 64), user.id, new URL(request.url).searchParams);
   if (!res.ok) throw failureData(res);
-  return new Response(spendCsv(res.lines), {
-    headers: {
-      "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": `attachment; filename="team-spend-${res.range.from}-to-${res.range.to}.csv"`,
-      "Cache-Control": "no-store",
-      "X-Content-Type-Options": "nosniff",
-    },
-  });
+  return csvDownload(spendCsv(res.lines), `team-spend-${res.range.from}-to-${res.range.to}.csv`);
 }

@@ -21,7 +21,7 @@ import { consumeReauth, REAUTH_MESSAGES } from "@workers/services/accounts/googl
 import type { Deps } from "@workers/services/deps";
 import { overLimit } from "@workers/services/limits";
 import { verifyPassword } from "@workers/services/password";
-import { ownerMustHandOver, soleOwnersTeamPlans, teamNeedingItsOwner } from "@workers/services/teams/teams";
+import { ownedTeams, ownerMustHandOver } from "@workers/services/teams/teams";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 
@@ -57,8 +57,9 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
   const user = await db.select().from(users).where(eq(users.id, userId)).get();
   if (!user || user.deletedAt !== null) return fail("not_found", "This account does not exist.");
   // A team with other members keeps an owner: refused before the proof is used (ADR 0311).
-  const owned = await teamNeedingItsOwner(db, userId);
-  if (owned) return fail("conflict", ownerMustHandOver(owned));
+  const owned = await ownedTeams(db, userId);
+  const needed = owned.find((t) => t.others);
+  if (needed) return fail("conflict", ownerMustHandOver(needed));
   let restoreProof: (() => Promise<void>) | null = null;
   if ("googleSessionId" in proof) {
     if (!user.googleSub) return fail("forbidden", REAUTH_MESSAGES.noGoogle);
@@ -78,7 +79,7 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
   // Their own plans, and the team plans of teams they are alone in (ADR 0311): nobody else is left to pay or use them.
   const live = [
     ...subs.filter((s) => LIVE_STATUSES.has(s.status)).map((s) => s.id),
-    ...(await soleOwnersTeamPlans(db, userId)),
+    ...owned.flatMap((t) => (t.subscription ? [t.subscription] : [])),
   ];
   for (const id of live) {
     try {

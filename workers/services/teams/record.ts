@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
 import { apiKeys, folders, photos, type TeamExport, teamExports, teams, users } from "@db/schema";
 import { encodeHexLowerCase } from "@oslojs/encoding";
+import { contentDisposition } from "@workers/lib/content-disposition";
 import { randomToken } from "@workers/lib/crypto";
 import { putRetrying } from "@workers/lib/stored-retry";
 import { and, asc, eq, gte, lt } from "drizzle-orm";
@@ -192,6 +193,18 @@ export async function recordListings(db: Database, teamId: string) {
     .where(eq(teamExports.teamId, teamId))
     .orderBy(asc(teamExports.folderName))
     .all();
+}
+
+/** A team CSV (the record, the spend) as a download that no cache keeps. */
+export function csvDownload(body: string, fileName: string): Response {
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": contentDisposition("attachment", fileName),
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
 }
 
 export function csvCell(v: string | number | null): string {

@@ -186,11 +186,15 @@ export async function transferOwnership(
   const now = deps.clock();
   // The team's receipts go to its owner: Stripe's customer (the team's own, ensureTeamCustomer) gets the new owner's
   // address first, so a failure at Stripe leaves the team as it was.
+  const person = await db
+    .select({ name: users.name, email: users.email })
+    .from(users)
+    .where(eq(users.id, memberId))
+    .get();
   const customer = found.team.stripeCustomerId;
   if (customer) {
-    const to = await db.select({ email: users.email }).from(users).where(eq(users.id, memberId)).get();
     try {
-      if (to) await deps.stripe.customers.update(customer, { email: to.email });
+      if (person) await deps.stripe.customers.update(customer, { email: person.email });
     } catch {
       return fail("unavailable", "We could not reach Stripe to move the team's billing. Nothing changed; try again.");
     }
@@ -224,44 +228,27 @@ export async function transferOwnership(
       ),
   ]);
   if (moved.length === 0) return fail("conflict", "The team's owner changed meanwhile. Reload the page.");
-  const name = (await db.select({ name: users.name }).from(users).where(eq(users.id, memberId)).get())?.name;
-  return ok({ message: `${name || "The member"} now owns the team. You are a team admin.` });
+  return ok({ message: `${person?.name || "The member"} now owns the team. You are a team admin.` });
 }
 
 /**
- * The team the user owns that their account's deletion would leave without an owner while others depend on it: one
- * with another active member. Deleting such an account is refused until the team is handed over (transferOwnership).
+ * The teams the user owns, each with whether another active member is in it and its plan at Stripe, in one read: an
+ * account's deletion is refused while one has other members (handed over first, transferOwnership), and cancels the
+ * plans of the others.
  */
-export async function teamNeedingItsOwner(
-  db: Deps["db"],
-  userId: string,
-): Promise<{ id: string; name: string } | null> {
-  const row = await db
-    .select({ id: teams.id, name: teams.name })
-    .from(teams)
-    .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId)))
-    .where(
-      and(
-        eq(teams.ownerId, userId),
-        eq(teamMembers.role, "owner"),
-        isNull(teamMembers.removedAt),
-        sql`EXISTS (SELECT 1 FROM team_members o WHERE o.team_id = ${teams.id} AND o.user_id <> ${userId} AND o.removed_at IS NULL)`,
-      ),
-    )
-    .orderBy(asc(teams.name))
-    .get();
-  return row ?? null;
-}
-
-/** The team plans an owner alone in their teams still pays: their account's deletion cancels them at Stripe. */
-export async function soleOwnersTeamPlans(db: Deps["db"], userId: string): Promise<string[]> {
-  const rows = await db
-    .select({ subscription: teams.stripeSubscriptionId })
+export async function ownedTeams(db: Deps["db"], userId: string) {
+  return db
+    .select({
+      id: teams.id,
+      name: teams.name,
+      subscription: teams.stripeSubscriptionId,
+      others: sql<number>`EXISTS (SELECT 1 FROM team_members o WHERE o.team_id = ${teams.id} AND o.user_id <> ${userId} AND o.removed_at IS NULL)`,
+    })
     .from(teams)
     .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId)))
     .where(and(eq(teams.ownerId, userId), eq(teamMembers.role, "owner"), isNull(teamMembers.removedAt)))
+    .orderBy(asc(teams.name))
     .all();
-  return rows.map((r) => r.subscription).filter((s): s is string => s !== null);
 }
 
 /** What an owner is told when their account's deletion would leave a team's members without an owner. */
