@@ -1,125 +1,115 @@
-import { judgeWith, rates, type Scored } from "../test/fixtures/structure/evaluate.ts";
-import { loadPhotosFromDisk } from "../test/fixtures/structure/load-node.ts";
-import { makePairs } from "../test/fixtures/structure/pairs.ts";
-import { type Rgba, resize } from "../test/fixtures/structure/pixels.ts";
-import { analysisSize, checkStructure, STRUCTURE_THRESHOLDS, toAnalysis } from "../workers/lib/structure/check.ts";
-import { structureScores } from "../workers/lib/structure/measures.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { reducedPair } from "../scripts/structure-real.ts";
+import type { KindRates, Rate } from "../test/real-pairs/evaluate.ts";
+import { NOT_COUNTED } from "../test/real-pairs/evaluate.ts";
+import { judgeGrays, type ResultKind } from "../workers/lib/structure/check.ts";
 import { type BenchModule, median } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
+import { realPairs } from "./structure-grays.ts";
 
-// The structure check of issue 33 (docs/decisions/0160-structure-check.md): what one result costs — both pictures
-// reduced to the analysis size from their decoded pixels, then compared — for the largest pair the Worker sees (a
-// 2560 px source, a 2304x1536 staging result), beside the labelled set's held-out caught and false-alarm rates with
-// the committed thresholds. In Node, like the rest of the bench's own code: the check is plain TypeScript that
-// workerd runs on the same V8. No stack is needed; `BENCH_ONLY=structure npm run bench` runs it alone.
+// The structure check (issue 43) on real pairs only: a figure we publish is measured on material nobody here made.
+// - The held-out rates per kind come from `npm run test:real-pairs` (workerd, the Images binding's stand-in, the
+//   production judgeGrays), which writes bench/results/report-structure-real.json; this module reads that file.
+// - The CPU per result is the production judgeGrays on the real pairs' 640 px grays, process CPU time, best of 3 per
+//   pair after a warm-up, measured here when the pictures are on disk (STRUCTURE_PAIRS_DIR; outside git, ADR 0220).
+// The synthetic set (test/fixtures/structure) stays a unit case and gives no figure here.
 
-const TIMED_RUNS = 15;
+const RESULTS = join(import.meta.dirname, "results");
 
-interface Gray640 {
-  data: Uint8Array;
-  width: number;
-  height: number;
+interface RealReport {
+  pairs: number;
+  kinds: KindRates[];
 }
 
-/** The luma of an RGBA picture, as the Images binding's grayscale output gives it. */
-function gray(img: Rgba): Gray640 {
-  const data = new Uint8Array(img.width * img.height);
-  for (let i = 0; i < data.length; i++) {
-    const o = i * 4;
-    data[i] = Math.round(0.299 * img.data[o]! + 0.587 * img.data[o + 1]! + 0.114 * img.data[o + 2]!);
+const pct = (x: number) => Math.round(x * 1000) / 10;
+const described = (r: Rate) => `${r.k} of ${r.n}, ${r.sources} sources, 95 % interval ${pct(r.low)}-${pct(r.high)} %`;
+
+function rateFigures(report: RealReport): Figure[] {
+  const out: Figure[] = [];
+  for (const k of report.kinds) {
+    const { keptMarked, changedPassed } = k.heldOut;
+    out.push(
+      {
+        group: "Structure check on real pairs (held out)",
+        name: `${k.kind}: kept rooms marked or refused (${described(keptMarked)})`,
+        value: pct(keptMarked.rate),
+        unit: "%",
+        ...BUDGETS.structureKeptMarked,
+      },
+      {
+        group: "Structure check on real pairs (held out)",
+        name: `${k.kind}: changed rooms passed unmarked (${described(changedPassed)})`,
+        value: pct(changedPassed.rate),
+        unit: "%",
+        ...BUDGETS.structureChangedPassed,
+      },
+    );
   }
-  return { data, width: img.width, height: img.height };
+  return out;
+}
+
+function cpuOf(f: () => void): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 3; i++) {
+    const t = process.cpuUsage();
+    f();
+    const d = process.cpuUsage(t);
+    best = Math.min(best, (d.user + d.system) / 1000);
+  }
+  return best;
 }
 
 export function structureModule(): BenchModule {
-  let source: Rgba | null = null;
-  let result: Rgba | null = null;
-  let grays: { source: Gray640; result: Gray640 } | null = null;
-  let held = { caught: 0, falseAlarms: 0, fails: 0, passes: 0 };
+  let report: RealReport | null = null;
+  const grays: {
+    kind: ResultKind;
+    source: Parameters<typeof judgeGrays>[1];
+    result: Parameters<typeof judgeGrays>[2];
+  }[] = [];
   return {
-    title: `Structure check: reduction + check per result (2560 px source, 2304x1536 result, median of ${TIMED_RUNS}), held-out rates`,
+    title:
+      "Structure check on real pairs: held-out rates per kind (from npm run test:real-pairs) and CPU per result in the check Worker's judgeGrays",
     async setup() {
-      const photos = loadPhotosFromDisk();
-      const scored: Scored[] = [];
-      for (const pair of makePairs(photos).filter((p) => p.half === "held-out")) {
-        const { source: s, result: r } = pair.make();
-        const v = structureScores(
-          toAnalysis(s.data, s.width, s.height),
-          toAnalysis(r.data, r.width, r.height, analysisSize(s.width, s.height)),
-          { kind: pair.kind },
-        );
-        scored.push({ ...pair, carried: v.carriedOver, moved: v.movedAreas });
+      const file = join(RESULTS, "report-structure-real.json");
+      if (existsSync(file)) report = JSON.parse(readFileSync(file, "utf8")) as RealReport;
+      const dir = process.env.STRUCTURE_PAIRS_DIR;
+      if (!dir) return;
+      for (const p of realPairs()) {
+        if (p.hard?.some((t) => NOT_COUNTED.includes(t))) continue;
+        if (!existsSync(join(dir, "images", `${p.id}.result.jpg`))) continue;
+        const { source, result } = await reducedPair(dir, p.id, "sharp");
+        grays.push({ kind: p.kind, source, result });
       }
-      held = rates(scored, judgeWith(STRUCTURE_THRESHOLDS));
-      // The timed pair: the set's empty room at the largest sizes the Worker handles.
-      const room = photos.find((p) => p.id === "empty-hall")!.image;
-      source = resize(room, 2560, 1707);
-      result = resize(room, 2304, 1536);
-      // What a job's check gets from the Images binding (workers/objects/user/jobs/structure.ts): both pictures as
-      // grays of 640 px on the long edge; the rest runs on the user's object.
-      grays = { source: gray(resize(room, 640, 427)), result: gray(resize(room, 640, 427)) };
     },
     async measure() {
-      const s = source!;
-      const r = result!;
-      const times: number[] = [];
-      const reused: number[] = [];
-      const size = analysisSize(s.width, s.height);
-      for (let i = 0; i < TIMED_RUNS; i++) {
-        const t = performance.now();
-        const reduced = toAnalysis(s.data, s.width, s.height);
-        const t1 = performance.now();
-        checkStructure(reduced, toAnalysis(r.data, r.width, r.height, size), { kind: "stage" });
-        const t2 = performance.now();
-        times.push(t2 - t);
-        // A source's variations and re-rolls can share its reduced picture (68 KB): the result's own cost.
-        reused.push(t2 - t1);
+      const figures: Figure[] = report ? rateFigures(report) : [];
+      if (grays.length) {
+        // Warm-up: a Worker's isolate judges many results warm.
+        for (const g of grays.slice(0, 8)) judgeGrays(g.kind, g.source, g.result);
+        const cpu = grays.map((g) => cpuOf(() => judgeGrays(g.kind, g.source, g.result)));
+        figures.push(
+          {
+            group: "Structure check on real pairs (held out)",
+            name: `CPU per result in judgeGrays at 640 px, median of ${cpu.length} real pairs`,
+            value: Math.round(median(cpu) * 10) / 10,
+            unit: "ms",
+            ...BUDGETS.structureCpuMs,
+          },
+          {
+            group: "Structure check on real pairs (held out)",
+            name: `CPU per result in judgeGrays at 640 px, the slowest of ${cpu.length} real pairs`,
+            value: Math.round(Math.max(...cpu) * 10) / 10,
+            unit: "ms",
+            ...BUDGETS.structureCpuMs,
+          },
+        );
       }
-      const g = grays!;
-      const onObject: number[] = [];
-      for (let i = 0; i < TIMED_RUNS; i++) {
-        const t = performance.now();
-        const gs = toAnalysis(g.source.data, g.source.width, g.source.height);
-        const size640 = analysisSize(g.source.width, g.source.height);
-        checkStructure(gs, toAnalysis(g.result.data, g.result.width, g.result.height, size640), { kind: "stage" });
-        onObject.push(performance.now() - t);
+      if (!figures.length) {
+        throw new Error(
+          "no real-pair figures: run `STRUCTURE_PAIRS_DIR=<pictures> npm run test:real-pairs` first (ADR 0220), and set STRUCTURE_PAIRS_DIR here for the CPU figure",
+        );
       }
-      const pct = (v: number) => Math.round(v * 1000) / 10;
-      const figures: Figure[] = [
-        {
-          group: "Structure check",
-          name: "reduction of both pictures + check, per result",
-          value: Math.round(median(times) * 10) / 10,
-          unit: "ms",
-          ...BUDGETS.structureMs,
-        },
-        {
-          group: "Structure check",
-          name: "result reduction + check, the source's reduction reused",
-          value: Math.round(median(reused) * 10) / 10,
-          unit: "ms",
-        },
-        {
-          group: "Structure check",
-          name: "in a job, on the user's object: two 640 px grays (reduced by the Images binding) to analysis + check",
-          value: Math.round(median(onObject) * 10) / 10,
-          unit: "ms",
-        },
-        {
-          group: "Structure check",
-          name: `held-out half: architecture changes caught (${held.fails} pairs)`,
-          value: pct(held.caught),
-          unit: "%",
-          ...BUDGETS.structureCaught,
-        },
-        {
-          group: "Structure check",
-          name: `held-out half: false alarms (${held.passes} pairs)`,
-          value: pct(held.falseAlarms),
-          unit: "%",
-          ...BUDGETS.structureFalseAlarms,
-        },
-      ];
       return figures;
     },
   };
