@@ -27,7 +27,8 @@ export const MAX_RESAMPLER_FLIPS = 0.05;
  * The measures a kind may be judged by: each must see a change both ways (an opening added and one removed), so the
  * one-way line measures (lost, added and their upper parts) only enter as sums. ADR 0160's score (carriedOrMoved),
  * the cell and brightness measures of room-measures.ts, and three sums of two. The list and the two-way rule were
- * fixed after the first real-pair figures were seen (ADR 0221); the facade lines (geometry.ts) were added by ADR 0300.
+ * fixed after the first real-pair figures were seen (ADR 0221); the facade lines (geometry.ts) were added by ADR 0300,
+ * the room's lines (roomTensor, and at radius 8 roomTensor8) by ADR 0319.
  * The calibration part chooses one per kind (chooseMeasure); the held-out part only reports.
  */
 export const CANDIDATES: readonly (readonly string[])[] = [
@@ -40,6 +41,8 @@ export const CANDIDATES: readonly (readonly string[])[] = [
   ["added", "lost"],
   ["lost", "cellsMean"],
   ["facadeLines"],
+  ["roomTensor"],
+  ["roomTensor8"],
 ];
 
 export function measureOf(r: ScoredPair, measure: readonly string[], area = false): number {

@@ -6,7 +6,7 @@
 // toAnalysis (or hand over any gray image: it is reduced here), then call checkStructure. Pure TypeScript.
 import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, toAnalysis } from "./analysis.ts";
 import { type ChangeMap, changePlaces, drawCells } from "./change-map.ts";
-import { FACADE_CELL, facadeLines, prepare } from "./geometry.ts";
+import { FACADE_CELL, facadeLines, prepare, roomTensor } from "./geometry.ts";
 import { type CheckOptions, type ResultKind, type StructureScores, structureMaps } from "./measures.ts";
 import { ROOM_MEASURES, type RoomValues, roomMeasures } from "./room-measures.ts";
 import { type Outcome, outcomeOf, STRUCTURE_LIMITS, type StructureLimits } from "./verdict.ts";
@@ -19,7 +19,12 @@ export { ANALYSIS_LONG_EDGE, analysisSize, outcomeOf, STRUCTURE_LIMITS, toAnalys
  * (geometry.ts, ADR 0300: the share of 16 px cells where the source's lines below the skyline no longer run the same
  * way in the result).
  */
-export type Measures = RoomValues & { carriedOrMoved: number; facadeLines: number };
+export type Measures = RoomValues & {
+  carriedOrMoved: number;
+  facadeLines: number;
+  roomTensor: number;
+  roomTensor8: number;
+};
 export type MeasureName = keyof Measures;
 
 /** The two measures' limits for one kind of result. */
@@ -46,8 +51,9 @@ export interface StructureVerdict {
   /** Not flagged nor refused: the score is at most the kind's `mark` (above 1 the labelled set's pairs fail). */
   pass: boolean;
   /**
-   * Staging and removal: carriedOver / carried + movedAreas / moved (ADR 0160); sky: facadeLines / SKY_FACADE_MARK
-   * (ADR 0300). 0 when nothing of the source's architecture was lost; above 1 marked under today's limits.
+   * JUDGED_BY's measure of the kind over its limit: staging the larger of roomTensor / STAGE_TENSOR_MARK and ADR
+   * 0160's score / STAGE_CARRIED_MARK (ADR 0319); removal and sky carriedOver / carried + movedAreas / moved (ADR
+   * 0160). 0 when nothing of the source's architecture was lost; above 1 marked under today's limits.
    */
   score: number;
   /** Where the check saw the change ("upper left", ...): empty for a result that passed. */
@@ -71,15 +77,27 @@ export interface StructureVerdict {
 export const SKY_FACADE_MARK = 0.0763;
 
 /**
- * What each kind's score is: ADR 0160's for every kind. The facade lines (ADR 0300) separate the skies of the
- * calibration half but pass a changed held-out sky that ADR 0160's score marks, so the guard keeps them out of
- * production; "facadeLines" here judges a sky by facadeLines / SKY_FACADE_MARK.
+ * A staging judged by its room's lines (ADR 0319) is marked when roomTensor is over STAGE_TENSOR_MARK (the room
+ * redrawn as another) or ADR 0160's score over STAGE_CARRIED_MARK (a local change: a window painted over). Each
+ * limit chosen on the real pairs' calibration half through the production path (workerd, the Images stand-in), as
+ * chooseMark does (test/real-pairs/evaluate.ts): each alone marks at most a tenth of its 25 kept stagings.
  */
-export const JUDGED_BY: Record<ResultKind, "carriedOrMoved" | "facadeLines"> = {
-  stage: "carriedOrMoved",
+export const STAGE_TENSOR_MARK = 0.5054;
+export const STAGE_CARRIED_MARK = 4.1021;
+
+/**
+ * What each kind's score is. Staging: the room's lines (ADR 0319), the larger of roomTensor / STAGE_TENSOR_MARK and
+ * carriedOrMoved / STAGE_CARRIED_MARK. Removal and sky: ADR 0160's. The facade lines (ADR 0300) separate the skies
+ * of the calibration half but pass a changed held-out sky that ADR 0160's score marks, so the guard keeps them out of
+ * production; "facadeLines" would judge a sky by facadeLines / SKY_FACADE_MARK.
+ */
+export const JUDGED_BY: Record<ResultKind, Judged> = {
+  stage: "roomLines",
   removal: "carriedOrMoved",
   sky: "carriedOrMoved",
 };
+
+type Judged = "carriedOrMoved" | "facadeLines" | "roomLines";
 
 export function structureScore(scores: StructureScores, t: StructureThresholds): number {
   return scores.carriedOver / t.carried + scores.movedAreas / t.moved;
@@ -102,23 +120,32 @@ export function checkStructure(
   // The candidates the verdict is not judged by are measured only when asked (the real-pair evaluation, the method
   // bench): in the check Worker they cost about a third of its CPU per result for nothing it answers (ADR 0307).
   // One preparation (the result lined up on the source) for every measure that needs it.
-  const prepared =
-    opts.allMeasures || judgedBy === "facadeLines" ? prepare(source, result, opts.kind, opts.skyMask) : null;
-  const room = opts.allMeasures && prepared ? roomMeasures(source, result, opts.kind, prepared) : null;
-  const facade = prepared ? facadeLines(prepared) : null;
+  const all = opts.allMeasures === true;
+  const prepared = all || judgedBy !== "carriedOrMoved" ? prepare(source, result, opts.kind, opts.skyMask) : null;
+  const room = all && prepared ? roomMeasures(source, result, opts.kind, prepared) : null;
+  const facade = prepared && (all || judgedBy === "facadeLines") ? facadeLines(prepared) : null;
+  const tensor = prepared && (all || judgedBy === "roomLines") ? roomTensor(prepared) : null;
   const measures: Measures = {
     ...(room?.values ?? UNMEASURED),
     carriedOrMoved,
     facadeLines: facade?.value ?? Number.NaN,
+    roomTensor: tensor?.value ?? Number.NaN,
+    roomTensor8: all && prepared ? roomTensor(prepared, 8).value : Number.NaN,
   };
   const limits = opts.limits ?? STRUCTURE_LIMITS[opts.kind];
-  const score = judgedBy === "facadeLines" ? facade!.value / SKY_FACADE_MARK : carriedOrMoved;
+  const score =
+    judgedBy === "facadeLines"
+      ? facade!.value / SKY_FACADE_MARK
+      : judgedBy === "roomLines"
+        ? Math.max(tensor!.value / STAGE_TENSOR_MARK, carriedOrMoved / STAGE_CARRIED_MARK)
+        : carriedOrMoved;
   const verdict = outcomeOf(score, limits);
   const size = analysisSize(source.width, source.height);
   const map: ChangeMap = { width: size.width, height: size.height, data: new Uint8Array(size.width * size.height) };
-  if (judgedBy === "carriedOrMoved")
+  if (judgedBy === "carriedOrMoved" || judgedBy === "roomLines")
     for (let i = 0; i < old.marks.length; i++) if (old.marks[i]! >= 3) map.data[i] = 255;
   if (judgedBy === "facadeLines") drawCells(map, facade!.cells, FACADE_CELL);
+  if (judgedBy === "roomLines") drawCells(map, tensor!.cells, FACADE_CELL);
   const reasons = verdict === "passed" ? [] : changePlaces(map);
   return { verdict, pass: verdict === "passed", score, reasons, kind: opts.kind, limits, measures, map };
 }

@@ -175,3 +175,63 @@ export function facadeLines(p: Prepared, r = 4, rowTo = 1): FacadeLines {
   }
   return { value: judged ? turned / judged : 0, cells: { cols, rows, values }, mean: lines ? 1 - all / lines : 0 };
 }
+
+/** The upper share of the picture the room's lines are judged in: the ceiling, the tops of walls, the openings. */
+export const ROOM_TENSOR_ROWS = 0.55;
+
+export interface RoomTensor {
+  /** 0 when every neighbourhood of the upper part runs the same way in both pictures; 1 when none does. */
+  value: number;
+  /** Per cell of the upper part its disagreement weighted by the source's lines, -1 where not judged. */
+  cells: { cols: number; rows: number; values: Float32Array };
+}
+
+/**
+ * The room's lines of a staged result (issue 43, docs/decisions/0319-room-lines-for-staging.md): over the upper
+ * ROOM_TENSOR_ROWS of the picture, where furniture seldom stands, how far the two pictures' dominant orientations
+ * (the double-angle structure tensor over (2r + 1)² pixels) disagree, as a mean over pixels weighted by the square
+ * root of each picture's coherent energy, taken both ways (the source's lines lost, the result's lines added) and
+ * averaged. A pixel where one picture has no direction at all counts wholly against, weighted by the other's energy.
+ * A restyled room keeps where its ceiling line, corners and window frames run; another room or a rebuilt wall does not.
+ */
+export function roomTensor(p: Prepared, r = 4, rowTo = ROOM_TENSOR_ROWS): RoomTensor {
+  const { w, h, gS, gR, compared } = p;
+  const A = orientationField(gS, w, h, r, compared);
+  const B = orientationField(gR, w, h, r, compared);
+  const cols = Math.ceil(w / FACADE_CELL);
+  const rows = Math.ceil(Math.min(h, Math.ceil(rowTo * h)) / FACADE_CELL);
+  const cellNum = new Float64Array(cols * rows);
+  const cellDen = new Float64Array(cols * rows);
+  let num = 0;
+  let den = 0;
+  let numR = 0;
+  let denR = 0;
+  for (let y = 0; y < Math.min(h, Math.ceil(rowTo * h)); y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!compared[i]) continue;
+      const ma = Math.hypot(A.C[i]!, A.S[i]!);
+      const mb = Math.hypot(B.C[i]!, B.S[i]!);
+      if (ma <= 1e-6 || mb <= 1e-6) {
+        den += ma;
+        denR += mb;
+        continue;
+      }
+      const cos = (A.C[i]! * B.C[i]! + A.S[i]! * B.S[i]!) / (ma * mb);
+      const wa = Math.sqrt(ma);
+      const wb = Math.sqrt(mb);
+      num += wa * cos;
+      den += wa;
+      numR += wb * cos;
+      denR += wb;
+      const c = Math.floor(y / FACADE_CELL) * cols + Math.floor(x / FACADE_CELL);
+      cellNum[c]! += wa * cos;
+      cellDen[c]! += wa;
+    }
+  }
+  const values = new Float32Array(cols * rows).fill(-1);
+  for (let c = 0; c < values.length; c++) if (cellDen[c]! > 0) values[c] = 1 - cellNum[c]! / cellDen[c]!;
+  const src = den ? 1 - num / den : 0;
+  const res = denR ? 1 - numR / denR : 0;
+  return { value: (src + res) / 2, cells: { cols, rows, values } };
+}
