@@ -12,7 +12,7 @@ import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel, MAX_BATCH_PHOTOS, roomField, roomFromName } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, type LookView, lookStrengthOf } from "~/shared/listing-look";
 import { fail, ok, type Result } from "~/shared/result";
-import { type BatchView, batchView, FORM_NOT_UNDERSTOOD, retryBatch, startBatch, submissionField } from "./batches";
+import { type BatchView, FORM_NOT_UNDERSTOOD, retryBatch, startBatch, submissionField, viewableBatch } from "./batches";
 
 // The /batches pages: which photos a batch may take, each with the room type
 // its name (or the user's last choice) suggests, and the start form's fields.
@@ -180,14 +180,19 @@ export async function startBatchFromForm(
   return ok({ started: true as const, batchId: res.batchId });
 }
 
-/** A batch's progress page: the batch, and the key its retry form sends back (retryBatch). */
+/**
+ * A batch's progress page: the batch, and the key its retry form sends back (retryBatch). The member's own, or a team
+ * batch seen by an active member of its team (docs/decisions/0317-teammates-see-a-team-batch.md): `startedBy` names
+ * the member for a teammate (null for one's own), who sees no retry form.
+ */
 export async function batchPage(
   db: Db,
   userId: string,
   batchId: string,
-): Promise<{ batch: BatchView; submission: string } | null> {
-  const batch = await batchView(db, userId, batchId);
-  return batch ? { batch, submission: randomToken() } : null;
+): Promise<{ batch: BatchView; submission: string; startedBy: string | null } | null> {
+  const found = await viewableBatch(db, userId, batchId);
+  if (!found) return null;
+  return { batch: found.view, submission: randomToken(), startedBy: found.mine ? null : found.startedBy };
 }
 
 const retryFields = z.object({ submission: submissionField });
@@ -204,4 +209,4 @@ export async function retryBatchFromForm(
   return retryBatch(deps, userId, batchId, parsed.data.submission);
 }
 
-export { batchView, recentBatches, retryBatch } from "./batches";
+export { batchView, recentBatches, retryBatch, viewableBatch } from "./batches";

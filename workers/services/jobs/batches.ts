@@ -1,5 +1,6 @@
+import { activeMember } from "@db/access";
 import { inList } from "@db/lists";
-import { type Batch, batches, type Job, type JobParams, jobs, photos, type StyleReference } from "@db/schema";
+import { type Batch, batches, type Job, type JobParams, jobs, photos, type StyleReference, users } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
 import { SUBMISSION_REUSED, userObject } from "@workers/objects/client";
@@ -9,7 +10,7 @@ import { looksOf } from "@workers/services/listing-look";
 import type { UserRef } from "@workers/services/sessions";
 import { folderAccess, reachablePhoto } from "@workers/services/teams/access";
 import { payerOfPhotos, startPaidBy } from "@workers/services/teams/funding";
-import { and, asc, desc, eq, gte, type Placeholder } from "drizzle-orm";
+import { and, asc, desc, eq, gte, isNotNull, or, type Placeholder, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, lookStrengthOf } from "~/shared/listing-look";
@@ -172,10 +173,46 @@ export async function batchView(db: Db, userId: string, batchId: string): Promis
   return (await batchViews(db, [batch]))[0]!;
 }
 
+/**
+ * A batch's progress as a viewer sees it (docs/decisions/0317-teammates-see-a-team-batch.md): their own batch, or a
+ * team batch (its jobs on a team's pool) when they are an active member of that team, whoever started it. A
+ * stranger's, a removed member's and a made-up id are alike: null. `startedBy` names the member when it is not the
+ * viewer's own; only the member who started it retries it.
+ */
+export async function viewableBatch(
+  db: Db,
+  viewerId: string,
+  batchId: string,
+): Promise<{ view: BatchView; mine: boolean; startedBy: string } | null> {
+  const row = await db
+    .select({ batch: batches, startedBy: users.name })
+    .from(batches)
+    .leftJoin(users, eq(users.id, batches.userId))
+    .where(
+      and(
+        eq(batches.id, batchId),
+        or(
+          eq(batches.userId, viewerId),
+          // One payer per batch (ADR 0310): every job of a team batch names the same team.
+          sql`EXISTS (SELECT 1 FROM jobs tj WHERE tj.batch_id = ${batches.id} AND tj.team_id IS NOT NULL AND ${activeMember(sql`tj.team_id`, viewerId)})`,
+        ),
+      ),
+    )
+    .get();
+  if (!row) return null;
+  const mine = row.batch.userId === viewerId;
+  // A teammate sees the photos they may reach themselves (the team listing's), the member what they may reach.
+  const [view] = await batchViews(db, [row.batch], mine ? undefined : viewerId);
+  return { view: view!, mine, startedBy: row.startedBy ?? "A former member" };
+}
+
 type BatchRow = { job: Job; photoName: string };
 
-/** The views of several batches from one read of their jobs (no read at all for none). */
-export async function batchViews(db: Db, list: Batch[]): Promise<BatchView[]> {
+/**
+ * The views of several batches from one read of their jobs (no read at all for none). Each lists the photos its
+ * member may still reach, or, given a teammate `viewerId`, the team's photos that viewer may reach.
+ */
+export async function batchViews(db: Db, list: Batch[], viewerId?: string): Promise<BatchView[]> {
   if (list.length === 0) return [];
   const rows = await db
     .select({ job: jobs, photoName: photos.name })
@@ -188,8 +225,8 @@ export async function batchViews(db: Db, list: Batch[]): Promise<BatchView[]> {
           list.map((b) => b.id),
         ),
         // Only photos the batch's member may still reach: a team listing's batch shows nothing of the team's to a
-        // member removed since (ADR 0271, 0310); its personal photos are theirs.
-        reachablePhoto(jobs.userId),
+        // member removed since (ADR 0271, 0310); its personal photos are theirs. A teammate: the team's jobs only.
+        viewerId ? and(isNotNull(jobs.teamId), reachablePhoto(viewerId)) : reachablePhoto(jobs.userId),
       ),
     )
     .orderBy(asc(jobs.createdAt), asc(jobs.id))
@@ -288,9 +325,15 @@ export async function retryBatch(
   submission?: string,
 ): Promise<Result<{ retried: number; credits: number; replayed?: boolean }>> {
   const view = await batchView(deps.db, userId, batchId);
+  if (!view) {
+    // A teammate sees a team batch (ADR 0317) but does not spend under another member's name: the retry is its
+    // member's. Anyone else: the 404 of a made-up batch.
+    const seen = await viewableBatch(deps.db, userId, batchId);
+    return seen ? fail("forbidden", `Only ${seen.startedBy}, who started this batch, can retry it.`) : NOT_FOUND;
+  }
   // A batch shows only the photos its member may reach: none left (a team listing's, the member removed since) is
   // the 404 of a made-up batch, as its photos are (ADR 0310).
-  if (!view || view.items.length === 0) return NOT_FOUND;
+  if (view.items.length === 0) return NOT_FOUND;
   if (submission !== undefined) {
     const earlier = await retriedUnder(deps.db, userId, submission, view.items.length);
     if (earlier.some((j) => j.batchId !== batchId)) return fail("conflict", SUBMISSION_REUSED);
