@@ -56,6 +56,19 @@ export function mixedBatchMessage(
   return `A batch is paid from one place: "${a.photo}" ${where(a)}, and "${b.photo}" ${where(b)}. Stage them as separate batches.`;
 }
 
+/**
+ * A batch whose photos are not paid from the place its form chose (docs/decisions/0318-who-pays-for-a-library-batch.md):
+ * `chosen` the team's name, or null for the member's own credits.
+ */
+export function wrongPayerMessage(p: { photo: string; listing: string | null }, chosen: string | null): string {
+  const from = chosen === null ? "your own credits" : `the pool of ${chosen}`;
+  const where =
+    p.listing === null
+      ? "is yours, paid from your own credits"
+      : `is in the team listing "${p.listing}", paid from its team's pool`;
+  return `This batch is paid from ${from}, but "${p.photo}" ${where}. Choose again where the batch is paid from.`;
+}
+
 /** A re-roll of a team listing's result: a team job like any other, one credit from the pool (ADR 0297). */
 export const TEAM_REROLL_MESSAGE =
   "This re-roll costs 1 credit from your team's pool: the same choices with a new seed.";

@@ -10,11 +10,13 @@ import { looksOf } from "@workers/services/listing-look";
 import type { UserRef } from "@workers/services/sessions";
 import { folderAccess, reachablePhoto } from "@workers/services/teams/access";
 import { payerOfPhotos, startPaidBy } from "@workers/services/teams/funding";
+import { myTeams } from "@workers/services/teams/teams";
 import { and, asc, desc, eq, gte, isNotNull, or, type Placeholder, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, lookStrengthOf } from "~/shared/listing-look";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { wrongPayerMessage } from "~/shared/teams";
 import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue";
 import { advancedOptions, jobFields, jobParams, MISSING_OPTIONS, stagingChoices } from "./request";
 import { currentPlan } from "./start";
@@ -42,6 +44,8 @@ export const submissionField = z
   .regex(/^[a-z2-7]{32}$/, FORM_NOT_UNDERSTOOD)
   .optional();
 
+const PAID_BY_MESSAGE = 'paidBy must be "own" or the id of a team you belong to.';
+
 /** A batch: one style for every photo and a room each, the job request's fields (request.ts) with its choices. */
 const batchBody = z.object({
   folderId: z.string().max(64).nullish(),
@@ -57,6 +61,11 @@ const batchBody = z.object({
     .max(MAX_BATCH_PHOTOS, `A batch takes at most ${MAX_BATCH_PHOTOS} photos.`),
   ...stagingChoices,
   submission: submissionField,
+  /**
+   * Where the batch is paid from, as the library-wide form chose it (docs/decisions/0318): "own" or a team's id. Absent:
+   * wherever its photos are (one place, ADR 0310). Given, every photo must be paid from there.
+   */
+  paidBy: z.union([z.literal("own"), z.string().regex(/^[a-z0-9]{1,64}$/)], { error: PAID_BY_MESSAGE }).optional(),
   /** Whether the photos follow their listing's look (the default) or not in this batch (docs/decisions/0190). */
   look: z.enum(BATCH_LOOK_CHOICES, { error: 'look must be "listing" or "none".' }).optional(),
   /** How closely, for this batch: one of the named steps; absent, each listing's own strength. */
@@ -83,6 +92,11 @@ export async function startBatch(
   if (folderId && !(await folderAccess(deps.db, userId, folderId))) {
     return fail("not_found", "That folder was not found.");
   }
+  // The payer the form chose: a team the user is an active member of, or the 404 of a made-up team (ADR 0271).
+  const { paidBy } = parsed.data;
+  const chosenTeam =
+    paidBy && paidBy !== "own" ? (await myTeams(deps.db, userId)).find((t) => t.id === paidBy) : undefined;
+  if (paidBy && paidBy !== "own" && !chosenTeam) return fail("not_found", "That team was not found.");
   const ids = items.map((i) => i.photoId);
   if (new Set(ids).size !== ids.length) return fail("invalid", "A photo is in the batch twice.");
   // Photos the user may reach, paid from one place: their own credits, or one team's pool (ADR 0310). One in the trash
@@ -90,6 +104,9 @@ export async function startBatch(
   const payer = await payerOfPhotos(deps.db, userId, ids);
   if (!payer.ok) return payer;
   const { teamId, owners } = payer;
+  if (paidBy !== undefined && teamId !== (chosenTeam?.id ?? null)) {
+    return fail("conflict", wrongPayerMessage(payer.first, chosenTeam?.name ?? null));
+  }
   const advanced = await advancedOptions(parsed.data, () => currentPlan(deps.db, userId));
   if (!advanced.ok) return advanced;
   // Each photo's listing look as it is now, fixed in its job (a batch started with a look keeps it to the end).
