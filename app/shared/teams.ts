@@ -34,9 +34,9 @@ export const TEAM_POOL_FROZEN =
 /** A team request whose credit was given back before its job was recorded (docs/decisions/0270). */
 export const TEAM_REQUEST_EXPIRED = "This request took too long and was cancelled. Please start it again.";
 /**
- * Paid work on a team listing's photo asked for where the team's pool cannot pay for it (the public API with a
- * personal key): refused rather than charged to the member's own credits. A batch, a re-roll and "keep it anyway"
- * spend the pool (docs/decisions/0297, 0310).
+ * Paid work on a team listing's photo asked for where the team's pool cannot pay for it (the user's object's
+ * `startApiJob`): refused rather than charged to the member's own credits. A batch, a re-roll, "keep it anyway" and
+ * a personal key's v1 job spend the pool (docs/decisions/0297, 0310, 0270's amendment of 2026-11-29).
  */
 export const TEAM_LISTING_ELSEWHERE =
   "This photo is in a team listing, whose jobs are paid from the team's pool: start it from the photo's page.";
