@@ -17,6 +17,7 @@ import { purgeTrash } from "@workers/services/library";
 import { purgeExpiredSessions } from "@workers/services/maintenance";
 import { closeSoldListings } from "@workers/services/mls/listing-status";
 import { recordCronRun } from "@workers/services/operations";
+import { expireTeamRecords } from "@workers/services/teams/record-expiry";
 import { expireStaleUploads } from "@workers/services/uploads";
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { fail } from "~/shared/result";
@@ -141,6 +142,8 @@ async function maintain(env: Env): Promise<void> {
     ["sold listings", closeSoldListings(db)],
     // Every API key's callback secret sealed under the current signing key (docs/decisions/0182).
     ["callback secrets", resealCallbackSecrets({ db, env })],
+    // The broker's record past each team's retention, and the kept copies no remaining row names (docs/decisions/0316).
+    ["broker's record", expireTeamRecords(db, env.PHOTOS)],
   ];
   const results = await Promise.allSettled(tasks.map(([, work]) => work));
   const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ task: tasks[i]![0], err: r.reason }] : []));

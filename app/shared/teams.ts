@@ -34,9 +34,9 @@ export const TEAM_POOL_FROZEN =
 /** A team request whose credit was given back before its job was recorded (docs/decisions/0270). */
 export const TEAM_REQUEST_EXPIRED = "This request took too long and was cancelled. Please start it again.";
 /**
- * Paid work on a team listing's photo asked for where the team's pool cannot pay for it (the public API with a
- * personal key): refused rather than charged to the member's own credits. A batch, a re-roll and "keep it anyway"
- * spend the pool (docs/decisions/0297, 0310).
+ * Paid work on a team listing's photo asked for where the team's pool cannot pay for it (the user's object's
+ * `startApiJob`): refused rather than charged to the member's own credits. A batch, a re-roll, "keep it anyway" and
+ * a personal key's v1 job spend the pool (docs/decisions/0297, 0310, 0270's amendment of 2026-11-29).
  */
 export const TEAM_LISTING_ELSEWHERE =
   "This photo is in a team listing, whose jobs are paid from the team's pool: start it from the photo's page.";
@@ -54,6 +54,19 @@ export function mixedBatchMessage(
       ? "is yours, paid from your own credits"
       : `is in the team listing "${p.listing}", paid from its team's pool`;
   return `A batch is paid from one place: "${a.photo}" ${where(a)}, and "${b.photo}" ${where(b)}. Stage them as separate batches.`;
+}
+
+/**
+ * A batch whose photos are not paid from the place its form chose (docs/decisions/0318-who-pays-for-a-library-batch.md):
+ * `chosen` the team's name, or null for the member's own credits.
+ */
+export function wrongPayerMessage(p: { photo: string; listing: string | null }, chosen: string | null): string {
+  const from = chosen === null ? "your own credits" : `the pool of ${chosen}`;
+  const where =
+    p.listing === null
+      ? "is yours, paid from your own credits"
+      : `is in the team listing "${p.listing}", paid from its team's pool`;
+  return `This batch is paid from ${from}, but "${p.photo}" ${where}. Choose again where the batch is paid from.`;
 }
 
 /** A re-roll of a team listing's result: a team job like any other, one credit from the pool (ADR 0297). */

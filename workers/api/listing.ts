@@ -1,6 +1,6 @@
 import { readJson } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
-import { batchView, recentBatches, retryBatch, startBatch } from "@workers/services/jobs/batches";
+import { batchView, recentBatches, retryBatch, startBatch, viewableBatch } from "@workers/services/jobs/batches";
 import { anyObject } from "@workers/services/jobs/request";
 import { reroll, rerollQuote } from "@workers/services/jobs/rerolls";
 import {
@@ -41,9 +41,10 @@ export const listingApi = new Hono<ApiEnv>()
     return c.json({ batches: await recentBatches(c.get("db"), c.get("user")!.id, 10) }, 200, NO_STORE);
   })
   .get("/batches/:id", async (c) => {
-    const batch = await batchView(c.get("db"), c.get("user")!.id, c.req.param("id"));
-    if (!batch) return failureJson(NOT_FOUND);
-    return c.json({ batch }, 200, NO_STORE);
+    // The member's own, or a team batch to an active member of its team (docs/decisions/0317).
+    const found = await viewableBatch(c.get("db"), c.get("user")!.id, c.req.param("id"));
+    if (!found) return failureJson(NOT_FOUND);
+    return c.json({ batch: found.view }, 200, NO_STORE);
   })
   .post("/batches/:id/retry", async (c) => {
     // With an Idempotency-Key, the same retry sent again answers with what it started (jobs/batches.ts, retryBatch).

@@ -25,10 +25,17 @@ export const meta: Route.MetaFunction = () => [{ title: "Stage photos · Stagewi
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const user = requireUser(context, request);
-  const folderId = new URL(request.url).searchParams.get("folder");
+  const query = new URL(request.url).searchParams;
+  const folderId = query.get("folder");
+  const paidBy = query.get("paidBy");
   const deps = getDeps(context);
-  const form = await batchForm(deps.db, user.id, folderId ? folderId.slice(0, 64) : null);
-  // Someone else's folder looks exactly like one that does not exist.
+  const form = await batchForm(
+    deps.db,
+    user.id,
+    folderId ? folderId.slice(0, 64) : null,
+    paidBy ? paidBy.slice(0, 64) : null,
+  );
+  // Someone else's folder, or a team the user is not in, looks exactly like one that does not exist.
   if (!form) throw data(null, { status: 404 });
   // The balance as the session read it with the user's row.
   return { form, credits: user.credits };
@@ -48,7 +55,9 @@ const ROOMS = ROOM_TYPES.map((r) => ({ value: r.code, label: r.name }));
 const STYLES = DESIGN_STYLES.map((d) => ({ value: d.code, label: styleMenuLabel(d) }));
 
 export default function NewBatch({ loaderData, actionData }: Route.ComponentProps) {
-  const { form, credits } = loaderData;
+  const { form } = loaderData;
+  // What this batch is paid from: the team's pool (a team listing, or the library's team choice), else their own.
+  const credits = form.payer ? form.payer.pool : loaderData.credits;
   const confirm = actionData && "confirm" in actionData ? actionData.confirm : null;
   // Without JavaScript the count below is the server's: after a confirm answer it shows the choices sent.
   const [picked, setPicked] = useState(() => new Set(confirm?.picked ?? form.candidates.map((c) => c.photo.id)));
@@ -76,11 +85,44 @@ export default function NewBatch({ loaderData, actionData }: Route.ComponentProp
         Each photo is staged on its own and costs 1 credit; a photo that fails gets its credit back. You can close this
         page: the progress list is kept and shown again on your dashboard.
       </p>
+      {form.payers.length > 0 ? (
+        // One payer per batch (docs/decisions/0318): the choice decides which photos are offered.
+        <Form method="get" className="card flex flex-wrap items-end gap-2 p-3" data-testid="batch-payer">
+          <div className="min-w-0 flex-1">
+            <label htmlFor="batch-paid-by" className="label">
+              Paid from
+            </label>
+            <select
+              id="batch-paid-by"
+              name="paidBy"
+              className="input"
+              defaultValue={form.payer?.teamId ?? "own"}
+              onChange={(e) => e.currentTarget.form?.requestSubmit()}
+            >
+              {form.payers.map((p) => (
+                <option key={p.value} value={p.value}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className="btn-secondary">
+            Show photos
+          </button>
+          <p className="w-full text-xs text-muted">
+            {form.payer
+              ? `Every photo of ${form.payer.name}'s listings, paid from its pool.`
+              : "Your own photos outside team listings, paid from your own credits."}{" "}
+            A batch is paid from one place.
+          </p>
+        </Form>
+      ) : null}
       {form.candidates.length === 0 ? (
         <p className="card p-4 text-sm">No photos here yet. Upload photos first.</p>
       ) : (
         <Form method="post" className="space-y-4">
           {form.folder ? <input type="hidden" name="folderId" value={form.folder.id} /> : null}
+          {form.payers.length > 0 ? <input type="hidden" name="paidBy" value={form.payer?.teamId ?? "own"} /> : null}
           {/* The total the person sees; the server starts exactly this many or asks again. */}
           <input type="hidden" name="quoted" value={count} />
           <input type="hidden" name="submission" value={form.submission} />
@@ -161,14 +203,23 @@ export default function NewBatch({ loaderData, actionData }: Route.ComponentProp
               <strong>
                 {count} {count === 1 ? "photo" : "photos"} · {creditsLabel(count)}
               </strong>{" "}
-              <span className="text-muted">· you have {creditsLabel(credits).replace(" (free)", "")}</span>
+              <span className="text-muted">
+                ·{" "}
+                {form.payer
+                  ? `the team's pool has ${creditsLabel(credits).replace(" (free)", "")}`
+                  : `you have ${creditsLabel(credits).replace(" (free)", "")}`}
+              </span>
             </p>
             {count > credits ? (
               <p className="text-sm text-danger">
                 Not enough credits for {count} photos.{" "}
-                <Link to="/plans" className="font-semibold underline">
-                  Get more credits
-                </Link>
+                {form.payer ? (
+                  "Ask the team's owner to add credits."
+                ) : (
+                  <Link to="/plans" className="font-semibold underline">
+                    Get more credits
+                  </Link>
+                )}
               </p>
             ) : null}
             <button

@@ -67,7 +67,7 @@ const STATUS_CLASS: Record<BatchItemStatus, string> = {
 };
 
 export default function BatchProgress({ loaderData, actionData }: Route.ComponentProps) {
-  const { batch, submission } = loaderData;
+  const { batch, submission, startedBy } = loaderData;
   const revalidator = useRevalidator();
   const nav = useNavigation();
   const { counts } = batch;
@@ -88,17 +88,22 @@ export default function BatchProgress({ loaderData, actionData }: Route.Componen
     <div className="container-page max-w-3xl space-y-4 py-6">
       <p className="text-sm">
         <Link to={back} className="font-semibold text-brand-600 hover:underline">
-          ← Back to your photos
+          {startedBy && batch.folderId ? "← Back to the listing" : "← Back to your photos"}
         </Link>
       </p>
       <h1 className="text-2xl font-bold tracking-tight">
         Staging {total} {total === 1 ? "photo" : "photos"} · {style}
       </h1>
+      {startedBy ? (
+        <p className="text-sm text-muted" data-testid="batch-started-by">
+          Started by {startedBy} in the team's listing.
+        </p>
+      ) : null}
       <p className="text-sm" role="status" data-testid="batch-counts">
         {counts.done} done · {counts.processing} processing · {counts.queued} queued · {counts.failed} failed
       </p>
       {batch.open ? <RefreshWithoutJs /> : null}
-      {batch.open ? (
+      {batch.open && !startedBy ? (
         <p className="text-sm text-muted">
           You can close this page: the photos keep staging and this list is on your dashboard when you come back.
         </p>
@@ -113,7 +118,7 @@ export default function BatchProgress({ loaderData, actionData }: Route.Componen
           {actionData.error}
         </p>
       ) : null}
-      {counts.failed > 0 && !batch.open ? (
+      {counts.failed > 0 && !batch.open && !startedBy ? (
         <Form method="post">
           <input type="hidden" name="intent" value="retry" />
           {/* The same retry sent twice (a lost answer, a second tap) starts it once: ADR 0140. */}

@@ -54,7 +54,9 @@ export default function Record({ loaderData }: Route.ComponentProps) {
       <h1 className="text-2xl font-semibold">Broker's record</h1>
       <p className="mt-1 text-sm text-slate-700">
         Every photo that left the team's listings: downloads for MLS, listing packs, API downloads, original pages
-        published or withdrawn. Kept {team.retentionDays} days; nobody can edit or delete it.
+        published or withdrawn. Nobody can edit or delete it: each entry is kept {team.retentionDays} days from when it
+        left or, if later, from when its listing stopped advertising (sold and its original pages closed), then deleted
+        with its copies.
       </p>
       <Form method="get" className="mt-4 flex flex-wrap gap-2 text-sm">
         <label className="flex flex-col">

@@ -29,6 +29,8 @@ const f = {
   /** A listing of the owner's team (the stranger is no member; the new team's pool is empty), and a photo in it. */
   teamFolderId: "",
   teamPhotoId: "",
+  /** The owner's team: the library's batch page may be paid by it (ADR 0318). */
+  teamId: "",
 };
 
 const headers = (u: FixtureUser) => ({ Cookie: `sw_session=${u.sessionToken}` });
@@ -140,6 +142,7 @@ beforeAll(async () => {
     new URLSearchParams({ intent: "folder-to-team", folderId: f.teamFolderId, teamId }),
   );
   expect(teamId && toTeam.status < 400 && f.teamFolderId).toBeTruthy();
+  f.teamId = teamId;
   // Wait for the batch to end, so the digest does not move under the cases.
   for (let i = 0; i < 120; i++) {
     const view = await call(owner, "GET", `/api/batches/${f.batchId}`);
@@ -483,6 +486,50 @@ function cases(): HostileCase[] {
       body: batch([item(f.teamPhotoId), item(f.photoId)]),
       status: 409,
       message: /paid from one place/,
+    },
+    // Who pays for the library's batch (ADR 0318): another's team is the 404 of a made-up one; photos not paid from
+    // the choice are refused naming one; a malformed choice is 400.
+    {
+      name: "stranger's batch paid by another user's team",
+      method: "POST",
+      path: "/api/batches",
+      headers: s,
+      body: batch([item(f.teamPhotoId)], { paidBy: f.teamId }),
+      status: 404,
+      message: /That team was not found/,
+    },
+    {
+      name: "stranger's library start page paid by another user's team",
+      method: "GET",
+      path: `/batches/new?paidBy=${f.teamId}`,
+      headers: s,
+      status: 404,
+    },
+    {
+      name: "a member's team listing photo in a batch paid from their own credits",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([item(f.teamPhotoId)], { paidBy: "own" }),
+      status: 409,
+      message: /paid from your own credits, but/,
+    },
+    {
+      name: "a member's own photo in a batch paid by their team",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([item(f.photoId)], { paidBy: f.teamId }),
+      status: 409,
+      message: /paid from the pool of/,
+    },
+    {
+      name: "a malformed payer",
+      method: "POST",
+      path: "/api/batches",
+      headers: o,
+      body: batch([item(f.photoId)], { paidBy: "../x" }),
+      status: 400,
     },
     {
       name: "a stranger's submission key with the owner's photo",

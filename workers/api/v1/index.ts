@@ -8,6 +8,8 @@ import type { ApiCaller } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { getJob, getVersion, jobView, listVersions, requestJob } from "@workers/services/jobs/start";
 import { getPhoto } from "@workers/services/library";
+import { photoAccess } from "@workers/services/teams/access";
+import { teamOfPhoto } from "@workers/services/teams/funding";
 import { keyPayer, teamPool } from "@workers/services/teams/keys";
 import type { z } from "zod";
 import { apiVersionAddresses } from "~/shared/api-addresses";
@@ -200,6 +202,10 @@ define(
     // The callback address is checked, its name resolved, by requestJob before the credit is reserved.
     const { callbackUrl, ...job } = body.data;
     if (caller.team) return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data);
+    // A personal key acts as its member: a photo of a team listing they are an active member of is staged on the
+    // team's pool under their name, as the page stages it (docs/decisions/0270, amendment "a member's personal key").
+    const teamId = await teamOfPhoto(c.get("db"), caller.userId, p.data.photoId);
+    if (teamId) return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data, teamId);
     const res = await requestJob(c.get("deps"), caller.userId, p.data.photoId, job, {
       api: {
         idempotency: key.key
@@ -228,16 +234,25 @@ define(
     const db = c.get("db");
     const job = await getJob(db, p.data.jobId);
     if (!job || job.userId !== caller.userId) return failureJson(NOT_FOUND);
-    const version = job.versionId ? await getVersion(db, job.userId, job.photoId, job.versionId) : undefined;
+    // A member's job on a teammate's photo: its version is the photo's owner's row (ADR 0280), read while the member
+    // may still reach the photo; removed since, the job is the 404 of a made-up id (ADR 0271).
+    let owner = job.userId;
+    if (job.teamId) {
+      const scope = await photoAccess(db, caller.userId, job.photoId);
+      if (!scope) return failureJson(NOT_FOUND);
+      owner = scope.ownerId;
+    }
+    const version = job.versionId ? await getVersion(db, owner, job.photoId, job.versionId) : undefined;
     return c.json({ job: jobView(job), version: version ? versionView(version) : null }, 200, NO_STORE);
   },
 );
 
 /**
- * A team key's job (docs/decisions/0295-team-api-keys.md): in the team's runner, on a photo of the team's listings,
- * paid from the team's pool under the key's name through the same reserve as a member's job (ADR 0270). The
- * Idempotency-Key is its submission key: the same request sent again answers the job it started, charged once; the
- * key sent with another request is refused (409).
+ * A job paid from a team's pool through the public API: a team key's (docs/decisions/0295-team-api-keys.md), in the
+ * team's runner on a photo of the team's listings, under the key's name; or a member's personal key on a photo of a
+ * listing of `memberTeam` (ADR 0270's amendment), in the member's object under the member's name. Either way through
+ * the same reserve as a member's job (ADR 0270). The Idempotency-Key is its submission key: the same request sent
+ * again answers the job it started, charged once; the key sent with another request is refused (409).
  */
 async function teamKeyJob(
   c: Ctx,
@@ -245,14 +260,14 @@ async function teamKeyJob(
   photoId: string,
   key: string | undefined,
   body: z.infer<typeof S.JobRequest>,
+  memberTeam?: string,
 ) {
   const { callbackUrl, ...job } = body;
-  const team = caller.team!;
   const res = await requestJob(c.get("deps"), caller.userId, photoId, job, {
     submission: key,
     teamKey: {
-      teamId: team.teamId,
-      payer: keyPayer(caller.keyId),
+      teamId: memberTeam ?? caller.team!.teamId,
+      payer: memberTeam ? caller.userId : keyPayer(caller.keyId),
       // Signed with the key's own callback secret, delivered as a personal key's (ADR 0315).
       ...(callbackUrl !== undefined ? { callback: { url: callbackUrl, apiKeyId: caller.keyId } } : {}),
     },

@@ -1,18 +1,20 @@
 import { inTeamListing } from "@db/access";
-import { jobs, photos } from "@db/schema";
+import { inQuery } from "@db/lists";
+import { folders, jobs, photos, teams } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { INSUFFICIENT_CREDITS } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { type PhotoCard, toCard } from "@workers/services/library";
 import { folderLook, looksOf } from "@workers/services/listing-look";
 import { folderAccess, reachablePhoto } from "@workers/services/teams/access";
+import { myTeams } from "@workers/services/teams/teams";
 import { and, desc, eq, isNull, not } from "drizzle-orm";
 import { z } from "zod";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel, MAX_BATCH_PHOTOS, roomField, roomFromName } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, type LookView, lookStrengthOf } from "~/shared/listing-look";
 import { fail, ok, type Result } from "~/shared/result";
-import { type BatchView, batchView, FORM_NOT_UNDERSTOOD, retryBatch, startBatch, submissionField } from "./batches";
+import { type BatchView, FORM_NOT_UNDERSTOOD, retryBatch, startBatch, submissionField, viewableBatch } from "./batches";
 
 // The /batches pages: which photos a batch may take, each with the room type
 // its name (or the user's last choice) suggests, and the start form's fields.
@@ -40,15 +42,35 @@ export interface BatchForm {
   submission: string;
   /** The folder's look (a folder's page), and how many of the photos offered follow a look (docs/decisions/0190). */
   look: { view: LookView | null; photos: number };
+  /**
+   * Who pays (docs/decisions/0318-who-pays-for-a-library-batch.md): the chosen team with its pool, or null for the
+   * member's own credits. A team listing's page: its team; the library's page: the picker's choice.
+   */
+  payer: { teamId: string; name: string; pool: number } | null;
+  /** The library's page: the places its batch may be paid from (own credits first, then each team), else empty. */
+  payers: { value: string; label: string }[];
 }
 
-/** The photos of a folder (or the whole library) a batch may take, newest first, or null for a stranger's folder. */
-export async function batchForm(db: Db, userId: string, folderId: string | null): Promise<BatchForm | null> {
+/**
+ * The photos of a folder (or the whole library) a batch may take, newest first, or null for a stranger's folder or a
+ * team the user is not an active member of. The library's page offers the photos payable by one place: `paidBy` a
+ * team's id (every photo of that team's listings) or absent / "own" (the user's own photos outside team listings).
+ */
+export async function batchForm(
+  db: Db,
+  userId: string,
+  folderId: string | null,
+  paidBy: string | null = null,
+): Promise<BatchForm | null> {
   // The user's own folder, or a listing of a team they are an active member of: every photo in it, whoever uploaded
   // it (its batch spends the team's pool, docs/decisions/0310-a-team-listings-batch.md).
   const scope = folderId ? await folderAccess(db, userId, folderId) : null;
   if (folderId && !scope) return null;
   const folder = scope?.folder ?? null;
+  const mine = folder ? [] : await myTeams(db, userId);
+  const chosen = !folder && paidBy && paidBy !== "own" ? mine.find((t) => t.id === paidBy) : undefined;
+  if (!folder && paidBy && paidBy !== "own" && !chosen) return null;
+  const payerTeam = folder?.teamId ?? chosen?.id ?? null;
   const rows = await db
     .select()
     .from(photos)
@@ -57,8 +79,11 @@ export async function batchForm(db: Db, userId: string, folderId: string | null)
         isNull(photos.trashedAt),
         folder
           ? and(eq(photos.folderId, folder.id), reachablePhoto(userId))
-          : // The whole library: the user's own photos outside team listings, one payer for the batch (ADR 0310).
-            and(eq(photos.userId, userId), not(inTeamListing())),
+          : chosen
+            ? // The whole library, paid by a team: every photo of its listings, whoever uploaded it (ADR 0318).
+              and(inQuery(photos.folderId, teamListings(db, chosen.id)), reachablePhoto(userId))
+            : // The whole library: the user's own photos outside team listings, one payer for the batch (ADR 0310).
+              and(eq(photos.userId, userId), not(inTeamListing())),
       ),
     )
     .orderBy(desc(photos.createdAt), desc(photos.id))
@@ -74,21 +99,37 @@ export async function batchForm(db: Db, userId: string, folderId: string | null)
   const lastRoom = ROOM_TYPES.some((r) => r.code === last?.params.roomType) ? last!.params.roomType! : "";
   const lastStyle = DESIGN_STYLES.some((s) => s.code === last?.params.designStyle) ? last!.params.designStyle! : "";
   const offered = rows.slice(0, MAX_BATCH_PHOTOS);
-  // A team listing's photos follow the look of the listing's folder, read under its owner (ADR 0280).
+  // A team listing's photos follow the look of the listing's folder, read under its owner (ADR 0280); the library's
+  // team choice reads each photo's under its uploader.
   const lookOwner = scope?.ownerId ?? userId;
-  const looks = await looksOf(
-    db,
-    lookOwner,
-    offered.map((p) => p.id),
-  );
+  const byOwner = new Map<string, string[]>();
+  for (const p of offered) {
+    const owner = folder ? lookOwner : p.userId;
+    byOwner.set(owner, [...(byOwner.get(owner) ?? []), p.id]);
+  }
+  let looking = 0;
+  for (const [owner, ids] of byOwner) looking += (await looksOf(db, owner, ids)).size;
+  const pool = payerTeam
+    ? await db.select({ name: teams.name, credits: teams.credits }).from(teams).where(eq(teams.id, payerTeam)).get()
+    : undefined;
   return {
     folder: folder ? { id: folder.id, name: folder.name } : null,
     candidates: offered.map((p) => ({ photo: toCard(p), roomType: roomFromName(p.name) ?? lastRoom })),
     designStyle: lastStyle,
     truncated: rows.length > MAX_BATCH_PHOTOS,
     submission: randomToken(),
-    look: { view: folder?.lookVersionId ? await folderLook(db, lookOwner, folder.id) : null, photos: looks.size },
+    look: { view: folder?.lookVersionId ? await folderLook(db, lookOwner, folder.id) : null, photos: looking },
+    payer: payerTeam && pool ? { teamId: payerTeam, name: pool.name, pool: pool.credits } : null,
+    payers:
+      mine.length > 0
+        ? [{ value: "own", label: "My own credits" }, ...mine.map((t) => ({ value: t.id, label: `${t.name}'s pool` }))]
+        : [],
   };
+}
+
+/** The listings (folders) of a team, as a subquery. */
+function teamListings(db: Db, teamId: string) {
+  return db.select({ id: folders.id }).from(folders).where(eq(folders.teamId, teamId));
 }
 
 const startFields = z.object({
@@ -101,6 +142,8 @@ const startFields = z.object({
   quoted: z.coerce.number().int().min(0).optional(),
   /** The form's submission key (checked by startBatch). */
   submission: z.string().max(64).optional(),
+  /** Where the library's batch is paid from (checked by startBatch): "own" or a team's id. */
+  paidBy: z.string().max(64).optional(),
   /** Whether the photos follow their listing's look in this batch, and how closely ("": each listing's own). */
   look: z.enum(BATCH_LOOK_CHOICES).optional(),
   lookStrength: z.string().max(8).optional(),
@@ -165,6 +208,7 @@ export async function startBatchFromForm(
     designStyle: parsed.data.designStyle ?? "",
     items,
     ...(parsed.data.submission ? { submission: parsed.data.submission } : {}),
+    ...(parsed.data.paidBy ? { paidBy: parsed.data.paidBy } : {}),
     ...(parsed.data.look ? { look: parsed.data.look } : {}),
     ...(lookStrength !== undefined ? { lookStrength } : {}),
   });
@@ -180,14 +224,19 @@ export async function startBatchFromForm(
   return ok({ started: true as const, batchId: res.batchId });
 }
 
-/** A batch's progress page: the batch, and the key its retry form sends back (retryBatch). */
+/**
+ * A batch's progress page: the batch, and the key its retry form sends back (retryBatch). The member's own, or a team
+ * batch seen by an active member of its team (docs/decisions/0317-teammates-see-a-team-batch.md): `startedBy` names
+ * the member for a teammate (null for one's own), who sees no retry form.
+ */
 export async function batchPage(
   db: Db,
   userId: string,
   batchId: string,
-): Promise<{ batch: BatchView; submission: string } | null> {
-  const batch = await batchView(db, userId, batchId);
-  return batch ? { batch, submission: randomToken() } : null;
+): Promise<{ batch: BatchView; submission: string; startedBy: string | null } | null> {
+  const found = await viewableBatch(db, userId, batchId);
+  if (!found) return null;
+  return { batch: found.view, submission: randomToken(), startedBy: found.mine ? null : found.startedBy };
 }
 
 const retryFields = z.object({ submission: submissionField });
@@ -204,4 +253,4 @@ export async function retryBatchFromForm(
   return retryBatch(deps, userId, batchId, parsed.data.submission);
 }
 
-export { batchView, recentBatches, retryBatch } from "./batches";
+export { batchView, recentBatches, retryBatch, viewableBatch } from "./batches";

@@ -1,5 +1,6 @@
+import { activeMember } from "@db/access";
 import { inList } from "@db/lists";
-import { type Batch, batches, type Job, type JobParams, jobs, photos, type StyleReference } from "@db/schema";
+import { type Batch, batches, type Job, type JobParams, jobs, photos, type StyleReference, users } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
 import { SUBMISSION_REUSED, userObject } from "@workers/objects/client";
@@ -9,11 +10,13 @@ import { looksOf } from "@workers/services/listing-look";
 import type { UserRef } from "@workers/services/sessions";
 import { folderAccess, reachablePhoto } from "@workers/services/teams/access";
 import { payerOfPhotos, startPaidBy } from "@workers/services/teams/funding";
-import { and, asc, desc, eq, gte, type Placeholder } from "drizzle-orm";
+import { myTeams } from "@workers/services/teams/teams";
+import { and, asc, desc, eq, gte, isNotNull, or, type Placeholder, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, lookStrengthOf } from "~/shared/listing-look";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { wrongPayerMessage } from "~/shared/teams";
 import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue";
 import { advancedOptions, jobFields, jobParams, MISSING_OPTIONS, stagingChoices } from "./request";
 import { currentPlan } from "./start";
@@ -41,6 +44,8 @@ export const submissionField = z
   .regex(/^[a-z2-7]{32}$/, FORM_NOT_UNDERSTOOD)
   .optional();
 
+const PAID_BY_MESSAGE = 'paidBy must be "own" or the id of a team you belong to.';
+
 /** A batch: one style for every photo and a room each, the job request's fields (request.ts) with its choices. */
 const batchBody = z.object({
   folderId: z.string().max(64).nullish(),
@@ -56,6 +61,11 @@ const batchBody = z.object({
     .max(MAX_BATCH_PHOTOS, `A batch takes at most ${MAX_BATCH_PHOTOS} photos.`),
   ...stagingChoices,
   submission: submissionField,
+  /**
+   * Where the batch is paid from, as the library-wide form chose it (docs/decisions/0318): "own" or a team's id. Absent:
+   * wherever its photos are (one place, ADR 0310). Given, every photo must be paid from there.
+   */
+  paidBy: z.union([z.literal("own"), z.string().regex(/^[a-z0-9]{1,64}$/)], { error: PAID_BY_MESSAGE }).optional(),
   /** Whether the photos follow their listing's look (the default) or not in this batch (docs/decisions/0190). */
   look: z.enum(BATCH_LOOK_CHOICES, { error: 'look must be "listing" or "none".' }).optional(),
   /** How closely, for this batch: one of the named steps; absent, each listing's own strength. */
@@ -82,6 +92,11 @@ export async function startBatch(
   if (folderId && !(await folderAccess(deps.db, userId, folderId))) {
     return fail("not_found", "That folder was not found.");
   }
+  // The payer the form chose: a team the user is an active member of, or the 404 of a made-up team (ADR 0271).
+  const { paidBy } = parsed.data;
+  const chosenTeam =
+    paidBy && paidBy !== "own" ? (await myTeams(deps.db, userId)).find((t) => t.id === paidBy) : undefined;
+  if (paidBy && paidBy !== "own" && !chosenTeam) return fail("not_found", "That team was not found.");
   const ids = items.map((i) => i.photoId);
   if (new Set(ids).size !== ids.length) return fail("invalid", "A photo is in the batch twice.");
   // Photos the user may reach, paid from one place: their own credits, or one team's pool (ADR 0310). One in the trash
@@ -89,6 +104,9 @@ export async function startBatch(
   const payer = await payerOfPhotos(deps.db, userId, ids);
   if (!payer.ok) return payer;
   const { teamId, owners } = payer;
+  if (paidBy !== undefined && teamId !== (chosenTeam?.id ?? null)) {
+    return fail("conflict", wrongPayerMessage(payer.first, chosenTeam?.name ?? null));
+  }
   const advanced = await advancedOptions(parsed.data, () => currentPlan(deps.db, userId));
   if (!advanced.ok) return advanced;
   // Each photo's listing look as it is now, fixed in its job (a batch started with a look keeps it to the end).
@@ -172,10 +190,46 @@ export async function batchView(db: Db, userId: string, batchId: string): Promis
   return (await batchViews(db, [batch]))[0]!;
 }
 
+/**
+ * A batch's progress as a viewer sees it (docs/decisions/0317-teammates-see-a-team-batch.md): their own batch, or a
+ * team batch (its jobs on a team's pool) when they are an active member of that team, whoever started it. A
+ * stranger's, a removed member's and a made-up id are alike: null. `startedBy` names the member when it is not the
+ * viewer's own; only the member who started it retries it.
+ */
+export async function viewableBatch(
+  db: Db,
+  viewerId: string,
+  batchId: string,
+): Promise<{ view: BatchView; mine: boolean; startedBy: string } | null> {
+  const row = await db
+    .select({ batch: batches, startedBy: users.name })
+    .from(batches)
+    .leftJoin(users, eq(users.id, batches.userId))
+    .where(
+      and(
+        eq(batches.id, batchId),
+        or(
+          eq(batches.userId, viewerId),
+          // One payer per batch (ADR 0310): every job of a team batch names the same team.
+          sql`EXISTS (SELECT 1 FROM jobs tj WHERE tj.batch_id = ${batches.id} AND tj.team_id IS NOT NULL AND ${activeMember(sql`tj.team_id`, viewerId)})`,
+        ),
+      ),
+    )
+    .get();
+  if (!row) return null;
+  const mine = row.batch.userId === viewerId;
+  // A teammate sees the photos they may reach themselves (the team listing's), the member what they may reach.
+  const [view] = await batchViews(db, [row.batch], mine ? undefined : viewerId);
+  return { view: view!, mine, startedBy: row.startedBy ?? "A former member" };
+}
+
 type BatchRow = { job: Job; photoName: string };
 
-/** The views of several batches from one read of their jobs (no read at all for none). */
-export async function batchViews(db: Db, list: Batch[]): Promise<BatchView[]> {
+/**
+ * The views of several batches from one read of their jobs (no read at all for none). Each lists the photos its
+ * member may still reach, or, given a teammate `viewerId`, the team's photos that viewer may reach.
+ */
+export async function batchViews(db: Db, list: Batch[], viewerId?: string): Promise<BatchView[]> {
   if (list.length === 0) return [];
   const rows = await db
     .select({ job: jobs, photoName: photos.name })
@@ -188,8 +242,8 @@ export async function batchViews(db: Db, list: Batch[]): Promise<BatchView[]> {
           list.map((b) => b.id),
         ),
         // Only photos the batch's member may still reach: a team listing's batch shows nothing of the team's to a
-        // member removed since (ADR 0271, 0310); its personal photos are theirs.
-        reachablePhoto(jobs.userId),
+        // member removed since (ADR 0271, 0310); its personal photos are theirs. A teammate: the team's jobs only.
+        viewerId ? and(isNotNull(jobs.teamId), reachablePhoto(viewerId)) : reachablePhoto(jobs.userId),
       ),
     )
     .orderBy(asc(jobs.createdAt), asc(jobs.id))
@@ -288,9 +342,15 @@ export async function retryBatch(
   submission?: string,
 ): Promise<Result<{ retried: number; credits: number; replayed?: boolean }>> {
   const view = await batchView(deps.db, userId, batchId);
+  if (!view) {
+    // A teammate sees a team batch (ADR 0317) but does not spend under another member's name: the retry is its
+    // member's. Anyone else: the 404 of a made-up batch.
+    const seen = await viewableBatch(deps.db, userId, batchId);
+    return seen ? fail("forbidden", `Only ${seen.startedBy}, who started this batch, can retry it.`) : NOT_FOUND;
+  }
   // A batch shows only the photos its member may reach: none left (a team listing's, the member removed since) is
   // the 404 of a made-up batch, as its photos are (ADR 0310).
-  if (!view || view.items.length === 0) return NOT_FOUND;
+  if (view.items.length === 0) return NOT_FOUND;
   if (submission !== undefined) {
     const earlier = await retriedUnder(deps.db, userId, submission, view.items.length);
     if (earlier.some((j) => j.batchId !== batchId)) return fail("conflict", SUBMISSION_REUSED);

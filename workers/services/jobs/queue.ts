@@ -30,7 +30,7 @@ export function startFailure(started: { code: FailureCode; error: string; balanc
  * What a submission key was sent with: a page's job request or re-roll (its Idempotency-Key header), the
  * new-batch form, or a batch's retry (its form, or the Idempotency-Key header of POST /api/batches/:id/retry).
  */
-export type SubmissionScope = "page-job" | "reroll" | "batch" | "batch-retry" | "team-key-job";
+export type SubmissionScope = "page-job" | "reroll" | "batch" | "batch-retry" | "team-key-job" | "member-key-job";
 
 /**
  * The ids of the `count` jobs a request starts: under its submission key, derived from it, so the same key from
@@ -65,10 +65,17 @@ export async function startQueued(
   /**
    * A team API key's job (docs/decisions/0295-team-api-keys.md): `userId` is the team's runner, the pool is charged
    * under the key's name, and a photo outside this team's listings is not found (never the runner's own credits).
+   * A member's personal key on a team listing's photo (ADR 0270's amendment): `userId` is the member, `payer` too.
    */
   teamKey?: { teamId: string; payer: string; callback?: { url: string; apiKeyId: string } },
 ) {
-  const ids = submittedJobIds(teamKey ? "team-key-job" : "page-job", userId, submission, count);
+  // A member's personal key (payer = the member) has its own namespace too: its Idempotency-Key is not a page's key.
+  const ids = submittedJobIds(
+    teamKey ? (teamKey.payer === userId ? "member-key-job" : "team-key-job") : "page-job",
+    userId,
+    submission,
+    count,
+  );
   const params: JobParams = job.kind === "stage" ? { ...job.params, seed: newSeed() } : job.params;
   if (count > 1) params.variations = count;
   const reason = count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`;

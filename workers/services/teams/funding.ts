@@ -30,7 +30,9 @@ export async function payerOfPhotos(
   db: Deps["db"],
   userId: string,
   photoIds: string[],
-): Promise<Result<{ teamId: string | null; owners: Map<string, string> }>> {
+): Promise<
+  Result<{ teamId: string | null; owners: Map<string, string>; first: { photo: string; listing: string | null } }>
+> {
   const rows = await db
     .select({ id: photos.id, name: photos.name, ownerId: photos.userId, teamId: folders.teamId, listing: folders.name })
     .from(photos)
@@ -43,14 +45,12 @@ export async function payerOfPhotos(
   const ordered = photoIds.map((id) => byId.get(id)!);
   const first = ordered[0]!;
   const other = ordered.find((r) => (r.teamId ?? null) !== (first.teamId ?? null));
-  if (other) {
-    const said = (r: typeof first) => ({
-      photo: displayName(r.name, "A photo", 80),
-      listing: r.teamId ? displayName(r.listing ?? "", "a team listing", 80) : null,
-    });
-    return fail("conflict", mixedBatchMessage(said(first), said(other)));
-  }
-  return ok({ teamId: first.teamId ?? null, owners: new Map(rows.map((r) => [r.id, r.ownerId])) });
+  const said = (r: typeof first) => ({
+    photo: displayName(r.name, "A photo", 80),
+    listing: r.teamId ? displayName(r.listing ?? "", "a team listing", 80) : null,
+  });
+  if (other) return fail("conflict", mixedBatchMessage(said(first), said(other)));
+  return ok({ teamId: first.teamId ?? null, owners: new Map(rows.map((r) => [r.id, r.ownerId])), first: said(first) });
 }
 
 type Refused = Extract<StartManyResult, { ok: false }>;

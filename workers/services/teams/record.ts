@@ -11,7 +11,8 @@ import { requireTeamRole } from "./teams";
 
 // The broker's record (issue 47 item 5; docs/decisions/0285-the-brokers-record.md): every photo that leaves a team
 // listing, written as a row before its bytes are served (or in the batch of whatever the export writes), with a copy
-// of the bytes that left under teams/<teamId>/record/. Nothing here updates or deletes a row.
+// of the bytes that left under teams/<teamId>/record/. Nothing here updates or deletes a row: only the daily cron's
+// expiry does, after the team's retention (record-expiry.ts, docs/decisions/0316-the-brokers-record-expires.md).
 
 export type ExportVia = TeamExport["via"];
 

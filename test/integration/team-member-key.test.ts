@@ -1,0 +1,152 @@
+import { env } from "cloudflare:workers";
+import { creditLedger, teamLedger, teamMembers, teamReservations, teams, users } from "@db/schema";
+import { db } from "@test/support/factories";
+import { balance, onPlan, photosOf } from "@test/support/listing";
+import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { addMember, makeTeam, teamFolder } from "@test/support/teams";
+import { workerFetch } from "@test/support/worker";
+import { teamObject } from "@workers/objects/client";
+import { createApiKey } from "@workers/services/api-keys";
+import { stateDigest } from "@workers/services/fixtures";
+import { and, eq } from "drizzle-orm";
+import { beforeEach, describe, expect, it } from "vitest";
+import { TEAM_POOL_EMPTY } from "~/shared/teams";
+
+// A member's personal API key on a team listing's photo (ADR 0270's amendment of 2026-11-29): the key acts as its
+// member, so the job spends the team's pool under the member's name, as the page's job does; a stranger's key and a
+// removed member's key are the 404 of a made-up photo; an empty pool is refused in its words with no provider call.
+
+let provider: ProviderStub;
+beforeEach(() => {
+  provider = stubProvider();
+});
+
+const STAGE = { kind: "stage", roomType: "Bedroom", designStyle: "Modern" };
+const digest = () => stateDigest({ env, bucket: env.PHOTOS });
+
+async function keyFor(userId: string) {
+  const made = await createApiKey({ db, env, clock: () => Date.now() }, userId, {
+    name: "my CRM",
+    scopes: ["stage", "read"],
+  });
+  if (!made.ok) throw new Error(made.error);
+  return made.token;
+}
+
+function call(token: string, path: string, init: RequestInit & { json?: unknown; idem?: string } = {}) {
+  const headers = new Headers(init.headers);
+  headers.set("Authorization", `Bearer ${token}`);
+  if (init.idem) headers.set("Idempotency-Key", init.idem);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set("Content-Type", "application/json");
+    body = JSON.stringify(init.json);
+  }
+  return workerFetch(`/api/v1${path}`, { ...init, headers, body });
+}
+
+async function settle(token: string, jobId: string) {
+  for (let i = 0; i < 400; i++) {
+    const body = (await (await call(token, `/jobs/${jobId}`)).json()) as {
+      job: { status: string };
+      version: { id: string } | null;
+    };
+    if (body.job.status === "succeeded" || body.job.status === "failed") return body;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("the job did not settle");
+}
+
+const poolOf = async (teamId: string) =>
+  (await db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)).get())!.credits;
+
+/** A team with a pool, its listing holding a teammate's photo, and an agent with 3 credits of their own and a key. */
+async function setup(pool: number) {
+  const owner = await onPlan(null, 0);
+  const teamId = await makeTeam(owner.id, { credits: pool });
+  const folderId = await teamFolder(teamId, owner.id);
+  const agent = await onPlan("Starter plan", 3);
+  await db.update(users).set({ name: "Andy Agent" }).where(eq(users.id, agent.id));
+  const mate = await onPlan("Starter plan", 3);
+  await addMember(teamId, agent.id);
+  await addMember(teamId, mate.id);
+  const [photo] = await photosOf(mate.id, 1, folderId);
+  return { owner, teamId, folderId, agent, mate, photo: photo!, token: await keyFor(agent.id) };
+}
+
+describe("a member's personal API key on a team listing's photo", () => {
+  it("stages on the team's pool under the member's name, once per Idempotency-Key; the member's own credits untouched", async () => {
+    const { teamId, agent, photo, token } = await setup(4);
+    const first = await call(token, `/photos/${photo.id}/jobs`, { method: "POST", json: STAGE, idem: "k1" });
+    expect(first.status).toBe(202);
+    const { job, credits } = (await first.json()) as { job: { id: string }; credits: number };
+    // The answer's credits are the pool the job was paid from.
+    expect(credits).toBe(3);
+    const again = await call(token, `/photos/${photo.id}/jobs`, { method: "POST", json: STAGE, idem: "k1" });
+    expect(again.status).toBe(202);
+    expect(((await again.json()) as { job: { id: string } }).job.id).toBe(job.id);
+    const reused = await call(token, `/photos/${photo.id}/jobs`, {
+      method: "POST",
+      json: { ...STAGE, designStyle: "Industrial" },
+      idem: "k1",
+    });
+    expect(reused.status).toBe(409);
+
+    const settled = await settle(token, job.id);
+    expect(settled.job.status).toBe("succeeded");
+    // The result is the teammate's photo's version, read for the member.
+    expect(settled.version).toMatchObject({ id: expect.any(String) });
+    await teamObject(env, teamId).reconcile(teamId);
+    expect(provider.calls).toHaveLength(1);
+    expect(await poolOf(teamId)).toBe(3);
+    expect(await balance(agent.id)).toBe(3);
+    const held = await db.select().from(teamReservations).where(eq(teamReservations.teamId, teamId)).all();
+    expect(held.map((r) => [r.jobId, r.memberId, r.status])).toEqual([[job.id, agent.id, "committed"]]);
+    const ledger = await db.select().from(teamLedger).where(eq(teamLedger.teamId, teamId)).all();
+    expect(ledger.filter((r) => r.kind !== "grant").every((r) => r.memberId === agent.id)).toBe(true);
+    const own = await db.select().from(creditLedger).where(eq(creditLedger.userId, agent.id)).all();
+    expect(own.filter((r) => r.kind !== "grant").every((r) => r.amount === 0)).toBe(true);
+  });
+
+  it("an empty pool refuses in the pool's words, before any provider call, nothing taken from the member", async () => {
+    const { teamId, agent, photo, token } = await setup(0);
+    const before = await digest();
+    const res = await call(token, `/photos/${photo.id}/jobs`, { method: "POST", json: STAGE });
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as { error: string }).error).toBe(TEAM_POOL_EMPTY);
+    expect(provider.calls).toHaveLength(0);
+    expect(await digest()).toEqual(before);
+    expect(await balance(agent.id)).toBe(3);
+    expect(await poolOf(teamId)).toBe(0);
+  });
+
+  it("a stranger's key and a removed member's key are the 404 of a made-up photo; nothing written", async () => {
+    const { teamId, agent, photo, token, mate } = await setup(4);
+    const stranger = await onPlan("Starter plan", 3);
+    const strangerKey = await keyFor(stranger.id);
+    // The agent's job, finished before the removal: afterwards its status is a 404 too.
+    const started = await call(token, `/photos/${photo.id}/jobs`, { method: "POST", json: STAGE });
+    const { job } = (await started.json()) as { job: { id: string } };
+    await settle(token, job.id);
+    await teamObject(env, teamId).reconcile(teamId);
+    await db
+      .update(teamMembers)
+      .set({ removedAt: Date.now() })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, agent.id)));
+    const before = await digest();
+    const madeUp = await call(strangerKey, "/photos/nosuchphoto/jobs", { method: "POST", json: STAGE });
+    expect(madeUp.status).toBe(404);
+    const madeUpBody = await madeUp.json();
+    for (const key of [strangerKey, token]) {
+      const res = await call(key, `/photos/${photo.id}/jobs`, { method: "POST", json: STAGE });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual(madeUpBody);
+    }
+    const status = await call(token, `/jobs/${job.id}`);
+    expect(status.status).toBe(404);
+    expect(await digest()).toEqual(before);
+    expect(provider.calls).toHaveLength(1);
+    expect(await poolOf(teamId)).toBe(3);
+    expect(mate).toBeTruthy();
+  });
+});
