@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearer, json, listen } from "./http.ts";
-import { blank, decodeImage, encodeJpeg, ImageTooLarge, type Raster, shrinkToFit } from "./images.ts";
+import { decodeImage, encodeJpeg, ImageTooLarge, type Raster } from "./images.ts";
 import {
   invalidStaging,
   MESSAGES,
@@ -15,6 +15,7 @@ import {
   UPSCALE_MAX_EDGE,
 } from "./provider-contract.ts";
 import * as draw from "./provider-images.ts";
+import { RenderPool, type StageTask, source } from "./provider-render.ts";
 
 // The AI provider emulator: the provider's HTTP contract as its own repository
 // documents it (shared spec provider-api.md; what it accepts and the shape of
@@ -40,10 +41,13 @@ interface Control {
   failEvery: number;
 }
 
-/** The emulator decodes inputs at most this large before resizing them to an answer's size. */
-const MAX_EDGE = 1600;
 /** Results it keeps to serve by address (the oldest go first). */
 const KEPT_RESULTS = 200;
+/**
+ * Encoded results it keeps by what drew them (docs/decisions/0320): a call whose input bytes and drawing options
+ * match an earlier one's gets the same bytes without drawing them again. About 0.3-0.6 MB each at 2304 px.
+ */
+const KEPT_RENDERS = 48;
 const FILES = "/customer-images/";
 const ENDPOINTS = [
   "/generate_designs_for_room",
@@ -108,13 +112,20 @@ async function fetchImage(url: string): Promise<Uint8Array | null> {
   }
 }
 
-function source(bytes: Uint8Array): Raster {
-  try {
-    return shrinkToFit(decodeImage(bytes), MAX_EDGE);
-  } catch (err) {
-    if (err instanceof ImageTooLarge) throw err;
-    return blank(800, 600, [200, 200, 200]); // not an image the emulator can read: a plain canvas
-  }
+/** An input the emulator fetched or received: its bytes, their digest, and the picture decoded only when drawn. */
+interface Input {
+  bytes: Uint8Array;
+  sha256: string;
+  raster(): Raster;
+}
+
+function inputOf(bytes: Uint8Array): Input {
+  let decoded: Raster | undefined;
+  return {
+    bytes,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    raster: () => (decoded ??= source(bytes)),
+  };
 }
 
 export async function startProviderEmulator(opts: { port: number; apiKey: string }) {
@@ -132,8 +143,72 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
    */
   const requests: Record<string, unknown>[] = [];
   const files = new Map<string, Uint8Array>();
+  /**
+   * Encoded results by what drew them (the call's path and mode, its input's digest and every option the drawing
+   * reads): the drawing is a pure function of these, so a repeated call gets the bytes it would have drawn. The
+   * answer's time is unchanged (the latency); only this machine's CPU is spared (docs/decisions/0320).
+   */
+  const renders = new Map<string, Uint8Array>();
+  let rendered = 0;
+  let reused = 0;
+  /** Staging results are drawn in worker threads (provider-render.ts), started at the first staging call. */
+  let pool: RenderPool | undefined;
 
-  return listen("provider", opts.port, async (req, body, res) => {
+  /** Keeps drawn bytes by their key, the oldest unused going first. */
+  function keep(key: string, bytes: Uint8Array): void {
+    renders.delete(key);
+    renders.set(key, bytes);
+    for (const old of renders.keys()) {
+      if (renders.size <= KEPT_RENDERS) break;
+      renders.delete(old);
+    }
+  }
+
+  /** A staging call's results, one per key: those no identical call drew before are drawn off the event loop. */
+  async function drawnStage(keys: string[], task: StageTask): Promise<Uint8Array[]> {
+    const found = keys.map((k) => renders.get(k));
+    const missing = keys.map((_, i) => i).filter((i) => !found[i]);
+    for (const [i, bytes] of found.entries()) if (bytes) keep(keys[i]!, bytes);
+    reused += keys.length - missing.length;
+    if (missing.length > 0) {
+      for (const i of missing)
+        if (process.env.PROVIDER_EMULATOR_TRACE) console.error(`provider emulator: drawing ${keys[i]}`);
+      pool ??= new RenderPool();
+      const drawn = await pool.render({ ...task, drawings: missing.map((i) => task.drawings[i]!) });
+      for (const [j, i] of missing.entries()) {
+        found[i] = drawn[j]!;
+        keep(keys[i]!, drawn[j]!);
+      }
+      rendered += missing.length;
+    }
+    return found as Uint8Array[];
+  }
+
+  /**
+   * The bytes drawn for `key`, drawn now only if no identical call was drawn before (GET/POST /_emulator/mode counts
+   * both: `rendered`, `reused`; the request log stays what the call asked for).
+   */
+  function encoded(key: string, drawIt: () => Raster): Uint8Array {
+    const kept = renders.get(key);
+    if (kept) {
+      // Most recently used last, so the oldest unused go first.
+      renders.delete(key);
+      renders.set(key, kept);
+      reused++;
+      return kept;
+    }
+    if (process.env.PROVIDER_EMULATOR_TRACE) console.error(`provider emulator: drawing ${key}`);
+    const bytes = encodeJpeg(drawIt());
+    renders.set(key, bytes);
+    for (const old of renders.keys()) {
+      if (renders.size <= KEPT_RENDERS) break;
+      renders.delete(old);
+    }
+    rendered++;
+    return bytes;
+  }
+
+  const server = await listen("provider", opts.port, async (req, body, res) => {
     try {
       return await answer(req, body, res);
     } catch (err) {
@@ -141,20 +216,33 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       throw err;
     }
   });
+  server.on("close", () => void pool?.close());
+  return server;
 
-  /** Keeps a result to serve at an address on this host, as the provider's file host does. */
-  function publish(req: IncomingMessage, img: Raster): { uuid: string; url: string; width: number; height: number } {
+  /**
+   * Keeps a result to serve at an address on this host, as the provider's file host does: a new address every call,
+   * whether its bytes were drawn now or by an identical earlier call.
+   */
+  function publish(
+    req: IncomingMessage,
+    bytes: Uint8Array,
+    size: { width: number; height: number },
+  ): { uuid: string; url: string; width: number; height: number } {
     const uuid = randomUUID();
-    files.set(uuid, encodeJpeg(img));
+    files.set(uuid, bytes);
     for (const old of files.keys()) {
       if (files.size <= KEPT_RESULTS) break;
       files.delete(old);
     }
-    return { uuid, url: `http://${req.headers.host}${FILES}${uuid}.jpg`, width: img.width, height: img.height };
+    return { uuid, url: `http://${req.headers.host}${FILES}${uuid}.jpg`, ...size };
   }
 
   function inline(img: Raster): { uuid: string; data: string } {
     return { uuid: randomUUID(), data: Buffer.from(encodeJpeg(img)).toString("base64") };
+  }
+
+  function inlineBytes(bytes: Uint8Array): { uuid: string; data: string } {
+    return { uuid: randomUUID(), data: Buffer.from(bytes).toString("base64") };
   }
 
   async function answer(req: IncomingMessage, body: Buffer, res: ServerResponse) {
@@ -170,7 +258,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         sinceMode = 0;
         maxInFlight = inFlight;
       }
-      return json(res, 200, { ...control, calls, inFlight, maxInFlight });
+      return json(res, 200, { ...control, calls, inFlight, maxInFlight, rendered, reused });
     }
     if (url.pathname === "/_emulator/requests" && req.method === "GET") return json(res, 200, requests.slice(-200));
     if (url.pathname.startsWith(FILES) && req.method === "GET") {
@@ -205,13 +293,13 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
   }
 
   /** The input behind an address, timed into the log entry; null when it cannot be fetched. */
-  async function fetchInput(address: string, entry: Record<string, unknown>): Promise<Raster | null> {
+  async function fetchInput(address: string, entry: Record<string, unknown>): Promise<Input | null> {
     const t = performance.now();
     // When the fetch began (epoch ms): the bench's job split takes it out of the provider's own time.
     entry.input_fetch_at = Date.now();
     const bytes = await fetchImage(address);
     entry.input_fetch_ms = Math.round((performance.now() - t) * 10) / 10;
-    return bytes ? source(bytes) : null;
+    return bytes ? inputOf(bytes) : null;
   }
 
   async function answerCall(
@@ -320,10 +408,17 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         if (!ref) return refusal("design_style_image_url could not be fetched");
         reference = { colour: draw.meanColour(source(ref)), strength: Number(f.design_style_image_strength ?? 0.82) };
       }
-      const images = Array.from({ length: numImages }, (_, i) =>
-        publish(req, shaped(stageOne(input, width, height, f, room, style, numImages, seed, reference, i))),
+      // Everything stageOne and drift read, the input by its digest (its address differs every call).
+      const drawnBy = { path, drift, input: input.sha256, width, height, options: draw.optionLine(f), room, style };
+      const keys = Array.from({ length: numImages }, (_, i) =>
+        JSON.stringify({ ...drawnBy, of: numImages, seed, reference, i }),
       );
-      return success(MESSAGES.stage, { images });
+      const drawings = Array.from({ length: numImages }, (_, i) =>
+        stageDrawing(f, room, style, numImages, seed, reference, i),
+      );
+      const drawScale = Math.round(width / STAGE_SIZE.width);
+      const bytes = await drawnStage(keys, { input: input.bytes, width, height, scale: drawScale, drift, drawings });
+      return success(MESSAGES.stage, { images: bytes.map((b) => publish(req, b, { width, height })) });
     }
 
     if (typeof f.input_image_url !== "string" || !f.input_image_url) return refusal("input_image_url is required");
@@ -332,22 +427,40 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
       if (!PROVIDER_SKY_TYPES.has(skyType)) return refusal("sky_type must be day, dusk or night");
       const input = await fetchInput(f.input_image_url, entry);
       if (!input) return refusal("input_image_url could not be fetched");
-      const k = SKY_LONG_EDGE / Math.max(input.width, input.height);
-      const out = shaped(draw.sky(input, Math.round(input.width * k), Math.round(input.height * k), skyType));
-      return success(MESSAGES.sky, { images: [inline(out)] });
+      const bytes = encoded(JSON.stringify({ path, drift, input: input.sha256, skyType }), () => {
+        const img = input.raster();
+        const k = SKY_LONG_EDGE / Math.max(img.width, img.height);
+        return shaped(draw.sky(img, Math.round(img.width * k), Math.round(img.height * k), skyType));
+      });
+      return success(MESSAGES.sky, { images: [inlineBytes(bytes)] });
     }
     // /remove_objects_from_room: one object in info.image, not a list.
     const input = await fetchInput(f.input_image_url, entry);
     if (!input) return refusal("input_image_url could not be fetched");
-    let mask: Raster | null = null;
+    let mask: Input | null = null;
     if (typeof f.mask_image_url === "string") {
       const bytes = await fetchImage(f.mask_image_url);
       if (!bytes) return refusal("mask_image_url could not be fetched");
-      mask = source(bytes);
+      mask = inputOf(bytes);
     }
-    const out = shaped(draw.removal(input, REMOVAL_SIZE.width, REMOVAL_SIZE.height, mask));
-    return success(MESSAGES.removal, { image: publish(req, out) });
+    const key = JSON.stringify({ path, drift, input: input.sha256, mask: mask?.sha256 ?? null });
+    const bytes = encoded(key, () =>
+      shaped(draw.removal(input.raster(), REMOVAL_SIZE.width, REMOVAL_SIZE.height, mask?.raster() ?? null)),
+    );
+    return success(MESSAGES.removal, { image: publish(req, bytes, REMOVAL_SIZE) });
   }
+}
+
+function stageDrawing(
+  f: Fields,
+  room: string,
+  style: string,
+  of: number,
+  seed: number | null,
+  reference: draw.StageDrawing["reference"],
+  index: number,
+): draw.StageDrawing {
+  return { room, style, options: draw.optionLine(f), variation: { index, of, seed }, reference };
 }
 
 function stageOne(
@@ -362,6 +475,6 @@ function stageOne(
   reference: draw.StageDrawing["reference"],
   index = 0,
 ): Raster {
-  const drawing = { room, style, options: draw.optionLine(f), variation: { index, of, seed }, reference };
+  const drawing = stageDrawing(f, room, style, of, seed, reference, index);
   return draw.stage(input, width, height, drawing, Math.round(width / STAGE_SIZE.width));
 }

@@ -232,7 +232,8 @@ export class JobRunner {
         clock,
       });
       // The provider's part is done: the check and the commit run without the slot, and without the plan's place.
-      await slot.release();
+      // The gate hears of it beside them, not before them (held like the run; #run's own release then returns at once).
+      this.host.hold(slot.release());
       this.#providerDone(userId, job.id);
       writeSettled = attempt.stored.catch(() => undefined);
       // The structure check, before any charge (structure.ts): passed or flagged is charged; refused is tried once
