@@ -34,6 +34,8 @@ export interface BenchModule {
   title: string;
   /** How many times the runner calls `measure` (at least 3; more for noisy figures such as Lighthouse). */
   runs?: number;
+  /** Measures no page nor job: when every chosen module says so, the runner starts no stack. */
+  stackless?: true;
   /** Once before the runs: fixtures shared by every run. */
   setup?(ctx: BenchContext): Promise<void>;
   /** One run: every figure once. The same figure names in every run. */

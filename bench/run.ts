@@ -125,19 +125,23 @@ async function main() {
   console.log(
     `State folder: a 4 KB append + fsync takes ${stackAtStart.syncMs.p50} ms (p50), ${stackAtStart.syncMs.p90} ms (p90); wrangler's local trace store ${stackAtStart.traceStore}.`,
   );
-  console.log("Starting the production build under local workerd…");
-  const stack = await startStack({
-    port: Number(process.env.BENCH_PORT ?? 5190),
-    emulatorPortBase: Number(process.env.BENCH_EMULATOR_PORT_BASE ?? 4090),
-    persistDir: stateDir,
-    build: process.env.SKIP_BUILD !== "1",
-    logFile: join(stateDir, "wrangler.log"),
-    quiet: true,
-    // No line per request from wrangler's Node process: harness work production does not have (docs/performance.md).
-    requestLog: false,
-    // The app's inspector, for the object module's CPU profile (bench/object.ts).
-    inspectorPort: OBJECT_INSPECTOR_PORT,
-  });
+  // A module that needs no stack (the structure check's figures) gets none: building and starting it costs minutes.
+  const stackless = chosen.every(([, mod]) => mod.stackless);
+  if (!stackless) console.log("Starting the production build under local workerd…");
+  const stack: Started = stackless
+    ? noStack()
+    : await startStack({
+        port: Number(process.env.BENCH_PORT ?? 5190),
+        emulatorPortBase: Number(process.env.BENCH_EMULATOR_PORT_BASE ?? 4090),
+        persistDir: stateDir,
+        build: process.env.SKIP_BUILD !== "1",
+        logFile: join(stateDir, "wrangler.log"),
+        quiet: true,
+        // No line per request from wrangler's Node process: harness work production does not have (docs/performance.md).
+        requestLog: false,
+        // The app's inspector, for the object module's CPU profile (bench/object.ts).
+        inspectorPort: OBJECT_INSPECTOR_PORT,
+      });
   const fixtureToken = async (credits = 20) => {
     const user = await createFixtureUser(stack.url, { credits });
     if (!user.sessionToken) throw new Error("fixture user came without a session");
@@ -210,3 +214,15 @@ async function main() {
 }
 
 await main();
+
+/** The stack of a run whose modules need none: anything that reaches for it is a module that should not be stackless. */
+function noStack(): Started {
+  return new Proxy({} as Started, {
+    get(_, key) {
+      if (key === "stop") return async () => {};
+      throw new Error(`a stackless bench module used the stack (${String(key)})`);
+    },
+  });
+}
+
+type Started = Awaited<ReturnType<typeof startStack>>;

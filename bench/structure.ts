@@ -68,6 +68,7 @@ export function structureModule(): BenchModule {
     result: Parameters<typeof judgeGrays>[2];
   }[] = [];
   return {
+    stackless: true,
     title:
       "Structure check on real pairs: held-out rates per kind (from npm run test:real-pairs) and CPU per result in the check Worker's judgeGrays",
     async setup() {
