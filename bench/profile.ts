@@ -10,7 +10,7 @@ import { seedPhotos } from "./library-bytes.ts";
 // `npm run bench:profile`: where the app's Worker spends its CPU on a page, per request. Starts the production
 // build on its own ports and a fresh state folder (as `npm run bench` does), records a CPU profile of the app's
 // isolate through wrangler's inspector while autocannon loads each page (10 connections, 5 s), writes the
-// profiles to bench/results/profiles/ (open them in Chrome DevTools' Performance panel) and prints the functions
+// profiles to bench/results/profiles/ (written by this script) (open them in Chrome DevTools' Performance panel) and prints the functions
 // that cost the most, in microseconds per request, each page beside the bare page with a session.
 //
 // What a profile does not show: work outside the app's isolate. Local D1 and R2 run in other isolates of the same

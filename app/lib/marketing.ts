@@ -1,6 +1,6 @@
 // Figures the public pages quote. They are written out (not derived from the
 // catalogue) so the landing page does not ship the catalogue's lists to the
-// browser; test/unit/marketing.test.ts keeps them equal to app/lib/catalog.ts.
+// browser; test/unit/marketing.test.ts keeps them equal to app/shared/catalog.ts.
 
 export const ROOM_TYPE_COUNT = 31;
 export const DESIGN_STYLE_COUNT = 52;

@@ -23,7 +23,7 @@ export interface JobState {
   elapsed: number;
 }
 
-/** What the page sends to start a job (see workers/services/job-requests.ts). */
+/** What the page sends to start a job (see workers/services/jobs/request.ts). */
 export type JobBody = Record<string, string | number | boolean>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

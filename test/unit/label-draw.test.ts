@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 // hands photo and PNG to the Images binding's draw(). Locally the binding is miniflare's stand-in, which ignores
 // draw(), so this runs against a stub binding that records each call and answers with bytes of its own: what the
 // Worker asked for is checked here; what Cloudflare's draw() makes of it is checked once on staging
-// (docs/runbook.md, "Labels on staging").
+// (README.md, "Labels on staging").
 
 interface Recorded {
   input: Uint8Array;

@@ -3,7 +3,7 @@ import { describeAndThumb, describeImage, makeResultThumb } from "@workers/lib/t
 import { describe, expect, it } from "vitest";
 
 // A job records its result from the header alone and makes the thumbnail after the commit
-// (workers/objects/user/jobs.ts finishThumb): the header read must agree with a full decode.
+// (workers/objects/user/jobs/produce.ts finishThumb): the header read must agree with a full decode.
 
 describe("describeImage", () => {
   it("reads a JPEG's and a PNG's size from the header, as a full decode does", () => {

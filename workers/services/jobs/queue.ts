@@ -6,7 +6,7 @@ import type { Deps } from "@workers/services/deps";
 import { startPaidBy, teamOfPhoto } from "@workers/services/teams/funding";
 import { type FailureCode, fail, NOT_FOUND } from "~/shared/result";
 
-// Starting jobs through the user's queue (workers/objects/user/queue.ts, which
+// Starting jobs through the user's queue (workers/objects/user/jobs/queue.ts, which
 // orders them by the plan's priority): a new provider seed per staging job, and variations (one job
 // and one credit per result, reserved together).
 // docs/decisions/0140-batches-variations-rerolls.md

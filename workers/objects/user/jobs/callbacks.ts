@@ -83,7 +83,7 @@ export async function afterChange(
   return row.next ?? null;
 }
 
-/** The event a callback carries (what docs/api and /developers describe). */
+/** The event a callback carries (what /docs/api and /developers describe). */
 async function eventFor(db: Database, env: Pick<Env, "APP_ORIGIN">, cb: ApiCallback): Promise<string | null> {
   const job = await db.select().from(jobs).where(eq(jobs.id, cb.jobId)).get();
   if (!job || (job.status !== "succeeded" && job.status !== "failed")) return null;
