@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
-import { seedPhotos } from "./library-bytes.ts";
+import { seedPhotos } from "../test/e2e/support/library-bytes.ts";
 import { BUDGETS, type Figure } from "./report.ts";
 
 // Job creation through the public API (/api/v1, an API key, an

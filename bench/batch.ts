@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
+import { seedPhotos } from "../test/e2e/support/library-bytes.ts";
 import { providerLog, recordedJobs, recordsTimings, splitFigures, splitJob } from "./job-split.ts";
-import { seedPhotos } from "./library-bytes.ts";
 import { type BenchContext, type BenchStack, percentile } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
 

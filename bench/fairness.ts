@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startStack } from "../scripts/stack.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
-import { seedPhotos } from "./library-bytes.ts";
+import { seedPhotos } from "../test/e2e/support/library-bytes.ts";
 
 // The provider gate's fairness (issue 36 part 6, docs/decisions/0186-one-provider-gate.md): the production build
 // with PROVIDER_CAP = 4 and the provider emulator answering every call after a fixed 2 s. Three users start a batch

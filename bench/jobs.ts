@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
-import { seedPhotos } from "./library-bytes.ts";
+import { seedPhotos } from "../test/e2e/support/library-bytes.ts";
 import type { Figure } from "./report.ts";
 
 // Jobs at provider latencies spread from 1 s to 119 s (the provider's timeout is 120 s), all asked for at once: how

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ROOT } from "../scripts/stack.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
+import { seedPhotos } from "../test/e2e/support/library-bytes.ts";
 import { jobEnded } from "./api.ts";
 import { inspector, type Profile } from "./inspector.ts";
-import { seedPhotos } from "./library-bytes.ts";
 import { type BenchModule, median, percentile } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
 

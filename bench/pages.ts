@@ -3,9 +3,9 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { type Browser, chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
-import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "./library-bytes.ts";
+import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "../test/e2e/support/library-bytes.ts";
+import { qualityScore } from "../test/e2e/support/photo-quality.ts";
 import type { BenchModule } from "./module.ts";
-import { qualityScore } from "./photo-quality.ts";
 import { BUDGETS, type Figure } from "./report.ts";
 
 // What the browser loads: a phone photo's upload and the grid's bytes, each route's JavaScript, Lighthouse (moved

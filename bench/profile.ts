@@ -4,8 +4,8 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { ROOT, startStack } from "../scripts/stack.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
+import { seedPhotos } from "../test/e2e/support/library-bytes.ts";
 import { inspector, type Profile } from "./inspector.ts";
-import { seedPhotos } from "./library-bytes.ts";
 
 // `npm run bench:profile`: where the app's Worker spends its CPU on a page, per request. Starts the production
 // build on its own ports and a fresh state folder (as `npm run bench` does), records a CPU profile of the app's

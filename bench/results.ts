@@ -1,6 +1,6 @@
+import { ROOM_PHOTO, seedPhotos } from "../test/e2e/support/library-bytes.ts";
 import { decodeImage, encodeJpeg, resize } from "../test/fixtures/structure/pixels.ts";
 import { jobEnded } from "./api.ts";
-import { ROOM_PHOTO, seedPhotos } from "./library-bytes.ts";
 import { type BenchModule, median } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
 

@@ -3,7 +3,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startStack } from "../scripts/stack.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
-import { seedPhotos } from "./library-bytes.ts";
+import { seedPhotos } from "../test/e2e/support/library-bytes.ts";
 import { median } from "./module.ts";
 
 // Do the user object's performance shortcuts earn their place? (issue 37 part 4, workers/objects/user/shortcuts.ts,

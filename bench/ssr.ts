@@ -2,7 +2,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { ROOT } from "../scripts/stack.ts";
-import { seedPhotos } from "./library-bytes.ts";
+import { seedPhotos } from "../test/e2e/support/library-bytes.ts";
 import { type BenchModule, median } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
 

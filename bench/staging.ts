@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
+import { seedPhotos } from "../test/e2e/support/library-bytes.ts";
 import { jobEnded } from "./api.ts";
 import {
   IMAGES_CALL_MS,
@@ -11,7 +12,6 @@ import {
   splitFigures,
   splitJob,
 } from "./job-split.ts";
-import { seedPhotos } from "./library-bytes.ts";
 import { type BenchModule, percentile } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
 

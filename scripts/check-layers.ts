@@ -7,7 +7,9 @@
 //   own, so none may reach back into another that reaches it;
 // - code run by Node (emulators/, scripts/, bench/) imports the Worker's domain
 //   (only app/shared, workers/adapters and workers/lib, which have none), or the
-//   Worker (app/, workers/, db/) imports code run by Node: emulators never ship.
+//   Worker (app/, workers/, db/) imports code run by Node: emulators never ship;
+// - a test imports the bench: the bench may use test support, never the reverse (only the bench's own unit tests,
+//   test/*/bench-*.test.ts, import bench code).
 // Run by `npm run lint`; see docs/architecture.md.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
@@ -37,6 +39,7 @@ const ALIASES: [string, string][] = [
   ["~/", "app/"],
   ["@workers/", "workers/"],
   ["@db/", "db/"],
+  ["@test/", "test/"],
 ];
 
 /** The folder a file belongs to, for the cycle check: app/routes, workers/services, db, … */
@@ -112,6 +115,22 @@ export function nodeBoundary(files: string[], read: (f: string) => string): stri
   return wrong;
 }
 
+/** The bench's own unit tests: the only tests that may import bench code. */
+const BENCH_OWN_TESTS = /^test\/[^/]+\/bench-[^/]+\.test\.ts$/;
+
+/** Imports of bench code from tests other than the bench's own. */
+export function testsIntoBench(files: string[], read: (f: string) => string): string[] {
+  const set = new Set(files);
+  const wrong: string[] = [];
+  for (const file of files) {
+    if (!file.startsWith("test/") || BENCH_OWN_TESTS.test(file)) continue;
+    for (const target of importsOf(file, read(file), set)) {
+      if (target.startsWith("bench/")) wrong.push(`${file} -> ${target}`);
+    }
+  }
+  return wrong;
+}
+
 export function folderGraph(files: string[], read: (f: string) => string): Map<string, Map<string, string>> {
   const set = new Set(files);
   const graph = new Map<string, Map<string, string>>();
@@ -151,7 +170,7 @@ export function folderCycles(graph: Map<string, Map<string, string>>): string[][
 }
 
 /** What the check finds wrong, as lines to print; empty when all is well. */
-export function layerProblems(files: string[], read: (f: string) => string): string[] {
+export function layerProblems(files: string[], read: (f: string) => string, tests: string[] = []): string[] {
   const problems: string[] = [];
   const folders = folderCycles(folderGraph(files, read));
   if (folders.length > 0)
@@ -165,13 +184,17 @@ export function layerProblems(files: string[], read: (f: string) => string): str
   if (crossing.length > 0) {
     problems.push("Imports across the Worker and the code Node runs:", ...crossing.map((c) => `  ${c}`));
   }
+  const intoBench = testsIntoBench([...files, ...tests], read);
+  if (intoBench.length > 0) {
+    problems.push("Tests import the bench (move what both use to test/):", ...intoBench.map((c) => `  ${c}`));
+  }
   return problems;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const files = [...ROOTS, ...NODE_ROOTS].flatMap((r) => walk(r));
   const read = (f: string) => readFileSync(join(root, f), "utf8");
-  const problems = layerProblems(files, read);
+  const problems = layerProblems(files, read, walk("test"));
   if (problems.length > 0) {
     console.error(`${problems.join("\n")}\n(docs/architecture.md)`);
     process.exit(1);
@@ -180,6 +203,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const edges = [...graph.values()].reduce((n, m) => n + m.size, 0);
   const objectFiles = files.filter((f) => f.startsWith("workers/objects/")).length;
   console.log(
-    `layers: ${graph.size} folders, ${edges} folder-to-folder imports, no cycles; ${objectFiles} files of the object, no cycles; Node-run code and the Worker apart`,
+    `layers: ${graph.size} folders, ${edges} folder-to-folder imports, no cycles; ${objectFiles} files of the object, no cycles; Node-run code and the Worker apart; tests import no bench code`,
   );
 }

@@ -15,7 +15,7 @@ export const UPLOAD_HINT = "Drag & drop or click to browse • Max 10MB • JPG,
 export const LONG_EDGE_LIMIT = 2560;
 /**
  * JPEG qualities tried in turn, best first: the first whose photo fits PHOTO_BYTE_TARGET is sent
- * (the last one whatever its size). Chosen by the SSIM sweep in bench/photo-quality.ts (ADR 0131).
+ * (the last one whatever its size). Chosen by the SSIM sweep in test/e2e/support/photo-quality.ts (ADR 0131).
  */
 export const JPEG_QUALITIES = [0.9, 0.86, 0.82, 0.78] as const;
 export const JPEG_QUALITY = JPEG_QUALITIES[0];

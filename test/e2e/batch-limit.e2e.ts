@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
 import { setProviderMode } from "./provider-emulator.ts";
+import { seedPhotos } from "./support/library-bytes.ts";
 
 // The largest batch the product offers, staged end to end (issue 45, hole 3; docs/decisions/0205): 100 photos
 // picked on /batches/new in Chromium against the production build, every one staged by the provider emulator (at

@@ -1,6 +1,5 @@
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
 import { decodeImage, type Raster } from "../../emulators/images.ts";
 import { makeJpeg } from "../fixtures/images.ts";
 import { seriousAxeViolations } from "./axe.ts";
@@ -14,6 +13,7 @@ import {
   signedInContext,
 } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
+import { seedPhotos } from "./support/library-bytes.ts";
 
 // The removal brush (issue 33, part 5; docs/decisions/0195-removal-brush-masks.md) in Chromium against the
 // production build and the provider emulator, which empties only inside a mask's white area: paint with a mouse on

@@ -1,7 +1,7 @@
 import { unzipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { seedPhotos } from "./support/library-bytes.ts";
 
 // "Export my data" as a person does it (docs/decisions/0112-account-deletion-and-export.md): the button on
 // /settings, the user's object preparing the ZIP in the background, the e-mail with its link, and the link itself,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { measureGridBytes, measureUploadBytes, seedPhotos } from "../../bench/library-bytes.ts";
 import { GIF_BYTES, makeJpeg, makePng } from "../fixtures/images.ts";
 import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { measureGridBytes, measureUploadBytes, seedPhotos } from "./support/library-bytes.ts";
 
 // The photo library in Chromium against the production build: uploads with
 // progress, pause and resume under throttling, folders, trash, refusals.

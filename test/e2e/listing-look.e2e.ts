@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import {
   baseUrl,
@@ -11,6 +10,7 @@ import {
   signedInContext,
 } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
+import { seedPhotos } from "./support/library-bytes.ts";
 
 // One look for a whole listing (issue 33, part 4; docs/decisions/0190-one-look-for-a-listing.md) in Chromium
 // against the production build and the provider emulator: a staged version made the folder's look from the photo's

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import {
   baseUrl,
@@ -12,6 +11,7 @@ import {
   signedInContext,
 } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
+import { seedPhotos } from "./support/library-bytes.ts";
 
 // Staging a whole listing (docs/decisions/0140-batches-variations-rerolls.md)
 // in Chromium against the production build and the provider emulator: a batch

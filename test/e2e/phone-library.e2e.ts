@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
 import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { seedPhotos } from "./support/library-bytes.ts";
 
 // The library on a phone (docs/decisions/0133-phone-first-library.md): at 390 x 660,
 // the size a phone browser shows with its bars, the upload action, the balance

@@ -1,9 +1,9 @@
 import jpeg from "jpeg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { measureUploadBytes, phoneSizedJpeg } from "../../bench/library-bytes.ts";
-import { qualityScore } from "../../bench/photo-quality.ts";
 import { GPS_MARKER, makeJpeg, makePng, pngWithExif, withExif } from "../fixtures/images.ts";
 import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { measureUploadBytes, phoneSizedJpeg } from "./support/library-bytes.ts";
+import { qualityScore } from "./support/photo-quality.ts";
 
 // What the browser's downscaler sends (docs/decisions/0131-fewer-bytes-per-photo.md):
 // a 10 MB phone photo leaves as at most 1.5 MiB at a 2560 px long edge, stood

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { seedPhotos } from "./support/library-bytes.ts";
 
 // The photo view (docs/decisions/0187-photo-view.md) at 1280 x 860 with a mouse and at 390 x 660 with touch, its
 // refusals, and the landing page's measured figures (docs/decisions/0185-measured-landing-figures.md).

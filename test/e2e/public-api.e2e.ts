@@ -4,9 +4,9 @@ import type { AddressInfo } from "node:net";
 import createClient from "openapi-fetch";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOM_PHOTO } from "../../bench/library-bytes.ts";
 import type { paths } from "./api-v1.ts";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { ROOM_PHOTO } from "./support/library-bytes.ts";
 
 // The public API as an integrator meets it: a key made on the settings page,
 // a typed client generated from the served OpenAPI document by a third-party

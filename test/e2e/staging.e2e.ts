@@ -1,6 +1,5 @@
 import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOM_PHOTO, seedPhotos } from "../../bench/library-bytes.ts";
 import {
   baseUrl,
   createUser,
@@ -11,6 +10,7 @@ import {
   signedInContext,
 } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
+import { ROOM_PHOTO, seedPhotos } from "./support/library-bytes.ts";
 
 // AI staging in Chromium against the production build and the provider
 // emulator: stage, replace the sky, then a provider failure that costs nothing.

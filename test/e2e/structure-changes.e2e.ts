@@ -1,8 +1,8 @@
 import { decode } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { setProviderMode } from "./provider-emulator.ts";
+import { seedPhotos } from "./support/library-bytes.ts";
 
 // The structure check's change map and the agent's recourse in a browser (issue 43 items 5 and 7,
 // docs/decisions/0260-change-map-with-the-version.md, 0261-this-result-changed-the-room.md, 0263), on a real room photo,

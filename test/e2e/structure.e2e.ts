@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../bench/library-bytes.ts";
 import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 import { refuseOverOne } from "./structure-limits.ts";
+import { seedPhotos } from "./support/library-bytes.ts";
 
 // The structure check in a browser (issue 33, docs/decisions/0162-results-true-to-the-room.md, 0215-flag-when-unsure.md),
 // on a real room photo of the check's labelled set (seedPhotos' ROOM_PHOTO), against the production build and the

@@ -1,6 +1,5 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ROOM_PHOTO, seedPhotos } from "../../bench/library-bytes.ts";
 import { prorationAmount } from "../../emulators/stripe-proration.ts";
 import {
   baseUrl,
@@ -12,6 +11,7 @@ import {
   signedInContext,
 } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
+import { ROOM_PHOTO, seedPhotos } from "./support/library-bytes.ts";
 
 // Issue 47's "done when", in Chromium against the production build and its emulators: an owner creates a team, buys
 // seats through the Stripe emulator's checkout, invites a team admin and two agents by e-mail (the mail emulator),

@@ -1,8 +1,8 @@
 import type { CDPSession, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { phoneSizedJpeg } from "../../bench/library-bytes.ts";
 import { makeJpeg } from "../fixtures/images.ts";
 import { createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { phoneSizedJpeg } from "./support/library-bytes.ts";
 
 // Uploads that survive the tab (docs/decisions/0130-uploads-survive-the-tab.md):
 // the prepared photo and its upload session are kept in IndexedDB, so a reload

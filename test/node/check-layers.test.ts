@@ -16,7 +16,15 @@ function planted(file: string, line: string) {
 
 describe("the layer check", () => {
   it("finds nothing wrong in this tree", () => {
-    expect(layerProblems(files, real)).toEqual([]);
+    expect(layerProblems(files, real, walk("test"))).toEqual([]);
+  });
+
+  it("fails on a test importing the bench, and lets the bench's own unit tests do it", () => {
+    // Built from parts, so this file's own text imports nothing of the bench.
+    const line = ["import { median } from", '"../../bench/module.ts";'].join(" ");
+    const into = (file: string) => layerProblems(files, (f) => (f === file ? line : real(f)), [file]);
+    expect(into("test/e2e/planted.e2e.ts").join("\n")).toContain("test/e2e/planted.e2e.ts -> bench/module.ts");
+    expect(into("test/unit/bench-planted.test.ts")).toEqual([]);
   });
 
   it("fails on two files of the user's object importing each other, even when one import is type-only", () => {

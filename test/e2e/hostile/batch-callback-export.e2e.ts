@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
+import { seedPhotos } from "../support/library-bytes.ts";
 import { expectRefusedWithoutChange, form, type HostileCase, send, waitForQuietState } from "./harness.ts";
 
 // Hostile input at the product's own limits (issue 45): a batch of exactly the largest size and one past it, a

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { baseUrl } from "../browser.ts";
 import { createFixtureUser, type FixtureUser } from "../fixtures.ts";
+import { seedPhotos } from "../support/library-bytes.ts";
 import { stateDigest, waitForQuietState } from "./harness.ts";
 
 // The hostile-input suite generated from the route table (docs/decisions/0060-hostile-input-suite.md):

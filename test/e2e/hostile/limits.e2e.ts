@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_UPLOAD_BYTES } from "../../../app/shared/catalog.ts";
-import { seedPhotos } from "../../../bench/library-bytes.ts";
 import {
   claimJpeg,
   makeJpeg,
@@ -12,6 +11,7 @@ import {
   solidJpeg,
 } from "../../fixtures/images.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
+import { seedPhotos } from "../support/library-bytes.ts";
 import {
   expectFailureShape,
   expectRefusedWithoutChange,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
+import { seedPhotos } from "../support/library-bytes.ts";
 import {
   CONTROL_CHARS,
   expectRefusedWithoutChange,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { claimPng, GIF_BYTES, makeJpeg, makeMaskPng, makePng } from "../../fixtures/images.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
+import { seedPhotos } from "../support/library-bytes.ts";
 import {
   expectRefusedWithoutChange,
   type HostileCase,

@@ -1,9 +1,9 @@
 import { unzipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { seedPhotos } from "../../../bench/library-bytes.ts";
 import { baseUrl, createUser, type FixtureUser } from "../browser.ts";
 import { providerRequests, setProviderMode } from "../provider-emulator.ts";
 import { refuseOverOne } from "../structure-limits.ts";
+import { seedPhotos } from "../support/library-bytes.ts";
 import { expectRefusedWithoutChange, type HostileCase, waitForQuietState } from "./harness.ts";
 
 // The holes a hostile run found in paid work (issue 45, parts 1-3; docs/decisions/0200, 0201, 0202), tried against

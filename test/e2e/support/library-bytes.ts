@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { makeJpeg } from "../test/fixtures/images.ts";
+import { makeJpeg } from "../../fixtures/images.ts";
 
 /**
  * A real room (766 x 512, from the structure check's labelled set, test/fixtures/structure/README.md): every job
@@ -9,7 +9,7 @@ import { makeJpeg } from "../test/fixtures/images.ts";
  * windows to keep, so the check would judge noise and refuse or retry at random.
  */
 export const ROOM_PHOTO: Uint8Array<ArrayBuffer> = new Uint8Array(
-  readFileSync(join(import.meta.dirname, "../test/fixtures/structure/photos/living-room.jpg")),
+  readFileSync(join(import.meta.dirname, "../../fixtures/structure/photos/living-room.jpg")),
 );
 
 // Byte counts for the photo library, for `npm run bench` and the e2e suite:

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import jpeg from "jpeg-js";
 import { type Browser, chromium } from "playwright-core";
 import { ssim } from "ssim.js";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../chromium.ts";
 
 // How good a downscaled photo still is (docs/decisions/0131-fewer-bytes-per-photo.md):
 // SSIM (ssim.js) of the encoded photo against the full-size original scaled to
@@ -11,7 +11,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
 // Chromium exactly the way app/lib/image-prep.ts does (createImageBitmap with
 // the EXIF orientation, a high-quality canvas draw, canvas JPEG) at several
 // sizes and qualities: the figures the choice was made from.
-// `node bench/photo-quality.ts` prints the sweep for the bench's phone photo.
+// `node test/e2e/support/photo-quality.ts` prints the sweep for the bench's phone photo.
 
 interface Pixels {
   data: Uint8ClampedArray;
