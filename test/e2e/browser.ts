@@ -95,6 +95,17 @@ export function createUser(opts: FixtureOptions = {}): Promise<FixtureUser> {
 }
 
 /** A browser context already signed in as `user`. */
+/** The phone the e2e suite stages from: a 390 px wide viewport, as most phones in portrait. */
+export const PHONE = { width: 390, height: 660 };
+
+/** A browser context's options for a phone: its viewport, touch and the mobile layout (`extra` adds, e.g. a DPR). */
+export function phoneContext(
+  viewport: { width: number; height: number } = PHONE,
+  extra: Parameters<Browser["newContext"]>[0] = {},
+): Parameters<Browser["newContext"]>[0] {
+  return { viewport, isMobile: true, hasTouch: true, ...extra };
+}
+
 export async function signedInContext(
   b: OpenBrowser,
   user: FixtureUser,

@@ -10,6 +10,7 @@ import {
   type OpenBrowser,
   openBrowser,
   openPhotoEditor,
+  phoneContext,
   signedInContext,
 } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
@@ -235,12 +236,7 @@ describe("the removal brush", () => {
       "Bedroom",
       makeJpeg(SOURCE.width, SOURCE.height, 90, 16, 9),
     );
-    const ctx = await signedInContext(b, user, {
-      viewport: { width: 390, height: 844 },
-      deviceScaleFactor: 2,
-      isMobile: true,
-      hasTouch: true,
-    });
+    const ctx = await signedInContext(b, user, phoneContext({ width: 390, height: 844 }, { deviceScaleFactor: 2 }));
     const page = await b.newPage(ctx);
     const { dialog, canvas } = await openBrush(page);
     const scroll = () => dialog.evaluate((d) => d.scrollTop);

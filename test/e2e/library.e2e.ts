@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GIF_BYTES, makeJpeg, makePng } from "../fixtures/images.ts";
-import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import {
+  baseUrl,
+  createUser,
+  type FixtureUser,
+  type OpenBrowser,
+  openBrowser,
+  phoneContext,
+  signedInContext,
+} from "./browser.ts";
 import { measureGridBytes, measureUploadBytes, seedPhotos } from "./support/library-bytes.ts";
 
 // The photo library in Chromium against the production build: uploads with
@@ -350,11 +358,7 @@ describe("viewing and downloading", () => {
     await desk.getByTestId("photo-card").first().hover();
     expect(await opacity(desk)).toBe(1);
 
-    const phone = await dashboard(user, "/dashboard", {
-      viewport: { width: 390, height: 844 },
-      isMobile: true,
-      hasTouch: true,
-    });
+    const phone = await dashboard(user, "/dashboard", phoneContext({ width: 390, height: 844 }));
     expect(await opacity(phone)).toBe(1);
     expect(await phone.getByRole("button", { name: "Delete Den 1" }).isVisible()).toBe(true);
 

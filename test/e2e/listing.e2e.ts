@@ -8,6 +8,7 @@ import {
   type OpenBrowser,
   openBrowser,
   openPhotoEditor,
+  phoneContext,
   signedInContext,
 } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
@@ -18,8 +19,6 @@ import { seedPhotos } from "./support/library-bytes.ts";
 // of 10 on a phone that survives closing the page, with failures refunded and
 // retried; 3 variations, the chosen one, the free and the paid re-roll; and
 // staging the emptied room, checked from the provider emulator's request log.
-
-const PHONE = { width: 390, height: 660 };
 
 let b: OpenBrowser;
 beforeAll(async () => {
@@ -67,7 +66,7 @@ describe("stage a whole listing", () => {
     // Every third provider call fails; each call takes a moment so the page can be closed mid-batch.
     await setProviderMode({ mode: "ok", latencyMs: 1200, failEvery: 3 });
 
-    const ctx = await signedInContext(b, user, { viewport: PHONE, isMobile: true, hasTouch: true });
+    const ctx = await signedInContext(b, user, phoneContext());
     let page = await b.newPage(ctx);
     await page.goto(`/dashboard?folder=${folderId}`);
     await page.waitForSelector("html[data-hydrated=true]");

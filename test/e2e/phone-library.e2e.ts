@@ -1,13 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import {
+  baseUrl,
+  createUser,
+  type FixtureUser,
+  type OpenBrowser,
+  openBrowser,
+  PHONE,
+  phoneContext,
+  signedInContext,
+} from "./browser.ts";
 import { seedPhotos } from "./support/library-bytes.ts";
 
 // The library on a phone (docs/decisions/0133-phone-first-library.md): at 390 x 660,
 // the size a phone browser shows with its bars, the upload action, the balance
 // and the top half of the first photo are on the first screen; the actions sit
 // in the bottom half, where a thumb reaches; the desktop keeps its layout.
-
-const PHONE = { width: 390, height: 660 };
 
 let b: OpenBrowser;
 beforeAll(async () => {
@@ -26,7 +33,7 @@ async function libraryWithPhotos(credits: number): Promise<FixtureUser> {
 describe("the library on a phone", () => {
   it("shows the upload action, the balance and the first photo's top half without scrolling, actions within thumb reach", async () => {
     const user = await libraryWithPhotos(5);
-    const ctx = await signedInContext(b, user, { viewport: PHONE, isMobile: true, hasTouch: true });
+    const ctx = await signedInContext(b, user, phoneContext());
     const page = await b.newPage(ctx);
     await page.goto("/dashboard");
     await page.waitForSelector("html[data-hydrated=true]");
@@ -79,7 +86,7 @@ describe("the library on a phone", () => {
     expect(thumbs.slice(0, 4).some((t) => t.includes('loading="lazy"'))).toBe(false);
     expect(thumbs.slice(4).every((t) => t.includes('loading="lazy"'))).toBe(true);
     // On the phone the first row is on the first screen and loaded without scrolling.
-    const ctx = await signedInContext(b, user, { viewport: PHONE, isMobile: true, hasTouch: true });
+    const ctx = await signedInContext(b, user, phoneContext());
     const page = await b.newPage(ctx);
     await page.goto("/dashboard");
     await page.waitForSelector("html[data-hydrated=true]");

@@ -1,13 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriousAxeViolations } from "./axe.ts";
-import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import {
+  baseUrl,
+  createUser,
+  type FixtureUser,
+  type OpenBrowser,
+  openBrowser,
+  PHONE,
+  phoneContext,
+  signedInContext,
+} from "./browser.ts";
 import { seedPhotos } from "./support/library-bytes.ts";
 
 // The photo view (docs/decisions/0187-photo-view.md) at 1280 x 860 with a mouse and at 390 x 660 with touch, its
 // refusals, and the landing page's measured figures (docs/decisions/0185-measured-landing-figures.md).
 
 const DESKTOP = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 660 };
 
 let b: OpenBrowser;
 beforeAll(async () => {
@@ -114,7 +122,7 @@ describe("the photo view with a mouse", () => {
 describe("the photo view on a phone", () => {
   it("opens with a tap, a swipe shows the next photo, and every action is visible or one tap away", async () => {
     const { user } = await libraryWithPhotos(2);
-    const ctx = await signedInContext(b, user, { viewport: PHONE, isMobile: true, hasTouch: true });
+    const ctx = await signedInContext(b, user, phoneContext());
     const page = await b.newPage(ctx);
     await page.goto("/dashboard");
     await page.waitForSelector("html[data-hydrated=true]");

@@ -8,6 +8,7 @@ import {
   type OpenBrowser,
   openBrowser,
   openPhotoEditor,
+  phoneContext,
   signedInContext,
 } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
@@ -55,7 +56,7 @@ interface Person {
 
 async function person(name: string, viewport?: typeof PHONE): Promise<Person> {
   const user = await createUser({ email: uniqueEmail(name.toLowerCase()), password: PASSWORD, name, credits: 0 });
-  const ctx = await signedInContext(b, user, viewport ? { viewport, isMobile: true, hasTouch: true } : {});
+  const ctx = await signedInContext(b, user, viewport ? phoneContext(viewport) : {});
   const page = await b.newPage(ctx);
   return { user, name, ctx, page, cookie: { Cookie: `sw_session=${user.sessionToken}`, Origin: baseUrl() } };
 }
