@@ -1,14 +1,8 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext, signIn } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, signedInContext, signIn } from "./browser.ts";
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 const PASSWORD = "first password 1";
 const NEW_PASSWORD = "second password 2";

@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext, signIn } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, signedInContext, signIn } from "./browser.ts";
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 describe("admin console", () => {
   it("a POST to a page without an action is the router's 405, logged but never reported as our error", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 import { setProviderMode } from "./provider-emulator.ts";
 import { seedPhotos } from "./support/library-bytes.ts";
 
@@ -8,13 +8,7 @@ import { seedPhotos } from "./support/library-bytes.ts";
 // its fastest) and checked, then a keyed retry of the settled batch. A batch of 100 used to answer 500: its reads
 // bound 101 parameters, over D1's 100 a statement.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 describe("the largest batch", () => {
   it("100 photos from the form: 100 credits reserved at once, all 100 staged, a keyed retry finds nothing failed", async () => {

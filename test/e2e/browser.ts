@@ -1,5 +1,5 @@
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 
 import { CHROMIUM_PATH } from "./chromium.ts";
 import { createFixtureUser, type FixtureOptions, type FixtureUser } from "./fixtures.ts";
@@ -26,6 +26,27 @@ export interface OpenBrowser {
  * connects to it here (each file runs in its own module graph, so a module-level browser would be one per file).
  * Closing disconnects this file and closes its contexts; the browser stays up until the run's teardown.
  */
+/**
+ * The test file's browser: connected before its tests, disconnected after them. Used like the OpenBrowser it opens
+ * (`b.newPage()`, `signedInContext(b, …)`) from inside a test or a hook.
+ */
+export function browserForFile(): OpenBrowser {
+  let open: OpenBrowser | undefined;
+  beforeAll(async () => {
+    open = await openBrowser();
+  });
+  afterAll(async () => {
+    await open?.close();
+  });
+  return new Proxy({} as OpenBrowser, {
+    get(_, key) {
+      if (!open) throw new Error("the file's browser is used outside its tests");
+      const value = Reflect.get(open, key);
+      return typeof value === "function" ? value.bind(open) : value;
+    },
+  });
+}
+
 export async function openBrowser(): Promise<OpenBrowser> {
   const browser = await chromium.connect(inject("browserWsEndpoint"));
   const contexts: BrowserContext[] = [];

@@ -5,10 +5,9 @@ import { makeJpeg } from "../fixtures/images.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import {
   baseUrl,
+  browserForFile,
   createUser,
   type FixtureUser,
-  type OpenBrowser,
-  openBrowser,
   openPhotoEditor,
   phoneContext,
   signedInContext,
@@ -20,13 +19,7 @@ import { seedPhotos } from "./support/library-bytes.ts";
 // production build and the provider emulator, which empties only inside a mask's white area: paint with a mouse on
 // a desktop and with a finger on a phone, undo and clear, then the mask the provider fetched and the stored result.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 /** The source photo: 640 x 480 (4:3, the shape of the provider's 768 x 576 removal, so nothing is stretched). */
 const SOURCE = { width: 640, height: 480 };

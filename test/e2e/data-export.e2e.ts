@@ -1,6 +1,6 @@
 import { unzipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 import { seedPhotos } from "./support/library-bytes.ts";
 
 // "Export my data" as a person does it (docs/decisions/0112-account-deletion-and-export.md): the button on
@@ -10,13 +10,7 @@ import { seedPhotos } from "./support/library-bytes.ts";
 
 const SUBJECT = "Your Stagewise data export is ready";
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 /** The newest e-mail to `to` with the subject, waited for (it goes out after the page's answer). */
 async function mailTo(to: string): Promise<{ text: string; html?: string }> {

@@ -2,16 +2,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT, TRACE_STORE_DIR } from "../../scripts/stack.ts";
-import { baseUrl, type OpenBrowser, openBrowser } from "./browser.ts";
+import { baseUrl, browserForFile } from "./browser.ts";
 import { createFixtureUser } from "./fixtures.ts";
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 describe("the running stack", () => {
   it("serves / with 200 and reports every binding healthy", async () => {

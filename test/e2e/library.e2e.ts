@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GIF_BYTES, makeJpeg, makePng } from "../fixtures/images.ts";
 import {
   baseUrl,
+  browserForFile,
   createUser,
   type FixtureUser,
   type OpenBrowser,
-  openBrowser,
   phoneContext,
   signedInContext,
 } from "./browser.ts";
@@ -14,13 +14,7 @@ import { measureGridBytes, measureUploadBytes, seedPhotos } from "./support/libr
 // The photo library in Chromium against the production build: uploads with
 // progress, pause and resume under throttling, folders, trash, refusals.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 const session = (u: FixtureUser) => ({ baseUrl: baseUrl(), sessionToken: u.sessionToken! });
 

@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriousAxeViolations } from "./axe.ts";
-import {
-  baseUrl,
-  createUser,
-  type FixtureUser,
-  type OpenBrowser,
-  openBrowser,
-  openPhotoEditor,
-  signedInContext,
-} from "./browser.ts";
+import { baseUrl, browserForFile, createUser, type FixtureUser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 import { seedPhotos } from "./support/library-bytes.ts";
 
@@ -18,13 +10,7 @@ import { seedPhotos } from "./support/library-bytes.ts";
 // (read from the emulator's request log), and once the look is cleared on the dashboard the next batch, started
 // from the form without JavaScript, sends none.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 function session(user: FixtureUser) {
   return { Cookie: `sw_session=${user.sessionToken}`, Origin: baseUrl() };

@@ -1,15 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { makeJpeg } from "../fixtures/images.ts";
-import {
-  baseUrl,
-  createUser,
-  type FixtureUser,
-  type OpenBrowser,
-  openBrowser,
-  openPhotoEditor,
-  signedInContext,
-} from "./browser.ts";
+import { baseUrl, browserForFile, createUser, type FixtureUser, openPhotoEditor, signedInContext } from "./browser.ts";
 import {
   type Api,
   api,
@@ -29,17 +21,13 @@ import {
 // laid out as the profile says, no public page made by a GET, a listing that still advertises keeping its pages
 // unless its owner insists, and a sold listing's pages closing by themselves once the clock has moved.
 
-let b: OpenBrowser;
+const b = browserForFile();
 beforeAll(async () => {
-  b = await openBrowser();
   await fetch(`http://127.0.0.1:${inject("ports").provider}/_emulator/mode`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ mode: "ok" }),
   });
-});
-afterAll(async () => {
-  await b?.close();
 });
 
 async function stagedListing(user: FixtureUser, names: string[]) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { makeJpeg } from "../fixtures/images.ts";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { api, downloaded, escapeRe, folderWith, qrOf, readZip, stage, upload } from "./mls-helpers.ts";
 
 // MLS output (issues 16 and 34) in Chromium against the production build and the provider emulator: the first
@@ -8,17 +8,13 @@ import { api, downloaded, escapeRe, folderWith, qrOf, readZip, stage, upload } f
 // opens that page, revoked to 410; a listing pack of 5 staged photos; the disclosure settings and account deletion.
 // The profiles themselves: test/e2e/mls-profiles.e2e.ts.
 
-let b: OpenBrowser;
+const b = browserForFile();
 beforeAll(async () => {
-  b = await openBrowser();
   await fetch(`http://127.0.0.1:${inject("ports").provider}/_emulator/mode`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ mode: "ok" }),
   });
-});
-afterAll(async () => {
-  await b?.close();
 });
 
 describe("MLS output", () => {

@@ -2,19 +2,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../scripts/stack.ts";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 
 // Plans, checkout through the Stripe emulator's hosted page, the signed
 // webhooks it sends, /billing and the billing portal, and the plan status
 // card's live balance, in Chromium against the production build.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 const stripeOrigin = () => `http://127.0.0.1:${inject("ports").stripe}`;
 

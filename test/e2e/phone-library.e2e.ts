@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   baseUrl,
+  browserForFile,
   createUser,
   type FixtureUser,
-  type OpenBrowser,
-  openBrowser,
   PHONE,
   phoneContext,
   signedInContext,
@@ -16,13 +15,7 @@ import { seedPhotos } from "./support/library-bytes.ts";
 // and the top half of the first photo are on the first screen; the actions sit
 // in the bottom half, where a thumb reaches; the desktop keeps its layout.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 async function libraryWithPhotos(credits: number): Promise<FixtureUser> {
   const user = await createUser({ credits });

@@ -1,7 +1,7 @@
 import jpeg from "jpeg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GPS_MARKER, makeJpeg, makePng, pngWithExif, withExif } from "../fixtures/images.ts";
-import { baseUrl, createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, type FixtureUser, signedInContext } from "./browser.ts";
 import { measureUploadBytes, phoneSizedJpeg } from "./support/library-bytes.ts";
 import { qualityScore } from "./support/photo-quality.ts";
 
@@ -9,13 +9,7 @@ import { qualityScore } from "./support/photo-quality.ts";
 // a 10 MB phone photo leaves as at most 1.5 MiB at a 2560 px long edge, stood
 // the right way up by its EXIF orientation, with no EXIF or GPS left in it.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 /** The bytes the server stored for the user's newest photo. */
 async function newestOriginal(user: FixtureUser): Promise<Uint8Array> {

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriousAxeViolations } from "./axe.ts";
 import {
   baseUrl,
+  browserForFile,
   createUser,
   type FixtureUser,
   type OpenBrowser,
-  openBrowser,
   PHONE,
   phoneContext,
   signedInContext,
@@ -17,13 +17,7 @@ import { seedPhotos } from "./support/library-bytes.ts";
 
 const DESKTOP = { width: 1280, height: 860 };
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 async function libraryWithPhotos(count: number): Promise<{ user: FixtureUser; ids: string[] }> {
   const user = await createUser({ credits: 5 });

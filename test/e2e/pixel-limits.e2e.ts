@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { claimJpeg, claimPng } from "../fixtures/images.ts";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 
 // Photos whose header claims absurd dimensions (issue 13,
 // docs/decisions/0103-pixel-limits.md): the upload panel says why before a
@@ -11,13 +11,7 @@ import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } f
 /** The start of UPLOAD_MESSAGES.tooManyPixels (app/shared/upload-rules.ts), the words the person reads. */
 const SIZE_MESSAGE = "This photo is too large in pixels";
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 const CLAIMS = [
   ["60000x60000.png", "image/png", claimPng(60000, 60000)],

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 
 // Public pages served the same to every signed-out visitor:
 //   - "/" and "/landing" ship no JavaScript and are prerendered into static files at build time, served by the
@@ -8,13 +8,7 @@ import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } f
 //   - the other public pages hydrate and come from the Worker's edge cache (docs/decisions/0132).
 // Both carry a CSP of hashes and no nonce; signed-in visitors see their own navigation on both.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 const PRERENDERED = ["/", "/landing"];
 const CACHED = ["/gallery", "/features", "/blog", "/terms-of-service", "/plans"];

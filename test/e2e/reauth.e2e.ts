@@ -1,18 +1,12 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { baseUrl, type OpenBrowser, openBrowser } from "./browser.ts";
+import { baseUrl, browserForFile } from "./browser.ts";
 
 // Deleting an account that signs in only with Google, confirmed with Google
 // instead of a password (docs/decisions/0112-account-deletion-and-export.md),
 // in Chromium against the production build and the OAuth emulator.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 const uniqueEmail = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}@example.test`;
 const emulator = () => new RegExp(`^http://127\\.0\\.0\\.1:${inject("ports").oauth}/authorize\\?`);

@@ -1,6 +1,6 @@
 import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { baseUrl, createUser, type OpenBrowser, openBrowser } from "./browser.ts";
+import { baseUrl, browserForFile, createUser } from "./browser.ts";
 
 // Every carrier of a return address (the ?redirectTo= query, the sign-in form's
 // field, the verification e-mail's token, the Google sign-in's state cookie)
@@ -9,13 +9,7 @@ import { baseUrl, createUser, type OpenBrowser, openBrowser } from "./browser.ts
 // workers/services/accounts/landing.ts). Driven in Chromium, so what is checked
 // is where the browser ends up; test/e2e/redirects.e2e.ts checks the raw answers.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 const PASSWORD = "redirect password 1";
 const uniqueEmail = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}@example.test`;

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { prorationAmount } from "../../emulators/stripe-proration.ts";
 import {
   baseUrl,
+  browserForFile,
   createUser,
   type FixtureUser,
   type OpenBrowser,
-  openBrowser,
   openPhotoEditor,
   phoneContext,
   signedInContext,
@@ -37,13 +37,9 @@ const mailApi = (to: string) =>
 const uniqueEmail = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}@example.test`;
 const today = () => new Date().toISOString().slice(0, 10);
 
-let b: OpenBrowser;
+const b = browserForFile();
 beforeAll(async () => {
-  b = await openBrowser();
   await setProviderMode({ mode: "ok", latencyMs: 0 });
-});
-afterAll(async () => {
-  await b?.close();
 });
 
 interface Person {

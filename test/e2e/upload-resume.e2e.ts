@@ -1,7 +1,7 @@
 import type { CDPSession, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeJpeg } from "../fixtures/images.ts";
-import { createUser, type FixtureUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { browserForFile, createUser, type FixtureUser, type OpenBrowser, signedInContext } from "./browser.ts";
 import { phoneSizedJpeg } from "./support/library-bytes.ts";
 
 // Uploads that survive the tab (docs/decisions/0130-uploads-survive-the-tab.md):
@@ -9,13 +9,7 @@ import { phoneSizedJpeg } from "./support/library-bytes.ts";
 // resumes from the last chunk the server confirmed; offline, the upload says
 // it waits for the network and carries on by itself.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
-afterAll(async () => {
-  await b?.close();
-});
+const b = browserForFile();
 
 type TestPage = Awaited<ReturnType<OpenBrowser["newPage"]>>;
 
