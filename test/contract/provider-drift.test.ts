@@ -68,8 +68,9 @@ describe("the provider emulator's results and the structure check", () => {
     expect(judge(staged, round(draw.drift(draw.stage(staged, 2304, 1536, drawing, 3))), "stage")).toBe(false);
   }, 60_000);
 
-  it("across the labelled set's rooms: every drifted staging is flagged, and at most 2 ordinary ones are", () => {
+  it("across the labelled set's rooms: every drifted staging but boiler-room's is flagged, and at most 2 ordinary ones are", () => {
     const refused: string[] = [];
+    const missed: string[] = [];
     // The pixels as drawn (the JPEG round trip of the case above changes no verdict here, and costs seconds a photo).
     const reduced = (img: Raster, size: { width: number; height: number }) =>
       toAnalysis(img.data, img.width, img.height, size);
@@ -78,8 +79,15 @@ describe("the provider emulator's results and the structure check", () => {
       const staged = draw.stage(src, 2304, 1536, drawing, 3);
       if (checkStructure(gray, reduced(staged, size), { kind: "stage" }).verdict !== "passed") refused.push(name);
       const drifted = draw.drift({ ...staged, data: staged.data.slice() });
-      expect(checkStructure(gray, reduced(drifted, size), { kind: "stage" }).verdict, name).toBe("flagged");
+      if (checkStructure(gray, reduced(drifted, size), { kind: "stage" }).verdict !== "flagged") missed.push(name);
     }
+    // Staging is judged by the room's lines since ADR 0319, chosen on real pairs: boiler-room.jpg's drift (a window
+    // moved) scores 0.444 on roomTensor (limit 0.5054) and 2.86 on ADR 0160's score (limit 4.1021), so it passes, a
+    // blind spot the ADR states. Any other room whose drift passes fails here.
+    expect(
+      missed.filter((n) => n !== "boiler-room.jpg"),
+      missed.join(", "),
+    ).toEqual([]);
     // Measured 2026-11-26: library.jpg and palace-hall.jpg (busy walls behind the emulator's furniture) score over 1,
     // the check's own false-alarm rate (2.2% on its held-out half) at work on drawn furniture.
     expect(refused.length, refused.join(", ")).toBeLessThanOrEqual(2);
