@@ -27,3 +27,15 @@ export function loadGray(file: string): CachedGray {
 export function realPairs(): RealPair[] {
   return parseManifest(readFileSync(join(import.meta.dirname, "../test/fixtures/structure-real/pairs.jsonl"), "utf8"));
 }
+
+/** The least process CPU time (ms) of three calls of `f`: what one judged result costs, scheduling noise aside. */
+export function bestCpuMs(f: () => void): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 3; i++) {
+    const t = process.cpuUsage();
+    f();
+    const d = process.cpuUsage(t);
+    best = Math.min(best, (d.user + d.system) / 1000);
+  }
+  return best;
+}

@@ -1,23 +1,13 @@
 import { join } from "node:path";
 import { judgeGrays } from "../workers/lib/structure/check.ts";
 import { facadeLines, prepare } from "../workers/lib/structure/geometry.ts";
-import { loadGray, realPairs } from "./structure-grays.ts";
+import { bestCpuMs, loadGray, realPairs } from "./structure-grays.ts";
 
 const args = process.argv.slice(2);
 const cache = args[0] && !args[0].startsWith("--") ? args[0] : "/tmp/rp-grays";
 const k = args.indexOf("--kind");
 const kind = k >= 0 ? args[k + 1] : undefined;
 const pairs = realPairs().filter((p) => !kind || p.kind === kind);
-const best = (f: () => void) => {
-  let b = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 3; i++) {
-    const t = process.cpuUsage();
-    f();
-    const d = process.cpuUsage(t);
-    b = Math.min(b, (d.user + d.system) / 1000);
-  }
-  return b;
-};
 const whole: number[] = [];
 const ids: string[] = [];
 const facade: number[] = [];
@@ -32,9 +22,9 @@ for (const p of pairs.slice(0, 8)) {
 for (const p of pairs) {
   const s = loadGray(join(cache, `${p.id}.sharp.source.bin`));
   const r = loadGray(join(cache, `${p.id}.sharp.result.bin`));
-  whole.push(best(() => judgeGrays(p.kind, s, r)));
+  whole.push(bestCpuMs(() => judgeGrays(p.kind, s, r)));
   ids.push(p.id);
-  facade.push(best(() => facadeLines(prepare(s, r, p.kind))));
+  facade.push(bestCpuMs(() => facadeLines(prepare(s, r, p.kind))));
 }
 const med = (x: number[]) => [...x].sort((a, b) => a - b)[Math.floor(x.length / 2)]!;
 const max = (x: number[]) => Math.max(...x);

@@ -3,46 +3,16 @@
 // (workers/lib/structure/geometry.ts). Not shipped: bench/structure-method.ts prints their AUCs.
 import type { Gradients, Gray } from "../workers/lib/structure/analysis.ts";
 import { quantile } from "../workers/lib/structure/analysis.ts";
-import { boxBlur, facadeLines, orientationField, type Prepared, prepare } from "../workers/lib/structure/geometry.ts";
+import {
+  boxBlur,
+  facadeLines,
+  orientationField,
+  type Prepared,
+  prepare,
+  roomTensor,
+} from "../workers/lib/structure/geometry.ts";
 import { detectSegments, type Segment, support } from "../workers/lib/structure/lines.ts";
 import type { ResultKind } from "../workers/lib/structure/measures.ts";
-
-/**
- * Structure-tensor agreement at radius r: per pixel, the cosine between the two pictures' dominant double-angle
- * orientation, weighted by the source's coherent energy (its lines), and separately by the result's. Relighting and
- * tone changes leave orientation alone.
- */
-function tensorAgreement(p: Prepared, r: number, rowFrom: number, rowTo: number) {
-  const { w, h, gS, gR, compared } = p;
-  const A = orientationField(gS, w, h, r, compared);
-  const B = orientationField(gR, w, h, r, compared);
-  let num = 0;
-  let den = 0;
-  let numR = 0;
-  let denR = 0;
-  for (let y = Math.max(0, Math.floor(rowFrom * h)); y < Math.min(h, Math.ceil(rowTo * h)); y++) {
-    for (let x = 0; x < w; x++) {
-      const i = y * w + x;
-      if (!compared[i]) continue;
-      const ma = Math.hypot(A.C[i]!, A.S[i]!);
-      const mb = Math.hypot(B.C[i]!, B.S[i]!);
-      if (ma <= 1e-6 || mb <= 1e-6) {
-        den += ma;
-        denR += mb;
-        continue;
-      }
-      const cos = (A.C[i]! * B.C[i]! + A.S[i]! * B.S[i]!) / (ma * mb);
-      // Weighted by coherent energy, but saturated so a few strong edges do not decide alone.
-      const wa = Math.sqrt(ma);
-      const wb = Math.sqrt(mb);
-      num += wa * cos;
-      den += wa;
-      numR += wb * cos;
-      denR += wb;
-    }
-  }
-  return { src: den ? 1 - num / den : 0, res: denR ? 1 - numR / denR : 0 };
-}
 
 function lineSet(p: Prepared, minShare: number) {
   const { w, h, gS, gR, compared } = p;
@@ -223,8 +193,10 @@ export function geometryMeasures(source: Gray, result: Gray, kind: ResultKind): 
   const p = prepare(source, result, kind);
   const out: Record<string, number> = {};
   for (const r of [2, 4, 8]) {
-    const all = tensorAgreement(p, r, 0, 1);
-    const up = tensorAgreement(p, r, 0, 0.55);
+    // Structure-tensor disagreement over the whole picture and its upper part, weighted by the source's lines (src),
+    // the result's (res) or both (Sym): production's roomTensor (geometry.ts) is tensorUp4Sym.
+    const all = roomTensor(p, r, 1);
+    const up = roomTensor(p, r, 0.55);
     out[`tensor${r}`] = all.src;
     out[`tensor${r}R`] = all.res;
     out[`tensor${r}Sym`] = (all.src + all.res) / 2;

@@ -6,7 +6,7 @@ import { NOT_COUNTED } from "../test/real-pairs/evaluate.ts";
 import { judgeGrays, type ResultKind } from "../workers/lib/structure/check.ts";
 import { type BenchModule, median } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
-import { realPairs } from "./structure-grays.ts";
+import { bestCpuMs, realPairs } from "./structure-grays.ts";
 
 // The structure check (issue 43) on real pairs only: a figure we publish is measured on material nobody here made.
 // - The held-out rates per kind come from `npm run test:real-pairs` (workerd, the Images binding's stand-in, the
@@ -49,17 +49,6 @@ function rateFigures(report: RealReport): Figure[] {
   return out;
 }
 
-function cpuOf(f: () => void): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 3; i++) {
-    const t = process.cpuUsage();
-    f();
-    const d = process.cpuUsage(t);
-    best = Math.min(best, (d.user + d.system) / 1000);
-  }
-  return best;
-}
-
 export function structureModule(): BenchModule {
   let report: RealReport | null = null;
   const grays: {
@@ -88,7 +77,7 @@ export function structureModule(): BenchModule {
       if (grays.length) {
         // Warm-up: a Worker's isolate judges many results warm.
         for (const g of grays.slice(0, 8)) judgeGrays(g.kind, g.source, g.result);
-        const cpu = grays.map((g) => cpuOf(() => judgeGrays(g.kind, g.source, g.result)));
+        const cpu = grays.map((g) => bestCpuMs(() => judgeGrays(g.kind, g.source, g.result)));
         figures.push(
           {
             group: "Structure check on real pairs (held out)",

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { crc32, deflateSync } from "node:zlib";
 import { json, listen } from "./http.ts";
 import { decodeImage, decodePng, encodeJpeg, isJpeg, isPng, type Raster } from "./images.ts";
+import { loadSharp } from "./sharp.ts";
 
 // The Images binding's draw() where the binding is miniflare's offline stand-in, which leaves every draw out
 // (docs/decisions/0250-labels-drawn-by-images.md). The Worker's images adapter (workers/lib/images.ts, burnOverlay)
@@ -147,9 +148,6 @@ export async function handleDraw(request: Request, calls: DrawCall[]): Promise<R
   return new Response(drawn.bytes as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": format } });
 }
 
-type Sharp = typeof import("sharp").default;
-let sharpLoaded: Promise<Sharp | null> | null = null;
-
 /**
  * The draw by sharp (libvips), the library miniflare's own Images stand-in runs and wrangler installs: about 50 ms
  * for a 2304 px JPEG where the JavaScript codec below takes seconds on a loaded machine. Null where sharp cannot be
@@ -166,11 +164,7 @@ async function drawWithSharp(
   photo: { width: number; height: number };
   overlay: { width: number; height: number };
 } | null> {
-  sharpLoaded ??= import("sharp").then(
-    (m) => m.default,
-    () => null,
-  );
-  const sharp = await sharpLoaded;
+  const sharp = await loadSharp();
   if (!sharp) return null;
   const base = sharp(photoBytes);
   const meta = await base.metadata();

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
 import { blank, decodeImage, encodeJpeg, ImageTooLarge, type Raster, shrinkToFit } from "./images.ts";
 import * as draw from "./provider-images.ts";
+import { loadSharp } from "./sharp.ts";
 
 // The provider emulator's staging results drawn off its event loop (docs/decisions/0320): a few worker threads
 // decode the input, draw each variation and encode it, so four calls at once draw side by side on the machine's
@@ -33,20 +34,13 @@ export interface StageTask {
 
 type Answer = { id: number; images: Uint8Array[] } | { id: number; tooLarge: string } | { id: number; error: string };
 
-type Sharp = typeof import("sharp").default;
-let sharpLoaded: Promise<Sharp | null> | null = null;
-
 /**
  * A JPEG at quality 80 by sharp (libvips, which wrangler installs and emulators/images-draw.ts uses): about 50 ms for
  * 2304 px where the JavaScript encoder takes 400-650 ms quiet, seconds loaded. The JavaScript encoder where sharp
  * cannot load.
  */
 async function jpegOf(img: Raster): Promise<Uint8Array> {
-  sharpLoaded ??= import("sharp").then(
-    (m) => m.default,
-    () => null,
-  );
-  const sharp = await sharpLoaded;
+  const sharp = await loadSharp();
   if (!sharp) return encodeJpeg(img);
   const raw = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
   const out = await sharp(raw, { raw: { width: img.width, height: img.height, channels: 4 } })
@@ -100,7 +94,7 @@ if (!isMainThread && parentPort) {
 
 /** A pool of render threads; each task goes to the thread with the fewest waiting. */
 export class RenderPool {
-  #workers: { worker: Worker; pending: number }[] = [];
+  #workers: { worker: Worker; held: Set<number> }[] = [];
   #waiting = new Map<number, { resolve: (images: Uint8Array[]) => void; reject: (err: Error) => void }>();
   #next = 0;
 
@@ -109,9 +103,9 @@ export class RenderPool {
       const worker = new Worker(new URL(import.meta.url));
       // The emulator's process may end while a thread idles.
       worker.unref();
-      const slot = { worker, pending: 0 };
+      const slot = { worker, held: new Set<number>() };
       worker.on("message", (answer: Answer) => {
-        slot.pending--;
+        slot.held.delete(answer.id);
         const waiter = this.#waiting.get(answer.id);
         this.#waiting.delete(answer.id);
         if (!waiter) return;
@@ -121,19 +115,20 @@ export class RenderPool {
       });
       worker.on("error", (err) => {
         // A thread that died fails what it held; the others carry on.
-        for (const [id, w] of this.#waiting) {
+        for (const id of slot.held) {
+          this.#waiting.get(id)?.reject(err);
           this.#waiting.delete(id);
-          w.reject(err);
         }
+        slot.held.clear();
       });
       this.#workers.push(slot);
     }
   }
 
   render(task: StageTask): Promise<Uint8Array[]> {
-    const slot = this.#workers.reduce((a, b) => (b.pending < a.pending ? b : a));
+    const slot = this.#workers.reduce((a, b) => (b.held.size < a.held.size ? b : a));
     const id = this.#next++;
-    slot.pending++;
+    slot.held.add(id);
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
       // The input is copied (the caller may reuse its bytes); results come back transferred.

@@ -393,7 +393,7 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         const images = Array.from({ length: numImages }, (_, i) =>
           inline(
             base
-              ? stageOne(base, width, height, f, room, style, numImages, seed, undefined, i)
+              ? stageOne(base, width, height, stageDrawing(f, room, style, numImages, seed, undefined, i))
               : draw.inventedRoom(width, height, room, style),
           ),
         );
@@ -408,14 +408,12 @@ export async function startProviderEmulator(opts: { port: number; apiKey: string
         if (!ref) return refusal("design_style_image_url could not be fetched");
         reference = { colour: draw.meanColour(source(ref)), strength: Number(f.design_style_image_strength ?? 0.82) };
       }
-      // Everything stageOne and drift read, the input by its digest (its address differs every call).
-      const drawnBy = { path, drift, input: input.sha256, width, height, options: draw.optionLine(f), room, style };
-      const keys = Array.from({ length: numImages }, (_, i) =>
-        JSON.stringify({ ...drawnBy, of: numImages, seed, reference, i }),
-      );
       const drawings = Array.from({ length: numImages }, (_, i) =>
         stageDrawing(f, room, style, numImages, seed, reference, i),
       );
+      // Everything a drawing reads: the drawing itself, the size, drift, and the input by its digest (its address
+      // differs every call).
+      const keys = drawings.map((d) => JSON.stringify({ path, drift, input: input.sha256, width, height, d }));
       const drawScale = Math.round(width / STAGE_SIZE.width);
       const bytes = await drawnStage(keys, { input: input.bytes, width, height, scale: drawScale, drift, drawings });
       return success(MESSAGES.stage, { images: bytes.map((b) => publish(req, b, { width, height })) });
@@ -463,18 +461,6 @@ function stageDrawing(
   return { room, style, options: draw.optionLine(f), variation: { index, of, seed }, reference };
 }
 
-function stageOne(
-  input: Raster,
-  width: number,
-  height: number,
-  f: Fields,
-  room: string,
-  style: string,
-  of: number,
-  seed: number | null,
-  reference: draw.StageDrawing["reference"],
-  index = 0,
-): Raster {
-  const drawing = stageDrawing(f, room, style, of, seed, reference, index);
+function stageOne(input: Raster, width: number, height: number, drawing: draw.StageDrawing): Raster {
   return draw.stage(input, width, height, drawing, Math.round(width / STAGE_SIZE.width));
 }

@@ -5,7 +5,7 @@ import { encodeBase64 } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, makeUser } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
-import { workerFetch } from "@test/support/worker";
+import { apiV1, workerFetch } from "@test/support/worker";
 import { SIGNATURE_HEADER, verifySignatureHeader } from "@workers/lib/callback-signing";
 import { userObject } from "@workers/objects/user-object";
 import { API_KEY_RULE, createApiKey, revokeApiKey } from "@workers/services/api-keys";
@@ -45,17 +45,7 @@ async function keyFor(userId: string, scopes: ("stage" | "read")[] = ["stage", "
   return made;
 }
 
-function call(token: string, path: string, init: RequestInit & { json?: unknown; idem?: string } = {}) {
-  const headers = new Headers(init.headers);
-  headers.set("Authorization", `Bearer ${token}`);
-  if (init.idem) headers.set("Idempotency-Key", init.idem);
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers.set("Content-Type", "application/json");
-    body = JSON.stringify(init.json);
-  }
-  return workerFetch(`/api/v1${path}`, { ...init, headers, body });
-}
+const call = apiV1;
 
 const STAGE = { kind: "stage", roomType: "Bedroom", designStyle: "Scandinavian" };
 

@@ -17,7 +17,7 @@ import { balance, onPlan, photosOf } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { fakeStripe } from "@test/support/stripe";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
-import { workerFetch } from "@test/support/worker";
+import { apiV1 } from "@test/support/worker";
 import { SIGNATURE_HEADER, verifySignatureHeader } from "@workers/lib/callback-signing";
 import { keyPayer, teamObject, userObject } from "@workers/objects/client";
 import { emailField } from "@workers/services/accounts/validation";
@@ -71,17 +71,7 @@ async function makeKey(teamId: string, by: string, name = "CRM sync", limit = ""
   return { token: made.token, id: row!.id, folderId: row!.folderId! };
 }
 
-function call(token: string, path: string, init: RequestInit & { json?: unknown; idem?: string } = {}) {
-  const headers = new Headers(init.headers);
-  headers.set("Authorization", `Bearer ${token}`);
-  if (init.idem) headers.set("Idempotency-Key", init.idem);
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers.set("Content-Type", "application/json");
-    body = JSON.stringify(init.json);
-  }
-  return workerFetch(`/api/v1${path}`, { ...init, headers, body });
-}
+const call = apiV1;
 
 let seed = 100;
 async function upload(token: string): Promise<{ status: number; photoId: string }> {

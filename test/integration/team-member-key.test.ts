@@ -4,7 +4,7 @@ import { db } from "@test/support/factories";
 import { balance, onPlan, photosOf } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
-import { workerFetch } from "@test/support/worker";
+import { apiV1 } from "@test/support/worker";
 import { teamObject } from "@workers/objects/client";
 import { createApiKey } from "@workers/services/api-keys";
 import { stateDigest } from "@workers/services/fixtures";
@@ -33,17 +33,7 @@ async function keyFor(userId: string) {
   return made.token;
 }
 
-function call(token: string, path: string, init: RequestInit & { json?: unknown; idem?: string } = {}) {
-  const headers = new Headers(init.headers);
-  headers.set("Authorization", `Bearer ${token}`);
-  if (init.idem) headers.set("Idempotency-Key", init.idem);
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers.set("Content-Type", "application/json");
-    body = JSON.stringify(init.json);
-  }
-  return workerFetch(`/api/v1${path}`, { ...init, headers, body });
-}
+const call = apiV1;
 
 async function settle(token: string, jobId: string) {
   for (let i = 0; i < 400; i++) {

@@ -182,6 +182,9 @@ export const ROOM_TENSOR_ROWS = 0.55;
 export interface RoomTensor {
   /** 0 when every neighbourhood of the upper part runs the same way in both pictures; 1 when none does. */
   value: number;
+  /** The same weighted by the source's lines only (lines lost), and by the result's only (lines added). */
+  src: number;
+  res: number;
   /** Per cell of the upper part its disagreement weighted by the source's lines, -1 where not judged. */
   cells: { cols: number; rows: number; values: Float32Array };
 }
@@ -233,5 +236,5 @@ export function roomTensor(p: Prepared, r = 4, rowTo = ROOM_TENSOR_ROWS): RoomTe
   for (let c = 0; c < values.length; c++) if (cellDen[c]! > 0) values[c] = 1 - cellNum[c]! / cellDen[c]!;
   const src = den ? 1 - num / den : 0;
   const res = denR ? 1 - numR / denR : 0;
-  return { value: (src + res) / 2, cells: { cols, rows, values } };
+  return { value: (src + res) / 2, src, res, cells: { cols, rows, values } };
 }

@@ -14,7 +14,15 @@ import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { creditsLabel, MAX_BATCH_PHOTOS, roomField, roomFromName } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, type LookView, lookStrengthOf } from "~/shared/listing-look";
 import { fail, ok, type Result } from "~/shared/result";
-import { type BatchView, FORM_NOT_UNDERSTOOD, retryBatch, startBatch, submissionField, viewableBatch } from "./batches";
+import {
+  type BatchView,
+  chosenPayer,
+  FORM_NOT_UNDERSTOOD,
+  retryBatch,
+  startBatch,
+  submissionField,
+  viewableBatch,
+} from "./batches";
 
 // The /batches pages: which photos a batch may take, each with the room type
 // its name (or the user's last choice) suggests, and the start form's fields.
@@ -67,9 +75,11 @@ export async function batchForm(
   const scope = folderId ? await folderAccess(db, userId, folderId) : null;
   if (folderId && !scope) return null;
   const folder = scope?.folder ?? null;
+  // The library's page: the user's teams for the picker, and the one chosen (a folder's page pays where it is).
   const mine = folder ? [] : await myTeams(db, userId);
-  const chosen = !folder && paidBy && paidBy !== "own" ? mine.find((t) => t.id === paidBy) : undefined;
-  if (!folder && paidBy && paidBy !== "own" && !chosen) return null;
+  const payerChoice = folder ? { team: null } : await chosenPayer(db, userId, paidBy);
+  if (!payerChoice) return null;
+  const chosen = payerChoice.team;
   const payerTeam = folder?.teamId ?? chosen?.id ?? null;
   const rows = await db
     .select()
@@ -105,7 +115,9 @@ export async function batchForm(
   const byOwner = new Map<string, string[]>();
   for (const p of offered) {
     const owner = folder ? lookOwner : p.userId;
-    byOwner.set(owner, [...(byOwner.get(owner) ?? []), p.id]);
+    const ids = byOwner.get(owner);
+    if (ids) ids.push(p.id);
+    else byOwner.set(owner, [p.id]);
   }
   let looking = 0;
   for (const [owner, ids] of byOwner) looking += (await looksOf(db, owner, ids)).size;
@@ -253,4 +265,4 @@ export async function retryBatchFromForm(
   return retryBatch(deps, userId, batchId, parsed.data.submission);
 }
 
-export { batchView, recentBatches, retryBatch, viewableBatch } from "./batches";
+export { recentBatches } from "./batches";

@@ -92,11 +92,10 @@ export async function startBatch(
   if (folderId && !(await folderAccess(deps.db, userId, folderId))) {
     return fail("not_found", "That folder was not found.");
   }
-  // The payer the form chose: a team the user is an active member of, or the 404 of a made-up team (ADR 0271).
   const { paidBy } = parsed.data;
-  const chosenTeam =
-    paidBy && paidBy !== "own" ? (await myTeams(deps.db, userId)).find((t) => t.id === paidBy) : undefined;
-  if (paidBy && paidBy !== "own" && !chosenTeam) return fail("not_found", "That team was not found.");
+  const chosen = await chosenPayer(deps.db, userId, paidBy);
+  if (!chosen) return fail("not_found", "That team was not found.");
+  const chosenTeam = chosen.team;
   const ids = items.map((i) => i.photoId);
   if (new Set(ids).size !== ids.length) return fail("invalid", "A photo is in the batch twice.");
   // Photos the user may reach, paid from one place: their own credits, or one team's pool (ADR 0310). One in the trash
@@ -188,6 +187,21 @@ export async function batchView(db: Db, userId: string, batchId: string): Promis
     .get();
   if (!batch) return null;
   return (await batchViews(db, [batch]))[0]!;
+}
+
+/**
+ * Where a batch is paid from as the library's form chose it (docs/decisions/0318): absent or "own" is the user's own
+ * credits (`team` null); a team's id must be a team the user is an active member of (with the user's teams, for the
+ * page's picker). Null: a team that is not theirs, removed or made up, answered as the 404 of a made-up id (ADR 0271).
+ */
+export async function chosenPayer(
+  db: Db,
+  userId: string,
+  paidBy: string | null | undefined,
+): Promise<{ team: { id: string; name: string } | null } | null> {
+  if (!paidBy || paidBy === "own") return { team: null };
+  const team = (await myTeams(db, userId)).find((t) => t.id === paidBy);
+  return team ? { team } : null;
 }
 
 /**
