@@ -49,11 +49,12 @@ async function batchSplit(stack: BenchStack, userId: string, since: number): Pro
   const ends = jobs.map(lastCall).sort((a, b) => a - b);
   const launches = jobs.map((j) => j.startedAt).sort((a, b) => a - b);
   const empty = launches.slice(CONCURRENCY).map((launched, i) => Math.max(0, launched - ends[i]!));
-  // Judged by the check Worker: its answer came with its own times and both pictures went through the image service.
+  // Judged by the check Worker: its answer came with its own times and both pictures went through the image service,
+  // the source on the job's path or beside its provider call (ADR 0322).
   const judged = jobs.filter((j) => {
     const onPath = j.spans.filter((sp) => !sp.afterEnd);
     const images = onPath.filter((sp) => sp.part === "images").reduce((n, sp) => n + sp.calls, 0);
-    return onPath.some((sp) => sp.part === "checkWorker") && images >= 2;
+    return onPath.some((sp) => sp.part === "checkWorker") && images + (j.imagesAhead ?? 0) >= 2;
   }).length;
   return [
     { group, name: "jobs split", value: jobs.length, unit: "jobs", nonZero: true },

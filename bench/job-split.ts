@@ -36,6 +36,8 @@ export interface RecordedJob {
   startedAt: number;
   endedAt: number | null;
   spans: Span[];
+  /** Image service calls made for it beside the provider call (the source, ADR 0322); absent before that change. */
+  imagesAhead?: number;
 }
 
 interface ProviderEntry {
@@ -68,6 +70,8 @@ export interface JobSplit {
   imagesCalls: number;
   /** Image service calls made after the job ended (the committed result's thumbnail). */
   imagesCallsAfter: number;
+  /** Image service calls made for it beside its provider call, off its path (the source, ADR 0322). */
+  imagesCallsAhead: number;
   /** The named parts' overlap with each other: the sum of the parts minus the wall time. */
   overlapMs: number;
   /** Of the rest, the time inside our provider calls (transport, the provider's fetch of our address). */
@@ -191,6 +195,7 @@ export function splitJob(recorded: RecordedJob, log: ProviderEntry[], window: In
     parts,
     imagesCalls: calls(false),
     imagesCallsAfter: calls(true),
+    imagesCallsAhead: recorded.imagesAhead ?? 0,
     overlapMs: sum - wallMs,
     restInCallsMs: restInCalls,
   };
@@ -241,7 +246,9 @@ export function splitFigures(group: string, splits: JobSplit[], label = "per job
       name: `${label}: image service calls on the job's path`,
       value: calls,
       unit: "calls",
-      baseline: `and ${p50((s) => s.imagesCallsAfter)} after it (the thumbnail)`,
+      baseline:
+        `and ${p50((s) => s.imagesCallsAfter)} after it (the thumbnail), ` +
+        `${p50((s) => s.imagesCallsAhead)} beside the provider call (the source, ADR 0322)`,
       nonZero: true,
     },
     {

@@ -6,7 +6,8 @@ import { balance, photosOf } from "@test/support/listing";
 import { stubProvider } from "@test/support/provider-stub";
 import { ROOM_SOURCE, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
 import checker, { type CheckerEnv } from "@workers/checker/index";
-import type { Checked, CheckRequest } from "@workers/lib/structure/verdict";
+import { sourceGrayKey } from "@workers/lib/source-gray";
+import type { Checked, CheckRequest, CheckTiming } from "@workers/lib/structure/verdict";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -23,14 +24,14 @@ interface Delivered {
 
 /** Runs the check Worker's handler on `bodies`; returns what it answered each object and did with each message. */
 async function consume(bodies: unknown[], reach: "ok" | "fails" = "ok") {
-  const answers: { userId: string; checkId: string; checked: Checked }[] = [];
+  const answers: { userId: string; checkId: string; checked: Checked; timing?: CheckTiming }[] = [];
   const delivered: Delivered[] = bodies.map(() => ({ acked: false, retried: false }));
   const fakeObjects = {
     idFromName: (name: string) => name,
     get: (userId: string) => ({
-      structureChecked: async (checkId: string, checked: Checked) => {
+      structureChecked: async (checkId: string, checked: Checked, timing?: CheckTiming) => {
         if (reach === "fails") throw new Error("Durable Object reset because its code was updated.");
-        answers.push({ userId, checkId, checked });
+        answers.push({ userId, checkId, checked, ...(timing ? { timing } : {}) });
         return true;
       },
     }),
@@ -141,6 +142,84 @@ describe("the check Worker's queue handler", () => {
     const source = await stored(ROOM_SOURCE);
     const { delivered } = await consume([request({ sourceKey: source, resultKey: source })], "fails");
     expect(delivered).toEqual([{ acked: false, retried: true }]);
+  });
+});
+
+describe("the source reduced beside the provider call (ADR 0322)", () => {
+  /** A photo's original, under the key every original has. */
+  async function original(bytes: Uint8Array, userId = "user-1"): Promise<string> {
+    const key = `photos/${userId}/${crypto.randomUUID().replaceAll("-", "")}/original`;
+    await env.PHOTOS.put(key, bytes);
+    return key;
+  }
+
+  it("keeps an original's gray; its checks then reduce only the result, with the verdict and score of a full check", async () => {
+    const bare = await original(ROOM_SOURCE);
+    const ahead = await original(ROOM_SOURCE);
+    const [pass, gone] = [await stored(roomAnswer("stage")), await stored(windowGoneAnswer("stage"))];
+    // Without a copy: both pictures reduced, and the copy kept for the next check of that original.
+    const full = await consume([
+      request({ sourceKey: bare, resultKey: pass }),
+      request({ sourceKey: bare, resultKey: gone }),
+    ]);
+    expect(full.answers.map((a) => [a.timing?.imagesCalls, a.timing?.sourceAhead])).toEqual([
+      [2, undefined],
+      [2, undefined],
+    ]);
+    expect(await env.PHOTOS.head(sourceGrayKey(bare)!)).not.toBeNull();
+    // Reduced ahead: the prepare message answers nobody and is acknowledged.
+    const prepared = await consume([{ prepare: "source", sourceKey: ahead }]);
+    expect(prepared.answers).toEqual([]);
+    expect(prepared.delivered).toEqual([{ acked: true, retried: false }]);
+    const copy = await env.PHOTOS.get(sourceGrayKey(ahead)!);
+    expect(copy?.customMetadata?.sourceEtag).toBe((await env.PHOTOS.head(ahead))!.etag);
+    const quick = await consume([
+      request({ sourceKey: ahead, resultKey: pass }),
+      request({ sourceKey: ahead, resultKey: gone }),
+    ]);
+    expect(quick.answers.map((a) => [a.timing?.imagesCalls, a.timing?.sourceAhead])).toEqual([
+      [1, true],
+      [1, true],
+    ]);
+    expect(quick.answers.map((a) => a.checked.verdict)).toEqual(["passed", "flagged"]);
+    expect(quick.answers.map((a) => [a.checked.score, a.checked.reasons])).toEqual(
+      full.answers.map((a) => [a.checked.score, a.checked.reasons]),
+    );
+  });
+
+  it("never uses a copy of other bytes: a replaced original, or a copy that is not a gray, is reduced again", async () => {
+    const key = await original(windowGoneAnswer("stage"));
+    await consume([{ prepare: "source", sourceKey: key }]);
+    const stale = await env.PHOTOS.get(sourceGrayKey(key)!);
+    const staleBytes = new Uint8Array(await stale!.arrayBuffer());
+    // The original replaced under the same key (an original never is; the etag is what makes it safe if one were).
+    await env.PHOTOS.put(key, ROOM_SOURCE);
+    const result = await stored(roomAnswer("stage"));
+    const replaced = await consume([request({ sourceKey: key, resultKey: result })]);
+    expect(replaced.answers[0]!.timing).toMatchObject({ imagesCalls: 2 });
+    expect(replaced.answers[0]!.checked.verdict).toBe("passed");
+    const renewed = await env.PHOTOS.get(sourceGrayKey(key)!);
+    expect(renewed?.customMetadata?.sourceEtag).toBe((await env.PHOTOS.head(key))!.etag);
+    // A copy naming the right etag but holding anything else (cut short): not used, reduced again.
+    await env.PHOTOS.put(sourceGrayKey(key)!, staleBytes.subarray(0, 100), {
+      customMetadata: { sourceEtag: (await env.PHOTOS.head(key))!.etag },
+    });
+    const broken = await consume([request({ sourceKey: key, resultKey: result })]);
+    expect(broken.answers[0]!.timing).toMatchObject({ imagesCalls: 2 });
+    expect(broken.answers[0]!.checked.verdict).toBe("passed");
+  });
+
+  it("keeps nothing for a key that is not an original, a missing one, or a picture too small or not an image", async () => {
+    const version = `photos/user-1/${crypto.randomUUID().replaceAll("-", "")}/versions/v1.jpg`;
+    await env.PHOTOS.put(version, ROOM_SOURCE);
+    const missing = `photos/user-1/${crypto.randomUUID().replaceAll("-", "")}/original`;
+    const text = await original(new TextEncoder().encode("not an image"));
+    const keys = [version, missing, text, "../photos/x/original", ""];
+    const { answers, delivered } = await consume(keys.map((sourceKey) => ({ prepare: "source", sourceKey })));
+    expect(answers).toEqual([]);
+    expect(delivered.every((d) => d.acked && !d.retried)).toBe(true);
+    expect(await env.PHOTOS.head(`${version}.gray`)).toBeNull();
+    for (const key of [missing, text]) expect(await env.PHOTOS.head(sourceGrayKey(key)!)).toBeNull();
   });
 });
 

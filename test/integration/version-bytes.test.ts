@@ -336,6 +336,8 @@ describe("every byte path holds to the rule", { timeout: 300_000 }, () => {
     const NOT_VERSION_BYTES: Record<string, string> = {
       "/workers/http/serve-object.ts": "the one R2-to-response helper: its callers choose the key",
       "/workers/checker/judge.ts": "reads a result and its source to compare them; nothing leaves",
+      "/workers/lib/source-gray.ts":
+        "an original's analysis gray, kept for the check Worker (ADR 0322); nothing leaves",
       "/workers/services/health.ts": "the health probe's own object",
       "/workers/api/health.ts": "the provider smoke check's sample",
       "/workers/services/upload-complete.ts": "an upload's chunks",

@@ -216,7 +216,14 @@ describe("where a job's time goes", () => {
     expect(split.restInCallsMs).toBe(600 - 550);
     expect(split.imagesCalls).toBe(2);
     expect(split.imagesCallsAfter).toBe(1);
+    expect(split.imagesCallsAhead).toBe(0);
     expect(split.overlapMs).toBe(0);
+  });
+
+  it("carries the calls made beside the provider call (the source, ADR 0322) apart from those on the path", () => {
+    const recorded = { ...job([{ part: "images", start: 700, end: 740, calls: 1 }]), imagesAhead: 1 };
+    const split = splitJob(recorded, [], [0, 1000]);
+    expect([split.imagesCalls, split.imagesCallsAhead, split.imagesCallsAfter]).toEqual([1, 1, 0]);
   });
 
   it("says when two parts cover the same time (the sum is then over the wall time)", () => {

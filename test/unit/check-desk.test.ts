@@ -1,4 +1,4 @@
-import type { CheckRequest } from "@workers/lib/structure/verdict";
+import { type CheckRequest, isPrepareRequest, type PrepareRequest } from "@workers/lib/structure/verdict";
 import { CheckDesk } from "@workers/objects/user/jobs/checks";
 import { describe, expect, it } from "vitest";
 
@@ -10,10 +10,12 @@ const CHECK = { userId: "u1", kind: "stage", sourceKey: "s", resultKey: "r" } as
 /** A desk whose sent checks are kept for the test to answer. */
 function deskKeeping(timeoutMs = 5_000) {
   const sent: CheckRequest[] = [];
+  const prepared: PrepareRequest[] = [];
   const desk = new CheckDesk(async (req) => {
-    sent.push(req);
+    if (isPrepareRequest(req)) prepared.push(req);
+    else sent.push(req);
   }, timeoutMs);
-  return { desk, sent };
+  return { desk, sent, prepared };
 }
 
 async function until(cond: () => boolean) {
@@ -22,6 +24,30 @@ async function until(cond: () => boolean) {
 }
 
 describe("the check desk", () => {
+  it("sends an original ahead to be reduced (ADR 0322), never a version or another key, nor while checks are stopped", async () => {
+    const { desk, prepared } = deskKeeping();
+    desk.prepare("photos/u1/p1/original");
+    desk.prepare("photos/u1/p1/versions/v1.jpg");
+    desk.prepare("photos/u1/../u2/p1/original");
+    desk.prepare("elsewhere/original");
+    desk.stoppedForTesting = 1_000;
+    desk.prepare("photos/u1/p2/original");
+    await until(() => prepared.length === 1);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(prepared).toEqual([{ prepare: "source", sourceKey: "photos/u1/p1/original" }]);
+  });
+
+  it("a source that cannot be sent ahead is only logged: nothing throws, and the check is still sent", async () => {
+    const sent: unknown[] = [];
+    const desk = new CheckDesk(async (req) => {
+      if (isPrepareRequest(req)) throw new Error("queue full");
+      sent.push(req);
+    }, 50);
+    expect(() => desk.prepare("photos/u1/p1/original")).not.toThrow();
+    void desk.request(CHECK);
+    await until(() => sent.length === 1);
+  });
+
   it("sends the check with a fresh id and returns the answer that names it", async () => {
     const { desk, sent } = deskKeeping();
     const verdict = desk.request(CHECK);
@@ -50,6 +76,7 @@ describe("the check desk", () => {
     let desk: CheckDesk;
     const answered: boolean[] = [];
     desk = new CheckDesk(async (req) => {
+      if (isPrepareRequest(req)) return;
       answered.push(desk.answer(req.checkId, { verdict: "passed", score: 0.2, reasons: [] }));
     });
     expect(await desk.request(CHECK)).toEqual({ verdict: "passed", score: 0.2, reasons: [], mapped: false });

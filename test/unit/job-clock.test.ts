@@ -20,6 +20,21 @@ describe("a job's clock", () => {
     expect(clock.timings.spans.reduce((n, s) => n + s.end - s.start, 0)).toBe(100);
   });
 
+  it("counts the source reduced beside the provider call (ADR 0322) as a call ahead, not a span on the job's path", () => {
+    const clock = new JobClock("job-4", "photo-1");
+    clock.check(0, 100, {
+      receivedAt: 10,
+      imagesStart: 20,
+      imagesEnd: 50,
+      imagesCalls: 1,
+      judgedAt: 90,
+      sourceAhead: true,
+    });
+    clock.check(200, 300, { receivedAt: 210, imagesStart: 220, imagesEnd: 260, imagesCalls: 2, judgedAt: 290 });
+    expect(clock.timings.imagesAhead).toBe(1);
+    expect(clock.timings.spans.filter((s) => s.part === "images").map((s) => s.calls)).toEqual([1, 2]);
+  });
+
   it("counts a check without the Worker's times (timed out, or not judged) as waiting on the queue", () => {
     const clock = new JobClock("job-2", "photo-1");
     clock.check(0, 20_000, undefined);
@@ -47,6 +62,12 @@ describe("a job's clock", () => {
     expect(isCheckTiming({ receivedAt: 1, imagesStart: 2, imagesEnd: Number.NaN, imagesCalls: 2, judgedAt: 4 })).toBe(
       false,
     );
+    expect(
+      isCheckTiming({ receivedAt: 1, imagesStart: 2, imagesEnd: 3, imagesCalls: 1, judgedAt: 4, sourceAhead: true }),
+    ).toBe(true);
+    expect(
+      isCheckTiming({ receivedAt: 1, imagesStart: 2, imagesEnd: 3, imagesCalls: 1, judgedAt: 4, sourceAhead: 1 }),
+    ).toBe(false);
     expect(isCheckTiming("fast")).toBe(false);
     expect(isCheckTiming(null)).toBe(false);
   });

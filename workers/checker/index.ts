@@ -1,14 +1,21 @@
 import { log } from "../lib/log";
-import { type Checked, type CheckRequest, type CheckTiming, UNCHECKED } from "../lib/structure/verdict";
+import {
+  type Checked,
+  type CheckRequest,
+  type CheckTiming,
+  isPrepareRequest,
+  UNCHECKED,
+} from "../lib/structure/verdict";
 import type { UserObject } from "../objects/user-object";
 import { probeImages } from "./health";
-import { type JudgeEnv, judge } from "./judge";
+import { type ImagesWork, type JudgeEnv, judge, prepareSource } from "./judge";
 
 // The check Worker: a script of its own (workers/checker/wrangler.toml), the consumer of the STRUCTURE_CHECKS queue.
 // It judges each result against the picture its job started from and answers the user's object by RPC, so the
 // decoding, reducing and comparing never hold that user's object (docs/decisions/0188-the-check-off-the-object.md).
 // A consumer in the app's own script could run in the objects' isolate; a service binding runs on its caller's
-// thread: a queue consumer in its own script runs on neither.
+// thread: a queue consumer in its own script runs on neither. The same queue carries a job's source to reduce while
+// the provider works on it (docs/decisions/0322-source-reduced-beside-the-provider-call.md): kept, answering nobody.
 
 export interface CheckerEnv extends JudgeEnv {
   USER_OBJECT: DurableObjectNamespace<UserObject>;
@@ -35,6 +42,11 @@ export default {
 } satisfies ExportedHandler<CheckerEnv>;
 
 async function checkOne(env: CheckerEnv, message: Message<unknown>): Promise<void> {
+  if (isPrepareRequest(message.body)) {
+    await prepareSafely(env, message.body.sourceKey);
+    message.ack();
+    return;
+  }
   const request = asRequest(message.body);
   if (!request) {
     // Not ours to judge: dropped (a retry could not make it one).
@@ -45,7 +57,7 @@ async function checkOne(env: CheckerEnv, message: Message<unknown>): Promise<voi
   // The check's own times go back with its answer: the job records where its time went (jobs/clock.ts).
   const receivedAt = Date.now();
   await delayForTesting(env, request);
-  const images = { start: receivedAt, end: receivedAt, calls: 0 };
+  const images: ImagesWork = { start: receivedAt, end: receivedAt, calls: 0 };
   const checked = await judgeSafely(env, request, images);
   const timing: CheckTiming = {
     receivedAt,
@@ -53,6 +65,7 @@ async function checkOne(env: CheckerEnv, message: Message<unknown>): Promise<voi
     imagesEnd: images.calls > 0 ? images.end : receivedAt,
     imagesCalls: images.calls,
     judgedAt: Date.now(),
+    ...(images.sourceAhead ? { sourceAhead: true } : {}),
   };
   try {
     const user = env.USER_OBJECT.get(env.USER_OBJECT.idFromName(request.userId));
@@ -73,11 +86,16 @@ async function delayForTesting(env: CheckerEnv, request: CheckRequest): Promise<
   await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 10_000)));
 }
 
-async function judgeSafely(
-  env: CheckerEnv,
-  request: CheckRequest,
-  images: Parameters<typeof judge>[2],
-): Promise<Checked> {
+/** A source reduced ahead (ADR 0322): any failure is only logged, and the check reduces the source itself. */
+async function prepareSafely(env: CheckerEnv, sourceKey: string): Promise<void> {
+  try {
+    await prepareSource(env, sourceKey);
+  } catch (err) {
+    log.warn(`source not reduced ahead: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+async function judgeSafely(env: CheckerEnv, request: CheckRequest, images: ImagesWork): Promise<Checked> {
   try {
     return await judge(env, request, images);
   } catch (err) {

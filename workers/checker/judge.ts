@@ -1,6 +1,7 @@
 import { describeImage } from "../lib/image-facts";
 import { imagesFor } from "../lib/images";
 import { resultOwner, userPrefix } from "../lib/photo-storage";
+import { keepGray, keptGray, sourceGrayKey } from "../lib/source-gray";
 import { putRetrying } from "../lib/stored-retry";
 import { changeMapPng } from "../lib/structure/change-map";
 import { judgeGrays, REDUCED_EDGE } from "../lib/structure/check";
@@ -29,32 +30,72 @@ export interface JudgeEnv {
   APP_ENV: string;
 }
 
+/** The check's image service work, for the job's split (docs/decisions/0226): when, how many calls, and whether the
+ * source's gray was the copy reduced beside the provider call (ADR 0322). */
+export interface ImagesWork {
+  start: number;
+  end: number;
+  calls: number;
+  sourceAhead?: boolean;
+}
+
 /**
  * Judges one request: "unchecked" when a picture is missing, too small or unreadable, or the image service fails,
- * never a refusal for those. Runs in the check Worker, never on a user's object.
+ * never a refusal for those. Runs in the check Worker, never on a user's object. The source's gray is the copy kept
+ * beside its original when that copy is of the original's bytes (ADR 0322); otherwise it is reduced here, side by
+ * side with the result, and kept for the next check of the same original.
  */
 export async function judge(
   env: JudgeEnv,
   req: CheckRequest,
-  images: { start: number; end: number; calls: number } = { start: 0, end: 0, calls: 0 },
+  images: ImagesWork = { start: 0, end: 0, calls: 0 },
 ): Promise<Checked> {
-  const [source, result] = await Promise.all([bytesOf(env, req.sourceKey), bytesOf(env, req.resultKey)]);
-  if (!source || !result || longEdge(source) < MIN_CHECKED_EDGE || longEdge(result) < MIN_CHECKED_EDGE) {
+  const [head, kept, result] = await Promise.all([
+    env.PHOTOS.head(req.sourceKey),
+    keptGray(env.PHOTOS, req.sourceKey).catch(() => null),
+    bytesOf(env, req.resultKey),
+  ]);
+  const ahead = head && kept?.sourceEtag === head.etag ? kept.gray : null;
+  const source = head && !ahead ? await bytesOf(env, req.sourceKey) : null;
+  if (!head || !result || (!ahead && (!source || longEdge(source) < MIN_CHECKED_EDGE))) {
     return { ...UNCHECKED, cause: "unjudgeable" };
   }
+  if (longEdge(result) < MIN_CHECKED_EDGE) return { ...UNCHECKED, cause: "unjudgeable" };
   const service = imagesFor(env);
-  // Timed for the job's split (docs/decisions/0226): the two reductions run side by side.
+  // Timed for the job's split (docs/decisions/0226): the reductions run side by side.
   images.start = Date.now();
-  images.calls = 2;
+  images.calls = ahead ? 1 : 2;
+  images.sourceAhead = ahead !== null;
   const [src, res] = await Promise.all([
-    service.analysisGray(source, REDUCED_EDGE),
+    ahead ?? service.analysisGray(source!, REDUCED_EDGE),
     service.analysisGray(result, REDUCED_EDGE),
   ]).finally(() => {
     images.end = Date.now();
   });
   const { verdict, score, reasons, map } = judgeGrays(req.kind, src, res, limitsFor(env, req));
-  const mapped = await storeMap(env, req, changeMapPng(map));
+  // A copy for the next check of this original; a failed write costs that check a reduction, nothing else.
+  const keeping = ahead ? Promise.resolve() : keepGray(env.PHOTOS, req.sourceKey, head.etag, src).catch(() => false);
+  const [mapped] = await Promise.all([storeMap(env, req, changeMapPng(map)), keeping]);
   return { verdict, score, reasons, mapped };
+}
+
+/**
+ * Reduces a job's source while the provider works on it, and keeps its gray beside the original (ADR 0322), unless
+ * a copy of the same bytes is kept already. Only originals are kept; anything else, or a picture too small to judge,
+ * is left alone. Nobody waits for it: a failure leaves the check to reduce the source itself.
+ */
+export async function prepareSource(env: JudgeEnv, sourceKey: string): Promise<"kept" | "had" | "skipped"> {
+  if (!sourceGrayKey(sourceKey)) return "skipped";
+  const [head, kept] = await Promise.all([
+    env.PHOTOS.head(sourceKey),
+    keptGray(env.PHOTOS, sourceKey).catch(() => null),
+  ]);
+  if (!head) return "skipped";
+  if (kept?.sourceEtag === head.etag) return "had";
+  const source = await bytesOf(env, sourceKey);
+  if (!source || longEdge(source) < MIN_CHECKED_EDGE) return "skipped";
+  const gray = await imagesFor(env).analysisGray(source, REDUCED_EDGE);
+  return (await keepGray(env.PHOTOS, sourceKey, head.etag, gray)) ? "kept" : "skipped";
 }
 
 /**

@@ -99,6 +99,21 @@ export interface CheckRequest {
   delayMs?: number;
 }
 
+/**
+ * A job's source to reduce while the provider works on it (ADR 0322), sent on the same queue as the checks: the check
+ * Worker keeps its gray beside the original, and the job's check then reduces only the result. Nobody waits for it.
+ */
+export interface PrepareRequest {
+  prepare: "source";
+  sourceKey: string;
+}
+
+export function isPrepareRequest(body: unknown): body is PrepareRequest {
+  if (typeof body !== "object" || body === null) return false;
+  const b = body as Record<string, unknown>;
+  return b.prepare === "source" && typeof b.sourceKey === "string" && b.sourceKey.length > 0;
+}
+
 export function toWire(l: StructureLimits): WireLimits {
   return { mark: l.mark, refuse: Number.isFinite(l.refuse) ? l.refuse : null };
 }
@@ -151,12 +166,17 @@ export interface CheckTiming {
   imagesEnd: number;
   imagesCalls: number;
   judgedAt: number;
+  /** The source's gray was the copy reduced beside the provider call (ADR 0322), not reduced on the job's path. */
+  sourceAhead?: boolean;
 }
 
 export function isCheckTiming(value: unknown): value is CheckTiming {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
-  return ["receivedAt", "imagesStart", "imagesEnd", "imagesCalls", "judgedAt"].every(
-    (k) => typeof v[k] === "number" && Number.isFinite(v[k]),
+  return (
+    ["receivedAt", "imagesStart", "imagesEnd", "imagesCalls", "judgedAt"].every(
+      (k) => typeof v[k] === "number" && Number.isFinite(v[k]),
+    ) &&
+    (v.sourceAhead === undefined || typeof v.sourceAhead === "boolean")
   );
 }

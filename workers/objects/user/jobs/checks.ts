@@ -1,4 +1,5 @@
 import { log } from "@workers/lib/log";
+import { sourceGrayKey } from "@workers/lib/source-gray";
 import type { ResultKind } from "@workers/lib/structure/measures";
 import {
   type Checked,
@@ -6,6 +7,7 @@ import {
   type CheckTiming,
   isChecked,
   isCheckTiming,
+  type PrepareRequest,
   UNCHECKED,
   type WireLimits,
 } from "@workers/lib/structure/verdict";
@@ -18,7 +20,7 @@ import type { JobClock } from "./clock";
 /** How long a job waits for its check before its result counts as unchecked (delivered and charged). */
 export const CHECK_TIMEOUT_MS = 20_000;
 
-export type SendCheck = (request: CheckRequest) => Promise<void>;
+export type SendCheck = (request: CheckRequest | PrepareRequest) => Promise<void>;
 
 /** The checks this instance of the object waits for, each answered once, by the check Worker or by the timeout. */
 export class CheckDesk {
@@ -44,6 +46,17 @@ export class CheckDesk {
   /** How many checks wait for their answer here. */
   get waiting(): number {
     return this.#waiting.size;
+  }
+
+  /**
+   * Asks the check Worker to reduce a job's source while the provider works on it (ADR 0322), so its check later
+   * reduces only the result. Nobody waits: a message that cannot be sent leaves the check to reduce both.
+   */
+  prepare(sourceKey: string): void {
+    if (this.stoppedForTesting !== null || !sourceGrayKey(sourceKey)) return;
+    this.send({ prepare: "source", sourceKey }).catch((err: unknown) => {
+      log.warn(`source not sent ahead: ${err instanceof Error ? err.message : String(err)}`);
+    });
   }
 
   /**

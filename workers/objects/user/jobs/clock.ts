@@ -48,6 +48,11 @@ export interface JobTimings {
   startedAt: number;
   endedAt: number | null;
   spans: JobSpan[];
+  /**
+   * Image service calls made for it off its path: the source reduced beside the provider call (ADR 0322), counted
+   * when its check used that copy.
+   */
+  imagesAhead?: number;
 }
 
 export class JobClock {
@@ -87,6 +92,7 @@ export class JobClock {
     this.add("checkQueue", sentAt, worker.receivedAt);
     this.add("checkWorker", worker.receivedAt, worker.imagesStart);
     if (worker.imagesCalls > 0) this.add("images", worker.imagesStart, worker.imagesEnd, worker.imagesCalls);
+    if (worker.sourceAhead) this.timings.imagesAhead = (this.timings.imagesAhead ?? 0) + 1;
     this.add("checkWorker", worker.imagesEnd, worker.judgedAt);
     this.add("checkAnswer", worker.judgedAt, answeredAt);
   }

@@ -226,6 +226,9 @@ export class JobRunner {
     // The result's R2 write: every way out waits for it to settle before deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
+      // The source's gray is reduced while the provider works (ADR 0322): the check then reduces only the result.
+      const source = started.photo ? await sourceKey(db, job, started.photo.originalKey) : null;
+      if (source) this.host.checks.prepare(source);
       let attempt = await produce(env, db, job, this.host.now(), {
         photo: started.photo,
         onCall: tally.onCall,
@@ -240,7 +243,6 @@ export class JobRunner {
       // more, free, when a second call can differ, then refunded, unless the day's free refusals are spent.
       // The check Worker reads the result from R2: it is judged once it is stored.
       let made = job;
-      const source = started.photo ? await sourceKey(db, job, started.photo.originalKey) : null;
       const check = roomCheck(this.host.checks, userId, job, source, clock);
       await attempt.stored;
       let checked = await check(attempt.result.key);

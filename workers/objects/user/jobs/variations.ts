@@ -122,6 +122,7 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     if (!photo || (photo.userId !== lead.userId && !lead.teamId))
       throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
     const source = await sourceKey(r.db, lead, photo.originalKey);
+    if (source) r.checks.prepare(source);
     const check = roomCheck(r.checks, userId, lead, source);
     made = await produceGroup(r.env, r.db, photo, lead, group, check, r.now(), tally.onCall);
     const again = group.filter((_, i) => made[i]?.checked.verdict === "refused");
