@@ -29,6 +29,8 @@ export const FREE_REFUSALS_PER_DAY = 5;
  */
 export const RETURN_WINDOW_DAYS = 7;
 export const RETURNS_PER_MONTH = 5;
+/** What a request reads (404) when it names a version its photo does not have. */
+export const VERSION_NOT_FOUND = "That version of the photo was not found.";
 /** What the owner reads once the credit is back. */
 export const RETURNED = "Your credit is back: thank you for telling us this result changed the room.";
 /** The same for a team job: its credit was the team's pool's, and went back there (ADR 0261, 0270). */

@@ -11,6 +11,7 @@ import { deletePhotoForever, trashPhoto } from "@workers/services/library";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { MASK_MESSAGES } from "~/shared/masks";
+import { VERSION_NOT_FOUND } from "~/shared/version-view";
 
 // The removal brush's masks (issue 33, part 5; docs/decisions/0195-removal-brush-masks.md): stored and checked by
 // POST /api/photos/:id/masks, named by a removal's job request, and sent to the provider as mask_image_url, a signed
@@ -144,7 +145,7 @@ describe("storing a mask", () => {
         name: "a version that is not there",
         run: () => postMask(user.cookie, photo.id, MASK, { source: "no-such-version" }),
         status: 404,
-        error: "That version of the photo was not found.",
+        error: VERSION_NOT_FOUND,
       },
       {
         name: "without a session",

@@ -17,6 +17,7 @@ import {
   type PhotoListing,
 } from "~/shared/listing-look";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { VERSION_NOT_FOUND } from "~/shared/version-view";
 import { getFolder, getPhoto } from "./library";
 
 // One look across a listing (issue 33, part 4; docs/decisions/0190-one-look-for-a-listing.md). A folder may name a
@@ -137,7 +138,7 @@ export async function useAsLook(
   const photo = await getPhoto(db, userId, photoId);
   if (!photo || photo.trashedAt !== null) return NOT_FOUND;
   const version = await getVersion(db, userId, photo.id, versionId);
-  if (!version) return fail("not_found", "That version of the photo was not found.");
+  if (!version) return fail("not_found", VERSION_NOT_FOUND);
   if (version.kind !== "stage") return fail("invalid", LOOK_NOT_STAGED);
   // Refused by the structure check and not kept: not charged, so not sent with every later staging either.
   if (version.structureVerdict === "refused") return fail("conflict", LOOK_NOT_REFUSED);

@@ -9,6 +9,7 @@ import { getPhoto } from "@workers/services/library";
 import { MASK_RULE, overLimit } from "@workers/services/limits";
 import { MASK_ID_PATTERN, MASK_MESSAGES, maskSizeProblem, readMaskSize } from "~/shared/masks";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { VERSION_NOT_FOUND } from "~/shared/version-view";
 
 // Removal masks (issue 33, part 5; docs/decisions/0195-removal-brush-masks.md): the brush's PNG, white where
 // something should go. Exactly the size of the image it was painted on, decoded whole and one channel of gray
@@ -16,7 +17,7 @@ import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 // A removal job names it (params.mask) and its call sends a signed address of it as mask_image_url, so a re-run of
 // the job sends the same mask, while no newer one has replaced it.
 
-const NO_VERSION = fail("not_found", "That version of the photo was not found.");
+const NO_VERSION = fail("not_found", VERSION_NOT_FOUND);
 
 export interface MaskView {
   id: string;

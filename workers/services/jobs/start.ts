@@ -18,7 +18,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { MASK_MESSAGES } from "~/shared/masks";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
-import { REFUSED_NOT_A_SOURCE } from "~/shared/version-view";
+import { REFUSED_NOT_A_SOURCE, VERSION_NOT_FOUND } from "~/shared/version-view";
 import { checkJobMask } from "./masks";
 import { alreadyStarted, startFailure, startQueued } from "./queue";
 import { advancedOptions, type JobRequest, jobParams, variationsOf } from "./request";
@@ -95,7 +95,7 @@ export async function requestJob(
     if (!photo) return NOT_FOUND;
     if (fromVersion) {
       const version = typeof from === "string" ? await getVersion(deps.db, owner, photo.id, from) : undefined;
-      if (!version) return fail("not_found", "That version of the photo was not found.");
+      if (!version) return fail("not_found", VERSION_NOT_FOUND);
       if (version.structureVerdict === "refused") return fail("conflict", REFUSED_NOT_A_SOURCE);
       params.source = version.id;
     } else if (kind !== "stage" && from !== "original") params.source = await sourceVariant(deps.db, photo);

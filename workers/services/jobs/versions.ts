@@ -5,7 +5,13 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import type { StoredBytes } from "~/shared/version-bytes";
-import { CHECK_WALLS, REFUSED_NOT_DOWNLOADED, RETURNED_NOT_FOR_MLS, type ReturnedTo } from "~/shared/version-view";
+import {
+  CHECK_WALLS,
+  REFUSED_NOT_DOWNLOADED,
+  RETURNED_NOT_FOR_MLS,
+  type ReturnedTo,
+  VERSION_NOT_FOUND,
+} from "~/shared/version-view";
 
 // The version a photo shows (in the grid, the listing pack and the original page): any of its versions may be
 // chosen; the others stay as versions.
@@ -21,7 +27,7 @@ export async function chooseVersion(
   now: number,
 ): Promise<Result<{ versionId: string }>> {
   const version = await getVersion(db, userId, photoId, versionId);
-  if (!version) return fail("not_found", "That version of the photo was not found.");
+  if (!version) return fail("not_found", VERSION_NOT_FOUND);
   // A refused result was not charged: it is kept for a credit (keepRefusedVersion), never chosen for free.
   if (version.structureVerdict === "refused") return fail("conflict", REFUSED_NOT_DOWNLOADED);
   await db
@@ -108,7 +114,7 @@ export async function confirmStructure(
   now: number,
 ): Promise<Result<{ versionId: string; confirmedAt: number }>> {
   const version = await getVersion(db, userId, photoId, versionId);
-  if (!version) return fail("not_found", "That version of the photo was not found.");
+  if (!version) return fail("not_found", VERSION_NOT_FOUND);
   // Returned ("This result changed the room"): its owner said the walls and windows are not the room's (ADR 0263).
   if (version.structureReturnedAt !== null) return fail("conflict", RETURNED_NOT_FOR_MLS);
   if (version.structureVerdict !== "flagged") return fail("conflict", ONLY_FLAGGED);
@@ -129,7 +135,7 @@ export async function confirmStructure(
   if (set?.at != null) return ok({ versionId, confirmedAt: set.at });
   // Another confirmation got there first, or a return (or the version went meanwhile): answer with what is stored.
   const again = await getVersion(db, userId, photoId, versionId);
-  if (!again) return fail("not_found", "That version of the photo was not found.");
+  if (!again) return fail("not_found", VERSION_NOT_FOUND);
   if (again.structureReturnedAt !== null) return fail("conflict", RETURNED_NOT_FOR_MLS);
   return ok({ versionId, confirmedAt: again.structureConfirmedAt ?? now });
 }
@@ -148,7 +154,7 @@ export async function changeMapKey(
   versionId: string,
 ): Promise<Result<{ key: string }>> {
   const version = await getVersion(db, userId, photoId, versionId);
-  if (!version) return fail("not_found", "That version of the photo was not found.");
+  if (!version) return fail("not_found", VERSION_NOT_FOUND);
   if (!version.structureMapKey) return fail("not_found", NO_CHANGE_MAP);
   return ok({ key: version.structureMapKey });
 }

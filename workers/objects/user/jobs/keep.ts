@@ -9,6 +9,7 @@ import { findHeld, reserve } from "@workers/objects/user/credits/reservations";
 import { type LedgerResult, refusal } from "@workers/objects/user/credits/rows";
 import { cachedBalance } from "@workers/objects/user/credits/view";
 import { and, eq } from "drizzle-orm";
+import { VERSION_NOT_FOUND } from "~/shared/version-view";
 import { paidPhotoRefusal } from "./paid-photos";
 
 // "Keep it anyway" (issue 33, docs/decisions/0162-results-true-to-the-room.md): a result the structure check refused
@@ -19,7 +20,6 @@ import { paidPhotoRefusal } from "./paid-photos";
 export const KEEP_REASON = "Kept a result the structure check refused";
 export const ONLY_REFUSED = "Only a result the structure check refused can be kept this way.";
 export const TEAM_KEEP_UNREACHABLE = "The team's credit pool could not be reached, so nothing was kept yet. Try again.";
-const VERSION_NOT_FOUND = "That version of the photo was not found.";
 
 export async function keepRefused(
   env: Pick<Env, "TEAM_OBJECT">,

@@ -9,7 +9,7 @@ import { returnCommitted } from "@workers/objects/user/credits/returns";
 import { type LedgerResult, refusal } from "@workers/objects/user/credits/rows";
 import { cachedBalance } from "@workers/objects/user/credits/view";
 import { and, count, eq, gte } from "drizzle-orm";
-import { RETURN_WINDOW_DAYS, RETURNS_PER_MONTH, type ReturnedTo } from "~/shared/version-view";
+import { RETURN_WINDOW_DAYS, RETURNS_PER_MONTH, type ReturnedTo, VERSION_NOT_FOUND } from "~/shared/version-view";
 import { type RecourseRow, recourseWrites } from "./recourse-rows";
 import { sourceKey } from "./structure";
 
@@ -24,7 +24,6 @@ import { sourceKey } from "./structure";
 export const RETURN_REASON = "Returned: the result changed the room (the structure check missed it)";
 export const ONLY_CHECKED = "Only a result the structure check passed or marked can be returned this way.";
 const DAY_MS = 24 * 60 * 60 * 1000;
-const VERSION_NOT_FOUND = "That version of the photo was not found.";
 export const TEAM_POOL_UNREACHABLE =
   "The team's credit pool could not be reached, so nothing was returned yet. Try again.";
 
