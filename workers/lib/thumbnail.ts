@@ -1,5 +1,5 @@
 import jpeg from "jpeg-js";
-import { type ImageInfo, isJpeg, isPng, pngSize, RESULT_THUMB_EDGE } from "./image-facts";
+import { describeImage, type ImageInfo, isJpeg, isPng, RESULT_THUMB_EDGE } from "./image-facts";
 
 // Thumbnails of AI results decoded in JavaScript (jpeg-js): no request path of the Worker uses them any more (the
 // Images binding makes thumbnails, workers/lib/images.ts); kept as the bench's "before" (bench/pixels) and tested.
@@ -14,9 +14,7 @@ export function makeResultThumb(bytes: Uint8Array): Uint8Array {
 
 /** The result's type and size, and a JPEG thumbnail (the result itself when it cannot be decoded here). */
 export function describeAndThumb(bytes: Uint8Array): { info: ImageInfo; thumb: Uint8Array } {
-  if (isPng(bytes) && bytes.length > 24) {
-    return { info: { contentType: "image/png", ...pngSize(bytes) }, thumb: bytes };
-  }
+  if (isPng(bytes)) return { info: describeImage(bytes), thumb: bytes };
   if (!isJpeg(bytes)) throw new Error("The provider's result is not a JPEG or PNG image.");
   const img = jpeg.decode(bytes, { useTArray: true, maxMemoryUsageInMB: 256, maxResolutionInMP: 40 });
   const { width, height } = img;
