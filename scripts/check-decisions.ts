@@ -6,12 +6,18 @@ import { join } from "node:path";
 
 const DIR = join(import.meta.dirname, "..", "docs", "decisions");
 
+/** The closed set of statuses (the template's); "Superseded" names what supersedes it, or which part. */
+export const STATUSES = ["proposed", "accepted", "superseded", "deprecated"];
+
 /** What is wrong with one ADR's text (its file name for the message), or nothing. */
 export function decisionProblems(file: string, text: string): string[] {
   const head = text.split("\n").slice(0, 10).join("\n");
   const out: string[] = [];
   if (!/^# \d{4} /.test(head)) out.push(`${file}: the title must start "# NNNN "`);
-  if (!/\bStatus:\s*\S/i.test(head)) out.push(`${file}: no "Status:" in its first lines`);
+  const status = /\bStatus:\s*(\S+)/.exec(head)?.[1]?.replace(/[.,;]$/, "");
+  if (!status) out.push(`${file}: no "Status:" in its first lines`);
+  else if (!STATUSES.includes(status.toLowerCase()))
+    out.push(`${file}: status "${status}" is not one of ${STATUSES.join(", ")} (docs/decisions/0000-template.md)`);
   if (!/\b20\d\d-[01]\d-[0-3]\d\b/.test(head)) out.push(`${file}: no date (YYYY-MM-DD) in its first lines`);
   return out;
 }
@@ -30,7 +36,7 @@ export function duplicateNumbers(files: string[]): string[] {
 
 if (import.meta.main) {
   const files = readdirSync(DIR)
-    .filter((f) => /^\d{4}-.*\.md$/.test(f))
+    .filter((f) => /^\d{4}-.*\.md$/.test(f) && !f.startsWith("0000-"))
     .sort();
   const problems = [
     ...duplicateNumbers(files),

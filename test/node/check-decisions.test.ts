@@ -22,6 +22,18 @@ describe("the decisions check", () => {
     expect(decisionProblems("0006-e.md", "# E\n\nDate: 2026-11-21. Status: Accepted.\n")).toHaveLength(1);
   });
 
+  it("takes a status only from the template's closed set, and only from a Status line", () => {
+    // ADR 0101 passed with no status because its context quoted a JSON shape, `{status:"invalid"}`.
+    expect(decisionProblems("0010-i.md", '# 0010 I\n\nDate: 2026-11-23.\n\nanswered `{status:"invalid"}`\n')).toEqual([
+      '0010-i.md: no "Status:" in its first lines',
+    ]);
+    expect(decisionProblems("0007-f.md", "# 0007 F\n\nDate: 2026-11-29. Status: Deprecated.\n")).toEqual([]);
+    expect(decisionProblems("0008-g.md", "# 0008 G\n\nDate: 2026-11-29. Status: proposed\n")).toEqual([]);
+    expect(decisionProblems("0009-h.md", "# 0009 H\n\nDate: 2026-11-29. Status: Done.\n")).toEqual([
+      '0009-h.md: status "Done" is not one of proposed, accepted, superseded, deprecated (docs/decisions/0000-template.md)',
+    ]);
+  });
+
   it("catches two ADRs under one number", () => {
     expect(duplicateNumbers(["0315-a.md", "0316-b.md", "0316-c.md"])).toEqual([
       "0316-c.md: number 0316 is also 0316-b.md",
