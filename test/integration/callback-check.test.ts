@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { apiCallbacks, creditLedger, creditReservations, jobs } from "@db/schema";
-import { encodeBase64 } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, makeUser } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
+import { stubProvider } from "@test/support/provider-stub";
 import { userObject } from "@workers/objects/user-object";
 import { createApiKey } from "@workers/services/api-keys";
 import { requestJob } from "@workers/services/jobs/start";
@@ -20,7 +20,6 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const DOH = "http://dns.test/dns-query";
 const RESULT = makeJpeg(64, 48, 80);
-const realFetch = globalThis.fetch;
 /** The A records each name resolves to (no AAAA records); a name not listed resolves to nothing. */
 const zone: Record<string, string[]> = {
   "hooks.private-inside.example": ["10.0.0.7"],
@@ -31,8 +30,7 @@ let asked: string[] = [];
 
 beforeEach(() => {
   asked = [];
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
+  const provider = stubProvider((req) => {
     const url = new URL(req.url);
     if (req.url.startsWith(DOH)) {
       const name = url.searchParams.get("name") ?? "";
@@ -40,13 +38,11 @@ beforeEach(() => {
       const a = url.searchParams.get("type") === "A" ? (zone[name] ?? []) : [];
       return Response.json({ Status: 0, Answer: a.map((data) => ({ name, type: 1, TTL: 60, data })) });
     }
-    if (req.url.startsWith("http://provider.test/")) {
-      return Response.json({ info: { images: [{ data: encodeBase64(RESULT) }] } });
-    }
     // Every receiver answers (without this change a refused name's job ran and its callback was delivered by name).
     if (url.hostname.startsWith("hooks.")) return new Response("ok");
-    return realFetch(input, init);
+    return null;
   });
+  provider.answer = () => [RESULT];
 });
 
 const STAGE = { kind: "stage" as const, roomType: "Bedroom", designStyle: "Scandinavian" };

@@ -1,11 +1,11 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { apiIdempotency, apiKeys, auditLog, creditReservations, dataExports, jobs, photos } from "@db/schema";
-import { encodeBase64 } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { accountDeps, tokenFrom } from "@test/support/accounts";
 import { db, makeUser } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
+import { stubProvider } from "@test/support/provider-stub";
 import { workerFetch } from "@test/support/worker";
 import { signLink } from "@workers/lib/signed-links";
 import { IDEMPOTENCY_TTL_MS } from "@workers/objects/client";
@@ -25,19 +25,14 @@ import { MESSAGES } from "~/shared/account-messages";
 
 const PASSWORD = "correct horse battery";
 const RESULT = makeJpeg(64, 48, 80);
-const realFetch = globalThis.fetch;
 const deps = { db, env, clock: () => Date.now() };
 const allow = async () => ({ allowed: true, retryAfterSeconds: 0 });
 
 beforeEach(() => {
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
-    if (req.url.startsWith("http://provider.test/")) {
-      return Response.json({ info: { images: [{ data: encodeBase64(RESULT) }] } });
-    }
-    if (req.url.startsWith(`${env.MAIL_API_URL}/`)) return Response.json({ id: "m1" });
-    return realFetch(input, init);
-  });
+  const provider = stubProvider((req) =>
+    req.url.startsWith(`${env.MAIL_API_URL}/`) ? Response.json({ id: "m1" }) : null,
+  );
+  provider.answer = () => [RESULT];
 });
 
 afterEach(() => {

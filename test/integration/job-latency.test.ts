@@ -1,10 +1,10 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { jobs, photoVersions } from "@db/schema";
-import { encodeBase64 } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { makePhoto, storedKeys } from "@test/support/photos";
+import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { workerFetch } from "@test/support/worker";
 import { userObject } from "@workers/objects/client";
 import { versionKey } from "@workers/objects/user/jobs/rows";
@@ -18,33 +18,22 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 const TIMEOUT_MS = 1500;
 const RESULT = makeJpeg(64, 48, 80);
-const realFetch = globalThis.fetch;
-let latencyMs = 0;
 let hang = false;
-let calls = 0;
+let provider: ProviderStub;
 const pending: (() => void)[] = [];
 
 beforeEach(() => {
-  latencyMs = 0;
   hang = false;
-  calls = 0;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
-    if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
-    // The result is below listing size, so an enlargement is asked for; answered at once and not counted.
-    if (req.url.endsWith("/upscale_image"))
-      return Response.json({ error: "", message: "", info: { upscaled_image: encodeBase64(RESULT) } });
-    calls++;
-    await req.arrayBuffer();
-    if (hang) {
-      return new Promise<Response>((_, reject) => {
-        req.signal.addEventListener("abort", () => reject(req.signal.reason));
-        pending.push(() => reject(new Error("released")));
-      });
-    }
-    await new Promise((r) => setTimeout(r, latencyMs));
-    return Response.json({ info: { images: [{ data: encodeBase64(RESULT) }] } });
-  });
+  provider = stubProvider();
+  provider.answer = () => [RESULT];
+  // A hung call answers nothing until our side aborts it (or the test ends).
+  provider.respond = (_call, req) =>
+    hang
+      ? new Promise<Response>((_, reject) => {
+          req.signal.addEventListener("abort", () => reject(req.signal.reason));
+          pending.push(() => reject(new Error("released")));
+        })
+      : null;
 });
 
 afterEach(() => {
@@ -91,7 +80,7 @@ describe("a job at any provider latency up to the timeout", { timeout: 30_000 },
     it(`${name}: succeeds, keeps its result, charges one credit`, async () => {
       const user = await signedIn({ credits: 2 });
       const photo = await makePhoto(user.id);
-      latencyMs = ms;
+      provider.latencyMs = ms;
       const id = await start(user.cookie, photo.id);
       // While the provider works, an alarm is set: the handler that holds the job alive.
       await new Promise((r) => setTimeout(r, 200));
@@ -107,7 +96,7 @@ describe("a job at any provider latency up to the timeout", { timeout: 30_000 },
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(await versionKeys(user.id)).toHaveLength(2);
-      expect(calls).toBe(1);
+      expect(provider.calls).toHaveLength(1);
     });
   }
 
@@ -152,12 +141,14 @@ describe("a job at any provider latency up to the timeout", { timeout: 30_000 },
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const { job: done } = await settled(id, 10_000);
     expect(done, JSON.stringify(done)).toMatchObject({ status: "succeeded", attempts: 2 });
-    expect(calls).toBe(1);
+    expect(provider.calls).toHaveLength(1);
     expect(await balance(user.id)).toBe(1);
     // The retry wrote over the first attempt's keys: one image and one thumbnail, nothing stray.
     expect(await versionKeys(user.id)).toHaveLength(2);
     const stored = await env.PHOTOS.get(versionKey(user.id, photo.id, id));
-    expect((await stored!.arrayBuffer()).byteLength).toBe(RESULT.byteLength);
+    // The result as the provider's enlargement answered it (it is below listing size, so one was asked for).
+    expect(provider.upscales).toHaveLength(1);
+    expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(provider.upscales[0]!.output[0]);
   });
 });
 
@@ -169,7 +160,7 @@ describe("the long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-
   it("holds the answer until the job has succeeded, and answers with its version", async () => {
     const user = await signedIn({ credits: 2 });
     const photo = await makePhoto(user.id);
-    latencyMs = 600;
+    provider.latencyMs = 600;
     const id = await start(user.cookie, photo.id);
     // Without wait: the job as it is now, still under way.
     const now = (await (await poll(user.cookie, id)).json()) as { job: { status: string } };
@@ -182,7 +173,7 @@ describe("the long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-
     };
     expect(body.job.status).toBe("succeeded");
     expect(body.version?.id).toBeTruthy();
-    expect(calls).toBe(1);
+    expect(provider.calls).toHaveLength(1);
     // The waiter answers with what the commit read at the end of its own batch (not a read of its own): it is
     // what D1 holds.
     const stored = await job(id);
@@ -213,7 +204,7 @@ describe("the long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-
   it("at the end of the wait answers the job as it stands, still under way", async () => {
     const user = await signedIn({ credits: 2 });
     const photo = await makePhoto(user.id);
-    latencyMs = 4000;
+    provider.latencyMs = 4000;
     const id = await start(user.cookie, photo.id);
     const res = await poll(user.cookie, id, "?wait=1");
     expect(res.status).toBe(200);
@@ -248,6 +239,6 @@ describe("the long poll of GET /api/jobs/:id?wait (docs/decisions/0146-job-long-
       );
     }
     await settled(id, 10_000);
-    expect(calls).toBe(1);
+    expect(provider.calls).toHaveLength(1);
   });
 });

@@ -1,10 +1,11 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { apiCallbacks, apiKeys } from "@db/schema";
-import { encodeBase64, encodeHexLowerCase } from "@oslojs/encoding";
+import { encodeHexLowerCase } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, makeUser, signedIn } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
+import { stubProvider } from "@test/support/provider-stub";
 import { takeConsoleErrors } from "@test/support/setup";
 import { workerFetch } from "@test/support/worker";
 import {
@@ -26,22 +27,16 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const T1 = "test-signing-key-one-not-for-production";
 const RESULT = makeJpeg(64, 48, 80);
-const realFetch = globalThis.fetch;
 let received: { url: string; headers: Headers; body: string }[] = [];
 
 beforeEach(() => {
   received = [];
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
-    if (req.url.startsWith("http://provider.test/")) {
-      return Response.json({ info: { images: [{ data: encodeBase64(RESULT) }] } });
-    }
-    if (req.url.startsWith("http://hooks.example.com/")) {
-      received.push({ url: req.url, headers: req.headers, body: await req.text() });
-      return new Response("ok");
-    }
-    return realFetch(input, init);
+  const provider = stubProvider(async (req) => {
+    if (!req.url.startsWith("http://hooks.example.com/")) return null;
+    received.push({ url: req.url, headers: req.headers, body: await req.text() });
+    return new Response("ok");
   });
+  provider.answer = () => [RESULT];
 });
 
 const deps = { db, env, clock: () => Date.now() };

@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { apiCallbacks, apiIdempotency, creditReservations, jobs, photos } from "@db/schema";
-import { encodeBase64 } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, makeUser } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
+import { stubProvider } from "@test/support/provider-stub";
 import { apiV1, workerFetch } from "@test/support/worker";
 import { SIGNATURE_HEADER, verifySignatureHeader } from "@workers/lib/callback-signing";
 import { userObject } from "@workers/objects/user-object";
@@ -17,24 +17,18 @@ import { FAILURE_CODES } from "~/shared/result";
 // provider and callback receivers stubbed at the isolate's fetch.
 
 const RESULT = makeJpeg(64, 48, 80);
-const realFetch = globalThis.fetch;
 let received: { url: string; headers: Headers; body: string }[] = [];
 let receiverStatus = 200;
 
 beforeEach(() => {
   received = [];
   receiverStatus = 200;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
-    if (req.url.startsWith("http://provider.test/")) {
-      return Response.json({ info: { images: [{ data: encodeBase64(RESULT) }] } });
-    }
-    if (req.url.startsWith("http://hooks.example.com/")) {
-      received.push({ url: req.url, headers: req.headers, body: await req.text() });
-      return new Response("ok", { status: receiverStatus });
-    }
-    return realFetch(input, init);
+  const provider = stubProvider(async (req) => {
+    if (!req.url.startsWith("http://hooks.example.com/")) return null;
+    received.push({ url: req.url, headers: req.headers, body: await req.text() });
+    return new Response("ok", { status: receiverStatus });
   });
+  provider.answer = () => [RESULT];
 });
 
 const deps = { db, env, clock: () => Date.now() };

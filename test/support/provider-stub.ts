@@ -48,6 +48,11 @@ export interface ProviderStub {
    * distinct small JPEGs, as many as asked.
    */
   answer: ((call: ProviderCall) => Uint8Array[] | null) | null;
+  /**
+   * Answers a call itself, after its inputs were fetched, its hold and its latency (an answer that breaks the
+   * adapter, a call that hangs until it is aborted); null, or unset, leaves the answer to the stub.
+   */
+  respond: ((call: ProviderCall, request: Request) => Promise<Response | null> | Response | null) | null;
   /** Restarts failEvery's count and maxInFlight. */
   reset(): void;
 }
@@ -60,7 +65,14 @@ function distinctImage(): Uint8Array {
   return makeJpeg(48 + (counter % 40), 36, 80, 24, counter);
 }
 
-export function stubProvider(): ProviderStub {
+/** What a test's other services answer at the isolate's fetch (null: the real fetch), beside the provider. */
+export type OtherServices = (request: Request) => Promise<Response | null> | Response | null;
+
+/**
+ * The provider stubbed at the isolate's fetch, the one way a test stubs it. `others` answers the test's other
+ * outside services (mail, a webhook receiver, DNS, the error sink) through the same fetch.
+ */
+export function stubProvider(others?: OtherServices): ProviderStub {
   const realFetch = globalThis.fetch;
   let sinceReset = 0;
   const files = new Map<string, Uint8Array>();
@@ -74,6 +86,7 @@ export function stubProvider(): ProviderStub {
     maxImages: null,
     hold: null,
     answer: null,
+    respond: null,
     reset() {
       sinceReset = 0;
       stub.maxInFlight = stub.inFlight;
@@ -81,7 +94,7 @@ export function stubProvider(): ProviderStub {
   };
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const req = new Request(input, init);
-    if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
+    if (!req.url.startsWith("http://provider.test/")) return (await others?.(req)) ?? realFetch(input, init);
     const path = new URL(req.url).pathname;
     if (req.method === "GET" && path.startsWith("/files/")) {
       const bytes = files.get(path);
@@ -132,6 +145,8 @@ export function stubProvider(): ProviderStub {
       if (stub.hold) await stub.hold(call);
       if (stub.latencyMs > 0) await new Promise((r) => setTimeout(r, stub.latencyMs));
       if (fail) return new Response("provider exploded", { status: 500, statusText: "Internal Server Error" });
+      const own = await stub.respond?.(call, req);
+      if (own) return own;
       const asked = typeof body.num_images === "number" ? body.num_images : 1;
       const count = stub.maxImages === null ? asked : Math.min(asked, stub.maxImages);
       call.output = stub.answer?.(call) ?? Array.from({ length: count }, distinctImage);
