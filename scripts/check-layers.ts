@@ -131,6 +131,15 @@ export function testsIntoBench(files: string[], read: (f: string) => string): st
   return wrong;
 }
 
+/**
+ * Tests outside test/support that stub the provider at the isolate's fetch themselves: a spy on `fetch` in a file
+ * that names the provider's test address. The one stub is test/support/provider-stub.ts (issue 48 item 2).
+ */
+export function ownProviderStubs(tests: string[], read: (f: string) => string): string[] {
+  const SPY = /spyOn\(\s*globalThis\s*,\s*["']fetch["']\s*\)|globalThis\.fetch\s*=[^=]/;
+  return tests.filter((f) => !f.startsWith("test/support/") && /provider\.test/.test(read(f)) && SPY.test(read(f)));
+}
+
 export function folderGraph(files: string[], read: (f: string) => string): Map<string, Map<string, string>> {
   const set = new Set(files);
   const graph = new Map<string, Map<string, string>>();
@@ -183,6 +192,11 @@ export function layerProblems(files: string[], read: (f: string) => string, test
   const crossing = nodeBoundary(files, read);
   if (crossing.length > 0) {
     problems.push("Imports across the Worker and the code Node runs:", ...crossing.map((c) => `  ${c}`));
+  }
+  const stubs = ownProviderStubs(tests, read);
+  if (stubs.length > 0) {
+    problems.push("Tests stub the provider's fetch themselves (use test/support/provider-stub.ts):");
+    problems.push(...stubs.map((f) => `  ${f}`));
   }
   const intoBench = testsIntoBench([...files, ...tests], read);
   if (intoBench.length > 0) {

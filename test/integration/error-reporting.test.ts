@@ -4,6 +4,7 @@ import { cronRuns, jobs } from "@db/schema";
 import { type Envelope, eventsOf, parseEnvelope } from "@emulators/sentry-envelope";
 import { db, signedIn } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
+import { stubProvider } from "@test/support/provider-stub";
 import { takeConsoleErrors } from "@test/support/setup";
 import { workerFetch } from "@test/support/worker";
 import worker from "@workers/app";
@@ -16,7 +17,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 // with a response that breaks the adapter: an error nobody planned for.
 
 const SINK = "http://127.0.0.1:9/api/1/envelope/";
-const realFetch = globalThis.fetch;
 let envelopes: { url: string; envelope: Envelope }[] = [];
 let logLines: Record<string, unknown>[] = [];
 
@@ -26,23 +26,18 @@ beforeEach(() => {
   vi.spyOn(console, "log").mockImplementation((line: unknown) => {
     if (typeof line === "string" && line.startsWith("{")) logLines.push(JSON.parse(line));
   });
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
-    if (req.url.startsWith(SINK)) {
-      envelopes.push({ url: req.url, envelope: parseEnvelope(new Uint8Array(await req.arrayBuffer())) });
-      return Response.json({ id: "ok" });
-    }
-    if (req.url.startsWith("http://provider.test/")) {
-      await req.body?.cancel();
-      return {
-        status: 200,
-        get ok(): boolean {
-          throw new TypeError("the answer broke the adapter");
-        },
-      } as Response;
-    }
-    return realFetch(input, init);
+  const provider = stubProvider(async (req) => {
+    if (!req.url.startsWith(SINK)) return null;
+    envelopes.push({ url: req.url, envelope: parseEnvelope(new Uint8Array(await req.arrayBuffer())) });
+    return Response.json({ id: "ok" });
   });
+  provider.respond = () =>
+    ({
+      status: 200,
+      get ok(): boolean {
+        throw new TypeError("the answer broke the adapter");
+      },
+    }) as Response;
 });
 
 afterEach(() => {

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { creditReservations, jobs, photoVersions, users } from "@db/schema";
-import { encodeBase64 } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
+import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { workerFetch } from "@test/support/worker";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
@@ -13,31 +13,13 @@ import { ADVANCED_REFUSED_MESSAGE } from "~/shared/staging-options";
 // Advanced options by plan, and staging from a version: what reaches the
 // provider (stubbed at the isolate's fetch for http://provider.test).
 
-const realFetch = globalThis.fetch;
-let calls: { url: string; form: Record<string, string>; image: Uint8Array | null }[] = [];
+let provider: ProviderStub;
 let answer = makeJpeg(64, 48, 80);
 
 beforeEach(() => {
-  calls = [];
   answer = makeJpeg(64, 48, 80);
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
-    if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
-    const form: Record<string, string> = {};
-    let image: Uint8Array | null = null;
-    if (!req.headers.get("Content-Type")?.includes("application/json")) {
-      for (const [k, v] of await req.formData()) {
-        if (typeof v === "string") form[k] = v;
-        else image = new Uint8Array(await v.arrayBuffer());
-      }
-    } else {
-      // --- issue 15 (listing helper): the SDK's JSON endpoints; the provider fetches our signed address ---
-      for (const [k, v] of Object.entries((await req.json()) as Record<string, unknown>)) form[k] = String(v);
-      if (form.input_image_url) image = new Uint8Array(await (await workerFetch(form.input_image_url)).arrayBuffer());
-    }
-    calls.push({ url: req.url, form, image });
-    return Response.json({ info: { images: [{ data: encodeBase64(answer) }] } });
-  });
+  provider = stubProvider();
+  provider.answer = () => [answer];
 });
 
 async function post(cookie: string, photoId: string, body: unknown) {
@@ -85,7 +67,7 @@ describe("advanced options", () => {
     expect(await userObject(env, user.id).balance(user.id)).toBe(2);
     expect(await db.select().from(jobs).where(eq(jobs.userId, user.id)).all()).toEqual([]);
     expect(await db.select().from(creditReservations).where(eq(creditReservations.userId, user.id)).all()).toEqual([]);
-    expect(calls).toEqual([]);
+    expect(provider.calls).toEqual([]);
   });
 
   it("trial users (no plan) are refused too; the default palette and no decor ask for nothing extra", async () => {
@@ -105,9 +87,9 @@ describe("advanced options", () => {
     expect(plain.status).toBe(202);
     const { job } = (await plain.json()) as { job: { id: string } };
     expect((await settle(user.cookie, job.id)).status).toBe("succeeded");
-    expect(calls[0]!.form).not.toHaveProperty("color_scheme");
-    expect(calls[0]!.form).not.toHaveProperty("keep_original_floor");
-    expect(calls[0]!.form).not.toHaveProperty("design_creativity");
+    expect(provider.calls[0]!.body).not.toHaveProperty("color_scheme");
+    expect(provider.calls[0]!.body).not.toHaveProperty("keep_original_floor");
+    expect(provider.calls[0]!.body).not.toHaveProperty("design_creativity");
   });
 
   it("a Starter user's options reach the provider; the deprecated keepOriginalFloor is accepted and not sent", async () => {
@@ -117,17 +99,17 @@ describe("advanced options", () => {
     expect(res.status).toBe(202);
     const { job } = (await res.json()) as { job: { id: string } };
     expect((await settle(user.cookie, job.id)).status).toBe("succeeded");
-    expect(calls[0]!.form).toMatchObject({
+    expect(provider.calls[0]!.body).toMatchObject({
       room_type: "livingroom",
       design_style: "modern",
       color_scheme: "COLOR_SCHEME_6",
       speciality_decor: "SPECIALITY_DECOR_6",
-      design_creativity: "0.15",
+      design_creativity: 0.15,
       // The instruction is the provider's whole directive, so it names the room and style itself.
       prompt:
         "A living room furnished in Modern style, real estate listing photo, walls, windows, doors and floor unchanged. Add a reading chair by the window",
     });
-    expect(calls[0]!.form).not.toHaveProperty("keep_original_floor");
+    expect(provider.calls[0]!.body).not.toHaveProperty("keep_original_floor");
     expect(await userObject(env, user.id).balance(user.id)).toBe(1);
   });
 
@@ -147,7 +129,7 @@ describe("advanced options", () => {
       expect(res.status, JSON.stringify(bad)).toBe(400);
     }
     expect(await userObject(env, user.id).balance(user.id)).toBe(2);
-    expect(calls).toEqual([]);
+    expect(provider.calls).toEqual([]);
   });
 });
 
@@ -170,10 +152,10 @@ describe("staging from a version", () => {
     expect(res.status).toBe(202);
     const { job } = (await res.json()) as { job: { id: string } };
     expect((await settle(user.cookie, job.id)).status).toBe("succeeded");
-    const stageCall = calls.find((c) => c.url.endsWith("/generate_designs_for_room"))!;
+    const stageCall = provider.calls.find((c) => c.path === "/generate_designs_for_room")!;
     const version = await db.select().from(photoVersions).where(eq(photoVersions.id, emptied.versionId!)).get();
     const stored = new Uint8Array(await (await env.PHOTOS.get(version!.key))!.arrayBuffer());
-    expect(stageCall.image).toEqual(stored);
+    expect(stageCall.input).toEqual(stored);
     const row = await db.select().from(jobs).where(eq(jobs.id, job.id)).get();
     expect(row?.params.source).toBe(emptied.versionId);
 

@@ -5,6 +5,7 @@ import { encodeBase64 } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { makePhoto, storedKeys } from "@test/support/photos";
+import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { takeConsoleErrors } from "@test/support/setup";
 import { workerFetch } from "@test/support/worker";
 import { signedImageUrl } from "@workers/lib/signed-urls";
@@ -20,88 +21,40 @@ import { inTrashMessage } from "~/shared/library-view";
 
 type Mode = "ok" | "fail500" | "fail429" | "hang" | "errorBody" | "empty" | "malformed";
 const RESULT = makeJpeg(64, 48, 80);
-const realFetch = globalThis.fetch;
 let mode: Mode = "ok";
-interface ProviderCall {
-  url: string;
-  authorization: string | null;
-  form?: Record<string, string>;
-  /** The files of a multipart call (the source image), by field. */
-  files?: Record<string, Uint8Array>;
-  json?: {
-    input_image_url?: string;
-    sky_type?: string;
-    room_type?: string;
-    design_style?: string;
-    num_images?: number;
-  };
-}
-let providerCalls: ProviderCall[] = [];
-let fetchedSources: number[] = [];
-/** The bytes behind each input address the provider fetched, in order. */
-let fetchedBytes: Uint8Array[] = [];
-/** Enlargements asked for (the stub's results are below listing size); not in providerCalls. */
-let upscales = 0;
+let provider: ProviderStub;
 let release: (() => void) | undefined;
+
+/** How the provider answers in each mode but "ok" (then it answers RESULT, as many as asked). */
+function failing(req: Request): Response | Promise<Response> | null {
+  switch (mode) {
+    case "fail500":
+      return new Response("boom", { status: 500, statusText: "Internal Server Error" });
+    case "fail429":
+      return new Response("slow down", { status: 429, statusText: "Too Many Requests" });
+    case "hang":
+      return new Promise<Response>((_, reject) => {
+        req.signal.addEventListener("abort", () => reject(req.signal.reason));
+        release = () => reject(new Error("released"));
+      });
+    case "errorBody":
+      return Response.json({ error: "bad_input", message: "The image could not be read" });
+    case "empty":
+      return Response.json({ info: { images: [] } });
+    case "malformed":
+      return new Response("{not json", { headers: { "Content-Type": "application/json" } });
+    default:
+      return null;
+  }
+}
 
 beforeEach(() => {
   mode = "ok";
-  providerCalls = [];
-  fetchedSources = [];
-  fetchedBytes = [];
-  upscales = 0;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
-    if (!req.url.startsWith("http://provider.test/")) return realFetch(input, init);
-    if (req.url.endsWith("/upscale_image")) {
-      // Answered with an image no larger than the input: the result is kept at its own size.
-      upscales++;
-      return Response.json({ error: "", message: "", info: { upscaled_image: encodeBase64(RESULT) } });
-    }
-    const call: ProviderCall = { url: req.url, authorization: req.headers.get("Authorization") };
-    if (req.headers.get("Content-Type")?.includes("application/json")) call.json = await req.json();
-    else {
-      const form = await req.formData();
-      call.form = {};
-      call.files = {};
-      for (const [k, v] of form) {
-        if (typeof v === "string") call.form[k] = v;
-        else call.files[k] = new Uint8Array(await v.arrayBuffer());
-      }
-    }
-    providerCalls.push(call);
-    const json = call.json;
-    if (json?.input_image_url) {
-      // The provider fetches our signed address, like the real one does.
-      const src = await workerFetch(json.input_image_url);
-      fetchedSources.push(src.status);
-      fetchedBytes.push(new Uint8Array(await src.arrayBuffer()));
-    }
-    switch (mode) {
-      case "fail500":
-        return new Response("boom", { status: 500, statusText: "Internal Server Error" });
-      case "fail429":
-        return new Response("slow down", { status: 429, statusText: "Too Many Requests" });
-      case "hang":
-        return new Promise<Response>((_, reject) => {
-          req.signal.addEventListener("abort", () => reject(req.signal.reason));
-          release = () => reject(new Error("released"));
-        });
-      case "errorBody":
-        return Response.json({ error: "bad_input", message: "The image could not be read" });
-      case "empty":
-        return Response.json({ info: { images: [] } });
-      case "malformed":
-        return new Response("{not json", { headers: { "Content-Type": "application/json" } });
-      default:
-        // --- issue 15 (listing helper): the SDK's endpoints; num_images results, as the provider answers ---
-        return req.url.endsWith("/replace_sky")
-          ? Response.json({ info: { output_image: encodeBase64(RESULT) } })
-          : Response.json({
-              info: { images: Array.from({ length: json?.num_images ?? 1 }, () => ({ data: encodeBase64(RESULT) })) },
-            });
-    }
-  });
+  provider = stubProvider();
+  provider.answer = (call) => Array.from({ length: Number(call.body.num_images ?? 1) }, () => RESULT);
+  provider.respond = (_call, req) => failing(req);
+  // Enlargements answer an image no larger than the input: the result is kept at its own size.
+  provider.upscaleAnswer = RESULT;
 });
 
 afterEach(() => {
@@ -151,16 +104,16 @@ describe("AI jobs", () => {
     expect(done.job.startedAt).toBeTypeOf("number");
     expect(await credits(user.id)).toBe(2);
 
-    const sent = providerCalls[0]!;
+    const sent = provider.calls[0]!;
     // The documented JSON call with a signed address of the source (docs/decisions/0151-provider-as-documented.md).
-    expect(sent.url).toBe("http://provider.test/generate_designs_for_room");
+    expect(sent.path).toBe("/generate_designs_for_room");
     expect(sent.authorization).toBe("Bearer test-provider-key");
-    expect(sent.json?.room_type).toBe("bedroom");
-    expect(sent.json?.design_style).toBe("scandinavian");
-    expect(sent.json?.input_image_url).toContain(`/api/signed/photos/${photo.id}/original?`);
-    expect(fetchedSources).toEqual([200]);
+    expect(sent.body.room_type).toBe("bedroom");
+    expect(sent.body.design_style).toBe("scandinavian");
+    expect(sent.body.input_image_url).toContain(`/api/signed/photos/${photo.id}/original?`);
+    expect(provider.calls.map((c) => c.inputStatus)).toEqual([200]);
     // The stub's 64 px result is below listing size: one enlargement was asked for, and the result kept its size.
-    expect(upscales).toBe(1);
+    expect(provider.upscales).toHaveLength(1);
 
     const reservation = await db.select().from(creditReservations).where(eq(creditReservations.key, job.id)).get();
     expect(reservation?.status).toBe("committed");
@@ -220,8 +173,8 @@ describe("AI jobs", () => {
     await db.update(photos).set({ originalKey: otherKey }).where(eq(photos.id, photo.id));
     const first = (await (await post(user.cookie, photo.id, STAGE)).json()) as JobAnswer;
     expect((await settle(user.cookie, first.job.id)).job.status).toBe("succeeded");
-    expect(fetchedBytes[0]).toEqual(elsewhere);
-    expect(providerCalls[0]!.files).toBeUndefined();
+    expect(provider.calls[0]!.input).toEqual(elsewhere);
+    expect(provider.calls[0]!.body.input_image_url).toBeTypeOf("string");
     expect(await credits(user.id)).toBe(2);
   });
 
@@ -235,9 +188,9 @@ describe("AI jobs", () => {
     const sky = await settle(user.cookie, ((await res.json()) as JobAnswer).job.id);
     expect(sky.job.status).toBe("succeeded");
     // Both calls send a signed address the provider fetches.
-    expect(providerCalls[0]!.url).toBe("http://provider.test/generate_designs_for_room");
-    expect(fetchedSources).toEqual([200, 200]);
-    const body = providerCalls[1]!.json!;
+    expect(provider.calls[0]!.path).toBe("/generate_designs_for_room");
+    expect(provider.calls.map((c) => c.inputStatus)).toEqual([200, 200]);
+    const body = provider.calls[1]!.body;
     expect(body.sky_type).toBe("dusk");
     expect(body.input_image_url).toContain(`/api/signed/photos/${photo.id}/${first.job.versionId}?`);
     const versions = (await (
@@ -254,7 +207,7 @@ describe("AI jobs", () => {
     expect(res.status).toBe(202);
     const done = await settle(user.cookie, ((await res.json()) as JobAnswer).job.id);
     expect(done.job.status).toBe("succeeded");
-    expect(providerCalls[0]!.url).toBe("http://provider.test/remove_objects_from_room");
+    expect(provider.calls[0]!.path).toBe("/remove_objects_from_room");
     expect(await credits(user.id)).toBe(0);
   });
 
@@ -312,7 +265,7 @@ describe("AI jobs", () => {
     expect(res.status).toBe(404);
     expect(await credits(other.id)).toBe(2);
     expect(await db.select().from(jobs).where(eq(jobs.userId, other.id)).all()).toEqual([]);
-    expect(providerCalls).toEqual([]);
+    expect(provider.calls).toEqual([]);
     // Nor can they read the owner's job or versions.
     const mine = (await (await post(owner.cookie, photo.id, STAGE)).json()) as JobAnswer;
     const done = await settle(owner.cookie, mine.job.id);
@@ -360,7 +313,7 @@ describe("AI jobs", () => {
       expect(await db.select().from(jobs).where(eq(jobs.userId, u.id)).all()).toEqual([]);
       expect(await db.select().from(creditReservations).where(eq(creditReservations.userId, u.id)).all()).toEqual([]);
     }
-    expect(providerCalls).toEqual([]);
+    expect(provider.calls).toEqual([]);
     // The owner's own photo still stages, and once it is in the trash it is refused, saying so.
     expect((await post(owner.cookie, photo.id, STAGE)).status).toBe(202);
     await db.update(photos).set({ trashedAt: Date.now() }).where(eq(photos.id, photo.id));
@@ -448,7 +401,7 @@ describe("AI jobs", () => {
     const jobId = await orphanJob(user.id, photo.id, "running");
     const done = await settle(user.cookie, jobId);
     expect(done.job.status).toBe("succeeded");
-    expect(providerCalls).toHaveLength(1);
+    expect(provider.calls).toHaveLength(1);
     expect(await credits(user.id)).toBe(1);
   });
 
@@ -460,7 +413,7 @@ describe("AI jobs", () => {
     expect(done.job.status).toBe("failed");
     expect(done.job.error).toBe(INTERRUPTED_MESSAGE);
     expect(await credits(user.id)).toBe(2);
-    expect(providerCalls).toEqual([]);
+    expect(provider.calls).toEqual([]);
     expect((await storedKeys(user.id)).filter((k) => k.includes("/versions/"))).toEqual([]);
   });
 
@@ -470,7 +423,7 @@ describe("AI jobs", () => {
     const jobId = await orphanJob(user.id, photo.id, "queued");
     const done = await settle(user.cookie, jobId);
     expect(done.job.status).toBe("succeeded");
-    expect(providerCalls).toHaveLength(1);
+    expect(provider.calls).toHaveLength(1);
     expect(await credits(user.id)).toBe(1);
   });
 
@@ -494,7 +447,7 @@ describe("AI jobs", () => {
         expect(logged.length).toBeGreaterThanOrEqual(1);
       });
       // The mark was refused: no provider call, nothing stored, the job still queued and its credit held.
-      expect(providerCalls).toEqual([]);
+      expect(provider.calls).toEqual([]);
       expect((await storedKeys(user.id)).filter((k) => k.includes("/versions/"))).toEqual([]);
       const row = await db.select().from(jobs).where(eq(jobs.id, jobId)).get();
       expect(row?.status).toBe("queued");
@@ -505,7 +458,7 @@ describe("AI jobs", () => {
     }
     const done = await settle(user.cookie, jobId);
     expect(done.job.status).toBe("succeeded");
-    expect(providerCalls).toHaveLength(1);
+    expect(provider.calls).toHaveLength(1);
     // Each refused mark was logged once, and tried again by the alarm a moment later (not in a loop).
     logged.push(...takeConsoleErrors());
     expect(logged.length).toBeLessThanOrEqual(3);

@@ -27,6 +27,15 @@ describe("the layer check", () => {
     expect(into("test/unit/bench-planted.test.ts")).toEqual([]);
   });
 
+  it("fails on a test stubbing the provider's fetch itself, and lets test/support's one stub do it", () => {
+    // Built from parts, so this file's own text is no such stub.
+    const text = [`vi.${"spyOn"}(globalThis, "fetch")`, `if (url.startsWith("http://provider${".test"}/"))`].join("\n");
+    const stubs = (file: string) => layerProblems(files, (f) => (f === file ? text : real(f)), [file]);
+    expect(stubs("test/integration/planted.test.ts").join("\n")).toContain("test/integration/planted.test.ts");
+    expect(stubs("test/integration/planted.test.ts")[0]).toMatch(/stub the provider's fetch themselves/);
+    expect(stubs("test/support/planted-stub.ts")).toEqual([]);
+  });
+
   it("fails on two files of the user's object importing each other, even when one import is type-only", () => {
     // runner.ts imports rows.ts; rows.ts reaching back for a type closes the circle.
     const problems = planted("workers/objects/user/jobs/rows.ts", 'import type { JobRunner } from "./runner";');

@@ -18,9 +18,13 @@ export interface ProviderCall {
   /** Order of arrival, from 1. */
   n: number;
   path: string;
+  /** The Authorization header it came with. */
+  authorization: string | null;
   body: Record<string, unknown>;
   /** The uploaded image, or the bytes behind input_image_url, fetched as the provider would. */
   input: Uint8Array | null;
+  /** The status our signed input address answered the provider's fetch with (absent for an upload). */
+  inputStatus?: number;
   /** The images answered (empty for a failure). */
   output: Uint8Array[];
   /** The bytes behind design_style_image_url (a style reference), fetched as the provider would; null for none. */
@@ -53,6 +57,8 @@ export interface ProviderStub {
    * adapter, a call that hangs until it is aborted); null, or unset, leaves the answer to the stub.
    */
   respond: ((call: ProviderCall, request: Request) => Promise<Response | null> | Response | null) | null;
+  /** What an enlargement answers (null: a larger image than it was given, as the provider's does). */
+  upscaleAnswer: Uint8Array | null;
   /** Restarts failEvery's count and maxInFlight. */
   reset(): void;
 }
@@ -87,6 +93,7 @@ export function stubProvider(others?: OtherServices): ProviderStub {
     hold: null,
     answer: null,
     respond: null,
+    upscaleAnswer: null,
     reset() {
       sinceReset = 0;
       stub.maxInFlight = stub.inFlight;
@@ -115,7 +122,15 @@ export function stubProvider(others?: OtherServices): ProviderStub {
     const upscale = path === "/upscale_image";
     if (!upscale) sinceReset++;
     const list = upscale ? stub.upscales : stub.calls;
-    const call: ProviderCall = { n: list.length + 1, path, body, input: uploaded, output: [], reference: null };
+    const call: ProviderCall = {
+      n: list.length + 1,
+      path,
+      authorization: req.headers.get("Authorization"),
+      body,
+      input: uploaded,
+      output: [],
+      reference: null,
+    };
     list.push(call);
     stub.inFlight++;
     stub.maxInFlight = Math.max(stub.maxInFlight, stub.inFlight);
@@ -123,6 +138,7 @@ export function stubProvider(others?: OtherServices): ProviderStub {
       const fail = stub.failEvery > 0 && sinceReset % stub.failEvery === 0;
       if (typeof body.input_image_url === "string") {
         const src = await workerFetch(body.input_image_url);
+        call.inputStatus = src.status;
         call.input = src.ok ? new Uint8Array(await src.arrayBuffer()) : null;
       }
       if (typeof body.design_style_image_url === "string") {
@@ -139,7 +155,7 @@ export function stubProvider(others?: OtherServices): ProviderStub {
       }
       if (upscale) {
         // A larger image than it was given, as the provider's enlargement answers: its upscaled_image, base64.
-        call.output = [makeJpeg(96, 72, 80, 24, ++counter)];
+        call.output = [stub.upscaleAnswer ?? makeJpeg(96, 72, 80, 24, ++counter)];
         return Response.json({ error: "", message: "", info: { upscaled_image: encodeBase64(call.output[0]!) } });
       }
       if (stub.hold) await stub.hold(call);
