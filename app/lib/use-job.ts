@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import type { JobRequestBody } from "~/shared/job-request";
 import type { VersionView } from "~/shared/version-view";
 
 // One AI job as the page sees it: start it with POST /api/photos/:id/jobs,
@@ -23,8 +24,12 @@ export interface JobState {
   elapsed: number;
 }
 
-/** What the page sends to start a job (see workers/services/jobs/request.ts). */
-export type JobBody = Record<string, string | number | boolean>;
+/** What the page sends to start a job: the request schema's input (app/shared/job-request.ts), checked by the compiler. */
+export type JobBody = JobRequestBody;
+/** What a re-roll sends (POST /api/jobs/:id/reroll): that its price was said and accepted. */
+export interface RerollBody {
+  acceptCharge: boolean;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,7 +88,7 @@ const OFFLINE =
  * again with the same key, after 1.5, 3 and 4.5 s, and the server starts the job once and answers every sending
  * with it (docs/decisions/0148-page-job-requests-sent-once.md).
  */
-export async function startJob(url: string, body: JobBody): Promise<string> {
+export async function startJob(url: string, body: JobBody | RerollBody): Promise<string> {
   const headers = { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() };
   for (let attempt = 1; ; attempt++) {
     let res: Response | null = null;

@@ -92,3 +92,8 @@ export function planAllowsAdvanced(plan: Plan | string | null | undefined): bool
   const p = typeof plan === "string" || plan == null ? findPlan(plan) : plan;
   return p?.advancedCustomization === true;
 }
+
+/** A job request without the choices its kind needs (a staging's room and style, a sky's type). */
+export const MISSING_OPTIONS = "Please select all required options";
+/** A sky job whose type is not one of SKY_TYPES. */
+export const INVALID_SKY_TYPE = "Invalid sky type";

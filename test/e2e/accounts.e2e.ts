@@ -1,5 +1,5 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { baseUrl, browserForFile, createUser, signedInContext, signIn } from "./browser.ts";
 
 const b = browserForFile();

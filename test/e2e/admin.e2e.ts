@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { baseUrl, browserForFile, createUser, signedInContext, signIn } from "./browser.ts";
 
 const b = browserForFile();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 import { setProviderMode } from "./provider-emulator.ts";
 import { seedPhotos } from "./support/library-bytes.ts";

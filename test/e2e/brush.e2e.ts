@@ -1,5 +1,5 @@
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { decodeImage, type Raster } from "../../emulators/images.ts";
 import { makeJpeg } from "../fixtures/images.ts";
 import { seriousAxeViolations } from "./axe.ts";

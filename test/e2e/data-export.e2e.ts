@@ -1,5 +1,5 @@
 import { unzipSync } from "fflate";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 import { seedPhotos } from "./support/library-bytes.ts";
 

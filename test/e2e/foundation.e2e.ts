@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { ROOT, TRACE_STORE_DIR } from "../../scripts/stack.ts";
 import { baseUrl, browserForFile } from "./browser.ts";
 import { createFixtureUser } from "./fixtures.ts";

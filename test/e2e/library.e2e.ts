@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GIF_BYTES, makeJpeg, makePng } from "../fixtures/images.ts";
 import {
   baseUrl,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { makeJpeg } from "../fixtures/images.ts";
 import { baseUrl, browserForFile, createUser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { api, downloaded, escapeRe, folderWith, qrOf, readZip, stage, upload } from "./mls-helpers.ts";

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../scripts/stack.ts";
 import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 

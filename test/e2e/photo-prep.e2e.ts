@@ -1,5 +1,5 @@
 import jpeg from "jpeg-js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GPS_MARKER, makeJpeg, makePng, pngWithExif, withExif } from "../fixtures/images.ts";
 import { baseUrl, browserForFile, createUser, type FixtureUser, signedInContext } from "./browser.ts";
 import { measureUploadBytes, phoneSizedJpeg } from "./support/library-bytes.ts";

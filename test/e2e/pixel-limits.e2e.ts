@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { claimJpeg, claimPng } from "../fixtures/images.ts";
 import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 

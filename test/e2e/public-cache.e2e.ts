@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 
 // Public pages served the same to every signed-out visitor:

@@ -1,5 +1,5 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { seriousAxeViolations } from "./axe.ts";
 import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 import { PUBLIC_PAGES } from "./public-pages.ts";

@@ -1,5 +1,5 @@
 import type { BrowserContext, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { baseUrl, browserForFile, createUser } from "./browser.ts";
 
 // Every carrier of a return address (the ?redirectTo= query, the sign-in form's

@@ -1,5 +1,5 @@
 import type { CDPSession, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeJpeg } from "../fixtures/images.ts";
 import { browserForFile, createUser, type FixtureUser, type OpenBrowser, signedInContext } from "./browser.ts";
 import { phoneSizedJpeg } from "./support/library-bytes.ts";

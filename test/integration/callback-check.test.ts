@@ -9,7 +9,7 @@ import { userObject } from "@workers/objects/user-object";
 import { createApiKey } from "@workers/services/api-keys";
 import { requestJob } from "@workers/services/jobs/start";
 import { eq } from "drizzle-orm";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 
 // A callback address is resolved and checked before the job's credit is reserved (issue 45, hole 8; ADR 0207). A
 // name that resolved to a private network used to be accepted (202, a credit reserved) and refused only at delivery.

@@ -9,7 +9,7 @@ import { workerFetch } from "@test/support/worker";
 import { userObject } from "@workers/objects/client";
 import { versionKey } from "@workers/objects/user/jobs/rows";
 import { eq } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 // AI jobs at any provider latency up to the timeout (docs/decisions/0085-jobs-held-by-the-alarm.md),
 // driven through the real Worker and the real Durable Object. PROVIDER_TIMEOUT_MS is 1.5 s here

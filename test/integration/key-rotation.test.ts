@@ -20,7 +20,7 @@ import { userObject } from "@workers/objects/user-object";
 import { createApiKey, revokeApiKey } from "@workers/services/api-keys";
 import { resealCallbackSecrets, rotateCallbackSecret } from "@workers/services/callback-secrets";
 import { eq } from "drizzle-orm";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 
 // Secrets that rotate (issue 36 part 4, docs/decisions/0182-signing-keys-rotate.md). The Worker under test runs
 // mid-rotation: SIGNING_KEYS = "t2:…,t1:…" (t2 signs, t1 verifies) and SIGNING_SECRET (key "0", verifies).

@@ -10,7 +10,7 @@ import { SIGNATURE_HEADER, verifySignatureHeader } from "@workers/lib/callback-s
 import { userObject } from "@workers/objects/user-object";
 import { API_KEY_RULE, createApiKey, revokeApiKey } from "@workers/services/api-keys";
 import { eq } from "drizzle-orm";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { FAILURE_CODES } from "~/shared/result";
 
 // The public API (/api/v1) through the Worker's own fetch handler, with the

@@ -7,7 +7,7 @@ import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { workerFetch } from "@test/support/worker";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ADVANCED_REFUSED_MESSAGE } from "~/shared/staging-options";
 
 // Advanced options by plan, and staging from a version: what reaches the

@@ -1,7 +1,6 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { creditReservations, jobs, photos, photoVersions } from "@db/schema";
-import { encodeBase64 } from "@oslojs/encoding";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { makePhoto, storedKeys } from "@test/support/photos";

@@ -4,7 +4,6 @@ import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { maskKey } from "@workers/lib/photo-storage";
 import { verifyMaskSignature, verifySignature } from "@workers/lib/signed-urls";
-import { JobRequest } from "@workers/services/jobs/request";
 import {
   getVersion,
   jobView,
@@ -17,6 +16,7 @@ import { changeMapKey, makerNames } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
 import { photoListing } from "@workers/services/listing-look";
 import { Hono } from "hono";
+import { JobRequest } from "~/shared/job-request";
 import { fail, NOT_FOUND } from "~/shared/result";
 import { fullBytesAllowed, versionBytes } from "~/shared/version-bytes";
 import { toVersionView } from "~/shared/version-view";

@@ -3,9 +3,10 @@ import { type UploadedPhoto, UploadPanel } from "~/components/library/upload-pan
 import { useJob } from "~/lib/use-job";
 import { DESIGN_STYLES, ROOM_TYPES, SKY_TYPES, styleMenuLabel } from "~/shared/catalog";
 import { creditsLabel } from "~/shared/listing";
+import { MISSING_OPTIONS } from "~/shared/staging-options";
 import { JobControls } from "./job-status";
 import { Modal } from "./modal";
-import { MISSING_OPTIONS, RoomAndStyle, useRoomAndStyle } from "./option-selects";
+import { RoomAndStyle, useRoomAndStyle } from "./option-selects";
 import { ResultCompare } from "./result-compare";
 import { AdvancedOptions, advancedBody, useAdvanced, VariationsSelect } from "./staging-extras";
 import { skyLabel } from "./versions-list";

@@ -3,8 +3,6 @@ import { useId, useState } from "react";
 // The choices a staging job needs, as labelled selects with an empty first
 // choice, so "nothing chosen yet" is visible.
 
-export const MISSING_OPTIONS = "Please select all required options";
-
 export interface Choice {
   value: string;
   label: string;

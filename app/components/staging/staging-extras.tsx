@@ -58,9 +58,11 @@ const NO_ADVANCED: AdvancedChoice = {
   prompt: "",
 };
 
+type AdvancedBody = Pick<JobBody, "colorScheme" | "specialityDecor" | "designCreativity" | "prompt">;
+
 /** The advanced fields of a request body: only what differs from the defaults (the server checks the plan). */
-export function advancedBody(a: AdvancedChoice): JobBody {
-  const body: JobBody = {};
+export function advancedBody(a: AdvancedChoice): AdvancedBody {
+  const body: AdvancedBody = {};
   if (a.colorScheme !== NO_ADVANCED.colorScheme) body.colorScheme = a.colorScheme;
   if (a.specialityDecor !== NO_ADVANCED.specialityDecor) body.specialityDecor = a.specialityDecor;
   if (a.designCreativity !== NO_ADVANCED.designCreativity) body.designCreativity = a.designCreativity;

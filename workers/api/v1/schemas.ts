@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { jobFields } from "@workers/services/jobs/request";
+import { jobFields } from "~/shared/job-request";
 import { FAILURE_CODES } from "~/shared/result";
 
 // The public API's shapes (docs/decisions/0120-public-api.md). The same zod

@@ -13,12 +13,14 @@ import { payerOfPhotos, startPaidBy } from "@workers/services/teams/funding";
 import { myTeams } from "@workers/services/teams/teams";
 import { and, asc, desc, eq, gte, isNotNull, or, type Placeholder, sql } from "drizzle-orm";
 import { z } from "zod";
+import { jobFields, stagingChoices } from "~/shared/job-request";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, lookStrengthOf } from "~/shared/listing-look";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { MISSING_OPTIONS } from "~/shared/staging-options";
 import { wrongPayerMessage } from "~/shared/teams";
 import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue";
-import { advancedOptions, jobFields, jobParams, MISSING_OPTIONS, stagingChoices } from "./request";
+import { advancedOptions, jobParams } from "./request";
 import { currentPlan } from "./start";
 
 // Staging a whole listing (issue 15): batches, variations, the free re-roll,

@@ -16,12 +16,13 @@ import { looksOf } from "@workers/services/listing-look";
 import { photoAccess } from "@workers/services/teams/access";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
+import type { JobRequest } from "~/shared/job-request";
 import { MASK_MESSAGES } from "~/shared/masks";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { REFUSED_NOT_A_SOURCE, VERSION_NOT_FOUND } from "~/shared/version-view";
 import { checkJobMask } from "./masks";
 import { alreadyStarted, startFailure, startQueued } from "./queue";
-import { advancedOptions, type JobRequest, jobParams, variationsOf } from "./request";
+import { advancedOptions, jobParams, variationsOf } from "./request";
 
 // A job asked for one photo (POST /api/photos/:id/jobs, the public API's POST /photos/:id/jobs): the request,
 // checked by its one schema (request.ts), turned into provider codes, and handed to the user's Durable Object,
