@@ -140,6 +140,21 @@ export function ownProviderStubs(tests: string[], read: (f: string) => string): 
   return tests.filter((f) => !f.startsWith("test/support/") && /provider\.test/.test(read(f)) && SPY.test(read(f)));
 }
 
+/** The browser's one client of our API (issue 48 item 1): no other file of app/components or app/lib calls fetch. */
+const API_CLIENT = "app/lib/api.ts";
+
+/**
+ * Browser code that may call fetch itself, and why: the landing page's script is serialised into the page with
+ * Function.prototype.toString, so it can import nothing (ADR 0136).
+ */
+const OWN_FETCH_ALLOWED: Record<string, string> = { "app/lib/islands.ts": "serialised inline script, no imports" };
+
+/** Browser code that calls fetch itself instead of going through app/lib/api.ts. */
+export function ownFetches(files: string[], read: (f: string) => string): string[] {
+  const browser = (f: string) => /^app\/(components|lib)\//.test(f) && f !== API_CLIENT && !OWN_FETCH_ALLOWED[f];
+  return files.filter((f) => browser(f) && /\bfetch\s*\(/.test(read(f)));
+}
+
 export function folderGraph(files: string[], read: (f: string) => string): Map<string, Map<string, string>> {
   const set = new Set(files);
   const graph = new Map<string, Map<string, string>>();
@@ -192,6 +207,10 @@ export function layerProblems(files: string[], read: (f: string) => string, test
   const crossing = nodeBoundary(files, read);
   if (crossing.length > 0) {
     problems.push("Imports across the Worker and the code Node runs:", ...crossing.map((c) => `  ${c}`));
+  }
+  const fetching = ownFetches(files, read);
+  if (fetching.length > 0) {
+    problems.push(`Browser code calls fetch itself (go through ${API_CLIENT}):`, ...fetching.map((f) => `  ${f}`));
   }
   const stubs = ownProviderStubs(tests, read);
   if (stubs.length > 0) {

@@ -1,4 +1,5 @@
 import { MASK_MESSAGES, MAX_MASK_BYTES } from "~/shared/masks";
+import { api } from "./api";
 import { startJob } from "./use-job";
 
 // The brush's strokes as a removal mask (docs/decisions/0195-removal-brush-masks.md): a PNG at the pixel size of the
@@ -71,18 +72,11 @@ const NOT_SENT = "What you painted could not be sent. Check your connection and 
 
 /** Stores the mask (the same bytes store once, so a lost answer is simply asked again); its id. */
 async function sendMask(photoId: string, source: string, png: Blob): Promise<string> {
-  const url = `/api/photos/${encodeURIComponent(photoId)}/masks?source=${encodeURIComponent(source)}`;
   for (let attempt = 1; ; attempt++) {
-    let res: Response | null = null;
-    let answer: { error?: string; mask?: { id: string } } = {};
-    try {
-      res = await fetch(url, { method: "POST", headers: { "Content-Type": "image/png" }, body: png });
-      answer = await res.json();
-    } catch {
-      // Lost on the way or on the way back.
-    }
-    if (res && !res.ok) throw new Error(answer.error ?? NOT_SENT);
-    if (answer.mask) return answer.mask.id;
+    // Null: lost on the way or on the way back.
+    const answer = await api.storeMask(photoId, source, png);
+    if (answer && !answer.ok) throw new Error(answer.body.error ?? NOT_SENT);
+    if (answer?.body.mask) return answer.body.mask.id;
     if (attempt >= 3) throw new Error(NOT_SENT);
     await sleep(1500 * attempt);
   }
@@ -99,9 +93,5 @@ export async function removeWhatIsPainted(
   const png = await maskPng(strokes, size);
   if (png.size > MAX_MASK_BYTES) throw new Error(MASK_MESSAGES.tooLarge);
   const maskId = await sendMask(photoId, source, png);
-  return startJob(`/api/photos/${encodeURIComponent(photoId)}/jobs`, {
-    kind: "removal",
-    sourceVersionId: source,
-    maskId,
-  });
+  return startJob({ photoId, body: { kind: "removal", sourceVersionId: source, maskId } });
 }

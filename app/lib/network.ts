@@ -4,10 +4,10 @@
 // cases the flag misses: a captive portal, a dead Wi-Fi with the flag still
 // up. Uploads ask after a failed request and, when unreachable, wait here
 // instead of spending their retry window.
+import { api } from "./api";
 import type { NetworkWatch } from "./upload-task";
 import { abortableSleep } from "./upload-transport";
 
-const PROBE_URL = "/api/health";
 const PROBE_TIMEOUT_MS = 5000;
 const PROBE_EVERY_MS = 5000;
 
@@ -15,7 +15,7 @@ async function probe(signal: AbortSignal): Promise<boolean> {
   if (typeof navigator !== "undefined" && navigator.onLine === false) return false;
   const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   try {
-    await fetch(PROBE_URL, { cache: "no-store", signal: AbortSignal.any([signal, timeout]) });
+    await api.health(AbortSignal.any([signal, timeout]));
     return true;
   } catch {
     if (signal.aborted) throw new DOMException("The upload was interrupted.", "AbortError");

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { JobRequestBody } from "~/shared/job-request";
 import type { VersionView } from "~/shared/version-view";
+import { api, type JobStart } from "./api";
 
 // One AI job as the page sees it: start it with POST /api/photos/:id/jobs,
 // then poll GET /api/jobs/:id until it settles. The job runs on the server
@@ -26,10 +27,6 @@ export interface JobState {
 
 /** What the page sends to start a job: the request schema's input (app/shared/job-request.ts), checked by the compiler. */
 export type JobBody = JobRequestBody;
-/** What a re-roll sends (POST /api/jobs/:id/reroll): that its price was said and accepted. */
-export interface RerollBody {
-  acceptCharge: boolean;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -49,7 +46,7 @@ export function useJob(onSettled?: () => void) {
    * answer is lost it is sent again and the server answers with the job it already started, charged once.
    */
   function run(photoId: string, body: JobBody) {
-    return track(() => startJob(`/api/photos/${photoId}/jobs`, body));
+    return track(() => startJob({ photoId, body }));
   }
 
   /** Follows the job `start` begins (any POST answering `{ job: { id } }`), with the same progress and errors. */
@@ -88,20 +85,14 @@ const OFFLINE =
  * again with the same key, after 1.5, 3 and 4.5 s, and the server starts the job once and answers every sending
  * with it (docs/decisions/0148-page-job-requests-sent-once.md).
  */
-export async function startJob(url: string, body: JobBody | RerollBody): Promise<string> {
-  const headers = { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() };
+export async function startJob(start: JobStart): Promise<string> {
+  const key = crypto.randomUUID();
   for (let attempt = 1; ; attempt++) {
-    let res: Response | null = null;
-    let answer: { error?: string; job?: { id: string } } = {};
-    try {
-      res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
-      answer = await res.json();
-    } catch {
-      // The request, or its answer on the way back, was lost.
-    }
-    if (res && !res.ok) throw new Error(answer.error ?? FAILED);
-    if (answer.job) return answer.job.id;
-    if (attempt >= START_ATTEMPTS) throw new Error(res ? FAILED : OFFLINE);
+    // Null: the request, or its answer on the way back, was lost.
+    const answer = await api.startJob(start, key);
+    if (answer && !answer.ok) throw new Error(answer.body.error ?? FAILED);
+    if (answer?.body.job) return answer.body.job.id;
+    if (attempt >= START_ATTEMPTS) throw new Error(answer ? FAILED : OFFLINE);
     await sleep(POLL_MS * attempt);
   }
 }
@@ -115,19 +106,15 @@ export async function startJob(url: string, body: JobBody | RerollBody): Promise
 async function pollJob(jobId: string, alive: () => boolean): Promise<VersionView | null | undefined> {
   for (;;) {
     if (!alive()) return undefined;
-    let polled: { job: { status: string; error: string | null }; version: VersionView | null } | null = null;
-    try {
-      const r = await fetch(`/api/jobs/${jobId}?wait=${WAIT_SECONDS}`, { cache: "no-store" });
-      if (r.ok) polled = await r.json();
-    } catch {
-      // Offline for a moment: the job goes on on the server; ask again.
-    }
+    // Offline for a moment (null), or an answer without the job: the job goes on on the server; ask again.
+    const answer = await api.job(jobId, WAIT_SECONDS);
     if (!alive()) return undefined;
-    if (!polled) {
+    const polled = answer?.ok ? answer.body : null;
+    if (!polled?.job) {
       await sleep(POLL_MS);
       continue;
     }
-    if (polled.job.status === "succeeded") return polled.version;
+    if (polled.job.status === "succeeded") return polled.version ?? null;
     if (polled.job.status === "failed") throw new Error(polled.job.error ?? FAILED);
   }
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import type { LiveCredits } from "~/shared/live-credits";
+import { api } from "./api";
 
 // The signed-in user's balance and plan, kept current while the page is open:
 // the user's Durable Object pushes every change over a WebSocket
@@ -49,9 +50,9 @@ export function useLiveCredits(initial: LiveCredits): LiveCredits & { live: bool
     };
     const poll = async () => {
       try {
-        const res = await fetch("/api/me", { headers: { Accept: "application/json" } });
-        if (res.status === 401) stopped = true;
-        else if (res.ok) apply(await res.json());
+        const answer = await api.me();
+        if (answer?.status === 401) stopped = true;
+        else if (answer?.ok) apply(answer.body);
       } catch {
         // Offline: the next poll or reconnect tries again.
       }

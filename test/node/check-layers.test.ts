@@ -27,6 +27,15 @@ describe("the layer check", () => {
     expect(into("test/unit/bench-planted.test.ts")).toEqual([]);
   });
 
+  it("fails on browser code calling fetch itself, and lets the API client do it", () => {
+    const call = ["const res = await fe", 'tch("/api/me");'].join("");
+    expect(planted("app/lib/planted.ts", call).join("\n")).toMatch(
+      /Browser code calls fetch itself[\s\S]*app\/lib\/planted.ts/,
+    );
+    expect(planted("app/components/planted.tsx", call).join("\n")).toContain("app/components/planted.tsx");
+    expect(planted("app/lib/api.ts", call)).toEqual([]);
+  });
+
   it("fails on a test stubbing the provider's fetch itself, and lets test/support's one stub do it", () => {
     // Built from parts, so this file's own text is no such stub.
     const text = [`vi.${"spyOn"}(globalThis, "fetch")`, `if (url.startsWith("http://provider${".test"}/"))`].join("\n");

@@ -5,6 +5,7 @@ import { QuickDialogOnDemand, SkyDialogOnDemand } from "~/components/staging/dia
 import { JobError, JobFlagged, JobProgress } from "~/components/staging/job-status";
 import { ResultCompare } from "~/components/staging/result-compare";
 import { versionLabel } from "~/components/staging/versions-list";
+import { api } from "~/lib/api";
 import { startJob, useJob } from "~/lib/use-job";
 import { type LiveCredits, useLiveCredits } from "~/lib/use-live-credits";
 import { type LibraryView, photoHref, viewHref } from "~/shared/library-view";
@@ -105,8 +106,8 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
   };
 
   async function choose(v: VersionView) {
-    const res = await fetch(`/api/photos/${photo.id}/versions/${v.id}/choose`, { method: "POST" }).catch(() => null);
-    if (!res?.ok) return job.setError("Could not change the shown version. Try again.");
+    const answer = await api.choose(photo.id, v.id);
+    if (!answer?.ok) return job.setError("Could not change the shown version. Try again.");
     revalidator.revalidate();
   }
   const actionProps = {
@@ -123,7 +124,7 @@ export function PhotoViewer({ data, actionData }: { data: ViewerData; actionData
       setDialog(d);
     },
     onReroll: (v: VersionView, acceptCharge: boolean) =>
-      void job.track(() => startJob(`/api/jobs/${v.jobId}/reroll`, { acceptCharge })),
+      void job.track(() => startJob({ rerollOf: v.jobId, body: { acceptCharge } })),
     onChoose: (v: VersionView) => void choose(v),
   };
   const large = version ? version.imageUrl : photo.originalUrl;

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import { api, type DisclosureView } from "~/lib/api";
 import { CONFIRM_CHECKED, STRUCTURE_CONFIRMED } from "~/shared/version-view";
 
 // A version's way to the MLS (docs/decisions/0110-mls-disclosure-and-original-pages.md, 0170-mls-profiles.md):
@@ -8,54 +9,35 @@ import { CONFIRM_CHECKED, STRUCTURE_CONFIRMED } from "~/shared/version-view";
 // publishes the page; after a withdrawal the page must be published again on purpose. Withdrawing a page of a
 // listing that still advertises asks first and says why.
 
-interface DisclosureView {
-  profile: { name: string; rule: string };
-  exportable: boolean;
-  reason: string | null;
-  /** Flagged and not confirmed: "I checked the walls and windows" lets it out. */
-  needsConfirmation: boolean;
-  label: string[] | null;
-  caption: string | null;
-  downloadNeedsPage: boolean;
-  page: { state: "live" | "withdrawn" | "none"; url: string | null };
-  message: string | null;
-}
-
 export function OriginalLinkControls({ photoId, versionId }: { photoId: string; versionId: string }) {
   const [view, setView] = useState<DisclosureView | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [warning, setWarning] = useState<string | null>(null);
   const base = `/api/photos/${photoId}/versions/${versionId}`;
   const load = useCallback(async () => {
-    const res = await fetch(`${base}/disclosure`, { cache: "no-store" });
-    const body = (await res.json().catch(() => ({}))) as { disclosure?: DisclosureView };
-    if (body.disclosure) setView(body.disclosure);
-  }, [base]);
+    const answer = await api.disclosure(photoId, versionId);
+    if (answer?.body.disclosure) setView(answer.body.disclosure);
+  }, [photoId, versionId]);
   useEffect(() => {
     void load();
   }, [load]);
   async function publish() {
-    const res = await fetch(`${base}/link`, { method: "POST" });
-    const body = (await res.json().catch(() => ({}))) as { error?: string };
-    setNote(res.ok ? "Original page published." : (body.error ?? "The page could not be published."));
+    const answer = await api.publishOriginal(photoId, versionId);
+    setNote(answer?.ok ? "Original page published." : (answer?.body.error ?? "The page could not be published."));
     setWarning(null);
     await load();
   }
   async function confirmChecked() {
-    const res = await fetch(`${base}/confirm-structure`, { method: "POST" });
-    const body = (await res.json().catch(() => ({}))) as { error?: string };
-    setNote(res.ok ? STRUCTURE_CONFIRMED : (body.error ?? "The confirmation was not saved. Try again."));
+    const answer = await api.confirmStructure(photoId, versionId);
+    setNote(answer?.ok ? STRUCTURE_CONFIRMED : (answer?.body.error ?? "The confirmation was not saved. Try again."));
     await load();
   }
   async function withdraw(confirm: boolean) {
-    const res = await fetch(`${base}/link`, {
-      method: "DELETE",
-      ...(confirm ? { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ confirm: true }) } : {}),
-    });
-    const body = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
-    if (res.status === 409 && !confirm) return setWarning(body.error ?? "This listing still advertises.");
+    const answer = await api.withdrawOriginal(photoId, versionId, confirm);
+    const said = answer?.body.error;
+    if (answer?.status === 409 && !confirm) return setWarning(said ?? "This listing still advertises.");
     setWarning(null);
-    setNote(res.ok ? "Link revoked: it now answers “withdrawn”." : (body.error ?? "The link could not be revoked."));
+    setNote(answer?.ok ? "Link revoked: it now answers “withdrawn”." : (said ?? "The link could not be revoked."));
     await load();
   }
   if (!view) return null;

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { api } from "~/lib/api";
 import { removeWhatIsPainted } from "~/lib/mask";
 import { startJob, useJob } from "~/lib/use-job";
 import { QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES } from "~/shared/catalog";
@@ -93,32 +94,26 @@ export function QuickDialog({
   }
 
   async function keep(v: VersionView) {
-    const res = await fetch(`/api/photos/${photoId}/versions/${v.id}/keep`, { method: "POST" }).catch(() => null);
-    if (!res?.ok) {
-      const body = (await res?.json().catch(() => null)) as { error?: string } | null;
-      return job.setError(body?.error ?? "Could not keep this result. Try again.");
+    const answer = await api.keep(photoId, v.id);
+    if (!answer?.ok) {
+      return job.setError(answer?.body.error ?? "Could not keep this result. Try again.");
     }
     setRefresh((n) => n + 1);
     onChanged();
   }
 
   async function choose(v: VersionView) {
-    const res = await fetch(`/api/photos/${photoId}/versions/${v.id}/choose`, { method: "POST" }).catch(() => null);
-    if (!res?.ok) return job.setError("Could not change the shown version. Try again.");
+    const answer = await api.choose(photoId, v.id);
+    if (!answer?.ok) return job.setError("Could not change the shown version. Try again.");
     setRefresh((n) => n + 1);
     onChanged();
   }
 
   // "Use this look for the listing": the version becomes the style reference of the photo's folder.
   async function useLook(v: VersionView) {
-    const res = await fetch(`/api/photos/${photoId}/versions/${v.id}/look`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: "{}",
-    }).catch(() => null);
-    if (!res?.ok) {
-      const body = (await res?.json().catch(() => null)) as { error?: string } | null;
-      return job.setError(body?.error ?? "Could not make it the listing's look. Try again.");
+    const answer = await api.useLook(photoId, v.id);
+    if (!answer?.ok) {
+      return job.setError(answer?.body.error ?? "Could not make it the listing's look. Try again.");
     }
     setRefresh((n) => n + 1);
     onChanged();
@@ -170,7 +165,7 @@ export function QuickDialog({
         onCompare={setCompare}
         onChoose={(v) => void choose(v)}
         onKeep={(v) => void keep(v)}
-        onReroll={(v, acceptCharge) => void job.track(() => startJob(`/api/jobs/${v.jobId}/reroll`, { acceptCharge }))}
+        onReroll={(v, acceptCharge) => void job.track(() => startJob({ rerollOf: v.jobId, body: { acceptCharge } }))}
       />
     </Modal>
   );

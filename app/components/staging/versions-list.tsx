@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { api, type RerollQuote, type VersionsAnswer } from "~/lib/api";
 import { DESIGN_STYLES, ROOM_TYPES } from "~/shared/catalog";
 import { belowListingSize } from "~/shared/listing";
 import type { PhotoListing } from "~/shared/listing-look";
@@ -16,10 +17,6 @@ export function versionLabel(v: VersionView): string {
 }
 
 /** GET /api/photos/:id/versions: the versions, and the listing (folder) the photo is in with its look. */
-export interface VersionsAnswer {
-  versions: VersionView[];
-  listing: PhotoListing | null;
-}
 
 /** A photo's versions from GET /api/photos/:id/versions, asked again whenever `refresh` changes. */
 export function useVersions(photoId: string, refresh: number): VersionsAnswer | null {
@@ -27,12 +24,12 @@ export function useVersions(photoId: string, refresh: number): VersionsAnswer | 
   useEffect(() => {
     let live = true;
     void refresh;
-    fetch(`/api/photos/${photoId}/versions`, { cache: "no-store" })
-      .then((r) => (r.ok ? (r.json() as Promise<VersionsAnswer>) : { versions: [], listing: null }))
-      .then((b: VersionsAnswer) => {
-        if (live) setAnswer({ versions: b.versions, listing: b.listing ?? null });
-      })
-      .catch(() => undefined);
+    void api.versions(photoId).then((answer) => {
+      // Lost (offline): what is shown stays; any other failure shows no versions.
+      if (!answer || !live) return;
+      const b = answer.ok ? answer.body : {};
+      setAnswer({ versions: b.versions ?? [], listing: b.listing ?? null });
+    });
     return () => {
       live = false;
     };
@@ -49,11 +46,6 @@ export function fromLine(v: VersionView, versions: readonly VersionView[]): stri
     : "From an earlier version";
 }
 
-interface RerollQuote {
-  cost: 0 | 1;
-  message: string;
-}
-
 /** Re-roll a staged result: the price is asked for and said before anything starts. */
 export function RerollControl({
   version,
@@ -67,10 +59,11 @@ export function RerollControl({
   async function ask() {
     setError(null);
     try {
-      const res = await fetch(`/api/jobs/${version.jobId}/reroll`, { cache: "no-store" });
-      const body = (await res.json()) as { quote?: RerollQuote; error?: string };
-      if (!res.ok || !body.quote) return setError(body.error ?? "Could not price the re-roll. Try again.");
-      setQuote(body.quote);
+      const answer = await api.rerollQuote(version.jobId);
+      if (!answer) return setError("You seem to be offline. Try again.");
+      const { quote, error: said } = answer.body;
+      if (!answer.ok || !quote) return setError(said ?? "Could not price the re-roll. Try again.");
+      setQuote(quote);
     } catch {
       setError("You seem to be offline. Try again.");
     }
