@@ -68,6 +68,27 @@ export function pathProblems(files: string[], read: (file: string) => string): s
   return missing;
 }
 
+/** A timing: a number of milliseconds. */
+const TIMING = /\b\d+(?:\.\d+)?\s?ms\b/;
+
+/**
+ * Timings written into the comments of app/ and workers/ (issue 48 item 3): a comment says why; a measured figure
+ * lives in a bench report or an ADR, which the comment names. As "file:line: the comment".
+ */
+export function figureProblems(files: string[], read: (file: string) => string): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    if (!/^(app|workers)\/.*\.tsx?$/.test(file) || file.endsWith("worker-configuration.d.ts")) continue;
+    read(file)
+      .split("\n")
+      .forEach((line, i) => {
+        const text = prose(file, line);
+        if (text !== null && TIMING.test(text)) out.push(`${file}:${i + 1}: ${text.trim()}`);
+      });
+  }
+  return out;
+}
+
 if (import.meta.main) {
   const files = execFileSync("git", ["ls-files"], { cwd: ROOT, encoding: "utf8" }).split("\n").filter(Boolean);
   const missing = pathProblems(files, (f) => readFileSync(join(ROOT, f), "utf8"));
@@ -78,5 +99,15 @@ if (import.meta.main) {
     for (const m of missing) console.error(`  ${m}`);
     process.exit(1);
   }
-  console.log(`check-paths: every repository path named in ${files.length} tracked files exists`);
+  const figures = figureProblems(files, (f) => readFileSync(join(ROOT, f), "utf8"));
+  if (figures.length) {
+    console.error(
+      `check-paths: ${figures.length} timing(s) in code comments (say why; put the figure in a bench report or an ADR and name it):`,
+    );
+    for (const f of figures) console.error(`  ${f}`);
+    process.exit(1);
+  }
+  console.log(
+    `check-paths: every repository path named in ${files.length} tracked files exists; no timing in a comment`,
+  );
 }

@@ -127,8 +127,8 @@ export function enhanceLandingPage(): void {
     if (el) el.textContent = text;
   };
   // Asked for once the hero's picture, the page's largest paint on a phone, has been painted: on a slow network it
-  // must not share the connection or the main thread with a request for a few words (Lighthouse's LCP on `/` went
-  // from 1.07 s to 1.23 s with the request made at once; docs/performance.md). Where the browser does not report
+  // must not share the connection or the main thread with a request for a few words (made at once, it delayed the
+  // largest paint Lighthouse measures; docs/performance.md). Where the browser does not report
   // the largest paint, or something else is the largest, the figures are asked for after the page's load.
   const fill = () =>
     void fetch("/api/figures")

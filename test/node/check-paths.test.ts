@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pathProblems } from "../../scripts/check-paths.ts";
+import { figureProblems, pathProblems } from "../../scripts/check-paths.ts";
 
 // The paths check of `npm run lint` (scripts/check-paths.ts, issue 48): a comment, an ADR or a doc naming a repository
 // path that does not exist is caught by file and line; a path that exists, an ADR by its number, a module without its
@@ -43,5 +43,17 @@ describe("the paths check", () => {
     expect(problems("docs/planted.md", "bench/results/profiles/ (written by the bench)")).toEqual([]);
     expect(problems("docs/planted.md", "Served at /docs/api and https://example.com/app/x.ts")).toEqual([]);
     expect(problems("workers/planted.ts", 'const p = "workers/missing.ts";')).toEqual([]);
+  });
+
+  it("fails on a timing written into a comment of app/ or workers/, and leaves code, tests and docs alone", () => {
+    const timed = (file: string, text: string) => figureProblems([file], () => text);
+    expect(timed("workers/lib/planted.ts", "// a decode takes about 60 ms here")).toEqual([
+      "workers/lib/planted.ts:1: // a decode takes about 60 ms here",
+    ]);
+    expect(timed("app/lib/planted.ts", "const x = 1; // 2.5ms at worst")).toHaveLength(1);
+    expect(timed("workers/lib/planted.ts", "const TIMEOUT_MS = 30; // why: the provider's own limit")).toEqual([]);
+    expect(timed("workers/lib/planted.ts", 'const label = "waited 30 ms";')).toEqual([]);
+    expect(timed("test/unit/planted.test.ts", "// took 30 ms")).toEqual([]);
+    expect(timed("docs/decisions/0001-a.md", "It took 30 ms.")).toEqual([]);
   });
 });

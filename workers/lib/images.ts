@@ -91,8 +91,8 @@ export function imagesFor(env: { IMAGES: ImagesBinding; APP_ENV: string; IMAGES_
 
 /**
  * The bytes as one chunk. The binding's client (workerd's streaming-forms) copies its input into the request chunk by
- * chunk in JavaScript: a Blob's stream of a 795 KB result cost this thread about 8 ms more per call than one chunk
- * (bench/pixels.ts). A copy, because the request may take the chunk over.
+ * chunk in JavaScript, so a Blob's many-chunk stream cost this thread more per call than one chunk (bench/pixels.ts).
+ * A copy, because the request may take the chunk over.
  */
 function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
   const chunk = bytes.slice();
@@ -193,9 +193,8 @@ export function grayFromPng(png: Uint8Array): GrayImage {
 }
 
 /**
- * BT.601 luma of a PNG, inflated by the runtime's zlib (DecompressionStream) instead of JavaScript: fflate took about
- * 9 ms of the 11 ms fast-png needs for a 384 x 256 RGB PNG on this thread; unfiltering and luma here take about 1 ms
- * (bench/pixels.ts; the parts in png-rows.ts). Interlaced PNGs and bit depths under 8 go to fast-png (grayFromPng).
+ * BT.601 luma of a PNG, inflated by the runtime's zlib (DecompressionStream) instead of JavaScript, whose inflate
+ * was most of fast-png's time (bench/pixels.ts; the parts in png-rows.ts). Interlaced PNGs and bit depths under 8 go to fast-png (grayFromPng).
  */
 export async function grayFromPngNative(png: Uint8Array): Promise<GrayImage> {
   const parts = pngParts(png);

@@ -1,8 +1,7 @@
 // PNG decoding with the runtime's zlib (DecompressionStream) and the row filters here: what fast-png does, without
-// its JavaScript inflate (fflate took about 9 ms of the 11 ms fast-png needs for a 384 x 256 RGB PNG, bench/pixels.ts)
-// and, for pngRows, without ever holding the whole image: a removal mask is the size of its photo, up to
-// 24 megapixels, which as RGBA is 96 MB inflated and as much again decoded, past a Worker's 128 MB
-// (docs/decisions/0211-masks-decoded-once-per-photo.md). Interlaced PNGs are not read here.
+// its JavaScript inflate, which was most of fast-png's time (bench/pixels.ts), and, for pngRows, without ever holding
+// the whole image: a removal mask is the size of its photo, and a whole one inflated and decoded would not fit in a
+// Worker's memory (docs/decisions/0211-masks-decoded-once-per-photo.md). Interlaced PNGs are not read here.
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Samples per pixel by PNG colour type: gray, RGB, palette, gray + alpha, RGBA. */

@@ -34,6 +34,6 @@ export async function putRetrying(
   throw lastError;
 }
 
-/** Three tries, 100 ms then 400 ms apart: half a second added to a job that R2 failed twice, nothing otherwise. */
+/** Three tries, the pause growing from PUT_PAUSE_MS: a short wait for a job that R2 failed twice, none otherwise. */
 export const PUT_TRIES = 3;
 export const PUT_PAUSE_MS = 100;

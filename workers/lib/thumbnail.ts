@@ -7,7 +7,7 @@ import { describeImage, type ImageInfo, isJpeg, isPng, RESULT_THUMB_EDGE } from 
 
 export { describeImage, type ImageInfo, isJpeg, isPng, RESULT_THUMB_EDGE } from "./image-facts";
 
-/** A JPEG thumbnail of a result (decoded here: about 60 ms for 640 x 480, 470 ms for 2560 x 1920 on 2 cores). */
+/** A JPEG thumbnail of a result, decoded here (what that costs: bench/pixels.ts). */
 export function makeResultThumb(bytes: Uint8Array): Uint8Array {
   return describeAndThumb(bytes).thumb;
 }

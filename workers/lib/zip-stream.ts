@@ -19,8 +19,7 @@ export interface ZipEntry {
 
 /**
  * The running CRC-32 of an entry's bytes, by the runtime's zlib (native in workerd under nodejs_compat): a JavaScript
- * table loop cost about 3.5 ms per MB of the Worker's CPU, some 580 ms over a 100-photo pack's 163 MB; zlib's takes
- * about 0.1 ms per MB (measured in workerd, docs/decisions/0306).
+ * table loop spent a large pack's CPU budget on checksums alone (the figures: docs/decisions/0306).
  */
 export function crc32Update(crc: number, bytes: Uint8Array): number {
   return zlibCrc32(bytes, crc) >>> 0;

@@ -21,8 +21,8 @@ import { newPhotoRow } from "./uploads";
 // server fetches. The same rules as the browser's resumable upload (docs/decisions/0040-resumable-uploads.md): JPG or
 // PNG by their bytes, 10 MB at most, a complete file, and the pixel limit (ADR 0103). Here the server makes the
 // thumbnail, through the Images binding: the photo is described from its header and never decoded on this isolate
-// (docs/decisions/0210-api-photos-never-decoded-here.md). A jpeg-js decode took about 22 bytes a pixel: a 12 MP photo
-// grew the runtime by 660 MB, past a Worker's 128 MB.
+// (docs/decisions/0210-api-photos-never-decoded-here.md): a JavaScript decode of a phone's photo needs several times a
+// Worker's memory (the figures are in that ADR).
 
 /** How long fetching a photo by URL may take, headers and body together. */
 export const FETCH_TIMEOUT_MS = 15_000;

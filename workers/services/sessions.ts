@@ -84,7 +84,7 @@ export async function validateSessionToken(
 }
 
 // The session's statement, built by drizzle once per database and shape of reads and only bound after: building it
-// took more CPU than the rest of a signed-in page's server work (the dashboard's is about 4 KB of SQL).
+// took more CPU than the rest of a signed-in page's server work (the dashboard's statement is long).
 const sessionQueries = new WeakMap<Database, Map<string, ReturnType<typeof prepareSessionQuery>>>();
 
 function prepareSessionQuery(db: Database, reads: SessionReads | undefined) {
