@@ -1,5 +1,5 @@
 import { requestContext } from "@workers/http/context";
-import { log } from "@workers/http/log";
+import { log } from "@workers/lib/log";
 import { isbot } from "isbot";
 // react-dom's Node build: the same renderToReadableStream, writing strings into its buffer with encodeInto
 // instead of allocating a Uint8Array per string as the edge build does (ADR 0147; needs nodejs_compat).

@@ -1,6 +1,6 @@
 import { decodeBase64urlIgnorePadding } from "@oslojs/encoding";
-import { cutText } from "@workers/lib/cut-text";
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from "arctic";
+import { cutText } from "~/shared/text";
 
 // Google sign-in: OAuth 2.0 authorization code flow with PKCE and state
 // (arctic's generic OAuth2Client), endpoints found through OpenID Connect

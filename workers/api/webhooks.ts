@@ -1,6 +1,6 @@
 import { readText } from "@workers/http/body";
-import { log } from "@workers/http/log";
 import { failureJson } from "@workers/http/result";
+import { log } from "@workers/lib/log";
 import { countWebhookFailure } from "@workers/services/operations";
 import { handleStripeWebhook } from "@workers/services/stripe-webhook";
 import { teamSeatSink } from "@workers/services/teams/seat-sink";
