@@ -11,9 +11,9 @@ import type { Figure } from "./report.ts";
 
 /**
  * What one call of the platform's image service is taken to cost in production: its round trip to the image
- * service and a 640 px gray reduction of a 2304 px JPEG. An assumption, like the shortcut bench's injected D1 and R2
- * latencies (bench/shortcuts.ts), not a measurement; the local stand-in (sharp in wrangler's Node process, about
- * 50 ms a call on a quiet machine) is not production's cost (docs TOOLCHAIN).
+ * service and a 640 px gray reduction of a 2304 px JPEG. An assumption, like the injected D1 and R2 latencies of
+ * workers/lib/injected-latency.ts, not a measurement; the local stand-in (sharp in wrangler's Node process) is not
+ * production's cost (docs TOOLCHAIN).
  */
 export const IMAGES_CALL_MS = Number(process.env.BENCH_IMAGES_CALL_MS ?? 30);
 

@@ -176,7 +176,7 @@ export interface StackOptions {
    * bench:profile`; unset, wrangler picks a free one.
    */
   inspectorPort?: number;
-  /** Worker variables for this run only, over .dev.vars and wrangler.toml (a bench's PROVIDER_CAP, DISABLE_SHORTCUTS, INJECT_*). */
+  /** Worker variables for this run only, over .dev.vars and wrangler.toml (a bench's PROVIDER_CAP, INJECT_*). */
   vars?: Record<string, string>;
 }
 

@@ -1,10 +1,11 @@
 import { devToolsEnabled } from "@workers/lib/dev-tools";
 
-// Production-like storage latency for the bench (issue 37 part 4, bench/shortcuts.ts). Locally D1 and R2 are files
-// on this machine, so a round trip costs well under a millisecond and a shortcut that saves one looks worthless.
-// With dev tools on, INJECT_D1_MS and INJECT_R2_MS add that many milliseconds to every D1 round trip (a statement's
-// first/all/run/raw, a batch, an exec) and every R2 call the user's object makes. Off by default; never in
-// production (devToolsEnabled is false there). docs/decisions/0154-the-user-objects-parts.md
+// Production-like storage latency for a bench run (issue 37 part 4). Locally D1 and R2 are files on this machine, so
+// a round trip costs well under a millisecond and work that saves one looks worthless. With dev tools on,
+// INJECT_D1_MS and INJECT_R2_MS add that many milliseconds to every D1 round trip (a statement's first/all/run/raw, a
+// batch, an exec) and every R2 call the user's object makes. Off by default; never in production (devToolsEnabled is
+// false there). The shortcut bench that set them is gone (docs/decisions/0323-no-shortcut-fence.md); a bench run sets
+// them through scripts/stack.ts's Worker variables.
 
 type LatencyEnv = Pick<Env, "DEV_TOOLS" | "APP_ENV" | "DB" | "PHOTOS"> & {
   INJECT_D1_MS?: string;
