@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { seriousAxeViolations } from "./axe.ts";
 import {
   baseUrl,
+  browserForFile,
   createUser,
   type FixtureUser,
   loseFirstAnswer,
-  type OpenBrowser,
-  openBrowser,
   openPhotoEditor,
   phoneContext,
   signedInContext,
@@ -20,13 +19,9 @@ import { seedPhotos } from "./support/library-bytes.ts";
 // retried; 3 variations, the chosen one, the free and the paid re-roll; and
 // staging the emptied room, checked from the provider emulator's request log.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
+const b = browserForFile();
 afterAll(async () => {
   await setProviderMode({ mode: "ok" });
-  await b?.close();
 });
 
 function session(user: FixtureUser) {

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { pageStylesheet } from "../../scripts/page-stylesheet.ts";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 
 // A prerendered page inlines only the rules of the app stylesheet that can match it (scripts/page-stylesheet.ts,
 // ADR 0150). What must hold: the page looks exactly as it would with the whole stylesheet, on a phone and on a
@@ -9,16 +9,12 @@ import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } f
 
 const INLINE_STYLE = /<style id="app-css">([\s\S]*?)<\/style>/;
 
-let b: OpenBrowser;
+const b = browserForFile();
 let fullCss = "";
 beforeAll(async () => {
-  b = await openBrowser();
   // A page the Worker renders inlines the whole stylesheet.
   const html = await (await fetch(`${baseUrl()}/features`)).text();
   fullCss = INLINE_STYLE.exec(html)?.[1] ?? "";
-});
-afterAll(async () => {
-  await b?.close();
 });
 
 /** Every element's computed style (and its ::before, ::after and ::marker), one string per element. */

@@ -5,7 +5,7 @@ import createClient from "openapi-fetch";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { paths } from "./api-v1.ts";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, signedInContext } from "./browser.ts";
+import { baseUrl, browserForFile, createUser, signedInContext } from "./browser.ts";
 import { ROOM_PHOTO } from "./support/library-bytes.ts";
 
 // The public API as an integrator meets it: a key made on the settings page,
@@ -14,7 +14,7 @@ import { ROOM_PHOTO } from "./support/library-bytes.ts";
 // from the integrator's own server, a staging job with a callback that this
 // test receives and verifies, the download, and the balance one credit lower.
 
-let b: OpenBrowser;
+const b = browserForFile();
 let receiver: Server;
 let port = 0;
 const callbacks: { path: string; signature: string; body: string }[] = [];
@@ -22,7 +22,6 @@ const callbacks: { path: string; signature: string; body: string }[] = [];
 const photo = ROOM_PHOTO;
 
 beforeAll(async () => {
-  b = await openBrowser();
   receiver = createServer((req, res) => {
     if (req.method === "GET" && req.url === "/listing/living-room.jpg") {
       res.writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": String(photo.byteLength) });
@@ -49,7 +48,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await b?.close();
   await new Promise((resolve) => receiver?.close(resolve));
 });
 

@@ -1,27 +1,15 @@
 import type { Locator } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  baseUrl,
-  createUser,
-  loseFirstAnswer,
-  type OpenBrowser,
-  openBrowser,
-  openPhotoEditor,
-  signedInContext,
-} from "./browser.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { baseUrl, browserForFile, createUser, loseFirstAnswer, openPhotoEditor, signedInContext } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 import { ROOM_PHOTO, seedPhotos } from "./support/library-bytes.ts";
 
 // AI staging in Chromium against the production build and the provider
 // emulator: stage, replace the sky, then a provider failure that costs nothing.
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
+const b = browserForFile();
 afterAll(async () => {
   await setProviderMode("ok");
-  await b?.close();
 });
 
 /** Opens a seeded photo's dialog from the library. */

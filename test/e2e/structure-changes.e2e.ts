@@ -1,6 +1,6 @@
 import { decode } from "fast-png";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { baseUrl, browserForFile, createUser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { setProviderMode } from "./provider-emulator.ts";
 import { seedPhotos } from "./support/library-bytes.ts";
 
@@ -14,13 +14,9 @@ const RETURNED = "Your credit is back";
 const NOT_FOR_MLS =
   "You told us this result changed the room and got its credit back, so it cannot go to an MLS. Stage the photo again.";
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
+const b = browserForFile();
 afterAll(async () => {
   await setProviderMode("ok");
-  await b?.close();
 });
 
 /** The share of marked pixels in a part of the map (fractions of its width and height). */

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, createUser, type OpenBrowser, openBrowser, openPhotoEditor, signedInContext } from "./browser.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { baseUrl, browserForFile, createUser, openPhotoEditor, signedInContext } from "./browser.ts";
 import { providerRequests, setProviderMode } from "./provider-emulator.ts";
 import { refuseOverOne } from "./structure-limits.ts";
 import { seedPhotos } from "./support/library-bytes.ts";
@@ -14,13 +14,9 @@ import { seedPhotos } from "./support/library-bytes.ts";
 const REFUSED = "This result changed the room's walls, windows or doors, so it was not charged.";
 const CHECK_WALLS = "Check the walls and windows";
 
-let b: OpenBrowser;
-beforeAll(async () => {
-  b = await openBrowser();
-});
+const b = browserForFile();
 afterAll(async () => {
   await setProviderMode("ok");
-  await b?.close();
 });
 
 /** The staging calls the provider answered since `since` (epoch ms; its log keeps the last 200 calls). */
