@@ -28,13 +28,16 @@ async function call<T>(path: string, init?: RequestInit): Promise<Answer<T> | nu
 }
 
 const FRESH: RequestInit = { cache: "no-store" };
-const post = (body?: unknown, headers: Record<string, string> = {}): RequestInit =>
+/** A request of `method`, with `body` sent as JSON when there is one. */
+const send = (method: string, body?: unknown, headers: Record<string, string> = {}): RequestInit =>
   body === undefined
-    ? { method: "POST", headers }
-    : { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) };
+    ? { method, headers }
+    : { method, headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) };
+const post = (body?: unknown, headers?: Record<string, string>) => send("POST", body, headers);
 const version = (photoId: string, versionId: string) =>
   `/api/photos/${encodeURIComponent(photoId)}/versions/${encodeURIComponent(versionId)}`;
 
+/** GET /api/photos/:id/versions: the versions, and the listing (folder) the photo is in with its look. */
 export interface VersionsAnswer {
   versions: VersionView[];
   listing: PhotoListing | null;
@@ -84,10 +87,7 @@ export const api = {
   confirmStructure: (photoId: string, versionId: string) =>
     call(`${version(photoId, versionId)}/confirm-structure`, post()),
   withdrawOriginal: (photoId: string, versionId: string, confirm: boolean) =>
-    call(`${version(photoId, versionId)}/link`, {
-      method: "DELETE",
-      ...(confirm ? { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ confirm: true }) } : {}),
-    }),
+    call(`${version(photoId, versionId)}/link`, send("DELETE", confirm ? { confirm: true } : undefined)),
   rerollQuote: (jobId: string) => call<{ quote: RerollQuote }>(`/api/jobs/${encodeURIComponent(jobId)}/reroll`, FRESH),
   /** Starts a job; `key` (an Idempotency-Key) makes a second sending answer the job the first one started. */
   startJob: (start: JobStart, key: string) =>

@@ -49,13 +49,10 @@ export function useLiveCredits(initial: LiveCredits): LiveCredits & { live: bool
       if (next) setState(next);
     };
     const poll = async () => {
-      try {
-        const answer = await api.me();
-        if (answer?.status === 401) stopped = true;
-        else if (answer?.ok) apply(answer.body);
-      } catch {
-        // Offline: the next poll or reconnect tries again.
-      }
+      // Null when offline: the next poll or reconnect tries again.
+      const answer = await api.me();
+      if (answer?.status === 401) stopped = true;
+      else if (answer?.ok) apply(answer.body);
     };
     const startPolling = () => {
       pollTimer ??= setInterval(() => void poll(), POLL_MS);

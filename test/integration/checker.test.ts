@@ -158,10 +158,9 @@ describe("the source reduced beside the provider call (ADR 0322)", () => {
     const ahead = await original(ROOM_SOURCE);
     const [pass, gone] = [await stored(roomAnswer("stage")), await stored(windowGoneAnswer("stage"))];
     // Without a copy: both pictures reduced, and the copy kept for the next check of that original.
-    const full = await consume([
-      request({ sourceKey: bare, resultKey: pass }),
-      request({ sourceKey: bare, resultKey: gone }),
-    ]);
+    const checkBoth = (sourceKey: string) =>
+      consume([request({ sourceKey, resultKey: pass }), request({ sourceKey, resultKey: gone })]);
+    const full = await checkBoth(bare);
     expect(full.answers.map((a) => [a.timing?.imagesCalls, a.timing?.sourceAhead])).toEqual([
       [2, undefined],
       [2, undefined],
@@ -173,10 +172,7 @@ describe("the source reduced beside the provider call (ADR 0322)", () => {
     expect(prepared.delivered).toEqual([{ acked: true, retried: false }]);
     const copy = await env.PHOTOS.get(sourceGrayKey(ahead)!);
     expect(copy?.customMetadata?.sourceEtag).toBe((await env.PHOTOS.head(ahead))!.etag);
-    const quick = await consume([
-      request({ sourceKey: ahead, resultKey: pass }),
-      request({ sourceKey: ahead, resultKey: gone }),
-    ]);
+    const quick = await checkBoth(ahead);
     expect(quick.answers.map((a) => [a.timing?.imagesCalls, a.timing?.sourceAhead])).toEqual([
       [1, true],
       [1, true],

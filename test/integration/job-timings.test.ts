@@ -14,6 +14,19 @@ import { describe, expect, it } from "vitest";
 
 const TRUE = encodeJpeg(providerSize(decodeImage(ROOM_SOURCE), 768, 512, "stretch"), 85);
 
+/** Stages the photo through the page's route, waits for the job to succeed, and answers its recorded timings. */
+async function stagedTimings(user: { id: string; cookie: string }, photoId: string) {
+  const res = await api(user.cookie, "POST", `/api/photos/${photoId}/jobs`, {
+    kind: "stage",
+    roomType: "Living Room",
+    designStyle: "Modern",
+  });
+  expect(res.status).toBe(202);
+  const jobId = res.body.job.id as string;
+  expect((await settleJob(user.cookie, jobId)).status).toBe("succeeded");
+  return (await userObject(env, user.id).jobTimings()).find((t) => t.jobId === jobId);
+}
+
 describe("a job's timings", () => {
   it("records each wait of the run, the check cut by the check Worker's own times, inside the run's window", async () => {
     const provider = stubProvider();
@@ -21,16 +34,7 @@ describe("a job's timings", () => {
     const user = await onPlan("Starter plan", 2);
     const [photo] = await photosOf(user.id, 1);
     await useRoomAsOriginal(photo!);
-    const res = await api(user.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
-      kind: "stage",
-      roomType: "Living Room",
-      designStyle: "Modern",
-    });
-    expect(res.status).toBe(202);
-    const jobId = res.body.job.id as string;
-    expect((await settleJob(user.cookie, jobId)).status).toBe("succeeded");
-
-    const timings = (await userObject(env, user.id).jobTimings()).find((t) => t.jobId === jobId);
+    const timings = await stagedTimings(user, photo!.id);
     expect(timings).toBeDefined();
     const { spans, startedAt, endedAt } = timings!;
     expect(timings!.photoId).toBe(photo!.id);
@@ -57,20 +61,9 @@ describe("a job's timings", () => {
     const user = await onPlan("Starter plan", 3);
     const [photo] = await photosOf(user.id, 1);
     await useRoomAsOriginal(photo!);
-    const stage = async () => {
-      const res = await api(user.cookie, "POST", `/api/photos/${photo!.id}/jobs`, {
-        kind: "stage",
-        roomType: "Living Room",
-        designStyle: "Modern",
-      });
-      expect(res.status).toBe(202);
-      const jobId = res.body.job.id as string;
-      expect((await settleJob(user.cookie, jobId)).status).toBe("succeeded");
-      return (await userObject(env, user.id).jobTimings()).find((t) => t.jobId === jobId)!;
-    };
-    await stage();
+    await stagedTimings(user, photo!.id);
     expect(await env.PHOTOS.head(`${photo!.originalKey}.gray`)).not.toBeNull();
-    const second = await stage();
+    const second = (await stagedTimings(user, photo!.id))!;
     const onPath = second.spans.filter((s) => !s.afterEnd && s.part === "images");
     expect(onPath.reduce((n, s) => n + s.calls, 0)).toBe(1);
     expect(second.imagesAhead).toBe(1);

@@ -1,5 +1,5 @@
 import { describeImage } from "../lib/image-facts";
-import { imagesFor } from "../lib/images";
+import { type GrayImage, imagesFor } from "../lib/images";
 import { resultOwner, userPrefix } from "../lib/photo-storage";
 import { keepGray, keptGray, sourceGrayKey } from "../lib/source-gray";
 import { putRetrying } from "../lib/stored-retry";
@@ -50,31 +50,22 @@ export async function judge(
   req: CheckRequest,
   images: ImagesWork = { start: 0, end: 0, calls: 0 },
 ): Promise<Checked> {
-  const [head, kept, result] = await Promise.all([
-    env.PHOTOS.head(req.sourceKey),
-    keptGray(env.PHOTOS, req.sourceKey).catch(() => null),
-    bytesOf(env, req.resultKey),
-  ]);
-  const ahead = head && kept?.sourceEtag === head.etag ? kept.gray : null;
-  const source = head && !ahead ? await bytesOf(env, req.sourceKey) : null;
-  if (!head || !result || (!ahead && (!source || longEdge(source) < MIN_CHECKED_EDGE))) {
-    return { ...UNCHECKED, cause: "unjudgeable" };
-  }
-  if (longEdge(result) < MIN_CHECKED_EDGE) return { ...UNCHECKED, cause: "unjudgeable" };
+  const [source, result] = await Promise.all([sourceOf(env, req.sourceKey), bytesOf(env, req.resultKey)]);
+  if (!source || !result || longEdge(result) < MIN_CHECKED_EDGE) return { ...UNCHECKED, cause: "unjudgeable" };
   const service = imagesFor(env);
   // Timed for the job's split (docs/decisions/0226): the reductions run side by side.
   images.start = Date.now();
-  images.calls = ahead ? 1 : 2;
-  images.sourceAhead = ahead !== null;
+  images.calls = "gray" in source ? 1 : 2;
+  images.sourceAhead = "gray" in source;
   const [src, res] = await Promise.all([
-    ahead ?? service.analysisGray(source!, REDUCED_EDGE),
+    "gray" in source ? source.gray : service.analysisGray(source.bytes, REDUCED_EDGE),
     service.analysisGray(result, REDUCED_EDGE),
   ]).finally(() => {
     images.end = Date.now();
   });
   const { verdict, score, reasons, map } = judgeGrays(req.kind, src, res, limitsFor(env, req));
   // A copy for the next check of this original; a failed write costs that check a reduction, nothing else.
-  const keeping = ahead ? Promise.resolve() : keepGray(env.PHOTOS, req.sourceKey, head.etag, src).catch(() => false);
+  const keeping = "bytes" in source ? keepGray(env.PHOTOS, req.sourceKey, source.etag, src).catch(() => false) : null;
   const [mapped] = await Promise.all([storeMap(env, req, changeMapPng(map)), keeping]);
   return { verdict, score, reasons, mapped };
 }
@@ -85,17 +76,31 @@ export async function judge(
  * is left alone. Nobody waits for it: a failure leaves the check to reduce the source itself.
  */
 export async function prepareSource(env: JudgeEnv, sourceKey: string): Promise<"kept" | "had" | "skipped"> {
-  if (!sourceGrayKey(sourceKey)) return "skipped";
-  const [head, kept] = await Promise.all([
-    env.PHOTOS.head(sourceKey),
-    keptGray(env.PHOTOS, sourceKey).catch(() => null),
-  ]);
-  if (!head) return "skipped";
-  if (kept?.sourceEtag === head.etag) return "had";
-  const source = await bytesOf(env, sourceKey);
-  if (!source || longEdge(source) < MIN_CHECKED_EDGE) return "skipped";
-  const gray = await imagesFor(env).analysisGray(source, REDUCED_EDGE);
-  return (await keepGray(env.PHOTOS, sourceKey, head.etag, gray)) ? "kept" : "skipped";
+  const source = sourceGrayKey(sourceKey) ? await sourceOf(env, sourceKey) : null;
+  if (!source) return "skipped";
+  if ("gray" in source) return "had";
+  const gray = await imagesFor(env).analysisGray(source.bytes, REDUCED_EDGE);
+  return (await keepGray(env.PHOTOS, sourceKey, source.etag, gray)) ? "kept" : "skipped";
+}
+
+/**
+ * A job's source as the check needs it: the gray kept beside an original when it was reduced from the original's
+ * current bytes (their etags match), else the picture's bytes with their etag, read once. Null when the picture is
+ * gone or too small to judge. A key that gets no copy (a version) is read at once, without asking for one.
+ */
+async function sourceOf(
+  env: JudgeEnv,
+  key: string,
+): Promise<{ gray: GrayImage } | { bytes: Uint8Array; etag: string } | null> {
+  if (sourceGrayKey(key)) {
+    const [head, kept] = await Promise.all([env.PHOTOS.head(key), keptGray(env.PHOTOS, key).catch(() => null)]);
+    if (!head) return null;
+    if (kept?.sourceEtag === head.etag) return { gray: kept.gray };
+  }
+  const object = await env.PHOTOS.get(key);
+  if (!object) return null;
+  const bytes = new Uint8Array(await object.arrayBuffer());
+  return longEdge(bytes) < MIN_CHECKED_EDGE ? null : { bytes, etag: object.etag };
 }
 
 /**

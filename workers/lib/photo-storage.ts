@@ -32,6 +32,11 @@ export function originalKey(userId: string, photoId: string): string {
   return `${photoPrefix(userId, photoId)}original`;
 }
 
+/** Whether `key` is a photo's original, as originalKey names it (a user's or a team's photo). */
+export function isOriginalKey(key: string): boolean {
+  return /^photos\/[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+\/original$/.test(key);
+}
+
 export function thumbKey(userId: string, photoId: string): string {
   return `${photoPrefix(userId, photoId)}thumb`;
 }

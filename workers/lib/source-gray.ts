@@ -1,4 +1,5 @@
 import type { GrayImage } from "./images";
+import { isOriginalKey } from "./photo-storage";
 
 // A source photo's analysis gray, reduced once and kept beside its original
 // (docs/decisions/0322-source-reduced-beside-the-provider-call.md): the check Worker reduces a job's source while
@@ -12,8 +13,7 @@ const HEADER = 8;
 
 /** Where the copy of `sourceKey`'s gray is kept: beside an original only; null for any other key. */
 export function sourceGrayKey(sourceKey: string): string | null {
-  if (!/^photos\/[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+\/original$/.test(sourceKey)) return null;
-  return `${sourceKey}.gray`;
+  return isOriginalKey(sourceKey) ? `${sourceKey}.gray` : null;
 }
 
 export function encodeGray(gray: GrayImage): Uint8Array {

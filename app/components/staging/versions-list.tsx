@@ -16,8 +16,6 @@ export function versionLabel(v: VersionView): string {
   return `${room} · ${style}`;
 }
 
-/** GET /api/photos/:id/versions: the versions, and the listing (folder) the photo is in with its look. */
-
 /** A photo's versions from GET /api/photos/:id/versions, asked again whenever `refresh` changes. */
 export function useVersions(photoId: string, refresh: number): VersionsAnswer | null {
   const [answer, setAnswer] = useState<VersionsAnswer | null>(null);
@@ -58,15 +56,11 @@ export function RerollControl({
   const [error, setError] = useState<string | null>(null);
   async function ask() {
     setError(null);
-    try {
-      const answer = await api.rerollQuote(version.jobId);
-      if (!answer) return setError("You seem to be offline. Try again.");
-      const { quote, error: said } = answer.body;
-      if (!answer.ok || !quote) return setError(said ?? "Could not price the re-roll. Try again.");
-      setQuote(quote);
-    } catch {
-      setError("You seem to be offline. Try again.");
-    }
+    const answer = await api.rerollQuote(version.jobId);
+    if (!answer) return setError("You seem to be offline. Try again.");
+    const { quote, error: said } = answer.body;
+    if (!answer.ok || !quote) return setError(said ?? "Could not price the re-roll. Try again.");
+    setQuote(quote);
   }
   if (!quote) {
     return (
