@@ -1,0 +1,145 @@
+import { env } from "cloudflare:workers";
+import { db } from "@test/support/factories";
+import { api, onPlan, photosOf } from "@test/support/listing";
+import { stubProvider } from "@test/support/provider-stub";
+import { apiV1, workerFetch } from "@test/support/worker";
+import { createApiKey } from "@workers/services/api-keys";
+import { stateDigest } from "@workers/services/fixtures";
+import { beforeEach, describe, expect, it } from "vitest";
+import { jobFields } from "~/shared/job-request";
+
+// The routes whose schema or imports this change moved (the job request's schema now in app/shared/job-request.ts,
+// read by POST /api/photos/:id/jobs and the public API's jobs; the Stripe webhook's logger), attacked by hand beside
+// the generated suite: a stranger's real photo id, hostile names in the request's fields, a wrong media type, a
+// chunked oversized body, odd methods, a forged webhook. Each is a 4xx, never a 5xx, and D1 and R2 stay as they were.
+
+beforeEach(() => {
+  stubProvider();
+});
+
+const digest = () => stateDigest({ env, bucket: env.PHOTOS });
+const send = (cookie: string, path: string, init: RequestInit = {}) =>
+  workerFetch(path, { ...init, headers: { Cookie: cookie, Origin: "http://localhost", ...init.headers } });
+
+/** A JSON body of about 2.6 MB, sent in chunks with no length: past every route's body limit. */
+function chunkedOversized(): RequestInit {
+  const chunk = new TextEncoder().encode(`{"kind":"${"a".repeat(64 * 1024)}`);
+  const body = new ReadableStream({
+    start(c) {
+      for (let i = 0; i < 40; i++) c.enqueue(chunk);
+      c.close();
+    },
+  });
+  // @ts-expect-error: a streamed body needs duplex, which RequestInit's type does not list.
+  return { method: "POST", headers: { "Content-Type": "application/json" }, body, duplex: "half" };
+}
+
+/** Bob with a photo; Alice, a stranger to it, with a photo of her own and a personal key. */
+async function world() {
+  const bob = await onPlan("Starter plan", 3);
+  const [theirs] = await photosOf(bob.id, 1);
+  const alice = await onPlan("Starter plan", 3);
+  const [own] = await photosOf(alice.id, 1);
+  const made = await createApiKey({ db, env, clock: () => Date.now() }, alice.id, { name: "crm", scopes: ["stage"] });
+  if (!made.ok) throw new Error(made.error);
+  return { theirs: theirs!, alice, own: own!, key: made.token };
+}
+
+const STAGE = { kind: "stage", roomType: "Bedroom", designStyle: "Modern" };
+const HOSTILE: Record<string, unknown>[] = [
+  { ...STAGE, kind: "<script>alert(1)</script>" },
+  { ...STAGE, sourceVersionId: "../../photos/someone/original" },
+  { ...STAGE, designStyle: "x".repeat(101) },
+  // A line break is a fair instruction (it goes to the provider inside JSON); a NUL or a direction override is not.
+  { ...STAGE, prompt: "ok\u0000hidden" },
+  { ...STAGE, prompt: "ok\u202etxt.exe" },
+  { kind: "removal", maskId: "../mask.png" },
+  { kind: "sky", skyType: "https://evil.example/" },
+  { ...STAGE, variations: "999" },
+];
+
+describe("the job routes under attack", () => {
+  it("POST /api/photos/:id/jobs: a stranger's real photo is the 404 of a made-up one; hostile fields are 4xx", async () => {
+    const { theirs, alice, own } = await world();
+    const before = await digest();
+    const stranger = await api(alice.cookie, "POST", `/api/photos/${theirs.id}/jobs`, STAGE);
+    const madeUp = await api(alice.cookie, "POST", "/api/photos/nope/jobs", STAGE);
+    expect(stranger.status).toBe(404);
+    expect(stranger.body).toEqual(madeUp.body);
+    for (const body of HOSTILE) {
+      const res = await api(alice.cookie, "POST", `/api/photos/${own.id}/jobs`, body);
+      expect([400, 403, 404], JSON.stringify(body)).toContain(res.status);
+    }
+    expect(await digest()).toEqual(before);
+  });
+
+  it("POST /api/photos/:id/jobs: a wrong media type, a chunked oversized body and odd methods change nothing", async () => {
+    const { alice, own } = await world();
+    const before = await digest();
+    const path = `/api/photos/${own.id}/jobs`;
+    const wrongType = await send(alice.cookie, path, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain" },
+      body: JSON.stringify(STAGE),
+    });
+    expect(wrongType.status).toBe(415);
+    expect((await send(alice.cookie, path, chunkedOversized())).status).toBe(413);
+    for (const method of ["PUT", "PATCH", "DELETE"]) {
+      expect([404, 405], method).toContain((await send(alice.cookie, path, { method })).status);
+    }
+    expect(await digest()).toEqual(before);
+  });
+
+  it("the public API's jobs: a stranger's photo, hostile fields, a wrong media type, an oversized body, odd methods", async () => {
+    const { theirs, own, key } = await world();
+    const before = await digest();
+    const stranger = await apiV1(key, `/photos/${theirs.id}/jobs`, { method: "POST", json: STAGE });
+    const madeUp = await apiV1(key, "/photos/nope/jobs", { method: "POST", json: STAGE });
+    expect(stranger.status).toBe(404);
+    expect(await stranger.json()).toEqual(await madeUp.json());
+    // The public API reads the request's fields only (no variations, no mask: ADR 0195); a field it does not read is
+    // not an attack on it, so those cases are the page's alone.
+    for (const body of HOSTILE.filter((b) => Object.keys(b).every((k) => k in jobFields))) {
+      const res = await apiV1(key, `/photos/${own.id}/jobs`, { method: "POST", json: body });
+      expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
+      expect(res.status, JSON.stringify(body)).toBeLessThan(500);
+    }
+    const wrongType = await apiV1(key, `/photos/${own.id}/jobs`, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain" },
+      body: JSON.stringify(STAGE),
+    });
+    expect(wrongType.status).toBeGreaterThanOrEqual(400);
+    expect(wrongType.status).toBeLessThan(500);
+    const oversized = await apiV1(key, `/photos/${own.id}/jobs`, chunkedOversized());
+    expect(oversized.status).toBe(413);
+    expect([404, 405]).toContain((await apiV1(key, `/photos/${own.id}/jobs`, { method: "PUT" })).status);
+    expect(await digest()).toEqual(before);
+  });
+
+  it("the Stripe webhook: forged, unsigned, wrongly typed, oversized and odd-method requests change nothing", async () => {
+    const before = await digest();
+    const event = JSON.stringify({ id: "evt_forged", type: "checkout.session.completed", data: { object: {} } });
+    const hook = (init: RequestInit) => workerFetch("/api/webhooks/stripe", init);
+    const answers = [
+      await hook({ method: "POST", headers: { "Content-Type": "application/json" }, body: event }),
+      await hook({
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Stripe-Signature": "t=1,v1=deadbeef" },
+        body: event,
+      }),
+      await hook({
+        method: "POST",
+        headers: { "Content-Type": "text/plain", "Stripe-Signature": "t=1,v1=0" },
+        body: event,
+      }),
+      await hook(chunkedOversized()),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    }
+    expect([404, 405]).toContain((await hook({ method: "GET" })).status);
+    expect(await digest()).toEqual(before);
+  });
+});
