@@ -47,15 +47,37 @@ export const PhotoUpload = z
   })
   .openapi("PhotoUpload");
 
-/** The job request of the page's route (workers/services/jobs/request.ts) and a callback: one contract. */
+/** Why a field the page's route reads is refused here, rather than read or ignored. */
+const NOT_HERE: Record<string, string> = {
+  maskId: "This API takes no mask yet: a removal empties the whole room. Send the job without maskId.",
+  variations: "This API makes one result per job: send one job for each result you want, without variations.",
+};
+
+/**
+ * The job request of the page's route (workers/services/jobs/request.ts) and a callback: one contract. A field
+ * it does not read is refused, not ignored: a client that sends a mask or a count of variations would otherwise
+ * be charged for a job that is not the one it asked for.
+ */
 export const JobRequest = z
-  .object({
-    ...jobFields,
-    callbackUrl: z.string().max(2048).optional().openapi({
-      description:
-        "A public URL we POST a signed job.succeeded or job.failed event to: https on port 443 (or http on port 80), never Stagewise itself.",
-    }),
-  })
+  .object(
+    {
+      ...jobFields,
+      callbackUrl: z.string().max(2048).optional().openapi({
+        description:
+          "A public URL we POST a signed job.succeeded or job.failed event to: https on port 443 (or http on port 80), never Stagewise itself.",
+      }),
+    },
+    {
+      error: (issue) => {
+        if (issue.code !== "unrecognized_keys") return undefined;
+        const known = issue.keys.find((k) => k in NOT_HERE);
+        return known
+          ? NOT_HERE[known]
+          : `Unknown field: ${issue.keys.join(", ")}. The fields are listed at /developers.`;
+      },
+    },
+  )
+  .strict()
   .openapi("JobRequest");
 
 export const Job = z
