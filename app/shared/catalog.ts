@@ -293,25 +293,6 @@ export function styleMenuLabel(style: DesignStyle): string {
   return `${style.label} (as ${as?.label ?? style.provider})`;
 }
 
-export const FALLBACK_ROOM_CODE = "livingroom";
-export const FALLBACK_STYLE_CODE = "modern";
-
-function codeOf(options: readonly CodedOption[], value: string | null | undefined, fallback: string): string {
-  if (!value) return fallback;
-  const v = value.trim().toLowerCase();
-  return options.find((o) => o.code === v || o.name.toLowerCase() === v)?.code ?? fallback;
-}
-
-/** Provider code for a room type given by name or code; unknown types fall back to livingroom. */
-export function roomTypeCode(value: string | null | undefined): string {
-  return codeOf(ROOM_TYPES, value, FALLBACK_ROOM_CODE);
-}
-
-/** Provider code for a design style given by name or code; unknown styles fall back to modern. */
-export function designStyleCode(value: string | null | undefined): string {
-  return codeOf(DESIGN_STYLES, value, FALLBACK_STYLE_CODE);
-}
-
 export const SKY_TYPES = ["day", "dusk", "night"] as const;
 export type SkyType = (typeof SKY_TYPES)[number];
 export function isSkyType(value: unknown): value is SkyType {

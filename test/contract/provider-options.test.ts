@@ -2,8 +2,6 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import {
   DESIGN_STYLES,
-  FALLBACK_ROOM_CODE,
-  FALLBACK_STYLE_CODE,
   providerStyleCode,
   QUICK_FURNITURE_STYLES,
   QUICK_ROOM_TYPES,
@@ -11,6 +9,7 @@ import {
   SKY_TYPES,
   styleMenuLabel,
 } from "../../app/shared/catalog.ts";
+import { FALLBACK_ROOM_CODE, FALLBACK_STYLE_CODE } from "../../app/shared/staging-codes.ts";
 import { COLOR_SCHEMES, SPECIALITY_DECORS } from "../../app/shared/staging-options.ts";
 
 // Every option we can send is one the provider lists: read from the installed

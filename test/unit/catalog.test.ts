@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   DESIGN_STYLES,
-  designStyleCode,
   findPlan,
   findPlanByLookupKey,
   isSkyType,
@@ -9,11 +8,11 @@ import {
   QUICK_FURNITURE_STYLES,
   QUICK_ROOM_TYPES,
   ROOM_TYPES,
-  roomTypeCode,
   SKY_TYPES,
   TEAM_PLAN,
   yearlyMonthlyEquivalent,
 } from "~/shared/catalog";
+import { newSeed, providerStaging, roomCode, styleCode } from "~/shared/staging-codes";
 
 describe("plans", () => {
   it("has the five checkout-catalogue plans with their prices and credits", () => {
@@ -82,12 +81,12 @@ describe("room types", () => {
     expect(new Set(ROOM_TYPES.map((r) => r.code)).size).toBe(31);
   });
 
-  it("maps names and codes, and falls back to livingroom", () => {
-    expect(roomTypeCode("Office Room")).toBe("office");
-    expect(roomTypeCode("Study Room")).toBe("study_room");
-    expect(roomTypeCode("walkincloset")).toBe("walkincloset");
-    expect(roomTypeCode("Ballroom")).toBe("livingroom");
-    expect(roomTypeCode(undefined)).toBe("livingroom");
+  it("maps names and codes, and knows no other room", () => {
+    expect(roomCode("Office Room")).toBe("office");
+    expect(roomCode(" Study Room ")).toBe("study_room");
+    expect(roomCode("walkincloset")).toBe("walkincloset");
+    expect(roomCode("Outdoor")).toBe("back_patio");
+    expect(roomCode("Ballroom")).toBeUndefined();
   });
 });
 
@@ -109,10 +108,28 @@ describe("design styles", () => {
     expect(code("TRANSITIONALGLAM")).toBe("transitionalglam");
   });
 
-  it("falls back to modern", () => {
-    expect(designStyleCode("Scandinavian")).toBe("scandinavian");
-    expect(designStyleCode("Brutalist")).toBe("modern");
-    expect(designStyleCode("")).toBe("modern");
+  it("maps quick styles first, then names and codes, and falls back to modern", () => {
+    expect(styleCode("Scandinavian")).toBe("scandinavian");
+    expect(styleCode("Luxury")).toBe("luxemodern");
+    expect(styleCode("Standard")).toBe("transitional");
+    expect(styleCode("Brutalist")).toBe("modern");
+    expect(styleCode("")).toBe("modern");
+  });
+
+  it("sends a stored choice with one set of defaults and the provider's style code", () => {
+    expect(providerStaging({})).toEqual({ roomType: "livingroom", designStyle: "modern", providerStyle: "modern" });
+    const glam = DESIGN_STYLES.find((s) => s.provider !== s.code)!;
+    expect(providerStaging({ roomType: "bedroom", designStyle: glam.code })).toEqual({
+      roomType: "bedroom",
+      designStyle: glam.code,
+      providerStyle: glam.provider,
+    });
+  });
+
+  it("draws a seed the provider takes, a new one each time", () => {
+    const seeds = new Set(Array.from({ length: 20 }, newSeed));
+    expect(seeds.size).toBeGreaterThan(1);
+    for (const s of seeds) expect(Number.isInteger(s) && s >= 0 && s < 2_147_483_647).toBe(true);
   });
 });
 

@@ -17,9 +17,10 @@ import { jobFields, stagingChoices } from "~/shared/job-request";
 import { type BatchItemStatus, itemStatus, MAX_BATCH_PHOTOS } from "~/shared/listing";
 import { BATCH_LOOK_CHOICES, LOOK_STRENGTH_MESSAGE, lookStrengthOf } from "~/shared/listing-look";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
+import { newSeed } from "~/shared/staging-codes";
 import { MISSING_OPTIONS } from "~/shared/staging-options";
 import { wrongPayerMessage } from "~/shared/teams";
-import { alreadyStarted, newSeed, startFailure, submittedJobIds } from "./queue";
+import { alreadyStarted, startFailure, submittedJobIds } from "./queue";
 import { advancedOptions, jobParams } from "./request";
 import { currentPlan } from "./start";
 

@@ -5,16 +5,12 @@ import { userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/deps";
 import { startPaidBy, teamOfPhoto } from "@workers/services/teams/funding";
 import { type FailureCode, fail, NOT_FOUND } from "~/shared/result";
+import { newSeed } from "~/shared/staging-codes";
 
 // Starting jobs through the user's queue (workers/objects/user/jobs/queue.ts, which
 // orders them by the plan's priority): a new provider seed per staging job, and variations (one job
 // and one credit per result, reserved together).
 // docs/decisions/0140-batches-variations-rerolls.md
-
-/** A new provider seed: a re-roll keeps every other choice. */
-export function newSeed(): number {
-  return crypto.getRandomValues(new Uint32Array(1))[0]! % 2_147_483_647;
-}
 
 /** A start that found its request's jobs already started: the first of them (see StartManyInput.submitted). */
 export function alreadyStarted(started: { ok: boolean; existing?: Job }): Job | null {

@@ -1,9 +1,9 @@
 import type { JobKind, JobParams } from "@db/schema";
 import { z } from "@hono/zod-openapi";
-import { designStyleCode, QUICK_FURNITURE_STYLES, QUICK_ROOM_TYPES, ROOM_TYPES } from "~/shared/catalog";
 import type { JobRequest, stagingChoices } from "~/shared/job-request";
 import { MAX_VARIATIONS, VARIATIONS_MESSAGE } from "~/shared/listing";
 import { fail, ok, type Result } from "~/shared/result";
+import { roomCode, styleCode } from "~/shared/staging-codes";
 import {
   ADVANCED_REFUSED_MESSAGE,
   DEFAULT_CREATIVITY,
@@ -18,19 +18,6 @@ import {
 export const anyObject = z.record(z.string(), z.unknown(), { message: "The request body must be a JSON object." });
 export type Choices = Pick<JobRequest, keyof typeof stagingChoices>;
 type AdvancedParams = Pick<JobParams, "colorScheme" | "specialityDecor" | "designCreativity" | "prompt">;
-
-const ROOM_CODES = new Set([...ROOM_TYPES, ...QUICK_ROOM_TYPES].map((r) => r.code));
-const ROOM_NAMES = new Map([...ROOM_TYPES, ...QUICK_ROOM_TYPES].map((r) => [r.name.toLowerCase(), r.code]));
-
-function roomCode(value: string): string | undefined {
-  const v = value.trim().toLowerCase();
-  return ROOM_CODES.has(v) ? v : ROOM_NAMES.get(v);
-}
-
-function styleCode(value: string): string {
-  const quick = QUICK_FURNITURE_STYLES.find((s) => s.name.toLowerCase() === value.trim().toLowerCase());
-  return quick?.code ?? designStyleCode(value);
-}
 
 /** The job's kind and provider parameters from a checked request, or the spec's message. */
 export function jobParams(r: Pick<JobRequest, "kind" | "roomType" | "designStyle" | "skyType">) {

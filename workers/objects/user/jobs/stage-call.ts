@@ -3,7 +3,7 @@ import { type Job, type Photo, photos, photoVersions } from "@db/schema";
 import { ProviderError, type StageInput } from "@workers/adapters/provider";
 import { signedImageUrl } from "@workers/lib/signed-urls";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { providerStyleCode } from "~/shared/catalog";
+import { providerStaging } from "~/shared/staging-codes";
 import { stagingDirective } from "~/shared/staging-options";
 import { versionBytes } from "~/shared/version-bytes";
 import { REFUSED_NOT_A_SOURCE } from "~/shared/version-view";
@@ -51,8 +51,7 @@ export async function stageInputFor(
   if (full && !full.ok) throw new ProviderError(`${STAGE_FAILURE}: ${REFUSED_NOT_A_SOURCE}`, false);
   const key = full?.ok ? full.key : photo.originalKey;
   const contentType = version?.contentType ?? photo.contentType;
-  const roomType = job.params.roomType ?? "livingroom";
-  const designStyle = job.params.designStyle ?? "modern";
+  const { roomType, designStyle, providerStyle } = providerStaging(job.params);
   return {
     imageUrl: await signedImageUrl(env, photo.id, version?.id ?? "original", now),
     image: async () => {
@@ -61,7 +60,7 @@ export async function stageInputFor(
       return { bytes: new Uint8Array(await object.arrayBuffer()), contentType };
     },
     roomType,
-    designStyle: providerStyleCode(designStyle),
+    designStyle: providerStyle,
     numImages,
     scaleFactor: STAGE_SCALE_FACTOR,
     ...(job.params.seed !== undefined ? { seed: job.params.seed } : {}),

@@ -4,6 +4,7 @@ import { type Job, type JobParams, jobs, photoVersions } from "@db/schema";
 import { type Checked, UNCHECKED } from "@workers/lib/structure/verdict";
 import type { Stmt } from "@workers/objects/user/batch";
 import { and, count, eq, gte, inArray } from "drizzle-orm";
+import { newSeed } from "~/shared/staging-codes";
 import { DEFAULT_CREATIVITY } from "~/shared/staging-options";
 import { FREE_REFUSALS_PER_DAY } from "~/shared/version-view";
 import type { CheckDesk } from "./checks";
@@ -117,8 +118,7 @@ export function delivered(checked: Checked): StoredCheck & { verdict: "passed" |
 /** The choices of the free second try: a new seed, and half the creativity (the provider's default when unset). */
 export function retryParams(params: JobParams): JobParams {
   const creativity = params.designCreativity ?? DEFAULT_CREATIVITY;
-  const seed = crypto.getRandomValues(new Uint32Array(1))[0]! % 2_147_483_647;
-  return { ...params, seed, designCreativity: Math.round(Math.max(0.05, creativity / 2) * 100) / 100 };
+  return { ...params, seed: newSeed(), designCreativity: Math.round(Math.max(0.05, creativity / 2) * 100) / 100 };
 }
 
 /**
