@@ -63,22 +63,25 @@ export async function runAndView(db: Database, userId: string, writes: Stmt[]): 
   return toView(user as { credits: number }[], grants as CreditView["grants"]);
 }
 
-/** loadView and the user's plan, in the same D1 round trip (the job queue needs both to start jobs). */
-export async function loadViewAndPlan(
+/**
+ * loadView and the user's plan, in the same D1 round trip (the job queue needs both to start jobs), with more
+ * reads named by the caller: each comes back under its name, typed as its query answers.
+ */
+export async function loadViewAndPlan<R extends Record<string, Stmt>>(
   db: Database,
   userId: string,
-  /** More reads for the same round trip; their results come back as `read`. */
-  alsoRead: readonly Stmt[] = [],
-): Promise<{ view: CreditView | null; plan: string | null; read: unknown[] }> {
-  const [user, grants, plan, ...read] = await run(
+  alsoRead: R,
+): Promise<{ view: CreditView | null; plan: string | null; read: { [K in keyof R]: Awaited<R[K]> } }> {
+  const names = Object.keys(alsoRead);
+  const [user, grants, plan, ...answers] = await run(
     db,
     [],
-    [...viewQueries(db, userId), planQuery(db, userId), ...alsoRead],
+    [...viewQueries(db, userId), planQuery(db, userId), ...names.map((n) => alsoRead[n]!)],
   );
   const planRow = (plan as { plan: string | null }[])[0];
   return {
     view: toView(user as { credits: number }[], grants as CreditView["grants"]),
     plan: planRow?.plan ?? null,
-    read,
+    read: Object.fromEntries(names.map((n, i) => [n, answers[i]])) as { [K in keyof R]: Awaited<R[K]> },
   };
 }

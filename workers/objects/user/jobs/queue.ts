@@ -14,7 +14,7 @@ import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { PLANS } from "~/shared/catalog";
 import { REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { insertCallbackStatement } from "./callbacks";
-import { type PaidPhoto, paidPhotoRefusal, paidPhotosQuery } from "./paid-photos";
+import { paidPhotoRefusal, paidPhotosQuery } from "./paid-photos";
 import { DEFAULT_CONCURRENCY, limitsOf } from "./plan-limits";
 
 export { DEFAULT_CONCURRENCY, limitsOf, type PlanLimits } from "./plan-limits";
@@ -150,8 +150,8 @@ function freeReservation(db: Database, userId: string, j: QueuedJobInput, now: n
 }
 
 /**
- * Records every job with its own reservation, or none of them: the whole
- * cost must be available first. Runs inside the user's serial queue.
+ * Records every job with its own reservation, or none of them: the whole cost must be available first. Runs inside
+ * the user's serial queue, in three steps: read what decides the request (one D1 round trip), refuse it, or write it.
  */
 export async function startMany(
   db: Database,
@@ -159,63 +159,94 @@ export async function startMany(
   input: StartManyInput,
   now: number,
 ): Promise<Changed<StartManyResult>> {
-  const total = input.jobs.reduce((n, j) => n + ownCost(j), 0);
-  // The balance, the open grants and the plan in one D1 round trip; the queue order comes from the plan
-  // here, where the user's changes are serialised, not from each caller.
-  const photoIds = [...new Set(input.jobs.map((j) => j.photoId))];
-  // In the same round trip: the jobs' photos (paid work only on the user's photos out of the trash: paid-photos.ts),
-  // and whether the request's first job exists already.
-  const checkPhotos = paidPhotosQuery(db, userId, photoIds);
-  const lead = input.jobs[0];
-  const checkSubmitted =
-    input.submitted && lead
-      ? db
-          .select()
-          .from(jobs)
-          .where(and(eq(jobs.id, lead.jobId), eq(jobs.userId, userId)))
-      : null;
-  const loaded = await loadViewAndPlan(
-    db,
-    userId,
-    [checkPhotos, checkSubmitted].filter((q) => q !== null),
-  );
-  const alsoRead = [...loaded.read];
-  const photoRows = alsoRead.shift() as PaidPhoto[];
-  const submittedRows = (checkSubmitted ? alsoRead.shift() : []) as Job[];
-  const existing = submittedRows[0];
-  if (existing && lead) {
-    const balance = loaded.view?.balance ?? 0;
-    if (!sameRequest(existing, lead)) return credits.untouched(refusal("conflict", SUBMISSION_REUSED, balance));
-    return credits.untouched({ ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing });
-  }
-  const teamOf = new Map(input.jobs.map((j) => [j.photoId, j.teamId ?? null]));
-  const photoRefused = paidPhotoRefusal(photoRows, photoIds, loaded.view?.balance ?? 0, (id) => teamOf.get(id) ?? null);
-  if (photoRefused) return credits.untouched(photoRefused);
-  let view = loaded.view;
+  const read = await readForStart(db, userId, input);
+  const before = beforeTheBalance(read, input);
+  if (before) return credits.untouched(before);
   // Grants due to expire go first; the view is then the one read after it.
-  let expired = false;
-  if (view?.grants.some((g) => g.expiresAt <= now)) {
+  let view = read.view;
+  const expired = view?.grants.some((g) => g.expiresAt <= now) ?? false;
+  if (expired) {
     await expireGrants(db, userId, now);
     view = await loadView(db, userId);
-    expired = true;
   }
   const refused = (r: Refusal) => (expired ? credits.moved(r) : credits.untouched(r));
   if (view === null) return refused(userNotFound());
-  const balance = view.balance;
-  const { priority, concurrency } = limitsOf(loaded.plan);
-  if (balance < total) return refused(insufficient(balance));
-  for (const j of input.jobs) {
-    if (j.cost !== 0 || !j.rerollOf) continue;
-    // A second free re-roll of the same request (racing the first, or after it, whatever became of it): refused
-    // here, where they are serialised, by the read the quote makes (ADR 0201).
-    if (await freeRerollQuery(db, j.rerollOf).get()) return refused(refusal("conflict", REROLL_PAID_MESSAGE, balance));
-  }
+  const refusal = onTheBalance(read, input, view.balance);
+  if (refusal) return refused(refusal);
+  return writeJobs(db, userId, input, view, limitsOf(read.plan), now, expired);
+}
+
+/**
+ * Everything a start is decided on, in one D1 round trip: the balance, the open grants and the plan (the queue's
+ * order comes from the plan here, where the user's changes are serialised, not from each caller); the jobs' photos
+ * (paid work only on the user's photos out of the trash: paid-photos.ts); whether the request's first job exists
+ * already (a resend); whether a free re-roll of the same request was started (ADR 0201); and whether a failed job
+ * being retried was retried already.
+ */
+async function readForStart(db: Database, userId: string, input: StartManyInput) {
+  const lead = input.jobs[0];
+  const freeRerollOf = input.jobs.flatMap((j) => (j.cost === 0 && j.rerollOf ? [j.rerollOf] : []));
   const retried = input.jobs.flatMap((j) => (j.retryOf ? [j.retryOf] : []));
-  if (retried.length > 0) {
-    const again = await db.select({ id: jobs.id }).from(jobs).where(inList(jobs.retryOf, retried)).get();
-    if (again) return refused(refusal("conflict", ALREADY_RETRIED, balance));
+  const none = db.select({ id: jobs.id }).from(jobs).where(sql`0`);
+  const loaded = await loadViewAndPlan(db, userId, {
+    photos: paidPhotosQuery(db, userId, [...new Set(input.jobs.map((j) => j.photoId))]),
+    submitted:
+      input.submitted && lead
+        ? db
+            .select()
+            .from(jobs)
+            .where(and(eq(jobs.id, lead.jobId), eq(jobs.userId, userId)))
+        : db.select().from(jobs).where(sql`0`),
+    freeReroll:
+      freeRerollOf.length > 0
+        ? db
+            .select({ id: jobs.id })
+            .from(jobs)
+            .where(and(inList(jobs.rerollOf, freeRerollOf), eq(jobs.cost, 0)))
+            .limit(1)
+        : none,
+    retriedAgain:
+      retried.length > 0 ? db.select({ id: jobs.id }).from(jobs).where(inList(jobs.retryOf, retried)) : none,
+  });
+  return { view: loaded.view, plan: loaded.plan, ...loaded.read };
+}
+
+type StartRead = Awaited<ReturnType<typeof readForStart>>;
+
+/** A resend (its first job exists) or a photo that is not the user's to pay for: refused before the balance. */
+function beforeTheBalance(read: StartRead, input: StartManyInput): (Refusal & { existing?: Job }) | null {
+  const balance = read.view?.balance ?? 0;
+  const existing = read.submitted[0];
+  const lead = input.jobs[0];
+  if (existing && lead) {
+    if (!sameRequest(existing, lead)) return refusal("conflict", SUBMISSION_REUSED, balance);
+    return { ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing };
   }
-  // Every paid reservation, every job row, the batch and any free re-roll in one D1 batch: all or none.
+  const photoIds = [...new Set(input.jobs.map((j) => j.photoId))];
+  const teamOf = new Map(input.jobs.map((j) => [j.photoId, j.teamId ?? null]));
+  return paidPhotoRefusal(read.photos, photoIds, balance, (id) => teamOf.get(id) ?? null);
+}
+
+/** Too few credits, a second free re-roll of one request, or a retry of a job already retried. */
+function onTheBalance(read: StartRead, input: StartManyInput, balance: number): Refusal | null {
+  const total = input.jobs.reduce((n, j) => n + ownCost(j), 0);
+  if (balance < total) return insufficient(balance);
+  if (read.freeReroll.length > 0) return refusal("conflict", REROLL_PAID_MESSAGE, balance);
+  if (read.retriedAgain.length > 0) return refusal("conflict", ALREADY_RETRIED, balance);
+  return null;
+}
+
+/** Every paid reservation, every job row, the batch and any free re-roll in one D1 batch: all or none. */
+async function writeJobs(
+  db: Database,
+  userId: string,
+  input: StartManyInput,
+  view: NonNullable<StartRead["view"]>,
+  { priority, concurrency }: { priority: number; concurrency: number },
+  now: number,
+  expired: boolean,
+): Promise<Changed<StartManyResult>> {
+  const lead = input.jobs[0];
   const extra: Stmt[] = [
     ...(input.batch
       ? [
@@ -242,7 +273,7 @@ export async function startMany(
   const jobIds = input.jobs.map((j) => j.jobId);
   if (paid.length === 0) {
     await run(db, extra);
-    const answer: StartManyResult = { ok: true, balance, jobIds, createdAt: now, concurrency };
+    const answer: StartManyResult = { ok: true, balance: view.balance, jobIds, createdAt: now, concurrency };
     return expired ? credits.withView(answer, view) : credits.untouched(answer);
   }
   // With the view just read, the group is decided without looking its (new) keys up: one D1 batch.
@@ -260,7 +291,7 @@ export async function startMany(
   );
   const short = answers.find((a) => !a.ok);
   if (short && !short.ok) {
-    // Cannot happen after the check above; if it does, nothing of this request stays held.
+    // Cannot happen after the check on the balance; if it does, nothing of this request stays held.
     for (const [i, a] of answers.entries()) {
       if (!a.ok) continue;
       const key = paid[i]!.jobId;
