@@ -66,10 +66,14 @@ function parseCrop(geometry: string) {
 
 async function materializePicture(mirrors: string, pic: Picture, out: string) {
   const gitDir = join(mirrors, pic.repo.replace("/", "+"), "repo");
-  const bytes = execFileSync("git", ["--git-dir", gitDir, "show", `${pic.commit}:${pic.path}`], {
+  // "anim.webp#frame2-coalesced": frame 2 (from 0) of an animation, composed onto the canvas as libvips does.
+  const [path, fragment] = pic.path.split("#") as [string, string | undefined];
+  const frame = fragment === undefined ? undefined : /^frame(\d+)(-coalesced)?$/.exec(fragment)?.[1];
+  if (fragment !== undefined && frame === undefined) throw new Error(`not a frame: ${pic.path}`);
+  const bytes = execFileSync("git", ["--git-dir", gitDir, "show", `${pic.commit}:${path}`], {
     maxBuffer: 64 << 20,
   });
-  let img = sharp(bytes).rotate();
+  let img = sharp(bytes, frame === undefined ? {} : { page: Number(frame) }).rotate();
   if (pic.crop) img = sharp(await img.extract(parseCrop(pic.crop)).toBuffer());
   await img
     .resize({ width: 1280, height: 1280, fit: "inside", withoutEnlargement: true })
