@@ -48,7 +48,7 @@ export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   if (!s.length) return 0;
   const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /** The length rule over the ADRs that stand: each one's words (by file), none over 900, their median under 350. */

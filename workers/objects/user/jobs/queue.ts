@@ -197,14 +197,7 @@ async function readForStart(db: Database, userId: string, input: StartManyInput)
             .from(jobs)
             .where(and(eq(jobs.id, lead.jobId), eq(jobs.userId, userId)))
         : db.select().from(jobs).where(sql`0`),
-    freeReroll:
-      freeRerollOf.length > 0
-        ? db
-            .select({ id: jobs.id })
-            .from(jobs)
-            .where(and(inList(jobs.rerollOf, freeRerollOf), eq(jobs.cost, 0)))
-            .limit(1)
-        : none,
+    freeReroll: freeRerollOf.length > 0 ? freeRerollQuery(db, freeRerollOf) : none,
     retriedAgain:
       retried.length > 0 ? db.select({ id: jobs.id }).from(jobs).where(inList(jobs.retryOf, retried)) : none,
   });
@@ -311,11 +304,11 @@ async function writeJobs(
  * refused by the structure check or refunded, it was the one (docs/decisions/0201-the-free-re-roll-is-used-once-started.md).
  * The quote (services/jobs/rerolls.ts) and the start above read the same rows, so what is said is what is charged.
  */
-export function freeRerollQuery(db: Database, rootId: string) {
+export function freeRerollQuery(db: Database, rootIds: string | readonly string[]) {
   return db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.rerollOf, rootId), eq(jobs.cost, 0)))
+    .where(and(inList(jobs.rerollOf, typeof rootIds === "string" ? [rootIds] : rootIds), eq(jobs.cost, 0)))
     .limit(1);
 }
 
