@@ -82,24 +82,22 @@ export async function requestJob(
     const look = (await looksOf(deps.db, owner, [photoId])).get(photoId);
     if (look) params.styleReference = look;
   }
-  const from = body.sourceVersionId;
-  const fromVersion = from !== undefined && from !== null && from !== "" && from !== "original";
+  const source = sourceOf(kind, body.sourceVersionId);
   const mask = body.maskId;
   if (mask !== undefined && kind !== "removal") return fail("invalid", MASK_MESSAGES.onlyRemoval);
-  // Staging from the original needs nothing of the photo's row: the user's object checks the photo is theirs and
-  // out of the trash in the round trip that reads the balance (one D1 round trip fewer on the way to the provider).
+  if (source.from === "original" && source.named) params.source = "original";
+  // A job from the original needs nothing of the photo's row: the user's object checks the photo is theirs and out
+  // of the trash in the round trip that reads the balance (one D1 round trip fewer on the way to the provider).
   // Whoever reads it here, a photo in the trash is refused there, where every paid action starts (ADR 0202).
-  const needsPhoto = api || fromVersion || mask !== undefined || (kind !== "stage" && from !== "original");
-  if (from === "original") params.source = "original";
-  if (needsPhoto) {
+  if (api || mask !== undefined || source.from !== "original") {
     const photo = await getPhoto(deps.db, owner, photoId);
     if (!photo) return NOT_FOUND;
-    if (fromVersion) {
-      const version = typeof from === "string" ? await getVersion(deps.db, owner, photo.id, from) : undefined;
+    if (source.from === "version") {
+      const version = await getVersion(deps.db, owner, photo.id, source.id);
       if (!version) return fail("not_found", VERSION_NOT_FOUND);
       if (version.structureVerdict === "refused") return fail("conflict", REFUSED_NOT_A_SOURCE);
       params.source = version.id;
-    } else if (kind !== "stage" && from !== "original") params.source = await sourceVariant(deps.db, photo);
+    } else if (source.from === "latest") params.source = await sourceVariant(deps.db, photo);
     if (mask !== undefined) {
       // The brush's mask (ADR 0195): this photo's, the size of the image the removal starts from; kept in the job.
       const fits = await checkJobMask(
@@ -148,6 +146,18 @@ export async function requestJob(
     ...(existing ? { replayed: true } : {}),
     ...(count.count > 1 ? { jobIds: started.ids } : {}),
   });
+}
+
+/**
+ * Where a job starts, as its request names it: the original (named, or a staging that names none), a version of the
+ * photo, or, for a removal or sky that names none, the photo's latest result that may be a source (sourceVariant).
+ */
+type Source = { from: "original"; named: boolean } | { from: "version"; id: string } | { from: "latest" };
+
+function sourceOf(kind: JobKind, sourceVersionId: string | null | undefined): Source {
+  if (sourceVersionId === "original") return { from: "original", named: true };
+  if (sourceVersionId) return { from: "version", id: sourceVersionId };
+  return kind === "stage" ? { from: "original", named: false } : { from: "latest" };
 }
 
 /**
