@@ -129,9 +129,15 @@ export interface GoogleOAuth {
   finish(code: string, codeVerifier: string): Promise<GoogleIdentity>;
 }
 
-export function googleOAuth(
-  env: Pick<Env, "GOOGLE_CLIENT_ID" | "GOOGLE_CLIENT_SECRET" | "GOOGLE_ISSUER_URL" | "APP_ORIGIN">,
-): GoogleOAuth {
+/** What the adapter needs of the environment (the Worker's Env, or a test's stand-in). */
+export interface GoogleOAuthConfig {
+  GOOGLE_CLIENT_ID?: string;
+  GOOGLE_CLIENT_SECRET?: string;
+  GOOGLE_ISSUER_URL?: string;
+  APP_ORIGIN: string;
+}
+
+export function googleOAuth(env: GoogleOAuthConfig): GoogleOAuth {
   const issuer = (env.GOOGLE_ISSUER_URL || GOOGLE_ISSUER).replace(/\/$/, "");
   const clientId = env.GOOGLE_CLIENT_ID;
   const redirectUri = `${env.APP_ORIGIN.replace(/\/$/, "")}/auth/google/callback`;
