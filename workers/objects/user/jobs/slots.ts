@@ -1,7 +1,7 @@
 import type { Job } from "@db/schema";
 import { RESULT_DOWNLOAD_TIMEOUT_MS } from "@workers/adapters/provider";
 import type { ProviderGate } from "@workers/objects/provider-gate";
-import { JOB_WATCH_MARGIN_MS, providerTimeoutMs } from "./rows";
+import { JOB_WATCH_MARGIN_MS, providerTimeoutMs } from "./job-rows";
 
 // A job's slot at the provider gate (workers/objects/provider-gate.ts): taken before the job is marked running, so
 // the job shows as queued while it waits and its provider timeout starts only once it holds the slot; held through
