@@ -22,7 +22,7 @@ import { expireStaleUploads } from "@workers/services/uploads";
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { fail } from "~/shared/result";
 
-export { ProviderGate } from "@workers/objects/provider-gate";
+export { ProviderGate } from "@workers/objects/provider-gate-object";
 export { RateLimiter } from "@workers/objects/rate-limiter";
 export { TeamObject } from "@workers/objects/team-object";
 export { UserObject } from "@workers/objects/user-object";

@@ -4,7 +4,7 @@
 import type { TeamObject } from "./team-object";
 import type { UserObject } from "./user-object";
 
-export type { GateStats } from "./provider-gate";
+export type { GateStats } from "./provider-gate-object";
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
 export { INSUFFICIENT_CREDITS } from "./user/credits/ledger-rows";
 export { IDEMPOTENCY_TTL_MS, idempotentJobId, KEY_MISMATCH } from "./user/jobs/api-jobs";
