@@ -11,13 +11,13 @@ import type { Figure } from "./report.ts";
 // start only when earlier ones end: the 119 s call starts at about 90 s and ends at about 210 s. Each job is
 // therefore judged as the product judges it, from its own start: it is unsettled once it is neither succeeded nor
 // failed past its start + the provider's timeout + the alarm's watch margin (`jobDeadline` in
-// workers/objects/user/jobs/rows.ts), with a poll's grace. A job left queued while none of the user's jobs runs is
+// workers/objects/user/jobs/job-rows.ts), with a poll's grace. A job left queued while none of the user's jobs runs is
 // stuck too. (Before, every job was given 200 s from the first request, which the 119 s job could never meet.)
 
 const LATENCIES_S = [1, 15, 30, 45, 60, 75, 90, 100, 110, 119];
 /** The product's DEFAULT_PROVIDER_TIMEOUT_MS (workers/adapters/provider.ts; the bench's stack does not set it). */
 const PROVIDER_TIMEOUT_MS = 120_000;
-/** JOB_WATCH_MARGIN_MS (workers/objects/user/jobs/rows.ts): the alarm calls a running job lost after this. */
+/** JOB_WATCH_MARGIN_MS (workers/objects/user/jobs/job-rows.ts): the alarm calls a running job lost after this. */
 const JOB_WATCH_MARGIN_MS = 30_000;
 const POLL_MS = 2_000;
 /** A poll's lateness and the alarm's own lateness beyond a job's deadline. */

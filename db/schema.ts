@@ -379,7 +379,7 @@ export const photoVersions = sqliteTable("photo_versions", {
   height: integer("height").notNull(),
   createdAt: integer("created_at").notNull(),
   // migrations/0019_structure_check.sql: what the structure check said of it (null: made before the check). Written
-  // through versionValues (jobs/rows.ts); read as structureVerdict below, which also knows a flagged result.
+  // through versionValues (jobs/job-rows.ts); read as structureVerdict below, which also knows a flagged result.
   storedVerdict: text("structure_verdict", { enum: ["passed", "refused", "kept", "unchecked"] }),
   structureScore: real("structure_score"),
   // migrations/0021_structure_flagged.sql (docs/decisions/0215-flag-when-unsure.md): why a delivered result is flagged,

@@ -2,8 +2,8 @@ import { createDb } from "@db/client";
 import { api } from "@workers/api";
 import { ConfigError, config } from "@workers/config";
 import { drain } from "@workers/http/body";
+import { buildDeps } from "@workers/http/build-deps";
 import { requestContext } from "@workers/http/context";
-import { buildDeps } from "@workers/http/deps";
 import { isCacheablePublicRequest, isSignedOutPublicRead, servePublicPage } from "@workers/http/public-pages";
 import { failureJson } from "@workers/http/result";
 import { crossSiteRefusal, isCrossSiteWrite, withSecurityHeaders } from "@workers/http/security";
@@ -22,7 +22,7 @@ import { expireStaleUploads } from "@workers/services/uploads";
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { fail } from "~/shared/result";
 
-export { ProviderGate } from "@workers/objects/provider-gate";
+export { ProviderGate } from "@workers/objects/provider-gate-object";
 export { RateLimiter } from "@workers/objects/rate-limiter";
 export { TeamObject } from "@workers/objects/team-object";
 export { UserObject } from "@workers/objects/user-object";

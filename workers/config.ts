@@ -39,7 +39,7 @@ const common = z.object({
   SUPPORT_EMAIL: z.email(),
   MAIL_FROM: z.string().min(3),
   SIGNUP_CREDITS: integer(0, 1000),
-  /** The most provider calls in flight for the whole product (workers/objects/provider-gate.ts). */
+  /** The most provider calls in flight for the whole product (workers/objects/provider-gate-object.ts). */
   PROVIDER_CAP: integer(1, 10_000),
   DEV_TOOLS: z.enum(["0", "1"]),
   MAIL_API_KEY: secret,

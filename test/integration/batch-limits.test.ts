@@ -66,7 +66,7 @@ describe("a batch at the largest size offered", () => {
     await expectSettled(user.id);
   }, 180_000);
 
-  // The page's action (app/routes/listing/batch-new.tsx) hands its fields to startBatchFromForm; workerd tests have no
+  // The page's action (app/routes/batches/new.tsx) hands its fields to startBatchFromForm; workerd tests have no
   // page build, so the form is sent to that service as the action sends it (the e2e sends the page's own form).
   it("refuses 101 photos from the API and the form with a 400 that says the limit; takes 100 from the form", async () => {
     const user = await onPlan("Professional plan", 250);

@@ -44,7 +44,7 @@ describe("the teams' touched routes under attack", () => {
     const { team, alice, own } = await world();
     const before = await digest();
     for (const paidBy of [team, "https://evil.example/", "../../teams", "<script>x</script>", "own\r\nX: y"]) {
-      // The page's loader reads the picker's choice through batchForm (routes/listing/batch-new.tsx): null is its 404.
+      // The page's loader reads the picker's choice through batchForm (routes/batches/new.tsx): null is its 404.
       expect(await batchForm(db, alice.id, null, paidBy), paidBy).toBeNull();
       const started = await api(alice.cookie, "POST", "/api/batches", {
         designStyle: "Modern",

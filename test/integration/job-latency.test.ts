@@ -7,7 +7,7 @@ import { makePhoto, storedKeys } from "@test/support/photos";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { workerFetch } from "@test/support/worker";
 import { userObject } from "@workers/objects/client";
-import { versionKey } from "@workers/objects/user/jobs/rows";
+import { versionKey } from "@workers/objects/user/jobs/job-rows";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 

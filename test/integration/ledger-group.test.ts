@@ -3,7 +3,7 @@ import { creditGrants, creditLedger, creditReservations, users } from "@db/schem
 import { db, makeUser } from "@test/support/factories";
 import { grant } from "@workers/objects/user/credits/grants";
 import { reserveGroup } from "@workers/objects/user/credits/group";
-import { GRANT_LIFETIME_MS } from "@workers/objects/user/credits/rows";
+import { GRANT_LIFETIME_MS } from "@workers/objects/user/credits/ledger-rows";
 import { loadView } from "@workers/objects/user/credits/view";
 import { userObject } from "@workers/objects/user-object";
 import { and, eq, sql } from "drizzle-orm";

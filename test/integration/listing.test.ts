@@ -14,7 +14,7 @@ import {
   settleBatch,
 } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { RESERVATION_TIMEOUT_MS } from "@workers/objects/user/credits/rows";
+import { RESERVATION_TIMEOUT_MS } from "@workers/objects/user/credits/ledger-rows";
 import { userObject } from "@workers/objects/user-object";
 import { batchForm, batchPage, retryBatchFromForm, startBatchFromForm } from "@workers/services/jobs/batch-pages";
 import { and, eq } from "drizzle-orm";

@@ -15,7 +15,7 @@ import {
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { leaseMsFor, providerGate } from "@workers/objects/user/jobs/slots";
 import { userObject } from "@workers/objects/user-object";
-import { providerGateStats } from "@workers/services/provider-gate";
+import { providerGateStats } from "@workers/services/provider-gate-stats";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 

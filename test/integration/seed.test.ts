@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { creditLedger, users } from "@db/schema";
 import { db } from "@test/support/factories";
 import { userObject } from "@workers/objects/client";
-import { GRANT_LIFETIME_MS } from "@workers/objects/user/credits/rows";
+import { GRANT_LIFETIME_MS } from "@workers/objects/user/credits/ledger-rows";
 import { seedDemoUsers } from "@workers/services/seed";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";

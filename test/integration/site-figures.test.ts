@@ -8,7 +8,7 @@ import { workerFetch } from "@test/support/worker";
 import { randomToken } from "@workers/lib/crypto";
 import { providerGate } from "@workers/objects/user/jobs/slots";
 import { userObject } from "@workers/objects/user-object";
-import { providerGateStats } from "@workers/services/provider-gate";
+import { providerGateStats } from "@workers/services/provider-gate-stats";
 import {
   computeSiteFigures,
   currentSiteFigures,

@@ -8,7 +8,7 @@ import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { takeConsoleErrors } from "@test/support/setup";
 import { workerFetch } from "@test/support/worker";
 import { signedImageUrl } from "@workers/lib/signed-urls";
-import { INTERRUPTED_MESSAGE } from "@workers/objects/user/jobs/rows";
+import { INTERRUPTED_MESSAGE } from "@workers/objects/user/jobs/job-rows";
 import { userObject } from "@workers/objects/user-object";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";

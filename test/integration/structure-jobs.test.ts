@@ -12,7 +12,7 @@ import { KEEP_REASON } from "@workers/objects/user/jobs/keep";
 import { providerGate } from "@workers/objects/user/jobs/slots";
 import { STRUCTURE_REFUSED } from "@workers/objects/user/jobs/structure";
 import { readOperations } from "@workers/services/operations";
-import { providerGateStats } from "@workers/services/provider-gate";
+import { providerGateStats } from "@workers/services/provider-gate-stats";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_CREATIVITY } from "~/shared/staging-options";

@@ -46,10 +46,12 @@ describe("the layer check", () => {
   });
 
   it("fails on two files of the user's object importing each other, even when one import is type-only", () => {
-    // runner.ts imports rows.ts; rows.ts reaching back for a type closes the circle.
-    const problems = planted("workers/objects/user/jobs/rows.ts", 'import type { JobRunner } from "./runner";');
+    // runner.ts imports job-rows.ts; job-rows.ts reaching back for a type closes the circle.
+    const problems = planted("workers/objects/user/jobs/job-rows.ts", 'import type { JobRunner } from "./runner";');
     expect(problems[0]).toMatch(/Files of the user's object import each other in a circle/);
-    expect(problems.join("\n")).toContain("workers/objects/user/jobs/rows.ts -> workers/objects/user/jobs/runner.ts");
+    expect(problems.join("\n")).toContain(
+      "workers/objects/user/jobs/job-rows.ts -> workers/objects/user/jobs/runner.ts",
+    );
   });
 
   it("fails on the Worker importing an emulator, and on an emulator importing the Worker's domain", () => {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import type { MailMessage } from "@workers/adapters/mail";
-import type { AccountDeps } from "@workers/services/accounts/deps";
+import type { AccountDeps } from "@workers/services/accounts/account-deps";
 import { db } from "./factories";
 
 let seq = 0;

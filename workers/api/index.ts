@@ -1,7 +1,7 @@
 import { provideApiReference } from "@workers/http/api-reference";
 import { navHintUpdate, sessionFor } from "@workers/http/auth";
+import { buildDeps } from "@workers/http/build-deps";
 import { devToolsEnabled } from "@workers/http/context";
-import { buildDeps } from "@workers/http/deps";
 import { allowedMethods } from "@workers/http/methods";
 import { codeForStatus, failureJson } from "@workers/http/result";
 import { routeTable } from "@workers/http/route-table";

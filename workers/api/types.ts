@@ -1,5 +1,5 @@
 import type { CurrentUser } from "@workers/services/current-user";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 
 export interface ApiEnv {
   Bindings: Env;

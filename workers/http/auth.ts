@@ -1,6 +1,6 @@
 import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { type CurrentUser, resolveCurrentUser, secureCookies } from "@workers/services/current-user";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import {
   NAV_HINT_COOKIE,
   type NavHint,

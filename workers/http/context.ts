@@ -1,5 +1,5 @@
 import type { Database } from "@db/client";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { createContext, type RouterContextProvider } from "react-router";
 
 /** What every loader and action gets for one request (Hono routes get the same `deps` as `c.get("deps")`). */
@@ -7,7 +7,7 @@ export interface RequestContext {
   env: Env;
   ctx: ExecutionContext;
   db: Database;
-  /** The request's dependencies, built once in workers/http/deps.ts. */
+  /** The request's dependencies, built once in workers/http/build-deps.ts. */
   deps: Deps;
   /** CSP nonce for this response's inline scripts. */
   nonce: string;

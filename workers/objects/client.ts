@@ -4,9 +4,9 @@
 import type { TeamObject } from "./team-object";
 import type { UserObject } from "./user-object";
 
-export type { GateStats } from "./provider-gate";
+export type { GateStats } from "./provider-gate-object";
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
-export { INSUFFICIENT_CREDITS } from "./user/credits/rows";
+export { INSUFFICIENT_CREDITS } from "./user/credits/ledger-rows";
 export { IDEMPOTENCY_TTL_MS, idempotentJobId, KEY_MISMATCH } from "./user/jobs/api-jobs";
 export {
   ALREADY_RETRIED,
@@ -41,7 +41,7 @@ export {
   listVersions,
   MAX_JOB_WAIT_MS,
   sourceVariant,
-} from "./user/jobs/rows";
+} from "./user/jobs/job-rows";
 export { currentSubscription, LIVE_STATUSES } from "./user/payments/subscriptions";
 export type { ApplyResult, PaymentEvent, PaymentFact } from "./user/payments/types";
 

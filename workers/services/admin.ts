@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { apiKeys, auditLog, creditLedger, jobs, photos, sessions, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/client";
-import type { AccountDeps } from "@workers/services/accounts/deps";
+import type { AccountDeps } from "@workers/services/accounts/account-deps";
 import { sendVerification } from "@workers/services/accounts/verification";
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Result } from "~/shared/result";

@@ -8,8 +8,8 @@ import type { RateRule } from "@workers/objects/client";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
-import type { Deps } from "./deps";
 import { overLimit } from "./limits";
+import type { Deps } from "./request-deps";
 
 // API keys for the public API (docs/decisions/0120-public-api.md). A key acts
 // as its user, within its scopes. Like a session token, the key is 160 random

@@ -14,7 +14,7 @@ import {
   pixelProblem,
   UPLOAD_MESSAGES,
 } from "~/shared/upload-rules";
-import type { Deps } from "./deps";
+import type { Deps } from "./request-deps";
 import { newPhotoRow } from "./uploads";
 
 // Photos sent whole through the public API (docs/decisions/0120-public-api.md): as a multipart file, or by a URL our

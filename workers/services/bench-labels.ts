@@ -4,8 +4,8 @@ import { describeImage } from "@workers/lib/image-facts";
 import { photoPrefix } from "@workers/lib/photo-storage";
 import { eq } from "drizzle-orm";
 import { fail, NOT_FOUND, ok } from "~/shared/result";
-import type { Deps } from "./deps";
 import { labelsPrefix } from "./mls/labels";
+import type { Deps } from "./request-deps";
 
 // Benchmark fixtures for the disclosure label's CPU (bench/labels.ts, docs/decisions/0250-labels-drawn-by-images.md),
 // mounted under /api/dev only with dev tools on: a listing of `count` photos, each with one staged result (the bytes

@@ -10,7 +10,7 @@ import { log } from "@workers/lib/log";
 import { keyring } from "@workers/lib/signing-keys";
 import { and, eq, isNull, ne, or, type SQL } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
-import type { Deps } from "./deps";
+import type { Deps } from "./request-deps";
 
 // Each API key's callback signing secret (docs/decisions/0182-signing-keys-rotate.md): its owner rotates it alone,
 // and the daily maintenance keeps every key's secret sealed under the current signing key, so a signing key can be

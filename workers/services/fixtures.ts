@@ -7,8 +7,8 @@ import { z } from "zod";
 import { PLANS } from "~/shared/catalog";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { createApiKey } from "./api-keys";
-import type { Deps } from "./deps";
 import { hashPassword } from "./password";
+import type { Deps } from "./request-deps";
 import { createSession, SESSION_TTL_MS } from "./sessions";
 import { teamRunnerId } from "./teams/keys";
 

@@ -8,7 +8,7 @@ import { userObject } from "@workers/objects/client";
 import { sql } from "drizzle-orm";
 import { hasCompleteEnding, sniffImageType } from "~/shared/image-format";
 import { fail, ok, type Result } from "~/shared/result";
-import type { Deps } from "./deps";
+import type { Deps } from "./request-deps";
 
 // Two probes. The public one (GET /api/health) only reads: anyone may call it
 // as often as they like without writing anything. The deep one writes and

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { lookStrengthLabel } from "~/shared/listing-look";
 import { type Failure, fail, ok, type Result } from "~/shared/result";
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
-import type { Deps } from "./deps";
 import {
   createFolder,
   deleteFolder,
@@ -14,6 +13,7 @@ import {
 } from "./library";
 import { clearLook, setLookStrength } from "./listing-look";
 import { trashWarning } from "./mls/listing-status";
+import type { Deps } from "./request-deps";
 import { createTeamFolder, moveFolderToTeam } from "./teams/listings";
 
 // The library's form actions on /dashboard (folders, moving, trash, a listing's look), each a

@@ -1,6 +1,6 @@
 import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/client";
 import { type Failure, fail } from "~/shared/result";
-import type { Deps } from "./deps";
+import type { Deps } from "./request-deps";
 
 // Per-key attempt limits shared by every isolate (counted in the RateLimiter
 // Durable Object). Each rule lives beside the service it protects.

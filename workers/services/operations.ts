@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { countStatement, HOUR_MS, hourOf, LATENCY_BUCKETS_MS } from "@db/ops-counts";
 import { cronRuns, dataExports, jobs, opsCounts, users } from "@db/schema";
 import { currentRequestId, log, newRequestId } from "@workers/lib/log";
-import { providerGateStats } from "@workers/services/provider-gate";
+import { providerGateStats } from "@workers/services/provider-gate-stats";
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt } from "drizzle-orm";
 
 // The operations page's reads (app/routes/admin/operations.tsx): a handful of small queries in one round trip, over

@@ -2,7 +2,7 @@ import { readFormFields } from "@workers/http/body";
 import { requestContext } from "@workers/http/context";
 import { failureData, STATUS } from "@workers/http/result";
 import { log } from "@workers/lib/log";
-import type { AccountDeps, Failure } from "@workers/services/accounts/deps";
+import type { AccountDeps, Failure } from "@workers/services/accounts/account-deps";
 import { safeRedirectPath } from "@workers/services/accounts/landing";
 import { signInWithPassword, signUp } from "@workers/services/accounts/password-auth";
 import { requestPasswordReset } from "@workers/services/accounts/password-reset";

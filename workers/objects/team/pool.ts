@@ -12,8 +12,8 @@ import {
 } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { run, type Stmt } from "@workers/objects/user/batch";
+import { type Refusal, refusal } from "@workers/objects/user/credits/ledger-rows";
 import { ALREADY_RETURNED, NOT_CHARGED } from "@workers/objects/user/credits/returns";
-import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
 import { type RecourseRow, recourseWrites } from "@workers/objects/user/jobs/recourse-rows";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";

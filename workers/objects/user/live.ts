@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
 import { users } from "@db/schema";
 import { eq } from "drizzle-orm";
-import * as jobRows from "./jobs/rows";
+import * as jobRows from "./jobs/job-rows";
 
 // The live channel of the user's object: the balance pushed to the user's open
 // pages over hibernating WebSockets (docs/decisions/0023-live-balance-push.md),

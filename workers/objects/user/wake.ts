@@ -1,9 +1,9 @@
 import type { Database } from "@db/client";
 import { sql } from "drizzle-orm";
 import * as background from "./background";
-import { RESERVATION_TIMEOUT_MS } from "./credits/rows";
+import { RESERVATION_TIMEOUT_MS } from "./credits/ledger-rows";
 import * as callbacks from "./jobs/callbacks";
-import { JOB_WATCH_MARGIN_MS, providerTimeoutMs } from "./jobs/rows";
+import { JOB_WATCH_MARGIN_MS, providerTimeoutMs } from "./jobs/job-rows";
 
 // The wake plan of the user's object: when its alarm must next run. The alarm
 // expires grants, makes monthly plan grants, refunds reservations whose job

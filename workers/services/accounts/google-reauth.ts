@@ -2,7 +2,7 @@ import { sessions, users } from "@db/schema";
 import { googleOAuth } from "@workers/adapters/google-oauth";
 import { sha256Hex } from "@workers/lib/crypto";
 import { log } from "@workers/lib/log";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { type Failure, fail, ok, type Result } from "~/shared/result";
 import { clearOauthStateCookie, oauthStateCookie, readOauthState, sameState } from "./google";

@@ -6,7 +6,7 @@ import { createSession, readCookie, sessionCookie } from "@workers/services/sess
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
 import { type Failure, fail, ok, type Result } from "~/shared/result";
-import type { AccountDeps } from "./deps";
+import type { AccountDeps } from "./account-deps";
 import { returnPath, safeRedirectPath } from "./landing";
 import { nameFromEmail } from "./validation";
 import { markVerified } from "./verification";

@@ -5,16 +5,9 @@ import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "@w
 import { createSession } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
-import {
-  type AccountDeps,
-  checkLimits,
-  countSignInFailure,
-  type Failure,
-  invalidFields,
-  LIMITS,
-  signInGate,
-} from "./deps";
+import { type AccountDeps, type Failure, invalidFields } from "./account-deps";
 import { landingPath } from "./landing";
+import { checkLimits, countSignInFailure, LIMITS, signInGate } from "./throttle";
 import { fieldErrors, nameFromEmail, PASSWORD_MAX, signInSchema, signUpSchema } from "./validation";
 import { grantOwedTrialCredits, sendVerification } from "./verification";
 

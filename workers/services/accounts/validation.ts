@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { FIELD_MESSAGES as M } from "~/shared/account-messages";
 import { cutText, hasControlCharacters } from "~/shared/text";
-import type { FieldErrors } from "./deps";
+import type { FieldErrors } from "./account-deps";
 
 // Server-side rules for the account forms. Passwords: 8 to 128 characters and
 // nothing else (NIST 800-63B; docs/product.md, "Accounts").

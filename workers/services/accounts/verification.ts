@@ -4,8 +4,9 @@ import { log } from "@workers/lib/log";
 import { userObject } from "@workers/objects/client";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
-import { type AccountDeps, checkLimits, deliverLater, type Failure, invalidFields, LIMITS } from "./deps";
+import { type AccountDeps, deliverLater, type Failure, invalidFields } from "./account-deps";
 import { appLink, verificationEmail } from "./emails";
+import { checkLimits, LIMITS } from "./throttle";
 import { consumeToken, issueToken, revokeTokens } from "./tokens";
 import { emailField } from "./validation";
 

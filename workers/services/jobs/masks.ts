@@ -4,9 +4,9 @@ import { type MaskMetadata, maskKey, storedMask } from "@workers/lib/photo-stora
 import { checkGrayPng } from "@workers/lib/png-rows";
 import { putRetrying } from "@workers/lib/stored-retry";
 import { getVersion, sourceVariant } from "@workers/objects/client";
-import type { Deps } from "@workers/services/deps";
 import { getPhoto } from "@workers/services/library";
 import { MASK_RULE, overLimit } from "@workers/services/limits";
+import type { Deps } from "@workers/services/request-deps";
 import { MASK_ID_PATTERN, MASK_MESSAGES, maskSizeProblem, readMaskSize } from "~/shared/masks";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { VERSION_NOT_FOUND } from "~/shared/version-view";

@@ -2,7 +2,7 @@ import type { Job, JobKind, JobParams } from "@db/schema";
 import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
 import { userObject } from "@workers/objects/client";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { startPaidBy, teamOfPhoto } from "@workers/services/teams/funding";
 import { type FailureCode, fail, NOT_FOUND } from "~/shared/result";
 import { newSeed } from "~/shared/staging-codes";

@@ -1,8 +1,8 @@
 import type { Job, JobParams } from "@db/schema";
 import { currentRequestId } from "@workers/lib/log";
 import { freeRerollQuery, getJob, userObject } from "@workers/objects/client";
-import type { Deps } from "@workers/services/deps";
 import { looksOf } from "@workers/services/listing-look";
+import type { Deps } from "@workers/services/request-deps";
 import { photoAccess } from "@workers/services/teams/access";
 import { startPaidBy } from "@workers/services/teams/funding";
 import { FREE_REROLL_MS, REROLL_PAID_MESSAGE } from "~/shared/listing";

@@ -10,9 +10,9 @@ import {
   sourceVariant,
   userObject,
 } from "@workers/objects/client";
-import type { Deps } from "@workers/services/deps";
 import { getPhoto } from "@workers/services/library";
 import { looksOf } from "@workers/services/listing-look";
+import type { Deps } from "@workers/services/request-deps";
 import { photoAccess } from "@workers/services/teams/access";
 import { eq } from "drizzle-orm";
 import { z } from "zod";

@@ -1,6 +1,6 @@
 import { type Photo, photos, photoVersions, users } from "@db/schema";
 import { getVersion, userObject } from "@workers/objects/client";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";

@@ -1,6 +1,6 @@
 import { activeMember, reachableFolder, reachablePhoto } from "@db/access";
 import { type Folder, folders, type Photo, photos, teamMembers } from "@db/schema";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { and, eq, isNull } from "drizzle-orm";
 
 // Who may read and stage in a folder or a photo (docs/decisions/0280-shared-team-listings.md; the rule itself, as

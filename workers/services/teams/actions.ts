@@ -1,6 +1,6 @@
 import { folders } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { SEATS_RANGE_MESSAGE } from "@workers/services/team-billing";
 import { z } from "zod";
 import { TEAM_PLAN } from "~/shared/catalog";

@@ -1,7 +1,7 @@
 import { inList } from "@db/lists";
 import { folders, photos } from "@db/schema";
 import { type StartManyResult, teamObject } from "@workers/objects/client";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { photoAccess, reachablePhoto } from "@workers/services/teams/access";
 import { and, eq } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";

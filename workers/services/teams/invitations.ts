@@ -2,7 +2,7 @@ import { teamInvitations, teamMembers, teams, users } from "@db/schema";
 import { escapeHtml } from "@workers/adapters/mail";
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { log } from "@workers/lib/log";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
 import { INVITATION_DAYS, INVITATION_GONE, INVITATION_TTL_MS } from "~/shared/teams";

@@ -5,7 +5,7 @@ import { keyedToken, randomToken, sha256Hex } from "@workers/lib/crypto";
 import { keyring } from "@workers/lib/signing-keys";
 import { keyPayer, payerKey } from "@workers/objects/client";
 import { API_SCOPES, KEY_PREFIX } from "@workers/services/api-keys";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
 import { requireTeamRole } from "./teams";

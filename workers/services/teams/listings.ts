@@ -1,6 +1,6 @@
 import { folders } from "@db/schema";
-import type { Deps } from "@workers/services/deps";
 import { createFolder } from "@workers/services/library";
+import type { Deps } from "@workers/services/request-deps";
 import { and, eq, isNull } from "drizzle-orm";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { managesTeam } from "~/shared/teams";

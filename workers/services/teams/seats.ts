@@ -1,5 +1,5 @@
 import { type Team, teams, users } from "@db/schema";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { setSeats, startTeamCheckout } from "@workers/services/team-billing";
 import { and, eq, isNull } from "drizzle-orm";
 import { TEAM_PLAN } from "~/shared/catalog";

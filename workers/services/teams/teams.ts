@@ -1,7 +1,7 @@
 import { type Team, type TeamMember, teamInvitations, teamMembers, teams, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { teamObject } from "@workers/objects/client";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import { and, asc, count, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { managesTeam, TEAM_ROLE_LABELS, type TeamRoleName } from "~/shared/teams";

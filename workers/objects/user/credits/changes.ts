@@ -3,8 +3,8 @@ import type { Along } from "@workers/objects/user/batch";
 import type { GrantInput } from "./grants";
 import * as grants from "./grants";
 import type { ReserveAnswer } from "./group";
+import { expireGrants, type LedgerResult } from "./ledger-rows";
 import * as reservations from "./reservations";
-import { expireGrants, type LedgerResult } from "./rows";
 import type { CreditView } from "./view";
 
 // Credit operations as changes of the user's data. Each says, in its type, what

@@ -15,7 +15,7 @@ import {
   recordedQuery,
   spendFromGrants,
   userNotFound,
-} from "./rows";
+} from "./ledger-rows";
 import { balanceQuery, type CreditView, cachedBalance, runAndView } from "./view";
 
 // Credits given and taken outside jobs: grants (plans, admins, the free trial)

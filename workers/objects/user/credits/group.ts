@@ -3,7 +3,7 @@ import { inList } from "@db/lists";
 import { type Allocation, creditGrants, creditLedger, creditReservations } from "@db/schema";
 import { run, type Stmt } from "@workers/objects/user/batch";
 import { eq, sql } from "drizzle-orm";
-import { balanceDelta, expireGrants, insufficient, type LedgerResult, ledgerRow, userNotFound } from "./rows";
+import { balanceDelta, expireGrants, insufficient, type LedgerResult, ledgerRow, userNotFound } from "./ledger-rows";
 import { type CreditView, loadView, toView, viewQueries } from "./view";
 
 // Group commit of reservations (docs/decisions/0135-ledger-group-commit.md).

@@ -13,7 +13,7 @@ import {
   refusal,
   spendFromGrants,
   userNotFound,
-} from "./rows";
+} from "./ledger-rows";
 import { balanceQuery, cachedBalance } from "./view";
 
 // A job's credit: reserved before the provider call, committed when the result

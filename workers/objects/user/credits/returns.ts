@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { creditGrants, creditLedger, creditReservations } from "@db/schema";
 import { type Along, run } from "@workers/objects/user/batch";
 import { and, eq, sql } from "drizzle-orm";
-import { balanceDelta, expireGrants, type LedgerResult, ledgerRow, recordedQuery, refusal } from "./rows";
+import { balanceDelta, expireGrants, type LedgerResult, ledgerRow, recordedQuery, refusal } from "./ledger-rows";
 import { balanceQuery, cachedBalance } from "./view";
 
 // A spent credit given back after the fact (docs/decisions/0261-this-result-changed-the-room.md): the credits of a

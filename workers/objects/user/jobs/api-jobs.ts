@@ -3,13 +3,13 @@ import { apiIdempotency } from "@db/schema";
 import { sha256Hex } from "@workers/lib/crypto";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
-import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
+import { type Refusal, refusal } from "@workers/objects/user/credits/ledger-rows";
 import { planQuery } from "@workers/objects/user/credits/view";
 import { and, eq } from "drizzle-orm";
 import { insertCallbackStatement, markOpen } from "./callbacks";
+import { getJob, insertJobStatement, jobView, type StartJobInput } from "./job-rows";
 import { checkPaidPhotos } from "./paid-photos";
 import { limitsOf } from "./plan-limits";
-import { getJob, insertJobStatement, jobView, type StartJobInput } from "./rows";
 
 // Job creation for the public API, run inside the user's Durable Object so
 // that retries with one Idempotency-Key wait for each other: the first one

@@ -1,7 +1,7 @@
 import { reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
 import { folders, photos } from "@db/schema";
-import { type Refusal, refusal } from "@workers/objects/user/credits/rows";
+import { type Refusal, refusal } from "@workers/objects/user/credits/ledger-rows";
 import { and, eq, sql } from "drizzle-orm";
 import { inTrashMessage } from "~/shared/library-view";
 import { NOT_FOUND } from "~/shared/result";

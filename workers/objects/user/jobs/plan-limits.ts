@@ -1,7 +1,7 @@
 import { findPlan } from "~/shared/catalog";
 
 // What a plan allows a user's queue: how many provider calls at once, and whether its jobs go first
-// (Professional, DECISIONS). The gate of all users (provider-gate.ts) applies its own fair share on top.
+// (Professional, DECISIONS). The gate of all users (provider-gate-object.ts) applies its own fair share on top.
 
 /** The concurrency of a user without a plan, and of every plan but Professional (app/shared/catalog.ts). */
 export const DEFAULT_CONCURRENCY = 4;

@@ -10,7 +10,6 @@ import { putRetrying } from "@workers/lib/stored-retry";
 import { and, eq } from "drizzle-orm";
 import { MASK_MESSAGES } from "~/shared/masks";
 import type { JobClock } from "./clock";
-import { atListingSize } from "./listing-size";
 import {
   GENERIC_FAILURE,
   type JobKind,
@@ -19,7 +18,8 @@ import {
   providerTimeoutMs,
   versionKey,
   versionThumbKey,
-} from "./rows";
+} from "./job-rows";
+import { atListingSize } from "./listing-size";
 import { stageInputFor } from "./stage-call";
 
 // A job's result: the provider call, its result stored in R2 under the job's

@@ -7,8 +7,14 @@ import { run, type Stmt } from "@workers/objects/user/batch";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { reserveGroup } from "@workers/objects/user/credits/group";
+import {
+  expireGrants,
+  insufficient,
+  type Refusal,
+  refusal,
+  userNotFound,
+} from "@workers/objects/user/credits/ledger-rows";
 import * as reservations from "@workers/objects/user/credits/reservations";
-import { expireGrants, insufficient, type Refusal, refusal, userNotFound } from "@workers/objects/user/credits/rows";
 import { loadView, loadViewAndPlan, planQuery } from "@workers/objects/user/credits/view";
 import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { PLANS } from "~/shared/catalog";

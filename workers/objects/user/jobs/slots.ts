@@ -1,10 +1,10 @@
 import type { Job } from "@db/schema";
 import { RESULT_DOWNLOAD_TIMEOUT_MS } from "@workers/adapters/provider";
-import type { ProviderGate } from "@workers/objects/provider-gate";
-import { JOB_WATCH_MARGIN_MS, providerTimeoutMs } from "./rows";
+import type { ProviderGate } from "@workers/objects/provider-gate-object";
+import { JOB_WATCH_MARGIN_MS, providerTimeoutMs } from "./job-rows";
 
-// A job's slot at the provider gate (workers/objects/provider-gate.ts): taken before the job is marked running, so
-// the job shows as queued while it waits and its provider timeout starts only once it holds the slot; held through
+// A job's slot at the provider gate (workers/objects/provider-gate-object.ts): taken before the job is marked running,
+// so the job shows as queued while it waits and its provider timeout starts only once it holds the slot; held through
 // the attempt's provider work (its call, the result's download, the enlargement) and released before the structure
 // check and the commit. The check's free second try takes a slot of its own. A group of variations holds its slot
 // until the group is settled (its calls and checks alternate). docs/decisions/0186-one-provider-gate.md

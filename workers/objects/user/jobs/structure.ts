@@ -9,7 +9,7 @@ import { DEFAULT_CREATIVITY } from "~/shared/staging-options";
 import { FREE_REFUSALS_PER_DAY } from "~/shared/version-view";
 import type { CheckDesk } from "./checks";
 import type { JobClock } from "./clock";
-import { type JobResult, type StoredCheck, versionValues } from "./rows";
+import { type JobResult, type StoredCheck, versionValues } from "./job-rows";
 
 // The structure check as a step of a job (issue 33, docs/decisions/0162-results-true-to-the-room.md, and its three
 // outcomes, 0215-flag-when-unsure.md): a result is compared with the image it started from before its credit is

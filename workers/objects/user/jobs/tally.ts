@@ -3,7 +3,7 @@ import { countStatement, latencyBucket } from "@db/ops-counts";
 import { type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
 import { log } from "@workers/lib/log";
 import type { Stmt } from "@workers/objects/user/batch";
-import type { StoredCheck } from "./rows";
+import type { StoredCheck } from "./job-rows";
 
 // What a job's end adds to the operations page's counters (docs/decisions/0184-operations-aggregates.md), written
 // in the batch that ends the job: its provider calls' latencies and failures, and how the job ended.

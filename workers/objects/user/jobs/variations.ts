@@ -8,9 +8,9 @@ import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { CheckDesk } from "./checks";
+import * as jobsService from "./job-rows";
 import { atListingSize } from "./listing-size";
 import * as produce from "./produce";
-import * as jobsService from "./rows";
 import { stageInputFor } from "./stage-call";
 import {
   type Checked,

@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { type PaidPeriodRow, paidPeriods, subscriptions } from "@db/schema";
 import { run } from "@workers/objects/user/batch";
 import { grantStatements } from "@workers/objects/user/credits/grants";
-import { alreadyRecorded } from "@workers/objects/user/credits/rows";
+import { alreadyRecorded } from "@workers/objects/user/credits/ledger-rows";
 import { and, eq, gt, isNotNull, lte } from "drizzle-orm";
 import type { BillingInterval, PlanId } from "~/shared/catalog";
 import { endedBy, requirePlan } from "./subscriptions";

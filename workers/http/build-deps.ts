@@ -3,7 +3,7 @@ import { createMailer } from "@workers/adapters/mail";
 import { createStripe } from "@workers/adapters/stripe";
 import { type Images, imagesFor } from "@workers/lib/images";
 import { clientIp, rateLimit } from "@workers/objects/client";
-import type { Deps } from "@workers/services/deps";
+import type { Deps } from "@workers/services/request-deps";
 import type Stripe from "stripe";
 
 /** The one place a request's dependencies are built (workers/app.ts for pages, the /api middleware for Hono). */

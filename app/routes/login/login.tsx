@@ -4,9 +4,9 @@ import { landingPath, safeRedirectPath } from "@workers/services/accounts/landin
 import { Link, redirect } from "react-router";
 import { AuthForm } from "~/components/auth/auth-form";
 import { Alert } from "~/components/auth/fields";
+import { authAction } from "~/routes/auth/auth-action.server";
 import { MESSAGES } from "~/shared/account-messages";
 import type { Route } from "./+types/login";
-import { authAction } from "./auth-action.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Sign in · Stagewise" }];
 

@@ -5,9 +5,9 @@ import { isTokenUsable } from "@workers/services/accounts/tokens";
 import { verifyEmail } from "@workers/services/accounts/verification";
 import { Form, Link, redirect, useNavigation } from "react-router";
 import { Alert } from "~/components/auth/fields";
+import { accountDeps } from "~/routes/auth/auth-action.server";
 import { MESSAGES } from "~/shared/account-messages";
 import type { Route } from "./+types/verify-email";
-import { accountDeps } from "./auth-action.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Verify your email · Stagewise" }];
 

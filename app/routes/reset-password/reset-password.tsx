@@ -7,9 +7,9 @@ import { secureCookies } from "@workers/services/current-user";
 import { clearSessionCookie } from "@workers/services/sessions";
 import { Form, Link, redirect, useNavigation } from "react-router";
 import { Alert, TextField } from "~/components/auth/fields";
+import { accountDeps } from "~/routes/auth/auth-action.server";
 import { MESSAGES } from "~/shared/account-messages";
 import type { Route } from "./+types/reset-password";
-import { accountDeps } from "./auth-action.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Choose a new password · Stagewise" }];
 

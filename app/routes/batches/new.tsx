@@ -9,7 +9,7 @@ import { BatchLookChoice } from "~/components/library/batch-look-choice";
 import { DESIGN_STYLES, ROOM_TYPES, styleMenuLabel } from "~/shared/catalog";
 import { viewHref } from "~/shared/library-view";
 import { creditsLabel, pickField, roomField } from "~/shared/listing";
-import type { Route } from "./+types/batch-new";
+import type { Route } from "./+types/new";
 
 // Stage a whole listing: pick the photos of a folder (or of the library), a
 // room type each and one style for all, see the credit total, start them in

@@ -6,7 +6,7 @@ import type Stripe from "stripe";
 
 /**
  * Everything a service may reach for one request, built once per request in
- * workers/http/deps.ts and handed to Hono routes and React Router loaders and
+ * workers/http/build-deps.ts and handed to Hono routes and React Router loaders and
  * actions alike. A service takes the part it needs (`Pick<Deps, "db" | ...>`),
  * so tests pass their own fakes.
  */

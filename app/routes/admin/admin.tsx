@@ -4,7 +4,7 @@ import { listUsers, SORT_KEYS, type SortKey } from "@workers/services/admin";
 import { useEffect } from "react";
 import { Form, Link, useRevalidator, useSearchParams } from "react-router";
 import { formatDate } from "~/lib/format";
-import type { Route } from "./+types/users";
+import type { Route } from "./+types/admin";
 
 export const meta: Route.MetaFunction = () => [{ title: "Admin · Users" }];
 
