@@ -1,7 +1,7 @@
 import { api, balance, expectSettled, onPlan, photosOf, rowsOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { SUBMISSION_REUSED } from "@workers/objects/user/jobs/queue";
-import { submittedJobIds } from "@workers/services/jobs/queue";
+import { SUBMISSION_REUSED } from "@workers/objects/user/jobs/job-queue";
+import { submittedJobIds } from "@workers/services/jobs/start-queued";
 import { beforeEach, describe, expect, it } from "vitest";
 
 // A page's job request sent again with its key (the Idempotency-Key header of POST /api/photos/:id/jobs): the

@@ -10,7 +10,7 @@ import { randomToken } from "@workers/lib/crypto";
 import { JOBS_ALREADY_STARTED, teamObject, userObject } from "@workers/objects/client";
 import { stateDigest } from "@workers/services/fixtures";
 import { batchForm, batchPage, startBatchFromForm } from "@workers/services/jobs/batch-pages";
-import { submittedJobIds } from "@workers/services/jobs/queue";
+import { submittedJobIds } from "@workers/services/jobs/start-queued";
 import { trashPhoto } from "@workers/services/library";
 import { startPaidBy } from "@workers/services/teams/funding";
 import { and, eq } from "drizzle-orm";

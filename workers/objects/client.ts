@@ -16,7 +16,7 @@ export {
   type StartManyInput,
   type StartManyResult,
   SUBMISSION_REUSED,
-} from "./user/jobs/queue";
+} from "./user/jobs/job-queue";
 export { providerGate } from "./user/jobs/slots";
 export type { LiveBalance } from "./user-object";
 

@@ -20,9 +20,9 @@ import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { newSeed } from "~/shared/staging-codes";
 import { MISSING_OPTIONS } from "~/shared/staging-options";
 import { wrongPayerMessage } from "~/shared/teams";
-import { alreadyStarted, startFailure, submittedJobIds } from "./queue";
 import { advancedOptions, jobParams } from "./request";
 import { currentPlan } from "./start";
+import { alreadyStarted, startFailure, submittedJobIds } from "./start-queued";
 
 // Staging a whole listing (issue 15): batches, variations, the free re-roll,
 // retries and the chosen version. Every start goes to the user's Durable

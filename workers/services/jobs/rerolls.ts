@@ -9,7 +9,7 @@ import { FREE_REROLL_MS, REROLL_PAID_MESSAGE } from "~/shared/listing";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { newSeed } from "~/shared/staging-codes";
 import { TEAM_REROLL_MESSAGE } from "~/shared/teams";
-import { alreadyStarted, startFailure, submittedJobIds } from "./queue";
+import { alreadyStarted, startFailure, submittedJobIds } from "./start-queued";
 
 // Re-rolls (docs/decisions/0140-batches-variations-rerolls.md): the same choices with a new seed, free once within
 // 7 days of the staged result, a credit after that, the price said before anything starts. The free one is used

@@ -21,8 +21,8 @@ import { MASK_MESSAGES } from "~/shared/masks";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { REFUSED_NOT_A_SOURCE, VERSION_NOT_FOUND } from "~/shared/version-view";
 import { checkJobMask } from "./masks";
-import { alreadyStarted, startFailure, startQueued } from "./queue";
 import { advancedOptions, jobParams, variationsOf } from "./request";
+import { alreadyStarted, startFailure, startQueued } from "./start-queued";
 
 // A job asked for one photo (POST /api/photos/:id/jobs, the public API's POST /photos/:id/jobs): the request,
 // checked by its one schema (request.ts), turned into provider codes, and handed to the user's Durable Object,

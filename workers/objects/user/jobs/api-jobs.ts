@@ -79,7 +79,7 @@ export async function start(
   // A new job (not an answer stored under its key): paid work only on the user's photo out of the trash.
   const photoRefused = await checkPaidPhotos(db, userId, [jobInput.photoId], 0);
   if (photoRefused) return credits.untouched(photoRefused);
-  // The plan's queue priority, as the page's jobs get it (queue.ts): a Professional user's API jobs go first too.
+  // The plan's queue priority, as the page's jobs get it (job-queue.ts): a Professional user's API jobs go first too.
   const plan = await planQuery(db, userId).get();
   jobInput = { ...jobInput, priority: limitsOf(plan?.plan).priority };
   const jobId = jobInput.jobId;

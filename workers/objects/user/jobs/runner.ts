@@ -10,9 +10,9 @@ import * as credits from "@workers/objects/user/credits/changes";
 import { findHeld, staleReservationKeys } from "@workers/objects/user/credits/reservations";
 import type { CheckDesk } from "./checks";
 import { JobClock, RecentTimings } from "./clock";
+import * as queue from "./job-queue";
 import * as rows from "./job-rows";
 import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
-import * as queue from "./queue";
 import { type Slot, takeSlot } from "./slots";
 import {
   delivered,

@@ -7,7 +7,7 @@ import { startPaidBy, teamOfPhoto } from "@workers/services/teams/funding";
 import { type FailureCode, fail, NOT_FOUND } from "~/shared/result";
 import { newSeed } from "~/shared/staging-codes";
 
-// Starting jobs through the user's queue (workers/objects/user/jobs/queue.ts, which
+// Starting jobs through the user's queue (workers/objects/user/jobs/job-queue.ts, which
 // orders them by the plan's priority): a new provider seed per staging job, and variations (one job
 // and one credit per result, reserved together).
 // docs/decisions/0140-batches-variations-rerolls.md
@@ -30,7 +30,7 @@ export type SubmissionScope = "page-job" | "reroll" | "batch" | "batch-retry" | 
 
 /**
  * The ids of the `count` jobs a request starts: under its submission key, derived from it, so the same key from
- * the same person names the same jobs and the request sent again finds them (queue.ts, `submitted`); without one,
+ * the same person names the same jobs and the request sent again finds them (job-queue.ts, `submitted`); without one,
  * random. The public API's keyed jobs (idempotentJobId) are named apart, with a `k`.
  */
 export function submittedJobIds(

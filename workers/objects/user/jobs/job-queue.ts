@@ -72,7 +72,7 @@ export interface StartManyInput {
   /** The request that asked for these jobs: its id is logged with each job's run and provider calls. */
   requestId?: string;
   /**
-   * The job ids (and a batch's id) come from the request's submission key (job-queue.ts, `submittedJobIds`): when the
+   * The job ids (and a batch's id) come from the request's submission key (services/jobs/start-queued.ts, `submittedJobIds`): when the
    * first job exists already, the request was sent before and nothing is written. The same request is answered
    * JOBS_ALREADY_STARTED with that job; another request under the same key SUBMISSION_REUSED. Read in the round
    * trip of the balance, before the photos and the balance: a resend finds its jobs after their credits were spent.
