@@ -97,28 +97,29 @@ function thin(points: number[]): number[] {
  * (`alongRows`), along the column for horizontal ones.
  */
 function distances(res: Gradients, w: number, h: number, weak: number, alongRows: boolean): Uint8Array {
-  const out = new Uint8Array(w * h).fill(CAP);
+  // Which pixels are edges of this direction, once, then a forward and a backward sweep along each line.
+  const edge = new Uint8Array(w * h);
+  for (let i = 0; i < w * h; i++) {
+    if (res.mag[i]! < weak) continue;
+    const ax = Math.abs(res.gx[i]!);
+    const ay = Math.abs(res.gy[i]!);
+    if (alongRows ? ax > ay : ay > ax) edge[i] = 1;
+  }
+  const out = new Uint8Array(w * h);
   const lines = alongRows ? h : w;
   const len = alongRows ? w : h;
+  const stride = alongRows ? 1 : w;
   for (let l = 0; l < lines; l++) {
+    const first = alongRows ? l * w : l;
     let last = -1000;
-    const at = (k: number) => (alongRows ? l * w + k : k * w + l);
-    const isEdge = (i: number) => {
-      if (res.mag[i]! < weak) return false;
-      const ax = Math.abs(res.gx[i]!);
-      const ay = Math.abs(res.gy[i]!);
-      return alongRows ? ax > ay : ay > ax;
-    };
-    for (let k = 0; k < len; k++) {
-      const i = at(k);
-      if (isEdge(i)) last = k;
+    for (let k = 0, i = first; k < len; k++, i += stride) {
+      if (edge[i]) last = k;
       out[i] = Math.min(CAP, k - last);
     }
     last = 1000 + len;
-    for (let k = len - 1; k >= 0; k--) {
-      const i = at(k);
-      if (isEdge(i)) last = k;
-      out[i] = Math.min(out[i]!, last - k);
+    for (let k = len - 1, i = first + (len - 1) * stride; k >= 0; k--, i -= stride) {
+      if (edge[i]) last = k;
+      if (last - k < out[i]!) out[i] = last - k;
     }
   }
   return out;

@@ -37,15 +37,23 @@ export function boxBlur(p: Plane, r: number): Plane {
       if (x - r >= 0) s -= p.data[row + x - r]!;
     }
   }
-  for (let x = 0; x < w; x++) {
-    let s = 0;
-    for (let k = 0; k <= Math.min(h - 1, r); k++) s += tmp[k * w + x]!;
-    for (let y = 0; y < h; y++) {
-      const lo = Math.max(0, y - r);
-      const hi = Math.min(h - 1, y + r);
-      out[y * w + x] = s / (hi - lo + 1);
-      if (y + r + 1 < h) s += tmp[(y + r + 1) * w + x]!;
-      if (y - r >= 0) s -= tmp[(y - r) * w + x]!;
+  // Down the columns, row by row (memory order): each column's running sum adds and drops the same values in the
+  // same order as a walk down that column would.
+  const sums = new Float64Array(w);
+  for (let k = 0; k <= Math.min(h - 1, r); k++) {
+    for (let x = 0; x < w; x++) sums[x] = sums[x]! + tmp[k * w + x]!;
+  }
+  for (let y = 0; y < h; y++) {
+    const n = Math.min(h - 1, y + r) - Math.max(0, y - r) + 1;
+    const row = y * w;
+    const add = y + r + 1 < h ? (y + r + 1) * w : -1;
+    const drop = y - r >= 0 ? (y - r) * w : -1;
+    for (let x = 0; x < w; x++) {
+      let s = sums[x]!;
+      out[row + x] = s / n;
+      if (add >= 0) s += tmp[add + x]!;
+      if (drop >= 0) s -= tmp[drop + x]!;
+      sums[x] = s;
     }
   }
   return { width: w, height: h, data: out };

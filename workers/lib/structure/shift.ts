@@ -105,27 +105,29 @@ function blockShift(
     for (let x = bx; x < bx + BLOCK; x++) variance += (src.data[y * w + x]! - mean) ** 2;
   }
   variance /= BLOCK * BLOCK;
+  // The mean-removed squared difference in one pass: sum((a - ma) - (b - mb))^2 = sum((a - b)^2) - n * mean(a - b)^2.
+  const n = BLOCK * BLOCK;
   const shiftedMean = (d: number) => {
-    const dx = acrossX ? d : 0;
-    const dy = acrossX ? 0 : d;
+    const offset = acrossX ? d : d * w;
     let mr = 0;
     for (let y = by; y < by + BLOCK; y++) {
-      for (let x = bx; x < bx + BLOCK; x++) mr += res.data[(y + dy) * w + x + dx]!;
+      for (let x = bx; x < bx + BLOCK; x++) mr += res.data[y * w + x + offset]!;
     }
-    return mr / (BLOCK * BLOCK);
+    return mr / n;
   };
   const cost = (d: number) => {
-    const dx = acrossX ? d : 0;
-    const dy = acrossX ? 0 : d;
-    const mr = shiftedMean(d);
+    const offset = acrossX ? d : d * w;
     let sum = 0;
+    let sumSq = 0;
     for (let y = by; y < by + BLOCK; y++) {
+      const row = y * w;
       for (let x = bx; x < bx + BLOCK; x++) {
-        const e = src.data[y * w + x]! - mean - (res.data[(y + dy) * w + x + dx]! - mr);
-        sum += e * e;
+        const e = src.data[row + x]! - res.data[row + x + offset]!;
+        sum += e;
+        sumSq += e * e;
       }
     }
-    return sum / (BLOCK * BLOCK);
+    return (sumSq - (sum * sum) / n) / n;
   };
   const here = cost(0);
   // Still in place: most blocks stop here.
