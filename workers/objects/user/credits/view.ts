@@ -65,23 +65,30 @@ export async function runAndView(db: Database, userId: string, writes: Stmt[]): 
 
 /**
  * loadView and the user's plan, in the same D1 round trip (the job queue needs both to start jobs), with more
- * reads named by the caller: each comes back under its name, typed as its query answers.
+ * reads named by the caller: each comes back under its name, typed as its query answers. A read given as null is
+ * not sent, and answers no rows.
  */
-export async function loadViewAndPlan<R extends Record<string, Stmt>>(
+export async function loadViewAndPlan<R extends Record<string, Stmt | null>>(
   db: Database,
   userId: string,
   alsoRead: R,
-): Promise<{ view: CreditView | null; plan: string | null; read: { [K in keyof R]: Awaited<R[K]> } }> {
-  const names = Object.keys(alsoRead);
+): Promise<{
+  view: CreditView | null;
+  plan: string | null;
+  read: { [K in keyof R]: R[K] extends infer Q ? (Q extends null ? never[] : Awaited<Q>) : never };
+}> {
+  const names = Object.keys(alsoRead).filter((n) => alsoRead[n] !== null);
   const [user, grants, plan, ...answers] = await run(
     db,
     [],
     [...viewQueries(db, userId), planQuery(db, userId), ...names.map((n) => alsoRead[n]!)],
   );
   const planRow = (plan as { plan: string | null }[])[0];
+  const read = Object.fromEntries(Object.keys(alsoRead).map((n) => [n, []]));
+  for (const [i, n] of names.entries()) read[n] = answers[i] as never[];
   return {
     view: toView(user as { credits: number }[], grants as CreditView["grants"]),
     plan: planRow?.plan ?? null,
-    read: Object.fromEntries(names.map((n, i) => [n, answers[i]])) as { [K in keyof R]: Awaited<R[K]> },
+    read: read as never,
   };
 }

@@ -191,23 +191,24 @@ export async function startMany(
  */
 async function readForStart(db: Database, userId: string, input: StartManyInput) {
   const lead = input.jobs[0];
+  const photoIds = [...new Set(input.jobs.map((j) => j.photoId))];
   const freeRerollOf = input.jobs.flatMap((j) => (j.cost === 0 && j.rerollOf ? [j.rerollOf] : []));
   const retried = input.jobs.flatMap((j) => (j.retryOf ? [j.retryOf] : []));
-  const none = db.select({ id: jobs.id }).from(jobs).where(sql`0`);
+  // A read the request has no use for is not sent (null): most starts send the photos' read alone.
   const loaded = await loadViewAndPlan(db, userId, {
-    photos: paidPhotosQuery(db, userId, [...new Set(input.jobs.map((j) => j.photoId))]),
+    photos: paidPhotosQuery(db, userId, photoIds),
     submitted:
       input.submitted && lead
         ? db
             .select()
             .from(jobs)
             .where(and(eq(jobs.id, lead.jobId), eq(jobs.userId, userId)))
-        : db.select().from(jobs).where(sql`0`),
-    freeReroll: freeRerollOf.length > 0 ? freeRerollQuery(db, freeRerollOf) : none,
+        : null,
+    freeReroll: freeRerollOf.length > 0 ? freeRerollQuery(db, freeRerollOf) : null,
     retriedAgain:
-      retried.length > 0 ? db.select({ id: jobs.id }).from(jobs).where(inList(jobs.retryOf, retried)) : none,
+      retried.length > 0 ? db.select({ id: jobs.id }).from(jobs).where(inList(jobs.retryOf, retried)) : null,
   });
-  return { view: loaded.view, plan: loaded.plan, ...loaded.read };
+  return { view: loaded.view, plan: loaded.plan, photoIds, ...loaded.read };
 }
 
 type StartRead = Awaited<ReturnType<typeof readForStart>>;
@@ -221,9 +222,8 @@ function beforeTheBalance(read: StartRead, input: StartManyInput): (Refusal & { 
     if (!sameRequest(existing, lead)) return refusal("conflict", SUBMISSION_REUSED, balance);
     return { ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing };
   }
-  const photoIds = [...new Set(input.jobs.map((j) => j.photoId))];
   const teamOf = new Map(input.jobs.map((j) => [j.photoId, j.teamId ?? null]));
-  return paidPhotoRefusal(read.photos, photoIds, balance, (id) => teamOf.get(id) ?? null);
+  return paidPhotoRefusal(read.photos, read.photoIds, balance, (id) => teamOf.get(id) ?? null);
 }
 
 /** Too few credits, a second free re-roll of one request, or a retry of a job already retried. */
