@@ -23,6 +23,7 @@ import { photosApi } from "./photos";
 import type { ApiEnv } from "./types";
 import { uploadsApi } from "./uploads";
 import { openApiDocument, v1 } from "./v1";
+import { versionsApi } from "./versions";
 import { webhooks } from "./webhooks";
 
 export const api = new Hono<ApiEnv>().basePath("/api");
@@ -52,6 +53,7 @@ api.route("/admin", adminApi);
 api.route("/uploads", uploadsApi);
 api.route("/photos", photosApi);
 api.route("/", jobsApi);
+api.route("/", versionsApi);
 api.route("/", listingApi);
 api.route("/", mlsApi);
 api.route("/", originalsApi);
