@@ -34,6 +34,8 @@ let signingKey: CryptoKeyPair;
 let publicJwk: JsonWebKey;
 /** The claims of the next ID token the token endpoint hands out. */
 let nextClaims: Record<string, unknown> = {};
+/** The nonce of the last authorization request: Google puts it in the ID token, as the stand-in does. */
+let sentNonce: string | null = null;
 let tokenCalls = 0;
 
 const b64 = (value: object) => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify(value)));
@@ -47,6 +49,7 @@ async function idToken(claims: Record<string, unknown>): Promise<string> {
     exp: now + 3600,
     email: "someone@example.test",
     email_verified: true,
+    ...(sentNonce !== null ? { nonce: sentNonce } : {}),
     ...claims,
   })}`;
   const sig = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", signingKey.privateKey, new TextEncoder().encode(body));
@@ -65,6 +68,7 @@ beforeAll(async () => {
 beforeEach(() => {
   tokenCalls = 0;
   nextClaims = {};
+  sentNonce = null;
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
@@ -124,6 +128,7 @@ async function leaveForGoogle(who: ReauthSession, now = Date.now()) {
   const started = await startGoogleReauth({ db, env, clock: () => now }, who, false);
   if (!started.ok) throw new Error(started.error);
   const state = new URL(started.url).searchParams.get("state")!;
+  sentNonce = new URL(started.url).searchParams.get("nonce");
   const oauthCookie = started.cookie.split(";")[0]!;
   const callback = (overrides: { state?: string; cookie?: string } = {}) =>
     new Request(`http://localhost/auth/google/callback?code=c-${randomToken(4)}&state=${overrides.state ?? state}`, {
@@ -145,6 +150,9 @@ describe("confirming an account deletion with Google", () => {
     const trip = await leaveForGoogle(u.who);
     expect(trip.url.origin + trip.url.pathname).toBe(`${ISSUER}/authorize`);
     expect(trip.url.searchParams.get("max_age")).toBe("0");
+    // auth_time comes only when Google's claims parameter asks for it.
+    expect(JSON.parse(trip.url.searchParams.get("claims")!)).toEqual({ id_token: { auth_time: { essential: true } } });
+    expect(trip.url.searchParams.get("nonce")).toMatch(/^[\w-]{43}$/);
     expect(trip.url.searchParams.get("code_challenge_method")).toBe("S256");
     expect(trip.oauthCookie).toMatch(/^sw_oauth=[^.]+\.[^.]+\.reauth-delete\.$/);
     const row = await sessionRow(u.who.sessionId);
@@ -231,6 +239,24 @@ describe("confirming an account deletion with Google", () => {
       ok: false,
       code: "forbidden",
       error: REAUTH_MESSAGES.stale,
+    });
+    for (const who of [u.who, stranger.who]) expect((await sessionRow(who.sessionId))?.reauthAt).toBeNull();
+    // Google names no auth_time (the client's session age claims setting is off): nothing says it asked again.
+    nextClaims = { sub: u.googleSub };
+    const reports = vi.spyOn(console, "error").mockImplementation(() => {});
+    expect(await finish(trip.callback(), u.who)).toMatchObject({
+      ok: false,
+      code: "forbidden",
+      error: REAUTH_MESSAGES.noAuthTime,
+    });
+    expect(reports.mock.calls.map((c) => String(c[0])).join("\n")).toContain("google sent no auth_time");
+    reports.mockRestore();
+    // An ID token whose nonce is not this request's (another trip's answer, replayed) is refused.
+    nextClaims = { sub: u.googleSub, auth_time: Math.floor(Date.now() / 1000), nonce: "another-trips-nonce" };
+    expect(await finish(trip.callback(), u.who)).toMatchObject({
+      ok: false,
+      code: "invalid",
+      error: REAUTH_MESSAGES.failed,
     });
     for (const who of [u.who, stranger.who]) expect((await sessionRow(who.sessionId))?.reauthAt).toBeNull();
     // Still usable by its own session afterwards: the refusals changed nothing.

@@ -3,7 +3,7 @@ import { sessions } from "@db/schema";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { accountDeps, uniqueEmail } from "@test/support/accounts";
 import { db, makeUser } from "@test/support/factories";
-import { googleOAuth, verifyIdToken } from "@workers/adapters/google-oauth";
+import { googleOAuth, nonceFor, verifyIdToken } from "@workers/adapters/google-oauth";
 import { userObject } from "@workers/objects/user-object";
 import { signInWithGoogle } from "@workers/services/accounts/google";
 import { signUp } from "@workers/services/accounts/password-auth";
@@ -96,11 +96,14 @@ describe("the Google OAuth adapter", () => {
       scope: "openid email profile",
     });
     expect(url.searchParams.get("code_challenge")).not.toBe(codeVerifier);
+    // Google's parameter table marks nonce required; it is the verifier's digest, never the verifier or challenge.
+    expect(url.searchParams.get("nonce")).toBe(await nonceFor(codeVerifier));
+    expect(url.searchParams.get("nonce")).not.toBe(url.searchParams.get("code_challenge"));
     expect(state.length).toBeGreaterThanOrEqual(32);
   });
 
   it("exchanges the code with the verifier and the client secret and returns the verified identity", async () => {
-    nextIdToken = await idToken({ email: "Mixed.Case@Example.test" });
+    nextIdToken = await idToken({ email: "Mixed.Case@Example.test", nonce: await nonceFor("the-verifier") });
     const identity = await googleOAuth(env).finish("the-code", "the-verifier");
     expect(identity).toEqual({
       sub: "google-sub-1",
@@ -129,6 +132,13 @@ describe("the Google OAuth adapter", () => {
     await expect(check(await idToken({ iss: "https://evil.example" }))).rejects.toThrow("issuer");
     await expect(check(await idToken({ exp: Math.floor(Date.now() / 1000) - 3600 }))).rejects.toThrow("expired");
     await expect(check("not.a.jwt")).rejects.toThrow();
+  });
+
+  it("refuses an ID token without the request's nonce: another sign-in's token, or one with none", async () => {
+    for (const claims of [{ nonce: await nonceFor("another-verifier") }, {}]) {
+      nextIdToken = await idToken(claims);
+      await expect(googleOAuth(env).finish("the-code", "the-verifier")).rejects.toThrow("nonce");
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { decodeBase64urlIgnorePadding } from "@oslojs/encoding";
+import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from "arctic";
 import { cutText } from "~/shared/text";
 
@@ -73,10 +73,20 @@ function decodePart(part: string | undefined): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Verifies an ID token's signature and claims and returns who it names. */
+/**
+ * The nonce of an authorization request (Google's parameter table marks it required), derived from the PKCE
+ * verifier: only the browser's HttpOnly state cookie holds the verifier, and the request carries its S256 challenge,
+ * not this digest, so the ID token is bound to that browser with nothing more stored (ADR 0326).
+ */
+export async function nonceFor(codeVerifier: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`oidc-nonce.${codeVerifier}`));
+  return encodeBase64urlNoPadding(new Uint8Array(digest));
+}
+
+/** Verifies an ID token's signature and claims (its nonce, when one was sent) and returns who it names. */
 export async function verifyIdToken(
   idToken: string,
-  opts: { discovery: Discovery; clientId: string; now?: number },
+  opts: { discovery: Discovery; clientId: string; now?: number; nonce?: string },
 ): Promise<GoogleIdentity> {
   const parts = idToken.split(".");
   if (parts.length !== 3) throw new OAuthError("malformed ID token");
@@ -108,6 +118,7 @@ export async function verifyIdToken(
   if (typeof claims.iat === "number" && claims.iat - CLOCK_SKEW_S > nowS)
     throw new OAuthError("ID token from the future");
 
+  if (opts.nonce !== undefined && claims.nonce !== opts.nonce) throw new OAuthError("ID token nonce mismatch");
   if (typeof claims.sub !== "string" || claims.sub === "") throw new OAuthError("ID token has no subject");
   if (typeof claims.email !== "string" || !claims.email.includes("@")) throw new OAuthError("ID token has no email");
   return {
@@ -122,7 +133,8 @@ export async function verifyIdToken(
 export interface GoogleOAuth {
   /**
    * Where to send the browser, and the values to keep in a short-lived cookie until it comes back.
-   * `reauth` asks Google to authenticate the person again (max_age=0), for confirming an account deletion.
+   * `reauth` asks Google to authenticate the person again (max_age=0) and to say when (auth_time), for confirming
+   * an account deletion.
    */
   start(opts?: { reauth?: boolean }): Promise<{ url: URL; state: string; codeVerifier: string }>;
   /** Exchanges the code (with the PKCE verifier) and returns the verified identity. */
@@ -159,16 +171,24 @@ export function googleOAuth(env: GoogleOAuthConfig): GoogleOAuth {
         SCOPES,
       );
       url.searchParams.set("prompt", "select_account");
-      // OIDC max_age=0: the provider must authenticate the person again and
-      // report when in auth_time. Google documents prompt values none, consent
-      // and select_account only, so no prompt=login is sent.
-      if (opts.reauth) url.searchParams.set("max_age", "0");
+      url.searchParams.set("nonce", await nonceFor(codeVerifier));
+      // OIDC max_age=0: the provider must authenticate the person again. Google documents prompt values none,
+      // consent and select_account only, so no prompt=login is sent; it puts auth_time in the ID token only when
+      // the claims parameter asks for it (and the client's session age claims setting is on).
+      if (opts.reauth) {
+        url.searchParams.set("max_age", "0");
+        url.searchParams.set("claims", JSON.stringify({ id_token: { auth_time: { essential: true } } }));
+      }
       return { url, state, codeVerifier };
     },
     async finish(code, codeVerifier) {
       const discovery = await discover(issuer);
       const tokens = await client().validateAuthorizationCode(discovery.token_endpoint, code, codeVerifier);
-      return verifyIdToken(tokens.idToken(), { discovery, clientId: clientId ?? "" });
+      return verifyIdToken(tokens.idToken(), {
+        discovery,
+        clientId: clientId ?? "",
+        nonce: await nonceFor(codeVerifier),
+      });
     },
   };
 }

@@ -28,6 +28,8 @@ export const REAUTH_MESSAGES = {
   expired: "This Google confirmation has expired or was already used. Start again from Settings. Nothing was changed.",
   wrongAccount:
     "That Google account is not the one this account signs in with, so it cannot confirm the deletion. Nothing was changed.",
+  noAuthTime:
+    "Google did not say when you last signed in, so it cannot confirm the deletion. Nothing was changed; we have been told, try again later.",
   stale:
     "Google did not ask you to sign in again just now, so it cannot confirm the deletion. Try again. Nothing was changed.",
   failed: "Google could not confirm it is you. Nothing was changed; try again from Settings.",
@@ -86,8 +88,8 @@ export type ReauthOutcome = ({ ok: true; location: string } | Failure) & { cooki
  * Google's return for a deletion confirmation. Refused with a 4xx and no
  * write unless: a session is signed in, the state matches both the cookie and
  * the one this session started (not yet used, under 10 minutes old), Google
- * exchanges the code, names the subject linked to this account, and (when it
- * says) authenticated the person within the last 5 minutes.
+ * exchanges the code, names the subject linked to this account, and says
+ * (auth_time) it authenticated the person within the last 5 minutes.
  */
 export async function finishGoogleReauth(
   deps: ReauthDeps,
@@ -130,7 +132,13 @@ export async function finishGoogleReauth(
     return refuse(fail("invalid", REAUTH_MESSAGES.failed));
   }
   if (!sameState(identity.sub, row.googleSub)) return refuse(fail("forbidden", REAUTH_MESSAGES.wrongAccount));
-  if (identity.authTime !== undefined && identity.authTime < now - REAUTH_PROOF_MS - CLOCK_SKEW_MS)
+  // Without auth_time nothing says Google asked for the password again: refused, and reported, since it means the
+  // client's session age claims setting is off in production (ADR 0326).
+  if (identity.authTime === undefined) {
+    log.error("google sent no auth_time for a re-authentication", { where: "google" });
+    return refuse(fail("forbidden", REAUTH_MESSAGES.noAuthTime));
+  }
+  if (identity.authTime < now - REAUTH_PROOF_MS - CLOCK_SKEW_MS)
     return refuse(fail("forbidden", REAUTH_MESSAGES.stale));
 
   // The state is used once: only the request that clears it records the proof.
