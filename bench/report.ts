@@ -1,3 +1,5 @@
+import { WHY_OVER, whyOver } from "./over-budget.ts";
+
 export interface Figure {
   group: string;
   name: string;
@@ -177,7 +179,7 @@ export interface Report {
   figures: Figure[];
 }
 
-export function renderMarkdown(report: Report): string {
+export function renderMarkdown(report: Report, why: Record<string, string> = WHY_OVER): string {
   const figures = report.figures.map(judge);
   const groups = [...new Set(figures.map((f) => f.group))];
   const lines = [
@@ -228,5 +230,26 @@ export function renderMarkdown(report: Report): string {
     }
     lines.push("");
   }
+  lines.push(...overBudgetSection(figures, why));
   return `${lines.join("\n")}\n`;
+}
+
+/** The over-budget figures with the sentence bench/over-budget.ts gives each, or a bold line where it gives none. */
+export function overBudgetSection(figures: Figure[], why: Record<string, string> = WHY_OVER): string[] {
+  const over = figures.filter((f) => f.pass === false && !f.invalid);
+  if (over.length === 0) return [];
+  const unexplained = over.filter((f) => whyOver(f.name, why) === undefined).length;
+  return [
+    "## Over budget, and why",
+    "",
+    `${over.length} figure(s) over budget; ${unexplained === 0 ? "each has" : `**${unexplained} without**`} a reason ` +
+      "written in bench/over-budget.ts.",
+    "",
+    ...over.map((f) => {
+      const ratio = f.ratioBudget !== undefined && f.ratio !== undefined ? `, ${f.ratio}x` : "";
+      const reason = whyOver(f.name, why) ?? "**no reason written**";
+      return `- ${f.group}: ${f.name} = ${f.value} ${f.unit}${ratio} (budget ${budgetText(f)}). ${reason}`;
+    }),
+    "",
+  ];
 }

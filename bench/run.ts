@@ -11,6 +11,7 @@ import { measureJobLatencies } from "./jobs.ts";
 import { labelsModule } from "./labels.ts";
 import { applyRatios, type BenchContext, type BenchModule, MIN_RUNS, mergeRuns } from "./module.ts";
 import { OBJECT_INSPECTOR_PORT, objectModule } from "./object.ts";
+import { whyOver } from "./over-budget.ts";
 import { bundle, lighthouseModule, photosModule } from "./pages.ts";
 import { measureWithRetry, syncLatency, untilQuiet } from "./quiet.ts";
 import { BUDGETS, budgetText, type Figure, judge, renderMarkdown } from "./report.ts";
@@ -203,7 +204,8 @@ async function main() {
   );
   for (const f of over) {
     const ratio = f.ratioBudget !== undefined ? `, ${f.ratio}x ${f.relativeTo?.label ?? ""}`.trimEnd() : "";
-    console.log(`  OVER: ${f.name} = ${f.value} ${f.unit}${ratio} (budget ${budgetText(f)})`);
+    const why = whyOver(f.name) ?? "NO REASON WRITTEN (bench/over-budget.ts)";
+    console.log(`  OVER: ${f.name} = ${f.value} ${f.unit}${ratio} (budget ${budgetText(f)}): ${why}`);
   }
   // A figure that is no measurement fails the run (issue 44): a NaN or a zero count is a broken bench, not a result.
   for (const f of invalid) console.error(`  INVALID: ${f.name} = ${f.value} ${f.unit} (${f.invalid})`);

@@ -6,7 +6,11 @@ import { splitFigures, splitJob } from "../../bench/job-split";
 // biome-ignore lint/style/noRestrictedImports: the bench has no alias; its budget rules are plain functions.
 import { applyRatios, mergeRuns } from "../../bench/module";
 // biome-ignore lint/style/noRestrictedImports: as above.
-import { BUDGETS, type Figure, judge, renderMarkdown, VS_BASELINE } from "../../bench/report";
+import { whyOver } from "../../bench/over-budget";
+// biome-ignore lint/style/noRestrictedImports: as above.
+import { BUDGETS, type Figure, judge, overBudgetSection, renderMarkdown, VS_BASELINE } from "../../bench/report";
+// biome-ignore lint/style/noRestrictedImports: as above.
+import COMMITTED from "../../bench/results/report.json";
 
 // The bench judges timed figures as ratios to the bare React Router page of the same run (issue 17): a ratio
 // budget can hold a figure at most (a page's p50) or at least (`/`'s requests/s) that many times the bare page.
@@ -241,5 +245,32 @@ describe("where a job's time goes", () => {
     expect(judge(addsUp).pass).toBe(false);
     expect(addsUp.value).toBe(10);
     expect(figures.find((f) => f.name.includes("image service calls"))!.nonZero).toBe(true);
+  });
+
+  it("says under the tables why each over-budget figure is over, and in bold where no reason is written", () => {
+    const why = { "/dashboard": "any /dashboard figure.", "/dashboard, 60 photos p50": "the 24 cards' markup." };
+    expect(whyOver("/dashboard, 60 photos p50", why)).toBe("the 24 cards' markup.");
+    expect(whyOver("/dashboard p50", why)).toBe("any /dashboard figure.");
+    expect(whyOver("/ requests/s", why)).toBeUndefined();
+    const over = judge(figure({ name: "/dashboard, 60 photos p50", value: 90, unit: "ms", budget: 80, op: "<=" }));
+    const bare = judge(figure({ name: "/ requests/s", value: 400, budget: 500, op: ">=" }));
+    const within = judge(figure({ name: "/dashboard p50", value: 10, unit: "ms", budget: 80, op: "<=" }));
+    expect(overBudgetSection([within], why)).toEqual([]);
+    const explained = overBudgetSection([over, within], why).join("\n");
+    expect(explained).toContain("1 figure(s) over budget; each has a reason");
+    expect(explained).toContain("- SSR: /dashboard, 60 photos p50 = 90 ms (budget <= 80 ms). the 24 cards' markup.");
+    expect(explained).not.toContain("/dashboard p50");
+    const report = { generatedAt: "2026-11-29T00:00:00Z", durationSeconds: 1, machine: "2 cores" };
+    const md = renderMarkdown({ ...report, figures: [over, bare] }, why);
+    expect(md).toContain("2 figure(s) over budget; **1 without** a reason");
+    expect(md).toContain("- SSR: / requests/s = 400 req/s (budget >= 500 req/s). **no reason written**");
+  });
+
+  it("the committed report (bench/results/report.json) has no figure that is no measurement, and a reason for each over", () => {
+    const figures = (COMMITTED as { figures: Figure[] }).figures.map(judge);
+    expect(figures.length).toBeGreaterThan(50);
+    expect(figures.filter((f) => f.invalid).map((f) => `${f.name}: ${f.invalid}`)).toEqual([]);
+    const over = figures.filter((f) => f.pass === false);
+    expect(over.filter((f) => whyOver(f.name) === undefined).map((f) => f.name)).toEqual([]);
   });
 });
