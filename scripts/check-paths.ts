@@ -28,7 +28,7 @@ export function exists(path: string, tracked: Set<string>, folders: Set<string>,
     else hi = mid;
   }
   const next = sorted[lo];
-  return next !== undefined && next.startsWith(path) && /[.\-_]/.test(next[path.length] ?? "");
+  return next?.startsWith(path) === true && /[.\-_]/.test(next[path.length] ?? "");
 }
 
 /** The text of a line a reader takes for prose: a comment's in code, the whole line in Markdown. */
