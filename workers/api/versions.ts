@@ -3,11 +3,10 @@ import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { maskKey } from "@workers/lib/photo-storage";
 import { verifyMaskSignature, verifySignature } from "@workers/lib/signed-urls";
-import { getVersion, listVersions } from "@workers/services/jobs/start";
-import { changeMapKey, makerNames } from "@workers/services/jobs/versions";
+import { changeMapKey, getVersion, listVersions, makerNames } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
 import { photoListing } from "@workers/services/listing-look";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { fail, NOT_FOUND } from "~/shared/result";
 import { fullBytesAllowed, versionBytes } from "~/shared/version-bytes";
 import { toVersionView } from "~/shared/version-view";
@@ -20,14 +19,20 @@ import type { ApiEnv } from "./types";
 // only; anyone else gets the same 404 as for one that does not exist. The provider reads its input through a signed
 // address instead of a cookie.
 
+/** The photo a signed address names: 403 unless its signature verified, 404 when there is no such photo. */
+async function signedPhoto(c: Context<ApiEnv>, photoId: string, verified: boolean) {
+  if (!verified) return failureJson(fail("forbidden", "Forbidden."));
+  const photo = await c.get("db").query.photos.findFirst({ where: (p, { eq }) => eq(p.id, photoId) });
+  return photo ?? failureJson(NOT_FOUND);
+}
+
 export const versionsApi = new Hono<ApiEnv>()
   // The provider fetches our image through this signed address (no cookie).
   .get("/signed/photos/:photoId/:variant", async (c) => {
     const { photoId, variant } = c.req.param();
-    const ok = await verifySignature(c.env, photoId, variant, c.req.query("exp"), c.req.query("sig"), Date.now());
-    if (!ok) return failureJson(fail("forbidden", "Forbidden."));
-    const photo = await c.get("db").query.photos.findFirst({ where: (p, { eq }) => eq(p.id, photoId) });
-    if (!photo) return failureJson(NOT_FOUND);
+    const { exp, sig } = c.req.query();
+    const photo = await signedPhoto(c, photoId, await verifySignature(c.env, photoId, variant, exp, sig, Date.now()));
+    if (photo instanceof Response) return photo;
     let key = photo.originalKey;
     if (variant !== "original") {
       const version = await getVersion(c.get("db"), photo.userId, photoId, variant);
@@ -42,10 +47,10 @@ export const versionsApi = new Hono<ApiEnv>()
   // ... and the removal's mask (docs/decisions/0195-removal-brush-masks.md).
   .get("/signed/photos/:photoId/masks/:maskId", async (c) => {
     const { photoId, maskId } = c.req.param();
-    const ok = await verifyMaskSignature(c.env, photoId, maskId, c.req.query("exp"), c.req.query("sig"), Date.now());
-    if (!ok) return failureJson(fail("forbidden", "Forbidden."));
-    const photo = await c.get("db").query.photos.findFirst({ where: (p, { eq }) => eq(p.id, photoId) });
-    if (!photo) return failureJson(NOT_FOUND);
+    const { exp, sig } = c.req.query();
+    const verified = await verifyMaskSignature(c.env, photoId, maskId, exp, sig, Date.now());
+    const photo = await signedPhoto(c, photoId, verified);
+    if (photo instanceof Response) return photo;
     // The photo's one mask, only while it is the one signed for: a newer mask replaced it otherwise.
     return serveObject(c.env.PHOTOS, maskKey(photo.userId, photoId), NO_STORE, undefined, (o) => {
       return o.customMetadata?.id === maskId;

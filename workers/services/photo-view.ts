@@ -3,7 +3,7 @@ import { type Photo, photos } from "@db/schema";
 import { and, asc, desc, eq, gt, lt, or } from "drizzle-orm";
 import type { LibraryView } from "~/shared/library-view";
 import { toVersionView, type VersionView } from "~/shared/version-view";
-import { listVersions } from "./jobs/start";
+import { listVersions } from "./jobs/versions";
 import { listFolders, viewFilter } from "./library";
 import { photoAccess } from "./teams/access";
 

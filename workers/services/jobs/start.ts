@@ -224,4 +224,4 @@ export const jobWaitQuery = z.object({
     .transform((seconds) => seconds ?? 0),
 });
 
-export { getJob, getVersion, type JobParams, jobView, jobWithVersion, listVersions } from "@workers/objects/client";
+export { getJob, type JobParams, jobView, jobWithVersion } from "@workers/objects/client";

@@ -18,6 +18,9 @@ import {
 
 type Db = Deps["db"];
 
+/** A version of the user's photo, and all of a photo's versions, as the user's object wrote them. */
+export { getVersion, listVersions } from "@workers/objects/client";
+
 /** Makes one of the photo's versions the one it shows (the others stay as versions). */
 export async function chooseVersion(
   db: Db,

@@ -63,6 +63,9 @@ export async function runAndView(db: Database, userId: string, writes: Stmt[]): 
   return toView(user as { credits: number }[], grants as CreditView["grants"]);
 }
 
+/** What a read named to loadViewAndPlan answers: its rows, or none when it was not sent (null). */
+type Answer<Q> = Q extends null ? never[] : Awaited<Q>;
+
 /**
  * loadView and the user's plan, in the same D1 round trip (the job queue needs both to start jobs), with more
  * reads named by the caller: each comes back under its name, typed as its query answers. A read given as null is
@@ -72,23 +75,19 @@ export async function loadViewAndPlan<R extends Record<string, Stmt | null>>(
   db: Database,
   userId: string,
   alsoRead: R,
-): Promise<{
-  view: CreditView | null;
-  plan: string | null;
-  read: { [K in keyof R]: R[K] extends infer Q ? (Q extends null ? never[] : Awaited<Q>) : never };
-}> {
-  const names = Object.keys(alsoRead).filter((n) => alsoRead[n] !== null);
+): Promise<{ view: CreditView | null; plan: string | null; read: { [K in keyof R]: Answer<R[K]> } }> {
+  const sent = Object.values(alsoRead).filter((q): q is Stmt => q !== null);
   const [user, grants, plan, ...answers] = await run(
     db,
     [],
-    [...viewQueries(db, userId), planQuery(db, userId), ...names.map((n) => alsoRead[n]!)],
+    [...viewQueries(db, userId), planQuery(db, userId), ...sent],
   );
   const planRow = (plan as { plan: string | null }[])[0];
-  const read = Object.fromEntries(Object.keys(alsoRead).map((n) => [n, []]));
-  for (const [i, n] of names.entries()) read[n] = answers[i] as never[];
+  let next = 0;
+  const read = Object.fromEntries(Object.entries(alsoRead).map(([n, q]) => [n, q === null ? [] : answers[next++]]));
   return {
     view: toView(user as { credits: number }[], grants as CreditView["grants"]),
     plan: planRow?.plan ?? null,
-    read: read as never,
+    read: read as { [K in keyof R]: Answer<R[K]> },
   };
 }
