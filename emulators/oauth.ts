@@ -15,8 +15,8 @@ import { OAuth2Issuer, OAuth2Service } from "oauth2-mock-server";
 // See docs/decisions/0013-google-sign-in.md.
 // `prompt` and `max_age` (OIDC) are checked like a provider checks them: a
 // re-authentication (max_age=0 or prompt=login) always shows the page again,
-// saying so. auth_time is in the ID token when asked for, by the `claims`
-// parameter as Google documents it or by max_age as OIDC Core requires.
+// saying so. auth_time is in the ID token only when the `claims` parameter asks
+// for it, as Google documents (max_age alone does not bring it, unlike OIDC Core).
 
 interface Identity {
   sub: string;
@@ -153,9 +153,8 @@ function clientOf(req: IncomingMessage, form: URLSearchParams): { id: string | n
   return { id: form.get("client_id"), secret: form.get("client_secret") };
 }
 
-/** Whether the authorization request asks for auth_time: Google's `claims` parameter, or OIDC's max_age. */
+/** Whether the authorization request asks for auth_time, through Google's `claims` parameter. */
 function wantsAuthTime(query: URLSearchParams): boolean {
-  if (query.get("max_age") !== null) return true;
   try {
     const claims = JSON.parse(query.get("claims") ?? "null") as { id_token?: Record<string, unknown> } | null;
     return Boolean(claims?.id_token && "auth_time" in claims.id_token);

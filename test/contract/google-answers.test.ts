@@ -37,6 +37,7 @@ interface Fixture {
     issuers: string[];
     always: string[];
     claims: Record<string, string>;
+    claimsNote: string;
   };
   discovery: { document: Record<string, unknown> };
   tokenErrors: {
@@ -171,11 +172,12 @@ describe("the sign-in emulator answers as Google's documents do", () => {
   /** The product's authorization URL, then the consent page submitted as a person would. */
   async function consent(
     person: { email: string; name?: string; verified?: boolean } | "cancel",
-    opts: { reauth?: boolean; extra?: Record<string, string> } = {},
+    opts: { reauth?: boolean; extra?: Record<string, string>; drop?: string[] } = {},
   ): Promise<{ url: URL; back: URL; codeVerifier: string; state: string }> {
     const started = await googleOAuth(env()).start({ reauth: opts.reauth });
     const url = new URL(started.url);
     for (const [k, v] of Object.entries(opts.extra ?? {})) url.searchParams.set(k, v);
+    for (const k of opts.drop ?? []) url.searchParams.delete(k);
     const page = await fetch(url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('name="login_email"');
@@ -279,21 +281,38 @@ describe("the sign-in emulator answers as Google's documents do", () => {
     ).toBe(false);
   });
 
-  it("sends auth_time when the request asks (max_age=0 for a re-authentication, or Google's claims parameter)", async () => {
+  it("sends auth_time only when the claims parameter asks, as Google documents; the re-authentication asks", async () => {
+    expect(google.idToken.claimsNote).toContain("auth_time only when asked for by the claims parameter");
     const reauth = await consent({ email: "jane@example.com" }, { reauth: true });
     expect(reauth.url.searchParams.get("max_age")).toBe("0");
+    expect(JSON.parse(reauth.url.searchParams.get("claims") ?? "null")).toEqual({
+      id_token: { auth_time: { essential: true } },
+    });
     const identity = await googleOAuth(env()).finish(reauth.back.searchParams.get("code") ?? "", reauth.codeVerifier);
     expect(identity.authTime).toBeGreaterThan(Date.now() - 60_000);
-    const asked = await consent(
-      { email: "jane@example.com" },
-      { extra: { claims: JSON.stringify({ id_token: { auth_time: { essential: true } } }) } },
-    );
+    // max_age=0 without the claims parameter: Google authenticates again but does not say when.
+    const maxAgeOnly = await consent({ email: "jane@example.com" }, { reauth: true, drop: ["claims"] });
     const tokens = await arctic().validateAuthorizationCode(
       String(discovery.token_endpoint),
-      asked.back.searchParams.get("code") ?? "",
-      asked.codeVerifier,
+      maxAgeOnly.back.searchParams.get("code") ?? "",
+      maxAgeOnly.codeVerifier,
     );
-    expect(typeof decode(tokens.idToken().split(".")[1] ?? "").auth_time).toBe("number");
+    expect(decode(tokens.idToken().split(".")[1] ?? "")).not.toHaveProperty("auth_time");
+  });
+
+  it("the product sends the nonce Google's table marks required, and the ID token carries it back as in Google's sample", async () => {
+    // Google's sample request and sample ID token carry the same nonce.
+    const sampleNonce = new URL(google.authorizationRequest.url).searchParams.get("nonce");
+    expect(google.idToken.payload.nonce).toBe(sampleNonce);
+    const { url, back, codeVerifier } = await consent({ email: "jane@example.com" });
+    const nonce = url.searchParams.get("nonce");
+    expect(nonce).toBeTruthy();
+    const tokens = await arctic().validateAuthorizationCode(
+      String(discovery.token_endpoint),
+      back.searchParams.get("code") ?? "",
+      codeVerifier,
+    );
+    expect(decode(tokens.idToken().split(".")[1] ?? "").nonce).toBe(nonce);
   });
 
   it("gives a refresh_token only with access_type=offline, as Google documents", async () => {
