@@ -3,7 +3,7 @@ import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
 import { userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/request-deps";
-import { startPaidBy, teamOfPhoto } from "@workers/services/teams/funding";
+import { startPaidBy } from "@workers/services/teams/funding";
 import { type FailureCode, fail, NOT_FOUND } from "~/shared/result";
 import { newSeed } from "~/shared/staging-codes";
 
@@ -54,7 +54,8 @@ export function submittedJobIds(
 export async function startQueued(
   deps: Pick<Deps, "db" | "env">,
   userId: string,
-  job: { photoId: string; kind: JobKind; params: JobParams },
+  /** `teamId`: the photo's team as the caller read it with the photo (services/teams/access.ts, photoAccess). */
+  job: { photoId: string; kind: JobKind; params: JobParams; teamId: string | null },
   count: number,
   /** The request's submission key: a second sending starts nothing (see submittedJobIds). */
   submission?: string,
@@ -76,7 +77,7 @@ export async function startQueued(
   if (count > 1) params.variations = count;
   const reason = count > 1 ? `AI ${job.kind} (variation of ${count})` : `AI ${job.kind}`;
   // A photo in a team's listing: the team's pool pays, taken first, before anything reaches the provider.
-  const teamId = await teamOfPhoto(deps.db, userId, job.photoId);
+  const { teamId } = job;
   if (teamKey && teamId !== teamKey.teamId) {
     return { ok: false as const, code: NOT_FOUND.code, error: NOT_FOUND.error, balance: 0, params, ids, pool: null };
   }

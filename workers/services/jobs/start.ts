@@ -10,7 +10,6 @@ import {
   sourceVariant,
   userObject,
 } from "@workers/objects/client";
-import { getPhoto } from "@workers/services/library";
 import { looksOf } from "@workers/services/listing-look";
 import type { Deps } from "@workers/services/request-deps";
 import { photoAccess } from "@workers/services/teams/access";
@@ -72,45 +71,37 @@ export async function requestJob(
   if (!asked.ok) return asked;
   const { kind, params } = asked;
   // Whose rows the photo is: the user's, or a teammate's in a team listing the user is an active member of (ADR 0280).
-  const owner = (await photoAccess(deps.db, userId, photoId))?.ownerId;
-  if (!owner) return NOT_FOUND;
+  // This one read also gives the photo's row and its team (who pays): nothing below reads them again.
+  const access = await photoAccess(deps.db, userId, photoId);
+  if (!access) return NOT_FOUND;
+  const { ownerId: owner, photo, teamId } = access;
   if (kind === "stage") {
     const advanced = await advancedOptions(body, () => currentPlan(deps.db, userId));
     if (!advanced.ok) return advanced;
     Object.assign(params, advanced.options);
-    // The listing's look as it is now, fixed in the job's parameters (docs/decisions/0190-one-look-for-a-listing.md).
-    const look = (await looksOf(deps.db, owner, [photoId])).get(photoId);
+    // The listing's look as it is now, fixed in the job's parameters (docs/decisions/0190-one-look-for-a-listing.md);
+    // read only when the photo's folder names one.
+    const look = access.folderHasLook ? (await looksOf(deps.db, owner, [photoId])).get(photoId) : undefined;
     if (look) params.styleReference = look;
   }
   const source = sourceOf(kind, body.sourceVersionId);
   const mask = body.maskId;
   if (mask !== undefined && kind !== "removal") return fail("invalid", MASK_MESSAGES.onlyRemoval);
   if (source.from === "original" && source.named) params.source = "original";
-  // A job from the original needs nothing of the photo's row: the user's object checks the photo is theirs and out
-  // of the trash in the round trip that reads the balance (one D1 round trip fewer on the way to the provider).
-  // Whoever reads it here, a photo in the trash is refused there, where every paid action starts (ADR 0202).
-  if (api || mask !== undefined || source.from !== "original") {
-    const photo = await getPhoto(deps.db, owner, photoId);
-    if (!photo) return NOT_FOUND;
-    if (source.from === "version") {
-      const version = await getVersion(deps.db, owner, photo.id, source.id);
-      if (!version) return fail("not_found", VERSION_NOT_FOUND);
-      if (version.structureVerdict === "refused") return fail("conflict", REFUSED_NOT_A_SOURCE);
-      params.source = version.id;
-    } else if (source.from === "latest") params.source = await sourceVariant(deps.db, photo);
-    if (mask !== undefined) {
-      // The brush's mask (ADR 0195): this photo's, the size of the image the removal starts from; kept in the job.
-      const fits = await checkJobMask(
-        { db: deps.db, bucket: deps.env.PHOTOS },
-        photo,
-        params.source ?? "original",
-        mask,
-      );
-      if (!fits.ok) return fits;
-      params.mask = mask;
-    }
-    if (api) return requestApiJob(deps, userId, { photoId: photo.id, kind, params }, api);
+  // A photo in the trash is refused by the user's object, where every paid action starts (ADR 0202).
+  if (source.from === "version") {
+    const version = await getVersion(deps.db, owner, photo.id, source.id);
+    if (!version) return fail("not_found", VERSION_NOT_FOUND);
+    if (version.structureVerdict === "refused") return fail("conflict", REFUSED_NOT_A_SOURCE);
+    params.source = version.id;
+  } else if (source.from === "latest") params.source = await sourceVariant(deps.db, photo);
+  if (mask !== undefined) {
+    // The brush's mask (ADR 0195): this photo's, the size of the image the removal starts from; kept in the job.
+    const fits = await checkJobMask({ db: deps.db, bucket: deps.env.PHOTOS }, photo, params.source ?? "original", mask);
+    if (!fits.ok) return fits;
+    params.mask = mask;
   }
+  if (api) return requestApiJob(deps, userId, { photoId: photo.id, kind, params }, api);
   // Through the user's queue: the plan's concurrency and priority, a seed, 1-4 variations (issue 15).
   const count = variationsOf(body);
   if (!count.ok) return count;
@@ -118,7 +109,7 @@ export async function requestJob(
     const checked = await checkCallbackUrl(deps.env, teamKey.callback.url);
     if (!checked.ok) return checked;
   }
-  const started = await startQueued(deps, userId, { photoId, kind, params }, count.count, submission, teamKey);
+  const started = await startQueued(deps, userId, { photoId, kind, params, teamId }, count.count, submission, teamKey);
   // Sent before (a lost answer, a resend): the jobs that sending started, charged once. Otherwise the lead job as
   // the object just wrote it (the page only needs its id and polls; no D1 re-read).
   const existing = alreadyStarted(started);

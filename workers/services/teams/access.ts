@@ -31,20 +31,27 @@ export async function folderAccess(
 
 /**
  * The photo, with its owner scope, when the user may reach it (see folderAccess); a removed member's is null. One
- * read: a caller that shows the photo needs no second one.
+ * read: a caller that shows the photo needs no second one. `folderHasLook`: its folder names a listing look (the
+ * look itself is listing-look.ts's looksOf; a job asks for it only then).
  */
 export async function photoAccess(
   db: Deps["db"],
   userId: string,
   photoId: string,
-): Promise<(Scope & { photo: Photo }) | null> {
+): Promise<(Scope & { photo: Photo; folderHasLook: boolean }) | null> {
   const row = await db
-    .select({ photo: photos, teamId: folders.teamId })
+    .select({ photo: photos, teamId: folders.teamId, lookVersionId: folders.lookVersionId })
     .from(photos)
     .leftJoin(folders, eq(folders.id, photos.folderId))
     .where(and(eq(photos.id, photoId), reachablePhoto(userId)))
     .get();
-  return row ? { ownerId: row.photo.userId, teamId: row.teamId ?? null, photo: row.photo } : null;
+  if (!row) return null;
+  return {
+    ownerId: row.photo.userId,
+    teamId: row.teamId ?? null,
+    photo: row.photo,
+    folderHasLook: !!row.lookVersionId,
+  };
 }
 
 /** The user's role in the team, when an active member; null otherwise. */
