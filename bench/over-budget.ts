@@ -28,9 +28,10 @@ export const WHY_OVER: Record<string, string> = {
     "the one thread that serves both, and /dashboard's component about 0.65 ms more, measured as CPU per request " +
     'from /proc (docs/performance.md, "What the over-budget figures say").',
   "/dashboard, 60 photos":
-    "React writing the 24 cards' markup (about 1 ms a request) and React Router's Link and two fetcher.Forms a card " +
-    "(0.47 ms): 4.36 ms of JavaScript a request against 2.07 ms for the bare page with a session, from a CPU profile " +
-    'of the app\'s isolate; 1.6x needs about 0.5 ms less (docs/performance.md, "The 60-photo library").',
+    "React writing the 24 cards' markup: 3.66 ms of JavaScript a request against 1.85 ms for the bare page with a " +
+    "session, writeChunk 0.65 ms and performWork 0.40 ms of it, React Router's Link 0.07 ms, in a CPU profile of " +
+    "the app's isolate at load 1.4; plain links and forms measured no gain. 1.6x needs fewer elements and attributes " +
+    "a card, a product choice (docs/performance.md, \"The job's way in and the library's cards\").",
   "our overhead p":
     "The structure check is on the job's path: inside the check Worker and its one image service call, counted at " +
     "IMAGES_CALL_MS, take about 67 ms of the 60 ms budget before R2, D1, the provider slot and the rest (this " +
