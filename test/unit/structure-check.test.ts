@@ -11,6 +11,7 @@ import { decodeImage } from "@test/fixtures/structure/pixels";
 import { PHOTO_SOURCES } from "@test/fixtures/structure/sources";
 import { decodeBase64Strict } from "@workers/lib/base64";
 import { analysisSize, STRUCTURE_THRESHOLDS, toAnalysis } from "@workers/lib/structure/check";
+import { orientationField } from "@workers/lib/structure/geometry";
 import { structureScores } from "@workers/lib/structure/measures";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -101,5 +102,30 @@ describe("checkStructure", () => {
     expect(alwaysFail.falseAlarms).toBe(1);
     expect(meetsRequirement(alwaysPass)).toBe(false);
     expect(meetsRequirement(alwaysFail)).toBe(false);
+  });
+});
+
+describe("the room's lines measure only the rows they judge", () => {
+  it("an orientation field made for the first rows equals the whole field's first rows, bit for bit", () => {
+    const w = 37;
+    const h = 53;
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return (seed / 2147483648) * 40 - 20;
+    };
+    const g = {
+      gx: Float32Array.from({ length: w * h }, next),
+      gy: Float32Array.from({ length: w * h }, next),
+      mag: new Float32Array(w * h),
+    };
+    const mask = Uint8Array.from({ length: w * h }, (_, i) => (i % 11 === 0 ? 0 : 1));
+    const whole = orientationField(g, w, h, 4, mask);
+    for (const rows of [1, 10, 29, 44, 48, 53]) {
+      const part = orientationField(g, w, h, 4, mask, rows);
+      for (const k of ["C", "S", "E"] as const) expect(part[k].slice(0, rows * w)).toEqual(whole[k].slice(0, rows * w));
+      // Made as far as the box reaches, not further.
+      expect(part.C.length).toBe(Math.min(h, rows + 5) * w);
+    }
   });
 });

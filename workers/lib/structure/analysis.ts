@@ -250,3 +250,22 @@ export function reduceTo(g: Gray, size: { width: number; height: number }): Gray
   if (g.width >= 3 * size.width && g.height >= 3 * size.height) return toAnalysis(g.data, g.width, g.height, size);
   return resizeGray(g, size);
 }
+
+/**
+ * The first steps every measure takes on a pair (measures.ts, geometry.ts): both pictures on the source's analysis
+ * grid, blurred once, and the result's gradients before any alignment. Made once per check and handed to each.
+ */
+export interface Reduced {
+  size: { width: number; height: number };
+  /** The source, blurred once. */
+  src: Plane;
+  /** The result on the source's grid, blurred once, not yet lined up. */
+  res: Plane;
+  gRes: Gradients;
+}
+
+export function reducePair(source: Gray, result: Gray): Reduced {
+  const size = analysisSize(source.width, source.height);
+  const res = blur(toPlane(reduceTo(result, size)));
+  return { size, src: blur(toPlane(reduceTo(source, size))), res, gRes: gradients(res) };
+}

@@ -4,7 +4,7 @@
 //
 // It runs in the Worker on decoded pixels, outside the user's Durable Object: reduce each picture once with
 // toAnalysis (or hand over any gray image: it is reduced here), then call checkStructure. Pure TypeScript.
-import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, toAnalysis } from "./analysis.ts";
+import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, reducePair, toAnalysis } from "./analysis.ts";
 import { type ChangeMap, changePlaces, drawCells } from "./change-map.ts";
 import { FACADE_CELL, facadeLines, prepare, roomTensor } from "./geometry.ts";
 import { type CheckOptions, type ResultKind, type StructureScores, structureMaps } from "./measures.ts";
@@ -114,14 +114,17 @@ export function checkStructure(
   result: Gray,
   opts: CheckOptions & { limits?: StructureLimits; allMeasures?: boolean },
 ): StructureVerdict {
-  const old = structureMaps(source, result, opts);
+  // The pair reduced and blurred once, for ADR 0160's maps and for the room's lines alike.
+  const reduced = reducePair(source, result);
+  const old = structureMaps(source, result, opts, reduced);
   const carriedOrMoved = structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]);
   const judgedBy = JUDGED_BY[opts.kind];
   // The candidates the verdict is not judged by are measured only when asked (the real-pair evaluation, the method
   // bench): in the check Worker they cost about a third of its CPU per result for nothing it answers (ADR 0307).
   // One preparation (the result lined up on the source) for every measure that needs it.
   const all = opts.allMeasures === true;
-  const prepared = all || judgedBy !== "carriedOrMoved" ? prepare(source, result, opts.kind, opts.skyMask) : null;
+  const prepared =
+    all || judgedBy !== "carriedOrMoved" ? prepare(source, result, opts.kind, opts.skyMask, reduced) : null;
   const room = all && prepared ? roomMeasures(source, result, opts.kind, prepared) : null;
   const facade = prepared && (all || judgedBy === "facadeLines") ? facadeLines(prepared) : null;
   const tensor = prepared && (all || judgedBy === "roomLines") ? roomTensor(prepared) : null;

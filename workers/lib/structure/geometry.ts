@@ -6,17 +6,7 @@
 // share of cells where it is over a half. Another building, or the same one rebuilt, turns most cells; a relit one few.
 // Both pictures at the analysis size, the result lined up on the source (align.ts). Pure TypeScript, relative imports.
 import { align, warp } from "./align.ts";
-import {
-  analysisSize,
-  blur,
-  type Gradients,
-  type Gray,
-  gradients,
-  type Plane,
-  quantile,
-  reduceTo,
-  toPlane,
-} from "./analysis.ts";
+import { type Gradients, type Gray, gradients, type Plane, quantile, type Reduced, reducePair } from "./analysis.ts";
 import type { ResultKind } from "./measures.ts";
 import { skylineFromMask, skylineFromSource } from "./sky.ts";
 
@@ -72,11 +62,16 @@ export interface Prepared {
   scale: number;
 }
 
-export function prepare(source: Gray, result: Gray, kind: ResultKind, skyMask?: Gray): Prepared {
-  const size = analysisSize(source.width, source.height);
-  const { width: w, height: h } = size;
-  const src = blur(toPlane(reduceTo(source, size)));
-  const resRaw = blur(toPlane(reduceTo(result, size)));
+export function prepare(
+  source: Gray,
+  result: Gray,
+  kind: ResultKind,
+  skyMask?: Gray,
+  reduced: Reduced = reducePair(source, result),
+): Prepared {
+  const { width: w, height: h } = reduced.size;
+  const src = reduced.src;
+  const resRaw = reduced.res;
   const gS = gradients(src);
   const all = new Uint8Array(w * h).fill(1);
   const strong = Math.max(4, 0.4 * quantile(gS.mag, all, 0.95));
@@ -86,7 +81,7 @@ export function prepare(source: Gray, result: Gray, kind: ResultKind, skyMask?: 
       : skyMask
         ? skylineFromMask(skyMask, w, h)
         : skylineFromSource(src, gS.mag, strong);
-  const a = align(gS, gradients(resRaw), w, h, strong, new Uint8Array(h).fill(1));
+  const a = align(gS, reduced.gRes, w, h, strong, new Uint8Array(h).fill(1));
   const warped = warp(resRaw, a);
   const gR = gradients(warped.plane);
   const compared = new Uint8Array(w * h);
@@ -98,13 +93,16 @@ export function prepare(source: Gray, result: Gray, kind: ResultKind, skyMask?: 
 
 /**
  * The double-angle orientation field (gx² - gy², 2 gx gy) and the energy (gx² + gy²), each averaged over a
- * (2r + 1)² box: the field's length over the energy is how coherent (one direction) the neighbourhood is.
+ * (2r + 1)² box: the field's length over the energy is how coherent (one direction) the neighbourhood is. Only its
+ * first `rows` rows are asked for: the box reaches r rows further, so r + 1 more are made and the rest left out (a
+ * row's value is the same whatever lies more than r rows below it).
  */
-export function orientationField(g: Gradients, w: number, h: number, r: number, mask: Uint8Array) {
-  const c = new Float32Array(w * h);
-  const s = new Float32Array(w * h);
-  const e = new Float32Array(w * h);
-  for (let i = 0; i < w * h; i++) {
+export function orientationField(g: Gradients, w: number, h: number, r: number, mask: Uint8Array, rows = h) {
+  const made = Math.min(h, rows + r + 1);
+  const c = new Float32Array(w * made);
+  const s = new Float32Array(w * made);
+  const e = new Float32Array(w * made);
+  for (let i = 0; i < w * made; i++) {
     if (!mask[i]) continue;
     const gx = g.gx[i]!;
     const gy = g.gy[i]!;
@@ -113,9 +111,9 @@ export function orientationField(g: Gradients, w: number, h: number, r: number, 
     e[i] = gx * gx + gy * gy;
   }
   return {
-    C: boxBlur({ width: w, height: h, data: c }, r).data,
-    S: boxBlur({ width: w, height: h, data: s }, r).data,
-    E: boxBlur({ width: w, height: h, data: e }, r).data,
+    C: boxBlur({ width: w, height: made, data: c }, r).data,
+    S: boxBlur({ width: w, height: made, data: s }, r).data,
+    E: boxBlur({ width: w, height: made, data: e }, r).data,
   };
 }
 
@@ -207,17 +205,18 @@ export interface RoomTensor {
  */
 export function roomTensor(p: Prepared, r = 4, rowTo = ROOM_TENSOR_ROWS): RoomTensor {
   const { w, h, gS, gR, compared } = p;
-  const A = orientationField(gS, w, h, r, compared);
-  const B = orientationField(gR, w, h, r, compared);
+  const upper = Math.min(h, Math.ceil(rowTo * h));
+  const A = orientationField(gS, w, h, r, compared, upper);
+  const B = orientationField(gR, w, h, r, compared, upper);
   const cols = Math.ceil(w / FACADE_CELL);
-  const rows = Math.ceil(Math.min(h, Math.ceil(rowTo * h)) / FACADE_CELL);
+  const rows = Math.ceil(upper / FACADE_CELL);
   const cellNum = new Float64Array(cols * rows);
   const cellDen = new Float64Array(cols * rows);
   let num = 0;
   let den = 0;
   let numR = 0;
   let denR = 0;
-  for (let y = 0; y < Math.min(h, Math.ceil(rowTo * h)); y++) {
+  for (let y = 0; y < upper; y++) {
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
       if (!compared[i]) continue;

@@ -2,7 +2,7 @@
 // at the analysis size: both pictures reduced, lined up, their tones matched, then compared on the source's edges.
 // check.ts judges with two of them (carriedOver, movedAreas); scripts/structure-set.ts measure rates them all.
 import { type Alignment, align, warp } from "./align.ts";
-import { analysisSize, blur, type Gray, gradients, type Plane, quantile, reduceTo, toPlane } from "./analysis.ts";
+import { blur, type Gray, gradients, type Plane, quantile, type Reduced, reducePair } from "./analysis.ts";
 import {
   BINS,
   closeMask,
@@ -86,11 +86,15 @@ export interface StructureMaps {
   result: Plane;
 }
 
-export function structureMaps(source: Gray, result: Gray, opts: CheckOptions): StructureMaps {
-  const size = analysisSize(source.width, source.height);
-  const { width: w, height: h } = size;
-  const src = blur(blur(toPlane(reduceTo(source, size))));
-  const resRaw = blur(toPlane(reduceTo(result, size)));
+export function structureMaps(
+  source: Gray,
+  result: Gray,
+  opts: CheckOptions,
+  reduced: Reduced = reducePair(source, result),
+): StructureMaps {
+  const { width: w, height: h } = reduced.size;
+  const src = blur(reduced.src);
+  const resRaw = reduced.res;
   const gS = gradients(src);
   const all = new Uint8Array(w * h).fill(1);
   const strong = Math.max(4, 0.4 * quantile(gS.mag, all, 0.95));
@@ -108,7 +112,7 @@ export function structureMaps(source: Gray, result: Gray, opts: CheckOptions): S
   for (let y = highestCompared; y < h; y++) rowWeight[y] = 1;
   if (highestCompared > h * 0.8) rowWeight.fill(1);
 
-  const alignment = align(gS, gradients(resRaw), w, h, strong, rowWeight);
+  const alignment = align(gS, reduced.gRes, w, h, strong, rowWeight);
   const warped = warp(resRaw, alignment);
   const cmp = new Uint8Array(w * h);
   let compared = 0;
