@@ -34,7 +34,7 @@ export const WHY_OVER: Record<string, string> = {
     "a card, a product choice (docs/performance.md, \"The job's way in and the library's cards\").",
   "our overhead p":
     "The structure check is on the job's path: inside the check Worker and its one image service call, counted at " +
-    "IMAGES_CALL_MS, take about 67 ms of the 60 ms budget before R2, D1, the provider slot and the rest (this " +
+    "IMAGES_CALL_MS, take about 65 ms of the 60 ms budget before R2, D1, the provider slot and the rest (this " +
     "report's \"Staging: where a job's time goes\"). The check cannot run beside the provider call: it judges the " +
     "result.",
   "/dashboard LCP": DASHBOARD_JS,
