@@ -1,0 +1,96 @@
+import { env } from "cloudflare:workers";
+import { createDb } from "@db/client";
+import { makeJpeg } from "@test/fixtures/images";
+import { makeUser } from "@test/support/factories";
+import { api, folderOf, onPlan, photosOf, settleJob } from "@test/support/listing";
+import { makePhoto } from "@test/support/photos";
+import { stubProvider } from "@test/support/provider-stub";
+import { requestJob } from "@workers/services/jobs/start";
+import { beforeEach, describe, expect, it } from "vitest";
+
+// The D1 round trips a job request makes in the Worker before it reaches the user's object (issue 44: in production
+// each is a round trip to D1, on the way to the provider call). The photo is read once, with its owner, team and
+// whether its folder names a listing look (92f10f9); a second read is made only for what needs one.
+
+beforeEach(() => {
+  stubProvider().answer = () => [makeJpeg(64, 48, 80)];
+});
+
+/** env.DB, counting each round trip (a statement's first, all, run or raw; a batch) with its SQL. */
+function counted(d1: D1Database) {
+  const trips: string[] = [];
+  const real = new WeakMap<object, D1PreparedStatement>();
+  const wrap = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
+    const proxy = new Proxy(stmt, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (typeof value !== "function") return value;
+        if (prop === "bind") return (...args: unknown[]) => wrap(target.bind(...args), sql);
+        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") trips.push(sql);
+        return value.bind(target);
+      },
+    });
+    real.set(proxy, stmt);
+    return proxy;
+  };
+  const db = new Proxy(d1, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => wrap(target.prepare(sql), sql);
+      if (prop === "batch")
+        return (stmts: D1PreparedStatement[]) => {
+          trips.push(`batch of ${stmts.length}`);
+          return target.batch(stmts.map((s) => real.get(s) ?? s));
+        };
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { deps: { db: createDb(db), env }, trips };
+}
+
+const STAGE = { kind: "stage" as const, roomType: "Bedroom", designStyle: "Scandinavian" };
+
+describe("a job request's D1 reads before the user's object", () => {
+  it("a staging from the original reads the photo once", async () => {
+    const user = await makeUser({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    const { deps, trips } = counted(env.DB);
+    const res = await requestJob(deps, user.id, photo.id, STAGE);
+    expect(res.ok).toBe(true);
+    expect(trips).toHaveLength(1);
+    expect(trips[0]).toMatch(/from "photos"/);
+  });
+
+  it("a staging in a folder that names a listing look reads the look too, and nothing more", async () => {
+    const user = await onPlan(null, 10);
+    const folderId = await folderOf(user.id);
+    const [ref, other] = await photosOf(user.id, 2, folderId);
+    const staged = await api(user.cookie, "POST", `/api/photos/${ref!.id}/jobs`, STAGE);
+    const job = await settleJob(user.cookie, staged.body.job.id);
+    const look = await api(user.cookie, "POST", `/api/photos/${ref!.id}/versions/${job.versionId}/look`, {});
+    expect(look.status).toBe(200);
+    const { deps, trips } = counted(env.DB);
+    const res = await requestJob(deps, user.id, other!.id, STAGE);
+    const params = res.ok && "params" in res.job ? res.job.params : null;
+    expect(params?.styleReference).toMatchObject({ photoId: ref!.id, versionId: job.versionId });
+    expect(trips).toHaveLength(2);
+  });
+
+  it("a removal reads the photo once, then where it starts from", async () => {
+    const user = await makeUser({ credits: 2 });
+    const photo = await makePhoto(user.id);
+    const { deps, trips } = counted(env.DB);
+    const res = await requestJob(deps, user.id, photo.id, { kind: "removal" });
+    expect(res.ok).toBe(true);
+    expect(trips).toHaveLength(2);
+  });
+
+  it("a stranger's photo is not found after that one read", async () => {
+    const [owner, stranger] = [await makeUser({ credits: 2 }), await makeUser({ credits: 2 })];
+    const photo = await makePhoto(owner.id);
+    const { deps, trips } = counted(env.DB);
+    const res = await requestJob(deps, stranger.id, photo.id, STAGE);
+    expect(res.ok).toBe(false);
+    expect(trips).toHaveLength(1);
+  });
+});
