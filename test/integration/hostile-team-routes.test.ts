@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { db } from "@test/support/factories";
+import { chunkedOversized, sendAs, stateNow } from "@test/support/hostile";
 import { api, onPlan, photosOf } from "@test/support/listing";
 import { stubProvider } from "@test/support/provider-stub";
 import { makeTeam, teamFolder } from "@test/support/teams";
-import { apiV1, workerFetch } from "@test/support/worker";
+import { apiV1 } from "@test/support/worker";
 import { STATUS } from "@workers/http/result";
 import { createApiKey } from "@workers/services/api-keys";
-import { stateDigest } from "@workers/services/fixtures";
 import { batchForm } from "@workers/services/jobs/batch-pages";
 import { readTeamRecord } from "@workers/services/teams/record";
 import { readTeamSpend } from "@workers/services/teams/spend";
@@ -21,10 +21,6 @@ import { beforeEach, describe, expect, it } from "vitest";
 beforeEach(() => {
   stubProvider();
 });
-
-const digest = () => stateDigest({ env, bucket: env.PHOTOS });
-const send = (cookie: string, path: string, init: RequestInit = {}) =>
-  workerFetch(path, { ...init, headers: { Cookie: cookie, Origin: "http://localhost", ...init.headers } });
 
 /** Bob's team with a listing photo, and Alice, who is in no team; Alice holds a personal key. */
 async function world() {
@@ -42,7 +38,7 @@ async function world() {
 describe("the teams' touched routes under attack", () => {
   it("the library batch page and POST /api/batches: a stranger's team and hostile payer names are refused", async () => {
     const { team, alice, own } = await world();
-    const before = await digest();
+    const before = await stateNow();
     for (const paidBy of [team, "https://evil.example/", "../../teams", "<script>x</script>", "own\r\nX: y"]) {
       // The page's loader reads the picker's choice through batchForm (routes/batches/new.tsx): null is its 404.
       expect(await batchForm(db, alice.id, null, paidBy), paidBy).toBeNull();
@@ -53,41 +49,28 @@ describe("the teams' touched routes under attack", () => {
       });
       expect([400, 404], paidBy).toContain(started.status);
     }
-    expect(await digest()).toEqual(before);
+    expect(await stateNow()).toEqual(before);
   });
 
   it("POST /api/batches: a wrong media type, a chunked oversized body and an odd method change nothing", async () => {
     const { alice } = await world();
-    const before = await digest();
-    const wrongType = await send(alice.cookie, "/api/batches", {
+    const before = await stateNow();
+    const wrongType = await sendAs(alice.cookie, "/api/batches", {
       method: "POST",
       headers: { "Content-Type": "text/plain" },
       body: "paidBy=own",
     });
     expect(wrongType.status).toBe(415);
-    const chunk = new TextEncoder().encode(`{"paidBy":"${"a".repeat(64 * 1024)}`);
-    const stream = new ReadableStream({
-      start(c) {
-        for (let i = 0; i < 40; i++) c.enqueue(chunk);
-        c.close();
-      },
-    });
-    const oversized = await send(alice.cookie, "/api/batches", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: stream,
-      // @ts-expect-error: a streamed body needs duplex, which RequestInit's type does not list.
-      duplex: "half",
-    });
+    const oversized = await sendAs(alice.cookie, "/api/batches", chunkedOversized('{"paidBy":"'));
     expect(oversized.status).toBe(413);
-    const odd = await send(alice.cookie, "/api/batches", { method: "PUT" });
+    const odd = await sendAs(alice.cookie, "/api/batches", { method: "PUT" });
     expect([404, 405]).toContain(odd.status);
-    expect(await digest()).toEqual(before);
+    expect(await stateNow()).toEqual(before);
   });
 
   it("the broker's record, its CSV and the spend CSV: a stranger's real team is a 404, a hostile range a 400", async () => {
     const { team, alice, bob } = await world();
-    const before = await digest();
+    const before = await stateNow();
     // What the three pages' loaders call (routes/teams/record.tsx, record-csv.tsx, spend-csv.tsx).
     const q = (s: string) => new URLSearchParams(s);
     for (const csv of [true, false]) {
@@ -105,12 +88,12 @@ describe("the teams' touched routes under attack", () => {
       const record = await readTeamRecord(db, team, bob.id, q(range), { csv: true, now: Date.now() });
       expect(record.ok ? 200 : STATUS[record.code], range).toBe(400);
     }
-    expect(await digest()).toEqual(before);
+    expect(await stateNow()).toEqual(before);
   });
 
   it("the public API: a personal key on a stranger team's photo is the 404 of a made-up one; odd methods and types change nothing", async () => {
     const { photo, key } = await world();
-    const before = await digest();
+    const before = await stateNow();
     const job = await apiV1(key, `/photos/${photo.id}/jobs`, {
       method: "POST",
       json: { kind: "stage", roomType: "Bedroom", designStyle: "Modern" },
@@ -131,6 +114,6 @@ describe("the teams' touched routes under attack", () => {
     expect(wrongType.status).toBeLessThan(500);
     const odd = await apiV1(key, `/photos/${photo.id}/jobs`, { method: "PATCH" });
     expect([404, 405]).toContain(odd.status);
-    expect(await digest()).toEqual(before);
+    expect(await stateNow()).toEqual(before);
   });
 });

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { photos } from "@db/schema";
 import { db } from "@test/support/factories";
+import { chunkedOversized, sendAs, stateNow } from "@test/support/hostile";
 import { api, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { stubProvider } from "@test/support/provider-stub";
 import { workerFetch } from "@test/support/worker";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
-import { stateDigest } from "@workers/services/fixtures";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 
@@ -19,26 +19,10 @@ beforeEach(() => {
   stubProvider();
 });
 
-const digest = () => stateDigest({ env, bucket: env.PHOTOS });
-const send = (cookie: string, path: string, init: RequestInit = {}) =>
-  workerFetch(path, { ...init, headers: { Cookie: cookie, Origin: "http://localhost", ...init.headers } });
 const pathOf = (url: string) => {
   const u = new URL(url);
   return u.pathname + u.search;
 };
-
-/** A body of about 2.6 MB, sent in chunks with no length. */
-function chunkedOversized(): RequestInit {
-  const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
-  const body = new ReadableStream({
-    start(c) {
-      for (let i = 0; i < 40; i++) c.enqueue(chunk);
-      c.close();
-    },
-  });
-  // @ts-expect-error: a streamed body needs duplex, which RequestInit's type does not list.
-  return { method: "POST", headers: { "Content-Type": "application/json" }, body, duplex: "half" };
-}
 
 /** Bob with a staged photo (a version), its name hostile; Alice, a stranger to it, with a photo of her own. */
 async function world() {
@@ -64,8 +48,8 @@ async function world() {
 describe("the version routes under attack", () => {
   it("a stranger's real photo and version answer the 404 of made-up ones, on every variant", async () => {
     const w = await world();
-    const before = await digest();
-    const made = await send(w.alice.cookie, "/api/photos/made-up/versions");
+    const before = await stateNow();
+    const made = await sendAs(w.alice.cookie, "/api/photos/made-up/versions");
     expect(made.status).toBe(404);
     const notFound = await made.text();
     for (const path of [
@@ -77,23 +61,23 @@ describe("the version routes under attack", () => {
       // Her own photo with his version id: a version is read under the photo's owner.
       `/api/photos/${w.own.id}/versions/${w.versionId}/image`,
     ]) {
-      const res = await send(w.alice.cookie, path);
+      const res = await sendAs(w.alice.cookie, path);
       expect(res.status, path).toBe(404);
       expect(await res.text(), path).toBe(notFound);
     }
     // Signed out: 401 before anything is read.
     expect((await workerFetch(`/api/photos/${w.photoId}/versions/${w.versionId}/image`)).status).toBe(401);
-    expect(await digest()).toEqual(before);
+    expect(await stateNow()).toEqual(before);
   });
 
   it("a hostile version id or variant is a 404; the download's file name carries no header of its own", async () => {
     const w = await world();
     for (const id of ["..%2F..%2Foriginal", "x".repeat(2000), "%00", "'%20OR%201=1--"]) {
-      const res = await send(w.bob.cookie, `/api/photos/${w.photoId}/versions/${id}/image`);
+      const res = await sendAs(w.bob.cookie, `/api/photos/${w.photoId}/versions/${id}/image`);
       expect(res.status, id.slice(0, 20)).toBe(404);
     }
-    expect((await send(w.bob.cookie, `/api/photos/${w.photoId}/versions/${w.versionId}/original`)).status).toBe(404);
-    const download = await send(w.bob.cookie, `/api/photos/${w.photoId}/versions/${w.versionId}/download`);
+    expect((await sendAs(w.bob.cookie, `/api/photos/${w.photoId}/versions/${w.versionId}/original`)).status).toBe(404);
+    const download = await sendAs(w.bob.cookie, `/api/photos/${w.photoId}/versions/${w.versionId}/download`);
     expect(download.status).toBe(200);
     expect(download.headers.get("X-Injected")).toBeNull();
     const disposition = download.headers.get("Content-Disposition") ?? "";
@@ -104,7 +88,7 @@ describe("the version routes under attack", () => {
 
   it("the signed addresses: forged, expired, or signed for another photo or as a mask, are 403 and read nothing", async () => {
     const w = await world();
-    const before = await digest();
+    const before = await stateNow();
     const now = Date.now();
     const good = await signedImageUrl(env, w.photoId, "original", now);
     expect((await workerFetch(pathOf(good))).status).toBe(200);
@@ -130,12 +114,12 @@ describe("the version routes under attack", () => {
     }
     // A signature for a photo that does not exist: 404, not a 5xx.
     expect((await workerFetch(pathOf(await signedImageUrl(env, "made-up", "original", now)))).status).toBe(404);
-    expect(await digest()).toEqual(before);
+    expect(await stateNow()).toEqual(before);
   });
 
   it("a wrong media type, a chunked oversized body and odd methods on the version routes change nothing", async () => {
     const w = await world();
-    const before = await digest();
+    const before = await stateNow();
     const paths = [
       `/api/photos/${w.photoId}/versions`,
       `/api/photos/${w.photoId}/versions/${w.versionId}/image`,
@@ -143,20 +127,20 @@ describe("the version routes under attack", () => {
       `/api/signed/photos/${w.photoId}/original`,
     ];
     for (const path of paths) {
-      const wrongType = await send(w.bob.cookie, path, {
+      const wrongType = await sendAs(w.bob.cookie, path, {
         method: "POST",
         headers: { "Content-Type": "text/plain" },
         body: "hello",
       });
       expect(wrongType.status, path).toBeGreaterThanOrEqual(400);
       expect(wrongType.status, path).toBeLessThan(500);
-      const oversized = await send(w.bob.cookie, path, chunkedOversized());
+      const oversized = await sendAs(w.bob.cookie, path, chunkedOversized(""));
       expect(oversized.status, path).toBeGreaterThanOrEqual(400);
       expect(oversized.status, path).toBeLessThan(500);
       for (const method of ["PUT", "PATCH", "DELETE"]) {
-        expect([404, 405], `${method} ${path}`).toContain((await send(w.bob.cookie, path, { method })).status);
+        expect([404, 405], `${method} ${path}`).toContain((await sendAs(w.bob.cookie, path, { method })).status);
       }
     }
-    expect(await digest()).toEqual(before);
+    expect(await stateNow()).toEqual(before);
   });
 });

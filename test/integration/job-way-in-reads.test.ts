@@ -5,6 +5,7 @@ import { makeUser } from "@test/support/factories";
 import { api, folderOf, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { makePhoto } from "@test/support/photos";
 import { stubProvider } from "@test/support/provider-stub";
+import { aroundD1 } from "@workers/lib/injected-latency";
 import { requestJob } from "@workers/services/jobs/start";
 import { beforeEach, describe, expect, it } from "vitest";
 
@@ -19,33 +20,7 @@ beforeEach(() => {
 /** env.DB, counting each round trip (a statement's first, all, run or raw; a batch) with its SQL. */
 function counted(d1: D1Database) {
   const trips: string[] = [];
-  const real = new WeakMap<object, D1PreparedStatement>();
-  const wrap = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
-    const proxy = new Proxy(stmt, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (typeof value !== "function") return value;
-        if (prop === "bind") return (...args: unknown[]) => wrap(target.bind(...args), sql);
-        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") trips.push(sql);
-        return value.bind(target);
-      },
-    });
-    real.set(proxy, stmt);
-    return proxy;
-  };
-  const db = new Proxy(d1, {
-    get(target, prop) {
-      if (prop === "prepare") return (sql: string) => wrap(target.prepare(sql), sql);
-      if (prop === "batch")
-        return (stmts: D1PreparedStatement[]) => {
-          trips.push(`batch of ${stmts.length}`);
-          return target.batch(stmts.map((s) => real.get(s) ?? s));
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { deps: { db: createDb(db), env }, trips };
+  return { deps: { db: createDb(aroundD1(d1, (what) => void trips.push(what))), env }, trips };
 }
 
 const STAGE = { kind: "stage" as const, roomType: "Bedroom", designStyle: "Scandinavian" };

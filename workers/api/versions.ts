@@ -31,7 +31,8 @@ export const versionsApi = new Hono<ApiEnv>()
   .get("/signed/photos/:photoId/:variant", async (c) => {
     const { photoId, variant } = c.req.param();
     const { exp, sig } = c.req.query();
-    const photo = await signedPhoto(c, photoId, await verifySignature(c.env, photoId, variant, exp, sig, Date.now()));
+    const verified = await verifySignature(c.env, photoId, variant, exp, sig, Date.now());
+    const photo = await signedPhoto(c, photoId, verified);
     if (photo instanceof Response) return photo;
     let key = photo.originalKey;
     if (variant !== "original") {

@@ -12,7 +12,7 @@ type LatencyEnv = Pick<Env, "DEV_TOOLS" | "APP_ENV" | "DB" | "PHOTOS"> & {
   INJECT_R2_MS?: string;
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function millis(value: string | undefined): number {
   const n = Number(value ?? 0);
@@ -31,17 +31,26 @@ export function withInjectedLatency<E extends LatencyEnv>(env: E): E {
 const ROUND_TRIPS = new Set(["first", "all", "run", "raw"]);
 
 function slowD1(db: D1Database, ms: number): D1Database {
+  return aroundD1(db, () => sleep(ms));
+}
+
+/**
+ * `db` with `before` awaited ahead of each of its round trips: a statement's first, all, run or raw (`what`: its SQL),
+ * a batch ("batch of N") and an exec (its SQL). The one D1 wrapper: the bench's latency above, and the tests that
+ * count a request's round trips.
+ */
+export function aroundD1(db: D1Database, before: (what: string) => void | Promise<void>): D1Database {
   // A batch must be handed the runtime's own statements, so each wrapper remembers the statement it wraps.
   const real = new WeakMap<object, D1PreparedStatement>();
-  const wrap = (stmt: D1PreparedStatement): D1PreparedStatement => {
+  const wrap = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
     const proxy = new Proxy(stmt, {
       get(target, prop) {
         const value = Reflect.get(target, prop, target);
         if (typeof value !== "function") return value;
-        if (prop === "bind") return (...args: unknown[]) => wrap(target.bind(...args));
+        if (prop === "bind") return (...args: unknown[]) => wrap(target.bind(...args), sql);
         if (typeof prop === "string" && ROUND_TRIPS.has(prop)) {
           return async (...args: unknown[]) => {
-            await sleep(ms);
+            await before(sql);
             return (value as (...a: unknown[]) => unknown).apply(target, args);
           };
         }
@@ -54,16 +63,16 @@ function slowD1(db: D1Database, ms: number): D1Database {
   return new Proxy(db, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
-      if (prop === "prepare") return (query: string) => wrap(target.prepare(query));
+      if (prop === "prepare") return (query: string) => wrap(target.prepare(query), query);
       if (prop === "batch") {
         return async (stmts: D1PreparedStatement[]) => {
-          await sleep(ms);
+          await before(`batch of ${stmts.length}`);
           return target.batch(stmts.map((s) => real.get(s) ?? s));
         };
       }
       if (prop === "exec") {
         return async (query: string) => {
-          await sleep(ms);
+          await before(query);
           return target.exec(query);
         };
       }
