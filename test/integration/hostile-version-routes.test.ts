@@ -4,8 +4,10 @@ import { db } from "@test/support/factories";
 import { chunkedOversized, sendAs, stateNow } from "@test/support/hostile";
 import { api, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { stubProvider } from "@test/support/provider-stub";
-import { workerFetch } from "@test/support/worker";
+import { apiV1, workerFetch } from "@test/support/worker";
+import { randomToken } from "@workers/lib/crypto";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
+import { createApiKey } from "@workers/services/api-keys";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 
@@ -139,6 +141,53 @@ describe("the version routes under attack", () => {
       expect(oversized.status, path).toBeLessThan(500);
       for (const method of ["PUT", "PATCH", "DELETE"]) {
         expect([404, 405], `${method} ${path}`).toContain((await sendAs(w.bob.cookie, path, { method })).status);
+      }
+    }
+    expect(await stateNow()).toEqual(before);
+  });
+
+  it("the public API's version routes: a stranger's real ids are the 404 of made-up ones; odd bodies change nothing", async () => {
+    const w = await world();
+    const made = await createApiKey({ db, env, clock: () => Date.now() }, w.alice.id, {
+      name: "crm",
+      scopes: ["read", "stage"],
+    });
+    if (!made.ok) throw new Error(made.error);
+    const before = await stateNow();
+    const calls: [string, string][] = [
+      ["GET", "/versions"],
+      ["GET", "/versions/{v}/download"],
+      ["POST", "/versions/{v}/original-page"],
+      ["POST", "/versions/{v}/confirm-structure"],
+      ["POST", "/versions/{v}/keep"],
+    ];
+    for (const [method, tail] of calls) {
+      const at = (photo: string, version: string) => `/photos/${photo}${tail.replace("{v}", version)}`;
+      const ask = (path: string, init: RequestInit = {}) =>
+        apiV1(made.token, path, { method, idem: crypto.randomUUID(), ...init });
+      // Made-up ids of the right shape (a malformed one is refused before any read, with the plain 404).
+      const fake = await ask(at(randomToken(), randomToken()));
+      expect(fake.status, tail).toBe(404);
+      const notFound = await fake.text();
+      // Her own photo with his version id too: a version is read under the photo's owner.
+      const strangers = tail.includes("{v}") ? [w.photoId, w.own.id] : [w.photoId];
+      for (const path of strangers.map((photo) => at(photo, w.versionId))) {
+        const res = await ask(path);
+        expect(res.status, path).toBe(404);
+        expect(await res.text(), path).toBe(notFound);
+      }
+      if (method === "POST") {
+        const path = at(w.photoId, w.versionId);
+        const wrongType = await ask(path, { headers: { "Content-Type": "text/plain" }, body: "keep=1" });
+        expect(wrongType.status, path).toBeGreaterThanOrEqual(400);
+        expect(wrongType.status, path).toBeLessThan(500);
+        const oversized = await ask(path, chunkedOversized('{"keep":"'));
+        expect(oversized.status, path).toBeGreaterThanOrEqual(400);
+        expect(oversized.status, path).toBeLessThan(500);
+      }
+      for (const odd of ["PUT", "PATCH", "DELETE"]) {
+        const res = await apiV1(made.token, at(w.photoId, w.versionId), { method: odd });
+        expect([404, 405], `${odd} ${tail}`).toContain(res.status);
       }
     }
     expect(await stateNow()).toEqual(before);
