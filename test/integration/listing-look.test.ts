@@ -268,9 +268,10 @@ describe("what cannot be a listing's look", () => {
     await settleJob(user.cookie, res.body.job.id);
     expectNoReference(stagingCalls()[0]!);
 
-    // Deleted for good from the trash (its answer is not checked: D1 counts the cascaded rows in `changes`, so
-    // deletePhotoForever says false for any photo with versions; reported apart).
-    await dashboardForm(user, { intent: "delete-forever", photoId: refPhotoId });
+    // Deleted for good from the trash; a photo with versions says so too (D1's `changes` counts the cascaded rows,
+    // which once made it answer "not found").
+    const deleted = await dashboardForm(user, { intent: "delete-forever", photoId: refPhotoId });
+    expect(deleted).toEqual({ ok: true, message: "Photo deleted for good." });
     expect(await db.select().from(photos).where(eq(photos.id, refPhotoId)).get()).toBeUndefined();
     const folder = await db.select().from(folders).where(eq(folders.id, folderId)).get();
     expect(folder!.lookVersionId).toBeNull();

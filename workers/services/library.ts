@@ -260,11 +260,14 @@ async function destroy(db: Database, bucket: R2Bucket, rows: Pick<Photo, "id" | 
       .all();
     const elsewhere = made.flatMap((v) => [v.key, v.thumbKey]).filter((key) => !key.startsWith(prefix));
     if (elsewhere.length > 0) await bucket.delete(elsewhere);
-    const res = await db
+    // Counted by the rows it returns: D1's `changes` also counts the versions and jobs that go with it (ON DELETE
+    // CASCADE), which made a staged photo's deletion read as "not found".
+    const gone = await db
       .delete(photos)
       .where(and(eq(photos.id, row.id), eq(photos.userId, row.userId), isNotNull(photos.trashedAt)))
-      .run();
-    deleted += res.meta.changes;
+      .returning({ id: photos.id })
+      .all();
+    deleted += gone.length;
   }
   return deleted;
 }
