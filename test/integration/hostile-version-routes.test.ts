@@ -1,13 +1,18 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { photos } from "@db/schema";
 import { db } from "@test/support/factories";
 import { chunkedOversized, sendAs, stateNow } from "@test/support/hostile";
 import { api, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { stubProvider } from "@test/support/provider-stub";
+import { pathOf, signedAddressOf } from "@test/support/signed";
 import { apiV1, workerFetch } from "@test/support/worker";
+import { api as apiApp } from "@workers/api";
 import { randomToken } from "@workers/lib/crypto";
-import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
+import { aroundD1 } from "@workers/lib/injected-latency";
+import { signedMaskUrl } from "@workers/lib/signed-urls";
 import { createApiKey } from "@workers/services/api-keys";
+import { deletePhotoForever, trashPhoto } from "@workers/services/library";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 
@@ -20,11 +25,6 @@ import { beforeEach, describe, expect, it } from "vitest";
 beforeEach(() => {
   stubProvider();
 });
-
-const pathOf = (url: string) => {
-  const u = new URL(url);
-  return u.pathname + u.search;
-};
 
 /** Bob with a staged photo (a version), its name hostile; Alice, a stranger to it, with a photo of her own. */
 async function world() {
@@ -92,22 +92,29 @@ describe("the version routes under attack", () => {
     const w = await world();
     const before = await stateNow();
     const now = Date.now();
-    const good = await signedImageUrl(env, w.photoId, "original", now);
+    const good = await signedAddressOf(w.photoId, "original", now);
     expect((await workerFetch(pathOf(good))).status).toBe(200);
     const forged = pathOf(good).replace(/sig=[^&]+/, `sig=${"0".repeat(64)}`);
-    const expired = pathOf(await signedImageUrl(env, w.photoId, "original", now - 60 * 60 * 1000, 1000));
-    // Alice's own signed address, pointed at Bob's photo.
-    const otherPhoto = pathOf(await signedImageUrl(env, w.own.id, "original", now)).replace(w.own.id, w.photoId);
+    const expired = pathOf(await signedAddressOf(w.photoId, "original", now - 60 * 60 * 1000, 1000));
+    // Alice's own signed address, pointed at Bob's photo: by its path, and by its key.
+    const ownGood = await signedAddressOf(w.own.id, "original", now);
+    const otherPhoto = pathOf(ownGood).replace(`/${w.own.id}/`, `/${w.photoId}/`);
+    const bobKey = new URL(good).searchParams.get("key")!;
+    const otherKey = new URL(ownGood);
+    otherKey.searchParams.set("key", bobKey);
     // A mask's signature is not an image's.
     const mask = new URL(await signedMaskUrl(env, w.photoId, "original", now));
     const maskAsImage = `/api/signed/photos/${w.photoId}/original${mask.search}`;
     const otherVariant = pathOf(good).replace("/original?", `/${w.versionId}?`);
+    const noKey = pathOf(good).replace(/key=[^&]+&/, "");
     for (const path of [
       forged,
       expired,
       otherPhoto,
+      pathOf(otherKey.href),
       maskAsImage,
       otherVariant,
+      noKey,
       `/api/signed/photos/${w.photoId}/original`,
     ]) {
       const res = await workerFetch(path);
@@ -115,8 +122,33 @@ describe("the version routes under attack", () => {
       expect(res.headers.get("Content-Type") ?? "", path).toContain("application/json");
     }
     // A signature for a photo that does not exist: 404, not a 5xx.
-    expect((await workerFetch(pathOf(await signedImageUrl(env, "made-up", "original", now)))).status).toBe(404);
+    expect((await workerFetch(pathOf(await signedAddressOf("made-up", "original", now)))).status).toBe(404);
     expect(await stateNow()).toEqual(before);
+  });
+
+  it("the provider's fetch of a signed address reads no D1 row, and a deleted photo's address is a 404", async () => {
+    const w = await world();
+    const trips: string[] = [];
+    const counted = { ...env, DB: aroundD1(env.DB, (what) => void trips.push(what)) };
+    const fetchSigned = async (url: string) => {
+      const ctx = createExecutionContext();
+      const res = await apiApp.fetch(new Request(url), counted, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    for (const variant of ["original", w.versionId]) {
+      const res = await fetchSigned(await signedAddressOf(w.photoId, variant));
+      expect(res.status, variant).toBe(200);
+      expect((await res.arrayBuffer()).byteLength, variant).toBeGreaterThan(0);
+    }
+    expect(trips).toEqual([]);
+    // Deleted for good: the bytes go before the row, so an address signed before answers 404.
+    const address = await signedAddressOf(w.photoId);
+    expect(await trashPhoto(db, w.bob.id, w.photoId), "trashed").toBe(true);
+    expect(await deletePhotoForever(db, env.PHOTOS, w.bob.id, w.photoId), "deleted").toBe(true);
+    const gone = await fetchSigned(address);
+    expect(gone.status).toBe(404);
+    await gone.arrayBuffer();
   });
 
   it("a wrong media type, a chunked oversized body and odd methods on the version routes change nothing", async () => {

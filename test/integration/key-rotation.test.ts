@@ -7,6 +7,7 @@ import { db, makeUser, signedIn } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
 import { stubProvider } from "@test/support/provider-stub";
 import { takeConsoleErrors } from "@test/support/setup";
+import { signedAddressOf } from "@test/support/signed";
 import { workerFetch } from "@test/support/worker";
 import {
   callbackSecretFor,
@@ -15,7 +16,6 @@ import {
   verifySignatureHeader,
 } from "@workers/lib/callback-signing";
 import { hmacSha256 } from "@workers/lib/crypto";
-import { signedImageUrl } from "@workers/lib/signed-urls";
 import { userObject } from "@workers/objects/user-object";
 import { createApiKey, revokeApiKey } from "@workers/services/api-keys";
 import { resealCallbackSecrets, rotateCallbackSecret } from "@workers/services/callback-secrets";
@@ -52,18 +52,19 @@ describe("signed addresses across a signing key rotation (through the Worker)", 
       return res.status;
     };
     // Signed while t1 was the current key (before t2 was added in front of it).
-    expect(await opens(await signedImageUrl({ ...env, SIGNING_KEYS: `t1:${T1}` }, photo.id, "original", now))).toBe(
-      200,
-    );
+    expect(
+      await opens(await signedAddressOf(photo.id, "original", now, undefined, { ...env, SIGNING_KEYS: `t1:${T1}` })),
+    ).toBe(200);
     // Signed by the code before key ids: bare hex by SIGNING_SECRET, still configured as key "0".
     const exp = now + 60_000;
-    const bare = encodeHexLowerCase(await hmacSha256(env.SIGNING_SECRET!, `photo:${photo.id}:original:${exp}`));
-    expect(await opens(`/api/signed/photos/${photo.id}/original?exp=${exp}&sig=${bare}`)).toBe(200);
+    const key = photo.originalKey;
+    const bare = encodeHexLowerCase(await hmacSha256(env.SIGNING_SECRET!, `photo:${photo.id}:original:${exp}:${key}`));
+    expect(await opens(`/api/signed/photos/${photo.id}/original?key=${key}&exp=${exp}&sig=${bare}`)).toBe(200);
     // Signed with a key that is no longer listed (t0, removed at an earlier rotation).
     const removed = { ...env, SIGNING_KEYS: "t0:test-signing-key-zero-removed-long-ago", SIGNING_SECRET: undefined };
-    expect(await opens(await signedImageUrl(removed, photo.id, "original", now))).toBe(403);
+    expect(await opens(await signedAddressOf(photo.id, "original", now, undefined, removed))).toBe(403);
     // What the Worker signs now names t2.
-    const current = await signedImageUrl(env, photo.id, "original", now);
+    const current = await signedAddressOf(photo.id, "original", now);
     expect(new URL(current).searchParams.get("sig")).toMatch(/^t2\./);
     expect(await opens(current)).toBe(200);
   });

@@ -304,7 +304,9 @@ describe("the mask's signed address", () => {
     expect(forged).not.toBe(good);
     expect((await workerFetch(forged)).status).toBe(403);
     // The photo's signature for a variant named like the mask does not open the mask's address.
-    const photoSig = new URL(await signedImageUrl(env, photo.id, maskId, now)).search;
+    const photoSig = new URL(
+      await signedImageUrl(env, { photoId: photo.id, variant: maskId, key: photo.originalKey }, now),
+    ).search;
     expect((await workerFetch(`/api/signed/photos/${photo.id}/masks/${maskId}${photoSig}`)).status).toBe(403);
     const expired = await signedMaskUrl(env, photo.id, maskId, now - 60 * 60 * 1000);
     expect((await workerFetch(expired)).status).toBe(403);

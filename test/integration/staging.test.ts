@@ -6,8 +6,8 @@ import { db, signedIn } from "@test/support/factories";
 import { makePhoto, storedKeys } from "@test/support/photos";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { takeConsoleErrors } from "@test/support/setup";
+import { signedAddressOf } from "@test/support/signed";
 import { workerFetch } from "@test/support/worker";
-import { signedImageUrl } from "@workers/lib/signed-urls";
 import { INTERRUPTED_MESSAGE } from "@workers/objects/user/jobs/job-rows";
 import { userObject } from "@workers/objects/user-object";
 import { eq } from "drizzle-orm";
@@ -354,7 +354,7 @@ describe("AI jobs", () => {
   it("signed addresses: a forged or expired signature is refused", async () => {
     const user = await signedIn();
     const photo = await makePhoto(user.id);
-    const good = await signedImageUrl(env, photo.id, "original", Date.now());
+    const good = await signedAddressOf(photo.id, "original", Date.now());
     const ok = await workerFetch(good);
     expect(ok.status).toBe(200);
     await ok.arrayBuffer();
@@ -365,7 +365,7 @@ describe("AI jobs", () => {
     );
     expect(forged).not.toBe(good);
     expect((await workerFetch(forged)).status).toBe(403);
-    const expired = await signedImageUrl(env, photo.id, "original", Date.now() - 60 * 60 * 1000);
+    const expired = await signedAddressOf(photo.id, "original", Date.now() - 60 * 60 * 1000);
     expect((await workerFetch(expired)).status).toBe(403);
     const otherPhoto = good.replace(photo.id, "someoneelse");
     expect((await workerFetch(otherPhoto)).status).toBe(403);

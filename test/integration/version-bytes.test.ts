@@ -7,17 +7,17 @@ import { ROOMS } from "@test/fixtures/structure/rooms";
 import { db } from "@test/support/factories";
 import { api, folderOf, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { stubProvider } from "@test/support/provider-stub";
+import { pathOf, signedAddressOf } from "@test/support/signed";
 import { ROOM_SOURCE, refuseOverOne, useRoomAsOriginal } from "@test/support/structure-room";
 import { workerFetch } from "@test/support/worker";
 import { signLink } from "@workers/lib/signed-links";
-import { signedImageUrl } from "@workers/lib/signed-urls";
 import { userObject } from "@workers/objects/client";
 import { createApiKey } from "@workers/services/api-keys";
 import { requestExport } from "@workers/services/mls/account-data";
 import { eq } from "drizzle-orm";
 import { unzipSync } from "fflate";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
+import { REFUSED_NOT_A_SOURCE, REFUSED_NOT_DOWNLOADED } from "~/shared/version-view";
 
 // The one rule for a version's bytes (docs/decisions/0200-one-rule-for-a-versions-bytes.md, issue 45 part 2): a
 // result the structure check refused, not kept, leaves the product as its preview at most. The hostile run found the
@@ -174,10 +174,6 @@ describe("the byte rule: a refused result leaves as its preview at most", { time
 
   it("each byte path by name: the refused result's preview or a 409, the passed result's image", async () => {
     const p = `/api/photos/${f.photoId}/versions`;
-    const signed = async (variant: string) => {
-      const url = new URL(await signedImageUrl(env, f.photoId, variant, Date.now()));
-      return `${url.pathname}${url.search}`;
-    };
     const v1 = `/api/v1/photos/${f.photoId}/versions`;
     // [path, what the refused result gets, what the passed one gets]: "preview", "full", or a status.
     const paths: [string, (id: string) => Promise<string> | string, "preview" | 409 | 404, "full" | "thumb" | 200][] = [
@@ -187,7 +183,6 @@ describe("the byte rule: a refused result leaves as its preview at most", { time
       ["Download for MLS", (id) => `${p}/${id}/labelled`, 409, 200],
       ["the public API's download", (id) => `${v1}/${id}/download`, 409, 200],
       ["the public API's unchanged copy", (id) => `${v1}/${id}/download?disclosure=none`, 409, "full"],
-      ["the provider's signed address", signed, 409, "full"],
       ["an original page's image", (id) => `/api/o/${f.token}/versions/${id}`, 404, "full"],
       ["an original page's thumbnail", (id) => `/api/o/${f.token}/versions/${id}?size=thumb`, 404, "thumb"],
     ];
@@ -206,6 +201,10 @@ describe("the byte rule: a refused result leaves as its preview at most", { time
       if (passedGets === "full") expect(passed.bytes, `${name} (passed)`).toEqual(f.passedFull);
       if (passedGets === "thumb") expect(passed.bytes, `${name} (passed)`).toEqual(await stored(f.passed.thumbKey));
     }
+    // The provider's source is signed by the job (ADR 0328), which applies the rule before it signs: a refused result
+    // gets no address at all, and a passed one's address serves its image.
+    await expect(signedAddressOf(f.photoId, f.refused.id)).rejects.toThrow(REFUSED_NOT_A_SOURCE);
+    expect((await get(pathOf(await signedAddressOf(f.photoId, f.passed.id)))).bytes).toEqual(f.passedFull);
     // The photo's own image routes read the version it shows through the rule too: pointed (as nothing in the
     // product may) at the refused result, they refuse its full image and its thumbnail stands in.
     await db
@@ -284,7 +283,11 @@ function addresses(route: string, unknown: string[]): string[] {
 /** The query a signed address needs (the provider's, the export's), so the sweep reaches the bytes behind it. */
 async function signedQuery(path: string): Promise<string> {
   const provider = /^\/api\/signed\/photos\/([^/]+)\/([^/]+)$/.exec(path);
-  if (provider) return new URL(await signedImageUrl(env, provider[1]!, provider[2]!, Date.now())).search.slice(1);
+  // A refused result has no signed address (the job refuses to sign it): asked without one, the route says 403.
+  if (provider) {
+    const address = await signedAddressOf(provider[1]!, provider[2]!).catch(() => null);
+    return address ? new URL(address).search.slice(1) : "";
+  }
   if (path.startsWith("/api/exports/")) return new URL(f.exportPath, "http://x").search.slice(1);
   return "";
 }

@@ -1,7 +1,7 @@
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import { hmacSha256 } from "@workers/lib/crypto";
 import { signLink, verifyLink } from "@workers/lib/signed-links";
-import { signedImageUrl, verifySignature } from "@workers/lib/signed-urls";
+import { signedImageUrl, verifiedImageKey } from "@workers/lib/signed-urls";
 import { keyring, keyringProblems } from "@workers/lib/signing-keys";
 import { describe, expect, it } from "vitest";
 
@@ -23,23 +23,30 @@ const again = { ...ORIGIN, SIGNING_KEYS: `k2:${S2},k1:${S1}` };
 const later = { ...ORIGIN, SIGNING_KEYS: `k3:${S3},k2:${S2}` };
 const now = Date.now();
 
+/** The image every address here names: p1's original, stored as KEY. */
+const KEY = "photos/u1/p1/original";
+const P1 = { photoId: "p1", variant: "original", key: KEY };
+
 function parts(url: string) {
   const u = new URL(url);
   const [, , , , id, variant] = u.pathname.split("/");
-  return [id!, variant!, u.searchParams.get("exp") ?? undefined, u.searchParams.get("sig") ?? undefined] as const;
+  const query = { key: u.searchParams.get("key") ?? undefined, exp: u.searchParams.get("exp") ?? undefined };
+  return [id!, variant!, query, u.searchParams.get("sig") ?? undefined] as const;
 }
+const verifies = async (env: object, id: string, variant: string, query: object, sig: string | undefined, at = now) =>
+  (await verifiedImageKey(env, id, variant, { ...query, sig }, at)) !== null;
 const opens = async (env: object, url: string) => {
-  const [id, variant, exp, sig] = parts(url);
-  return verifySignature(env, id, variant, exp, sig, now);
+  const [id, variant, query, sig] = parts(url);
+  return verifies(env, id, variant, query, sig);
 };
 
 describe("signed photo addresses across a key rotation", () => {
   it("an address signed before a rotation opens while its key is listed, and not once it is removed", async () => {
     // An address as the code before key ids made it: bare hex by SIGNING_SECRET.
     const exp = now + 60_000;
-    const bare = encodeHexLowerCase(await hmacSha256(S0, `photo:p1:original:${exp}`));
-    const legacy = `${ORIGIN.APP_ORIGIN}/api/signed/photos/p1/original?exp=${exp}&sig=${bare}`;
-    const byK1 = await signedImageUrl(rotated, "p1", "original", now);
+    const bare = encodeHexLowerCase(await hmacSha256(S0, `photo:p1:original:${exp}:${KEY}`));
+    const legacy = `${ORIGIN.APP_ORIGIN}/api/signed/photos/p1/original?key=${KEY}&exp=${exp}&sig=${bare}`;
+    const byK1 = await signedImageUrl(rotated, P1, now);
     expect(new URL(byK1).searchParams.get("sig")).toMatch(/^k1\.[0-9a-f]{64}$/);
 
     expect(await opens(before, legacy)).toBe(true);
@@ -49,17 +56,23 @@ describe("signed photo addresses across a key rotation", () => {
     // Removed keys: SIGNING_SECRET unset, then k1 dropped from the list.
     expect(await opens(again, legacy)).toBe(false);
     expect(await opens(later, byK1)).toBe(false);
-    expect(await opens(later, await signedImageUrl(later, "p1", "original", now))).toBe(true);
+    expect(await opens(later, await signedImageUrl(later, P1, now))).toBe(true);
   });
 
   it("a signature names its key: another listed key's id, another photo or a later expiry do not verify", async () => {
-    const url = await signedImageUrl(again, "p1", "original", now);
-    const [id, variant, exp, sig] = parts(url);
-    expect(await verifySignature(again, id, variant, exp, sig!.replace(/^k2\./, "k1."), now)).toBe(false);
-    expect(await verifySignature(again, id, variant, exp, sig!.replace(/^k2\./, ""), now)).toBe(false);
-    expect(await verifySignature(again, "p2", variant, exp, sig, now)).toBe(false);
-    expect(await verifySignature(again, id, variant, String(Number(exp) + 1), sig, now)).toBe(false);
-    expect(await verifySignature(again, id, variant, exp, sig, Number(exp) + 1)).toBe(false);
+    const url = await signedImageUrl(again, P1, now);
+    const [id, variant, query, sig] = parts(url);
+    expect(await verifiedImageKey(again, id, variant, { ...query, sig }, now)).toBe(KEY);
+    expect(await verifies(again, id, variant, query, sig!.replace(/^k2\./, "k1."))).toBe(false);
+    expect(await verifies(again, id, variant, query, sig!.replace(/^k2\./, ""))).toBe(false);
+    expect(await verifies(again, "p2", variant, query, sig)).toBe(false);
+    expect(await verifies(again, id, "v1", query, sig)).toBe(false);
+    expect(await verifies(again, id, variant, { ...query, exp: String(Number(query.exp) + 1) }, sig)).toBe(false);
+    expect(await verifies(again, id, variant, query, sig, Number(query.exp) + 1)).toBe(false);
+    // The key is signed: the same signature does not open another stored object, nor an address without it.
+    expect(await verifies(again, id, variant, { ...query, key: "photos/u2/p9/original" }, sig)).toBe(false);
+    expect(await verifies(again, id, variant, { ...query, key: `${KEY}x` }, sig)).toBe(false);
+    expect(await verifies(again, id, variant, { exp: query.exp }, sig)).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@ import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
 import { maskKey } from "@workers/lib/photo-storage";
-import { verifyMaskSignature, verifySignature } from "@workers/lib/signed-urls";
+import { verifiedImageKey, verifyMaskSignature } from "@workers/lib/signed-urls";
 import { changeMapKey, getVersion, listVersions, makerNames } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
 import { photoListing } from "@workers/services/listing-look";
@@ -27,22 +27,13 @@ async function signedPhoto(c: Context<ApiEnv>, photoId: string, verified: boolea
 }
 
 export const versionsApi = new Hono<ApiEnv>()
-  // The provider fetches our image through this signed address (no cookie).
+  // The provider fetches our image through this signed address (no cookie). The signature vouches for the stored
+  // object, so serving it reads no row: the signer applied the byte rule (ADR 0200), and a deleted photo's bytes go
+  // before its row (library.ts), so a gone photo is a 404 here too (ADR 0328).
   .get("/signed/photos/:photoId/:variant", async (c) => {
     const { photoId, variant } = c.req.param();
-    const { exp, sig } = c.req.query();
-    const verified = await verifySignature(c.env, photoId, variant, exp, sig, Date.now());
-    const photo = await signedPhoto(c, photoId, verified);
-    if (photo instanceof Response) return photo;
-    let key = photo.originalKey;
-    if (variant !== "original") {
-      const version = await getVersion(c.get("db"), photo.userId, photoId, variant);
-      if (!version) return failureJson(NOT_FOUND);
-      // What the provider starts from or is styled by: the image itself, never a refused result's (ADR 0200).
-      const bytes = versionBytes(version, "full");
-      if (!bytes.ok) return failureJson(bytes);
-      key = bytes.key;
-    }
+    const key = await verifiedImageKey(c.env, photoId, variant, c.req.query(), Date.now());
+    if (!key) return failureJson(fail("forbidden", "Forbidden."));
     return serveObject(c.env.PHOTOS, key, NO_STORE);
   })
   // ... and the removal's mask (docs/decisions/0195-removal-brush-masks.md).

@@ -2,10 +2,12 @@ import { type KeyEnv, keyring, signMessage, verifyMessage } from "./signing-keys
 
 // Short-lived signed addresses of our own images, for the provider's
 // input_image_url (staging, sky replacement, furniture removal). HMAC-SHA256
-// by the current signing key over what the address names (a photo and its
-// variant, or the provider smoke check's sample) and the expiry; the signature
-// names its key, so any key still listed verifies it (signing-keys.ts). No
-// cookie needed. docs/decisions/0071-signed-image-urls.md, 0182
+// by the current signing key over what the address names (a photo's variant and
+// the stored object behind it, a mask, or the provider smoke check's sample) and
+// the expiry; the signature names its key, so any key still listed verifies it
+// (signing-keys.ts). No cookie needed, and no D1 read when the provider fetches
+// a photo's image: the signature vouches for the object's key.
+// docs/decisions/0071-signed-image-urls.md, 0182, 0328
 
 export const SIGNED_URL_TTL_MS = 15 * 60 * 1000;
 
@@ -14,17 +16,29 @@ type Scope = "photo" | "mask" | "provider-sample";
 
 const message = (scope: Scope, a: string, b: string, exp: number) => `${scope}:${a}:${b}:${exp}`;
 
+/** What a signed image address names: a photo's variant ("original" or a version id) and the object it is stored as. */
+export interface SignedImage {
+  photoId: string;
+  variant: string;
+  /** The R2 key of the bytes; the caller applies the byte rule (ADR 0200) before signing it. */
+  key: string;
+}
+
+/** The signed message of an image address: the key last, after the expiry's digits, so no field can run into another. */
+const imageMessage = (image: SignedImage, exp: number) =>
+  `${message("photo", image.photoId, image.variant, exp)}:${image.key}`;
+
 export async function signedImageUrl(
   env: KeyEnv & Pick<Env, "APP_ORIGIN">,
-  photoId: string,
-  variant: string,
+  image: SignedImage,
   now: number,
   ttlMs = SIGNED_URL_TTL_MS,
 ): Promise<string> {
   const exp = now + ttlMs;
-  const sig = await signMessage(keyring(env), message("photo", photoId, variant, exp));
+  const sig = await signMessage(keyring(env), imageMessage(image, exp));
   const origin = env.APP_ORIGIN.replace(/\/$/, "");
-  return `${origin}/api/signed/photos/${encodeURIComponent(photoId)}/${encodeURIComponent(variant)}?exp=${exp}&sig=${sig}`;
+  const path = `${encodeURIComponent(image.photoId)}/${encodeURIComponent(image.variant)}`;
+  return `${origin}/api/signed/photos/${path}?key=${encodeURIComponent(image.key)}&exp=${exp}&sig=${sig}`;
 }
 
 /** A signed address of a removal mask of a photo, for the provider's mask_image_url (docs/decisions/0195). */
@@ -75,15 +89,18 @@ export function verifySampleSignature(
   return verify(env, "provider-sample", name, "", exp, sig, now);
 }
 
-export function verifySignature(
+/** The stored object a signed image address vouches for, or null when its signature, key or expiry does not hold. */
+export async function verifiedImageKey(
   env: KeyEnv,
   photoId: string,
   variant: string,
-  exp: string | undefined,
-  sig: string | undefined,
+  query: { key?: string; exp?: string; sig?: string },
   now: number,
-): Promise<boolean> {
-  return verify(env, "photo", photoId, variant, exp, sig, now);
+): Promise<string | null> {
+  const { key, exp, sig } = query;
+  if (!key || !exp || !/^\d{1,16}$/.test(exp) || Number(exp) < now) return null;
+  const verified = await verifyMessage(keyring(env), imageMessage({ photoId, variant, key }, Number(exp)), sig);
+  return verified ? key : null;
 }
 
 async function verify(

@@ -20,7 +20,7 @@ import {
   versionThumbKey,
 } from "./job-rows";
 import { atListingSize } from "./listing-size";
-import { stageInputFor } from "./stage-call";
+import { jobSource, stageInputFor } from "./stage-call";
 
 // A job's result: the provider call, its result stored in R2 under the job's
 // version key and described from its header, and its thumbnail once committed.
@@ -54,8 +54,8 @@ export async function produce(
     // Staging starts from the original, or from the version the person chose (e.g. the emptied room).
     bytes = await client.stage(await stageInputFor(env, db, job, photo, now, 1));
   } else {
-    const variant = job.params.source ?? "original";
-    const imageUrl = await signedImageUrl(env, photo.id, variant, now);
+    const source = await jobSource(db, job, photo, GENERIC_FAILURE[job.kind]);
+    const imageUrl = await signedImageUrl(env, { photoId: photo.id, variant: source.variant, key: source.key }, now);
     // A brushed removal sends its mask too (docs/decisions/0195-removal-brush-masks.md), while it is still the photo's
     // mask: a newer one painted since replaced it (ADR 0211), and the provider is not called with another's.
     if (job.params.mask && !(await storedMask(env.PHOTOS, photo.userId, photo.id, job.params.mask))) {

@@ -20,6 +20,37 @@ import { STAGE_SCALE_FACTOR } from "./listing-size";
 
 export const STAGE_FAILURE = "Failed to process image";
 
+/**
+ * The image a job starts from (the original, or the version the person chose) as the provider may have it: the
+ * object's key for the signed address, and its type. Throws a ProviderError, before any call, when the version is
+ * gone or was refused (ADR 0200: never a refused result's bytes).
+ */
+export async function jobSource(
+  db: Database,
+  job: Pick<Job, "photoId"> & { params: Pick<Job["params"], "source"> },
+  photo: Pick<Photo, "userId" | "originalKey" | "contentType">,
+  failure: string,
+): Promise<{ variant: string; key: string; contentType: string }> {
+  const from = job.params.source && job.params.source !== "original" ? job.params.source : null;
+  if (!from) return { variant: "original", key: photo.originalKey, contentType: photo.contentType };
+  const version = await db
+    .select({
+      key: photoVersions.key,
+      thumbKey: photoVersions.thumbKey,
+      structureVerdict: photoVersions.structureVerdict,
+      contentType: photoVersions.contentType,
+    })
+    .from(photoVersions)
+    .where(
+      and(eq(photoVersions.id, from), eq(photoVersions.photoId, job.photoId), eq(photoVersions.userId, photo.userId)),
+    )
+    .get();
+  if (!version) throw new ProviderError(`${failure}: the version it starts from is gone`, false);
+  const full = versionBytes(version, "full");
+  if (!full.ok) throw new ProviderError(`${failure}: ${REFUSED_NOT_A_SOURCE}`, false);
+  return { variant: from, key: full.key, contentType: version.contentType };
+}
+
 export async function stageInputFor(
   env: Env,
   db: Database,
@@ -28,32 +59,14 @@ export async function stageInputFor(
   now: number,
   numImages = 1,
 ): Promise<StageInput> {
-  const from = job.params.source && job.params.source !== "original" ? job.params.source : null;
-  const [version, styleReference] = await Promise.all([
-    from
-      ? db
-          .select()
-          .from(photoVersions)
-          .where(
-            and(
-              eq(photoVersions.id, from),
-              eq(photoVersions.photoId, job.photoId),
-              eq(photoVersions.userId, photo.userId),
-            ),
-          )
-          .get()
-      : undefined,
+  const [source, styleReference] = await Promise.all([
+    jobSource(db, job, photo, STAGE_FAILURE),
     styleReferenceOf(env, db, job, now),
   ]);
-  if (from && !version) throw new ProviderError(`${STAGE_FAILURE}: the version it starts from is gone`, false);
-  // A version goes to the provider only as the byte rule lets it leave in full (ADR 0200): never a refused result.
-  const full = version ? versionBytes(version, "full") : null;
-  if (full && !full.ok) throw new ProviderError(`${STAGE_FAILURE}: ${REFUSED_NOT_A_SOURCE}`, false);
-  const key = full?.ok ? full.key : photo.originalKey;
-  const contentType = version?.contentType ?? photo.contentType;
+  const { key, contentType } = source;
   const { roomType, designStyle, providerStyle } = providerStaging(job.params);
   return {
-    imageUrl: await signedImageUrl(env, photo.id, version?.id ?? "original", now),
+    imageUrl: await signedImageUrl(env, { photoId: photo.id, variant: source.variant, key }, now),
     image: async () => {
       const object = await env.PHOTOS.get(key);
       if (!object) throw new ProviderError(`${STAGE_FAILURE}: the original is missing`, false);
@@ -77,7 +90,11 @@ async function styleReferenceOf(env: Env, db: Database, job: Job, now: number): 
   const ref = job.params.styleReference;
   if (!ref) return undefined;
   const live = await db
-    .select({ id: photoVersions.id })
+    .select({
+      key: photoVersions.key,
+      thumbKey: photoVersions.thumbKey,
+      structureVerdict: photoVersions.structureVerdict,
+    })
     .from(photoVersions)
     .innerJoin(photos, eq(photos.id, photoVersions.photoId))
     .where(
@@ -92,6 +109,9 @@ async function styleReferenceOf(env: Env, db: Database, job: Job, now: number): 
       ),
     )
     .get();
-  if (!live) return undefined;
-  return { url: await signedImageUrl(env, ref.photoId, ref.versionId, now), strength: ref.strength };
+  // Never a refused result's bytes (ADR 0200): the call goes without the look, as for a gone version.
+  const full = live ? versionBytes(live, "full") : null;
+  if (!full?.ok) return undefined;
+  const image = { photoId: ref.photoId, variant: ref.versionId, key: full.key };
+  return { url: await signedImageUrl(env, image, now), strength: ref.strength };
 }
