@@ -1,11 +1,15 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createDb } from "@db/client";
 import { makeJpeg } from "@test/fixtures/images";
-import { makeUser } from "@test/support/factories";
+import { db, makeUser } from "@test/support/factories";
 import { api, folderOf, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { makePhoto } from "@test/support/photos";
 import { stubProvider } from "@test/support/provider-stub";
+import { makeTeam, teamFolder } from "@test/support/teams";
+import { api as apiApp } from "@workers/api";
 import { aroundD1 } from "@workers/lib/injected-latency";
+import { createApiKey } from "@workers/services/api-keys";
 import { requestJob } from "@workers/services/jobs/start";
 import { beforeEach, describe, expect, it } from "vitest";
 
@@ -67,5 +71,35 @@ describe("a job request's D1 reads before the user's object", () => {
     const res = await requestJob(deps, stranger.id, photo.id, STAGE);
     expect(res.ok).toBe(false);
     expect(trips).toHaveLength(1);
+  });
+
+  it("the public API under a personal key reads the photo once, in a personal folder and in a team listing", async () => {
+    const member = await onPlan("Starter plan", 4);
+    const team = await makeTeam(member.id, { credits: 5 });
+    const [personal] = await photosOf(member.id, 1);
+    const [listed] = await photosOf(member.id, 1, await teamFolder(team, member.id));
+    const made = await createApiKey({ db, env, clock: () => Date.now() }, member.id, {
+      name: "crm",
+      scopes: ["stage"],
+    });
+    if (!made.ok) throw new Error(made.error);
+    for (const photo of [personal!, listed!]) {
+      const trips: string[] = [];
+      const counting = { ...env, DB: aroundD1(env.DB, (what) => void trips.push(what)) };
+      const ctx = createExecutionContext();
+      const res = await apiApp.fetch(
+        new Request(`http://localhost/api/v1/photos/${photo.id}/jobs`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${made.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify(STAGE),
+        }),
+        counting,
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      expect(res.status, await res.text()).toBe(202);
+      // The key's own reads (who holds it, its rate) aside: the photo's row is read once.
+      expect(trips.filter((sql) => /from "photos"/.test(sql))).toHaveLength(1);
+    }
   });
 });

@@ -9,8 +9,7 @@ import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { getJob, jobView, requestJob } from "@workers/services/jobs/start";
 import { getVersion, listVersions } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
-import { photoAccess } from "@workers/services/teams/access";
-import { teamOfPhoto } from "@workers/services/teams/funding";
+import { type PhotoAccess, photoAccess } from "@workers/services/teams/access";
 import { keyPayer, teamPool } from "@workers/services/teams/keys";
 import type { z } from "zod";
 import { apiVersionAddresses } from "~/shared/api-addresses";
@@ -205,9 +204,14 @@ define(
     if (caller.team) return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data);
     // A personal key acts as its member: a photo of a team listing they are an active member of is staged on the
     // team's pool under their name, as the page stages it (docs/decisions/0270, amendment "a member's personal key").
-    const teamId = await teamOfPhoto(c.get("db"), caller.userId, p.data.photoId);
-    if (teamId) return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data, teamId);
+    // One read of the photo: it says who pays, and requestJob takes it rather than reading it again.
+    const access = await photoAccess(c.get("db"), caller.userId, p.data.photoId);
+    if (access?.teamId) {
+      const member = { ...access, teamId: access.teamId };
+      return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data, member);
+    }
     const res = await requestJob(c.get("deps"), caller.userId, p.data.photoId, job, {
+      access,
       api: {
         idempotency: key.key
           ? { key: key.key, hash: requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data) }
@@ -261,10 +265,13 @@ async function teamKeyJob(
   photoId: string,
   key: string | undefined,
   body: z.infer<typeof S.JobRequest>,
-  memberTeam?: string,
+  /** A member's personal key on a photo of a team listing: the photo as the route read it, with its team. */
+  member?: PhotoAccess & { teamId: string },
 ) {
   const { callbackUrl, ...job } = body;
+  const memberTeam = member?.teamId;
   const res = await requestJob(c.get("deps"), caller.userId, photoId, job, {
+    ...(member ? { access: member } : {}),
     submission: key,
     teamKey: {
       teamId: memberTeam ?? caller.team!.teamId,

@@ -12,7 +12,7 @@ import {
 } from "@workers/objects/client";
 import { looksOf } from "@workers/services/listing-look";
 import type { Deps } from "@workers/services/request-deps";
-import { photoAccess } from "@workers/services/teams/access";
+import { type PhotoAccess, photoAccess } from "@workers/services/teams/access";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { JobRequest } from "~/shared/job-request";
@@ -57,6 +57,8 @@ export async function requestJob(
      * callback, when it names one, is checked here before anything is reserved (ADR 0315).
      */
     teamKey?: { teamId: string; payer: string; callback?: { url: string; apiKeyId: string } };
+    /** The caller's own photoAccess read for this user and photo (null: not reachable), so it is not read twice. */
+    access?: PhotoAccess | null;
   } = {},
 ): Promise<
   Result<{
@@ -72,7 +74,7 @@ export async function requestJob(
   const { kind, params } = asked;
   // Whose rows the photo is: the user's, or a teammate's in a team listing the user is an active member of (ADR 0280).
   // This one read also gives the photo's row and its team (who pays): nothing below reads them again.
-  const access = await photoAccess(deps.db, userId, photoId);
+  const access = opts.access !== undefined ? opts.access : await photoAccess(deps.db, userId, photoId);
   if (!access) return NOT_FOUND;
   const { ownerId: owner, photo, teamId } = access;
   if (kind === "stage") {

@@ -54,6 +54,9 @@ export async function photoAccess(
   };
 }
 
+/** A photo the user may reach, as photoAccess read it. */
+export type PhotoAccess = NonNullable<Awaited<ReturnType<typeof photoAccess>>>;
+
 /** The user's role in the team, when an active member; null otherwise. */
 export async function teamRole(db: Deps["db"], userId: string, teamId: string) {
   const row = await db

@@ -2,7 +2,7 @@ import { inList } from "@db/lists";
 import { folders, photos } from "@db/schema";
 import { type StartManyResult, teamObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/request-deps";
-import { photoAccess, reachablePhoto } from "@workers/services/teams/access";
+import { reachablePhoto } from "@workers/services/teams/access";
 import { and, eq } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
 import { mixedBatchMessage, TEAM_REQUEST_EXPIRED } from "~/shared/teams";
@@ -11,14 +11,6 @@ import { displayName } from "~/shared/text";
 // Who pays for a job: a photo in a team's listing spends the team's pool, any other the member's own credits
 // (docs/decisions/0270-team-credit-pool.md). The team's object takes the credit before the member's object records
 // the job (with a 0-credit reservation of its own); a refusal there comes back naming the pool or the limit.
-
-/**
- * The team whose listing holds this photo, when the user may stage in it (an active member, whoever uploaded it), or
- * null (a personal folder, or a photo they may not reach: the job's own checks then answer not found).
- */
-export async function teamOfPhoto(db: Deps["db"], userId: string, photoId: string): Promise<string | null> {
-  return (await photoAccess(db, userId, photoId))?.teamId ?? null;
-}
 
 /**
  * Who pays for a batch of these photos (docs/decisions/0310-a-team-listings-batch.md): one team's pool when every
