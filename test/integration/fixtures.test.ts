@@ -53,6 +53,29 @@ describe("fixture users", () => {
     expect((await del(made.id)).status).toBe(404);
   });
 
+  it("a delete local R2 refuses is tried again; refused every time, it is a 409 and the user stays", async () => {
+    const flaky = (failures: number) => {
+      let left = failures;
+      return new Proxy(env.PHOTOS, {
+        get(target, prop) {
+          if (prop === "delete" && left-- > 0) return async () => Promise.reject(new Error("object is being written"));
+          const value = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    };
+    const once = await createFixtureUser(deps, {});
+    await makePhoto(once.id);
+    expect(await removeFixtureUser({ db, bucket: flaky(2) }, once.id)).toEqual({ ok: true, objects: 2 });
+    expect(await db.query.users.findFirst({ where: (u, { eq }) => eq(u.id, once.id) })).toBeUndefined();
+    const never = await createFixtureUser(deps, {});
+    await makePhoto(never.id);
+    const res = await removeFixtureUser({ db, bucket: flaky(99) }, never.id);
+    expect(res).toMatchObject({ ok: false, code: "conflict" });
+    expect(await db.query.users.findFirst({ where: (u, { eq }) => eq(u.id, never.id) })).toBeDefined();
+    expect(await removeFixtureUser(deps, never.id)).toEqual({ ok: true, objects: 2 });
+  });
+
   it("the reservation bench never lets a balance go negative", async () => {
     const res = await workerFetch("/api/dev/bench/reservations", {
       method: "POST",
