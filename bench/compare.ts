@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { ROOT, type RunningStack, type StackOptions, startStack } from "../scripts/stack.ts";
 import { createFixtureUser } from "../test/e2e/fixtures.ts";
 import { compareFigures, figureText, judgement, ratioText, renderComparison, type Turn } from "./compared.ts";
-import { applyRatios, type BenchContext, type BenchModule, mergeRuns } from "./module.ts";
+import { applyRatios, type BenchContext, type BenchModule, mergeRuns, mergeSamples } from "./module.ts";
 import { measureWithRetry, untilQuiet } from "./quiet.ts";
 import { type Figure, judge } from "./report.ts";
 import { prepareRevision, workingTreeName } from "./revision.ts";
@@ -141,25 +141,41 @@ export async function compare(
           broken.set(side, err instanceof Error ? err.message : String(err));
         });
       }
+      // A sampled module's calls alternate between the sides within a round, ABBA (bench/module.ts `samples`);
+      // any other module's round is one turn per side.
+      const samples = Math.max(1, sides[0]!.modules[module]!.samples ?? 1);
       for (let round = 0; round < rounds; round++) {
-        for (const side of sides) {
-          if (broken.has(side)) continue;
-          await untilQuiet();
-          const loadStart = loadavg()[0]!;
-          const t = Date.now();
-          try {
-            side.runs[module]!.push(await measureWithRetry(side.modules[module]!, side.ctx, round));
-          } catch (err) {
-            // One side that cannot measure a module loses that module's figures, not the comparison.
-            broken.set(side, err instanceof Error ? err.message : String(err));
-            console.error(`  ${side.name} could not measure ${module}: ${broken.get(side)}`);
-            continue;
+        const calls = new Map<Side, Figure[][]>(sides.map((side) => [side, []]));
+        const turnOf = new Map<Side, Turn>();
+        for (let sample = 0; sample < samples; sample++) {
+          for (const side of sample % 2 === 0 ? sides : [...sides].reverse()) {
+            if (broken.has(side)) continue;
+            await untilQuiet();
+            const loadStart = loadavg()[0]!;
+            const t = Date.now();
+            try {
+              calls.get(side)!.push(await measureWithRetry(side.modules[module]!, side.ctx, round));
+            } catch (err) {
+              // One side that cannot measure a module loses that module's figures, not the comparison.
+              broken.set(side, err instanceof Error ? err.message : String(err));
+              console.error(`  ${side.name} could not measure ${module}: ${broken.get(side)}`);
+              continue;
+            }
+            const turn = turnOf.get(side) ?? { side: side.name, module, round, loadStart, loadEnd: 0, seconds: 0 };
+            turn.loadEnd = loadavg()[0]!;
+            turn.seconds = Math.round(turn.seconds * 10 + (Date.now() - t) / 100) / 10;
+            turnOf.set(side, turn);
           }
-          const turn = { side: side.name, module, round, loadStart, loadEnd: loadavg()[0]!, seconds: 0 };
-          turn.seconds = Math.round((Date.now() - t) / 100) / 10;
+        }
+        for (const side of sides) {
+          const turn = turnOf.get(side);
+          if (broken.has(side) || !turn) continue;
+          const made = calls.get(side)!;
+          side.runs[module]!.push(made.length === 1 ? made[0]! : mergeSamples(made));
           turns.push(turn);
+          const sampled = samples > 1 ? `, ${samples} samples alternated` : "";
           console.log(
-            `  round ${round + 1}, ${side.name}: ${turn.seconds} s, load ${loadStart.toFixed(2)} → ${turn.loadEnd.toFixed(2)}`,
+            `  round ${round + 1}, ${side.name}: ${turn.seconds} s${sampled}, load ${turn.loadStart.toFixed(2)} → ${turn.loadEnd.toFixed(2)}`,
           );
         }
       }

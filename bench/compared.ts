@@ -85,7 +85,7 @@ export function renderComparison(report: {
   const lines = [
     `# Benchmark comparison: the ${report.workingTree} against ${base}`,
     "",
-    `Generated ${report.generatedAt} by \`npm run bench -- --against ${report.against.asked}\` in ${report.durationSeconds} s on ${report.cores} cores; modules ${report.modules.join(", ")}; ${report.rounds} rounds, each round the revision's turn then the working tree's, never at once (docs/decisions/0225).`,
+    `Generated ${report.generatedAt} by \`npm run bench -- --against ${report.against.asked}\` in ${report.durationSeconds} s on ${report.cores} cores; modules ${report.modules.join(", ")}; ${report.rounds} rounds, each round the revision's turn then the working tree's (a sampled module's calls alternating ABBA), never at once (docs/decisions/0225).`,
     "",
     `${base}: ${report.against.subject}`,
     "",

@@ -40,6 +40,12 @@ export interface BenchModule {
   setup?(ctx: BenchContext): Promise<void>;
   /** One run: every figure once. The same figure names in every run. */
   measure(ctx: BenchContext, run: number): Promise<Figure[]>;
+  /**
+   * A run made of this many calls of `measure`, each figure the median of them: for a short figure that the machine's
+   * slow swings move (its disk's sync time). Compared with a revision, the two sides' calls alternate within a round
+   * (ABBA), so both meet the same swing (bench/compare.ts).
+   */
+  samples?: number;
 }
 
 export const MIN_RUNS = 3;
@@ -82,6 +88,13 @@ export function mergeRuns(runs: Figure[][]): Figure[] {
       ...(ratios.length === values.length ? { ratioSamples: ratios } : {}),
     };
   });
+}
+
+/** The calls of one sampled run (`samples`) as one run: each figure their median, a paired ratio's median too. */
+export function mergeSamples(calls: Figure[][]): Figure[] {
+  return mergeRuns(calls).map(({ min: _min, max: _max, runs: _runs, samples: _samples, ratioSamples, ...f }) =>
+    ratioSamples ? { ...f, pairedRatio: median(ratioSamples) } : f,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { type BenchContext, type BenchModule, percentile } from "./module.ts";
+import { type BenchContext, type BenchModule, mergeSamples, percentile } from "./module.ts";
 import type { Figure } from "./report.ts";
 
 // The runner's conditions (moved out of bench/run.ts): a quiet stack before each run, a retry for a flaky tool, and
@@ -84,6 +84,17 @@ export async function measureWithRetry(mod: BenchModule, ctx: BenchContext, run:
       console.error(`  run ${run + 1} failed (${err instanceof Error ? err.message : err}); trying again`);
     }
   }
+}
+
+/** One run of a module that takes `samples` (bench/module.ts): its calls one after another, each figure their median. */
+export async function measureSampled(mod: BenchModule, ctx: BenchContext, run: number): Promise<Figure[]> {
+  if (!mod.samples || mod.samples < 2) return measureWithRetry(mod, ctx, run);
+  const calls: Figure[][] = [];
+  for (let i = 0; i < mod.samples; i++) {
+    await untilQuiet();
+    calls.push(await measureWithRetry(mod, ctx, run));
+  }
+  return mergeSamples(calls);
 }
 
 /**

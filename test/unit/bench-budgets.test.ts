@@ -4,7 +4,7 @@ import { compareFigures, ratioText, renderComparison } from "../../bench/compare
 // biome-ignore lint/style/noRestrictedImports: as above.
 import { splitFigures, splitJob } from "../../bench/job-split";
 // biome-ignore lint/style/noRestrictedImports: the bench has no alias; its budget rules are plain functions.
-import { applyRatios, mergeRuns } from "../../bench/module";
+import { applyRatios, mergeRuns, mergeSamples } from "../../bench/module";
 // biome-ignore lint/style/noRestrictedImports: as above.
 import { whyOver } from "../../bench/over-budget";
 // biome-ignore lint/style/noRestrictedImports: as above.
@@ -83,6 +83,23 @@ describe("bench budgets", () => {
     expect(fallback.ratioSamples).toBeUndefined();
     expect(fallback.ratio).toBe(1.56);
     expect(fallback.baseline).toBe("1.56x the bare page");
+  });
+
+  it("makes a sampled run's calls one run: each figure their median, its paired ratio too, no spread of its own", () => {
+    const rate = (value: number, pairedRatio?: number): Figure =>
+      figure({ group: "Credits", name: "reservations/s, 1 user", value, unit: "res/s", nonZero: true, pairedRatio });
+    // One call met the disk's slow swing (900): the run's figure is the median of five calls, not their mean (1600).
+    const run = mergeSamples([
+      [rate(1800, 1.2)],
+      [rate(900, 0.6)],
+      [rate(1750, 1.1)],
+      [rate(1820, 1.3)],
+      [rate(1730, 1)],
+    ]);
+    expect(run).toEqual([rate(1750, 1.1)]);
+    // Rounds of such runs merge as any runs do: the spread is the rounds', not the calls'.
+    const rounds = mergeRuns([run, mergeSamples([[rate(1600)], [rate(1700)], [rate(1650)]])]);
+    expect(rounds[0]).toMatchObject({ value: 1700, min: 1650, max: 1750, runs: 2, samples: [1750, 1650] });
   });
 });
 
