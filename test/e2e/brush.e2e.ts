@@ -64,7 +64,9 @@ async function mouseStroke(page: Page, canvas: Locator, from: [number, number], 
 async function maskSent(before: number): Promise<{ paths: unknown[]; mask: Raster; type: string | null }> {
   const calls = (await providerRequests()).slice(before);
   const removal = calls.find((c) => c.path === "/remove_objects_from_room")!;
-  expect(removal.mask_image_url).toMatch(/\/api\/signed\/photos\/[a-z0-9]+\/masks\/[0-9a-f]{64}\?exp=\d+&sig=/);
+  expect(removal.mask_image_url).toMatch(
+    /\/api\/signed\/photos\/[a-z0-9]+\/masks\/[0-9a-f]{64}\?key=[^&]+&exp=\d+&sig=/,
+  );
   const res = await fetch(removal.mask_image_url as string);
   expect(res.status).toBe(200);
   const bytes = new Uint8Array(await res.arrayBuffer());

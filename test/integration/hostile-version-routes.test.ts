@@ -5,12 +5,11 @@ import { db } from "@test/support/factories";
 import { chunkedOversized, sendAs, stateNow } from "@test/support/hostile";
 import { api, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { stubProvider } from "@test/support/provider-stub";
-import { pathOf, signedAddressOf } from "@test/support/signed";
+import { pathOf, signedAddressOf, signedMaskOf } from "@test/support/signed";
 import { apiV1, workerFetch } from "@test/support/worker";
 import { api as apiApp } from "@workers/api";
 import { randomToken } from "@workers/lib/crypto";
 import { aroundD1 } from "@workers/lib/injected-latency";
-import { signedMaskUrl } from "@workers/lib/signed-urls";
 import { createApiKey } from "@workers/services/api-keys";
 import { deletePhotoForever, trashPhoto } from "@workers/services/library";
 import { eq } from "drizzle-orm";
@@ -103,7 +102,7 @@ describe("the version routes under attack", () => {
     const otherKey = new URL(ownGood);
     otherKey.searchParams.set("key", bobKey);
     // A mask's signature is not an image's.
-    const mask = new URL(await signedMaskUrl(env, w.photoId, "original", now));
+    const mask = new URL(await signedMaskOf(w.photoId, "original", now));
     const maskAsImage = `/api/signed/photos/${w.photoId}/original${mask.search}`;
     const otherVariant = pathOf(good).replace("/original?", `/${w.versionId}?`);
     const noKey = pathOf(good).replace(/key=[^&]+&/, "");
@@ -126,7 +125,7 @@ describe("the version routes under attack", () => {
     expect(await stateNow()).toEqual(before);
   });
 
-  it("the provider's fetch of a signed address reads no D1 row, and a deleted photo's address is a 404", async () => {
+  it("the provider's fetch of a signed image or mask address reads no D1 row; a deleted photo's is a 404", async () => {
     const w = await world();
     const trips: string[] = [];
     const counted = { ...env, DB: aroundD1(env.DB, (what) => void trips.push(what)) };
@@ -141,6 +140,10 @@ describe("the version routes under attack", () => {
       expect(res.status, variant).toBe(200);
       expect((await res.arrayBuffer()).byteLength, variant).toBeGreaterThan(0);
     }
+    // A mask's address too (a photo without one: 404, found without a row read).
+    const noMask = await fetchSigned(await signedMaskOf(w.photoId, randomToken()));
+    expect(noMask.status).toBe(404);
+    await noMask.arrayBuffer();
     expect(trips).toEqual([]);
     // Deleted for good: the bytes go before the row, so an address signed before answers 404.
     const address = await signedAddressOf(w.photoId);

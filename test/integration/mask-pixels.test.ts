@@ -1,12 +1,11 @@
-import { env } from "cloudflare:workers";
 import { creditReservations } from "@db/schema";
 import { makeMaskPng, makePng, paddedPng, pngFrom } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { api, balance, expectSettled, settleJob } from "@test/support/listing";
 import { makePhoto, storedKeys } from "@test/support/photos";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { signedMaskOf } from "@test/support/signed";
 import { workerFetch } from "@test/support/worker";
-import { signedMaskUrl } from "@workers/lib/signed-urls";
 import { eq } from "drizzle-orm";
 import { encode } from "fast-png";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -193,8 +192,8 @@ describe("one mask per photo", () => {
     expect(refused.body.error).toBe(MASK_MESSAGES.notFound);
     expect(await balance(user.id)).toBe(2);
     // The provider's address for a replaced mask serves nothing; the newest's serves it.
-    expect((await workerFetch(await signedMaskUrl(env, photo.id, first, Date.now()))).status).toBe(404);
-    const served = await workerFetch(await signedMaskUrl(env, photo.id, last, Date.now()));
+    expect((await workerFetch(await signedMaskOf(photo.id, first))).status).toBe(404);
+    const served = await workerFetch(await signedMaskOf(photo.id, last));
     expect(served.status).toBe(200);
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(makeMaskPng(40, 30, (x, y) => x + y < 50));
     const fits = await api(user.cookie, "POST", `/api/photos/${photo.id}/jobs`, { kind: "removal", maskId: last });

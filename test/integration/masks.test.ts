@@ -5,8 +5,9 @@ import { db, signedIn } from "@test/support/factories";
 import { api, balance, expectSettled, rowsOf, settleJob } from "@test/support/listing";
 import { makePhoto, storedKeys } from "@test/support/photos";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
+import { signedMaskOf } from "@test/support/signed";
 import { workerFetch } from "@test/support/worker";
-import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
+import { signedImageUrl } from "@workers/lib/signed-urls";
 import { deletePhotoForever, trashPhoto } from "@workers/services/library";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -188,7 +189,7 @@ describe("a removal with a mask", () => {
     const call = provider.calls[0]!;
     expect(call.body.mask_image_url).toMatch(
       new RegExp(
-        `^http://localhost/api/signed/photos/${photo.id}/masks/${maskId}\\?exp=\\d+&sig=[a-z0-9]+\\.[0-9a-f]{64}$`,
+        `^http://localhost/api/signed/photos/${photo.id}/masks/${maskId}\\?key=[^&]+&exp=\\d+&sig=[a-z0-9]+\\.[0-9a-f]{64}$`,
       ),
     );
     expect(call.mask).toEqual({ status: 200, type: "image/png", bytes: MASK });
@@ -295,7 +296,7 @@ describe("the mask's signed address", () => {
     const photo = await makePhoto(user.id);
     const maskId: string = (await postMask(user.cookie, photo.id, MASK)).body.mask.id;
     const now = Date.now();
-    const good = await signedMaskUrl(env, photo.id, maskId, now);
+    const good = await signedMaskOf(photo.id, maskId, now);
     const served = await workerFetch(good);
     expect(served.status).toBe(200);
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(MASK);
@@ -308,7 +309,11 @@ describe("the mask's signed address", () => {
       await signedImageUrl(env, { photoId: photo.id, variant: maskId, key: photo.originalKey }, now),
     ).search;
     expect((await workerFetch(`/api/signed/photos/${photo.id}/masks/${maskId}${photoSig}`)).status).toBe(403);
-    const expired = await signedMaskUrl(env, photo.id, maskId, now - 60 * 60 * 1000);
+    const expired = await signedMaskOf(photo.id, maskId, now - 60 * 60 * 1000);
     expect((await workerFetch(expired)).status).toBe(403);
+    // The key is signed: the same signature does not open another photo's mask, nor the photo's original.
+    const elsewhere = new URL(good);
+    elsewhere.searchParams.set("key", photo.originalKey);
+    expect((await workerFetch(elsewhere.href)).status).toBe(403);
   });
 });

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { photos } from "@db/schema";
-import { signedImageUrl } from "@workers/lib/signed-urls";
+import { maskKey } from "@workers/lib/photo-storage";
+import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
 import { jobSource } from "@workers/objects/user/jobs/stage-call";
 import { eq } from "drizzle-orm";
 import { db } from "./factories";
@@ -22,6 +23,13 @@ export async function signedAddressOf(
     ? await jobSource(db, { photoId, params: { source: variant } }, photo, "Failed to sign")
     : { variant, key: `photos/nobody/${photoId}/original` };
   return signedImageUrl(signer, { photoId, variant: source.variant, key: source.key }, now, ttlMs);
+}
+
+/** The signed address a removal job would send for a photo's mask (ADR 0195, 0328): its owner's mask key, signed. */
+export async function signedMaskOf(photoId: string, maskId: string, now = Date.now(), ttlMs?: number): Promise<string> {
+  const photo = await db.select({ userId: photos.userId }).from(photos).where(eq(photos.id, photoId)).get();
+  const key = maskKey(photo?.userId ?? "nobody", photoId);
+  return signedMaskUrl(env, { photoId, maskId, key }, now, ttlMs);
 }
 
 /** The path and query of an address, for workerFetch. */

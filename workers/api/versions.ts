@@ -1,12 +1,11 @@
 import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
-import { maskKey } from "@workers/lib/photo-storage";
-import { verifiedImageKey, verifyMaskSignature } from "@workers/lib/signed-urls";
+import { verifiedImageKey, verifiedMaskKey } from "@workers/lib/signed-urls";
 import { changeMapKey, getVersion, listVersions, makerNames } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
 import { photoListing } from "@workers/services/listing-look";
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { fail, NOT_FOUND } from "~/shared/result";
 import { fullBytesAllowed, versionBytes } from "~/shared/version-bytes";
 import { toVersionView } from "~/shared/version-view";
@@ -18,13 +17,6 @@ import type { ApiEnv } from "./types";
 // The versions a photo's jobs produce, and the images behind them: the owner's (or a teammate's in a team listing)
 // only; anyone else gets the same 404 as for one that does not exist. The provider reads its input through a signed
 // address instead of a cookie.
-
-/** The photo a signed address names: 403 unless its signature verified, 404 when there is no such photo. */
-async function signedPhoto(c: Context<ApiEnv>, photoId: string, verified: boolean) {
-  if (!verified) return failureJson(fail("forbidden", "Forbidden."));
-  const photo = await c.get("db").query.photos.findFirst({ where: (p, { eq }) => eq(p.id, photoId) });
-  return photo ?? failureJson(NOT_FOUND);
-}
 
 export const versionsApi = new Hono<ApiEnv>()
   // The provider fetches our image through this signed address (no cookie). The signature vouches for the stored
@@ -39,12 +31,10 @@ export const versionsApi = new Hono<ApiEnv>()
   // ... and the removal's mask (docs/decisions/0195-removal-brush-masks.md).
   .get("/signed/photos/:photoId/masks/:maskId", async (c) => {
     const { photoId, maskId } = c.req.param();
-    const { exp, sig } = c.req.query();
-    const verified = await verifyMaskSignature(c.env, photoId, maskId, exp, sig, Date.now());
-    const photo = await signedPhoto(c, photoId, verified);
-    if (photo instanceof Response) return photo;
+    const key = await verifiedMaskKey(c.env, photoId, maskId, c.req.query(), Date.now());
+    if (!key) return failureJson(fail("forbidden", "Forbidden."));
     // The photo's one mask, only while it is the one signed for: a newer mask replaced it otherwise.
-    return serveObject(c.env.PHOTOS, maskKey(photo.userId, photoId), NO_STORE, undefined, (o) => {
+    return serveObject(c.env.PHOTOS, key, NO_STORE, undefined, (o) => {
       return o.customMetadata?.id === maskId;
     });
   })

@@ -41,29 +41,42 @@ export async function signedImageUrl(
   return `${origin}/api/signed/photos/${path}?key=${encodeURIComponent(image.key)}&exp=${exp}&sig=${sig}`;
 }
 
-/** A signed address of a removal mask of a photo, for the provider's mask_image_url (docs/decisions/0195). */
+/** What a signed mask address names: a photo's removal mask by its id, and the object it is stored as. */
+export interface SignedMask {
+  photoId: string;
+  maskId: string;
+  /** The R2 key of the photo's mask (maskKey in photo-storage.ts). */
+  key: string;
+}
+
+const maskMessage = (mask: SignedMask, exp: number) => `${message("mask", mask.photoId, mask.maskId, exp)}:${mask.key}`;
+
+/** A signed address of a removal mask of a photo, for the provider's mask_image_url (docs/decisions/0195, 0328). */
 export async function signedMaskUrl(
   env: KeyEnv & Pick<Env, "APP_ORIGIN">,
-  photoId: string,
-  maskId: string,
+  mask: SignedMask,
   now: number,
   ttlMs = SIGNED_URL_TTL_MS,
 ): Promise<string> {
   const exp = now + ttlMs;
-  const sig = await signMessage(keyring(env), message("mask", photoId, maskId, exp));
+  const sig = await signMessage(keyring(env), maskMessage(mask, exp));
   const origin = env.APP_ORIGIN.replace(/\/$/, "");
-  return `${origin}/api/signed/photos/${encodeURIComponent(photoId)}/masks/${encodeURIComponent(maskId)}?exp=${exp}&sig=${sig}`;
+  const path = `${encodeURIComponent(mask.photoId)}/masks/${encodeURIComponent(mask.maskId)}`;
+  return `${origin}/api/signed/photos/${path}?key=${encodeURIComponent(mask.key)}&exp=${exp}&sig=${sig}`;
 }
 
-export function verifyMaskSignature(
+/** The stored mask a signed mask address vouches for, or null when its signature, key or expiry does not hold. */
+export async function verifiedMaskKey(
   env: KeyEnv,
   photoId: string,
   maskId: string,
-  exp: string | undefined,
-  sig: string | undefined,
+  query: { key?: string; exp?: string; sig?: string },
   now: number,
-): Promise<boolean> {
-  return verify(env, "mask", photoId, maskId, exp, sig, now);
+): Promise<string | null> {
+  const { key, exp, sig } = query;
+  if (!key || !exp || !/^\d{1,16}$/.test(exp) || Number(exp) < now) return null;
+  const verified = await verifyMessage(keyring(env), maskMessage({ photoId, maskId, key }, Number(exp)), sig);
+  return verified ? key : null;
 }
 
 /** A signed address of a provider smoke check's sample image, by its stored name. */

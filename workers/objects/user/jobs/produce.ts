@@ -4,7 +4,7 @@ import { createProviderClient, type ProviderCallRecord, ProviderError } from "@w
 import { describeImage } from "@workers/lib/image-facts";
 import { imagesFor } from "@workers/lib/images";
 import { log } from "@workers/lib/log";
-import { resultOwner, storedMask } from "@workers/lib/photo-storage";
+import { maskKey, resultOwner, storedMask } from "@workers/lib/photo-storage";
 import { signedImageUrl, signedMaskUrl } from "@workers/lib/signed-urls";
 import { putRetrying } from "@workers/lib/stored-retry";
 import { and, eq } from "drizzle-orm";
@@ -61,7 +61,12 @@ export async function produce(
     if (job.params.mask && !(await storedMask(env.PHOTOS, photo.userId, photo.id, job.params.mask))) {
       throw new ProviderError(MASK_MESSAGES.replaced, false);
     }
-    const maskUrl = job.params.mask ? await signedMaskUrl(env, photo.id, job.params.mask, now) : undefined;
+    const mask = job.params.mask && {
+      photoId: photo.id,
+      maskId: job.params.mask,
+      key: maskKey(photo.userId, photo.id),
+    };
+    const maskUrl = mask ? await signedMaskUrl(env, mask, now) : undefined;
     bytes =
       job.kind === "sky"
         ? await client.replaceSky({ imageUrl, skyType: job.params.skyType ?? "day" })
