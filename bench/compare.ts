@@ -146,7 +146,7 @@ export async function compare(
       const samples = Math.max(1, sides[0]!.modules[module]!.samples ?? 1);
       for (let round = 0; round < rounds; round++) {
         const calls = new Map<Side, Figure[][]>(sides.map((side) => [side, []]));
-        const turnOf = new Map<Side, Turn>();
+        const turnOf = new Map<Side, Turn & { ms: number }>();
         for (let sample = 0; sample < samples; sample++) {
           for (const side of sample % 2 === 0 ? sides : [...sides].reverse()) {
             if (broken.has(side)) continue;
@@ -161,17 +161,28 @@ export async function compare(
               console.error(`  ${side.name} could not measure ${module}: ${broken.get(side)}`);
               continue;
             }
-            const turn = turnOf.get(side) ?? { side: side.name, module, round, loadStart, loadEnd: 0, seconds: 0 };
+            // A side's turn in a round spans its calls: the first one's load at the start, the last one's at the end.
+            const turn = turnOf.get(side) ?? {
+              side: side.name,
+              module,
+              round,
+              loadStart,
+              loadEnd: 0,
+              seconds: 0,
+              ms: 0,
+            };
+            turn.ms += Date.now() - t;
             turn.loadEnd = loadavg()[0]!;
-            turn.seconds = Math.round(turn.seconds * 10 + (Date.now() - t) / 100) / 10;
             turnOf.set(side, turn);
           }
         }
         for (const side of sides) {
-          const turn = turnOf.get(side);
-          if (broken.has(side) || !turn) continue;
+          const timed = turnOf.get(side);
+          if (broken.has(side) || !timed) continue;
           const made = calls.get(side)!;
           side.runs[module]!.push(made.length === 1 ? made[0]! : mergeSamples(made));
+          const { ms, ...turn } = timed;
+          turn.seconds = Math.round(ms / 100) / 10;
           turns.push(turn);
           const sampled = samples > 1 ? `, ${samples} samples alternated` : "";
           console.log(

@@ -106,6 +106,20 @@ describe("the version routes under attack", () => {
     const maskAsImage = `/api/signed/photos/${w.photoId}/original${mask.search}`;
     const otherVariant = pathOf(good).replace("/original?", `/${w.versionId}?`);
     const noKey = pathOf(good).replace(/key=[^&]+&/, "");
+    // Hostile keys under the good signature: a traversal, another user's prefix, a huge one, a second key.
+    const withKey = (key: string) => pathOf(good).replace(/key=[^&]+&/, `key=${encodeURIComponent(key)}&`);
+    const hostileKeys = [
+      withKey("../../photos/x/y/original"),
+      withKey(`photos/${w.alice.id}/${w.own.id}/original`),
+      withKey("k".repeat(8000)),
+      withKey(""),
+    ];
+    // A second key after the signed one changes nothing: the signed object, or nothing, is what is served.
+    const second = await workerFetch(`${pathOf(good)}&key=${encodeURIComponent(`photos/${w.alice.id}/x`)}`);
+    const first = await workerFetch(pathOf(good));
+    expect([200, 403]).toContain(second.status);
+    if (second.status === 200) expect(await second.arrayBuffer()).toEqual(await first.arrayBuffer());
+    else await second.arrayBuffer();
     for (const path of [
       forged,
       expired,
@@ -114,6 +128,7 @@ describe("the version routes under attack", () => {
       maskAsImage,
       otherVariant,
       noKey,
+      ...hostileKeys,
       `/api/signed/photos/${w.photoId}/original`,
     ]) {
       const res = await workerFetch(path);
@@ -162,6 +177,7 @@ describe("the version routes under attack", () => {
       `/api/photos/${w.photoId}/versions/${w.versionId}/image`,
       `/api/photos/${w.photoId}/versions/${w.versionId}/changes`,
       `/api/signed/photos/${w.photoId}/original`,
+      `/api/signed/photos/${w.photoId}/masks/${"0".repeat(64)}`,
     ];
     for (const path of paths) {
       const wrongType = await sendAs(w.bob.cookie, path, {

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { PUT_TRIES, putRetrying } from "@workers/lib/stored-retry";
+import { deleteRetrying, PUT_TRIES, putRetrying } from "@workers/lib/stored-retry";
 import { describe, expect, it } from "vitest";
 
 // A bucket whose first `failures` writes throw as R2 does under load, then writes to the real local bucket.
@@ -52,5 +52,29 @@ describe("putRetrying", () => {
     const stored = await putRetrying(bucket, "retry/null", "x", undefined, noWait);
     expect(stored.size).toBe(1);
     expect(calls).toBe(2);
+  });
+});
+
+describe("deleteRetrying", () => {
+  it("deletes the keys when R2 refuses the first delete, and throws its error once every try is refused", async () => {
+    await env.PHOTOS.put("retry/delete-a", "a");
+    await env.PHOTOS.put("retry/delete-b", "b");
+    let calls = 0;
+    const refusing = (failures: number): Pick<R2Bucket, "delete"> => ({
+      delete: async (keys: string | string[]) => {
+        calls++;
+        if (calls <= failures) throw new Error("delete: Unspecified error (0)");
+        return env.PHOTOS.delete(keys);
+      },
+    });
+    await deleteRetrying(refusing(1), ["retry/delete-a", "retry/delete-b"], noWait);
+    expect(calls).toBe(2);
+    expect(await env.PHOTOS.head("retry/delete-a")).toBeNull();
+    expect(await env.PHOTOS.head("retry/delete-b")).toBeNull();
+    calls = 0;
+    await env.PHOTOS.put("retry/delete-c", "c");
+    await expect(deleteRetrying(refusing(PUT_TRIES), ["retry/delete-c"], noWait)).rejects.toThrow(/Unspecified/);
+    expect(calls).toBe(PUT_TRIES);
+    expect(await env.PHOTOS.head("retry/delete-c")).not.toBeNull();
   });
 });

@@ -1,3 +1,5 @@
+import { deleteRetrying } from "./stored-retry";
+
 // Where a photo's bytes live in R2. Everything of one photo (its chunks while
 // uploading, the original, the thumbnail, later its processed versions) sits
 // under one prefix, so one listing finds all of it and nothing leaks on delete.
@@ -85,7 +87,7 @@ export async function listKeys(bucket: R2Bucket, prefix: string): Promise<R2Obje
 /** Deletes every object under a prefix; returns how many there were. */
 export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<number> {
   const keys = (await listKeys(bucket, prefix)).map((o) => o.key);
-  for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
+  for (let i = 0; i < keys.length; i += 1000) await deleteRetrying(bucket, keys.slice(i, i + 1000));
   return keys.length;
 }
 

@@ -14,7 +14,10 @@ export const SIGNED_URL_TTL_MS = 15 * 60 * 1000;
 /** What an address may name: a photo's variant, a removal mask of a photo, or a provider smoke check's sample. */
 type Scope = "photo" | "mask" | "provider-sample";
 
-const message = (scope: Scope, a: string, b: string, exp: number) => `${scope}:${a}:${b}:${exp}`;
+/** What is signed: the scope, what the address names, its expiry and, for a stored object, its key last (after the
+ * expiry's digits, so no field can run into another). */
+const message = (scope: Scope, a: string, b: string, exp: number, key?: string) =>
+  `${scope}:${a}:${b}:${exp}${key === undefined ? "" : `:${key}`}`;
 
 /** What a signed image address names: a photo's variant ("original" or a version id) and the object it is stored as. */
 export interface SignedImage {
@@ -22,23 +25,6 @@ export interface SignedImage {
   variant: string;
   /** The R2 key of the bytes; the caller applies the byte rule (ADR 0200) before signing it. */
   key: string;
-}
-
-/** The signed message of an image address: the key last, after the expiry's digits, so no field can run into another. */
-const imageMessage = (image: SignedImage, exp: number) =>
-  `${message("photo", image.photoId, image.variant, exp)}:${image.key}`;
-
-export async function signedImageUrl(
-  env: KeyEnv & Pick<Env, "APP_ORIGIN">,
-  image: SignedImage,
-  now: number,
-  ttlMs = SIGNED_URL_TTL_MS,
-): Promise<string> {
-  const exp = now + ttlMs;
-  const sig = await signMessage(keyring(env), imageMessage(image, exp));
-  const origin = env.APP_ORIGIN.replace(/\/$/, "");
-  const path = `${encodeURIComponent(image.photoId)}/${encodeURIComponent(image.variant)}`;
-  return `${origin}/api/signed/photos/${path}?key=${encodeURIComponent(image.key)}&exp=${exp}&sig=${sig}`;
 }
 
 /** What a signed mask address names: a photo's removal mask by its id, and the object it is stored as. */
@@ -49,47 +35,88 @@ export interface SignedMask {
   key: string;
 }
 
-const maskMessage = (mask: SignedMask, exp: number) => `${message("mask", mask.photoId, mask.maskId, exp)}:${mask.key}`;
+/** What a signed address carries in its query. */
+type SignedQuery = { key?: string; exp?: string; sig?: string };
+
+/** An address of ours at `path`, signed over `scope`, `a`, `b` and (for a stored object) its key, for `ttlMs`. */
+async function signedAddress(
+  env: KeyEnv & Pick<Env, "APP_ORIGIN">,
+  path: string,
+  signed: { scope: Scope; a: string; b: string; key?: string },
+  now: number,
+  ttlMs: number,
+): Promise<string> {
+  const exp = now + ttlMs;
+  const sig = await signMessage(keyring(env), message(signed.scope, signed.a, signed.b, exp, signed.key));
+  const key = signed.key === undefined ? "" : `key=${encodeURIComponent(signed.key)}&`;
+  return `${env.APP_ORIGIN.replace(/\/$/, "")}${path}?${key}exp=${exp}&sig=${sig}`;
+}
+
+/** The stored object an address vouches for: its key when the signature over it and the expiry hold, else null. */
+async function verifiedKey(
+  env: KeyEnv,
+  scope: "photo" | "mask",
+  a: string,
+  b: string,
+  query: SignedQuery,
+  now: number,
+): Promise<string | null> {
+  const { key, exp, sig } = query;
+  return key && (await verify(env, scope, a, b, exp, sig, now, key)) ? key : null;
+}
+
+export function signedImageUrl(
+  env: KeyEnv & Pick<Env, "APP_ORIGIN">,
+  image: SignedImage,
+  now: number,
+  ttlMs = SIGNED_URL_TTL_MS,
+): Promise<string> {
+  const path = `/api/signed/photos/${encodeURIComponent(image.photoId)}/${encodeURIComponent(image.variant)}`;
+  return signedAddress(env, path, { scope: "photo", a: image.photoId, b: image.variant, key: image.key }, now, ttlMs);
+}
+
+/** The stored object a signed image address vouches for, or null when its signature, key or expiry does not hold. */
+export function verifiedImageKey(
+  env: KeyEnv,
+  photoId: string,
+  variant: string,
+  query: SignedQuery,
+  now: number,
+): Promise<string | null> {
+  return verifiedKey(env, "photo", photoId, variant, query, now);
+}
 
 /** A signed address of a removal mask of a photo, for the provider's mask_image_url (docs/decisions/0195, 0328). */
-export async function signedMaskUrl(
+export function signedMaskUrl(
   env: KeyEnv & Pick<Env, "APP_ORIGIN">,
   mask: SignedMask,
   now: number,
   ttlMs = SIGNED_URL_TTL_MS,
 ): Promise<string> {
-  const exp = now + ttlMs;
-  const sig = await signMessage(keyring(env), maskMessage(mask, exp));
-  const origin = env.APP_ORIGIN.replace(/\/$/, "");
-  const path = `${encodeURIComponent(mask.photoId)}/masks/${encodeURIComponent(mask.maskId)}`;
-  return `${origin}/api/signed/photos/${path}?key=${encodeURIComponent(mask.key)}&exp=${exp}&sig=${sig}`;
+  const path = `/api/signed/photos/${encodeURIComponent(mask.photoId)}/masks/${encodeURIComponent(mask.maskId)}`;
+  return signedAddress(env, path, { scope: "mask", a: mask.photoId, b: mask.maskId, key: mask.key }, now, ttlMs);
 }
 
 /** The stored mask a signed mask address vouches for, or null when its signature, key or expiry does not hold. */
-export async function verifiedMaskKey(
+export function verifiedMaskKey(
   env: KeyEnv,
   photoId: string,
   maskId: string,
-  query: { key?: string; exp?: string; sig?: string },
+  query: SignedQuery,
   now: number,
 ): Promise<string | null> {
-  const { key, exp, sig } = query;
-  if (!key || !exp || !/^\d{1,16}$/.test(exp) || Number(exp) < now) return null;
-  const verified = await verifyMessage(keyring(env), maskMessage({ photoId, maskId, key }, Number(exp)), sig);
-  return verified ? key : null;
+  return verifiedKey(env, "mask", photoId, maskId, query, now);
 }
 
 /** A signed address of a provider smoke check's sample image, by its stored name. */
-export async function signedSampleUrl(
+export function signedSampleUrl(
   env: KeyEnv & Pick<Env, "APP_ORIGIN">,
   name: string,
   now: number,
   ttlMs = SIGNED_URL_TTL_MS,
 ): Promise<string> {
-  const exp = now + ttlMs;
-  const sig = await signMessage(keyring(env), message("provider-sample", name, "", exp));
-  const origin = env.APP_ORIGIN.replace(/\/$/, "");
-  return `${origin}/api/health/provider-sample/${encodeURIComponent(name)}?exp=${exp}&sig=${sig}`;
+  const path = `/api/health/provider-sample/${encodeURIComponent(name)}`;
+  return signedAddress(env, path, { scope: "provider-sample", a: name, b: "" }, now, ttlMs);
 }
 
 export function verifySampleSignature(
@@ -102,20 +129,6 @@ export function verifySampleSignature(
   return verify(env, "provider-sample", name, "", exp, sig, now);
 }
 
-/** The stored object a signed image address vouches for, or null when its signature, key or expiry does not hold. */
-export async function verifiedImageKey(
-  env: KeyEnv,
-  photoId: string,
-  variant: string,
-  query: { key?: string; exp?: string; sig?: string },
-  now: number,
-): Promise<string | null> {
-  const { key, exp, sig } = query;
-  if (!key || !exp || !/^\d{1,16}$/.test(exp) || Number(exp) < now) return null;
-  const verified = await verifyMessage(keyring(env), imageMessage({ photoId, variant, key }, Number(exp)), sig);
-  return verified ? key : null;
-}
-
 async function verify(
   env: KeyEnv,
   scope: Scope,
@@ -124,7 +137,8 @@ async function verify(
   exp: string | undefined,
   sig: string | undefined,
   now: number,
+  key?: string,
 ): Promise<boolean> {
   if (!exp || !/^\d{1,16}$/.test(exp) || Number(exp) < now) return false;
-  return verifyMessage(keyring(env), message(scope, a, b, Number(exp)), sig);
+  return verifyMessage(keyring(env), message(scope, a, b, Number(exp), key), sig);
 }

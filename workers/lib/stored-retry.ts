@@ -7,27 +7,57 @@ import { log } from "./log";
  * idempotent, so trying again changes nothing but the odds. Only bodies that can be read twice are taken: a stream is
  * spent by the first try. The last error is thrown when every try fails (docs/decisions/0296).
  */
-export async function putRetrying(
+export function putRetrying(
   bucket: Pick<R2Bucket, "put">,
   key: string,
   value: ArrayBuffer | ArrayBufferView | string,
   options?: R2PutOptions,
-  opts: { tries?: number; pauseMs?: (attempt: number) => number; sleep?: (ms: number) => Promise<void> } = {},
+  opts: RetryOptions = {},
 ): Promise<R2Object> {
+  return retrying({ key }, opts, async () => {
+    const stored = await bucket.put(key, value, options);
+    // put() answers null only for a conditional write whose condition failed; these writes set none.
+    if (!stored) throw new Error(`put: ${key} was not stored`);
+    return stored;
+  });
+}
+
+/**
+ * Deletes keys from R2, trying again when the delete throws, as putRetrying does for a write: a delete is idempotent,
+ * and the local runtime refuses one now and then while the same keys are being written (a job still storing its
+ * result when its account is removed).
+ */
+export function deleteRetrying(
+  bucket: Pick<R2Bucket, "delete">,
+  keys: string[],
+  opts: RetryOptions = {},
+): Promise<void> {
+  return retrying({ key: keys[0] ?? "", count: keys.length }, opts, () => bucket.delete(keys));
+}
+
+interface RetryOptions {
+  tries?: number;
+  pauseMs?: (attempt: number) => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** `work` tried up to `tries` times, the pause growing; the last error is thrown when every try fails. */
+async function retrying<T>(
+  what: Record<string, string | number>,
+  opts: RetryOptions,
+  work: () => Promise<T>,
+): Promise<T> {
   const tries = opts.tries ?? PUT_TRIES;
   const pauseMs = opts.pauseMs ?? ((attempt) => PUT_PAUSE_MS * 4 ** (attempt - 1));
   const sleep = opts.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   let lastError: unknown;
   for (let attempt = 1; attempt <= tries; attempt++) {
     try {
-      const stored = await bucket.put(key, value, options);
-      // put() answers null only for a conditional write whose condition failed; these writes set none.
-      if (!stored) throw new Error(`put: ${key} was not stored`);
-      return stored;
+      return await work();
     } catch (err) {
       lastError = err;
       if (attempt === tries) break;
-      log.warn("storage write failed, trying again", { key, attempt, err: String(err) });
+      log.warn("storage call failed, trying again", { ...what, attempt, err: String(err) });
       await sleep(pauseMs(attempt));
     }
   }

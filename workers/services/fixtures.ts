@@ -106,36 +106,25 @@ export async function removeFixtureUser(
   const owned = await deps.db.select({ id: teams.id }).from(teams).where(eq(teams.ownerId, userId)).all();
   let objects = 0;
   for (const id of [...owned.map((t) => teamRunnerId(t.id)), userId]) {
-    const removed = await removeRetrying(deps, id);
+    const removed = await removeAccount(deps, id);
     if (!removed.ok) return removed;
     objects += removed.objects;
   }
   return ok({ objects });
 }
 
-/** How often, and how far apart, removing one fixture account's bytes and row is tried before it is a 409. */
-const REMOVE_TRIES = 5;
-const REMOVE_PAUSE_MS = 200;
-
 /**
- * One account's bytes, then its row. Local R2 can refuse a delete while that account's jobs are still writing their
- * results (a test that ends with jobs running); that is tried again, and after the last try answered as a conflict,
- * never a 500.
+ * One account's bytes, then its row. deletePrefix tries a refused delete again (local R2 refuses one while the
+ * account's jobs are still writing their results); refused every time, it is a conflict to try later, never a 500.
  */
-async function removeRetrying(deps: Pick<Deps, "db" | "bucket">, id: string): Promise<Result<{ objects: number }>> {
-  let objects = 0;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      objects += await deletePrefix(deps.bucket, userPrefix(id));
-      await deps.db.delete(users).where(eq(users.id, id));
-      return ok({ objects });
-    } catch (e) {
-      if (attempt === REMOVE_TRIES) {
-        log.warn("fixture user not removed", { userId: id, error: e instanceof Error ? e.message : String(e) });
-        return fail("conflict", "The user's jobs are still writing their results; remove the user again in a moment.");
-      }
-      await new Promise((r) => setTimeout(r, REMOVE_PAUSE_MS * attempt));
-    }
+async function removeAccount(deps: Pick<Deps, "db" | "bucket">, id: string): Promise<Result<{ objects: number }>> {
+  try {
+    const objects = await deletePrefix(deps.bucket, userPrefix(id));
+    await deps.db.delete(users).where(eq(users.id, id));
+    return ok({ objects });
+  } catch (e) {
+    log.warn("fixture user not removed", { userId: id, error: e instanceof Error ? e.message : String(e) });
+    return fail("conflict", "The user's jobs are still writing their results; remove the user again in a moment.");
   }
 }
 

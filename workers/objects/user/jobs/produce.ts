@@ -58,15 +58,13 @@ export async function produce(
     const imageUrl = await signedImageUrl(env, { photoId: photo.id, variant: source.variant, key: source.key }, now);
     // A brushed removal sends its mask too (docs/decisions/0195-removal-brush-masks.md), while it is still the photo's
     // mask: a newer one painted since replaced it (ADR 0211), and the provider is not called with another's.
-    if (job.params.mask && !(await storedMask(env.PHOTOS, photo.userId, photo.id, job.params.mask))) {
+    const maskId = job.params.mask;
+    if (maskId && !(await storedMask(env.PHOTOS, photo.userId, photo.id, maskId))) {
       throw new ProviderError(MASK_MESSAGES.replaced, false);
     }
-    const mask = job.params.mask && {
-      photoId: photo.id,
-      maskId: job.params.mask,
-      key: maskKey(photo.userId, photo.id),
-    };
-    const maskUrl = mask ? await signedMaskUrl(env, mask, now) : undefined;
+    const maskUrl = maskId
+      ? await signedMaskUrl(env, { photoId: photo.id, maskId, key: maskKey(photo.userId, photo.id) }, now)
+      : undefined;
     bytes =
       job.kind === "sky"
         ? await client.replaceSky({ imageUrl, skyType: job.params.skyType ?? "day" })
