@@ -3,7 +3,8 @@
 //   node scripts/structure-pairs.ts materialize <mirrors> <out>   writes <out>/images/<id>.{source,result}.jpg from the
 //        repositories' snapshots under <mirrors> (one bare git folder per repository, <mirrors>/<owner>+<name>/repo):
 //        each file at its commit, cut to its crop, reduced to 1280 px on the long edge, JPEG quality 85; with ids after
-//        <out>, only those pairs (so the pictures already in the set stay as they are)
+//        <out>, only those pairs (so the pictures already in the set stay as they are); STRUCTURE_PAIRS_MANIFEST names
+//        another manifest to read (a candidate file before it is merged)
 //   node scripts/structure-pairs.ts merge <file.jsonl>...          adds labelled pairs to the committed manifest
 //   node scripts/structure-pairs.ts counts                         pairs, source photos and groups per kind and class
 //
@@ -82,9 +83,9 @@ async function materializePicture(mirrors: string, pic: Picture, out: string) {
     .toFile(out);
 }
 
-async function materialize(mirrors: string, out: string, ids: string[] = []) {
+async function materialize(mirrors: string, out: string, ids: string[] = [], manifest = MANIFEST) {
   mkdirSync(join(out, "images"), { recursive: true });
-  const pairs = readManifest();
+  const pairs = readManifest(manifest);
   const unknown = ids.filter((id) => !pairs.some((p) => p.id === id));
   if (unknown.length) throw new Error(`not in the manifest: ${unknown.join(", ")}`);
   let done = 0;
@@ -130,8 +131,9 @@ export function counts(pairs: RealPair[]) {
 
 if (import.meta.main) {
   const [cmd, ...args] = process.argv.slice(2);
-  if (cmd === "materialize" && args.length >= 2) await materialize(args[0]!, args[1]!, args.slice(2));
-  else if (cmd === "merge" && args.length) merge(args);
+  if (cmd === "materialize" && args.length >= 2) {
+    await materialize(args[0]!, args[1]!, args.slice(2), process.env.STRUCTURE_PAIRS_MANIFEST ?? MANIFEST);
+  } else if (cmd === "merge" && args.length) merge(args);
   else if (cmd === "counts") console.log(counts(readManifest()).join("\n"));
   else {
     console.error(
