@@ -13,6 +13,13 @@ const RESULTS = join(import.meta.dirname, "results");
 interface Report {
   pairs: number;
   kinds: KindRates[];
+  afterRule?: {
+    kind: string;
+    rule: { at: string; by: string };
+    pairs: number;
+    keptMarked: Rate;
+    changedPassed: Rate;
+  }[];
   scored: {
     id: string;
     kind: string;
@@ -53,6 +60,24 @@ export function render(report: Report, cpu?: string): string {
       `| ${k.kind} | ${rate(k.heldOut.keptMarked)} | ${rate(k.heldOut.changedPassed)} | ${k.markGoalsMet ? "yes" : "no"} | ` +
         `${rate(k.calibration.keptMarked)} | ${rate(k.calibration.changedPassed)} |`,
     );
+  }
+  if (report.afterRule) {
+    lines.push(
+      "",
+      "## The production check on pairs its rule was never chosen on",
+      "",
+      "Every pair added to the manifest after the kind's rule was fixed, from both halves (test/real-pairs/evaluate.ts, " +
+        "afterRule): none of them was seen when the rule was chosen, so all of them are held out from it.",
+      "",
+      "| kind | rule fixed | pairs | kept marked | changed passed |",
+      "|---|---|---:|---|---|",
+    );
+    for (const a of report.afterRule) {
+      lines.push(
+        `| ${a.kind} | ${a.rule.at.slice(0, 16).replace("T", " ")} UTC, ${a.rule.by} | ${a.pairs} | ` +
+          `${rate(a.keptMarked)} | ${rate(a.changedPassed)} |`,
+      );
+    }
   }
   lines.push(
     "",

@@ -5,7 +5,8 @@
 //        each file at its commit, cut to its crop, reduced to 1280 px on the long edge, JPEG quality 85; with ids after
 //        <out>, only those pairs (so the pictures already in the set stay as they are); STRUCTURE_PAIRS_MANIFEST names
 //        another manifest to read (a candidate file before it is merged)
-//   node scripts/structure-pairs.ts merge <file.jsonl>...          adds labelled pairs to the committed manifest
+//   node scripts/structure-pairs.ts merge <file.jsonl>...          adds labelled pairs to the committed manifest, each
+//        stamped with the time it was added
 //   node scripts/structure-pairs.ts counts                         pairs, source photos and groups per kind and class
 //
 // The manifest (our labels and where each picture comes from) is committed; the pictures are not: they are fetched
@@ -99,14 +100,15 @@ async function materialize(mirrors: string, out: string, ids: string[] = [], man
   console.log(`${done} pairs written to ${out}/images`);
 }
 
-function merge(files: string[]) {
+function merge(files: string[], now = new Date().toISOString().replace(/\.\d+Z$/, "Z")) {
   const pairs = readManifest();
   const ids = new Set(pairs.map((p) => p.id));
   for (const f of files) {
     for (const p of parseManifest(readFileSync(f, "utf8"))) {
       if (ids.has(p.id)) continue;
       ids.add(p.id);
-      pairs.push(p);
+      // When it entered the manifest: a rule fixed before this never saw it (test/real-pairs/evaluate.ts, afterRule).
+      pairs.push({ ...p, added: p.added ?? now });
     }
   }
   pairs.sort((a, b) => a.id.localeCompare(b.id));

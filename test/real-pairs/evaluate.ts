@@ -18,6 +18,8 @@ export interface ScoredPair {
   /** Every candidate measure (workers/lib/structure/room-measures.ts), and the same with the other resampler. */
   values: Record<string, number>;
   valuesArea: Record<string, number>;
+  /** When the pair entered the manifest (RealPair.added). */
+  added?: string;
 }
 
 /** The most calibration pairs whose verdict a candidate may flip when the resampler changes (item 2). */
@@ -281,5 +283,38 @@ export function fromPair(
     scoreArea,
     values,
     valuesArea,
+    ...(p.added ? { added: p.added } : {}),
+  };
+}
+
+/**
+ * When each kind's verdict rule was last fixed: staging's limits were chosen on the calibration half by ADR 0319
+ * (commit c7f962c); removal's and sky's are ADR 0160's thresholds, set on synthetic edits (commit 2772366) before the
+ * first real pair existed, and never chosen on a real pair since.
+ */
+export const RULE_FIXED: Record<Kind, { at: string; by: string }> = {
+  stage: { at: "2026-11-29T09:40:52Z", by: "ADR 0319's limits (c7f962c)" },
+  removal: { at: "2026-11-26T15:48:44Z", by: "ADR 0160's thresholds (2772366)" },
+  sky: { at: "2026-11-26T15:48:44Z", by: "ADR 0160's thresholds (2772366)" },
+};
+
+/**
+ * The production check's rates on the pairs added after the kind's rule was fixed, from both halves: pictures the
+ * rule was never chosen on, so every one of them is held out from it. A pair without a date is not counted here.
+ */
+export function afterRule(all: ScoredPair[], kind: Kind): { keptMarked: Rate; changedPassed: Rate; pairs: number } {
+  const fixed = Date.parse(RULE_FIXED[kind].at);
+  const rows = counted(all).filter((r) => r.kind === kind && r.added !== undefined && Date.parse(r.added) > fixed);
+  const marked = (r: ScoredPair) => r.verdict !== "passed";
+  return {
+    keptMarked: rate(
+      rows.filter((r) => r.class === "kept"),
+      marked,
+    ),
+    changedPassed: rate(
+      rows.filter((r) => r.class === "changed"),
+      (r) => !marked(r),
+    ),
+    pairs: rows.length,
   };
 }

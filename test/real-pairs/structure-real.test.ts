@@ -4,7 +4,7 @@ import { judgeGrays } from "@workers/lib/structure/check";
 import type { ResultKind } from "@workers/lib/structure/measures";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseManifest, type RealPair } from "../fixtures/structure-real/pairs.ts";
-import { counted, fromPair, kindRates, type ScoredPair, splitByGroup } from "./evaluate.ts";
+import { afterRule, counted, fromPair, kindRates, RULE_FIXED, type ScoredPair, splitByGroup } from "./evaluate.ts";
 import RECORDED from "./recorded.json";
 
 // Issue 43: the structure check judged on real AI results (test/fixtures/structure-real/README.md, ADR 0220). Each
@@ -91,6 +91,7 @@ describe("the structure check on real pairs", () => {
     const report = {
       pairs: scored.length,
       kinds: KINDS.map((kind) => kindRates(scored, kind)),
+      afterRule: KINDS.map((kind) => ({ kind, rule: RULE_FIXED[kind], ...afterRule(scored, kind) })),
       scored: scored.map((r) => ({ ...r, half: halves.get(r.group) ?? "not counted" })),
     };
     const res = await env.PAIRS.fetch("http://pairs/report", { method: "POST", body: JSON.stringify(report) });

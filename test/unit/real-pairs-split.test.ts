@@ -1,4 +1,5 @@
-import { splitByGroup } from "@test/real-pairs/evaluate";
+import MANIFEST from "@test/fixtures/structure-real/pairs.jsonl?raw";
+import { afterRule, RULE_FIXED, type ScoredPair, splitByGroup } from "@test/real-pairs/evaluate";
 import PINNED from "@test/real-pairs/halves.json";
 import { describe, expect, it } from "vitest";
 
@@ -38,5 +39,54 @@ describe("splitByGroup", () => {
     const halves = Object.values(PINNED as Record<string, string>);
     expect(halves.length).toBeGreaterThan(30);
     expect(new Set(halves)).toEqual(new Set(["calibration", "heldOut"]));
+  });
+});
+
+describe("afterRule", () => {
+  const scored = (id: string, cls: "kept" | "changed", verdict: string, added?: string, hard = false): ScoredPair => ({
+    id,
+    kind: "stage",
+    class: cls,
+    group: `g-${id}`,
+    sourcePhoto: `g-${id}:photo`,
+    unsure: hard,
+    score: verdict === "passed" ? 0.5 : 1.5,
+    verdict,
+    scoreArea: 0,
+    values: {},
+    valuesArea: {},
+    ...(added ? { added } : {}),
+  });
+
+  it("counts only the pairs added after the kind's rule was fixed, from both halves, and none without a date", () => {
+    const fixed = Date.parse(RULE_FIXED.stage.at);
+    const before = new Date(fixed - 1000).toISOString();
+    const after = new Date(fixed + 1000).toISOString();
+    const rows = [
+      scored("a", "kept", "flagged", after),
+      scored("b", "kept", "passed", after),
+      scored("c", "kept", "flagged", before),
+      scored("d", "changed", "passed", after),
+      scored("e", "changed", "flagged", after),
+      scored("f", "changed", "passed"),
+      scored("g", "kept", "flagged", after, true),
+    ];
+    const r = afterRule(rows, "stage");
+    expect(r.pairs).toBe(4);
+    expect([r.keptMarked.k, r.keptMarked.n, r.changedPassed.k, r.changedPassed.n]).toEqual([1, 2, 1, 2]);
+    expect(r.keptMarked.sources).toBe(2);
+    expect(afterRule(rows, "sky").pairs).toBe(0);
+  });
+
+  it("dates every pair of the manifest, and the removal and sky rules before the first of them", () => {
+    const pairs = (MANIFEST as string)
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { id: string; added?: string });
+    const undated = pairs.filter((p) => !p.added || Number.isNaN(Date.parse(p.added)));
+    expect(undated.map((p) => p.id)).toEqual([]);
+    const first = Math.min(...pairs.map((p) => Date.parse(p.added!)));
+    expect(Date.parse(RULE_FIXED.removal.at)).toBeLessThan(first);
+    expect(Date.parse(RULE_FIXED.sky.at)).toBeLessThan(first);
   });
 });
