@@ -107,8 +107,9 @@ function merge(files: string[], now = new Date().toISOString().replace(/\.\d+Z$/
     for (const p of parseManifest(readFileSync(f, "utf8"))) {
       if (ids.has(p.id)) continue;
       ids.add(p.id);
-      // When it entered the manifest: a rule fixed before this never saw it (test/real-pairs/evaluate.ts, afterRule).
-      pairs.push({ ...p, added: p.added ?? now });
+      // When it entered the manifest (whatever the file said): a rule fixed before this never saw it
+      // (test/real-pairs/evaluate.ts, afterRule).
+      pairs.push({ ...p, added: now });
     }
   }
   pairs.sort((a, b) => a.id.localeCompare(b.id));

@@ -68,6 +68,19 @@ describe("the provider emulator's results and the structure check", () => {
     expect(judge(staged, round(draw.drift(draw.stage(staged, 2304, 1536, drawing, 3))), "stage")).toBe(false);
   }, 60_000);
 
+  it("skies of the labelled set's houses (ADR 0330): day, dusk and night pass; drifted ones and another house are flagged", () => {
+    const other = { "townhouse.jpg": "farmhouse.jpg", "farmhouse.jpg": "townhouse.jpg" } as const;
+    for (const [house, elsewhere] of Object.entries(other)) {
+      const { src, gray, size } = load(house);
+      const verdict = (img: Raster) => checkStructure(gray, asResult(img, size), { kind: "sky" }).verdict;
+      for (const sky of ["day", "dusk", "night"] as const) {
+        expect(verdict(draw.sky(src, 768, 512, sky)), `${house} ${sky}`).toBe("passed");
+      }
+      expect(verdict(draw.drift(draw.sky(src, 768, 512, "dusk"))), `${house} drifted`).toBe("flagged");
+      expect(verdict(draw.sky(load(elsewhere).src, 768, 512, "dusk")), `${house} sold as ${elsewhere}`).toBe("flagged");
+    }
+  }, 60_000);
+
   it("across the labelled set's rooms: every drifted staging but boiler-room's is flagged, and at most 2 ordinary ones are", () => {
     const refused: string[] = [];
     const missed: string[] = [];

@@ -3,7 +3,13 @@ import { creditLedger, photos, photoVersions } from "@db/schema";
 import { db } from "@test/support/factories";
 import { api, balance, expectSettled, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
-import { refuseOverOne, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
+import {
+  anotherRoomAnswer,
+  refuseOverOne,
+  roomAnswer,
+  useRoomAsOriginal,
+  windowGoneAnswer,
+} from "@test/support/structure-room";
 import { workerFetch } from "@test/support/worker";
 import { STRUCTURE_REFUSED } from "@workers/objects/user/jobs/structure";
 import { userObject } from "@workers/objects/user-object";
@@ -100,7 +106,7 @@ describe("a refused result", () => {
     expect([removal.status, removal.error]).toEqual(["failed", STRUCTURE_REFUSED]);
     expect(callsTo("/remove_objects_from_room")).toHaveLength(1);
 
-    provider.answer = () => [windowGoneAnswer("stage")];
+    provider.answer = () => [anotherRoomAnswer()];
     const sky = await settleJob(
       user.cookie,
       (await job(user.cookie, p.id, { kind: "sky", skyType: "dusk", sourceVersionId: "original" })).body.job.id,

@@ -289,13 +289,14 @@ export function fromPair(
 
 /**
  * When each kind's verdict rule was last fixed: staging's limits were chosen on the calibration half by ADR 0319
- * (commit c7f962c); removal's and sky's are ADR 0160's thresholds, set on synthetic edits (commit 2772366) before the
- * first real pair existed, and never chosen on a real pair since.
+ * (commit c7f962c); removal's are ADR 0160's thresholds, set on synthetic edits (commit 2772366) before the first real
+ * pair existed; sky is judged by the facade lines from ADR 0330 (their limit is ADR 0300's, the switch was made after
+ * every pair then in the manifest had been seen).
  */
 export const RULE_FIXED: Record<Kind, { at: string; by: string }> = {
   stage: { at: "2026-11-29T09:40:52Z", by: "ADR 0319's limits (c7f962c)" },
   removal: { at: "2026-11-26T15:48:44Z", by: "ADR 0160's thresholds (2772366)" },
-  sky: { at: "2026-11-26T15:48:44Z", by: "ADR 0160's thresholds (2772366)" },
+  sky: { at: "2026-11-30T06:41:12Z", by: "ADR 0330's facade lines" },
 };
 
 /**

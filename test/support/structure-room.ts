@@ -11,20 +11,20 @@ import { eq } from "drizzle-orm";
 
 // A real room photo for tests of the structure check on a job (docs/decisions/0160-structure-check.md): the labelled
 // set's living room as a photo's original, and what a provider may answer for it: the same room at the provider's
-// size (passes the check) or with its window painted over with the wall around it (refused, for any kind of job).
+// size (passes the check), with its window painted over with the wall around it (refused for staging and removal), or
+// another room (refused for any kind of job).
 
-const LIVING_ROOM = import.meta.glob("/test/fixtures/structure/photos/living-room.jpg", {
-  eager: true,
-  query: "?inline",
-  import: "default",
-}) as Record<string, string>;
+const PHOTOS = import.meta.glob(
+  ["/test/fixtures/structure/photos/living-room.jpg", "/test/fixtures/structure/photos/office.jpg"],
+  { eager: true, query: "?inline", import: "default" },
+) as Record<string, string>;
 
-function livingRoomBytes(): Uint8Array<ArrayBuffer> {
-  const url = Object.values(LIVING_ROOM)[0]!;
+function photoBytes(name: string): Uint8Array<ArrayBuffer> {
+  const url = PHOTOS[`/test/fixtures/structure/photos/${name}.jpg`]!;
   return decodeBase64Strict(url.slice(url.indexOf(",") + 1)) as Uint8Array<ArrayBuffer>;
 }
 
-export const ROOM_SOURCE = livingRoomBytes();
+export const ROOM_SOURCE = photoBytes("living-room");
 const picture = decodeImage(ROOM_SOURCE);
 const room = ROOMS.find((r) => r.id === "living-room")!;
 /** The source's pixel size (766 x 512). */
@@ -42,6 +42,15 @@ export function roomAnswer(kind: "stage" | "removal"): Uint8Array {
 export function windowGoneAnswer(kind: "stage" | "removal"): Uint8Array {
   const painted = room.windows.reduce((img, q, i) => paintOver(img, q, 3, i + 1), picture);
   return encodeJpeg(providerSize(painted, 768, kind === "stage" ? 512 : 576, "stretch"), 85);
+}
+
+/**
+ * Another room (the labelled set's office) at the living room's answer size: what a result sold as the living room
+ * but showing another place looks like to the check. Its lines run elsewhere everywhere, so it scores over 1 for
+ * every kind, the sky's facade lines included (a window painted over does not: ADR 0330).
+ */
+export function anotherRoomAnswer(): Uint8Array {
+  return encodeJpeg(providerSize(decodeImage(photoBytes("office")), 768, 512, "stretch"), 85);
 }
 
 /** Makes the living room the original of `photoId` (its bytes and its size). */

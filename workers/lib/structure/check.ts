@@ -87,14 +87,13 @@ export const STAGE_CARRIED_MARK = 4.1021;
 
 /**
  * What each kind's score is. Staging: the room's lines (ADR 0319), the larger of roomTensor / STAGE_TENSOR_MARK and
- * carriedOrMoved / STAGE_CARRIED_MARK. Removal and sky: ADR 0160's. The facade lines (ADR 0300) separate the skies
- * of the calibration half but pass a changed held-out sky that ADR 0160's score marks, so the guard keeps them out of
- * production; "facadeLines" would judge a sky by facadeLines / SKY_FACADE_MARK.
+ * carriedOrMoved / STAGE_CARRIED_MARK. Removal: ADR 0160's. Sky: the facade lines over SKY_FACADE_MARK (ADR 0330):
+ * ADR 0160's score marked most real relit skies that kept the house, so its mark told the agent nothing.
  */
 export const JUDGED_BY: Record<ResultKind, Judged> = {
   stage: "roomLines",
   removal: "carriedOrMoved",
-  sky: "carriedOrMoved",
+  sky: "facadeLines",
 };
 
 type Judged = "carriedOrMoved" | "facadeLines" | "roomLines";
