@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import sharp from "sharp";
 import { decodeImage, resize } from "../test/fixtures/structure/pixels.ts";
-import { type Picture, parseManifest, type RealPair } from "../test/fixtures/structure-real/pairs.ts";
+import { manifestLine, type Picture, parseManifest, type RealPair } from "../test/fixtures/structure-real/pairs.ts";
 import { NOT_COUNTED } from "../test/real-pairs/evaluate.ts";
 
 export type { RealPair };
@@ -113,7 +113,7 @@ function merge(files: string[], now = new Date().toISOString().replace(/\.\d+Z$/
     }
   }
   pairs.sort((a, b) => a.id.localeCompare(b.id));
-  writeFileSync(MANIFEST, `${pairs.map((p) => JSON.stringify(p)).join("\n")}\n`);
+  writeFileSync(MANIFEST, `${pairs.map((p) => manifestLine(p)).join("\n")}\n`);
   console.log(`${pairs.length} pairs in ${MANIFEST}`);
 }
 
