@@ -52,8 +52,9 @@ export interface StructureVerdict {
   pass: boolean;
   /**
    * JUDGED_BY's measure of the kind over its limit: staging the larger of roomTensor / STAGE_TENSOR_MARK and ADR
-   * 0160's score / STAGE_CARRIED_MARK (ADR 0319); removal and sky carriedOver / carried + movedAreas / moved (ADR
-   * 0160). 0 when nothing of the source's architecture was lost; above 1 marked under today's limits.
+   * 0160's score / STAGE_CARRIED_MARK (ADR 0319); removal carriedOver / carried + movedAreas / moved (ADR 0160); sky
+   * facadeLines / SKY_FACADE_MARK (ADR 0330). 0 when nothing of the source's architecture was lost; above 1 marked
+   * under today's limits.
    */
   score: number;
   /** Where the check saw the change ("upper left", ...): empty for a result that passed. */
@@ -70,7 +71,7 @@ export interface StructureVerdict {
 }
 
 /**
- * Where a sky judged by its facade lines (ADR 0300) would be marked: more than this share of the judged cells turned.
+ * Where a sky, judged by its facade lines (ADR 0300, 0330), is marked: more than this share of the judged cells turned.
  * Fixed on the 173-pair set's calibration half through the production path, in the middle (geometric mean) of the gap
  * between its kept skies (at most 5/161 = 0.031) and its changed ones (at least 0.1875).
  */
