@@ -5,7 +5,7 @@
 //   node bench/structure-real.ts [--cpu <file holding the output of bench/structure-method-cpu.ts>]
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { KindRates, Rate } from "../test/real-pairs/evaluate.ts";
+import type { AfterRule, KindRates, Rate } from "../test/real-pairs/evaluate.ts";
 import { GOALS } from "../test/real-pairs/evaluate.ts";
 
 const RESULTS = join(import.meta.dirname, "results");
@@ -13,13 +13,7 @@ const RESULTS = join(import.meta.dirname, "results");
 interface Report {
   pairs: number;
   kinds: KindRates[];
-  afterRule?: {
-    kind: string;
-    rule: { at: string; by: string };
-    pairs: number;
-    keptMarked: Rate;
-    changedPassed: Rate;
-  }[];
+  afterRule?: (AfterRule & { kind: string; rule: { at: string; by: string } })[];
   scored: {
     id: string;
     kind: string;

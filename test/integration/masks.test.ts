@@ -315,5 +315,12 @@ describe("the mask's signed address", () => {
     const elsewhere = new URL(good);
     elsewhere.searchParams.set("key", photo.originalKey);
     expect((await workerFetch(elsewhere.href)).status).toBe(403);
+    // A stranger's real photo id in the path, under this address's signature and key: 403, not their mask.
+    const stranger = await signedIn({ credits: 1 });
+    const theirs = await makePhoto(stranger.id);
+    await postMask(stranger.cookie, theirs.id, MASK);
+    const swapped = new URL(good);
+    swapped.pathname = swapped.pathname.replace(photo.id, theirs.id);
+    expect((await workerFetch(swapped.href)).status).toBe(403);
   });
 });

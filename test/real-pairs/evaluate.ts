@@ -208,6 +208,23 @@ export function chooseMark(rows: ScoredPair[], measure: readonly string[]): numb
   return kept[kept.length - 1 - allowed]!;
 }
 
+/** Marked by the production check: its verdict was not a pass. */
+const byProduction = (r: ScoredPair) => r.verdict !== "passed";
+
+/** Of `rows`, the kept rooms `marked` marks and the changed rooms it passes. */
+function classRates(rows: ScoredPair[], marked: (r: ScoredPair) => boolean): { keptMarked: Rate; changedPassed: Rate } {
+  return {
+    keptMarked: rate(
+      rows.filter((r) => r.class === "kept"),
+      marked,
+    ),
+    changedPassed: rate(
+      rows.filter((r) => r.class === "changed"),
+      (r) => !marked(r),
+    ),
+  };
+}
+
 export interface KindRates {
   kind: Kind;
   /** What calibration chose: the measure, its limit (the score's scale) and whether the kind marks at all. */
@@ -231,18 +248,8 @@ export function kindRates(all: ScoredPair[], kind: Kind): KindRates {
   const cal = rows.filter((r) => halves.get(r.group) === "calibration");
   const held = rows.filter((r) => halves.get(r.group) === "heldOut");
   const { measure, scale, marks } = chooseJudged(cal);
-  const production = (r: ScoredPair) => r.verdict !== "passed";
   const choice = (r: ScoredPair) => marks && measureOf(r, measure) > scale;
-  const part = (sel: ScoredPair[], marked = production) => ({
-    keptMarked: rate(
-      sel.filter((r) => r.class === "kept"),
-      marked,
-    ),
-    changedPassed: rate(
-      sel.filter((r) => r.class === "changed"),
-      (r) => !marked(r),
-    ),
-  });
+  const part = (sel: ScoredPair[], marked = byProduction) => classRates(sel, marked);
   const heldOut = part(held);
   return {
     kind,
@@ -283,7 +290,7 @@ export function fromPair(
     scoreArea,
     values,
     valuesArea,
-    ...(p.added ? { added: p.added } : {}),
+    added: p.added,
   };
 }
 
@@ -303,19 +310,14 @@ export const RULE_FIXED: Record<Kind, { at: string; by: string }> = {
  * The production check's rates on the pairs added after the kind's rule was fixed, from both halves: pictures the
  * rule was never chosen on, so every one of them is held out from it. A pair without a date is not counted here.
  */
-export function afterRule(all: ScoredPair[], kind: Kind): { keptMarked: Rate; changedPassed: Rate; pairs: number } {
+export interface AfterRule {
+  keptMarked: Rate;
+  changedPassed: Rate;
+  pairs: number;
+}
+
+export function afterRule(all: ScoredPair[], kind: Kind): AfterRule {
   const fixed = Date.parse(RULE_FIXED[kind].at);
   const rows = counted(all).filter((r) => r.kind === kind && r.added !== undefined && Date.parse(r.added) > fixed);
-  const marked = (r: ScoredPair) => r.verdict !== "passed";
-  return {
-    keptMarked: rate(
-      rows.filter((r) => r.class === "kept"),
-      marked,
-    ),
-    changedPassed: rate(
-      rows.filter((r) => r.class === "changed"),
-      (r) => !marked(r),
-    ),
-    pairs: rows.length,
-  };
+  return { ...classRates(rows, byProduction), pairs: rows.length };
 }

@@ -1,3 +1,4 @@
+import { parseManifest } from "@test/fixtures/structure-real/pairs";
 import MANIFEST from "@test/fixtures/structure-real/pairs.jsonl?raw";
 import { afterRule, RULE_FIXED, type ScoredPair, splitByGroup } from "@test/real-pairs/evaluate";
 import PINNED from "@test/real-pairs/halves.json";
@@ -79,10 +80,7 @@ describe("afterRule", () => {
   });
 
   it("dates every pair of the manifest, and removal's rule before the first of them", () => {
-    const pairs = (MANIFEST as string)
-      .split("\n")
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as { id: string; added?: string });
+    const pairs = parseManifest(MANIFEST as string);
     const undated = pairs.filter((p) => !p.added || Number.isNaN(Date.parse(p.added)));
     expect(undated.map((p) => p.id)).toEqual([]);
     const first = Math.min(...pairs.map((p) => Date.parse(p.added!)));

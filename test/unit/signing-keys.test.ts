@@ -1,7 +1,7 @@
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import { hmacSha256 } from "@workers/lib/crypto";
 import { signLink, verifyLink } from "@workers/lib/signed-links";
-import { signedImageUrl, verifiedImageKey } from "@workers/lib/signed-urls";
+import { signedImageUrl, verifiedKey } from "@workers/lib/signed-urls";
 import { keyring, keyringProblems } from "@workers/lib/signing-keys";
 import { describe, expect, it } from "vitest";
 
@@ -34,7 +34,7 @@ function parts(url: string) {
   return [id!, variant!, query, u.searchParams.get("sig") ?? undefined] as const;
 }
 const verifies = async (env: object, id: string, variant: string, query: object, sig: string | undefined, at = now) =>
-  (await verifiedImageKey(env, id, variant, { ...query, sig }, at)) !== null;
+  (await verifiedKey(env, "photo", id, variant, { ...query, sig }, at)) !== null;
 const opens = async (env: object, url: string) => {
   const [id, variant, query, sig] = parts(url);
   return verifies(env, id, variant, query, sig);
@@ -62,7 +62,7 @@ describe("signed photo addresses across a key rotation", () => {
   it("a signature names its key: another listed key's id, another photo or a later expiry do not verify", async () => {
     const url = await signedImageUrl(again, P1, now);
     const [id, variant, query, sig] = parts(url);
-    expect(await verifiedImageKey(again, id, variant, { ...query, sig }, now)).toBe(KEY);
+    expect(await verifiedKey(again, "photo", id, variant, { ...query, sig }, now)).toBe(KEY);
     expect(await verifies(again, id, variant, query, sig!.replace(/^k2\./, "k1."))).toBe(false);
     expect(await verifies(again, id, variant, query, sig!.replace(/^k2\./, ""))).toBe(false);
     expect(await verifies(again, "p2", variant, query, sig)).toBe(false);

@@ -1,7 +1,7 @@
 import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { contentDisposition } from "@workers/lib/content-disposition";
-import { verifiedImageKey, verifiedMaskKey } from "@workers/lib/signed-urls";
+import { verifiedKey } from "@workers/lib/signed-urls";
 import { changeMapKey, getVersion, listVersions, makerNames } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
 import { photoListing } from "@workers/services/listing-look";
@@ -24,14 +24,14 @@ export const versionsApi = new Hono<ApiEnv>()
   // before its row (library.ts), so a gone photo is a 404 here too (ADR 0328).
   .get("/signed/photos/:photoId/:variant", async (c) => {
     const { photoId, variant } = c.req.param();
-    const key = await verifiedImageKey(c.env, photoId, variant, c.req.query(), Date.now());
+    const key = await verifiedKey(c.env, "photo", photoId, variant, c.req.query(), Date.now());
     if (!key) return failureJson(fail("forbidden", "Forbidden."));
     return serveObject(c.env.PHOTOS, key, NO_STORE);
   })
   // ... and the removal's mask (docs/decisions/0195-removal-brush-masks.md).
   .get("/signed/photos/:photoId/masks/:maskId", async (c) => {
     const { photoId, maskId } = c.req.param();
-    const key = await verifiedMaskKey(c.env, photoId, maskId, c.req.query(), Date.now());
+    const key = await verifiedKey(c.env, "mask", photoId, maskId, c.req.query(), Date.now());
     if (!key) return failureJson(fail("forbidden", "Forbidden."));
     // The photo's one mask, only while it is the one signed for: a newer mask replaced it otherwise.
     return serveObject(c.env.PHOTOS, key, NO_STORE, undefined, (o) => {

@@ -52,8 +52,11 @@ async function signedAddress(
   return `${env.APP_ORIGIN.replace(/\/$/, "")}${path}?${key}exp=${exp}&sig=${sig}`;
 }
 
-/** The stored object an address vouches for: its key when the signature over it and the expiry hold, else null. */
-async function verifiedKey(
+/**
+ * The stored object a signed address vouches for: an image's ("photo": the photo and its variant) or a removal mask's
+ * ("mask": the photo and the mask's id). Its key when the signature over it and the expiry hold, else null.
+ */
+export async function verifiedKey(
   env: KeyEnv,
   scope: "photo" | "mask",
   a: string,
@@ -75,17 +78,6 @@ export function signedImageUrl(
   return signedAddress(env, path, { scope: "photo", a: image.photoId, b: image.variant, key: image.key }, now, ttlMs);
 }
 
-/** The stored object a signed image address vouches for, or null when its signature, key or expiry does not hold. */
-export function verifiedImageKey(
-  env: KeyEnv,
-  photoId: string,
-  variant: string,
-  query: SignedQuery,
-  now: number,
-): Promise<string | null> {
-  return verifiedKey(env, "photo", photoId, variant, query, now);
-}
-
 /** A signed address of a removal mask of a photo, for the provider's mask_image_url (docs/decisions/0195, 0328). */
 export function signedMaskUrl(
   env: KeyEnv & Pick<Env, "APP_ORIGIN">,
@@ -95,17 +87,6 @@ export function signedMaskUrl(
 ): Promise<string> {
   const path = `/api/signed/photos/${encodeURIComponent(mask.photoId)}/masks/${encodeURIComponent(mask.maskId)}`;
   return signedAddress(env, path, { scope: "mask", a: mask.photoId, b: mask.maskId, key: mask.key }, now, ttlMs);
-}
-
-/** The stored mask a signed mask address vouches for, or null when its signature, key or expiry does not hold. */
-export function verifiedMaskKey(
-  env: KeyEnv,
-  photoId: string,
-  maskId: string,
-  query: SignedQuery,
-  now: number,
-): Promise<string | null> {
-  return verifiedKey(env, "mask", photoId, maskId, query, now);
 }
 
 /** A signed address of a provider smoke check's sample image, by its stored name. */
