@@ -321,3 +321,85 @@ export function afterRule(all: ScoredPair[], kind: Kind): AfterRule {
   const rows = counted(all).filter((r) => r.kind === kind && r.added !== undefined && Date.parse(r.added) > fixed);
   return { ...classRates(rows, byProduction), pairs: rows.length };
 }
+
+/** The side of a picture's outline (outline): coarse enough that a re-encoded or resized copy keeps it. */
+export const OUTLINE_SIDE = 48;
+/** Two outlines at least this alike are taken for one photo (likeness). */
+export const SAME_PHOTO = 0.8;
+
+/**
+ * A picture's outline, for finding one photo under two groups: the gradient magnitude of its OUTLINE_SIDE² area
+ * average, with its mean taken out and scaled to length 1. Gradients, not tones: two photos of skies over dark
+ * roofs share their tones' layout, not their edges. Framing matters: a crop of the photo is another outline.
+ */
+export function outline(g: { width: number; height: number; data: Uint8Array }): Float32Array {
+  const N = OUTLINE_SIDE;
+  const sum = new Float64Array(N * N);
+  const count = new Float64Array(N * N);
+  for (let y = 0; y < g.height; y++) {
+    const row = Math.floor((y * N) / g.height) * N;
+    for (let x = 0; x < g.width; x++) {
+      const k = row + Math.floor((x * N) / g.width);
+      sum[k]! += g.data[y * g.width + x]!;
+      count[k]!++;
+    }
+  }
+  const t = sum.map((s, k) => (count[k] ? s / count[k]! : 0));
+  const at = (x: number, y: number) => t[Math.min(N - 1, Math.max(0, y)) * N + Math.min(N - 1, Math.max(0, x))]!;
+  const out = new Float32Array(N * N);
+  let mean = 0;
+  for (let y = 0; y < N; y++) {
+    for (let x = 0; x < N; x++) {
+      const m = Math.hypot(at(x + 1, y) - at(x - 1, y), at(x, y + 1) - at(x, y - 1));
+      out[y * N + x] = m;
+      mean += m;
+    }
+  }
+  mean /= N * N;
+  let norm = 0;
+  for (let k = 0; k < out.length; k++) {
+    out[k]! -= mean;
+    norm += out[k]! ** 2;
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (let k = 0; k < out.length; k++) out[k]! /= norm;
+  return out;
+}
+
+/** How alike two outlines are: 1 for the same, about 0 for unrelated pictures. */
+export function likeness(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let k = 0; k < a.length; k++) s += a[k]! * b[k]!;
+  return s;
+}
+
+export interface Outlined {
+  /** The pair's id and which of its pictures. */
+  id: string;
+  picture: "source" | "result";
+  group: string;
+  /** Width over height. */
+  aspect: number;
+  outline: Float32Array;
+}
+
+/**
+ * Pictures of two groups in different halves that look like one photo (issue 43, item 2: split by source): a photo
+ * published by two repositories (a shared dataset's picture) would put one source on both sides of the split. Only
+ * pictures of about the same aspect are compared; a photo cropped differently by each is not found.
+ */
+export function photosInBothHalves(pictures: Outlined[], halves: Map<string, Half>): string[] {
+  const found: string[] = [];
+  for (let i = 0; i < pictures.length; i++) {
+    for (let j = i + 1; j < pictures.length; j++) {
+      const a = pictures[i]!;
+      const b = pictures[j]!;
+      const [ha, hb] = [halves.get(a.group), halves.get(b.group)];
+      if (a.group === b.group || !ha || !hb || ha === hb) continue;
+      if (Math.abs(Math.log(a.aspect / b.aspect)) > 0.1) continue;
+      const l = likeness(a.outline, b.outline);
+      if (l >= SAME_PHOTO) found.push(`${a.id} ${a.picture} ~ ${b.id} ${b.picture} (${l.toFixed(2)})`);
+    }
+  }
+  return found;
+}

@@ -4,7 +4,18 @@ import { judgeGrays } from "@workers/lib/structure/check";
 import type { ResultKind } from "@workers/lib/structure/measures";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseManifest, type RealPair } from "../fixtures/structure-real/pairs.ts";
-import { afterRule, counted, fromPair, kindRates, RULE_FIXED, type ScoredPair, splitByGroup } from "./evaluate.ts";
+import {
+  afterRule,
+  counted,
+  fromPair,
+  kindRates,
+  type Outlined,
+  outline,
+  photosInBothHalves,
+  RULE_FIXED,
+  type ScoredPair,
+  splitByGroup,
+} from "./evaluate.ts";
 import RECORDED from "./recorded.json";
 
 // Issue 43: the structure check judged on real AI results (test/fixtures/structure-real/README.md, ADR 0220). Each
@@ -34,6 +45,7 @@ async function areaGray(name: string) {
 
 let pairs: RealPair[] = [];
 const scored: ScoredPair[] = [];
+const pictures: Outlined[] = [];
 
 beforeAll(async () => {
   pairs = parseManifest(await (await env.PAIRS.fetch("http://pairs/manifest")).json());
@@ -46,6 +58,12 @@ beforeAll(async () => {
     const checked = judgeGrays(p.kind, gs, gr, undefined, { allMeasures: true });
     const area = judgeGrays(p.kind, as, ar, undefined, { allMeasures: true });
     scored.push(fromPair(p, checked, area.score, checked.measures, area.measures));
+    for (const [picture, g] of [
+      ["source", as],
+      ["result", ar],
+    ] as const) {
+      pictures.push({ id: p.id, picture, group: p.group, aspect: g.width / g.height, outline: outline(g) });
+    }
   }
 });
 
@@ -62,6 +80,10 @@ describe("the structure check on real pairs", () => {
         expect(groups.size, `${kind} ${cls}`).toBeGreaterThan(1);
       }
     }
+  });
+
+  it("has no photo on both sides of the split under two groups", () => {
+    expect(photosInBothHalves(pictures, splitByGroup(counted(scored)))).toEqual([]);
   });
 
   it("changes no more verdicts with the resampler than recorded", () => {

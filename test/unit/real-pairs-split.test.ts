@@ -1,6 +1,16 @@
 import { parseManifest } from "@test/fixtures/structure-real/pairs";
 import MANIFEST from "@test/fixtures/structure-real/pairs.jsonl?raw";
-import { afterRule, RULE_FIXED, type ScoredPair, splitByGroup } from "@test/real-pairs/evaluate";
+import {
+  afterRule,
+  likeness,
+  type Outlined,
+  outline,
+  photosInBothHalves,
+  RULE_FIXED,
+  SAME_PHOTO,
+  type ScoredPair,
+  splitByGroup,
+} from "@test/real-pairs/evaluate";
 import PINNED from "@test/real-pairs/halves.json";
 import { describe, expect, it } from "vitest";
 
@@ -85,5 +95,54 @@ describe("afterRule", () => {
     expect(undated.map((p) => p.id)).toEqual([]);
     const first = Math.min(...pairs.map((p) => Date.parse(p.added!)));
     expect(Date.parse(RULE_FIXED.removal.at)).toBeLessThan(first);
+  });
+});
+
+describe("photosInBothHalves", () => {
+  // A room-like gray: a back wall, a window and a floor line, drawn at any size from one layout (synthetic: unit
+  // cases only), with a little noise as a re-encoded copy would have.
+  const room = (width: number, height: number, windowX: number, seed = 1, floor = 0.7) => {
+    let r = seed;
+    const data = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const u = x / width;
+        const v = y / height;
+        let tone = v > floor ? 90 : 200;
+        if (u > windowX && u < windowX + 0.2 && v > 0.2 && v < 0.55) tone = 245;
+        if (u > 0.8 && v > floor - 0.25 && v < floor) tone = 60;
+        r = (r * 1103515245 + 12345) >>> 0;
+        data[y * width + x] = tone + ((r >>> 16) % 7) - 3;
+      }
+    }
+    return { width, height, data };
+  };
+  const pic = (id: string, group: string, g: ReturnType<typeof room>): Outlined => ({
+    id,
+    picture: "source",
+    group,
+    aspect: g.width / g.height,
+    outline: outline(g),
+  });
+
+  it("takes a resized, noisy copy for the same photo, and another room for another", () => {
+    const a = outline(room(640, 480, 0.2));
+    expect(likeness(a, outline(room(320, 240, 0.2, 7)))).toBeGreaterThan(SAME_PHOTO);
+    expect(likeness(a, outline(room(640, 480, 0.5, 1, 0.5)))).toBeLessThan(SAME_PHOTO);
+  });
+
+  it("finds one photo in two groups of different halves, not in two groups of one half", () => {
+    const halves = new Map([
+      ["g1", "calibration" as const],
+      ["g2", "heldOut" as const],
+      ["g3", "calibration" as const],
+    ]);
+    const one = pic("p1", "g1", room(640, 480, 0.2));
+    const copy = pic("p2", "g2", room(400, 300, 0.2, 3));
+    const sameHalf = pic("p3", "g3", room(400, 300, 0.2, 5));
+    const other = pic("p4", "g2", room(640, 480, 0.5, 1, 0.5));
+    expect(photosInBothHalves([one, sameHalf, other], halves)).toEqual([]);
+    const found = photosInBothHalves([one, copy, sameHalf, other], halves);
+    expect(found.map((f) => f.split(" (")[0])).toEqual(["p1 source ~ p2 source", "p2 source ~ p3 source"]);
   });
 });
