@@ -7,6 +7,8 @@
 //        another manifest to read (a candidate file before it is merged)
 //   node scripts/structure-pairs.ts merge <file.jsonl>...          adds labelled pairs to the committed manifest, each
 //        stamped with the time it was added
+//   node scripts/structure-pairs.ts review <looks.jsonl>...         adds blind looks to reviews.jsonl and sets each
+//        reviewed pair's label to what the looks decide (reviewedLabel; the README's "Blind review")
 //   node scripts/structure-pairs.ts counts                         pairs, source photos and groups per kind and class
 //
 // The manifest (our labels and where each picture comes from) is committed; the pictures are not: they are fetched
@@ -17,13 +19,22 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import sharp from "sharp";
 import { decodeImage, resize } from "../test/fixtures/structure/pixels.ts";
-import { manifestLine, type Picture, parseManifest, type RealPair } from "../test/fixtures/structure-real/pairs.ts";
+import {
+  manifestLine,
+  type Picture,
+  parseManifest,
+  parseReviews,
+  type RealPair,
+  type Review,
+  reviewedLabel,
+} from "../test/fixtures/structure-real/pairs.ts";
 import { NOT_COUNTED } from "../test/real-pairs/evaluate.ts";
 
 export type { RealPair };
 
 const ROOT = resolve(import.meta.dirname, "..");
 export const MANIFEST = join(ROOT, "test/fixtures/structure-real/pairs.jsonl");
+export const REVIEWS = join(ROOT, "test/fixtures/structure-real/reviews.jsonl");
 
 export function readManifest(file = MANIFEST): RealPair[] {
   return existsSync(file) ? parseManifest(readFileSync(file, "utf8")) : [];
@@ -117,6 +128,49 @@ function merge(files: string[], now = new Date().toISOString().replace(/\.\d+Z$/
   console.log(`${pairs.length} pairs in ${MANIFEST}`);
 }
 
+/**
+ * A pair's label after its looks: `class` is what reviewedLabel decides from the first label (firstClass, else
+ * class) and the blind looks; a pair the looks leave unsure keeps its first label and is tagged unsure.
+ */
+export function applyReviews(pairs: RealPair[], reviews: Review[]): RealPair[] {
+  return pairs.map((p) => {
+    const looks = reviews.filter((r) => r.id === p.id);
+    if (!looks.length) return p;
+    const first = p.firstClass ?? p.class;
+    const label = reviewedLabel(
+      first,
+      looks.find((r) => r.look === "second")?.label,
+      looks.find((r) => r.look === "third")?.label,
+    );
+    const hard = p.hard?.filter((t) => t !== "unsure-on-review");
+    if (label === "unsure") {
+      return { ...p, class: first, firstClass: undefined, hard: [...(hard ?? []), "unsure-on-review"] };
+    }
+    return { ...p, class: label, firstClass: label === first ? undefined : first, hard };
+  });
+}
+
+function review(files: string[]) {
+  const reviews = existsSync(REVIEWS) ? parseReviews(readFileSync(REVIEWS, "utf8")) : [];
+  const ids = new Set(readManifest().map((p) => p.id));
+  const seen = new Set(reviews.map((r) => `${r.id}/${r.look}`));
+  for (const f of files) {
+    for (const r of parseReviews(readFileSync(f, "utf8"))) {
+      if (!ids.has(r.id)) throw new Error(`${f}: no pair ${r.id} in the manifest`);
+      if (seen.has(`${r.id}/${r.look}`)) continue;
+      seen.add(`${r.id}/${r.look}`);
+      reviews.push({ id: r.id, look: r.look, label: r.label, why: r.why });
+    }
+  }
+  reviews.sort((a, b) => a.id.localeCompare(b.id) || a.look.localeCompare(b.look));
+  writeFileSync(REVIEWS, `${reviews.map((r) => manifestLine(r)).join("\n")}\n`);
+  const pairs = applyReviews(readManifest(), reviews);
+  writeFileSync(MANIFEST, `${pairs.map((p) => manifestLine(p)).join("\n")}\n`);
+  const moved = pairs.filter((p) => p.firstClass).length;
+  const unsure = pairs.filter((p) => p.hard?.includes("unsure-on-review")).length;
+  console.log(`${reviews.length} looks; ${moved} pairs relabelled by them, ${unsure} left unsure`);
+}
+
 export function counts(pairs: RealPair[]) {
   const rows: string[] = [];
   for (const kind of ["stage", "removal", "sky"] as const) {
@@ -137,10 +191,11 @@ if (import.meta.main) {
   if (cmd === "materialize" && args.length >= 2) {
     await materialize(args[0]!, args[1]!, args.slice(2), process.env.STRUCTURE_PAIRS_MANIFEST ?? MANIFEST);
   } else if (cmd === "merge" && args.length) merge(args);
+  else if (cmd === "review" && args.length) review(args);
   else if (cmd === "counts") console.log(counts(readManifest()).join("\n"));
   else {
     console.error(
-      "usage: node scripts/structure-pairs.ts materialize <mirrors> <out> [id...] | merge <file>... | counts",
+      "usage: node scripts/structure-pairs.ts materialize <mirrors> <out> [id...] | merge <file>... | review <file>... | counts",
     );
     process.exit(2);
   }

@@ -1,0 +1,66 @@
+import { parseManifest, parseReviews, reviewedLabel } from "@test/fixtures/structure-real/pairs";
+import MANIFEST from "@test/fixtures/structure-real/pairs.jsonl?raw";
+import REVIEWS from "@test/fixtures/structure-real/reviews.jsonl?raw";
+import { NOT_COUNTED } from "@test/real-pairs/evaluate";
+import { describe, expect, it } from "vitest";
+
+// The real pairs' blind review (test/fixtures/structure-real/README.md, ADR 0331): a second look at every counted
+// pair by someone who saw neither its label nor any score, a third where the second disagreed; the label two looks
+// give is the pair's.
+
+describe("reviewedLabel", () => {
+  it("keeps the first label when the second look agrees or there is none", () => {
+    expect(reviewedLabel("kept")).toBe("kept");
+    expect(reviewedLabel("kept", "kept")).toBe("kept");
+    expect(reviewedLabel("changed", "changed", "kept")).toBe("changed");
+  });
+
+  it("takes the label two of three looks give, else unsure", () => {
+    expect(reviewedLabel("kept", "changed", "changed")).toBe("changed");
+    expect(reviewedLabel("kept", "changed", "kept")).toBe("kept");
+    expect(reviewedLabel("kept", "unsure", "kept")).toBe("kept");
+    expect(reviewedLabel("kept", "unsure", "changed")).toBe("unsure");
+    expect(reviewedLabel("kept", "changed")).toBe("unsure");
+    expect(reviewedLabel("changed", "unsure", "unsure")).toBe("unsure");
+  });
+});
+
+describe("the manifest after the review", () => {
+  const pairs = parseManifest(MANIFEST as string);
+  const reviews = parseReviews(REVIEWS as string);
+  const counted = (hard?: string[]) => !hard?.some((t) => NOT_COUNTED.includes(t));
+
+  it("has a second look at every counted pair, and a third wherever the second disagreed", () => {
+    const ids = new Set(pairs.map((p) => p.id));
+    expect(reviews.filter((r) => !ids.has(r.id)).map((r) => r.id)).toEqual([]);
+    const second = new Map(reviews.filter((r) => r.look === "second").map((r) => [r.id, r.label]));
+    const third = new Set(reviews.filter((r) => r.look === "third").map((r) => r.id));
+    const unlooked = pairs.filter((p) => counted(p.hard) && !second.has(p.id)).map((p) => p.id);
+    expect(unlooked).toEqual([]);
+    const undecided = pairs.filter(
+      (p) => second.has(p.id) && second.get(p.id) !== (p.firstClass ?? p.class) && !third.has(p.id),
+    );
+    expect(undecided.map((p) => p.id)).toEqual([]);
+  });
+
+  it("labels every reviewed pair as its looks decide, and keeps the first label beside a changed one", () => {
+    const wrong: string[] = [];
+    for (const p of pairs) {
+      const looks = reviews.filter((r) => r.id === p.id);
+      if (!looks.length) continue;
+      const first = p.firstClass ?? p.class;
+      const label = reviewedLabel(
+        first,
+        looks.find((r) => r.look === "second")?.label,
+        looks.find((r) => r.look === "third")?.label,
+      );
+      const unsure = p.hard?.includes("unsure-on-review") ?? false;
+      const ok =
+        label === "unsure"
+          ? unsure && p.class === first && !p.firstClass
+          : !unsure && p.class === label && (p.firstClass !== undefined) === (label !== first);
+      if (!ok) wrong.push(`${p.id}: ${label}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
