@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { NOT_COUNTED, splitByGroup } from "../test/real-pairs/evaluate.ts";
 import { judgeGrays } from "../workers/lib/structure/check.ts";
 import { prepare } from "../workers/lib/structure/geometry.ts";
+import { candidateMeasures } from "../workers/lib/structure/room-measures.ts";
 import { bestCpuMs, loadGray, realPairs } from "./structure-grays.ts";
 import { removalLines } from "./structure-method-measures.ts";
 
@@ -19,7 +20,10 @@ const halves = splitByGroup(realPairs().filter((p) => !p.hard?.some((t) => NOT_C
 const rows = pairs.map((p) => {
   const gray = (r: string, w: string) => loadGray(join(cache, `${p.id}.${r}.${w}.bin`));
   const v = (r: string) => removalLines(prepare(gray(r, "source"), gray(r, "result"), "removal"))[measure]!;
-  const j = judgeGrays("removal", gray("sharp", "source"), gray("sharp", "result"), undefined, { allMeasures: true });
+  const j = judgeGrays("removal", gray("sharp", "source"), gray("sharp", "result"), undefined, {
+    allMeasures: true,
+    candidates: candidateMeasures,
+  });
   const pr = prepare(gray("sharp", "source"), gray("sharp", "result"), "removal");
   const cpu = bestCpuMs(() => removalLines(pr, "novelLines"));
   const cpuPrep = bestCpuMs(() => prepare(gray("sharp", "source"), gray("sharp", "result"), "removal"));

@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { NOT_COUNTED, splitByGroup } from "../test/real-pairs/evaluate.ts";
 import { judgeGrays } from "../workers/lib/structure/check.ts";
+import { candidateMeasures } from "../workers/lib/structure/room-measures.ts";
 import { loadGray, realPairs } from "./structure-grays.ts";
 import { geometryMeasures } from "./structure-method-measures.ts";
 
@@ -23,7 +24,7 @@ for (const p of pairs) {
   if (onlyKind && p.kind !== onlyKind) continue;
   const s = loadGray(join(cache, `${p.id}.${resampler}.source.bin`));
   const r = loadGray(join(cache, `${p.id}.${resampler}.result.bin`));
-  const j = judgeGrays(p.kind, s, r, undefined, { allMeasures: true });
+  const j = judgeGrays(p.kind, s, r, undefined, { allMeasures: true, candidates: candidateMeasures });
   const t0 = performance.now();
   const g = geometryMeasures(s, r, p.kind);
   ms += performance.now() - t0;

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { images } from "@workers/lib/images";
 import { judgeGrays } from "@workers/lib/structure/check";
 import type { ResultKind } from "@workers/lib/structure/measures";
+import { candidateMeasures } from "@workers/lib/structure/room-measures";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseManifest, type RealPair } from "../fixtures/structure-real/pairs.ts";
 import {
@@ -55,8 +56,8 @@ beforeAll(async () => {
     const [gs, gr] = await Promise.all([service.analysisGray(s, REDUCED_EDGE), service.analysisGray(r, REDUCED_EDGE)]);
     const [as, ar] = await Promise.all([areaGray(`${p.id}.source.jpg`), areaGray(`${p.id}.result.jpg`)]);
     // Every candidate measure too (allMeasures), which the check Worker leaves out: same verdict, same score.
-    const checked = judgeGrays(p.kind, gs, gr, undefined, { allMeasures: true });
-    const area = judgeGrays(p.kind, as, ar, undefined, { allMeasures: true });
+    const checked = judgeGrays(p.kind, gs, gr, undefined, { allMeasures: true, candidates: candidateMeasures });
+    const area = judgeGrays(p.kind, as, ar, undefined, { allMeasures: true, candidates: candidateMeasures });
     scored.push(fromPair(p, checked, area.score, checked.measures, area.measures));
     for (const [picture, g] of [
       ["source", as],

@@ -6,26 +6,29 @@
 // toAnalysis (or hand over any gray image: it is reduced here), then call checkStructure. Pure TypeScript.
 import { ANALYSIS_LONG_EDGE, analysisSize, type Gray, reducePair, toAnalysis } from "./analysis.ts";
 import { type ChangeMap, changePlaces, drawCells } from "./change-map.ts";
-import { FACADE_CELL, facadeLines, prepare, roomTensor } from "./geometry.ts";
+import { FACADE_CELL, facadeLines, type Prepared, prepare, roomTensor } from "./geometry.ts";
 import { type CheckOptions, type ResultKind, type StructureScores, structureMaps } from "./measures.ts";
-import { ROOM_MEASURES, type RoomValues, roomMeasures } from "./room-measures.ts";
 import { type Outcome, outcomeOf, STRUCTURE_LIMITS, type StructureLimits } from "./verdict.ts";
 
 export type { ChangeMap, CheckOptions, Gray, Outcome, ResultKind, StructureLimits, StructureScores };
 export { ANALYSIS_LONG_EDGE, analysisSize, outcomeOf, STRUCTURE_LIMITS, toAnalysis };
 
 /**
- * Every measure a kind may be judged by: room-measures.ts's, ADR 0160's score (carriedOrMoved) and the facade lines
- * (geometry.ts, ADR 0300: the share of 16 px cells where the source's lines below the skyline no longer run the same
- * way in the result).
+ * The measures of a pair: ADR 0160's score (carriedOrMoved), the facade lines (geometry.ts, ADR 0300: the share of
+ * 16 px cells where the source's lines below the skyline no longer run the same way in the result) and the room's
+ * lines (ADR 0319); with `candidates`, every measure a kind may be judged by (room-measures.ts's, which the check
+ * Worker neither runs nor ships).
  */
-export type Measures = RoomValues & {
+export interface Measures {
   carriedOrMoved: number;
   facadeLines: number;
   roomTensor: number;
   roomTensor8: number;
-};
-export type MeasureName = keyof Measures;
+  [candidate: string]: number;
+}
+
+/** The evaluation's extra measures of a pair, from its preparation (room-measures.ts, candidateMeasures). */
+export type Candidates = (source: Gray, result: Gray, kind: ResultKind, prepared: Prepared) => Record<string, number>;
 
 /** The two measures' limits for one kind of result. */
 export interface StructureThresholds {
@@ -112,7 +115,7 @@ export function structureScore(scores: StructureScores, t: StructureThresholds):
 export function checkStructure(
   source: Gray,
   result: Gray,
-  opts: CheckOptions & { limits?: StructureLimits; allMeasures?: boolean },
+  opts: CheckOptions & { limits?: StructureLimits; allMeasures?: boolean; candidates?: Candidates },
 ): StructureVerdict {
   // The pair reduced and blurred once, for ADR 0160's maps and for the room's lines alike.
   const reduced = reducePair(source, result);
@@ -125,11 +128,11 @@ export function checkStructure(
   const all = opts.allMeasures === true;
   const prepared =
     all || judgedBy !== "carriedOrMoved" ? prepare(source, result, opts.kind, opts.skyMask, reduced) : null;
-  const room = all && prepared ? roomMeasures(source, result, opts.kind, prepared) : null;
+  const room = all && prepared && opts.candidates ? opts.candidates(source, result, opts.kind, prepared) : null;
   const facade = prepared && (all || judgedBy === "facadeLines") ? facadeLines(prepared) : null;
   const tensor = prepared && (all || judgedBy === "roomLines") ? roomTensor(prepared) : null;
   const measures: Measures = {
-    ...(room?.values ?? UNMEASURED),
+    ...room,
     carriedOrMoved,
     facadeLines: facade?.value ?? Number.NaN,
     roomTensor: tensor?.value ?? Number.NaN,
@@ -153,9 +156,6 @@ export function checkStructure(
   return { verdict, pass: verdict === "passed", score, reasons, kind: opts.kind, limits, measures, map };
 }
 
-/** room-measures.ts's values when they were not asked for: not a number, so no figure can mistake them for 0. */
-const UNMEASURED = Object.fromEntries(ROOM_MEASURES.map((m) => [m, Number.NaN])) as RoomValues;
-
 /** The gray image the platform reduces each picture to before the check reduces it to its analysis size. */
 export const REDUCED_EDGE = 640;
 
@@ -171,13 +171,13 @@ export function judgeGrays(
   src: GrayPicture,
   res: GrayPicture,
   limits?: StructureLimits,
-  opts: { allMeasures?: boolean } = {},
+  opts: { allMeasures?: boolean; candidates?: Candidates } = {},
 ) {
   const size = analysisSize(src.width, src.height);
   const v = checkStructure(
     toAnalysis(src.data, src.width, src.height, size),
     toAnalysis(res.data, res.width, res.height, size),
-    { kind, limits, allMeasures: opts.allMeasures },
+    { kind, limits, allMeasures: opts.allMeasures, candidates: opts.candidates },
   );
   return {
     verdict: v.verdict,

@@ -264,3 +264,11 @@ function brightDifference(a: Float32Array, b: Float32Array, compared: Uint8Array
   }
   return union ? 1 - inter / union : 0;
 }
+
+/**
+ * The room measures as the evaluation's candidates (check.ts, Candidates): the real-pair test and the method benches
+ * hand this to judgeGrays, so the check Worker, which judges by none of them, does not import this module.
+ */
+export function candidateMeasures(source: Gray, result: Gray, kind: ResultKind, p: Prepared): Record<string, number> {
+  return roomMeasures(source, result, kind, p).values;
+}
