@@ -14,6 +14,7 @@ interface Report {
   pairs: number;
   kinds: KindRates[];
   afterRule?: (AfterRule & { kind: string; rule: { at: string; by: string } })[];
+  undrawn?: { kind: string; keptMarked: Rate; changedPassed: Rate }[];
   scored: {
     id: string;
     kind: string;
@@ -72,6 +73,20 @@ export function render(report: Report, cpu?: string): string {
           `${rate(a.keptMarked)} | ${rate(a.changedPassed)} |`,
       );
     }
+  }
+  if (report.undrawn) {
+    lines.push(
+      "",
+      "## Held out, without the pairs with marks drawn on their pictures",
+      "",
+      "A mask painted over what to remove, drag handles, a caption over the photo (test/real-pairs/evaluate.ts, " +
+        "DRAWN_MARKS): the check never receives such a picture. The headline figures above count these pairs; this " +
+        "table was added after they were seen.",
+      "",
+      "| kind | held-out kept marked | held-out changed passed |",
+      "|---|---|---|",
+    );
+    for (const u of report.undrawn) lines.push(`| ${u.kind} | ${rate(u.keptMarked)} | ${rate(u.changedPassed)} |`);
   }
   lines.push(
     "",

@@ -20,6 +20,8 @@ export interface ScoredPair {
   valuesArea: Record<string, number>;
   /** When the pair entered the manifest (RealPair.added). */
   added?: string;
+  /** A picture of the pair carries marks drawn for a figure (DRAWN_MARKS): one the check never receives. */
+  drawn?: boolean;
 }
 
 /** The most calibration pairs whose verdict a candidate may flip when the resampler changes (item 2). */
@@ -292,7 +294,23 @@ export function fromPair(
     values,
     valuesArea,
     added: p.added,
+    drawn: p.hard?.some((t) => DRAWN_MARKS.includes(t)) ?? false,
   };
+}
+
+/**
+ * Tags of a pair with something drawn on its pictures for a figure: a mask painted over what to remove, drag handles
+ * and arrows, a caption over the photo. The check never receives such a picture (a removal's mask travels beside the
+ * clean photo), so the report also gives the held-out rates without them. Counted in the headline figures all the
+ * same: whether to leave them out was asked after those figures were seen.
+ */
+export const DRAWN_MARKS = ["mask-overlay-on-source", "text-overlay"];
+
+/** The production check's held-out rates on the pairs with nothing drawn on their pictures. */
+export function undrawnHeldOut(all: ScoredPair[], kind: Kind): { keptMarked: Rate; changedPassed: Rate } {
+  const halves = splitByGroup(counted(all));
+  const rows = counted(all).filter((r) => r.kind === kind && !r.drawn && halves.get(r.group) === "heldOut");
+  return classRates(rows, byProduction);
 }
 
 /**

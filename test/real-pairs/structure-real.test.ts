@@ -16,6 +16,7 @@ import {
   RULE_FIXED,
   type ScoredPair,
   splitByGroup,
+  undrawnHeldOut,
 } from "./evaluate.ts";
 import RECORDED from "./recorded.json";
 
@@ -115,6 +116,7 @@ describe("the structure check on real pairs", () => {
       pairs: scored.length,
       kinds: KINDS.map((kind) => kindRates(scored, kind)),
       afterRule: KINDS.map((kind) => ({ kind, rule: RULE_FIXED[kind], ...afterRule(scored, kind) })),
+      undrawn: KINDS.map((kind) => ({ kind, ...undrawnHeldOut(scored, kind) })),
       scored: scored.map((r) => ({ ...r, half: halves.get(r.group) ?? "not counted" })),
     };
     const res = await env.PAIRS.fetch("http://pairs/report", { method: "POST", body: JSON.stringify(report) });

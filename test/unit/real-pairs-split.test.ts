@@ -10,6 +10,7 @@ import {
   SAME_PHOTO,
   type ScoredPair,
   splitByGroup,
+  undrawnHeldOut,
 } from "@test/real-pairs/evaluate";
 import PINNED from "@test/real-pairs/halves.json";
 import { describe, expect, it } from "vitest";
@@ -144,5 +145,36 @@ describe("photosInBothHalves", () => {
     expect(photosInBothHalves([one, sameHalf, other], halves)).toEqual([]);
     const found = photosInBothHalves([one, copy, sameHalf, other], halves);
     expect(found.map((f) => f.split(" (")[0])).toEqual(["p1 source ~ p2 source", "p2 source ~ p3 source"]);
+  });
+});
+
+describe("undrawnHeldOut", () => {
+  it("leaves out the pairs with marks drawn on their pictures, and the calibration part", () => {
+    const pinned = Object.entries(PINNED as Record<string, string>);
+    const held = pinned.find(([, h]) => h === "heldOut")![0];
+    const cal = pinned.find(([, h]) => h === "calibration")![0];
+    const pair = (id: string, group: string, cls: "kept" | "changed", verdict: string, drawn: boolean): ScoredPair => ({
+      id,
+      kind: "stage",
+      class: cls,
+      group,
+      sourcePhoto: `${group}:${id}`,
+      unsure: false,
+      score: verdict === "passed" ? 0.5 : 1.5,
+      verdict,
+      scoreArea: 0,
+      values: {},
+      valuesArea: {},
+      drawn,
+    });
+    const rows = [
+      pair("a", held, "kept", "flagged", true),
+      pair("b", held, "kept", "passed", false),
+      pair("c", held, "changed", "passed", false),
+      pair("d", held, "changed", "flagged", true),
+      pair("e", cal, "kept", "flagged", false),
+    ];
+    const r = undrawnHeldOut(rows, "stage");
+    expect([r.keptMarked.k, r.keptMarked.n, r.changedPassed.k, r.changedPassed.n]).toEqual([0, 1, 1, 1]);
   });
 });
