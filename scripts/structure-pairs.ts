@@ -20,13 +20,13 @@ import { join, resolve } from "node:path";
 import sharp from "sharp";
 import { decodeImage, resize } from "../test/fixtures/structure/pixels.ts";
 import {
+  applyReviews,
+  LOOKS,
   manifestLine,
   type Picture,
   parseManifest,
   parseReviews,
   type RealPair,
-  type Review,
-  reviewedLabel,
 } from "../test/fixtures/structure-real/pairs.ts";
 import { NOT_COUNTED } from "../test/real-pairs/evaluate.ts";
 
@@ -128,28 +128,6 @@ function merge(files: string[], now = new Date().toISOString().replace(/\.\d+Z$/
   console.log(`${pairs.length} pairs in ${MANIFEST}`);
 }
 
-/**
- * A pair's label after its looks: `class` is what reviewedLabel decides from the first label (firstClass, else
- * class) and the blind looks; a pair the looks leave unsure keeps its first label and is tagged unsure.
- */
-export function applyReviews(pairs: RealPair[], reviews: Review[]): RealPair[] {
-  return pairs.map((p) => {
-    const looks = reviews.filter((r) => r.id === p.id);
-    if (!looks.length) return p;
-    const first = p.firstClass ?? p.class;
-    const label = reviewedLabel(
-      first,
-      looks.find((r) => r.look === "second")?.label,
-      looks.find((r) => r.look === "third")?.label,
-    );
-    const hard = p.hard?.filter((t) => t !== "unsure-on-review");
-    if (label === "unsure") {
-      return { ...p, class: first, firstClass: undefined, hard: [...(hard ?? []), "unsure-on-review"] };
-    }
-    return { ...p, class: label, firstClass: label === first ? undefined : first, hard };
-  });
-}
-
 function review(files: string[]) {
   const reviews = existsSync(REVIEWS) ? parseReviews(readFileSync(REVIEWS, "utf8")) : [];
   const ids = new Set(readManifest().map((p) => p.id));
@@ -157,6 +135,9 @@ function review(files: string[]) {
   for (const f of files) {
     for (const r of parseReviews(readFileSync(f, "utf8"))) {
       if (!ids.has(r.id)) throw new Error(`${f}: no pair ${r.id} in the manifest`);
+      if (!LOOKS.includes(r.label) || (r.look !== "second" && r.look !== "third") || !r.why?.trim()) {
+        throw new Error(`${f}: ${r.id}: a look is second or third, labels ${LOOKS.join(", ")}, and says why`);
+      }
       if (seen.has(`${r.id}/${r.look}`)) continue;
       seen.add(`${r.id}/${r.look}`);
       reviews.push({ id: r.id, look: r.look, label: r.label, why: r.why });

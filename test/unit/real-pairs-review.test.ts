@@ -1,4 +1,10 @@
-import { parseManifest, parseReviews, reviewedLabel } from "@test/fixtures/structure-real/pairs";
+import {
+  applyReviews,
+  manifestLine,
+  parseManifest,
+  parseReviews,
+  reviewedLabel,
+} from "@test/fixtures/structure-real/pairs";
 import MANIFEST from "@test/fixtures/structure-real/pairs.jsonl?raw";
 import REVIEWS from "@test/fixtures/structure-real/reviews.jsonl?raw";
 import { NOT_COUNTED } from "@test/real-pairs/evaluate";
@@ -43,24 +49,26 @@ describe("the manifest after the review", () => {
     expect(undecided.map((p) => p.id)).toEqual([]);
   });
 
-  it("labels every reviewed pair as its looks decide, and keeps the first label beside a changed one", () => {
-    const wrong: string[] = [];
-    for (const p of pairs) {
-      const looks = reviews.filter((r) => r.id === p.id);
-      if (!looks.length) continue;
-      const first = p.firstClass ?? p.class;
-      const label = reviewedLabel(
-        first,
-        looks.find((r) => r.look === "second")?.label,
-        looks.find((r) => r.look === "third")?.label,
-      );
-      const unsure = p.hard?.includes("unsure-on-review") ?? false;
-      const ok =
-        label === "unsure"
-          ? unsure && p.class === first && !p.firstClass
-          : !unsure && p.class === label && (p.firstClass !== undefined) === (label !== first);
-      if (!ok) wrong.push(`${p.id}: ${label}`);
-    }
-    expect(wrong).toEqual([]);
+  it("labels every pair as its looks decide: applying them again changes no line", () => {
+    const applied = applyReviews(pairs, reviews);
+    const moved = pairs.filter((p, i) => manifestLine(p) !== manifestLine(applied[i]));
+    expect(moved.map((p) => p.id)).toEqual([]);
+  });
+
+  it("keeps the first label beside a relabelled pair, and tags a pair no two looks agree on", () => {
+    const kept = { ...pairs[0]!, id: "x", class: "kept" as const, hard: undefined, firstClass: undefined };
+    const look = (look: "second" | "third", label: "kept" | "changed" | "unsure") => ({
+      id: "x",
+      look,
+      label,
+      why: ".",
+    });
+    const [relabelled] = applyReviews([kept], [look("second", "changed"), look("third", "changed")]);
+    expect([relabelled!.class, relabelled!.firstClass]).toEqual(["changed", "kept"]);
+    const [unsure] = applyReviews([kept], [look("second", "changed"), look("third", "unsure")]);
+    expect([unsure!.class, unsure!.firstClass, unsure!.hard]).toEqual(["kept", undefined, ["unsure-on-review"]]);
+    // Applied again with the first label restored, the looks give the same answer.
+    const [again] = applyReviews([relabelled!], [look("second", "changed"), look("third", "changed")]);
+    expect(manifestLine(again)).toBe(manifestLine(relabelled));
   });
 });
