@@ -140,6 +140,29 @@ describe("the version routes under attack", () => {
     expect(await stateNow()).toEqual(before);
   });
 
+  it("hostile names in a signed address's path, under a good signature, are a 4xx and read nothing", async () => {
+    const w = await world();
+    const before = await stateNow();
+    const now = Date.now();
+    const image = new URL(await signedAddressOf(w.photoId, "original", now));
+    const mask = new URL(await signedMaskOf(w.photoId, "m1", now));
+    const hostile = ["..%2F..%2Foriginal", "x".repeat(2000), "%00", "'%20OR%201=1--", "%2F%2Fevil.example"];
+    const paths = hostile.flatMap((name) => [
+      `/api/signed/photos/${w.photoId}/${name}${image.search}`,
+      `/api/signed/photos/${name}/original${image.search}`,
+      `/api/signed/photos/${w.photoId}/masks/${name}${mask.search}`,
+      `/api/signed/photos/${name}/masks/m1${mask.search}`,
+    ]);
+    for (const path of paths) {
+      const res = await workerFetch(path);
+      expect(res.status, path.slice(0, 80)).toBeGreaterThanOrEqual(400);
+      expect(res.status, path.slice(0, 80)).toBeLessThan(500);
+      expect(res.headers.get("Location"), path.slice(0, 80)).toBeNull();
+      await res.arrayBuffer();
+    }
+    expect(await stateNow()).toEqual(before);
+  });
+
   it("the provider's fetch of a signed image or mask address reads no D1 row; a deleted photo's is a 404", async () => {
     const w = await world();
     const trips: string[] = [];
