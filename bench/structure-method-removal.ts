@@ -4,7 +4,7 @@
 // held-out counts with their distinct sources beside production's score (carriedOrMoved over 1, on these grays).
 //   node bench/structure-method-removal.ts [cacheDir] [--measure novelLines] [--held]
 import { join } from "node:path";
-import { NOT_COUNTED, splitByGroup } from "../test/real-pairs/evaluate.ts";
+import { countsInFigures, splitByGroup } from "../test/real-pairs/evaluate.ts";
 import { judgeGrays } from "../workers/lib/structure/check.ts";
 import { prepare } from "../workers/lib/structure/geometry.ts";
 import { candidateMeasures } from "../workers/lib/structure/room-measures.ts";
@@ -15,13 +15,12 @@ const args = process.argv.slice(2);
 const cache = args.find((a) => !a.startsWith("--") && !args[args.indexOf(a) - 1]?.startsWith("--")) ?? "/tmp/rp-grays";
 const measure = args.includes("--measure") ? args[args.indexOf("--measure") + 1]! : "novelLines";
 const held = args.includes("--held");
-const pairs = realPairs().filter((p) => p.kind === "removal" && !p.hard?.some((t) => NOT_COUNTED.includes(t)));
-const halves = splitByGroup(realPairs().filter((p) => !p.hard?.some((t) => NOT_COUNTED.includes(t))));
+const pairs = realPairs().filter((p) => p.kind === "removal" && countsInFigures(p));
+const halves = splitByGroup(realPairs().filter(countsInFigures));
 const rows = pairs.map((p) => {
   const gray = (r: string, w: string) => loadGray(join(cache, `${p.id}.${r}.${w}.bin`));
   const v = (r: string) => removalLines(prepare(gray(r, "source"), gray(r, "result"), "removal"))[measure]!;
   const j = judgeGrays("removal", gray("sharp", "source"), gray("sharp", "result"), undefined, {
-    allMeasures: true,
     candidates: candidateMeasures,
   });
   const pr = prepare(gray("sharp", "source"), gray("sharp", "result"), "removal");

@@ -3,7 +3,7 @@
 //   node bench/structure-method.ts [cacheDir] [--held] [--kind K] [--only name,...] [--dump file]
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { NOT_COUNTED, splitByGroup } from "../test/real-pairs/evaluate.ts";
+import { countsInFigures, splitByGroup } from "../test/real-pairs/evaluate.ts";
 import { judgeGrays } from "../workers/lib/structure/check.ts";
 import { candidateMeasures } from "../workers/lib/structure/room-measures.ts";
 import { loadGray, realPairs } from "./structure-grays.ts";
@@ -15,7 +15,7 @@ const opt = (n: string) => (args.includes(`--${n}`) ? args[args.indexOf(`--${n}`
 const held = args.includes("--held");
 const onlyKind = opt("kind");
 const resampler = opt("resampler") ?? "sharp";
-const pairs = realPairs().filter((p) => !p.hard?.some((t) => NOT_COUNTED.includes(t)));
+const pairs = realPairs().filter(countsInFigures);
 const halves = splitByGroup(pairs);
 type Row = { id: string; kind: string; cls: string; half: string; v: Record<string, number> };
 const rows: Row[] = [];
@@ -24,7 +24,7 @@ for (const p of pairs) {
   if (onlyKind && p.kind !== onlyKind) continue;
   const s = loadGray(join(cache, `${p.id}.${resampler}.source.bin`));
   const r = loadGray(join(cache, `${p.id}.${resampler}.result.bin`));
-  const j = judgeGrays(p.kind, s, r, undefined, { allMeasures: true, candidates: candidateMeasures });
+  const j = judgeGrays(p.kind, s, r, undefined, { candidates: candidateMeasures });
   const t0 = performance.now();
   const g = geometryMeasures(s, r, p.kind);
   ms += performance.now() - t0;

@@ -5,7 +5,7 @@
 //   node bench/structure-real.ts [--cpu <file holding the output of bench/structure-method-cpu.ts>]
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AfterRule, KindRates, Rate } from "../test/real-pairs/evaluate.ts";
+import type { AfterRule, ClassRates, KindRates, Rate } from "../test/real-pairs/evaluate.ts";
 import { GOALS } from "../test/real-pairs/evaluate.ts";
 
 const RESULTS = join(import.meta.dirname, "results");
@@ -14,7 +14,7 @@ interface Report {
   pairs: number;
   kinds: KindRates[];
   afterRule?: (AfterRule & { kind: string; rule: { at: string; by: string } })[];
-  undrawn?: { kind: string; keptMarked: Rate; changedPassed: Rate }[];
+  undrawn?: (ClassRates & { kind: string })[];
   scored: {
     id: string;
     kind: string;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { reducedPair } from "../scripts/structure-real.ts";
 import type { KindRates, Rate } from "../test/real-pairs/evaluate.ts";
-import { NOT_COUNTED } from "../test/real-pairs/evaluate.ts";
+import { countsInFigures } from "../test/real-pairs/evaluate.ts";
 import { judgeGrays, type ResultKind } from "../workers/lib/structure/check.ts";
 import { type BenchModule, median } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
@@ -66,7 +66,7 @@ export function structureModule(): BenchModule {
       const dir = process.env.STRUCTURE_PAIRS_DIR;
       if (!dir) return;
       for (const p of realPairs()) {
-        if (p.hard?.some((t) => NOT_COUNTED.includes(t))) continue;
+        if (!countsInFigures(p)) continue;
         if (!existsSync(join(dir, "images", `${p.id}.result.jpg`))) continue;
         const { source, result } = await reducedPair(dir, p.id, "sharp");
         grays.push({ kind: p.kind, source, result });

@@ -28,7 +28,7 @@ import {
   parseReviews,
   type RealPair,
 } from "../test/fixtures/structure-real/pairs.ts";
-import { NOT_COUNTED } from "../test/real-pairs/evaluate.ts";
+import { countsInFigures } from "../test/real-pairs/evaluate.ts";
 
 export type { RealPair };
 
@@ -156,9 +156,7 @@ export function counts(pairs: RealPair[]) {
   const rows: string[] = [];
   for (const kind of ["stage", "removal", "sky"] as const) {
     for (const cls of ["kept", "changed"] as const) {
-      const sel = pairs.filter(
-        (p) => p.kind === kind && p.class === cls && !p.hard?.some((t) => NOT_COUNTED.includes(t)),
-      );
+      const sel = pairs.filter((p) => p.kind === kind && p.class === cls && countsInFigures(p));
       const photos = new Set(sel.map((p) => p.sourcePhoto)).size;
       const groups = new Set(sel.map((p) => p.group)).size;
       rows.push(`${kind} ${cls}: ${sel.length} pairs, ${photos} source photos, ${groups} groups`);

@@ -1,5 +1,7 @@
 // Rates of the structure check on real pairs (issue 43): the split by group, the limits chosen on the calibration
 // part, the held-out rates with 95 % Wilson intervals. Pure TypeScript: the workerd test and the Node bench share it.
+
+import { type Gray, gradients, resizeGray, toPlane } from "../../workers/lib/structure/analysis.ts";
 import type { Kind, PairClass, RealPair } from "../fixtures/structure-real/pairs.ts";
 import PINNED from "./halves.json" with { type: "json" };
 
@@ -139,6 +141,11 @@ export function splitByGroup(
  */
 export const NOT_COUNTED = ["unsure", "unsure-on-review", "licence-unclear", "non-ml-system", "off-task"];
 
+/** Whether a pair counts in the figures: none of its tags is in NOT_COUNTED. */
+export function countsInFigures(p: { hard?: string[] }): boolean {
+  return !p.hard?.some((t) => NOT_COUNTED.includes(t));
+}
+
 export function counted(rows: ScoredPair[]): ScoredPair[] {
   return rows.filter((r) => !r.unsure);
 }
@@ -214,8 +221,14 @@ export function chooseMark(rows: ScoredPair[], measure: readonly string[]): numb
 /** Marked by the production check: its verdict was not a pass. */
 const byProduction = (r: ScoredPair) => r.verdict !== "passed";
 
+/** The two ways a check goes wrong on a set of pairs: kept rooms it marks, changed rooms it passes. */
+export interface ClassRates {
+  keptMarked: Rate;
+  changedPassed: Rate;
+}
+
 /** Of `rows`, the kept rooms `marked` marks and the changed rooms it passes. */
-function classRates(rows: ScoredPair[], marked: (r: ScoredPair) => boolean): { keptMarked: Rate; changedPassed: Rate } {
+function classRates(rows: ScoredPair[], marked: (r: ScoredPair) => boolean): ClassRates {
   return {
     keptMarked: rate(
       rows.filter((r) => r.class === "kept"),
@@ -235,10 +248,10 @@ export interface KindRates {
   mark: number;
   marks: boolean;
   /** The production check's rates (its verdicts as given: not passed is marked). */
-  calibration: { keptMarked: Rate; changedPassed: Rate };
-  heldOut: { keptMarked: Rate; changedPassed: Rate };
+  calibration: ClassRates;
+  heldOut: ClassRates;
   /** The held-out rates calibration's choice would have (marking nothing when `marks` is false). */
-  choiceHeldOut: { keptMarked: Rate; changedPassed: Rate };
+  choiceHeldOut: ClassRates;
   /** Whether item 4's goals are met on the held-out part. */
   markGoalsMet: boolean;
   /** Every candidate on the calibration part: its AUC, its limit and the share of verdicts the resampler flips. */
@@ -287,7 +300,7 @@ export function fromPair(
     class: p.class,
     group: p.group,
     sourcePhoto: p.sourcePhoto,
-    unsure: p.hard?.some((t) => NOT_COUNTED.includes(t)) ?? false,
+    unsure: !countsInFigures(p),
     score: checked.score,
     verdict: checked.verdict,
     scoreArea,
@@ -307,7 +320,7 @@ export function fromPair(
 export const DRAWN_MARKS = ["mask-overlay-on-source", "text-overlay"];
 
 /** The production check's held-out rates on the pairs with nothing drawn on their pictures. */
-export function undrawnHeldOut(all: ScoredPair[], kind: Kind): { keptMarked: Rate; changedPassed: Rate } {
+export function undrawnHeldOut(all: ScoredPair[], kind: Kind): ClassRates {
   const halves = splitByGroup(counted(all));
   const rows = counted(all).filter((r) => r.kind === kind && !r.drawn && halves.get(r.group) === "heldOut");
   return classRates(rows, byProduction);
@@ -329,9 +342,7 @@ export const RULE_FIXED: Record<Kind, { at: string; by: string }> = {
  * The production check's rates on the pairs added after the kind's rule was fixed, from both halves: pictures the
  * rule was never chosen on, so every one of them is held out from it. A pair without a date is not counted here.
  */
-export interface AfterRule {
-  keptMarked: Rate;
-  changedPassed: Rate;
+export interface AfterRule extends ClassRates {
   pairs: number;
 }
 
@@ -348,33 +359,13 @@ export const SAME_PHOTO = 0.8;
 
 /**
  * A picture's outline, for finding one photo under two groups: the gradient magnitude of its OUTLINE_SIDE² area
- * average, with its mean taken out and scaled to length 1. Gradients, not tones: two photos of skies over dark
- * roofs share their tones' layout, not their edges. Framing matters: a crop of the photo is another outline.
+ * average (analysis.ts: resizeGray, gradients), with its mean taken out and scaled to length 1. Gradients, not tones:
+ * two photos of skies over dark roofs share their tones' layout, not their edges. Framing matters: a crop of the photo
+ * is another outline.
  */
-export function outline(g: { width: number; height: number; data: Uint8Array }): Float32Array {
-  const N = OUTLINE_SIDE;
-  const sum = new Float64Array(N * N);
-  const count = new Float64Array(N * N);
-  for (let y = 0; y < g.height; y++) {
-    const row = Math.floor((y * N) / g.height) * N;
-    for (let x = 0; x < g.width; x++) {
-      const k = row + Math.floor((x * N) / g.width);
-      sum[k]! += g.data[y * g.width + x]!;
-      count[k]!++;
-    }
-  }
-  const t = sum.map((s, k) => (count[k] ? s / count[k]! : 0));
-  const at = (x: number, y: number) => t[Math.min(N - 1, Math.max(0, y)) * N + Math.min(N - 1, Math.max(0, x))]!;
-  const out = new Float32Array(N * N);
-  let mean = 0;
-  for (let y = 0; y < N; y++) {
-    for (let x = 0; x < N; x++) {
-      const m = Math.hypot(at(x + 1, y) - at(x - 1, y), at(x, y + 1) - at(x, y - 1));
-      out[y * N + x] = m;
-      mean += m;
-    }
-  }
-  mean /= N * N;
+export function outline(g: Gray): Float32Array {
+  const out = gradients(toPlane(resizeGray(g, { width: OUTLINE_SIDE, height: OUTLINE_SIDE }))).mag;
+  const mean = out.reduce((s, v) => s + v, 0) / out.length;
   let norm = 0;
   for (let k = 0; k < out.length; k++) {
     out[k]! -= mean;

@@ -56,9 +56,9 @@ beforeAll(async () => {
     const [s, r] = await Promise.all([bytes(`${p.id}.source.jpg`), bytes(`${p.id}.result.jpg`)]);
     const [gs, gr] = await Promise.all([service.analysisGray(s, REDUCED_EDGE), service.analysisGray(r, REDUCED_EDGE)]);
     const [as, ar] = await Promise.all([areaGray(`${p.id}.source.jpg`), areaGray(`${p.id}.result.jpg`)]);
-    // Every candidate measure too (allMeasures), which the check Worker leaves out: same verdict, same score.
-    const checked = judgeGrays(p.kind, gs, gr, undefined, { allMeasures: true, candidates: candidateMeasures });
-    const area = judgeGrays(p.kind, as, ar, undefined, { allMeasures: true, candidates: candidateMeasures });
+    // Every candidate measure too, which the check Worker leaves out: same verdict, same score.
+    const checked = judgeGrays(p.kind, gs, gr, undefined, { candidates: candidateMeasures });
+    const area = judgeGrays(p.kind, as, ar, undefined, { candidates: candidateMeasures });
     scored.push(fromPair(p, checked, area.score, checked.measures, area.measures));
     for (const [picture, g] of [
       ["source", as],

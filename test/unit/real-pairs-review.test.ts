@@ -7,7 +7,7 @@ import {
 } from "@test/fixtures/structure-real/pairs";
 import MANIFEST from "@test/fixtures/structure-real/pairs.jsonl?raw";
 import REVIEWS from "@test/fixtures/structure-real/reviews.jsonl?raw";
-import { NOT_COUNTED } from "@test/real-pairs/evaluate";
+import { countsInFigures } from "@test/real-pairs/evaluate";
 import { describe, expect, it } from "vitest";
 
 // The real pairs' blind review (test/fixtures/structure-real/README.md, ADR 0331): a second look at every counted
@@ -34,14 +34,13 @@ describe("reviewedLabel", () => {
 describe("the manifest after the review", () => {
   const pairs = parseManifest(MANIFEST as string);
   const reviews = parseReviews(REVIEWS as string);
-  const counted = (hard?: string[]) => !hard?.some((t) => NOT_COUNTED.includes(t));
 
   it("has a second look at every counted pair, and a third wherever the second disagreed", () => {
     const ids = new Set(pairs.map((p) => p.id));
     expect(reviews.filter((r) => !ids.has(r.id)).map((r) => r.id)).toEqual([]);
     const second = new Map(reviews.filter((r) => r.look === "second").map((r) => [r.id, r.label]));
     const third = new Set(reviews.filter((r) => r.look === "third").map((r) => r.id));
-    const unlooked = pairs.filter((p) => counted(p.hard) && !second.has(p.id)).map((p) => p.id);
+    const unlooked = pairs.filter((p) => countsInFigures(p) && !second.has(p.id)).map((p) => p.id);
     expect(unlooked).toEqual([]);
     const undecided = pairs.filter(
       (p) => second.has(p.id) && second.get(p.id) !== (p.firstClass ?? p.class) && !third.has(p.id),

@@ -115,20 +115,20 @@ export function structureScore(scores: StructureScores, t: StructureThresholds):
 export function checkStructure(
   source: Gray,
   result: Gray,
-  opts: CheckOptions & { limits?: StructureLimits; allMeasures?: boolean; candidates?: Candidates },
+  opts: CheckOptions & { limits?: StructureLimits; candidates?: Candidates },
 ): StructureVerdict {
   // The pair reduced and blurred once, for ADR 0160's maps and for the room's lines alike.
   const reduced = reducePair(source, result);
   const old = structureMaps(source, result, opts, reduced);
   const carriedOrMoved = structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]);
   const judgedBy = JUDGED_BY[opts.kind];
-  // The candidates the verdict is not judged by are measured only when asked (the real-pair evaluation, the method
-  // bench): in the check Worker they cost about a third of its CPU per result for nothing it answers (ADR 0307).
-  // One preparation (the result lined up on the source) for every measure that needs it.
-  const all = opts.allMeasures === true;
+  // The measures the verdict is not judged by are measured only when the caller hands over the candidates (the
+  // real-pair evaluation, the method benches): in the check Worker they cost about a third of its CPU per result for
+  // nothing it answers (ADR 0307). One preparation (the result lined up on the source) for every measure needing it.
+  const all = opts.candidates !== undefined;
   const prepared =
     all || judgedBy !== "carriedOrMoved" ? prepare(source, result, opts.kind, opts.skyMask, reduced) : null;
-  const room = all && prepared && opts.candidates ? opts.candidates(source, result, opts.kind, prepared) : null;
+  const room = prepared && opts.candidates ? opts.candidates(source, result, opts.kind, prepared) : null;
   const facade = prepared && (all || judgedBy === "facadeLines") ? facadeLines(prepared) : null;
   const tensor = prepared && (all || judgedBy === "roomLines") ? roomTensor(prepared) : null;
   const measures: Measures = {
@@ -171,13 +171,13 @@ export function judgeGrays(
   src: GrayPicture,
   res: GrayPicture,
   limits?: StructureLimits,
-  opts: { allMeasures?: boolean; candidates?: Candidates } = {},
+  opts: { candidates?: Candidates } = {},
 ) {
   const size = analysisSize(src.width, src.height);
   const v = checkStructure(
     toAnalysis(src.data, src.width, src.height, size),
     toAnalysis(res.data, res.width, res.height, size),
-    { kind, limits, allMeasures: opts.allMeasures, candidates: opts.candidates },
+    { kind, limits, candidates: opts.candidates },
   );
   return {
     verdict: v.verdict,
