@@ -36,10 +36,11 @@ export const WHY_OVER: Record<string, string> = {
     "the one thread that serves both, and /dashboard's component about 0.65 ms more, measured as CPU per request " +
     'from /proc (docs/performance.md, "What the over-budget figures say").',
   "/dashboard, 60 photos":
-    "React writing the 24 cards' markup: 3.66 ms of JavaScript a request against 1.85 ms for the bare page with a " +
-    "session, writeChunk 0.65 ms and performWork 0.40 ms of it, React Router's Link 0.07 ms, in a CPU profile of " +
-    "the app's isolate at load 1.4; plain links and forms measured no gain. 1.6x needs fewer elements and attributes " +
-    "a card, a product choice (docs/performance.md, \"The job's way in and the library's cards\").",
+    "React writing the 24 cards' remaining elements: the link, the thumbnail, the name, the date and the actions. " +
+    "Since the grid posts through one form (ADR 0332) each card has 4 action elements instead of 10, and the page " +
+    "ran at 0.70x and 0.85x of ea709b1's p50 in two comparison runs. Cutting more means fewer actions on a card, " +
+    "which would change how an agent deletes or files a photo from the grid without JavaScript " +
+    '(docs/performance.md, "The library grid through one form").',
   "our overhead p":
     "The structure check is on the job's path: inside the check Worker and its one image service call, counted at " +
     "IMAGES_CALL_MS, take about 65 ms of the 60 ms budget before R2, D1, the provider slot and the rest (this " +

@@ -60,3 +60,32 @@ export function photoHref(photoId: string, view: LibraryView, extra?: Record<str
   const q = params.toString();
   return q ? `/photos/${photoId}?${q}` : `/photos/${photoId}`;
 }
+
+/** What a card's buttons ask of its photo. */
+export const CARD_INTENTS = ["trash", "restore", "delete-forever", "move"] as const;
+export type CardIntent = (typeof CARD_INTENTS)[number];
+
+/** The grid's one form: every card's buttons and folder choice belong to it (docs/decisions/0332-one-form-for-the-grid.md). */
+export const CARD_FORM_ID = "library-card-actions";
+
+/** The name of a card's folder choice in the grid's form: one per photo, since every card's choice is posted. */
+export function cardFolderField(photoId: string): string {
+  return `folder-${photoId}`;
+}
+
+/**
+ * The grid's form as the browser posts it without JavaScript, turned into the library's own fields: the pressed
+ * button's name is the intent and its value the photo, and a move takes that photo's folder choice (the other cards'
+ * choices are left out). A request that names an intent, or more than one card button, is handed on as it came, for
+ * the library's schema to accept or refuse.
+ */
+export function fromCardForm(fields: Record<string, string>): Record<string, string> {
+  if (fields.intent !== undefined) return fields;
+  const pressed = CARD_INTENTS.filter((i) => fields[i] !== undefined);
+  const intent = pressed[0];
+  if (pressed.length !== 1 || intent === undefined) return fields;
+  const photoId = fields[intent] ?? "";
+  if (intent !== "move") return { intent, photoId };
+  const folderId = fields[cardFolderField(photoId)];
+  return folderId === undefined ? { intent, photoId } : { intent, photoId, folderId };
+}

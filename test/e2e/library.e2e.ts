@@ -9,6 +9,7 @@ import {
   phoneContext,
   signedInContext,
 } from "./browser.ts";
+import { api, folderWith, stage, upload } from "./mls-helpers.ts";
 import { measureGridBytes, measureUploadBytes, seedPhotos } from "./support/library-bytes.ts";
 
 // The photo library in Chromium against the production build: uploads with
@@ -334,6 +335,64 @@ describe("organising the library", () => {
     await page.getByRole("button", { name: "Create", exact: true }).click();
     await page.getByRole("link", { name: "Open house" }).waitFor();
     expect(await page.getByTestId("action-message").textContent()).toBe('Folder "Open house" created.');
+  });
+});
+
+describe("the grid's one form (docs/decisions/0332-one-form-for-the-grid.md)", () => {
+  it("moves a photo into a folder and deletes another from the grid without JavaScript", async () => {
+    const user = await createUser({ credits: 1 });
+    await seedPhotos(session(user), 2, "Porch");
+    const page = await b.newPage(await signedInContext(b, user, { javaScriptEnabled: false }));
+    await page.goto("/dashboard");
+    await page.getByText("Create Folder").click();
+    await page.getByLabel("Folder name").fill("Open house");
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await page.getByRole("link", { name: "Open house" }).waitFor();
+
+    // Each card's choice is posted with the form; the Move button says which card's counts.
+    await page.getByLabel("Move Porch 1 to").selectOption({ label: "Open house" });
+    await page.getByLabel("Move Porch 2 to").selectOption({ label: "Open house" });
+    await page.getByTestId("photo-card").filter({ hasText: "Porch 1" }).getByRole("button", { name: "Move" }).click();
+    expect(await page.getByTestId("action-message").textContent()).toBe("Photo moved.");
+    await page.getByRole("link", { name: "Open house" }).click();
+    await page.getByRole("heading", { level: 1, name: "Open house" }).waitFor();
+    expect(await gridNames(page)).toEqual(["Porch 1"]);
+
+    await page.getByRole("link", { name: "All Photos" }).click();
+    await page.getByRole("button", { name: "Delete Porch 2" }).click();
+    expect(await page.getByTestId("action-message").textContent()).toBe("Photo moved to the trash.");
+    expect(await gridNames(page)).toEqual(["Porch 1"]);
+    await page.getByRole("link", { name: "Trash" }).click();
+    await page.getByRole("heading", { level: 1, name: "Trash" }).waitFor();
+    expect(await gridNames(page)).toEqual(["Porch 2"]);
+  });
+
+  it("asks on the card before trashing a photo whose page advertises a listing, and trashes it when told to", async () => {
+    const user = await createUser({ credits: 3 });
+    const call = api(user);
+    const photoId = await upload(call, makeJpeg(640, 480, 85, 24, 7), "Garden.jpg");
+    const versionId = await stage(call, photoId);
+    await folderWith(call, "12 Oak Lane", [photoId]);
+    const published = (await call(
+      "POST",
+      `/api/photos/${photoId}/versions/${versionId}/labelled`,
+      new URLSearchParams({ publish: "first" }),
+      true,
+    )) as Response;
+    expect(published.status).toBe(200);
+    const page = await dashboard(user);
+
+    await page.getByRole("button", { name: "Delete Garden" }).click();
+    const card = page.getByTestId("photo-card").filter({ hasText: "Garden" });
+    await card.getByTestId("action-message").waitFor();
+    expect(await card.getByTestId("action-message").textContent()).toContain("10140.8");
+    await card.getByRole("button", { name: "Move to the trash anyway" }).click();
+    await card.waitFor({ state: "detached" });
+    await page.getByRole("link", { name: "Trash" }).click();
+    await page.getByRole("heading", { level: 1, name: "Trash" }).waitFor();
+    await page.getByTestId("photo-name").filter({ hasText: "Garden" }).waitFor();
+    // The first request's answer is the 409 that asks.
+    page.assertClean([/status of 409 \(Conflict\)/]);
   });
 });
 

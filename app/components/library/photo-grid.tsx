@@ -1,7 +1,14 @@
 import { useEffect, useRef, useState } from "react";
-import { Link, useFetcher, useFormAction } from "react-router";
+import { Link, useFetcher, useFormAction, useSubmit } from "react-router";
 import { formatDate } from "~/lib/format";
-import { type PhotoCard as LibraryPhotoCard, type LibraryView, photoHref } from "~/shared/library-view";
+import {
+  CARD_FORM_ID,
+  type CardIntent,
+  cardFolderField,
+  type PhotoCard as LibraryPhotoCard,
+  type LibraryView,
+  photoHref,
+} from "~/shared/library-view";
 import { type ActionAnswer, ActionMessage } from "./action-message";
 
 // The service's card type, imported as a type only: nothing of the service
@@ -13,18 +20,12 @@ export interface GridFolder {
   name: string;
 }
 
-// On touch screens the actions sit under the name, always visible. On devices that hover they lie over the card's
-// name and date, a strip along its bottom edge that shows on hover or keyboard focus: the photo itself stays clear,
-// and a click anywhere on it opens the photo view (docs/decisions/0187-photo-view.md).
-// (Class names written out in full: Tailwind finds them by reading the source.)
-const ACTIONS =
-  "flex flex-wrap items-center gap-1.5 px-3 pb-3 [@media(hover:hover)]:absolute [@media(hover:hover)]:inset-x-0 [@media(hover:hover)]:bottom-0 [@media(hover:hover)]:justify-end [@media(hover:hover)]:bg-white/95 [@media(hover:hover)]:p-2 [@media(hover:hover)]:opacity-0 group-hover:opacity-100 group-focus-within:opacity-100";
+// On touch screens the actions sit under the name, always visible; on devices that hover they lie over the card's
+// name and date and show on hover or keyboard focus (the card-actions utility of app.css, ADR 0187).
 const SMALL = "min-h-9 px-3 py-1 text-xs";
 
-/** One button that posts an intent about one photo (works without JavaScript). */
+/** One card button: posts the grid's form with this photo as the value of the intent's name (works without JavaScript). */
 function PhotoAction({
-  fetcher,
-  action,
   photo,
   intent,
   label,
@@ -32,26 +33,25 @@ function PhotoAction({
   className = "btn-danger",
   children,
 }: {
-  fetcher: ReturnType<typeof useFetcher>;
-  action: string;
   photo: GridPhoto;
-  intent: "restore" | "delete-forever" | "trash";
+  intent: Exclude<CardIntent, "move">;
   label: string;
   confirm?: string;
   className?: string;
   children: React.ReactNode;
 }) {
   return (
-    <fetcher.Form
-      method="post"
-      action={action}
-      onSubmit={confirm ? (e) => (window.confirm(confirm) ? undefined : e.preventDefault()) : undefined}
+    <button
+      type="submit"
+      form={CARD_FORM_ID}
+      name={intent}
+      value={photo.id}
+      className={`${className} ${SMALL}`}
+      aria-label={label}
+      data-confirm={confirm}
     >
-      <input type="hidden" name="photoId" value={photo.id} />
-      <button type="submit" name="intent" value={intent} className={`${className} ${SMALL}`} aria-label={label}>
-        {children}
-      </button>
-    </fetcher.Form>
+      {children}
+    </button>
   );
 }
 
@@ -65,6 +65,9 @@ function leavesView(view: LibraryView, form: FormData | undefined): boolean {
   if (view.kind === "folder") return target !== view.folderId;
   return false;
 }
+
+/** A card's fetcher key: the grid's one form sends a card's request through that card's fetcher. */
+const cardKey = (photoId: string) => `card-${photoId}`;
 
 /**
  * The cards whose thumbnails load eagerly: the first row at every width (2, 3 or 4 columns), which is on the first
@@ -85,17 +88,17 @@ function PhotoCard({
   view: LibraryView;
   folders: GridFolder[];
   eager: boolean;
-  /** The forms' action, the same for every card: see PhotoGrid. */
+  /** The grid's form's action, the same for every card. */
   action: string;
 }) {
-  const fetcher = useFetcher<ActionAnswer>();
+  // Keyed by the photo, so the grid's one form can send a card's request through it (PhotoGrid).
+  const fetcher = useFetcher<ActionAnswer>({ key: cardKey(photo.id) });
   const [sent, setSent] = useState<FormData | undefined>(undefined);
   useEffect(() => {
     if (fetcher.formData) setSent(fetcher.formData);
   }, [fetcher.formData]);
   const pending = fetcher.formData ?? (fetcher.data?.ok ? sent : undefined);
   if (leavesView(view, pending)) return null;
-
   const inTrash = photo.trashedAt !== null;
   const thumb = (
     <img
@@ -135,7 +138,7 @@ function PhotoCard({
           <time dateTime={new Date(photo.createdAt).toISOString()}>{formatDate(photo.createdAt)}</time>
         </p>
       </div>
-      <div className={ACTIONS} data-testid="photo-actions">
+      <div className="card-actions" data-testid="photo-actions">
         <a
           href={`/api/photos/${photo.id}/download`}
           download
@@ -146,19 +149,10 @@ function PhotoCard({
         </a>
         {inTrash ? (
           <>
-            <PhotoAction
-              fetcher={fetcher}
-              action={action}
-              photo={photo}
-              intent="restore"
-              label={`Restore ${photo.name}`}
-              className="btn-secondary"
-            >
+            <PhotoAction photo={photo} intent="restore" label={`Restore ${photo.name}`} className="btn-secondary">
               Restore
             </PhotoAction>
             <PhotoAction
-              fetcher={fetcher}
-              action={action}
               photo={photo}
               intent="delete-forever"
               label={`Delete ${photo.name} forever`}
@@ -169,7 +163,7 @@ function PhotoCard({
           </>
         ) : (
           <>
-            <PhotoAction fetcher={fetcher} action={action} photo={photo} intent="trash" label={`Delete ${photo.name}`}>
+            <PhotoAction photo={photo} intent="trash" label={`Delete ${photo.name}`}>
               Delete
             </PhotoAction>
             {/* Refused with a warning (its original page advertises a listing): say why, offer to go on. */}
@@ -178,17 +172,19 @@ function PhotoCard({
                 <ActionMessage answer={fetcher.data} as={fetcher.Form} compact />
               </div>
             ) : null}
-            <fetcher.Form method="post" action={action} className="flex items-center gap-1">
-              <input type="hidden" name="intent" value="move" />
-              <input type="hidden" name="photoId" value={photo.id} />
-              <label className="sr-only" htmlFor={`move-${photo.id}`}>
-                {`Move ${photo.name} to`}
-              </label>
+            {/* The choice and its button stay together on one line of the strip. */}
+            <span className="flex items-center gap-1">
               <select
-                id={`move-${photo.id}`}
-                name="folderId"
-                value={String(fetcher.formData?.get("folderId") ?? photo.folderId ?? "")}
-                onChange={(e) => fetcher.submit(e.currentTarget.form)}
+                form={CARD_FORM_ID}
+                name={cardFolderField(photo.id)}
+                aria-label={`Move ${photo.name} to`}
+                value={String(pending?.get("folderId") ?? photo.folderId ?? "")}
+                onChange={(e) =>
+                  fetcher.submit(
+                    { intent: "move", photoId: photo.id, folderId: e.currentTarget.value },
+                    { method: "post", action },
+                  )
+                }
                 className="min-h-9 max-w-36 rounded-lg border border-slate-300 bg-white px-2 text-xs"
               >
                 <option value="">Unassigned</option>
@@ -200,11 +196,17 @@ function PhotoCard({
               </select>
               {/* With JavaScript the choice applies at once; without, this button sends it. */}
               <noscript>
-                <button type="submit" className={`btn-secondary ${SMALL}`}>
+                <button
+                  type="submit"
+                  form={CARD_FORM_ID}
+                  name="move"
+                  value={photo.id}
+                  className={`btn-secondary ${SMALL}`}
+                >
                   Move
                 </button>
               </noscript>
-            </fetcher.Form>
+            </span>
           </>
         )}
       </div>
@@ -241,10 +243,23 @@ export function PhotoGrid({
   emptyText: string;
 }) {
   const more = useFetcher<{ page: Page }>();
-  // Every card's forms post to this page as it is addressed (its view and cursor): the address each form would work
-  // out for itself, worked out once. Each form without an action parsed the page's query string again; with 24 cards
-  // (48 forms) that was part of the 60-photo library's render (docs/performance.md, 2026-11-29).
+  // The grid's one form posts to this page as it is addressed (its view and cursor).
   const action = useFormAction();
+  const submit = useSubmit();
+  // A card's button or the Move button without JavaScript: the same request, sent as the card's own (the server
+  // reads the form posted without JavaScript with fromCardForm).
+  const onSubmit = (e: React.FormEvent<HTMLFormElement>) => {
+    const button = (e.nativeEvent as SubmitEvent).submitter;
+    if (!(button instanceof HTMLButtonElement)) return;
+    e.preventDefault();
+    if (button.dataset.confirm && !window.confirm(button.dataset.confirm)) return;
+    const photoId = button.value;
+    const body: Record<string, string> = { intent: button.name, photoId };
+    if (button.name === "move")
+      body.folderId = String(new FormData(e.currentTarget).get(cardFolderField(photoId)) ?? "");
+    void submit(body, { method: "post", action, navigate: false, fetcherKey: cardKey(photoId) });
+  };
+
   const requested = useRef<string | null>(null);
   const [extra, setExtra] = useState<{ anchor: string; pages: { cursor: string; page: Page }[] } | null>(null);
   const firstNext = page.nextCursor;
@@ -287,6 +302,8 @@ export function PhotoGrid({
   }
   return (
     <>
+      {/* Empty: each card's buttons and folder choice belong to it through their form attribute. */}
+      <form id={CARD_FORM_ID} method="post" action={action} hidden onSubmit={onSubmit} />
       <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-4" data-testid="photo-grid">
         {photos.map((p, i) => (
           <PhotoCard key={p.id} photo={p} view={view} folders={folders} eager={i < EAGER_THUMBS} action={action} />

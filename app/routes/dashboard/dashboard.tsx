@@ -18,7 +18,7 @@ import { PendingUploads, UploadPanel } from "~/components/library/upload-panel";
 import { PlanStatusCard } from "~/components/plan-status-card";
 import { DesignerDialogOnDemand } from "~/components/staging/dialogs-on-demand";
 import { useLiveCredits } from "~/lib/use-live-credits";
-import { type LibraryView, sameView, viewFromSearch, viewHref } from "~/shared/library-view";
+import { fromCardForm, type LibraryView, sameView, viewFromSearch, viewHref } from "~/shared/library-view";
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
 import type { Route } from "./+types/dashboard";
 
@@ -77,7 +77,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!done.ok) return failureData(done);
     return data({ ok: true as const, message: done.message });
   }
-  const parsed = checkFields(libraryActionInput, raw.fields);
+  // The grid's one form, posted without JavaScript, names its intent by the pressed button (ADR 0332).
+  const parsed = checkFields(libraryActionInput, fromCardForm(raw.fields));
   if (!parsed.ok) return failureData({ ...parsed, error: LIBRARY_NOT_UNDERSTOOD });
   const res = await runLibraryAction(getDeps(context), user.id, parsed.data);
   if (!res.ok) return failureData(res);
