@@ -282,14 +282,17 @@ function casesFor(r: RouteEntry): Case[] {
   }
   if (r.app === "page" && r.path === "/dashboard") {
     // The team listing forms (ADR 0280), sent by Alice with Bob's team and Bob's folder: a team she is not in answers
-    // as a made-up id would; no folder is made or moved.
+    // as a made-up id would; no folder is made or moved. The grid's form (ADR 0332) with Bob's photo: nothing moves.
     const asks: Record<string, string>[] = [
       { intent: "create-folder", name: "Alice in Bob's team", teamId: ids.team! },
       { intent: "folder-to-team", folderId: ids.folder!, teamId: ids.team! },
+      { trash: ids.photo! },
+      { "delete-forever": ids.photo! },
+      { move: ids.photo!, [`folder-${ids.photo!}`]: "" },
     ];
     for (const fields of asks) {
       add({
-        name: `another user's team: ${fields.intent}`,
+        name: `another user's team or photo: ${fields.intent ?? Object.keys(fields)[0]}`,
         method: "POST",
         path: own,
         headers: { ...session(alice), ...FORM },

@@ -554,6 +554,39 @@ describe("hostile input", () => {
           body: form({ intent: "format-disk" }),
           status: 400,
         },
+        // The grid's one form without JavaScript (ADR 0332): the pressed button is the intent.
+        {
+          name: "grid form: two buttons at once",
+          method: "POST",
+          path: "/dashboard",
+          headers: cookie(alice),
+          body: form({ trash: "nosuchphoto", restore: "nosuchphoto" }),
+          status: 400,
+        },
+        {
+          name: "grid form: a move without that card's choice",
+          method: "POST",
+          path: "/dashboard",
+          headers: cookie(alice),
+          body: form({ move: "nosuchphoto", "folder-otherphoto": "" }),
+          status: 400,
+        },
+        {
+          name: "grid form: a traversal id",
+          method: "POST",
+          path: "/dashboard",
+          headers: cookie(alice),
+          body: form({ trash: TRAVERSAL }),
+          status: 400,
+        },
+        {
+          name: "grid form: a stranger's photo",
+          method: "POST",
+          path: "/dashboard",
+          headers: cookie(alice),
+          body: form({ move: "nosuchphoto", "folder-nosuchphoto": "nosuchfolder" }),
+          status: 404,
+        },
       ];
     }),
   );
