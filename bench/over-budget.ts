@@ -37,7 +37,7 @@ export const WHY_OVER: Record<string, string> = {
     'from /proc (docs/performance.md, "What the over-budget figures say").',
   "/dashboard, 60 photos":
     "React writing the 24 cards' remaining elements: the link, the thumbnail, the name, the date and the actions. " +
-    "Since the grid posts through one form (ADR 0332) each card has 4 action elements instead of 10, and the page " +
+    "Since the grid posts through one form (ADR 0332) each card has 6 action elements instead of 11, and the page " +
     "ran at 0.70x and 0.85x of ea709b1's p50 in two comparison runs. Cutting more means fewer actions on a card, " +
     "which would change how an agent deletes or files a photo from the grid without JavaScript " +
     '(docs/performance.md, "The library grid through one form").',
