@@ -85,7 +85,6 @@ export function fromCardForm(fields: Record<string, string>): Record<string, str
   const intent = pressed[0];
   if (pressed.length !== 1 || intent === undefined) return fields;
   const photoId = fields[intent] ?? "";
-  if (intent !== "move") return { intent, photoId };
   const folderId = fields[cardFolderField(photoId)];
-  return folderId === undefined ? { intent, photoId } : { intent, photoId, folderId };
+  return intent === "move" && folderId !== undefined ? { intent, photoId, folderId } : { intent, photoId };
 }

@@ -47,6 +47,16 @@ async function uploadFile(page: Page, file: { name: string; mimeType: string; bu
   await page.waitForSelector("[data-testid=upload-panel][data-state=success]", { timeout: 60_000 });
 }
 
+/** Creates a folder with the sidebar's form and waits for its link: the link. */
+async function createFolder(page: Page, name: string) {
+  await page.getByText("Create Folder").click();
+  await page.getByLabel("Folder name").fill(name);
+  await page.getByRole("button", { name: "Create", exact: true }).click();
+  const link = page.getByRole("link", { name });
+  await link.waitFor();
+  return link;
+}
+
 function gridNames(page: Page): Promise<string[]> {
   return page.getByTestId("photo-name").allInnerTexts();
 }
@@ -267,11 +277,7 @@ describe("organising the library", () => {
     await seedPhotos(session(user), 2, "Kitchen");
     const page = await dashboard(user);
 
-    await page.getByText("Create Folder").click();
-    await page.getByLabel("Folder name").fill("12 Elm Street");
-    await page.getByRole("button", { name: "Create", exact: true }).click();
-    const folderLink = page.getByRole("link", { name: "12 Elm Street" });
-    await folderLink.waitFor();
+    const folderLink = await createFolder(page, "12 Elm Street");
 
     await page.getByLabel("Move Kitchen 1 to").selectOption({ label: "12 Elm Street" });
     await folderLink.click();
@@ -330,10 +336,7 @@ describe("organising the library", () => {
     const ctx = await signedInContext(b, user, { javaScriptEnabled: false });
     const page = await b.newPage(ctx);
     await page.goto("/dashboard");
-    await page.getByText("Create Folder").click();
-    await page.getByLabel("Folder name").fill("Open house");
-    await page.getByRole("button", { name: "Create", exact: true }).click();
-    await page.getByRole("link", { name: "Open house" }).waitFor();
+    await createFolder(page, "Open house");
     expect(await page.getByTestId("action-message").textContent()).toBe('Folder "Open house" created.');
   });
 });
@@ -344,10 +347,7 @@ describe("the grid's one form (docs/decisions/0332-one-form-for-the-grid.md)", (
     await seedPhotos(session(user), 2, "Porch");
     const page = await b.newPage(await signedInContext(b, user, { javaScriptEnabled: false }));
     await page.goto("/dashboard");
-    await page.getByText("Create Folder").click();
-    await page.getByLabel("Folder name").fill("Open house");
-    await page.getByRole("button", { name: "Create", exact: true }).click();
-    await page.getByRole("link", { name: "Open house" }).waitFor();
+    await createFolder(page, "Open house");
 
     // Each card's choice is posted with the form; the Move button says which card's counts.
     await page.getByLabel("Move Porch 1 to").selectOption({ label: "Open house" });
