@@ -2,6 +2,7 @@ import { cloudflare } from "@cloudflare/vite-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vite";
+import { reactDomStrings } from "./scripts/react-dom-strings.ts";
 
 export default defineConfig(({ command, isPreview }) => ({
   plugins: [
@@ -14,6 +15,7 @@ export default defineConfig(({ command, isPreview }) => ({
     }),
     tailwindcss(),
     reactRouter(),
+    reactDomStrings(),
   ],
   resolve: { tsconfigPaths: true },
 }));

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -37,6 +37,15 @@ export function judge(size: { kib: number; gzipKib: number }, budgetKib = WORKER
   };
 }
 
+/**
+ * Whether the built server holds react-dom's writes as scripts/react-dom-strings.ts edits them (ADR 0333): the plugin
+ * matches one module by its file name, so an import that stops loading that module would drop the edit silently.
+ */
+export function serverGathersWrites(serverDir: string): boolean {
+  const files = readdirSync(serverDir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".js"));
+  return files.some((f) => readFileSync(join(serverDir, f), "utf8").includes("function flushGathered(destination)"));
+}
+
 function bin(name: string): string {
   return join(ROOT, "node_modules", ".bin", name);
 }
@@ -50,6 +59,12 @@ if (import.meta.main) {
     console.log("bundle: building…");
     const built = spawnSync(bin("react-router"), ["build"], { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
     if (built.status !== 0) process.exit(built.status ?? 1);
+  }
+  if (!serverGathersWrites(join(ROOT, "build", "server"))) {
+    console.error(
+      "bundle: the server build lacks react-dom's gathered writes (scripts/react-dom-strings.ts, ADR 0333)",
+    );
+    process.exit(1);
   }
   const outdir = mkdtempSync(join(tmpdir(), "stagewise-bundle-"));
   const res = spawnSync(

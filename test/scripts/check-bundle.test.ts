@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, test } from "vitest";
-import { judge, parseUploadSize, WORKER_GZIP_BUDGET_KIB } from "../../scripts/check-bundle.ts";
+import { judge, parseUploadSize, serverGathersWrites, WORKER_GZIP_BUDGET_KIB } from "../../scripts/check-bundle.ts";
 
 // The bundle budget of `npm test` (scripts/check-bundle.ts, ADR 0181): what it reads from wrangler and how it judges.
 
@@ -24,4 +27,18 @@ test("fails above the gzip budget, saying what to do", () => {
   expect(over.ok).toBe(false);
   expect(over.line).toContain("OVER the budget of 880 KiB gzip");
   expect(over.line).toContain("ADR 0181");
+});
+
+test("finds react-dom's gathered writes in a server build's nested chunks, and says when they are missing", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gathered-"));
+  try {
+    mkdirSync(join(dir, "assets"));
+    writeFileSync(join(dir, "index.js"), "export default {};");
+    writeFileSync(join(dir, "assets", "server-build.js"), "function completeWriting(destination) {}");
+    expect(serverGathersWrites(dir)).toBe(false);
+    writeFileSync(join(dir, "assets", "server-build.js"), "function flushGathered(destination) {}");
+    expect(serverGathersWrites(dir)).toBe(true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
