@@ -36,11 +36,10 @@ export const WHY_OVER: Record<string, string> = {
     "the one thread that serves both, and /dashboard's component about 0.65 ms more, measured as CPU per request " +
     'from /proc (docs/performance.md, "What the over-budget figures say").',
   "/dashboard, 60 photos":
-    "React writing the 24 cards' remaining elements: the link, the thumbnail, the name, the date and the actions. " +
-    "Since the grid posts through one form (ADR 0332) each card has 6 action elements instead of 11, and the page " +
-    "ran at 0.70x and 0.85x of ea709b1's p50 in two comparison runs. Cutting more means fewer actions on a card, " +
-    "which would change how an agent deletes or files a photo from the grid without JavaScript " +
-    '(docs/performance.md, "The library grid through one form").',
+    "React writing the 24 cards. The grid posts through one form (ADR 0332) and React's string writes are gathered " +
+    "(ADR 0333); with both, the headline run of 2026-11-30 16:13 gave 1.52x (runs 1.44-1.61x), so a loaded run can " +
+    "land just over. Cutting more means fewer elements on a card " +
+    '(docs/performance.md, "React\'s writes gathered").',
   "our overhead p":
     "The structure check is on the job's path: inside the check Worker and its one image service call, counted at " +
     "IMAGES_CALL_MS, take about 65 ms of the 60 ms budget before R2, D1, the provider slot and the rest (this " +
