@@ -22,6 +22,12 @@ const EDITS: [from: string, to: string][] = [
     "function stringToPrecomputedChunk(content) {\n  return content;\n}",
   ],
   ['Buffer.byteLength(chunk, "utf8")', "utf8Length(chunk)"],
+  // Each flush starts from nothing gathered, as React's buffer starts empty: should a piece ever be left over, it is
+  // dropped, never written into the next flush, which may be another request's page.
+  [
+    "function flushCompletedQueues(request, destination) {\n  currentView = new Uint8Array(4096);",
+    'function flushCompletedQueues(request, destination) {\n  gathered = "";\n  currentView = new Uint8Array(4096);',
+  ],
 ];
 
 /**

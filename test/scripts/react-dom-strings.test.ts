@@ -101,6 +101,28 @@ describe("react-dom's Node build as the build edits it", () => {
     expect(a.text).toContain(`<p title="late">${"Küche 🏠 ".repeat(401)}`.trimEnd());
     expect(b.text).toBe(a.text);
   });
+  it("keeps two pages streamed at once apart: each gets its own bytes, as when rendered alone", async () => {
+    // One module serves every request of an isolate; what it gathers must never cross into another page.
+    const streamed = (label: string, delays: number[]) =>
+      h(
+        "section",
+        { "aria-label": label },
+        ...delays.map((ms) =>
+          h(
+            Suspense,
+            { key: ms, fallback: h("i", null, `${label} waits`) },
+            h(Late, { value: later(`${label} ${ms} `.repeat(90), ms) }),
+          ),
+        ),
+      );
+    const [one, two] = await Promise.all([
+      bytes(edited, streamed("Küche", [3, 12, 21])),
+      bytes(edited, streamed("Loft", [7, 16, 25])),
+    ]);
+    expect(one.text).toBe((await bytes(published, streamed("Küche", [3, 12, 21]))).text);
+    expect(two.text).toBe((await bytes(published, streamed("Loft", [7, 16, 25]))).text);
+    expect(one.text).not.toContain("Loft");
+  });
 });
 
 describe("utf8Length", () => {
