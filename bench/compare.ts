@@ -12,13 +12,21 @@ import { prepareRevision, workingTreeName } from "./revision.ts";
 
 // `npm run bench -- --against <revision>` (docs/decisions/0225-bench-against-a-revision.md): the chosen modules
 // (BENCH_ONLY, by default credits,staging,batch) run on that revision and on the working tree, on this machine,
-// in turns: each round measures the revision, then the working tree, never both at once. Both sides run this
+// in turns: each round measures both, the revision first in odd rounds, never both at once. Both sides run this
 // tree's bench code; each side's stack is started by its own scripts/stack.ts from its own worktree (the revision's
 // in a kept worktree under the temp folder, bench/revision.ts), so each runs its own app, emulators and migrations.
 // Every figure is given for both with the ratio of their medians and the spread of the rounds' own ratios; the
 // figures of VS_BASELINE (bench/report.ts) are judged on that ratio, so a slowdown fails on any machine. The machine's
 // load (the 1-minute average) is recorded at the start and end of every turn. Writes
 // bench/results/report-against-<revision>[-<modules>].{md,json} and exits 1 when a judged ratio is over.
+
+/**
+ * The order of the sides' turns for one call of a round (ADR 0334): the revision first in rounds 1, 3, 5…, the
+ * working tree in rounds 2, 4…; within a round a sampled module's calls alternate ABBA from that round's first side.
+ */
+export function turnOrder<T>(sides: readonly T[], round: number, sample: number): T[] {
+  return (round + sample) % 2 === 0 ? [...sides] : [...sides].reverse();
+}
 
 /** Modules a comparison cannot run: the object module profiles the working tree's inspector port only. */
 const NOT_COMPARED = new Set(["object"]);
@@ -142,13 +150,15 @@ export async function compare(
         });
       }
       // A sampled module's calls alternate between the sides within a round, ABBA (bench/module.ts `samples`);
-      // any other module's round is one turn per side.
+      // any other module's round is one turn per side. Which side goes first alternates from round to round too:
+      // with a fixed order, figures no change could touch (the static favicon) came out slower on the side that went
+      // second, biasing every ratio the same way (docs/performance.md, "React's writes gathered").
       const samples = Math.max(1, sides[0]!.modules[module]!.samples ?? 1);
       for (let round = 0; round < rounds; round++) {
         const calls = new Map<Side, Figure[][]>(sides.map((side) => [side, []]));
         const turnOf = new Map<Side, Turn & { ms: number }>();
         for (let sample = 0; sample < samples; sample++) {
-          for (const side of sample % 2 === 0 ? sides : [...sides].reverse()) {
+          for (const side of turnOrder(sides, round, sample)) {
             if (broken.has(side)) continue;
             await untilQuiet();
             const loadStart = loadavg()[0]!;
