@@ -151,8 +151,7 @@ export async function compare(
       }
       // A sampled module's calls alternate between the sides within a round, ABBA (bench/module.ts `samples`);
       // any other module's round is one turn per side. Which side goes first alternates from round to round too:
-      // with a fixed order, figures no change could touch (the static favicon) came out slower on the side that went
-      // second, biasing every ratio the same way (docs/performance.md, "React's writes gathered").
+      // a fixed order would put any effect of going second on one side only, in every round (ADR 0334).
       const samples = Math.max(1, sides[0]!.modules[module]!.samples ?? 1);
       for (let round = 0; round < rounds; round++) {
         const calls = new Map<Side, Figure[][]>(sides.map((side) => [side, []]));
