@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { EDITED_MARK } from "./react-dom-strings.ts";
 
 // The Worker's upload size against its budget (docs/decisions/0181-worker-bundle-budget.md): `wrangler deploy
 // --dry-run` on the built Worker (build/server/wrangler.json, what `npm run deploy` uploads) bundles it as a deploy
@@ -43,7 +44,7 @@ export function judge(size: { kib: number; gzipKib: number }, budgetKib = WORKER
  */
 export function serverGathersWrites(serverDir: string): boolean {
   const files = readdirSync(serverDir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".js"));
-  return files.some((f) => readFileSync(join(serverDir, f), "utf8").includes("function flushGathered(destination)"));
+  return files.some((f) => readFileSync(join(serverDir, f), "utf8").includes(EDITED_MARK));
 }
 
 function bin(name: string): string {

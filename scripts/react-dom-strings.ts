@@ -40,13 +40,16 @@ export function utf8Length(text: string): number {
   return text.length;
 }
 
+/** A line only the edited module holds: how `npm run check:bundle` tells that a server build has the edit. */
+export const EDITED_MARK = "function flushGathered(destination) {";
+
 /**
  * Added to the module. React writes only inside a flush, which runs to its end without awaiting and ends with
  * completeWriting, as its own buffer's state already assumes; so what is gathered never outlives one flush.
  */
 const ADDED = `
 var gathered = "";
-function flushGathered(destination) {
+${EDITED_MARK}
   if (0 !== gathered.length) {
     var text = gathered;
     gathered = "";

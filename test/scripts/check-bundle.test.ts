@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { judge, parseUploadSize, serverGathersWrites, WORKER_GZIP_BUDGET_KIB } from "../../scripts/check-bundle.ts";
+import { EDITED_MARK } from "../../scripts/react-dom-strings.ts";
 
 // The bundle budget of `npm test` (scripts/check-bundle.ts, ADR 0181): what it reads from wrangler and how it judges.
 
@@ -36,7 +37,7 @@ test("finds react-dom's gathered writes in a server build's nested chunks, and s
     writeFileSync(join(dir, "index.js"), "export default {};");
     writeFileSync(join(dir, "assets", "server-build.js"), "function completeWriting(destination) {}");
     expect(serverGathersWrites(dir)).toBe(false);
-    writeFileSync(join(dir, "assets", "server-build.js"), "function flushGathered(destination) {}");
+    writeFileSync(join(dir, "assets", "server-build.js"), `${EDITED_MARK}}`);
     expect(serverGathersWrites(dir)).toBe(true);
   } finally {
     rmSync(dir, { recursive: true, force: true });

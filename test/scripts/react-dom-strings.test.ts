@@ -10,11 +10,12 @@ import { patchReactDomServer, utf8Length } from "../../scripts/react-dom-strings
 // by the module as published and as edited, and the two outputs must be the same bytes.
 
 const require = createRequire(import.meta.url);
-// The file `react-dom/server.node` loads in production (its exports map hides the cjs path itself).
-const FILE = join(dirname(require.resolve("react-dom/package.json")), "cjs", "react-dom-server.node.production.js");
+/** A package's file under cjs/ (the packages' exports maps hide those paths from require). */
+const production = (pkg: string, file: string) => join(dirname(require.resolve(`${pkg}/package.json`)), "cjs", file);
+/** The file `react-dom/server.node` loads in production. */
+const FILE = production("react-dom", "react-dom-server.node.production.js");
 
 /** React's production build, which the server build is made to run with (vitest's own `react` is its development one). */
-const production = (pkg: string, file: string) => join(dirname(require.resolve(`${pkg}/package.json`)), "cjs", file);
 const PRODUCTION: Record<string, string> = {
   react: production("react", "react.production.js"),
   "react-dom": production("react-dom", "react-dom.production.js"),
@@ -37,13 +38,13 @@ function load(code: string): Render {
 const published = load(readFileSync(FILE, "utf8"));
 const edited = load(patchReactDomServer(readFileSync(FILE, "utf8")));
 
-async function bytes(render: Render, node: unknown): Promise<{ text: string; chunks: number }> {
+async function bytes(render: Render, node: unknown): Promise<{ text: string }> {
   // Read as it comes (a browser's way), so boundaries that resolve later are written in later flushes.
   const stream = await render(node);
   const parts: Uint8Array[] = [];
   const reader = stream.getReader();
   for (let part = await reader.read(); !part.done; part = await reader.read()) parts.push(part.value);
-  return { text: Buffer.concat(parts).toString("utf8"), chunks: parts.length };
+  return { text: Buffer.concat(parts).toString("utf8") };
 }
 
 function later<T>(value: T, ms: number): Promise<T> {
