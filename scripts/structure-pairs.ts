@@ -7,8 +7,9 @@
 //        another manifest to read (a candidate file before it is merged)
 //   node scripts/structure-pairs.ts merge <file.jsonl>...          adds labelled pairs to the committed manifest, each
 //        stamped with the time it was added
-//   node scripts/structure-pairs.ts review <looks.jsonl>...         adds blind looks to reviews.jsonl and sets each
-//        reviewed pair's label to what the looks decide (reviewedLabel; the README's "Blind review")
+//   node scripts/structure-pairs.ts review <looks.jsonl>...         adds blind looks (and rulings, ADR 0335) to
+//        reviews.jsonl and sets each reviewed pair's label to what they decide (reviewedLabel; the README's "Blind
+//        review")
 //   node scripts/structure-pairs.ts counts                         pairs, source photos and groups per kind and class
 //
 // The manifest (our labels and where each picture comes from) is committed; the pictures are not: they are fetched
@@ -27,6 +28,8 @@ import {
   parseManifest,
   parseReviews,
   type RealPair,
+  type Review,
+  ruledOn,
 } from "../test/fixtures/structure-real/pairs.ts";
 import { countsInFigures } from "../test/real-pairs/evaluate.ts";
 
@@ -128,6 +131,13 @@ function merge(files: string[], now = new Date().toISOString().replace(/\.\d+Z$/
   console.log(`${pairs.length} pairs in ${MANIFEST}`);
 }
 
+/** Whether the looks so far leave pair `id` unsure (a ruling may label only such a pair, ADR 0335). */
+function unsureByLooks(reviews: Review[], id: string): boolean {
+  const pair = readManifest().find((p) => p.id === id);
+  const look = (l: Review["look"]) => reviews.find((r) => r.id === id && r.look === l)?.label;
+  return pair !== undefined && ruledOn(pair.firstClass ?? pair.class, look("second"), look("third"));
+}
+
 function review(files: string[]) {
   const reviews = existsSync(REVIEWS) ? parseReviews(readFileSync(REVIEWS, "utf8")) : [];
   const ids = new Set(readManifest().map((p) => p.id));
@@ -135,8 +145,11 @@ function review(files: string[]) {
   for (const f of files) {
     for (const r of parseReviews(readFileSync(f, "utf8"))) {
       if (!ids.has(r.id)) throw new Error(`${f}: no pair ${r.id} in the manifest`);
-      if (!LOOKS.includes(r.label) || (r.look !== "second" && r.look !== "third") || !r.why?.trim()) {
-        throw new Error(`${f}: ${r.id}: a look is second or third, labels ${LOOKS.join(", ")}, and says why`);
+      if (!LOOKS.includes(r.label) || !["second", "third", "ruling"].includes(r.look) || !r.why?.trim()) {
+        throw new Error(`${f}: ${r.id}: a look is second, third or ruling, labels ${LOOKS.join(", ")}, and says why`);
+      }
+      if (r.look === "ruling" && (r.label === "unsure" || !unsureByLooks(reviews, r.id))) {
+        throw new Error(`${f}: ${r.id}: a ruling labels kept or changed, and only a pair its looks left unsure`);
       }
       if (seen.has(`${r.id}/${r.look}`)) continue;
       seen.add(`${r.id}/${r.look}`);

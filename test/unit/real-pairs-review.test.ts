@@ -4,6 +4,7 @@ import {
   parseManifest,
   parseReviews,
   reviewedLabel,
+  ruledOn,
 } from "@test/fixtures/structure-real/pairs";
 import MANIFEST from "@test/fixtures/structure-real/pairs.jsonl?raw";
 import REVIEWS from "@test/fixtures/structure-real/reviews.jsonl?raw";
@@ -29,6 +30,16 @@ describe("reviewedLabel", () => {
     expect(reviewedLabel("kept", "changed")).toBe("unsure");
     expect(reviewedLabel("changed", "unsure", "unsure")).toBe("unsure");
   });
+
+  it("takes a ruling's label for a pair the looks leave unsure, and only for such a pair (ADR 0335)", () => {
+    expect(reviewedLabel("kept", "unsure", "unsure", "changed")).toBe("changed");
+    expect(reviewedLabel("kept", "changed", "unsure", "kept")).toBe("kept");
+    expect(reviewedLabel("kept", "unsure", "unsure", "unsure")).toBe("unsure");
+    expect(reviewedLabel("kept", "kept", undefined, "changed")).toBe("kept");
+    expect(reviewedLabel("kept", "changed", "changed", "kept")).toBe("changed");
+    expect(ruledOn("kept", "unsure", "unsure")).toBe(true);
+    expect(ruledOn("kept", "changed", "changed")).toBe(false);
+  });
 });
 
 describe("the manifest after the review", () => {
@@ -42,6 +53,12 @@ describe("the manifest after the review", () => {
     const third = new Set(reviews.filter((r) => r.look === "third").map((r) => r.id));
     const unlooked = pairs.filter((p) => countsInFigures(p) && !second.has(p.id)).map((p) => p.id);
     expect(unlooked).toEqual([]);
+    const ruled = reviews.filter((r) => r.look === "ruling").map((r) => r.id);
+    const decidedByLooks = pairs.filter((p) => {
+      const label = (l: string) => reviews.find((r) => r.id === p.id && r.look === l)?.label;
+      return ruled.includes(p.id) && !ruledOn(p.firstClass ?? p.class, label("second"), label("third"));
+    });
+    expect(decidedByLooks.map((p) => p.id)).toEqual([]);
     const undecided = pairs.filter(
       (p) => second.has(p.id) && second.get(p.id) !== (p.firstClass ?? p.class) && !third.has(p.id),
     );
@@ -66,6 +83,9 @@ describe("the manifest after the review", () => {
     expect([relabelled!.class, relabelled!.firstClass]).toEqual(["changed", "kept"]);
     const [unsure] = applyReviews([kept], [look("second", "changed"), look("third", "unsure")]);
     expect([unsure!.class, unsure!.firstClass, unsure!.hard]).toEqual(["kept", undefined, ["unsure-on-review"]]);
+    const ruling = { id: "x", look: "ruling" as const, label: "changed" as const, why: "." };
+    const [ruled] = applyReviews([unsure!], [look("second", "changed"), look("third", "unsure"), ruling]);
+    expect([ruled!.class, ruled!.firstClass, ruled!.hard]).toEqual(["changed", "kept", ["ruled"]]);
     // Applied again with the first label restored, the looks give the same answer.
     const [again] = applyReviews([relabelled!], [look("second", "changed"), look("third", "changed")]);
     expect(manifestLine(again)).toBe(manifestLine(relabelled));
