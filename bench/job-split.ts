@@ -76,6 +76,10 @@ export interface JobSplit {
   overlapMs: number;
   /** Of the rest, the time inside our provider calls (transport, the provider's fetch of our address). */
   restInCallsMs: number;
+  /** Of the rest, the time before the object's run began: the request that starts the job, until its run. */
+  restBeforeRunMs: number;
+  /** Of the rest, the time after the object's run ended (its commit written): until the bench heard of it. */
+  restAfterRunMs: number;
 }
 
 function clip([a, b]: Interval, [lo, hi]: Interval): Interval | null {
@@ -186,6 +190,13 @@ export function splitJob(recorded: RecordedJob, log: ProviderEntry[], window: In
       return c ? [c] : [];
     });
   const restInCalls = unionLength(callSpans.flatMap((c) => subtract(c, named)));
+  // Of the rest, what lay outside the object's run: before it began (the start request) and after its commit.
+  const outside = (iv: Interval) => {
+    const c = clip(iv, window);
+    return c ? unionLength(subtract(c, named)) : 0;
+  };
+  const restBeforeRun = outside([window[0], recorded.startedAt]);
+  const restAfterRun = recorded.endedAt === null ? 0 : outside([recorded.endedAt, window[1]]);
   const sum = Object.values(parts).reduce((a, b) => a + b, 0);
   const calls = (after: boolean) =>
     recorded.spans.filter((s) => s.part === "images" && !!s.afterEnd === after).reduce((n, s) => n + s.calls, 0);
@@ -198,6 +209,8 @@ export function splitJob(recorded: RecordedJob, log: ProviderEntry[], window: In
     imagesCallsAhead: recorded.imagesAhead ?? 0,
     overlapMs: sum - wallMs,
     restInCallsMs: restInCalls,
+    restBeforeRunMs: restBeforeRun,
+    restAfterRunMs: restAfterRun,
   };
 }
 
@@ -238,6 +251,20 @@ export function splitFigures(group: string, splits: JobSplit[], label = "per job
     value: p50((s) => s.restInCallsMs),
     unit: "ms",
   });
+  figures.push(
+    {
+      group,
+      name: `${label}: of the rest, before the object's run began (the request that starts the job) p50`,
+      value: p50((s) => s.restBeforeRunMs),
+      unit: "ms",
+    },
+    {
+      group,
+      name: `${label}: of the rest, after the object's commit (until the waiting request answered) p50`,
+      value: p50((s) => s.restAfterRunMs),
+      unit: "ms",
+    },
+  );
   const calls = p50((s) => s.imagesCalls);
   const estimate = calls * IMAGES_CALL_MS;
   figures.push(

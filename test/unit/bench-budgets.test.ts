@@ -247,6 +247,21 @@ describe("where a job's time goes", () => {
     expect([split.imagesCalls, split.imagesCallsAhead, split.imagesCallsAfter]).toEqual([1, 1, 0]);
   });
 
+  it("tells the rest before the object's run and after its commit from the rest inside it", () => {
+    const recorded = job([
+      { part: "d1Write", start: 0, end: 20 },
+      { part: "providerCall", start: 20, end: 900 },
+      { part: "d1Write", start: 950, end: 1000 },
+    ]);
+    // The bench's window: its start request 40 ms before the run, the long poll's answer 25 ms after the commit.
+    const split = splitJob(recorded, [], [-40, 1025]);
+    expect([split.restBeforeRunMs, split.restAfterRunMs]).toEqual([40, 25]);
+    expect(split.parts.rest).toBe(1065 - 20 - 50);
+    // Inside the run's own window nothing lies outside it.
+    const inside = splitJob(recorded, [], [0, 1000]);
+    expect([inside.restBeforeRunMs, inside.restAfterRunMs]).toEqual([0, 0]);
+  });
+
   it("says when two parts cover the same time (the sum is then over the wall time)", () => {
     const split = splitJob(
       job([
