@@ -46,5 +46,6 @@ export { currentSubscription, LIVE_STATUSES } from "./user/payments/subscription
 export type { ApplyResult, PaymentEvent, PaymentFact } from "./user/payments/types";
 
 export type TeamObjectStub = DurableObjectStub<TeamObject>;
-export { keyPayer, type PoolAnswer, payerKey, type TeamReserve } from "./team/pool";
-export { teamObject } from "./team-object";
+export { keyPayer, payerKey } from "./team/payer";
+export type { PoolAnswer, TeamReserve } from "./team/pool";
+export { teamObject } from "./team-stub";

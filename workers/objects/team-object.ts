@@ -175,8 +175,3 @@ export class TeamObject extends DurableObject<Env> {
     await this.ctx.storage.put("clockOffset", this.#clockOffset);
   }
 }
-
-/** The team's Durable Object: the only writer of the team's credit pool (docs/decisions/0270-team-credit-pool.md). */
-export function teamObject(env: Pick<Env, "TEAM_OBJECT">, teamId: string): DurableObjectStub<TeamObject> {
-  return env.TEAM_OBJECT.get(env.TEAM_OBJECT.idFromName(teamId));
-}

@@ -17,6 +17,7 @@ import { ALREADY_RETURNED, NOT_CHARGED } from "@workers/objects/user/credits/ret
 import { type RecourseRow, recourseWrites } from "@workers/objects/user/jobs/recourse-rows";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
+import { payerKey } from "./payer";
 
 // A team's credit pool: the same ledger rules as a user's (docs/decisions/0020-credit-ledger.md), with the job's
 // id as the reservation's key. Every function here runs inside the team's Durable Object, one at a time, and
@@ -46,16 +47,6 @@ function poolDelta(db: Database, teamId: string, delta: number, now: number): St
     .update(teams)
     .set({ credits: sql`${teams.credits} + ${delta}`, updatedAt: now })
     .where(eq(teams.id, teamId));
-}
-
-/** The name a team API key's jobs carry in the pool (member_id): the key, not whoever made it (ADR 0295). */
-export function keyPayer(keyId: string): string {
-  return `key:${keyId}`;
-}
-
-/** The key id of a name made by keyPayer, or null for a member's user id. */
-export function payerKey(memberId: string): string | null {
-  return memberId.startsWith("key:") ? memberId.slice(4) : null;
 }
 
 /**

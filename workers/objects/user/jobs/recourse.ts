@@ -2,7 +2,7 @@ import { reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
 import { jobs, photos, photoVersions, structureRecourses, teamLedger, teams } from "@db/schema";
 import { log } from "@workers/lib/log";
-import { teamObject } from "@workers/objects/team-object";
+import { teamObject } from "@workers/objects/team-stub";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { type LedgerResult, refusal } from "@workers/objects/user/credits/ledger-rows";

@@ -3,7 +3,7 @@ import type { Job } from "@db/schema";
 import { ProviderError } from "@workers/adapters/provider";
 import { log } from "@workers/lib/log";
 import { observed } from "@workers/lib/observed";
-import { teamObject } from "@workers/objects/team-object";
+import { teamObject } from "@workers/objects/team-stub";
 import type { Stmt } from "@workers/objects/user/batch";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
