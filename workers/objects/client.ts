@@ -7,7 +7,6 @@ import type { UserObject } from "./user-object";
 export type { GateStats } from "./provider-gate-object";
 export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
 export { INSUFFICIENT_CREDITS } from "./user/credits/ledger-rows";
-export { IDEMPOTENCY_TTL_MS, idempotentJobId, KEY_MISMATCH } from "./user/jobs/api-jobs";
 export {
   ALREADY_RETRIED,
   freeRerollQuery,
@@ -17,6 +16,7 @@ export {
   type StartManyResult,
   SUBMISSION_REUSED,
 } from "./user/jobs/job-queue";
+export { IDEMPOTENCY_TTL_MS, idempotentJobId, KEY_MISMATCH } from "./user/jobs/keyed-jobs";
 export { providerGate } from "./user/jobs/slots";
 export type { LiveBalance } from "./user-object";
 

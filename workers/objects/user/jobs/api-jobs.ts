@@ -1,13 +1,13 @@
 import type { Database } from "@db/client";
 import { apiIdempotency } from "@db/schema";
-import { sha256Hex } from "@workers/lib/crypto";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { type Refusal, refusal } from "@workers/objects/user/credits/ledger-rows";
 import { planQuery } from "@workers/objects/user/credits/view";
 import { and, eq } from "drizzle-orm";
-import { insertCallbackStatement, markOpen } from "./callbacks";
-import { getJob, insertJobStatement, jobView, type StartJobInput } from "./job-rows";
+import { markOpen } from "./callbacks";
+import { getJob, insertCallbackStatement, insertJobStatement, jobView, type StartJobInput } from "./job-rows";
+import { IDEMPOTENCY_TTL_MS, idempotentJobId, KEY_MISMATCH } from "./keyed-jobs";
 import { checkPaidPhotos } from "./paid-photos";
 import { limitsOf } from "./plan-limits";
 
@@ -21,18 +21,6 @@ import { limitsOf } from "./plan-limits";
 // answer has expired (24 hours), the key starts a new generation: a new job,
 // charged again (docs/decisions/0153-credentials-end-with-the-accounts-trust.md).
 
-/** Stored answers of Idempotency-Keys are kept this long (workers/services/api-idempotency.ts, the daily purge). */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-
-/**
- * The id of the job a keyed job request creates: the same key in the same generation (the time its claim was
- * written) always names the same job, so it is charged once; once its stored answer has expired, the key's next
- * use is a new generation and names a new job.
- */
-export function idempotentJobId(userId: string, key: string, generation: number): string {
-  return `k${sha256Hex(`job:${userId}:${key}:${generation}`).slice(0, 31)}`;
-}
-
 export interface ApiJobInput {
   job: StartJobInput;
   idempotency?: { key: string; hash: string };
@@ -40,9 +28,6 @@ export interface ApiJobInput {
 }
 
 export type ApiJobAnswer = { job: ReturnType<typeof jobView>; credits: number };
-
-/** The key was used before with another request (a 409 in the API's words, workers/services/api-idempotency.ts). */
-export const KEY_MISMATCH = "This Idempotency-Key was already used for a different request.";
 
 export type ApiJobResult = { ok: true; answer: ApiJobAnswer; replayed: boolean; launch: boolean } | Refusal;
 

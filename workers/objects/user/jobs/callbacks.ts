@@ -29,14 +29,6 @@ const BATCH = 10;
 /** A flag in the object's storage: some of this user's callbacks are not settled (saves a query per change). */
 const OPEN_FLAG = "apiCallbacksOpen";
 
-export function insertCallbackStatement(
-  db: Database,
-  row: { jobId: string; userId: string; apiKeyId: string; url: string },
-  now: number,
-): Stmt {
-  return db.insert(apiCallbacks).values({ ...row, status: "waiting", createdAt: now });
-}
-
 export async function markOpen(storage: DurableObjectStorage): Promise<void> {
   await storage.put(OPEN_FLAG, true);
 }

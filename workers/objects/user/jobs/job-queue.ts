@@ -19,7 +19,7 @@ import { loadView, loadViewAndPlan, planQuery } from "@workers/objects/user/cred
 import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { PLANS } from "~/shared/catalog";
 import { REROLL_PAID_MESSAGE } from "~/shared/listing";
-import { insertCallbackStatement } from "./callbacks";
+import { insertCallbackStatement } from "./job-rows";
 import { paidPhotoRefusal, paidPhotosQuery } from "./paid-photos";
 import { DEFAULT_CONCURRENCY, limitsOf } from "./plan-limits";
 

@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import {
+  apiCallbacks,
   type Job,
   type JobKind,
   type JobParams,
@@ -88,6 +89,18 @@ export function insertJobStatement(db: Database, userId: string, input: StartJob
     requestId: input.requestId ?? null,
     priority: input.priority ?? 0,
   });
+}
+
+/**
+ * A public API job's callback row ('waiting'), written in the batch that records its job (callbacks.ts delivers it
+ * once the job has ended).
+ */
+export function insertCallbackStatement(
+  db: Database,
+  row: { jobId: string; userId: string; apiKeyId: string; url: string },
+  now: number,
+): Stmt {
+  return db.insert(apiCallbacks).values({ ...row, status: "waiting", createdAt: now });
 }
 
 /** A job's provider call is tried at most this often (a restart mid-call retries it once). */
