@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pairSetDir } from "../scripts/structure-pairs.ts";
 import { reducedPair } from "../scripts/structure-real.ts";
 import type { KindRates, Rate } from "../test/real-pairs/evaluate.ts";
 import { countsInFigures } from "../test/real-pairs/evaluate.ts";
@@ -12,7 +13,7 @@ import { bestCpuMs, realPairs } from "./structure-grays.ts";
 // - The held-out rates per kind come from `npm run test:real-pairs` (workerd, the Images binding's stand-in, the
 //   production judgeGrays), which writes bench/results/report-structure-real.json; this module reads that file.
 // - The CPU per result is the production judgeGrays on the real pairs' 640 px grays, process CPU time, best of 3 per
-//   pair after a warm-up, measured here when the pictures are on disk (STRUCTURE_PAIRS_DIR; outside git, ADR 0220).
+//   pair after a warm-up, measured here when the pictures are on disk (the set's folder; outside git, ADR 0220).
 // The synthetic set (test/fixtures/structure) stays a unit case and gives no figure here.
 
 const RESULTS = join(import.meta.dirname, "results");
@@ -63,8 +64,12 @@ export function structureModule(): BenchModule {
     async setup() {
       const file = join(RESULTS, "report-structure-real.json");
       if (existsSync(file)) report = JSON.parse(readFileSync(file, "utf8")) as RealReport;
-      const dir = process.env.STRUCTURE_PAIRS_DIR;
-      if (!dir) return;
+      // The folder `npm run test:real-pairs` reads (STRUCTURE_PAIRS_DIR, else ../shared/structure-pairs).
+      const dir = pairSetDir();
+      if (!existsSync(join(dir, "images"))) {
+        console.log(`  structure: no pictures in ${dir}, so no CPU figure (ADR 0220)`);
+        return;
+      }
       for (const p of realPairs()) {
         if (!countsInFigures(p)) continue;
         if (!existsSync(join(dir, "images", `${p.id}.result.jpg`))) continue;
@@ -97,7 +102,7 @@ export function structureModule(): BenchModule {
       }
       if (!figures.length) {
         throw new Error(
-          "no real-pair figures: run `STRUCTURE_PAIRS_DIR=<pictures> npm run test:real-pairs` first (ADR 0220), and set STRUCTURE_PAIRS_DIR here for the CPU figure",
+          "no real-pair figures: run `npm run test:real-pairs` with the pictures in the set's folder first (ADR 0220)",
         );
       }
       return figures;
