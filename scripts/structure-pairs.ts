@@ -131,24 +131,25 @@ function merge(files: string[], now = new Date().toISOString().replace(/\.\d+Z$/
   console.log(`${pairs.length} pairs in ${MANIFEST}`);
 }
 
-/** Whether the looks so far leave pair `id` unsure (a ruling may label only such a pair, ADR 0335). */
-function unsureByLooks(reviews: Review[], id: string): boolean {
-  const pair = readManifest().find((p) => p.id === id);
-  const look = (l: Review["look"]) => reviews.find((r) => r.id === id && r.look === l)?.label;
-  return pair !== undefined && ruledOn(pair.firstClass ?? pair.class, look("second"), look("third"));
+/** Whether the looks so far leave `pair` unsure (a ruling may label only such a pair, ADR 0335). */
+function unsureByLooks(reviews: Review[], pair: RealPair): boolean {
+  const look = (l: Review["look"]) => reviews.find((r) => r.id === pair.id && r.look === l)?.label;
+  return ruledOn(pair.firstClass ?? pair.class, look("second"), look("third"));
 }
 
 function review(files: string[]) {
   const reviews = existsSync(REVIEWS) ? parseReviews(readFileSync(REVIEWS, "utf8")) : [];
-  const ids = new Set(readManifest().map((p) => p.id));
+  const manifest = readManifest();
+  const byId = new Map(manifest.map((p) => [p.id, p]));
   const seen = new Set(reviews.map((r) => `${r.id}/${r.look}`));
   for (const f of files) {
     for (const r of parseReviews(readFileSync(f, "utf8"))) {
-      if (!ids.has(r.id)) throw new Error(`${f}: no pair ${r.id} in the manifest`);
+      const pair = byId.get(r.id);
+      if (!pair) throw new Error(`${f}: no pair ${r.id} in the manifest`);
       if (!LOOKS.includes(r.label) || !["second", "third", "ruling"].includes(r.look) || !r.why?.trim()) {
         throw new Error(`${f}: ${r.id}: a look is second, third or ruling, labels ${LOOKS.join(", ")}, and says why`);
       }
-      if (r.look === "ruling" && (r.label === "unsure" || !unsureByLooks(reviews, r.id))) {
+      if (r.look === "ruling" && (r.label === "unsure" || !unsureByLooks(reviews, pair))) {
         throw new Error(`${f}: ${r.id}: a ruling labels kept or changed, and only a pair its looks left unsure`);
       }
       if (seen.has(`${r.id}/${r.look}`)) continue;
@@ -158,7 +159,7 @@ function review(files: string[]) {
   }
   reviews.sort((a, b) => a.id.localeCompare(b.id) || a.look.localeCompare(b.look));
   writeFileSync(REVIEWS, `${reviews.map((r) => manifestLine(r)).join("\n")}\n`);
-  const pairs = applyReviews(readManifest(), reviews);
+  const pairs = applyReviews(manifest, reviews);
   writeFileSync(MANIFEST, `${pairs.map((p) => manifestLine(p)).join("\n")}\n`);
   const moved = pairs.filter((p) => p.firstClass).length;
   const unsure = pairs.filter((p) => p.hard?.includes("unsure-on-review")).length;
