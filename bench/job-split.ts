@@ -239,7 +239,13 @@ export async function providerLog(providerUrl: string): Promise<ProviderEntry[]>
  * them (IMAGES_CALL_MS each), the rest plus that estimate, and whether the parts added up. Prints
  * the adds-up line and returns it as a figure too (1 when every job's parts came within ADDS_UP_WITHIN).
  */
-export function splitFigures(group: string, splits: JobSplit[], label = "per job"): Figure[] {
+export function splitFigures(
+  group: string,
+  splits: JobSplit[],
+  label = "per job",
+  /** The window reaches beyond the object's run (the bench's start request and long poll); else both looks are 0. */
+  beyondRun = false,
+): Figure[] {
   if (splits.length === 0) throw new Error("bench: no job to split");
   const p50 = (f: (s: JobSplit) => number) => Math.round(percentile(splits.map(f), 50) * 10) / 10;
   const figures: Figure[] = [{ group, name: `${label}: wall time p50`, value: p50((s) => s.wallMs), unit: "ms" }];
@@ -251,20 +257,21 @@ export function splitFigures(group: string, splits: JobSplit[], label = "per job
     value: p50((s) => s.restInCallsMs),
     unit: "ms",
   });
-  figures.push(
-    {
-      group,
-      name: `${label}: of the rest, before the object's run began (the request that starts the job) p50`,
-      value: p50((s) => s.restBeforeRunMs),
-      unit: "ms",
-    },
-    {
-      group,
-      name: `${label}: of the rest, after the object's commit (until the waiting request answered) p50`,
-      value: p50((s) => s.restAfterRunMs),
-      unit: "ms",
-    },
-  );
+  if (beyondRun)
+    figures.push(
+      {
+        group,
+        name: `${label}: of the rest, before the object's run began (the request that starts the job) p50`,
+        value: p50((s) => s.restBeforeRunMs),
+        unit: "ms",
+      },
+      {
+        group,
+        name: `${label}: of the rest, after the object's commit (until the waiting request answered) p50`,
+        value: p50((s) => s.restAfterRunMs),
+        unit: "ms",
+      },
+    );
   const calls = p50((s) => s.imagesCalls);
   const estimate = calls * IMAGES_CALL_MS;
   figures.push(

@@ -134,7 +134,7 @@ export const staging: BenchModule = {
           if (!r) throw new Error(`bench: the object kept no timings of job ${w.jobId}`);
           return splitJob(r, log, [w.start, w.end], photoId);
         });
-        split.push(...splitFigures("Staging: where a job's time goes", splits));
+        split.push(...splitFigures("Staging: where a job's time goes", splits, "per job", true));
       } else console.log("  (this revision records no job timings: the staging split is left out)");
       // Our overhead: the local image service's own time out, production's estimate for its calls in.
       const overhead = splits

@@ -260,6 +260,11 @@ describe("where a job's time goes", () => {
     // Inside the run's own window nothing lies outside it.
     const inside = splitJob(recorded, [], [0, 1000]);
     expect([inside.restBeforeRunMs, inside.restAfterRunMs]).toEqual([0, 0]);
+    // Reported only where the window reaches beyond the run (staging), not where it is the run (the batch).
+    const named = (beyond: boolean) =>
+      splitFigures("g", [split], "per job", beyond).filter((f) => / (before|after) the object's /.test(f.name));
+    expect(named(true).map((f) => f.value)).toEqual([40, 25]);
+    expect(named(false)).toEqual([]);
   });
 
   it("says when two parts cover the same time (the sum is then over the wall time)", () => {
