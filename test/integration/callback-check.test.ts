@@ -5,11 +5,15 @@ import { makeJpeg } from "@test/fixtures/images";
 import { db, makeUser } from "@test/support/factories";
 import { makePhoto } from "@test/support/photos";
 import { stubProvider } from "@test/support/provider-stub";
+import { makeTeam, teamFolder } from "@test/support/teams";
 import { userObject } from "@workers/objects/user-object";
 import { createApiKey } from "@workers/services/api-keys";
-import { requestJob } from "@workers/services/jobs/start";
+import { jobCallback } from "@workers/services/jobs/callback-url";
+import { type JobCallback, requestJob } from "@workers/services/jobs/start";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
+import { MASK_MESSAGES } from "~/shared/masks";
+import { fail } from "~/shared/result";
 
 // A callback address is resolved and checked before the job's credit is reserved (issue 45, hole 8; ADR 0207). A
 // name that resolved to a private network used to be accepted (202, a credit reserved) and refused only at delivery.
@@ -56,7 +60,7 @@ async function apiUser(credits: number) {
   if (!made.ok) throw new Error(made.error);
   const ask = (callbackUrl: string) =>
     requestJob(resolving, user.id, photo.id, STAGE, {
-      api: { callback: { url: callbackUrl, apiKeyId: made.key.id } },
+      api: { callback: jobCallback(resolving.env, callbackUrl, made.key.id) },
     });
   return { user, ask };
 }
@@ -124,5 +128,62 @@ describe("a callback address is resolved before the credit is reserved", () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect((await written(user.id)).callbacks.map((c) => c.status)).toEqual(["delivered"]);
+  });
+});
+
+// The callback's check runs at requestJob's last step before the reservation (ADR 0336), where ADR 0207 put it: a
+// request with another fault hears that one first, and the check is never run for it.
+describe("the callback's check runs after every other check of the request", () => {
+  const REFUSED = "The address points to a private or local network.";
+  function refusing() {
+    const checked: string[] = [];
+    const callback: JobCallback = {
+      url: "https://hooks.private-inside.example/x",
+      apiKeyId: "key-1",
+      check: async (url) => {
+        checked.push(url);
+        return fail("invalid", REFUSED, { fieldErrors: { callbackUrl: REFUSED } });
+      },
+    };
+    return { callback, checked };
+  }
+
+  it("a stranger's photo, a mask on a staging and a missing source version are heard first", async () => {
+    const [owner, stranger] = [await makeUser({ credits: 2 }), await makeUser({ credits: 2 })];
+    const photo = await makePhoto(owner.id);
+    const { callback, checked } = refusing();
+    const api = { api: { callback } };
+    expect(await requestJob(resolving, stranger.id, photo.id, STAGE, api)).toMatchObject({ code: "not_found" });
+    expect(await requestJob(resolving, owner.id, photo.id, { ...STAGE, maskId: "a".repeat(64) }, api)).toMatchObject({
+      code: "invalid",
+      error: MASK_MESSAGES.onlyRemoval,
+    });
+    expect(
+      await requestJob(resolving, owner.id, photo.id, { kind: "removal", sourceVersionId: "no-such-version" }, api),
+    ).toMatchObject({ code: "not_found" });
+    expect(checked).toEqual([]);
+    expect(await requestJob(resolving, owner.id, photo.id, STAGE, api)).toMatchObject({
+      code: "invalid",
+      fieldErrors: { callbackUrl: REFUSED },
+    });
+    expect(checked).toEqual([callback.url]);
+    expect((await written(owner.id)).reservations).toEqual([]);
+  });
+
+  it("a team key's request: its variations are heard first, then its callback, and the pool is never asked", async () => {
+    const member = await makeUser({ credits: 0 });
+    const teamId = await makeTeam(member.id, { credits: 3 });
+    const photo = await makePhoto(member.id, { folderId: await teamFolder(teamId, member.id) });
+    const { callback, checked } = refusing();
+    const teamKey = { teamKey: { teamId, payer: "key:key-1", callback } };
+    expect(await requestJob(resolving, member.id, photo.id, { ...STAGE, variations: 9 }, teamKey)).toMatchObject({
+      code: "invalid",
+    });
+    expect(checked).toEqual([]);
+    expect(await requestJob(resolving, member.id, photo.id, STAGE, teamKey)).toMatchObject({
+      fieldErrors: { callbackUrl: REFUSED },
+    });
+    expect(checked).toEqual([callback.url]);
+    expect((await written(member.id)).jobs).toEqual([]);
   });
 });

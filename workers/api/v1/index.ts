@@ -6,6 +6,7 @@ import { currentBalance } from "@workers/services/account";
 import { onceForKey, requestHash } from "@workers/services/api-idempotency";
 import type { ApiCaller } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
+import { jobCallback } from "@workers/services/jobs/callback-url";
 import { getJob, jobView, requestJob } from "@workers/services/jobs/start";
 import { getVersion, listVersions } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
@@ -199,7 +200,7 @@ define(
     if (!p.ok) return failureJson(NOT_FOUND);
     const body = await readJson(c.req.raw, S.JobRequest, { maxBytes: 8 * 1024 });
     if (!body.ok) return failureJson(body);
-    // The callback address is checked, its name resolved, by requestJob before the credit is reserved.
+    // The callback carries its address's check (its name resolved), which requestJob runs before the credit is reserved.
     const { callbackUrl, ...job } = body.data;
     if (caller.team) return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data);
     // A personal key acts as its member: a photo of a team listing they are an active member of is staged on the
@@ -216,7 +217,7 @@ define(
         idempotency: key.key
           ? { key: key.key, hash: requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data) }
           : undefined,
-        callback: callbackUrl !== undefined ? { url: callbackUrl, apiKeyId: caller.keyId } : undefined,
+        callback: callbackUrl !== undefined ? jobCallback(c.get("deps").env, callbackUrl, caller.keyId) : undefined,
       },
     });
     if (!res.ok) return failureJson(res);
@@ -277,7 +278,7 @@ async function teamKeyJob(
       teamId: memberTeam ?? caller.team!.teamId,
       payer: memberTeam ? caller.userId : keyPayer(caller.keyId),
       // Signed with the key's own callback secret, delivered as a personal key's (ADR 0315).
-      ...(callbackUrl !== undefined ? { callback: { url: callbackUrl, apiKeyId: caller.keyId } } : {}),
+      ...(callbackUrl !== undefined ? { callback: jobCallback(c.get("deps").env, callbackUrl, caller.keyId) } : {}),
     },
   });
   if (!res.ok) return failureJson(res);

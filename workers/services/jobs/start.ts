@@ -1,7 +1,6 @@
 import { type Job, type JobKind, type JobParams, type PhotoVersion, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
-import { checkUrl, urlPolicy } from "@workers/lib/safe-url";
 import {
   getVersion,
   jobView,
@@ -19,6 +18,7 @@ import type { JobRequest } from "~/shared/job-request";
 import { MASK_MESSAGES } from "~/shared/masks";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { REFUSED_NOT_A_SOURCE, VERSION_NOT_FOUND } from "~/shared/version-view";
+import type { CallbackCheck } from "./callback-url";
 import { checkJobMask } from "./masks";
 import { advancedOptions, jobParams, variationsOf } from "./request";
 import { alreadyStarted, startFailure, startQueued } from "./start-queued";
@@ -33,12 +33,21 @@ export async function currentPlan(db: Deps["db"], userId: string): Promise<strin
   return row?.plan ?? null;
 }
 
+/**
+ * Where the signed job.succeeded / job.failed event is POSTed, the key whose secret signs it, and the check its
+ * address passes before anything is reserved. The public API's routes make it (`jobCallback` in callback-url.ts).
+ */
+export interface JobCallback {
+  url: string;
+  apiKeyId: string;
+  check: CallbackCheck;
+}
+
 /** What the public API adds to a job request (docs/decisions/0120-public-api.md). */
 export interface ApiJobOptions {
   /** Retries with this key get the first answer and are never charged again. */
   idempotency?: { key: string; hash: string };
-  /** Where the signed job.succeeded / job.failed event is POSTed, and the key whose secret signs it. */
-  callback?: { url: string; apiKeyId: string };
+  callback?: JobCallback;
 }
 
 /** Starts a job on one of the user's photos: a credit is reserved before it is queued, or nothing happens. */
@@ -56,7 +65,7 @@ export async function requestJob(
      * A team API key's job: `userId` is the team's runner and the pool pays under the key's name (ADR 0295); its
      * callback, when it names one, is checked here before anything is reserved (ADR 0315).
      */
-    teamKey?: { teamId: string; payer: string; callback?: { url: string; apiKeyId: string } };
+    teamKey?: { teamId: string; payer: string; callback?: JobCallback };
     /** The caller's own photoAccess read for this user and photo (null: not reachable), so it is not read twice. */
     access?: PhotoAccess | null;
   } = {},
@@ -108,10 +117,11 @@ export async function requestJob(
   const count = variationsOf(body);
   if (!count.ok) return count;
   if (teamKey?.callback) {
-    const checked = await checkCallbackUrl(deps.env, teamKey.callback.url);
+    const checked = await teamKey.callback.check(teamKey.callback.url);
     if (!checked.ok) return checked;
   }
-  const started = await startQueued(deps, userId, { photoId, kind, params, teamId }, count.count, submission, teamKey);
+  const paidBy = teamKey && { ...teamKey, callback: teamKey.callback && withoutCheck(teamKey.callback) };
+  const started = await startQueued(deps, userId, { photoId, kind, params, teamId }, count.count, submission, paidBy);
   // Sent before (a lost answer, a resend): the jobs that sending started, charged once. Otherwise the lead job as
   // the object just wrote it (the page only needs its id and polls; no D1 re-read).
   const existing = alreadyStarted(started);
@@ -153,16 +163,9 @@ function sourceOf(kind: JobKind, sourceVersionId: string | null | undefined): So
   return kind === "stage" ? { from: "original", named: false } : { from: "latest" };
 }
 
-/**
- * A job's callback address, checked as its delivery will check it (workers/lib/safe-url.ts, ADR 0152): the address
- * itself, then every address its host name resolves to. Before the credit is reserved: a name that resolves to a
- * private network is refused here (400, nothing reserved), not accepted and refused at delivery
- * (docs/decisions/0207-callbacks-resolved-before-the-reservation.md). Delivery checks again, each time.
- */
-export async function checkCallbackUrl(env: Deps["env"], url: string): Promise<Result<{ url: string }>> {
-  const checked = await checkUrl(url, urlPolicy(env));
-  if (!checked.ok) return fail("invalid", checked.reason, { fieldErrors: { callbackUrl: checked.reason } });
-  return ok({ url });
+/** The callback as the user's object keeps it: its address and key, not the check it passed. */
+function withoutCheck({ url, apiKeyId }: JobCallback): { url: string; apiKeyId: string } {
+  return { url, apiKeyId };
 }
 
 async function requestApiJob(
@@ -172,14 +175,15 @@ async function requestApiJob(
   api: ApiJobOptions,
 ) {
   if (api.callback) {
-    const checked = await checkCallbackUrl(deps.env, api.callback.url);
+    const checked = await api.callback.check(api.callback.url);
     if (!checked.ok) return checked;
   }
   // A keyed request's job id is derived inside the user's object, from the key and its generation (api-jobs.ts).
   const jobId = randomToken();
   const started = await userObject(deps.env, userId).startApiJob(userId, {
     job: { jobId, ...job, requestId: currentRequestId() },
-    ...api,
+    ...(api.idempotency ? { idempotency: api.idempotency } : {}),
+    ...(api.callback ? { callback: withoutCheck(api.callback) } : {}),
   });
   if (!started.ok) return startFailure(started);
   return ok({ ...started.answer, replayed: started.replayed });

@@ -4,7 +4,6 @@ import { countStatement } from "@db/ops-counts";
 import { type ApiCallback, apiCallbacks, apiKeys, jobs, photoVersions } from "@db/schema";
 import { callbackSecretFor, SIGNATURE_HEADER, signatureHeader } from "@workers/lib/callback-signing";
 import { guardedFetch, urlPolicy } from "@workers/lib/safe-url";
-import type { Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
 import { apiVersionAddresses } from "~/shared/api-addresses";
 import { structureView } from "~/shared/version-view";
