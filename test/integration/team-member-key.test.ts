@@ -4,12 +4,17 @@ import { db } from "@test/support/factories";
 import { balance, onPlan, photosOf } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
-import { apiV1 } from "@test/support/worker";
+import { apiV1, workerFetch } from "@test/support/worker";
+import { userContext } from "@workers/http/auth";
+import { requestContext } from "@workers/http/context";
 import { teamObject } from "@workers/objects/client";
 import { createApiKey } from "@workers/services/api-keys";
+import type { CurrentUser } from "@workers/services/current-user";
 import { stateDigest } from "@workers/services/fixtures";
 import { and, eq } from "drizzle-orm";
+import { RouterContextProvider } from "react-router";
 import { beforeEach, describe, expect, it } from "vitest";
+import { action as photoAction } from "~/routes/photos/photo";
 import { TEAM_POOL_EMPTY } from "~/shared/teams";
 
 // A member's personal API key on a team listing's photo (ADR 0270's amendment of 2026-11-29): the key acts as its
@@ -138,5 +143,54 @@ describe("a member's personal API key on a team listing's photo", () => {
     expect(provider.calls).toHaveLength(1);
     expect(await poolOf(teamId)).toBe(3);
     expect(mate).toBeTruthy();
+  });
+
+  it("a removed member's key and photo page reach none of the results of their own upload in the listing", async () => {
+    const { teamId, folderId, agent, token } = await setup(4);
+    const [upload] = await photosOf(agent.id, 1, folderId);
+    const started = await call(token, `/photos/${upload!.id}/jobs`, { method: "POST", json: STAGE });
+    const { version } = await settle(token, ((await started.json()) as { job: { id: string } }).job.id);
+    await teamObject(env, teamId).reconcile(teamId);
+    const listed = await call(token, `/photos/${upload!.id}/versions`);
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { versions: { id: string }[] }).versions.map((v) => v.id)).toEqual([version!.id]);
+    await db
+      .update(teamMembers)
+      .set({ removedAt: Date.now() })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, agent.id)));
+    const before = await digest();
+    // Every route of the public API under a photo, from its OpenAPI document: the rows are still the agent's.
+    const doc = (await (await workerFetch("/api/v1/openapi.json")).json()) as { paths: Record<string, object> };
+    const routes = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith("/photos/{photoId}"))
+      .flatMap(([path, methods]) => Object.keys(methods).map((method) => [method.toUpperCase(), path] as const));
+    expect(routes.length).toBeGreaterThanOrEqual(7);
+    for (const [method, path] of routes) {
+      const url = path.replace("{photoId}", upload!.id).replace("{versionId}", version!.id);
+      const madeUp = path.replace("{photoId}", "nosuchphoto").replace("{versionId}", "nosuchversion");
+      for (const query of method === "GET" && path.endsWith("/download") ? ["", "?disclosure=none"] : [""]) {
+        const init = method === "POST" ? { method, json: STAGE, idem: "x" } : {};
+        const res = await call(token, url + query, init);
+        expect(res.status, `${method} ${path}${query}`).toBe(404);
+        // The answer a made-up photo gets from the same route.
+        expect(await res.json()).toEqual(await (await call(token, madeUp + query, init)).json());
+      }
+    }
+    // The photo page's result intents, "I checked the walls and windows" and "This result changed the room", as
+    // React Router runs the page's action.
+    for (const intent of ["confirm-structure", "changed-room"]) {
+      const context = new RouterContextProvider();
+      context.set(userContext, { id: agent.id, role: "user", verified: true } as CurrentUser);
+      context.set(requestContext, { env, db, deps: { db, env, clock: () => Date.now() } } as never);
+      const request = new Request(`http://localhost/photos/${upload!.id}`, {
+        method: "POST",
+        body: new URLSearchParams({ intent, versionId: version!.id }),
+      });
+      const answered = (await photoAction({ request, params: { id: upload!.id }, context } as never)) as {
+        init?: { status?: number };
+      };
+      expect(answered.init?.status, intent).toBe(404);
+    }
+    expect(await digest()).toEqual(before);
   });
 });

@@ -5,10 +5,11 @@ import { failureData } from "@workers/http/result";
 import { confirmStructure, returnChangedRoom } from "@workers/services/jobs/versions";
 import { LIBRARY_NOT_UNDERSTOOD, libraryActionInput, runLibraryAction } from "@workers/services/library-actions";
 import { photoView } from "@workers/services/photo-view";
+import { photoAccess } from "@workers/services/teams/access";
 import { data, redirect } from "react-router";
 import { PhotoViewer } from "~/components/library/photo-viewer";
 import { photoHref, viewFromSearch, viewHref } from "~/shared/library-view";
-import { fail } from "~/shared/result";
+import { fail, NOT_FOUND } from "~/shared/result";
 import { returnedMessage, STRUCTURE_CONFIRMED } from "~/shared/version-view";
 import type { Route } from "./+types/photo";
 
@@ -50,6 +51,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const user = requireUser(context, request);
   const raw = await readFormFields(request);
   if (!raw.ok) return failureData(raw);
+  const versionIntent = raw.fields.intent === "confirm-structure" || raw.fields.intent === "changed-room";
+  // A result's intents act on the photo's versions: 404 unless the user may reach the photo now (ADR 0280), as the
+  // photo's API routes answer; a member removed from a team no longer confirms or returns its listing's results.
+  if (versionIntent && !(await photoAccess(getDeps(context).db, user.id, params.id))) return failureData(NOT_FOUND);
   // "I checked the walls and windows" on a flagged result of this photo (docs/decisions/0215-flag-when-unsure.md).
   if (raw.fields.intent === "confirm-structure") {
     const deps = getDeps(context);

@@ -3,9 +3,10 @@ import type { ApiEnv } from "@workers/api/types";
 import { checkFields } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { type ApiCaller, authenticateApiKey } from "@workers/services/api-keys";
+import { photoAccess } from "@workers/services/teams/access";
 import type { Context } from "hono";
 import type { z } from "zod";
-import { fail } from "~/shared/result";
+import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import * as S from "./schemas";
 
 // How a public API route is declared (docs/decisions/0120-public-api.md): once, with its zod schemas, which both
@@ -49,12 +50,19 @@ export function json<T>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }
 
-/** Declares a route once: in the OpenAPI document, and mounted (with key, scope) on the app. */
+/**
+ * Declares a route once: in the OpenAPI document, and mounted (with key, scope) on the app. A route under
+ * `{photoId}` answers 404 unless the key's user may reach the photo (docs/decisions/0280-shared-team-listings.md): a
+ * member removed from a team keeps no way in to their uploads in its listings through a personal key
+ * (docs/decisions/0337-a-key-reaches-what-its-user-reaches.md). `photoReach: "handler"` names a route whose handler
+ * reads the photo with photoAccess itself, so it is read once; `notFound` is the 404 the handler gives a made-up id,
+ * when it is not the plain one, so a photo out of reach answers as a made-up one does.
+ */
 export function define(
-  route: RouteConfig & { scope: Scope },
+  route: RouteConfig & { scope: Scope; photoReach?: "handler"; notFound?: Failure },
   handler: (c: Ctx, caller: ApiCaller) => Promise<Response>,
 ): void {
-  const { scope, ...doc } = route;
+  const { scope, photoReach, notFound, ...doc } = route;
   v1.openAPIRegistry.registerPath({
     ...doc,
     security: [{ apiKey: [] }],
@@ -74,6 +82,10 @@ export function define(
       return failureJson(fail("forbidden", `This API key does not have the "${scope}" scope.`));
     }
     c.set("caller", caller);
+    const photoId = c.req.param("photoId");
+    if (photoId !== undefined && photoReach !== "handler") {
+      if (!(await photoAccess(c.get("db"), caller.userId, photoId))) return failureJson(notFound ?? NOT_FOUND);
+    }
     return handler(c, caller);
   });
 }

@@ -5,8 +5,9 @@ import { contentDisposition } from "@workers/lib/content-disposition";
 import { confirmStructure, getVersion } from "@workers/services/jobs/versions";
 import { mlsDownload } from "@workers/services/mls/downloads";
 import { originalPageUrl, publishOriginal } from "@workers/services/mls/links";
-import { NOT_FOUND } from "~/shared/result";
+import { fail, NOT_FOUND } from "~/shared/result";
 import { versionBytes } from "~/shared/version-bytes";
+import { VERSION_NOT_FOUND } from "~/shared/version-view";
 import { define, errorsSaying, json, params } from "./define";
 import * as S from "./schemas";
 
@@ -115,6 +116,7 @@ export function defineListingDownloads(): void {
     {
       method: "post",
       path: "/photos/{photoId}/versions/{versionId}/confirm-structure",
+      notFound: fail("not_found", VERSION_NOT_FOUND),
       scope: "stage",
       summary: "Confirm you checked a flagged result's walls and windows",
       description:

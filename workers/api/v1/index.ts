@@ -168,6 +168,8 @@ define(
     method: "post",
     path: "/photos/{photoId}/jobs",
     scope: "stage",
+    // The handler reads the photo once with photoAccess, which says who pays too (requestJob takes it).
+    photoReach: "handler",
     summary: "Stage a photo, replace its sky, or remove its furniture",
     description:
       "Reserves one credit and queues the job (202). Poll GET /jobs/{jobId}, or name a callbackUrl to receive a signed event when it finishes.",

@@ -3,7 +3,8 @@ import { answerHeaders, requestKey } from "@workers/api/answers";
 import { failureJson } from "@workers/http/result";
 import { onceForKey, requestHash, type StoredAnswer } from "@workers/services/api-idempotency";
 import { getVersion, keepRefusedVersion } from "@workers/services/jobs/versions";
-import { type Failure, NOT_FOUND } from "~/shared/result";
+import { type Failure, fail, NOT_FOUND } from "~/shared/result";
+import { VERSION_NOT_FOUND } from "~/shared/version-view";
 import { type Ctx, define, errorsSaying, json, params } from "./define";
 import * as S from "./schemas";
 
@@ -33,6 +34,7 @@ export function defineKeep(view: (v: StoredVersion) => z.infer<typeof S.Version>
     {
       method: "post",
       path: "/photos/{photoId}/versions/{versionId}/keep",
+      notFound: fail("not_found", VERSION_NOT_FOUND),
       scope: "stage",
       summary: "Keep a result the structure check refused",
       description:

@@ -1,7 +1,8 @@
 import { failureJson } from "@workers/http/result";
 import { serveObject } from "@workers/http/serve-object";
 import { changeMapKey } from "@workers/services/jobs/versions";
-import { NOT_FOUND } from "~/shared/result";
+import { fail, NOT_FOUND } from "~/shared/result";
+import { VERSION_NOT_FOUND } from "~/shared/version-view";
 import { define, errorsSaying, params } from "./define";
 import * as S from "./schemas";
 
@@ -13,6 +14,7 @@ export function defineStructureRoutes(): void {
     {
       method: "get",
       path: "/photos/{photoId}/versions/{versionId}/changes",
+      notFound: fail("not_found", VERSION_NOT_FOUND),
       scope: "read",
       summary: "The structure check's change map of a version",
       description:
