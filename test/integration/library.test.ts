@@ -63,7 +63,7 @@ describe("folders", () => {
     expect(await movePhoto(db, id, b.id, null)).toBe("moved");
     expect(ids(await listPhotos(db, id, { kind: "unassigned" }))).toEqual([b.id]);
 
-    expect(await deleteFolder(db, id, folder.id)).toBe(true);
+    expect(await deleteFolder(db, id, folder.id)).toBe("deleted");
     expect(await listFolders(db, id)).toEqual([]);
     expect(ids(await listPhotos(db, id, { kind: "unassigned" }))).toEqual([b.id, a.id]);
     expect(ids(await listPhotos(db, id, { kind: "all" }))).toEqual([b.id, a.id]);
@@ -80,7 +80,7 @@ describe("folders", () => {
     expect(await movePhoto(db, stranger.id, photo.id, null)).toBe("not-found");
     // Into someone else's folder, even one's own photo: refused.
     expect(await movePhoto(db, stranger.id, theirs.id, folder.id)).toBe("not-found");
-    expect(await deleteFolder(db, stranger.id, folder.id)).toBe(false);
+    expect(await deleteFolder(db, stranger.id, folder.id)).toBe("not-found");
     expect(await trashPhoto(db, stranger.id, photo.id)).toBe(false);
     await trashPhoto(db, owner.id, photo.id);
     expect(await restorePhoto(db, stranger.id, photo.id)).toBe(false);

@@ -10,7 +10,7 @@ import { workerFetch } from "@test/support/worker";
 import { teamObject, userObject } from "@workers/objects/client";
 import { stateDigest } from "@workers/services/fixtures";
 import { foldersQuery, listPhotos } from "@workers/services/library";
-import { runLibraryAction } from "@workers/services/library-actions";
+import { runLibraryAction, TEAM_LISTING_NOT_DELETED } from "@workers/services/library-actions";
 import { deleteAccount } from "@workers/services/mls/account-data";
 import { publishOriginal } from "@workers/services/mls/links";
 import { resolveLink } from "@workers/services/mls/original-page";
@@ -235,5 +235,39 @@ describe("a team's shared listing", { timeout: 120_000 }, () => {
     const removed = (id: string) => members.find((m) => m.userId === id)?.removedAt ?? null;
     expect(removed(a.id)).not.toBeNull();
     expect([removed(b.id), removed(owner.id)]).toEqual([null, null]);
+  });
+
+  it("a team listing cannot be deleted, even by the member who made it; a removed maker changes none of its settings", async () => {
+    const { teamId, a, b, folderId, photo } = await listing(5);
+    const staged = await api(b.cookie, "POST", `/api/photos/${photo.id}/jobs`, STAGE, { "Idempotency-Key": "b-look" });
+    const job = await settleJob(b.cookie, staged.body.job.id);
+    // A, the listing's maker, sets its look from B's result while a member.
+    const look = await api(a.cookie, "POST", `/api/photos/${photo.id}/versions/${job.versionId}/look`, {});
+    expect(look.status).toBe(200);
+    let before = await digest();
+    const deleted = await runLibraryAction({ db, bucket: env.PHOTOS }, a.id, { intent: "delete-folder", folderId });
+    expect(deleted).toMatchObject({ ok: false, code: "conflict", error: TEAM_LISTING_NOT_DELETED });
+    expect(await digest()).toEqual(before);
+
+    await db
+      .update(teamMembers)
+      .set({ removedAt: Date.now() })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, a.id)));
+    before = await digest();
+    const sold = await api(a.cookie, "PUT", `/api/folders/${folderId}/status`, { status: "sold", closeAfterDays: 0 });
+    expect(sold.status).toBe(404);
+    const details = await api(a.cookie, "PUT", `/api/folders/${folderId}/listing`, { address: "1 Elsewhere" });
+    expect(details.status).toBe(404);
+    for (const fields of [
+      { intent: "look-strength", folderId, strength: "0.5" },
+      { intent: "clear-look", folderId },
+      { intent: "delete-folder", folderId },
+    ] as const) {
+      const res = await runLibraryAction({ db, bucket: env.PHOTOS }, a.id, fields);
+      expect(res, fields.intent).toMatchObject({ ok: false, code: "not_found" });
+    }
+    expect(await digest()).toEqual(before);
+    const folder = await db.select().from(folders).where(eq(folders.id, folderId)).get();
+    expect(folder).toMatchObject({ listingStatus: "active", lookVersionId: job.versionId, listingAddress: null });
   });
 });

@@ -50,6 +50,8 @@ export type LibraryAction = z.infer<typeof libraryActionInput>;
 export const LIBRARY_NOT_FOUND = "That photo or folder was not found. It may have been moved or deleted.";
 /** Said when the form is not one of the intents above. */
 export const LIBRARY_NOT_UNDERSTOOD = "That request was not understood.";
+export const TEAM_LISTING_NOT_DELETED =
+  "A team's listing belongs to the team: its photos stay in it, so it cannot be deleted.";
 
 export type LibraryActionResult =
   | Result<{
@@ -87,7 +89,9 @@ export async function runLibraryAction(
       return ok({ message: `"${moved.name}" now belongs to the team: every member sees it.` });
     }
     case "delete-folder": {
-      if (!(await deleteFolder(db, userId, input.folderId))) return fail("not_found", LIBRARY_NOT_FOUND);
+      const deleted = await deleteFolder(db, userId, input.folderId);
+      if (deleted === "not-found") return fail("not_found", LIBRARY_NOT_FOUND);
+      if (deleted === "team") return fail("conflict", TEAM_LISTING_NOT_DELETED);
       return ok({
         message: "Folder deleted. Its photos are now under Unassigned Photos.",
         deletedFolderId: input.folderId,

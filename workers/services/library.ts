@@ -195,17 +195,26 @@ export async function createFolder(
 }
 
 /** Deletes a folder and keeps its photos: they become unassigned (trashed ones too). */
-export async function deleteFolder(db: Database, userId: string, folderId: string): Promise<boolean> {
+/**
+ * Deletes one of the user's own folders; its photos go to Unassigned Photos. A team's listing is refused ("team"): its
+ * photos are the team's, and deleting it would hand each back to its uploader (ADR 0280: nothing moves a listing out).
+ */
+export async function deleteFolder(
+  db: Database,
+  userId: string,
+  folderId: string,
+): Promise<"deleted" | "not-found" | "team"> {
   const folder = await getFolder(db, userId, folderId);
-  if (!folder) return false;
+  if (!folder) return "not-found";
+  if (folder.teamId !== null) return "team";
   await db.batch([
     db
       .update(photos)
       .set({ folderId: null })
       .where(and(eq(photos.userId, userId), eq(photos.folderId, folderId))),
-    db.delete(folders).where(and(eq(folders.id, folderId), eq(folders.userId, userId))),
+    db.delete(folders).where(and(eq(folders.id, folderId), eq(folders.userId, userId), isNull(folders.teamId))),
   ]);
-  return true;
+  return "deleted";
 }
 
 /** Moves a live photo into one of the owner's folders, or out of any (folderId null). */

@@ -1,3 +1,4 @@
+import { reachableFolder } from "@db/access";
 import type { Database } from "@db/client";
 import { inList } from "@db/lists";
 import { folders, photos, photoVersions, type StyleReference } from "@db/schema";
@@ -155,6 +156,7 @@ export async function useAsLook(
       and(
         eq(folders.id, photo.folderId),
         eq(folders.userId, userId),
+        reachableFolder(userId),
         sql`exists (select 1 from ${photoVersions} where ${photoVersions.id} = ${version.id})`,
       ),
     )
@@ -169,7 +171,7 @@ export async function clearLook(db: Db, userId: string, folderId: string): Promi
   const res = await db
     .update(folders)
     .set({ lookVersionId: null, lookStrength: null })
-    .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
+    .where(and(eq(folders.id, folderId), eq(folders.userId, userId), reachableFolder(userId)))
     .run();
   return res.meta.changes === 1;
 }
@@ -186,7 +188,14 @@ export async function setLookStrength(
   const res = await db
     .update(folders)
     .set({ lookStrength: strength })
-    .where(and(eq(folders.id, folderId), eq(folders.userId, userId), isNotNull(folders.lookVersionId)))
+    .where(
+      and(
+        eq(folders.id, folderId),
+        eq(folders.userId, userId),
+        reachableFolder(userId),
+        isNotNull(folders.lookVersionId),
+      ),
+    )
     .run();
   if (res.meta.changes === 1) return ok({ strength });
   return (await getFolder(db, userId, folderId)) ? fail("conflict", LOOK_NOT_SET) : NOT_FOUND;

@@ -215,17 +215,20 @@ export default function Dashboard({ loaderData, actionData }: Route.ComponentPro
                         ) : null}
                       </SideLink>
                     </div>
-                    <Form method="post">
-                      <input type="hidden" name="intent" value="delete-folder" />
-                      <input type="hidden" name="folderId" value={f.id} />
-                      <button
-                        type="submit"
-                        className="btn-ghost min-h-9 px-2 py-1 text-xs text-danger"
-                        aria-label={`Delete folder ${f.name}`}
-                      >
-                        Delete
-                      </button>
-                    </Form>
+                    {f.team ? null : (
+                      // A team's listing is the team's: it has no Delete (ADR 0280).
+                      <Form method="post">
+                        <input type="hidden" name="intent" value="delete-folder" />
+                        <input type="hidden" name="folderId" value={f.id} />
+                        <button
+                          type="submit"
+                          className="btn-ghost min-h-9 px-2 py-1 text-xs text-danger"
+                          aria-label={`Delete folder ${f.name}`}
+                        >
+                          Delete
+                        </button>
+                      </Form>
+                    )}
                   </li>
                 ))}
               </ul>

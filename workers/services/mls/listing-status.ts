@@ -1,3 +1,4 @@
+import { reachableFolder } from "@db/access";
 import type { Database } from "@db/client";
 import { inQuery } from "@db/lists";
 import { folders, originalLinks, photos } from "@db/schema";
@@ -54,7 +55,7 @@ export async function saveListing(
       mlsNumber: input.mlsNumber,
       ...(input.profile === undefined ? {} : { mlsProfile: input.profile || null }),
     })
-    .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
+    .where(and(eq(folders.id, folderId), eq(folders.userId, userId), reachableFolder(userId)))
     .returning({ id: folders.id });
   return res.length ? ok({}) : NOT_FOUND;
 }
@@ -93,7 +94,7 @@ export async function setListingStatus(
       originalsCloseDays: sold ? input.closeAfterDays : null,
       originalsCloseAt: closeAt,
     })
-    .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
+    .where(and(eq(folders.id, folderId), eq(folders.userId, userId), reachableFolder(userId)))
     .returning({ id: folders.id });
   if (res.length === 0) return NOT_FOUND;
   if (closeAt !== null)
