@@ -270,4 +270,32 @@ describe("a team's shared listing", { timeout: 120_000 }, () => {
     const folder = await db.select().from(folders).where(eq(folders.id, folderId)).get();
     expect(folder).toMatchObject({ listingStatus: "active", lookVersionId: job.versionId, listingAddress: null });
   });
+
+  it("a job request sent again after its photo's folder moved into the team is the same job, charged once", async () => {
+    const owner = await onPlan(null, 3);
+    const teamId = await makeTeam(owner.id, { credits: 5 });
+    await runLibraryAction({ db, bucket: env.PHOTOS }, owner.id, { intent: "create-folder", name: "12 Quay Street" });
+    const own = (await db.select().from(folders).where(eq(folders.userId, owner.id)).get())!;
+    const [photo] = await photosOf(owner.id, 1, own.id);
+    const send = () => api(owner.cookie, "POST", `/api/photos/${photo!.id}/jobs`, STAGE, { "Idempotency-Key": "q-1" });
+    const first = await send();
+    expect(first.status).toBe(202);
+    expect((await settleJob(owner.cookie, first.body.job.id)).status).toBe("succeeded");
+    const moved = await runLibraryAction({ db, bucket: env.PHOTOS }, owner.id, {
+      intent: "folder-to-team",
+      folderId: own.id,
+      teamId,
+    });
+    expect(moved.ok).toBe(true);
+    // The answer to the first sending was lost; the page sends it again with its key.
+    const again = await send();
+    expect(again.body.job.id).toBe(first.body.job.id);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    await teamObject(env, teamId).reconcile(teamId);
+    expect(provider.calls).toHaveLength(1);
+    expect(await userObject(env, owner.id).balance(owner.id)).toBe(2);
+    expect(await poolCredits(teamId)).toBe(5);
+    const held = await db.select().from(teamReservations).where(eq(teamReservations.teamId, teamId)).all();
+    expect(held.map((r) => r.status)).toEqual(["released"]);
+  });
 });

@@ -78,8 +78,9 @@ export async function releaseTeamCredits(env: Deps["env"], teamId: string, jobId
  * anything is recorded or reaches the provider; then `start` records the jobs in the member's object (each naming the
  * team, each with a 0-credit reservation of its own). When the member's object does not record them (a photo in the
  * trash, a reused key, a retry already made) the team's credits go back at once. A request whose jobs another sending
- * recorded (JOBS_ALREADY_STARTED: two sendings under one key, the other's record first) gives nothing back: those
- * credits pay for the jobs that run. With no team, `start` alone (the member's own credits).
+ * recorded on this team (JOBS_ALREADY_STARTED: two sendings under one key, the other's record first) gives nothing
+ * back: those credits pay for the jobs that run. Recorded without the team (sent first while the photo was still
+ * personal), they were paid by the member, so the team's go back. With no team, `start` alone (the member's own credits).
  */
 export async function startPaidBy(
   env: Deps["env"],
@@ -93,6 +94,9 @@ export async function startPaidBy(
   const held = await holdTeamCredits(env, teamId, payer, jobIds, reason);
   if (!held.ok) return { started: held, pool: null };
   const started = await start();
-  if (held.created && !started.ok && !started.existing) await releaseTeamCredits(env, teamId, jobIds, started.error);
+  // Jobs another sending recorded on this pool are paid by what this call took; any other refusal, and jobs the key
+  // started before the photo came into the team's listing (the member paid those), give the team's credits back.
+  const paidHere = started.ok || started.existing?.teamId === teamId;
+  if (held.created && !paidHere) await releaseTeamCredits(env, teamId, jobIds, started.error);
   return { started, pool: held.pool };
 }
