@@ -58,6 +58,8 @@ export const creditGrants = sqliteTable("credit_grants", {
   source: text("source", { enum: ["signup", "plan", "admin"] }).notNull(),
   amount: integer("amount").notNull(),
   remaining: integer("remaining").notNull(),
+  /** Credits of a reversed payment that were out in jobs then: held back when they come back (migration 0037). */
+  owed: integer("owed").notNull().default(0),
   expiresAt: integer("expires_at").notNull(),
   createdAt: integer("created_at").notNull(),
 });

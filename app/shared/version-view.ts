@@ -36,12 +36,18 @@ export const RETURNED = "Your credit is back: thank you for telling us this resu
 /** The same for a team job: its credit was the team's pool's, and went back there (ADR 0261, 0270). */
 export const RETURNED_TO_TEAM =
   "The credit is back in the team's pool: thank you for telling us this result changed the room.";
-/** Where a returned credit went: the user's own credits, or the team's pool that paid for the job. */
-export type ReturnedTo = "own" | "team";
+/** The same when the payment that bought the credit was refunded or disputed since: it stays spent (ADR 0339). */
+export const RETURNED_HELD_BACK =
+  "Thank you for telling us this result changed the room. Its credit does not come back: the payment that bought it was refunded.";
+/**
+ * Where a returned credit went: the user's own credits, or the team's pool that paid for the job; "held-back" when
+ * the payment that bought it came back, so it went nowhere.
+ */
+export type ReturnedTo = "own" | "team" | "held-back";
 
 /** What the page says once a result's credit went back, to whichever pool paid for it. */
 export function returnedMessage(to: ReturnedTo): string {
-  return to === "team" ? RETURNED_TO_TEAM : RETURNED;
+  return to === "team" ? RETURNED_TO_TEAM : to === "held-back" ? RETURNED_HELD_BACK : RETURNED;
 }
 
 // What a flagged result says first, and what its owner confirms: kept in structure-words.ts (ADR 0308).

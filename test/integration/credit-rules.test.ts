@@ -352,4 +352,61 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
     await deliverOk(lost.story.dispute(inv2, "lost"));
     expect(await credits(lost.id)).toBe(0);
   });
+
+  // ADR 0339: credits of a reversed payment that were out in jobs then do not come back when those jobs fail.
+  async function ledgerSum(userId: string) {
+    return (await db.select().from(creditLedger).where(eq(creditLedger.userId, userId)).all()).reduce(
+      (n, r) => n + r.amount,
+      0,
+    );
+  }
+
+  it("a job held when its payment is refunded gives its credit to nobody when it fails; the ledger still adds up", async () => {
+    const { userObject } = await import("@workers/objects/client");
+    const { env } = await import("cloudflare:workers");
+    const { id, story } = await customer("starter");
+    await spend(id, 2);
+    for (const key of ["held-a", "held-b"])
+      expect((await userObject(env, id).reserve(id, key, 1, "a job")).ok).toBe(true);
+    expect(await credits(id)).toBe(18);
+    await deliverOk(story.refund(story.invoices[0]!));
+    expect(await credits(id)).toBe(0);
+    expect(await reversals(id)).toMatchObject([{ taken: 18, alreadySpent: 4 }]);
+    // Both jobs fail: nothing comes back, once however often the refund is asked for.
+    await userObject(env, id).refund(id, "held-a", "Provider failed");
+    await userObject(env, id).refund(id, "held-a", "Provider failed");
+    await userObject(env, id).refund(id, "held-b", "Provider failed");
+    expect(await credits(id)).toBe(0);
+    expect(await userObject(env, id).balance(id)).toBe(0);
+    expect(await ledgerSum(id)).toBe(0);
+    const heldBack = await db.select().from(creditLedger).where(eq(creditLedger.userId, id)).all();
+    expect(heldBack.filter((r) => r.idempotencyKey.startsWith("held-back:")).map((r) => r.amount)).toEqual([-1, -1]);
+    // The two spent ones are still owed: a renewal's credits come back whole on a later failure.
+    const renewal = story.renew();
+    await deliverAll([renewal.invoicePaid, renewal.updated]);
+    expect(await credits(id)).toBe(22);
+    expect((await userObject(env, id).reserve(id, "held-c", 1, "a job")).ok).toBe(true);
+    await userObject(env, id).refund(id, "held-c", "Provider failed");
+    expect(await credits(id)).toBe(22);
+    expect(await ledgerSum(id)).toBe(22);
+  });
+
+  it("a dispute won gives back what it took and what it held back since", async () => {
+    const { userObject } = await import("@workers/objects/client");
+    const { env } = await import("cloudflare:workers");
+    const { id, story } = await customer("starter");
+    expect((await userObject(env, id).reserve(id, "held-d", 1, "a job")).ok).toBe(true);
+    const inv = story.invoices[0]!;
+    await deliverOk(story.dispute(inv));
+    expect(await credits(id)).toBe(0);
+    await userObject(env, id).refund(id, "held-d", "Provider failed");
+    expect(await credits(id)).toBe(0);
+    await deliverOk(story.dispute(inv, "won"));
+    expect(await credits(id)).toBe(22);
+    expect(await ledgerSum(id)).toBe(22);
+    expect((await audits(id)).map((a) => a.reason)).toEqual([
+      "Payment disputed: 21 of 22 credits taken back (1 already spent)",
+      "Dispute won: 22 credits restored",
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { creditLedger, photoVersions, structureRecourses } from "@db/schema";
+import { creditGrants, creditLedger, photoVersions, structureRecourses } from "@db/schema";
 import { db } from "@test/support/factories";
 import { api, balance, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
@@ -11,7 +11,7 @@ import { candidatePrefix, monthSpent, ONLY_CHECKED, RETURN_REASON, tooLate } fro
 import { userObject } from "@workers/objects/user-object";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { RETURNS_PER_MONTH } from "~/shared/version-view";
+import { RETURNED_HELD_BACK, RETURNS_PER_MONTH, returnedMessage } from "~/shared/version-view";
 
 // "This result changed the room" (issue 43 item 7, docs/decisions/0261-this-result-changed-the-room.md): a result the
 // check passed or marked gives its credit back through the user's object, once per version, within 7 days, at most
@@ -64,6 +64,24 @@ describe("This result changed the room", () => {
     expect(row?.structureReturnedAt).not.toBeNull();
     const view = await api(user.cookie, "GET", `/api/photos/${base.split("/")[3]}/versions`);
     expect(view.body.versions[0].returnedAt).toBe(row?.structureReturnedAt);
+  });
+
+  it("a credit whose payment came back since stays spent: the result is returned, nothing given (ADR 0339)", async () => {
+    const { user, versionId, base } = await staged("flagged");
+    // What a refund of the payment that bought it leaves: the grant owes the credit that was out in the job.
+    await db.update(creditGrants).set({ owed: 1 }).where(eq(creditGrants.userId, user.id));
+    const res = await api(user.cookie, "POST", `${base}/changed-room`, {});
+    expect([res.status, res.body.credits, res.body.returnedTo]).toEqual([200, 2, "held-back"]);
+    expect(await balance(user.id)).toBe(2);
+    const rows = await db.select().from(creditLedger).where(eq(creditLedger.userId, user.id)).all();
+    expect(rows.filter((r) => r.idempotencyKey === `return:${versionId}`).map((r) => r.amount)).toEqual([1]);
+    expect(
+      rows.filter((r) => r.idempotencyKey.startsWith(`held-back:return:${versionId}`)).map((r) => r.amount),
+    ).toEqual([-1]);
+    expect(
+      await db.select({ owed: creditGrants.owed }).from(creditGrants).where(eq(creditGrants.userId, user.id)).all(),
+    ).toEqual([{ owed: 0 }]);
+    expect(returnedMessage(res.body.returnedTo)).toBe(RETURNED_HELD_BACK);
   });
 
   it("another user's version is a 404 that changes nothing", async () => {

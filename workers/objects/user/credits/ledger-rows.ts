@@ -1,4 +1,5 @@
 import type { Database } from "@db/client";
+import { inList } from "@db/lists";
 import { type Allocation, creditGrants, creditLedger, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { run, type Stmt } from "@workers/objects/user/batch";
@@ -125,4 +126,60 @@ export function spendFromGrants(db: Database, allocations: Allocation[]): Stmt[]
       .set({ remaining: sql`${creditGrants.remaining} - ${a.amount}` })
       .where(eq(creditGrants.id, a.grantId)),
   );
+}
+
+// Credits that come back to their grants (a failed job's refund, a returned result) after the payment that bought
+// them was refunded or disputed (docs/decisions/0339-credits-of-a-reversed-payment-do-not-come-back.md). The
+// reversal took what was left of the payment's grants and recorded the rest, out in jobs then, as each grant's
+// `owed`; what comes back into a grant is held back while it owes, so no credit of a reversed payment is spent twice.
+
+/** What the ledger says about credits held back. */
+export const HELD_BACK_REASON = "Held back: the payment that bought this credit was refunded or disputed";
+
+/**
+ * The writes that give `allocations` back to their grants, less what each grant owes, and how many credits that
+ * gives the user. Read and written inside the user's object, in one turn: nothing else writes these grants between.
+ */
+export async function giveBack(
+  db: Database,
+  userId: string,
+  allocations: Allocation[],
+  key: string,
+  now: number,
+): Promise<{ given: number; writes: Stmt[] }> {
+  const ids = [...new Set(allocations.map((a) => a.grantId))];
+  const rows = ids.length
+    ? await db
+        .select({ id: creditGrants.id, owed: creditGrants.owed })
+        .from(creditGrants)
+        .where(and(eq(creditGrants.userId, userId), inList(creditGrants.id, ids)))
+        .all()
+    : [];
+  const owes = new Map(rows.map((r) => [r.id, r.owed]));
+  let given = 0;
+  const writes: Stmt[] = [];
+  for (const a of allocations) {
+    const held = Math.min(owes.get(a.grantId) ?? 0, a.amount);
+    owes.set(a.grantId, (owes.get(a.grantId) ?? 0) - held);
+    given += a.amount - held;
+    writes.push(
+      db
+        .update(creditGrants)
+        .set({
+          remaining: sql`${creditGrants.remaining} + ${a.amount - held}`,
+          owed: sql`${creditGrants.owed} - ${held}`,
+        })
+        .where(and(eq(creditGrants.id, a.grantId), eq(creditGrants.userId, userId))),
+    );
+    if (held > 0) {
+      writes.push(
+        db.insert(creditLedger).values(
+          ledgerRow(userId, "adjust", -held, HELD_BACK_REASON, `held-back:${key}:${a.grantId}`, now, {
+            grantId: a.grantId,
+          }),
+        ),
+      );
+    }
+  }
+  return { given, writes };
 }

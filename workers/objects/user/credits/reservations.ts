@@ -1,11 +1,12 @@
 import type { Database } from "@db/client";
-import { creditGrants, creditLedger, creditReservations } from "@db/schema";
+import { creditLedger, creditReservations } from "@db/schema";
 import { type Along, run } from "@workers/objects/user/batch";
-import { and, eq, lte, sql } from "drizzle-orm";
+import { and, eq, lte } from "drizzle-orm";
 import {
   allocate,
   balanceDelta,
   expireGrants,
+  giveBack,
   insufficient,
   type LedgerResult,
   ledgerRow,
@@ -131,13 +132,10 @@ export async function refund(
   const { held, settled } = await findHeld(db, userId, key, "refunded");
   if (settled) return settled;
   const r = held.reservation;
+  // Less what a reversed payment's grants owe (ADR 0339).
+  const back = await giveBack(db, userId, r.allocations, `refund:${key}`, now);
   await run(db, [
-    ...r.allocations.map((a) =>
-      db
-        .update(creditGrants)
-        .set({ remaining: sql`${creditGrants.remaining} + ${a.amount}` })
-        .where(eq(creditGrants.id, a.grantId)),
-    ),
+    ...back.writes,
     db
       .update(creditReservations)
       .set({ status: "refunded", settledAt: now })
@@ -145,7 +143,7 @@ export async function refund(
     db
       .insert(creditLedger)
       .values(ledgerRow(userId, "refund", r.amount, reason, `refund:${key}`, now, { reservationKey: key })),
-    balanceDelta(db, userId, r.amount, now),
+    balanceDelta(db, userId, back.given, now),
     ...(along.writes ?? []),
   ]);
   // A refund into a grant that expired meanwhile is expired again at once.

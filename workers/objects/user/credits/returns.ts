@@ -1,8 +1,16 @@
 import type { Database } from "@db/client";
-import { creditGrants, creditLedger, creditReservations } from "@db/schema";
+import { creditLedger, creditReservations } from "@db/schema";
 import { type Along, run } from "@workers/objects/user/batch";
-import { and, eq, sql } from "drizzle-orm";
-import { balanceDelta, expireGrants, type LedgerResult, ledgerRow, recordedQuery, refusal } from "./ledger-rows";
+import { eq } from "drizzle-orm";
+import {
+  balanceDelta,
+  expireGrants,
+  giveBack,
+  type LedgerResult,
+  ledgerRow,
+  recordedQuery,
+  refusal,
+} from "./ledger-rows";
 import { balanceQuery, cachedBalance } from "./view";
 
 // A spent credit given back after the fact (docs/decisions/0261-this-result-changed-the-room.md): the credits of a
@@ -34,20 +42,17 @@ export async function returnCommitted(
   if (!r || r.userId !== userId || r.status !== "committed" || r.amount <= 0) {
     return refusal("conflict", NOT_CHARGED, balance);
   }
+  // Less what a reversed payment's grants owe (ADR 0339).
+  const back = await giveBack(db, userId, r.allocations, idempotencyKey, now);
   await run(db, [
-    ...r.allocations.map((a) =>
-      db
-        .update(creditGrants)
-        .set({ remaining: sql`${creditGrants.remaining} + ${a.amount}` })
-        .where(and(eq(creditGrants.id, a.grantId), eq(creditGrants.userId, userId))),
-    ),
+    ...back.writes,
     db
       .insert(creditLedger)
       .values(ledgerRow(userId, "refund", r.amount, reason, idempotencyKey, now, { reservationKey: key })),
-    balanceDelta(db, userId, r.amount, now),
+    balanceDelta(db, userId, back.given, now),
     ...(along.writes ?? []),
   ]);
   // A credit given back into a grant that expired meanwhile is expired again at once (as every refund's).
   await expireGrants(db, userId, now);
-  return { ok: true, returned: r.amount, balance: (await cachedBalance(db, userId)) ?? 0 };
+  return { ok: true, returned: back.given, balance: (await cachedBalance(db, userId)) ?? 0 };
 }

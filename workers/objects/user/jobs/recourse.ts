@@ -134,7 +134,8 @@ export async function returnChangedRoom(
     versionId,
     returned: result.returned,
     kept: !!prefix,
-    returnedTo: "own",
+    // Nothing back when the payment that bought the credit was reversed since (ADR 0339).
+    returnedTo: result.returned > 0 ? "own" : "held-back",
     pool: null,
   });
 }

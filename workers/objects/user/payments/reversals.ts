@@ -1,4 +1,5 @@
 import type { Database } from "@db/client";
+import { inList } from "@db/lists";
 import { auditLog, creditGrants, creditLedger, paidPeriods, paymentReversals, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import type { Stmt } from "@workers/objects/user/batch";
@@ -19,10 +20,15 @@ async function grantsOfPayment(db: Database, userId: string, paymentIntentId: st
     .from(paidPeriods)
     .where(and(eq(paidPeriods.userId, userId), eq(paidPeriods.paymentIntentId, paymentIntentId)))
     .all();
-  const grants: { id: string; amount: number; remaining: number }[] = [];
+  const grants: { id: string; amount: number; remaining: number; owed: number }[] = [];
   for (const p of periods) {
     const rows = await db
-      .select({ id: creditGrants.id, amount: creditGrants.amount, remaining: creditGrants.remaining })
+      .select({
+        id: creditGrants.id,
+        amount: creditGrants.amount,
+        remaining: creditGrants.remaining,
+        owed: creditGrants.owed,
+      })
       .from(creditLedger)
       .innerJoin(creditGrants, eq(creditGrants.id, creditLedger.grantId))
       .where(and(eq(creditLedger.userId, userId), like(creditLedger.idempotencyKey, `plan:${p.invoiceId}:%`)))
@@ -66,6 +72,20 @@ export async function reversalStatements(w: Work, f: Extract<PaymentFact, { kind
         .where(eq(creditGrants.id, g.id)),
     );
     taken += part;
+  }
+  // The rest was out in jobs, held or delivered: owed by the grants it came from, so what a failed job or a returned
+  // result gives back later is held back rather than spent again (ADR 0339).
+  let owed = 0;
+  for (const g of grants) {
+    const part = Math.min(g.amount - g.remaining - g.owed, due - taken - owed);
+    if (part <= 0) continue;
+    stmts.push(
+      db
+        .update(creditGrants)
+        .set({ owed: sql`${creditGrants.owed} + ${part}` })
+        .where(eq(creditGrants.id, g.id)),
+    );
+    owed += part;
   }
   const what = f.cause === "refund" ? "Payment refunded" : "Payment disputed";
   const reason = `${what}: ${taken} of ${granted} credits taken back (${due - taken} already spent)`;
@@ -138,26 +158,46 @@ export async function undoReversalStatements(
   const { db, userId, now } = w;
   const row = await db.select().from(paymentReversals).where(eq(paymentReversals.id, f.ref)).get();
   if (!row || row.userId !== userId || row.restoredAt !== null) return [];
+  // What came back into the payment's grants since and was held back is the user's again, and they owe nothing more.
+  const { grants } = await grantsOfPayment(db, userId, row.paymentIntentId);
+  const ids = grants.map((g) => g.id);
+  const heldBack = ids.length
+    ? ((
+        await db
+          .select({ n: sql<number>`coalesce(-sum(${creditLedger.amount}), 0)` })
+          .from(creditLedger)
+          .where(
+            and(
+              eq(creditLedger.userId, userId),
+              inList(creditLedger.grantId, ids),
+              like(creditLedger.idempotencyKey, "held-back:%"),
+            ),
+          )
+          .get()
+      )?.n ?? 0)
+    : 0;
+  const restored = row.taken + Math.min(heldBack, row.alreadySpent);
   const stmts: Stmt[] = [
     db.update(paymentReversals).set({ restoredAt: now }).where(eq(paymentReversals.id, f.ref)),
+    ...ids.map((id) => db.update(creditGrants).set({ owed: 0 }).where(eq(creditGrants.id, id))),
     db.insert(auditLog).values({
       id: randomToken(),
       actorId: null,
       actorEmail: STRIPE_ACTOR,
       action: "credits.grant",
       targetUserId: userId,
-      reason: `Dispute won: ${row.taken} credits restored`,
-      details: { cause: "dispute_won", ref: f.ref, paymentIntentId: row.paymentIntentId, restored: row.taken },
+      reason: `Dispute won: ${restored} credits restored`,
+      details: { cause: "dispute_won", ref: f.ref, paymentIntentId: row.paymentIntentId, restored, heldBack },
       createdAt: now,
     }),
   ];
-  if (row.taken > 0) {
+  if (restored > 0) {
     stmts.push(
       ...grantStatements(
         db,
         userId,
         {
-          amount: row.taken,
+          amount: restored,
           source: "plan",
           reason: "Dispute won: credits restored",
           idempotencyKey: `restore:${f.ref}`,
