@@ -9,10 +9,11 @@ import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { workerFetch } from "@test/support/worker";
 import { teamObject, userObject } from "@workers/objects/client";
 import { stateDigest } from "@workers/services/fixtures";
-import { foldersQuery, listPhotos } from "@workers/services/library";
+import { emptyTrash, foldersQuery, listPhotos } from "@workers/services/library";
 import { runLibraryAction, TEAM_LISTING_NOT_DELETED } from "@workers/services/library-actions";
 import { deleteAccount } from "@workers/services/mls/account-data";
 import { publishOriginal } from "@workers/services/mls/links";
+import { closeSoldListings, setListingStatus } from "@workers/services/mls/listing-status";
 import { resolveLink } from "@workers/services/mls/original-page";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -297,5 +298,32 @@ describe("a team's shared listing", { timeout: 120_000 }, () => {
     expect(await poolCredits(teamId)).toBe(5);
     const held = await db.select().from(teamReservations).where(eq(teamReservations.teamId, teamId)).all();
     expect(held.map((r) => r.status)).toEqual(["released"]);
+  });
+
+  it("a sold team listing closes every member's original pages; a removed uploader's Empty trash leaves the team's", async () => {
+    const { teamId, a, b, folderId, photo } = await listing(5);
+    // B's own upload into the listing A made, staged and published by B.
+    const [bPhoto] = await photosOf(b.id, 1, folderId);
+    const staged = await api(b.cookie, "POST", `/api/photos/${bPhoto!.id}/jobs`, STAGE);
+    const job = await settleJob(b.cookie, staged.body.job.id);
+    const published = await publishOriginal(db, b.id, bPhoto!.id, job.versionId!, "again", Date.now());
+    if (!published.ok) throw new Error(published.error);
+    const now = Date.now();
+    expect(await setListingStatus(db, a.id, folderId, { status: "sold", closeAfterDays: 0 }, now)).toMatchObject({
+      ok: true,
+    });
+    expect(await closeSoldListings(db, now + 1)).toBe(1);
+    expect(await resolveLink(db, published.token, now + 2)).toMatchObject({ ok: false });
+
+    // A trashes their upload while a member, then is removed: their Empty trash no longer reaches it.
+    expect((await runLibraryAction({ db, bucket: env.PHOTOS }, a.id, { intent: "trash", photoId: photo.id })).ok).toBe(
+      true,
+    );
+    await db
+      .update(teamMembers)
+      .set({ removedAt: Date.now() })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, a.id)));
+    expect(await emptyTrash(db, env.PHOTOS, a.id)).toBe(0);
+    expect(await db.select().from(photos).where(eq(photos.id, photo.id)).get()).toBeDefined();
   });
 });

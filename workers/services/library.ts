@@ -298,7 +298,8 @@ export async function emptyTrash(db: Database, bucket: R2Bucket, userId: string)
     const rows = await db
       .select({ id: photos.id, userId: photos.userId })
       .from(photos)
-      .where(and(eq(photos.userId, userId), isNotNull(photos.trashedAt)))
+      // A removed member's trashed uploads in a team listing are the team's, left to the 30-day purge.
+      .where(and(eq(photos.userId, userId), reachablePhoto(userId), isNotNull(photos.trashedAt)))
       .limit(100)
       .all();
     if (rows.length === 0) return total;

@@ -111,7 +111,8 @@ export async function closeSoldListings(db: Database, now = Date.now()): Promise
   const due = db
     .select({ id: photos.id })
     .from(photos)
-    .innerJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, photos.userId)))
+    // Whoever uploaded it: a team listing holds every member's photos (ADR 0280).
+    .innerJoin(folders, eq(folders.id, photos.folderId))
     .where(and(isNotNull(folders.originalsCloseAt), lte(folders.originalsCloseAt, now)));
   const res = await db
     .update(originalLinks)
