@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { creditLedger, teamLedger, teamMembers, teamReservations, teams, users } from "@db/schema";
+import { creditLedger, folders, teamLedger, teamMembers, teamReservations, teams, users } from "@db/schema";
 import { db } from "@test/support/factories";
 import { balance, onPlan, photosOf } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
@@ -11,6 +11,7 @@ import { teamObject } from "@workers/objects/client";
 import { createApiKey } from "@workers/services/api-keys";
 import type { CurrentUser } from "@workers/services/current-user";
 import { stateDigest } from "@workers/services/fixtures";
+import { runLibraryAction } from "@workers/services/library-actions";
 import { and, eq } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -192,5 +193,40 @@ describe("a member's personal API key on a team listing's photo", () => {
       expect(answered.init?.status, intent).toBe(404);
     }
     expect(await digest()).toEqual(before);
+  });
+
+  it("a request sent again after its photo's folder moved into the team answers the first job, charged once", async () => {
+    const owner = await onPlan("Starter plan", 3);
+    const teamId = await makeTeam(owner.id, { credits: 5 });
+    const made = await runLibraryAction({ db, bucket: env.PHOTOS }, owner.id, {
+      intent: "create-folder",
+      name: "3 Dock Lane",
+    });
+    expect(made.ok).toBe(true);
+    const own = (await db.select().from(folders).where(eq(folders.userId, owner.id)).get())!;
+    const [photo] = await photosOf(owner.id, 1, own.id);
+    const token = await keyFor(owner.id);
+    const send = (body: object) =>
+      call(token, `/photos/${photo!.id}/jobs`, { method: "POST", json: body, idem: "d-1" });
+    const first = await send(STAGE);
+    expect(first.status).toBe(202);
+    const { job } = (await first.json()) as { job: { id: string } };
+    await settle(token, job.id);
+    const moved = await runLibraryAction({ db, bucket: env.PHOTOS }, owner.id, {
+      intent: "folder-to-team",
+      folderId: own.id,
+      teamId,
+    });
+    expect(moved.ok).toBe(true);
+    const again = await send(STAGE);
+    expect(again.status).toBe(202);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(((await again.json()) as { job: { id: string } }).job.id).toBe(job.id);
+    const reused = await send({ ...STAGE, designStyle: "Industrial" });
+    expect(reused.status).toBe(409);
+    await teamObject(env, teamId).reconcile(teamId);
+    expect(provider.calls).toHaveLength(1);
+    expect(await balance(owner.id)).toBe(2);
+    expect(await poolOf(teamId)).toBe(5);
   });
 });

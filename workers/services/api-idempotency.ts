@@ -120,6 +120,29 @@ export async function onceForKey(
   return answer;
 }
 
+/**
+ * A keyed job's answer the user's object stored under this key while it is kept: replayed for the same request, a
+ * mismatch for another, null when the key names no job. A request now paid from a team's pool (its photo moved into
+ * a team listing since the first sending) asks here first, so the key never starts a second job.
+ */
+export async function storedJobAnswer(
+  db: Database,
+  userId: string,
+  key: string,
+  hash: string,
+  now: number,
+): Promise<{ replay: unknown } | Failure | null> {
+  const row = await db
+    .select()
+    .from(apiIdempotency)
+    .where(and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key)))
+    .get();
+  if (!row || row.createdAt < now - IDEMPOTENCY_TTL_MS) return null;
+  if (row.requestHash !== hash) return fail("conflict", MISMATCH);
+  if (row.response === null) return fail("conflict", "The first request with this Idempotency-Key is still running.");
+  return { replay: JSON.parse(row.response) };
+}
+
 async function release(db: Database, userId: string, key: string): Promise<void> {
   await db.delete(apiIdempotency).where(and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key)));
 }

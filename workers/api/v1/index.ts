@@ -3,7 +3,7 @@ import { readJson, readMultipart } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { checkUrlSyntax, urlPolicy } from "@workers/lib/safe-url";
 import { currentBalance } from "@workers/services/account";
-import { onceForKey, requestHash } from "@workers/services/api-idempotency";
+import { onceForKey, requestHash, storedJobAnswer } from "@workers/services/api-idempotency";
 import type { ApiCaller } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { jobCallback } from "@workers/services/jobs/callback-url";
@@ -209,16 +209,21 @@ define(
     // team's pool under their name, as the page stages it (docs/decisions/0270, amendment "a member's personal key").
     // One read of the photo: it says who pays, and requestJob takes it rather than reading it again.
     const access = await photoAccess(c.get("db"), caller.userId, p.data.photoId);
+    const hash = requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data);
     if (access?.teamId) {
+      // Sent first while the photo was the member's own: that sending's job is the answer, not a second one.
+      if (key.key) {
+        const stored = await storedJobAnswer(c.get("db"), caller.userId, key.key, hash, c.get("deps").clock());
+        if (stored && "replay" in stored) return answer(c, { status: 202, body: stored.replay }, true);
+        if (stored) return failureJson(stored);
+      }
       const member = { ...access, teamId: access.teamId };
       return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data, member);
     }
     const res = await requestJob(c.get("deps"), caller.userId, p.data.photoId, job, {
       access,
       api: {
-        idempotency: key.key
-          ? { key: key.key, hash: requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data) }
-          : undefined,
+        idempotency: key.key ? { key: key.key, hash } : undefined,
         callback: callbackUrl !== undefined ? jobCallback(c.get("deps").env, callbackUrl, caller.keyId) : undefined,
       },
     });
