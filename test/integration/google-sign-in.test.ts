@@ -7,6 +7,7 @@ import { googleOAuth, nonceFor, verifyIdToken } from "@workers/adapters/google-o
 import { userObject } from "@workers/objects/user-object";
 import { signInWithGoogle } from "@workers/services/accounts/google";
 import { signUp } from "@workers/services/accounts/password-auth";
+import { grantAllOwedTrialCredits } from "@workers/services/accounts/verification";
 import { eq } from "drizzle-orm";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { MESSAGES } from "~/shared/account-messages";
@@ -157,6 +158,9 @@ describe("signing in with Google", () => {
     const user = await db.query.users.findFirst({ where: (u, { eq }) => eq(u.googleSub, who.sub) });
     expect(user).toMatchObject({ email: who.email, name: "Goo Gle", plan: null, credits: 0, passwordHash: null });
     expect(user?.emailVerifiedAt).not.toBeNull();
+    expect(await userObject(env, user!.id).balance(user!.id)).toBe(0);
+    // Nor later: the daily sweep that grants e-mail sign-ups their trial credits passes a Google account by.
+    await grantAllOwedTrialCredits({ db, env });
     expect(await userObject(env, user!.id).balance(user!.id)).toBe(0);
 
     const again = await signInWithGoogle({ db, env }, who, { redirectTo: null });

@@ -85,6 +85,8 @@ async function resolveGoogleUser(
       name: identity.name ?? nameFromEmail(identity.email),
       googleSub: identity.sub,
       emailVerifiedAt: now,
+      // Trial credits go to e-mail sign-ups only (ADR 0013): marked settled, so the daily sweep passes it by.
+      signupCreditsGranted: 1,
       createdAt: now,
       updatedAt: now,
     })
