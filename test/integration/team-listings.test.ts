@@ -8,6 +8,7 @@ import { allow, fakeStripe } from "@test/support/stripe";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { workerFetch } from "@test/support/worker";
 import { teamObject, userObject } from "@workers/objects/client";
+import { exportJson } from "@workers/objects/user/background";
 import { stateDigest } from "@workers/services/fixtures";
 import { emptyTrash, foldersQuery, listPhotos } from "@workers/services/library";
 import { runLibraryAction, TEAM_LISTING_NOT_DELETED } from "@workers/services/library-actions";
@@ -325,5 +326,25 @@ describe("a team's shared listing", { timeout: 120_000 }, () => {
       .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, a.id)));
     expect(await emptyTrash(db, env.PHOTOS, a.id)).toBe(0);
     expect(await db.select().from(photos).where(eq(photos.id, photo.id)).get()).toBeDefined();
+  });
+
+  it("a removed member's data export leaves out the team listing, their uploads in it and their versions", async () => {
+    const { teamId, a, b, folderId, photo } = await listing(5);
+    const [personal] = await photosOf(a.id, 1);
+    const staged = await api(b.cookie, "POST", `/api/photos/${photo.id}/jobs`, STAGE);
+    const job = await settleJob(b.cookie, staged.body.job.id);
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
+    const member = (await exportJson(db, a.id))!;
+    expect(ids(member.photos)).toEqual([personal!.id, photo.id].sort());
+    expect(ids(member.folders)).toEqual([folderId]);
+    expect(ids(member.versions)).toEqual([job.versionId!]);
+    await db
+      .update(teamMembers)
+      .set({ removedAt: Date.now() })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, a.id)));
+    const removed = (await exportJson(db, a.id))!;
+    expect(ids(removed.photos)).toEqual([personal!.id]);
+    expect(removed.folders).toEqual([]);
+    expect(removed.versions).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { inTeamListing } from "@db/access";
+import { inTeamListing, reachableFolder, reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
 import {
   apiKeys,
@@ -19,7 +19,7 @@ import { createMailer, escapeHtml } from "@workers/adapters/mail";
 import { log } from "@workers/lib/log";
 import { signLink } from "@workers/lib/signed-links";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
-import { and, eq, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import { versionBytes } from "~/shared/version-bytes";
 
 // Work of the user's Durable Object that outlives a request, run in batches by
@@ -162,10 +162,35 @@ export function exportKey(userId: string, id: string): string {
 export async function exportJson(db: Database, userId: string) {
   const [user, folderRows, photoRows, jobRows, versionRows, ledgerRows, payments, labels, keys] = await Promise.all([
     db.select().from(users).where(eq(users.id, userId)).get(),
-    db.select().from(folders).where(eq(folders.userId, userId)).all(),
-    db.select().from(photos).where(eq(photos.userId, userId)).all(),
+    // The user's folders and photos they may reach now: a team listing and their uploads in it are the team's once they
+    // are removed from it (ADR 0280), so a removed member's export leaves them out, with the versions of those photos.
+    db
+      .select()
+      .from(folders)
+      .where(and(eq(folders.userId, userId), reachableFolder(userId)))
+      .all(),
+    db
+      .select()
+      .from(photos)
+      .where(and(eq(photos.userId, userId), reachablePhoto(userId)))
+      .all(),
     db.select().from(jobs).where(eq(jobs.userId, userId)).all(),
-    db.select().from(photoVersions).where(eq(photoVersions.userId, userId)).all(),
+    db
+      .select()
+      .from(photoVersions)
+      .where(
+        and(
+          eq(photoVersions.userId, userId),
+          inArray(
+            photoVersions.photoId,
+            db
+              .select({ id: photos.id })
+              .from(photos)
+              .where(and(eq(photos.userId, userId), reachablePhoto(userId))),
+          ),
+        ),
+      )
+      .all(),
     db.select().from(creditLedger).where(eq(creditLedger.userId, userId)).all(),
     db.select().from(paidPeriods).where(eq(paidPeriods.userId, userId)).all(),
     db.select().from(labelSettings).where(eq(labelSettings.userId, userId)).get(),
