@@ -1,5 +1,6 @@
 import { inTeamListing, reachableFolder, reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
+import { inQuery } from "@db/lists";
 import {
   apiKeys,
   creditLedger,
@@ -19,7 +20,7 @@ import { createMailer, escapeHtml } from "@workers/adapters/mail";
 import { log } from "@workers/lib/log";
 import { signLink } from "@workers/lib/signed-links";
 import { type ZipEntry, zipStream } from "@workers/lib/zip-stream";
-import { and, eq, inArray, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import { versionBytes } from "~/shared/version-bytes";
 
 // Work of the user's Durable Object that outlives a request, run in batches by
@@ -181,7 +182,7 @@ export async function exportJson(db: Database, userId: string) {
       .where(
         and(
           eq(photoVersions.userId, userId),
-          inArray(
+          inQuery(
             photoVersions.photoId,
             db
               .select({ id: photos.id })
