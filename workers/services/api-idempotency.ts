@@ -26,6 +26,9 @@ const CLAIM_LEASE_MS = 2 * 60 * 1000;
 /** The key was used before with another request: the object and this module answer it alike. */
 export const MISMATCH = KEY_MISMATCH;
 
+/** A retry that arrives while the key's first request still runs. */
+const STILL_RUNNING = "A request with this Idempotency-Key is still running.";
+
 /** The key from the header: 1-255 visible ASCII characters, or a failure; null when none was sent. */
 export function idempotencyKey(header: string | null | undefined): { key: string | null } | Failure {
   if (header === null || header === undefined) return { key: null };
@@ -99,7 +102,7 @@ export async function onceForKey(
       )
       .run();
     if (takeover.meta.changes !== 1) {
-      return fail("conflict", "A request with this Idempotency-Key is still running.", { retryAfterSeconds: 1 });
+      return fail("conflict", STILL_RUNNING, { retryAfterSeconds: 1 });
     }
   }
   let answer: StoredAnswer;
@@ -139,7 +142,7 @@ export async function storedJobAnswer(
     .get();
   if (!row || row.createdAt < now - IDEMPOTENCY_TTL_MS) return null;
   if (row.requestHash !== hash) return fail("conflict", MISMATCH);
-  if (row.response === null) return fail("conflict", "The first request with this Idempotency-Key is still running.");
+  if (row.response === null) return fail("conflict", STILL_RUNNING, { retryAfterSeconds: 1 });
   return { replay: JSON.parse(row.response) };
 }
 

@@ -194,7 +194,6 @@ export async function createFolder(
   return folder;
 }
 
-/** Deletes a folder and keeps its photos: they become unassigned (trashed ones too). */
 /**
  * Deletes one of the user's own folders; its photos go to Unassigned Photos. A team's listing is refused ("team"): its
  * photos are the team's, and deleting it would hand each back to its uploader (ADR 0280: nothing moves a listing out).

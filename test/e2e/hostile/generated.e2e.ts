@@ -280,6 +280,20 @@ function casesFor(r: RouteEntry): Case[] {
       refused: true,
     });
   }
+  if (r.app === "page" && r.path === "/photos/:id") {
+    // The photo view's result intents (ADR 0337) on Bob's photo and version, sent by Alice: "I checked the walls and
+    // windows" and "This result changed the room" answer as a made-up id would; nothing is confirmed or returned.
+    for (const intent of ["confirm-structure", "changed-room"]) {
+      add({
+        name: `another user's result: ${intent}`,
+        method: "POST",
+        path: own,
+        headers: { ...session(alice), ...FORM },
+        body: form({ intent, versionId: ids.version! }),
+        refused: true,
+      });
+    }
+  }
   if (r.app === "page" && r.path === "/dashboard") {
     // The team listing forms (ADR 0280), sent by Alice with Bob's team and Bob's folder: a team she is not in answers
     // as a made-up id would; no folder is made or moved. The grid's form (ADR 0332) with Bob's photo: nothing moves.
@@ -289,6 +303,8 @@ function casesFor(r: RouteEntry): Case[] {
       { trash: ids.photo! },
       { "delete-forever": ids.photo! },
       { move: ids.photo!, [`folder-${ids.photo!}`]: "" },
+      // Deleting Bob's folder (ADR 0338 refuses a team listing to its own maker; a stranger's is a made-up id).
+      { intent: "delete-folder", folderId: ids.folder! },
     ];
     for (const fields of asks) {
       add({

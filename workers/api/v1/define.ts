@@ -83,9 +83,8 @@ export function define(
     }
     c.set("caller", caller);
     const photoId = c.req.param("photoId");
-    if (photoId !== undefined && photoReach !== "handler") {
-      if (!(await photoAccess(c.get("db"), caller.userId, photoId))) return failureJson(notFound ?? NOT_FOUND);
-    }
+    const reach = photoId !== undefined && photoReach !== "handler";
+    if (reach && !(await photoAccess(c.get("db"), caller.userId, photoId))) return failureJson(notFound ?? NOT_FOUND);
     return handler(c, caller);
   });
 }

@@ -21,12 +21,11 @@ export async function checkCallbackUrl(env: Deps["env"], url: string): Promise<R
   return ok({ url });
 }
 
-/** The check a callback carries, under this Worker's policy (its resolver and its own origin). */
-export function callbackCheck(env: Deps["env"]): CallbackCheck {
-  return (url) => checkCallbackUrl(env, url);
-}
-
-/** A callback as a job request carries it: where the event goes, the key that signs it, and its address's check. */
+/**
+ * A callback as a job request carries it: where the event goes, the key that signs it, and its address's check under
+ * this Worker's policy (its resolver and its own origin).
+ */
 export function jobCallback(env: Deps["env"], url: string, apiKeyId: string) {
-  return { url, apiKeyId, check: callbackCheck(env) };
+  const check: CallbackCheck = (u) => checkCallbackUrl(env, u);
+  return { url, apiKeyId, check };
 }

@@ -179,7 +179,7 @@ export async function undoReversalStatements(
   const restored = row.taken + Math.min(heldBack, row.alreadySpent);
   const stmts: Stmt[] = [
     db.update(paymentReversals).set({ restoredAt: now }).where(eq(paymentReversals.id, f.ref)),
-    ...ids.map((id) => db.update(creditGrants).set({ owed: 0 }).where(eq(creditGrants.id, id))),
+    ...(ids.length ? [db.update(creditGrants).set({ owed: 0 }).where(inList(creditGrants.id, ids))] : []),
     db.insert(auditLog).values({
       id: randomToken(),
       actorId: null,
