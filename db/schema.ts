@@ -276,6 +276,14 @@ export const paidPeriods = sqliteTable("paid_periods", {
   paymentIntentId: text("payment_intent_id"),
 });
 
+/** Which PaymentIntent paid which invoice, from invoice_payment.paid (migrations/0038). */
+export const invoicePayments = sqliteTable("invoice_payments", {
+  id: text("id").primaryKey(),
+  invoiceId: text("invoice_id").notNull(),
+  paymentIntentId: text("payment_intent_id").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
 /** A refund or dispute that took back a payment's unspent credits (migrations/0009). */
 export const paymentReversals = sqliteTable("payment_reversals", {
   id: text("id").primaryKey(),

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { json } from "./http.ts";
 import { findRoute, type RouteContext, route } from "./router.ts";
 import type { Engine } from "./stripe-engine.ts";
-import { checkoutSessionObject, priceObject } from "./stripe-objects.ts";
+import { checkoutSessionObject, priceObject, withoutIncludable } from "./stripe-objects.ts";
 import { missing, stripeError } from "./stripe-pages.ts";
 import { type Customer, id, type PortalSession, parseStripeForm, type State } from "./stripe-state.ts";
 
@@ -195,9 +195,12 @@ export function apiRoutes(state: State, engine: Engine, origin: () => string) {
       };
       send(200, { object: "list", data: [config], has_more: false, url: "/v1/billing_portal/configurations" });
     }),
-    api("GET", "/v1/invoices/:id", ({ params, res, send }) => {
+    // `payments` is includable: only a request that names it in expand[] gets it.
+    api("GET", "/v1/invoices/:id", ({ params, form, res, send }) => {
       const inv = state.invoices[params.id!];
-      return inv ? send(200, inv) : missing(res, "invoice", params.id!);
+      if (!inv) return missing(res, "invoice", params.id!);
+      const expand = Array.isArray(form.expand) ? form.expand : [];
+      send(200, expand.includes("payments") ? inv : withoutIncludable(inv));
     }),
     // A manual attempt to pay an open invoice (a declined one answers 402 card_declined, as Stripe does).
     api("POST", "/v1/invoices/:id/pay", async ({ params, send }) => {

@@ -9,6 +9,7 @@ import {
   type InvoiceObject,
   type InvoicePayment,
   invoiceObject,
+  invoicePaymentsPaid,
   type PriceObject,
   type ProrationLineSpec,
   type SubscriptionObject,
@@ -67,11 +68,26 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
     save();
   }
 
-  /** Records events and posts them to the app, one after another, in the order given. */
+  /**
+   * Records events and posts them to the app, one after another, in the order given. A paid invoice's
+   * invoice_payment.paid follows its invoice.paid: the invoice event no longer names the PaymentIntent.
+   */
   async function emit(items: { type: EmittedEventType; object: unknown; previous?: Record<string, unknown> }[]) {
     // Stripe stamps events with the real time, also for subscriptions on a test clock.
     const created = Math.floor(Date.now() / 1000);
-    const events = items.map((item) => {
+    type Item = (typeof items)[number];
+    const all = items.flatMap((item): Item[] =>
+      item.type === "invoice.paid"
+        ? [
+            item,
+            ...invoicePaymentsPaid(item.object as InvoiceObject).map((p) => ({
+              type: "invoice_payment.paid" as const,
+              object: p,
+            })),
+          ]
+        : [item],
+    );
+    const events = all.map((item) => {
       const evId = id("evt");
       const ev: StoredEvent = {
         id: evId,

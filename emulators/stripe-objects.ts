@@ -509,6 +509,7 @@ export type CheckoutSessionObject = ReturnType<typeof checkoutSessionObject>;
 export const EMITTED_EVENT_TYPES = [
   "checkout.session.completed",
   "invoice.paid",
+  "invoice_payment.paid",
   "invoice.payment_succeeded",
   "invoice.payment_failed",
   "customer.subscription.created",
@@ -520,6 +521,22 @@ export const EMITTED_EVENT_TYPES = [
 ] as const satisfies readonly Stripe.Event["type"][];
 
 export type EmittedEventType = (typeof EMITTED_EVENT_TYPES)[number];
+
+/**
+ * An object as an event carries it: without its includable fields, which Stripe sends only to a request that asks
+ * for them (`expand[]`), never in a webhook. The invoice's `payments` is one ("When retrieving an invoice, there is an
+ * includable payments property", docs.stripe.com/api/invoice-payment/list); invoice_payment.paid brings the pair.
+ */
+export function withoutIncludable(object: unknown): unknown {
+  if (!object || typeof object !== "object" || (object as { object?: unknown }).object !== "invoice") return object;
+  const { payments: _includable, ...rest } = object as Record<string, unknown>;
+  return rest;
+}
+
+/** The invoice_payment.paid events an invoice's payment brings: one per paid payment (docs.stripe.com/api/invoice-payment). */
+export function invoicePaymentsPaid(invoice: InvoiceObject): InvoiceObject["payments"]["data"] {
+  return invoice.payments.data.filter((p) => p.status === "paid");
+}
 
 export function eventObject(
   id: string,
@@ -541,7 +558,9 @@ export function eventObject(
   return {
     ...envelope,
     type: type as string,
-    data: previousAttributes ? { object, previous_attributes: previousAttributes } : { object },
+    data: previousAttributes
+      ? { object: withoutIncludable(object), previous_attributes: previousAttributes }
+      : { object: withoutIncludable(object) },
   };
 }
 

@@ -15,6 +15,8 @@ export const SUBSCRIPTION_EVENT_TYPES = [
 export const HANDLED_EVENT_TYPES = [
   "checkout.session.completed",
   "invoice.paid",
+  // Which PaymentIntent paid an invoice: a refund or a dispute names only the PaymentIntent (ADR 0340).
+  "invoice_payment.paid",
   // A team's declined payment freezes its pool (workers/services/seat-events.ts, ADR 0290).
   "invoice.payment_failed",
   ...SUBSCRIPTION_EVENT_TYPES,

@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEAM_PLAN } from "../../app/shared/catalog.ts";
@@ -119,6 +121,29 @@ describe("a team's seats at the Stripe emulator, through the stripe SDK", () => 
     expect(grants).toEqual([{ credits: 3 * TEAM_PLAN.creditsPerSeat, key: `period:${inv.id}` }]);
   });
 
+  it("names the invoice's payment as Stripe does since basil: not in invoice.paid, in invoice_payment.paid (ADR 0340)", async () => {
+    const sample = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures/stripe/invoice_payment.json"), "utf8"))
+      .object as Record<string, unknown>;
+    const paid = received.find((r) => r.event.type === "invoice.paid")!.event.data.object as Stripe.Invoice;
+    // Includable: an event never carries it, a retrieve only when asked.
+    expect(paid).not.toHaveProperty("payments");
+    expect(await stripe.invoices.retrieve(paid.id!)).not.toHaveProperty("payments");
+    const expanded = await stripe.invoices.retrieve(paid.id!, { expand: ["payments"] });
+    const pair = received.find((r) => r.event.type === "invoice_payment.paid")!.event.data.object as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(expanded.payments?.data).toEqual([pair]);
+    // The published sample's fields, with the same kinds of values (its currency_code is the attribute list's currency).
+    const { currency_code: currency, ...fields } = sample;
+    const kinds = (o: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === null ? "null" : typeof v]));
+    expect(kinds(pair)).toEqual(kinds({ ...fields, currency }));
+    expect(Object.keys(pair.payment as object).sort()).toEqual(Object.keys(sample.payment as object).sort());
+    expect(pair).toMatchObject({ object: "invoice_payment", invoice: paid.id, status: "paid" });
+    expect(pair.payment).toMatchObject({ type: "payment_intent", payment_intent: expect.stringMatching(/^pi_/) });
+  });
+
   it("adds a seat at the emulator's clock: Stripe's two proration lines, paid now; the seat count and cap rise", async () => {
     // Not on a whole day: a proration by the day instead of the second would be dollars off.
     const at = t0 + Math.floor((end - t0) * 0.4) + 40_017;
@@ -148,6 +173,7 @@ describe("a team's seats at the Stripe emulator, through the stripe SDK", () => 
     expect(events.map((r) => r.event.type)).toEqual([
       "customer.subscription.updated",
       "invoice.paid",
+      "invoice_payment.paid",
       "invoice.payment_succeeded",
     ]);
     const previous = (
@@ -306,6 +332,7 @@ describe("a team's seats at the Stripe emulator, through the stripe SDK", () => 
     expect(retried).toMatchObject({ status: "paid", attempt_count: 2, amount_paid: 3 * SEAT });
     expect(since(retryMark).map((r) => r.event.type)).toEqual([
       "invoice.paid",
+      "invoice_payment.paid",
       "invoice.payment_succeeded",
       "customer.subscription.updated",
     ]);

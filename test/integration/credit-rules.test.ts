@@ -15,7 +15,7 @@ async function customer(planId: PlanId, interval: BillingInterval = "month") {
   const story = new SubscriptionStory(user.id, planId, interval);
   await db.update(users).set({ stripeCustomerId: story.customer }).where(eq(users.id, user.id));
   const first = story.checkout();
-  for (const e of [first.created, first.invoicePaid, first.completed]) await deliverOk(e);
+  for (const e of [first.created, first.invoicePaid, first.invoicePayment, first.completed]) await deliverOk(e);
   return { ...user, story };
 }
 
@@ -302,6 +302,23 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
     ]);
   });
 
+  it("a refund finds the payment's credits through invoice_payment.paid, before or after invoice.paid (ADR 0340)", async () => {
+    for (const first of ["invoice_payment.paid", "invoice.paid"] as const) {
+      const user = await makeUser();
+      const story = new SubscriptionStory(user.id, "starter", "month");
+      await db.update(users).set({ stripeCustomerId: story.customer }).where(eq(users.id, user.id));
+      const paid = story.checkout();
+      // Since basil an invoice event does not name the PaymentIntent: only invoice_payment.paid does.
+      expect(paid.invoicePaid.data.object).not.toHaveProperty("payments");
+      const pair = [paid.invoicePaid, paid.invoicePayment];
+      await deliverAll([paid.created, ...(first === "invoice.paid" ? pair : pair.reverse()), paid.completed]);
+      expect(await credits(user.id)).toBe(22);
+      await deliverOk(story.refund(story.invoices[0]!));
+      expect(await credits(user.id), first).toBe(0);
+      expect(await reversals(user.id)).toMatchObject([{ cause: "refund", granted: 22, taken: 22 }]);
+    }
+  });
+
   it("a refund after everything was spent takes nothing, and the audit row says what was spent", async () => {
     const { id, story } = await customer("starter");
     await spend(id, 22);
@@ -325,7 +342,7 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
   it("only that payment's credits: other grants (a renewal, trial credits) stay", async () => {
     const { id, story } = await customer("small");
     const renewal = story.renew();
-    await deliverAll([renewal.invoicePaid, renewal.updated]);
+    await deliverAll([renewal.invoicePaid, renewal.invoicePayment, renewal.updated]);
     expect(await credits(id)).toBe(18);
     await deliverOk(story.refund(renewal.invoice));
     expect(await credits(id)).toBe(9);

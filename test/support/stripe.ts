@@ -146,6 +146,11 @@ export class SubscriptionStory {
     return inv;
   }
 
+  /** invoice_payment.paid for an invoice's payment: the only event that names the PaymentIntent that paid it. */
+  paidBy(inv: InvoiceObject): TestEvent {
+    return this.event("invoice_payment.paid", inv.payments.data[0]!);
+  }
+
   private refunded = new Map<string, number>();
 
   /** charge.refunded for an invoice's payment (cumulative, like Stripe's charge.amount_refunded). */
@@ -204,6 +209,7 @@ export class SubscriptionStory {
     return {
       created: this.event("customer.subscription.created", sub),
       invoicePaid: this.event("invoice.paid", inv),
+      invoicePayment: this.paidBy(inv),
       completed: this.event("checkout.session.completed", session),
       invoice: inv,
     };
@@ -220,6 +226,7 @@ export class SubscriptionStory {
     const sub = this.build({ periodStart: start, periodEnd: end, latestInvoice: inv.id });
     return {
       invoicePaid: this.event("invoice.paid", inv),
+      invoicePayment: this.paidBy(inv),
       updated: this.event("customer.subscription.updated", sub, previous),
       invoice: inv,
     };
@@ -260,6 +267,7 @@ export class SubscriptionStory {
     return {
       updated: this.event("customer.subscription.updated", sub, previous),
       invoicePaid: this.event("invoice.paid", inv),
+      invoicePayment: this.paidBy(inv),
       invoice: inv,
     };
   }

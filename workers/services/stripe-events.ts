@@ -145,7 +145,11 @@ function invoiceFact(invoice: Stripe.Invoice): { fact: PaymentFact; userHint: st
   };
 }
 
-/** The PaymentIntent that paid an invoice (a refund or a dispute names it, not the invoice). */
+/**
+ * The PaymentIntent that paid an invoice (a refund or a dispute names it, not the invoice), when the invoice carries
+ * its payments. It does only when they were asked for (`expand[]=payments`): the list is includable, so an
+ * invoice.paid event never has it, and invoice_payment.paid brings the pair instead (invoicePaymentOf, ADR 0340).
+ */
 function paymentIntentOf(invoice: Stripe.Invoice): string | null {
   for (const p of invoice.payments?.data ?? []) {
     const pi = idOf(p.payment?.payment_intent);
@@ -189,6 +193,23 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
   else if (event.type === "charge.dispute.closed") parsed = disputeFact(event.data.object, true);
   else parsed = { fact: { kind: "ignored", why: "event type not handled" }, userHint: null };
   return { ...base, ...parsed };
+}
+
+/** An invoice paid by a PaymentIntent, as invoice_payment.paid names it (ADR 0340). */
+export interface InvoicePaid {
+  id: string;
+  invoiceId: string;
+  paymentIntentId: string;
+}
+
+/** The pair an invoice_payment.paid event carries, or null for any other event or a payment of another kind. */
+export function invoicePaymentOf(event: Stripe.Event): InvoicePaid | null {
+  if (event.type !== "invoice_payment.paid") return null;
+  const p = event.data.object;
+  const invoiceId = idOf(p.invoice);
+  const paymentIntentId = p.payment?.type === "payment_intent" ? idOf(p.payment.payment_intent) : null;
+  if (p.status !== "paid" || !invoiceId || !paymentIntentId) return null;
+  return { id: p.id, invoiceId, paymentIntentId };
 }
 
 /** The Stripe customer id an event is about, for finding its user. */

@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
-import { paidPeriods, stripeEvents, users } from "@db/schema";
+import { paidBy } from "@db/paid-by";
+import { invoicePayments, paidPeriods, stripeEvents, users } from "@db/schema";
 import { verifyWebhook } from "@workers/adapters/stripe";
 import { log } from "@workers/lib/log";
 import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
@@ -8,7 +9,7 @@ import { eq } from "drizzle-orm";
 import type Stripe from "stripe";
 import { type Failure, fail } from "~/shared/result";
 import { type SeatFact, toSeatFact } from "./seat-events";
-import { customerOf, paymentIntentOfFact, toPaymentEvent } from "./stripe-events";
+import { customerOf, type InvoicePaid, invoicePaymentOf, paymentIntentOfFact, toPaymentEvent } from "./stripe-events";
 
 // POST /api/webhooks/stripe: the only way a payment changes credits or plans.
 // Verify the signature on the raw body, turn the event into plain data, find
@@ -31,6 +32,29 @@ export type SeatFactSink = (
   event: { eventId: string; type: string; createdAt: number },
 ) => Promise<{ outcome: "applied" | "ignored"; duplicate: boolean }>;
 
+/** Records which PaymentIntent paid which invoice, with the event's own record, in one batch. */
+async function recordInvoicePayment(db: Database, event: Stripe.Event, paid: InvoicePaid): Promise<WebhookResult> {
+  const [, recorded] = await db.batch([
+    db
+      .insert(invoicePayments)
+      .values({ ...paid, createdAt: Date.now() })
+      .onConflictDoNothing(),
+    db
+      .insert(stripeEvents)
+      .values({
+        id: event.id,
+        type: event.type,
+        userId: null,
+        eventCreatedAt: event.created * 1000,
+        outcome: "applied",
+        processedAt: Date.now(),
+      })
+      .onConflictDoNothing()
+      .returning({ id: stripeEvents.id }),
+  ]);
+  return { status: 200, body: { received: true, outcome: "applied", duplicate: recorded.length === 0 } };
+}
+
 /** The user an event is about: by Stripe customer first, else by the user id we put in the checkout. */
 export async function resolveEventUser(db: Database, ev: PaymentEvent): Promise<string | null> {
   const customer = customerOf(ev);
@@ -40,11 +64,7 @@ export async function resolveEventUser(db: Database, ev: PaymentEvent): Promise<
   }
   const paymentIntent = paymentIntentOfFact(ev);
   if (paymentIntent) {
-    const row = await db
-      .select({ id: paidPeriods.userId })
-      .from(paidPeriods)
-      .where(eq(paidPeriods.paymentIntentId, paymentIntent))
-      .get();
+    const row = await db.select({ id: paidPeriods.userId }).from(paidPeriods).where(paidBy(paymentIntent)).get();
     if (row) return row.id;
   }
   if (ev.userHint) {
@@ -69,6 +89,8 @@ export async function handleStripeWebhook(
   } catch {
     return { status: 400, body: fail("invalid", BAD_SIGNATURE_MESSAGE) };
   }
+  const invoicePaid = invoicePaymentOf(event);
+  if (invoicePaid) return recordInvoicePayment(db, event, invoicePaid);
   const seatFact = toSeatFact(event);
   if (seats && seatFact.kind !== "ignored") {
     const meta = { eventId: event.id, type: event.type, createdAt: event.created * 1000 };

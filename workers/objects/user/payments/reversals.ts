@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import { inList } from "@db/lists";
+import { paidBy } from "@db/paid-by";
 import { auditLog, creditGrants, creditLedger, paidPeriods, paymentReversals, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import type { Stmt } from "@workers/objects/user/batch";
@@ -18,7 +19,7 @@ async function grantsOfPayment(db: Database, userId: string, paymentIntentId: st
   const periods = await db
     .select({ invoiceId: paidPeriods.invoiceId })
     .from(paidPeriods)
-    .where(and(eq(paidPeriods.userId, userId), eq(paidPeriods.paymentIntentId, paymentIntentId)))
+    .where(and(eq(paidPeriods.userId, userId), paidBy(paymentIntentId)))
     .all();
   const grants: { id: string; amount: number; remaining: number; owed: number }[] = [];
   for (const p of periods) {
