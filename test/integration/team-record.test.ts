@@ -11,12 +11,14 @@ import { STATUS } from "@workers/http/result";
 import { randomToken } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/client";
 import { deleteAccount } from "@workers/services/mls/account-data";
+import { saveLabelDefaults } from "@workers/services/mls/labels";
 import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
 import { readTeamRecord, recordCsv, sha256Of } from "@workers/services/teams/record";
 import { removeMember } from "@workers/services/teams/teams";
 import { asc, eq } from "drizzle-orm";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_LABEL } from "~/shared/label-options";
 
 // The broker's record (issue 47 item 5, docs/decisions/0285-the-brokers-record.md): every photo that leaves a team
 // listing is a row with its member, profile and disclosure, and a kept copy of its bytes; team admins read it and
@@ -232,6 +234,46 @@ describe("the broker's record", { timeout: 120_000 }, () => {
     // The page Bea published is the photo's own (its uploader's row): Andy sees it live too.
     const andys = await get(agent.cookie, `${path}/disclosure`);
     expect(((await andys.json()) as { disclosure: { page: { state: string } } }).disclosure.page.state).toBe("live");
+  });
+
+  it("a team listing without a profile of its own has one disclosure on every path: the team's default, else its maker's account", async () => {
+    // Andy made the listing (no account settings: California); Bea's account follows Bright MLS, whose rules differ.
+    const { teamId, agent, folderId } = await listing();
+    await db.update(folders).set({ mlsProfile: null }).where(eq(folders.id, folderId));
+    const mate = await named("Bea Broker");
+    await addMember(teamId, mate.id);
+    await saveLabelDefaults(db, mate.id, { ...DEFAULT_LABEL, profile: "bright" });
+    const hers = await makePhoto(mate.id, { folderId, name: "Porch.jpg", createdAt: Date.now() + 2 });
+    const { path } = await staged(mate.id, hers.id);
+    const profileSeen = async (cookie: string) => {
+      const res = await get(cookie, `${path}/disclosure`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { disclosure: { profile: { id: string } } }).disclosure.profile.id;
+    };
+    const exported = async (expected: string) => {
+      expect([await profileSeen(mate.cookie), await profileSeen(agent.cookie)]).toEqual([expected, expected]);
+      const mark = (await rowsOf(teamId)).length;
+      const download = await post(mate.cookie, `${path}/labelled`, { publish: "first" });
+      expect(download.status).toBe(200);
+      await download.arrayBuffer();
+      const pack = await get(agent.cookie, `/api/folders/${folderId}/pack`);
+      expect(pack.status).toBe(200);
+      await pack.arrayBuffer();
+      const rows = (await rowsOf(teamId))
+        .slice(mark)
+        .filter((r) => r.photoName === "Porch.jpg" && r.via !== "page_published");
+      expect(rows.map((r) => [r.via, r.mlsProfile]).sort()).toEqual(
+        [
+          ["listing_pack", expected],
+          ["mls_download", expected],
+        ].sort(),
+      );
+    };
+    // The uploader's own account (Bright) decides nothing: the maker's does, whoever asks.
+    await exported("california");
+    // The team's default, once the team has one, for every member.
+    await db.update(teams).set({ defaultMlsProfile: "crmls" }).where(eq(teams.id, teamId));
+    await exported("crmls");
   });
 
   it("a stranger and a removed member cannot download a team listing's photo or pack it: 404, no row", async () => {

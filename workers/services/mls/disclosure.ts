@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
-import type { Folder, PhotoVersion } from "@db/schema";
+import { type Folder, type PhotoVersion, teams } from "@db/schema";
 import type { LabelSpec } from "@workers/lib/label/render";
+import { eq } from "drizzle-orm";
 import type { LabelDefaults } from "~/shared/label-options";
 import {
   type DisclosedKind,
@@ -27,14 +28,23 @@ export interface Disclosure {
   from: "listing" | "account";
 }
 
-/** The profile a listing follows: its own, else the account's (California for a new account). */
+/**
+ * The profile a listing follows: its own, else the account's (California for a new account). A team listing's is the
+ * same whoever asks and whoever uploaded the photo: its own, else the team's default, else the account of the member
+ * who made the listing, with that account's label (docs/decisions/0341-a-team-listing-has-one-disclosure.md).
+ * `userId`: the photo's owner, for a photo in a personal folder or in none.
+ */
 export async function disclosureFor(
   db: Database,
   userId: string,
-  folder: Pick<Folder, "mlsProfile"> | null | undefined,
+  folder: Pick<Folder, "mlsProfile" | "teamId" | "userId"> | null | undefined,
 ): Promise<Disclosure> {
-  const settings = await getLabelDefaults(db, userId);
-  return disclosureOf(settings, folder?.mlsProfile ?? null);
+  if (!folder?.teamId) return disclosureOf(await getLabelDefaults(db, userId), folder?.mlsProfile ?? null);
+  const [settings, team] = await Promise.all([
+    getLabelDefaults(db, folder.userId),
+    db.select({ profile: teams.defaultMlsProfile }).from(teams).where(eq(teams.id, folder.teamId)).get(),
+  ]);
+  return disclosureOf({ ...settings, profile: team?.profile ?? settings.profile }, folder.mlsProfile);
 }
 
 export function disclosureOf(settings: LabelDefaults, listingProfile: string | null): Disclosure {

@@ -10,7 +10,7 @@ import {
   users,
 } from "@db/schema";
 import { sha256Hex } from "@workers/lib/crypto";
-import { and, desc, eq, isNotNull, or } from "drizzle-orm";
+import { and, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import { DEFAULT_LABEL } from "~/shared/label-options";
 import { KIND_NAMES } from "~/shared/mls-profiles";
 import { fail, ok, type Result } from "~/shared/result";
@@ -70,8 +70,8 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
       closeAt: folders.originalsCloseAt,
       accountProfile: labelSettings.profile,
       deletedAt: users.deletedAt,
-      // A team listing's page is the team's (ADR 0280): it follows the team's default MLS profile, and stays up when
-      // the member who published it leaves or deletes their account.
+      // A team listing's page is the team's (ADR 0280): it follows the team's default MLS profile (ADR 0341), and stays
+      // up when the member who published it leaves or deletes their account.
       teamId: folders.teamId,
       teamProfile: teams.defaultMlsProfile,
     })
@@ -83,7 +83,14 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
       and(eq(folders.id, photos.folderId), or(eq(folders.userId, originalLinks.userId), isNotNull(folders.teamId))),
     )
     .leftJoin(teams, eq(teams.id, folders.teamId))
-    .leftJoin(labelSettings, eq(labelSettings.userId, originalLinks.userId))
+    // A team listing follows the account of the member who made it, not of the one who published (ADR 0341).
+    .leftJoin(
+      labelSettings,
+      eq(
+        labelSettings.userId,
+        sql`CASE WHEN ${folders.teamId} IS NULL THEN ${originalLinks.userId} ELSE ${folders.userId} END`,
+      ),
+    )
     .where(eq(originalLinks.token, token))
     .get();
   if (!row) return fail("not_found", "This link does not exist.");
