@@ -9,6 +9,7 @@ import { checkFields } from "@workers/http/body";
 import { randomToken } from "@workers/lib/crypto";
 import { createApiKey } from "@workers/services/api-keys";
 import { runLibraryAction } from "@workers/services/library-actions";
+import { TRASHED_NOT_EXPORTED } from "@workers/services/mls/downloads";
 import { listingActionInput, runListingAction } from "@workers/services/mls/listing-actions";
 import { advertisedPages, closeSoldListings } from "@workers/services/mls/listing-status";
 import { resolveLink } from "@workers/services/mls/original-page";
@@ -341,6 +342,50 @@ describe("downloads and packs follow the listing's profile", () => {
 });
 
 describe("a listing's status keeps its originals up while it advertises", () => {
+  it("once its pages have closed, before the daily cron marks them, no export gives their address; a trashed photo is not downloaded for MLS", async () => {
+    const { user, folderId } = await listing();
+    const a = await altered(user.id, folderId, "Den.jpg");
+    const b = await altered(user.id, folderId, "Hall.jpg");
+    for (const x of [a, b])
+      expect((await post(user.cookie, `${x.path}/labelled`, { publish: "first" })).status).toBe(200);
+    // Trashed (confirmed): its page answers 410, and so does its download for MLS, with what to do.
+    const trashed = await runLibraryAction({ db, bucket: env.PHOTOS }, user.id, {
+      intent: "trash",
+      photoId: b.photo.id,
+      confirm: "1",
+    });
+    expect(trashed.ok).toBe(true);
+    const fromTrash = await post(user.cookie, `${b.path}/labelled`, { publish: "first" });
+    expect([fromTrash.status, ((await fromTrash.json()) as { error: string }).error]).toEqual([
+      409,
+      TRASHED_NOT_EXPORTED,
+    ]);
+    // Sold with 0 days: the pages close now; the cron has not run, so the link rows are still unrevoked.
+    const sold = await api(user.cookie, "PUT", `/api/folders/${folderId}/status`, {
+      status: "sold",
+      closeAfterDays: 0,
+    });
+    expect(sold.status).toBe(200);
+    expect((await linkRows(user.id)).every((l) => l.revokedAt === null)).toBe(true);
+    const label = await workerFetch(`${a.path}/labelled`, { headers: { Cookie: user.cookie } });
+    expect(label.status).toBe(409);
+    expect(((await label.json()) as { error: string }).error).toContain("after its listing was marked sold");
+    const relink = await api(user.cookie, "POST", `${a.path}/link`);
+    expect(relink.status).toBe(409);
+    const pack = await workerFetch(`/api/folders/${folderId}/pack`, { headers: { Cookie: user.cookie } });
+    if (pack.status === 200) {
+      const files = unzipSync(new Uint8Array(await pack.arrayBuffer()));
+      const text = Object.entries(files)
+        .filter(([name]) => /\.(csv|txt|json)$/.test(name))
+        .map(([, bytes]) => new TextDecoder().decode(bytes))
+        .join("\n");
+      for (const l of await linkRows(user.id)) expect(text).not.toContain(l.token);
+    } else expect(pack.status).toBe(409);
+    // The cron marks them later, as it does every closed listing's.
+    await closeSoldListings(db, Date.now() + 1);
+    expect((await linkRows(user.id)).every((l) => l.revokedAt !== null)).toBe(true);
+  });
+
   it("marked sold, its pages close after the chosen days (the cron, with the clock moved), answering 410; they cannot be published again", async () => {
     const { user, folderId } = await listing();
     const a = await altered(user.id, folderId, "Bath.jpg");

@@ -17,9 +17,14 @@ import { type LinkState, linkState, liveUrl, NOT_PUBLISHED, publishOriginal, wit
 // be published, and refused (saying why) when the label needs an original page that is not live. A GET never
 // publishes; the POST that says so publishes a page only when there never was one.
 
+export const TRASHED_NOT_EXPORTED =
+  "This photo is in the trash, and its public original page is closed. Restore it to download it for MLS.";
+
 export interface VersionForMls {
   version: PhotoVersion;
   photoName: string;
+  /** In the trash: its page answers 410, and it is not downloaded for MLS until restored. */
+  trashed: boolean;
   disclosure: Disclosure;
   state: LinkState;
 }
@@ -35,7 +40,7 @@ export async function versionForMls(
   versionId: string,
 ): Promise<VersionForMls | null> {
   const row = await db
-    .select({ version: photoVersions, photoName: photos.name, folder: folders })
+    .select({ version: photoVersions, photoName: photos.name, trashedAt: photos.trashedAt, folder: folders })
     .from(photoVersions)
     .innerJoin(photos, eq(photos.id, photoVersions.photoId))
     .leftJoin(folders, photoFolder(userId))
@@ -44,9 +49,9 @@ export async function versionForMls(
   if (!row) return null;
   const [disclosure, state] = await Promise.all([
     disclosureFor(db, userId, row.folder),
-    linkState(db, userId, versionId),
+    linkState(db, userId, versionId, row.folder),
   ]);
-  return { version: row.version, photoName: row.photoName, disclosure, state };
+  return { version: row.version, photoName: row.photoName, trashed: row.trashedAt !== null, disclosure, state };
 }
 
 /**
@@ -119,6 +124,7 @@ export async function mlsDownload(
   if (!reached) return NOT_FOUND;
   const { ownerId, ...first } = reached;
   let found: VersionForMls = first;
+  if (found.trashed) return fail("conflict", TRASHED_NOT_EXPORTED);
   const allowed = exportable(found.disclosure, found.version);
   if (!allowed.ok)
     return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not exported. ${allowed.reason}`);

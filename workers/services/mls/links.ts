@@ -34,23 +34,39 @@ export type LinkState =
   | { state: "withdrawn"; at: number; reason: OriginalLink["revokedReason"] }
   | { state: "none" };
 
-/** A version's page from its links, newest first: live, withdrawn (the newest was closed), or never made. */
-export function stateOf(links: Pick<OriginalLink, "token" | "createdAt" | "revokedAt" | "revokedReason">[]): LinkState {
+/**
+ * A version's page from its links, newest first: live, withdrawn (the newest was closed), or never made. A live link
+ * of a listing whose pages have closed (marked sold, its moment passed) is closed already, though the daily cron has
+ * not marked it yet: its page answers 410, so no export may give its address.
+ */
+export function stateOf(
+  links: Pick<OriginalLink, "token" | "createdAt" | "revokedAt" | "revokedReason">[],
+  folder: Pick<Folder, "originalsCloseAt"> | null = null,
+  now = Date.now(),
+): LinkState {
   const live = links.find((l) => l.revokedAt === null);
+  const closeAt = folder?.originalsCloseAt ?? null;
+  if (live && closeAt !== null && closeAt <= now) return { state: "withdrawn", at: closeAt, reason: "listing_closed" };
   if (live) return { state: "live", token: live.token, createdAt: live.createdAt };
   const last = links[0];
   if (last) return { state: "withdrawn", at: last.revokedAt ?? last.createdAt, reason: last.revokedReason };
   return { state: "none" };
 }
 
-export async function linkState(db: Database, userId: string, versionId: string): Promise<LinkState> {
+export async function linkState(
+  db: Database,
+  userId: string,
+  versionId: string,
+  folder: Pick<Folder, "originalsCloseAt"> | null,
+  now = Date.now(),
+): Promise<LinkState> {
   const rows = await db
     .select()
     .from(originalLinks)
     .where(and(eq(originalLinks.versionId, versionId), eq(originalLinks.userId, userId)))
     .orderBy(desc(originalLinks.createdAt))
     .all();
-  return stateOf(rows);
+  return stateOf(rows, folder, now);
 }
 
 /** The live page's address, or null. */
@@ -185,7 +201,7 @@ export async function publishOriginal(
   const allowed = exportable(disclosure, row.version);
   if (!allowed.ok)
     return fail(allowed.code, allowed.code === "conflict" ? allowed.reason : `Not published. ${allowed.reason}`);
-  const current = await linkState(db, userId, versionId);
+  const current = await linkState(db, userId, versionId, row.folder, now);
   if (current.state === "live") return ok({ token: current.token, made: false });
   if (current.state === "withdrawn" && mode === "first") return fail("conflict", withdrawnMessage(current));
   const closed = closedListing(row.folder, now);
@@ -234,7 +250,7 @@ export async function withdrawOriginal(
 ): Promise<Result> {
   const row = await versionWithListing(db, userId, photoId, versionId);
   if (!row) return NOT_FOUND;
-  const current = await linkState(db, userId, versionId);
+  const current = await linkState(db, userId, versionId, row.folder, now);
   if (current.state !== "live") return fail("not_found", "This version has no live link.");
   if (row.folder && advertises(row.folder.listingStatus) && !confirmed) return fail("conflict", ADVERTISING_WARNING);
   const disclosure = await disclosureFor(db, userId, row.folder);

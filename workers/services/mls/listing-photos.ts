@@ -36,7 +36,7 @@ function chosen(photo: Photo, all: PhotoVersion[]): PhotoVersion | null {
 export async function readListing(
   db: Database,
   userId: string,
-  folder: Pick<Folder, "id" | "teamId">,
+  folder: Pick<Folder, "id" | "teamId" | "originalsCloseAt">,
   disclosure: Disclosure,
 ) {
   // A team listing's photos are every member's uploads (the caller checked the user reaches it, ADR 0280); each
@@ -65,7 +65,14 @@ export async function readListing(
       .all(),
   ]);
   const states = new Map<string, LinkState>();
-  for (const v of versions) states.set(v.id, stateOf(links.filter((l) => l.versionId === v.id)));
+  for (const v of versions)
+    states.set(
+      v.id,
+      stateOf(
+        links.filter((l) => l.versionId === v.id),
+        folder,
+      ),
+    );
   const picks: ListingPick[] = list.map((photo) => {
     const version = chosen(
       photo,
