@@ -14,7 +14,7 @@ import { emptyTrash, foldersQuery, listPhotos } from "@workers/services/library"
 import { runLibraryAction, TEAM_LISTING_NOT_DELETED } from "@workers/services/library-actions";
 import { deleteAccount } from "@workers/services/mls/account-data";
 import { publishOriginal } from "@workers/services/mls/links";
-import { closeSoldListings, setListingStatus } from "@workers/services/mls/listing-status";
+import { advertisedPages, closeSoldListings, setListingStatus } from "@workers/services/mls/listing-status";
 import { resolveLink } from "@workers/services/mls/original-page";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -309,6 +309,12 @@ describe("a team's shared listing", { timeout: 120_000 }, () => {
     const job = await settleJob(b.cookie, staged.body.job.id);
     const published = await publishOriginal(db, b.id, bPhoto!.id, job.versionId!, "again", Date.now());
     if (!published.ok) throw new Error(published.error);
+    // While the listing A made advertises, B's page counts for B: trashing the photo asks first, and B's account
+    // deletion names the page it would close.
+    expect(await advertisedPages(db, b.id)).toBe(1);
+    expect(
+      await runLibraryAction({ db, bucket: env.PHOTOS }, b.id, { intent: "trash", photoId: bPhoto!.id }),
+    ).toMatchObject({ ok: false, code: "conflict" });
     const now = Date.now();
     expect(await setListingStatus(db, a.id, folderId, { status: "sold", closeAfterDays: 0 }, now)).toMatchObject({
       ok: true,

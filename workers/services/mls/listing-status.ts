@@ -128,7 +128,8 @@ async function advertisedPagesOfPhoto(db: Database, userId: string, photoId: str
     .select({ n: count() })
     .from(originalLinks)
     .innerJoin(photos, eq(photos.id, originalLinks.photoId))
-    .innerJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, userId)))
+    // Whoever made the listing: a team listing holds every member's photos and their pages (ADR 0280).
+    .innerJoin(folders, eq(folders.id, photos.folderId))
     .where(
       and(
         eq(originalLinks.photoId, photoId),
@@ -154,7 +155,7 @@ export async function advertisedPages(db: Database, userId: string): Promise<num
     .select({ n: count() })
     .from(originalLinks)
     .innerJoin(photos, eq(photos.id, originalLinks.photoId))
-    .innerJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, userId)))
+    .innerJoin(folders, eq(folders.id, photos.folderId))
     .where(and(eq(originalLinks.userId, userId), isNull(originalLinks.revokedAt), ne(folders.listingStatus, "sold")))
     .get();
   return row?.n ?? 0;
