@@ -4,18 +4,30 @@ import { baseUrl, browserForFile, createUser, signedInContext, signIn } from "./
 const b = browserForFile();
 
 describe("admin console", () => {
-  it("a POST to a page without an action is the router's 405, logged but never reported as our error", async () => {
+  it("a POST to an admin page that takes no form: 404 to anyone but an admin, 405 to an admin, never reported as our error", async () => {
     const user = await createUser({});
-    const res = await fetch(`${baseUrl()}/admin/operations`, {
-      method: "POST",
-      headers: {
-        Cookie: `sw_session=${user.sessionToken}`,
-        Origin: baseUrl(),
-        "Content-Type": "application/x-www-form-urlencoded",
-      },
-      body: "intent=anything",
-    });
+    const admin = await createUser({ role: "admin" });
+    const post = (token: string | null, path = "/admin/operations") =>
+      fetch(`${baseUrl()}${path}`, {
+        method: "POST",
+        headers: {
+          ...(token ? { Cookie: `sw_session=${token}` } : {}),
+          Origin: baseUrl(),
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body: "intent=anything",
+        redirect: "manual",
+      });
+    for (const path of ["/admin", "/admin/operations", "/admin/teams", "/admin/teams/x"]) {
+      for (const token of [user.sessionToken, null]) {
+        const hidden = await post(token, path);
+        expect(hidden.status, `${path} ${token ? "user" : "visitor"}`).toBe(404);
+        await hidden.body?.cancel();
+      }
+    }
+    const res = await post(admin.sessionToken);
     expect(res.status).toBe(405);
+    expect(res.headers.get("Allow")).toBe("GET, HEAD");
     const requestId = res.headers.get("X-Request-Id");
     expect(requestId).toBeTruthy();
     await res.body?.cancel();

@@ -12,7 +12,7 @@ import {
 } from "@workers/services/sessions";
 import { createContext, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { isAdmin } from "~/shared/access";
-import { requestContext } from "./context";
+import { devToolsEnabled, requestContext } from "./context";
 import { libraryPreload, pageReads } from "./page-reads";
 
 export const userContext = createContext<CurrentUser | null>(null);
@@ -88,4 +88,22 @@ export function requireAdmin(context: Readonly<RouterContextProvider>): CurrentU
   const user = getUser(context);
   if (!user || !isAdmin(user)) throw new Response("Not Found", { status: 404 });
   return user;
+}
+
+/** The 405 of a page that takes no form, with the methods it does take. */
+const NO_FORM = () => new Response("Method Not Allowed", { status: 405, headers: { Allow: "GET, HEAD" } });
+
+/**
+ * The action of an admin page that takes no form. Without one React Router answers 405 to anyone before the loader
+ * runs, which tells a stranger the page is there; this answers the loader's 404 first, and 405 only to an admin.
+ */
+export function adminPageTakesNoForm({ context }: { context: Readonly<RouterContextProvider> }): never {
+  requireAdmin(context);
+  throw NO_FORM();
+}
+
+/** The same for a development page: 404 wherever dev tools are off, as its loader answers. */
+export function devPageTakesNoForm({ context }: { context: Readonly<RouterContextProvider> }): never {
+  if (!devToolsEnabled(context.get(requestContext).env)) throw new Response("Not Found", { status: 404 });
+  throw NO_FORM();
 }

@@ -1,4 +1,4 @@
-import { requireAdmin } from "@workers/http/auth";
+import { adminPageTakesNoForm, requireAdmin } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { listUsers, SORT_KEYS, type SortKey } from "@workers/services/admin";
 import { useEffect } from "react";
@@ -7,6 +7,8 @@ import { formatDate } from "~/lib/format";
 import type { Route } from "./+types/admin";
 
 export const meta: Route.MetaFunction = () => [{ title: "Admin · Users" }];
+
+export const action = adminPageTakesNoForm;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context);

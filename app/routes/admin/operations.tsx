@@ -1,4 +1,4 @@
-import { requireAdmin } from "@workers/http/auth";
+import { adminPageTakesNoForm, requireAdmin } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { type ProviderSlots, readOperations, type Tally, type WindowView } from "@workers/services/operations";
 import { AdminCrumbs } from "~/components/admin-crumbs";
@@ -10,6 +10,8 @@ import type { Route } from "./+types/operations";
 // page gives.
 
 export const meta: Route.MetaFunction = () => [{ title: "Admin · Operations" }];
+
+export const action = adminPageTakesNoForm;
 
 export async function loader({ context }: Route.LoaderArgs) {
   requireAdmin(context);

@@ -1,4 +1,4 @@
-import { requireAdmin } from "@workers/http/auth";
+import { adminPageTakesNoForm, requireAdmin } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { consoleTeam } from "@workers/services/teams/console";
 import { data } from "react-router";
@@ -11,6 +11,8 @@ import type { Route } from "./+types/team";
 // every admin page gives, and so does a team that does not exist.
 
 export const meta: Route.MetaFunction = () => [{ title: "Admin · Team" }];
+
+export const action = adminPageTakesNoForm;
 
 export async function loader({ context, params }: Route.LoaderArgs) {
   requireAdmin(context);

@@ -1,4 +1,4 @@
-import { requireAdmin } from "@workers/http/auth";
+import { adminPageTakesNoForm, requireAdmin } from "@workers/http/auth";
 import { requestContext } from "@workers/http/context";
 import { consoleTeams } from "@workers/services/teams/console";
 import { Link } from "react-router";
@@ -10,6 +10,8 @@ import type { Route } from "./+types/teams";
 // everyone else gets the 404 every admin page gives.
 
 export const meta: Route.MetaFunction = () => [{ title: "Admin · Teams" }];
+
+export const action = adminPageTakesNoForm;
 
 export async function loader({ context }: Route.LoaderArgs) {
   requireAdmin(context);

@@ -1,3 +1,4 @@
+import { devPageTakesNoForm } from "@workers/http/auth";
 import { devToolsEnabled, requestContext } from "@workers/http/context";
 import { data } from "react-router";
 import type { Route } from "./+types/mailbox";
@@ -35,6 +36,9 @@ function linkify(text: string) {
     ),
   );
 }
+
+// A form sent here: 404 where dev tools are off, as the loader answers.
+export const action = devPageTakesNoForm;
 
 export default function Mailbox({ loaderData }: Route.ComponentProps) {
   return (
