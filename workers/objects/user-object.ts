@@ -126,9 +126,15 @@ export class UserObject extends DurableObject<Env> {
       }
       this.#desk.apply(outcome.effect);
       this.#live.changed();
+      // The change is written: what follows it must not make its caller believe it failed (a runner would then
+      // refund a committed job and delete the result it paid for). A failed alarm is tried again in the next turn.
       if (opts.alarmNextTurn) this.#scheduleAlarmNextTurn(userId);
-      else await this.#scheduleAlarm(userId);
-      await this.#live.broadcast(userId);
+      else
+        await this.#scheduleAlarm(userId).catch((err) => {
+          log.error("alarm after a change", { err, where: "user-object" });
+          this.#scheduleAlarmNextTurn(userId);
+        });
+      await this.#live.broadcast(userId).catch((err) => log.warn("broadcast after a change", { err }));
       return outcome.answer;
     });
   }

@@ -302,7 +302,7 @@ export class JobRunner {
       // The provider's failures are the job's ordinary ends; anything else is a fault of ours, and a person hears of it.
       if (err instanceof ProviderError) log.warn("job failed", { failure: err.failure, error: err.message });
       else log.error("job failed unexpectedly", { err, where: "job" });
-      await this.host.change(userId, (now) =>
+      const settled = await this.host.change(userId, (now) =>
         credits.refund(db, userId, job.id, message, now, {
           writes: [
             rows.failJobStatement(db, job.id, message, now),
@@ -311,6 +311,8 @@ export class JobRunner {
           ],
         }),
       );
+      // The commit was written before the fault: the job succeeded and its credit is spent, so its result stays.
+      if (!settled.ok && settled.status === "committed") return;
       // A failed job keeps no bytes: whatever this attempt stored goes.
       await writeSettled;
       await env.PHOTOS.delete(rows.jobResultKeys(job));
