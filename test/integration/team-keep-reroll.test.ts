@@ -4,8 +4,10 @@ import { db } from "@test/support/factories";
 import { api, balance, onPlan, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { poolOf, stagedTeamJob } from "@test/support/team-jobs";
+import { workerFetch } from "@test/support/worker";
 import { teamObject } from "@workers/objects/client";
 import { KEEP_REASON, ONLY_REFUSED } from "@workers/objects/user/jobs/keep";
+import { createApiKey } from "@workers/services/api-keys";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { memberLimitMessage, TEAM_REROLL_MESSAGE } from "~/shared/teams";
@@ -63,6 +65,26 @@ describe("Keep it anyway on a team listing's photo", () => {
     // Sent again: it is no longer a refused result; nothing more is taken.
     const again = await api(member.cookie, "POST", `${base}/keep`, {});
     expect([again.status, again.body.error]).toEqual([409, ONLY_REFUSED]);
+    expect(await poolOf(teamId)).toBe(POOL - 1);
+  });
+
+  it("a teammate keeps it through their own API key: 200 with the version, charged to the pool once", async () => {
+    const { teamId, mate, photo, versionId } = await teamStaged("refused");
+    const made = await createApiKey({ db, env, clock: () => Date.now() }, mate.id, { name: "feed", scopes: ["stage"] });
+    if (!made.ok) throw new Error(made.error);
+    const keep = () =>
+      workerFetch(`/api/v1/photos/${photo.id}/versions/${versionId}/keep`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${made.token}`, "Idempotency-Key": "keep-1" },
+      });
+    const kept = await keep();
+    expect(kept.status).toBe(200);
+    const body = (await kept.json()) as { version: { id: string; structure: { verdict: string } }; credits: number };
+    expect([body.version.id, body.credits]).toEqual([versionId, OWN_CREDITS]);
+    expect(await poolOf(teamId)).toBe(POOL - 1);
+    // The retry gets the first answer and is charged nothing more.
+    const again = await keep();
+    expect([again.status, again.headers.get("Idempotent-Replayed")]).toEqual([200, "true"]);
     expect(await poolOf(teamId)).toBe(POOL - 1);
   });
 

@@ -3,6 +3,7 @@ import { answerHeaders, requestKey } from "@workers/api/answers";
 import { failureJson } from "@workers/http/result";
 import { onceForKey, requestHash, type StoredAnswer } from "@workers/services/api-idempotency";
 import { getVersion, keepRefusedVersion } from "@workers/services/jobs/versions";
+import { photoAccess } from "@workers/services/teams/access";
 import { type Failure, fail, NOT_FOUND } from "~/shared/result";
 import { VERSION_NOT_FOUND } from "~/shared/version-view";
 import { type Ctx, define, errorsSaying, json, params } from "./define";
@@ -35,6 +36,7 @@ export function defineKeep(view: (v: StoredVersion) => z.infer<typeof S.Version>
       method: "post",
       path: "/photos/{photoId}/versions/{versionId}/keep",
       notFound: fail("not_found", VERSION_NOT_FOUND),
+      photoReach: "handler",
       scope: "stage",
       summary: "Keep a result the structure check refused",
       description:
@@ -46,17 +48,21 @@ export function defineKeep(view: (v: StoredVersion) => z.infer<typeof S.Version>
       },
     },
     async (c, caller) => {
-      const key = requestKey(c.req.raw.headers);
-      if (key instanceof Response) return key;
       const p = params(c, S.VersionParams);
       if (!p.ok) return failureJson(NOT_FOUND);
       const { photoId, versionId } = p.data;
       const deps = c.get("deps");
+      // A teammate's photo in a team listing: its versions are its uploader's rows (ADR 0280), and keeping one spends
+      // the team's pool, so the answer reads the version under the photo's owner, not the caller.
+      const scope = await photoAccess(deps.db, caller.userId, photoId);
+      if (!scope) return failureJson(fail("not_found", VERSION_NOT_FOUND));
+      const key = requestKey(c.req.raw.headers);
+      if (key instanceof Response) return key;
       const hash = requestHash(`POST /photos/${photoId}/versions/${versionId}/keep`, {});
       const result = await onceForKey(deps.db, caller.userId, key.key, hash, deps.clock(), async () => {
         const kept = await keepRefusedVersion(deps, caller.userId, photoId, versionId);
         if (!kept.ok) return { status: 0, body: kept };
-        const version = await getVersion(deps.db, caller.userId, photoId, versionId);
+        const version = await getVersion(deps.db, scope.ownerId, photoId, versionId);
         if (!version) return { status: 0, body: NOT_FOUND };
         return { status: 200, body: { version: view(version), credits: kept.credits } };
       });
