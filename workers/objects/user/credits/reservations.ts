@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
 import { creditLedger, creditReservations } from "@db/schema";
-import { type Along, run } from "@workers/objects/user/batch";
+import { type Along, run, type Stmt } from "@workers/objects/user/batch";
 import { and, eq, lte } from "drizzle-orm";
 import {
   allocate,
@@ -106,8 +106,16 @@ export async function commitHeld(
   now: number,
   along: Along = {},
 ): Promise<LedgerResult<{ status: string; read: unknown[] }>> {
-  const key = held.reservation.key;
-  const writes = [
+  const writes = [...commitStatements(db, userId, held.reservation.key, now), ...(along.writes ?? [])];
+  return { ok: true, status: "committed", balance: held.balance, read: await run(db, writes, along.reads) };
+}
+
+/**
+ * What settles a held reservation as spent. Written after its reservation in one batch, it spends a credit at once
+ * (a kept result, workers/objects/user/jobs/keep.ts): nothing can stay held between the two.
+ */
+export function commitStatements(db: Database, userId: string, key: string, now: number): Stmt[] {
+  return [
     db
       .update(creditReservations)
       .set({ status: "committed", settledAt: now })
@@ -115,9 +123,7 @@ export async function commitHeld(
     db
       .insert(creditLedger)
       .values(ledgerRow(userId, "commit", 0, "Image delivered", `commit:${key}`, now, { reservationKey: key })),
-    ...(along.writes ?? []),
   ];
-  return { ok: true, status: "committed", balance: held.balance, read: await run(db, writes, along.reads) };
 }
 
 /** Gives a held reservation's credits back to the grants they came from, with what the change writes along. */

@@ -6,7 +6,7 @@ import { teamObject } from "@workers/objects/team-stub";
 import type { Changed } from "@workers/objects/user/credits/changes";
 import * as credits from "@workers/objects/user/credits/changes";
 import { type LedgerResult, refusal } from "@workers/objects/user/credits/ledger-rows";
-import { findHeld, reserve } from "@workers/objects/user/credits/reservations";
+import { commitStatements, reserve } from "@workers/objects/user/credits/reservations";
 import { cachedBalance } from "@workers/objects/user/credits/view";
 import { and, eq } from "drizzle-orm";
 import { VERSION_NOT_FOUND } from "~/shared/version-view";
@@ -51,14 +51,12 @@ export async function keepRefused(
   const { version } = row;
   if (version.structureVerdict !== "refused") return credits.untouched(refusal("conflict", ONLY_REFUSED, 0));
   if (teamId !== null) return credits.untouched(await keepForTeam(env, db, userId, teamId, photoId, version));
-  // One credit, reserved and committed in this one change: the object runs nothing else for the user meanwhile.
+  // One credit, reserved and spent in one batch: a keep is never left holding a credit that a later recovery would
+  // return while the result stays refused, unkeepable under its key.
   const key = `keep:${versionId}`;
-  const reserved = await reserve(db, userId, key, 1, KEEP_REASON, now);
-  if (!reserved.ok) return credits.untouched(reserved);
-  const found = await findHeld(db, userId, key, "committed");
-  if (!found.held) return credits.moved({ ok: true, balance: reserved.balance, versionId });
-  const committed = await credits.commitHeld(db, userId, found.held, now, {
+  const kept = await reserve(db, userId, key, 1, KEEP_REASON, now, {
     writes: [
+      ...commitStatements(db, userId, key, now),
       db.update(photoVersions).set({ storedVerdict: "kept" }).where(eq(photoVersions.id, versionId)),
       db
         .update(photos)
@@ -71,8 +69,10 @@ export async function keepRefused(
         .where(and(eq(photos.id, photoId), eq(photos.userId, userId))),
     ],
   });
-  const c = committed.answer;
-  return credits.moved(c.ok ? { ok: true, balance: c.balance, versionId } : c);
+  if (!kept.ok) return credits.untouched(kept);
+  // Written before (the batch commits what it reserves): the result is kept already.
+  if (kept.status !== "held") return credits.untouched(refusal("conflict", ONLY_REFUSED, kept.balance));
+  return credits.moved({ ok: true, balance: kept.balance, versionId });
 }
 
 /**
