@@ -5,7 +5,7 @@ import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { setLogUser } from "@workers/lib/log";
 import { keyring } from "@workers/lib/signing-keys";
 import type { RateRule } from "@workers/objects/client";
-import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import { overLimit } from "./limits";
@@ -64,7 +64,9 @@ export async function listApiKeys(db: Database, userId: string): Promise<ApiKeyV
     .select()
     .from(apiKeys)
     .where(eq(apiKeys.userId, userId))
-    .orderBy(desc(apiKeys.createdAt))
+    // Active keys first (at most MAX_KEYS of them): however many were made and revoked, no live key is left off
+    // the list where its owner and an admin revoke it.
+    .orderBy(sql`${apiKeys.revokedAt} IS NOT NULL`, desc(apiKeys.createdAt))
     .limit(100)
     .all();
   return rows.map(view);
@@ -103,7 +105,18 @@ export async function createApiKey(
     folderId: null,
     creditLimit: null,
   };
-  await deps.db.insert(apiKeys).values(row);
+  // The count is read in the batch that inserts: two keys made at once cannot both pass a count read before either.
+  const [, counted] = await deps.db.batch([
+    deps.db.insert(apiKeys).values(row),
+    deps.db
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))),
+  ]);
+  if ((counted[0]?.n ?? 0) > MAX_KEYS) {
+    await deps.db.delete(apiKeys).where(eq(apiKeys.id, id));
+    return fail("conflict", `You can have at most ${MAX_KEYS} active keys.`);
+  }
   return ok({ key: view(row), token, callbackSecret });
 }
 
