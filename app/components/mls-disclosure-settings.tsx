@@ -64,7 +64,9 @@ export function DisclosureSettingsSection({ defaults, busy }: { defaults: LabelD
         </fieldset>
         <p className="text-sm text-muted sm:col-span-2">
           The label's look, for profiles that put a label on the photo. Leave the text empty to use the profile's
-          wording; your text replaces its first line only: the line saying where the original is always stays.
+          wording. Your text must say the photo was altered ("Virtually staged", "Digitally altered"); it replaces the
+          first line of a staged photo's label only: sky and removal results keep the profile's wording, and the line
+          saying where the original is always stays.
         </p>
         <label className="sm:col-span-2">
           <span className="text-sm font-medium">Text</span>

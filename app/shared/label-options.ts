@@ -18,7 +18,10 @@ export type LabelTone = (typeof LABEL_TONES)[number];
 export interface LabelDefaults {
   /** An id of app/shared/mls-profiles.ts. */
   profile: string;
-  /** Replaces the first line of the profile's label (its statement); null: the profile's wording. */
+  /**
+   * Replaces the first line of the profile's label (its statement) on staged results, when it says the photo was
+   * altered (statesAlteration); null: the profile's wording.
+   */
   text: string | null;
   corner: LabelCorner;
   size: LabelSizeName;
@@ -42,6 +45,15 @@ export const CORNER_NAMES: Record<LabelCorner, string> = {
   "top-right": "Top right",
   "top-left": "Top left",
 };
+
+/**
+ * Whether an account's own wording of the label still says the photo was altered, as every rule in
+ * ../shared/spec/mls-rules.md asks ("Virtually staged", "Digitally altered", "Digitally staged"): wording that does not ("Welcome home")
+ * would leave the photo with no statement at all.
+ */
+export function statesAlteration(text: string): boolean {
+  return /\b(altered|modified|edited|virtual|virtually|digital|digitally)\b/i.test(text);
+}
 
 /** Printable ASCII and Latin-1 letters: what the label's font draws. */
 export function labelTextDrawable(text: string): boolean {

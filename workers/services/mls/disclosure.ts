@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { type Folder, type PhotoVersion, teams } from "@db/schema";
 import type { LabelSpec } from "@workers/lib/label/render";
 import { eq } from "drizzle-orm";
-import type { LabelDefaults } from "~/shared/label-options";
+import { type LabelDefaults, statesAlteration } from "~/shared/label-options";
 import {
   type DisclosedKind,
   fillLink,
@@ -100,11 +100,17 @@ export function exportable(
   return { ok: true, kind };
 }
 
-/** The label's lines for a kind (the account's wording of the statement, then where the original is). */
+/**
+ * The label's lines for a kind: the statement, then where the original is. The account's own wording replaces the
+ * statement of a staged result only, and only while it says the photo was altered (a wording saved before that rule
+ * too): a sky or a removal says what was done in the profile's words.
+ */
 export function labelLines(d: Disclosure, kind: DisclosedKind, pageUrl: string | null): string[] | null {
   const label = d.profile.label;
   if (!label) return [];
-  const lines = [d.settings.text ?? label.statement[kind]];
+  const own =
+    kind === "stage" && d.settings.text !== null && statesAlteration(d.settings.text) ? d.settings.text : null;
+  const lines = [own ?? label.statement[kind]];
   if (label.originalLine) {
     const where = fillLink(label.originalLine, pageUrl, true);
     if (where === null) return null;

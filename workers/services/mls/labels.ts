@@ -16,6 +16,7 @@ import {
   LABEL_TONES,
   type LabelDefaults,
   labelTextDrawable,
+  statesAlteration,
 } from "~/shared/label-options";
 import { profileById, profileOrDefault } from "~/shared/mls-profiles";
 import { type Failure, fail, NOT_FOUND, ok, type Result } from "~/shared/result";
@@ -36,6 +37,10 @@ const labelText = z
     "The label text contains characters that are not allowed.",
   )
   .refine(labelTextDrawable, "The label text can use letters, digits and punctuation of Western European languages.")
+  .refine(
+    (s) => s === "" || statesAlteration(s),
+    'The label text must say the photo was altered, for example "Virtually staged" or "Digitally altered".',
+  )
   // Empty: the profile's own wording.
   .transform((s) => (s === "" ? null : s));
 
