@@ -1,10 +1,12 @@
 import { env } from "cloudflare:workers";
 import { auditLog, jobs, photos, sessions, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
+import { allow, fakeStripe } from "@test/support/stripe";
 import type { MailMessage } from "@workers/adapters/mail";
 import {
   ALREADY_APPLIED,
   adjustCredits,
+  KEY_USED_FOR_ANOTHER_CHANGE,
   listUsers,
   REMOVAL_ALREADY_APPLIED,
   resendVerificationFor,
@@ -15,6 +17,7 @@ import {
   userListQuery,
 } from "@workers/services/admin";
 import type { CurrentUser } from "@workers/services/current-user";
+import { deleteAccount, LAST_ADMIN_DELETION } from "@workers/services/mls/account-data";
 import { createSession } from "@workers/services/sessions";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -92,6 +95,20 @@ describe("admin actions", () => {
     expect(last).toEqual({ ok: false, code: "conflict", error: "The last admin cannot lose the admin role." });
     expect((await db.select({ role: users.role }).from(users).where(eq(users.id, a.id)).get())?.role).toBe("admin");
     expect(await auditRows(a.id)).toHaveLength(0);
+    // An admin who never verified their e-mail cannot open the admin pages, so they do not count as another admin.
+    const unverified = await makeUser({ role: "admin", verified: false });
+    expect(await setRole(db, a, a.id, "user", "Stepping down")).toMatchObject({ ok: false, code: "conflict" });
+    // Nor can the last verified admin delete their account and leave nobody.
+    const deps = { db, env, stripe: fakeStripe().stripe, clock: Date.now, rateLimit: allow };
+    const password = "correct horse 42";
+    const only = await makeUser({ role: "admin", password });
+    for (const other of [a.id, unverified.id]) await db.update(users).set({ role: "user" }).where(eq(users.id, other));
+    expect(await deleteAccount(deps, only.id, { password })).toEqual({
+      ok: false,
+      code: "conflict",
+      error: LAST_ADMIN_DELETION,
+    });
+    expect((await db.select().from(users).where(eq(users.id, only.id)).get())?.deletedAt).toBeNull();
   });
 
   it("resends verification to an unverified user only, with one audit row", async () => {
@@ -218,5 +235,14 @@ describe("admin credit changes are idempotent per form submission", () => {
     expect(await credits(target.id)).toBe(3);
     await adjustCredits(env, db, a, target.id, 5, "welcome", crypto.randomUUID());
     expect(await credits(target.id)).toBe(8);
+    // The same key with another amount or sign is refused, not answered as the first change; nothing moves.
+    for (const other of [-5, 6])
+      expect(await adjustCredits(env, db, a, target.id, other, "second thoughts", submission)).toEqual({
+        ok: false,
+        code: "conflict",
+        error: KEY_USED_FOR_ANOTHER_CHANGE,
+      });
+    expect(await credits(target.id)).toBe(8);
+    expect(await auditRows(target.id)).toHaveLength(3);
   });
 });

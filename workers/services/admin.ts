@@ -226,6 +226,8 @@ async function exists(db: Database, userId: string): Promise<boolean> {
 
 /** What a second submission of the same credits form answers. */
 export const ALREADY_APPLIED = "This grant was already applied. Submitting the form again changed nothing.";
+export const KEY_USED_FOR_ANOTHER_CHANGE =
+  "This Idempotency-Key (or form) was already used for another amount. Nothing was changed: send the new change with a new key.";
 export const REMOVAL_ALREADY_APPLIED = "This removal was already applied. Submitting the form again changed nothing.";
 
 /** Adds (amount > 0) or removes (amount < 0) credits; never below zero. */
@@ -248,6 +250,15 @@ export async function adjustCredits(
     code: "conflict",
     error: amount > 0 ? ALREADY_APPLIED : REMOVAL_ALREADY_APPLIED,
   };
+  // A key names one change: sent again with another amount (or sign) it is refused, not answered as that change.
+  if (submission) {
+    const first = await db
+      .select({ amount: creditLedger.amount })
+      .from(creditLedger)
+      .where(eq(creditLedger.idempotencyKey, key))
+      .get();
+    if (first && first.amount !== amount) return { ok: false, code: "conflict", error: KEY_USED_FOR_ANOTHER_CHANGE };
+  }
   if (amount > 0) {
     const res = await stub.grant(userId, {
       amount,
@@ -356,7 +367,12 @@ export async function setRole(
   const now = Date.now();
   // The guard and the audit row are conditional SQL inside one atomic batch, so
   // two admins removing each other at once cannot leave no admin behind.
-  const guard = role === "user" ? "AND (SELECT count(*) FROM users WHERE role = 'admin') > 1" : "";
+  // Another verified admin must remain: the admin pages need one (app/shared/access.ts), so an unverified admin
+  // does not count.
+  const guard =
+    role === "user"
+      ? "AND EXISTS (SELECT 1 FROM users o WHERE o.role = 'admin' AND o.email_verified_at IS NOT NULL AND o.deleted_at IS NULL AND o.id != ?3)"
+      : "";
   const d1 = db.$client;
   const results = await d1.batch([
     d1

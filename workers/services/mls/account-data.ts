@@ -1,3 +1,4 @@
+import type { Database } from "@db/client";
 import {
   apiCallbacks,
   apiIdempotency,
@@ -22,7 +23,7 @@ import { overLimit } from "@workers/services/limits";
 import { verifyPassword } from "@workers/services/password";
 import type { Deps } from "@workers/services/request-deps";
 import { ownedTeams, ownerMustHandOver } from "@workers/services/teams/teams";
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 
 // Account deletion and "export my data" (docs/decisions/0112-account-deletion-and-export.md).
@@ -50,6 +51,21 @@ export type DeletionProof = { password: string } | { googleSessionId: string };
  * personal data and ends every session in one batch, then hands the purge of
  * photos and R2 objects to the user's Durable Object (batched by its alarm).
  */
+export const LAST_ADMIN_DELETION =
+  "You are the only admin: make another verified user an admin before deleting your account.";
+
+/** Whether a verified admin other than `userId` remains (the admin pages need one, app/shared/access.ts). */
+export async function anotherAdmin(db: Database, userId: string): Promise<boolean> {
+  const row = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(eq(users.role, "admin"), isNotNull(users.emailVerifiedAt), isNull(users.deletedAt), ne(users.id, userId)),
+    )
+    .get();
+  return row !== undefined;
+}
+
 export async function deleteAccount(deps: DeletionDeps, userId: string, proof: DeletionProof): Promise<Result> {
   const limited = await overLimit(deps, DELETE_RULE, [userId]);
   if (limited) return limited;
@@ -60,6 +76,9 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, proof: D
   const owned = await ownedTeams(db, userId);
   const needed = owned.find((t) => t.others);
   if (needed) return fail("conflict", ownerMustHandOver(needed));
+  // The admin pages need a verified admin: the last one hands the role on first (as setRole refuses to remove it).
+  if (user.role === "admin" && user.emailVerifiedAt !== null && !(await anotherAdmin(db, userId)))
+    return fail("conflict", LAST_ADMIN_DELETION);
   let restoreProof: (() => Promise<void>) | null = null;
   if ("googleSessionId" in proof) {
     if (!user.googleSub) return fail("forbidden", REAUTH_MESSAGES.noGoogle);
