@@ -97,6 +97,19 @@ export const teamSeatFacts = sqliteTable("team_seat_facts", {
   appliedAt: integer("applied_at").notNull(),
 });
 
+/** A refunded or disputed seat payment and what it took from the pool (migrations/0039). */
+export const teamPaymentReversals = sqliteTable("team_payment_reversals", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull(),
+  paymentIntentId: text("payment_intent_id").notNull(),
+  cause: text("cause", { enum: ["refund", "dispute"] }).notNull(),
+  granted: integer("granted").notNull(),
+  due: integer("due").notNull(),
+  taken: integer("taken").notNull(),
+  restoredAt: integer("restored_at"),
+  createdAt: integer("created_at").notNull(),
+});
+
 /** A billing notice to one member, written with the freeze or thaw that caused it and sent afterwards. */
 export const teamNotices = sqliteTable("team_notices", {
   id: text("id").primaryKey(),

@@ -63,6 +63,19 @@ export type SeatFact =
       quantity: number;
       at: number;
     }
+  | {
+      /**
+       * A refund or a dispute of a payment: if it paid seats, the team's object takes back what that payment granted
+       * (workers/objects/team/reversals.ts, ADR 0343); the pool itself is not this rule's.
+       */
+      kind: "seat_reversal";
+      paymentIntentId: string;
+      cause: "refund" | "dispute";
+      ref: string;
+      fraction: number;
+      at: number;
+    }
+  | { kind: "seat_reversal_undone"; paymentIntentId: string; ref: string; at: number }
   | { kind: "ignored"; why: string };
 
 /** Statuses under which a team's pool takes no new jobs (its credits are kept). */
@@ -113,7 +126,8 @@ export function seatFactKey(fact: SeatFact): string | null {
 
 export function applySeatFact(pool: SeatPool, fact: SeatFact): SeatOutcome {
   const same = { pool, grant: null, notice: null };
-  if (fact.kind === "ignored") return { ...same, duplicate: false };
+  if (fact.kind === "ignored" || fact.kind === "seat_reversal" || fact.kind === "seat_reversal_undone")
+    return { ...same, duplicate: false };
 
   if (fact.kind === "seat_status") {
     const frozen = FROZEN_STATUSES.has(fact.status);

@@ -1,7 +1,9 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { stripeEvents, teamLedger, teamMembers, teamNotices, teams } from "@db/schema";
+import { stripeEvents, teamLedger, teamMembers, teamNotices, teamPaymentReversals, teams } from "@db/schema";
 import {
+  chargeObject,
+  disputeObject,
   eventObject,
   type InvoiceObject,
   invoiceObject,
@@ -17,7 +19,7 @@ import { createStripe } from "@workers/adapters/stripe";
 import { checkFields } from "@workers/http/body";
 import { STATUS } from "@workers/http/result";
 import { randomToken } from "@workers/lib/crypto";
-import { teamObject } from "@workers/objects/client";
+import { teamObject, userObject } from "@workers/objects/client";
 import { stateDigest } from "@workers/services/fixtures";
 import { creditsForProration } from "@workers/services/seat-events";
 import { SEATS_RANGE_MESSAGE } from "@workers/services/team-billing";
@@ -77,6 +79,55 @@ class TeamStory {
   periodPaid(seats: number) {
     const inv = this.invoice({ id: `in_${randomToken(10)}`, created: this.start, quantity: seats });
     return this.event("invoice.paid", inv);
+  }
+
+  /** invoice_payment.paid for an invoice.paid event's invoice (its PaymentIntent is `pi_<invoice id>`). */
+  paidBy(paid: ReturnType<typeof eventObject>) {
+    const inv = paid.data.object as { id: string; amount_paid: number; created: number };
+    const payment = {
+      id: `inpay_${inv.id.slice(3)}`,
+      object: "invoice_payment",
+      amount_paid: inv.amount_paid,
+      amount_requested: inv.amount_paid,
+      created: inv.created,
+      currency: "usd",
+      invoice: inv.id,
+      is_default: true,
+      livemode: false,
+      payment: { type: "payment_intent", payment_intent: `pi_${inv.id}` },
+      status: "paid",
+      status_transitions: { canceled_at: null, paid_at: inv.created },
+    };
+    return eventObject(`evt_${randomToken(12)}`, "invoice_payment.paid", payment, inv.created);
+  }
+
+  /** charge.refunded for the payment of an invoice.paid event's invoice, `refunded` cents so far (cumulative). */
+  refund(paid: ReturnType<typeof eventObject>, refunded: number) {
+    const inv = paid.data.object as { id: string; amount_paid: number; created: number };
+    const charge = chargeObject({
+      id: `ch_${inv.id}`,
+      customer: this.customer,
+      paymentIntent: `pi_${inv.id}`,
+      amount: inv.amount_paid,
+      amountRefunded: refunded,
+      created: inv.created,
+    });
+    return eventObject(`evt_${randomToken(12)}`, "charge.refunded", charge, Math.floor(Date.now() / 1000));
+  }
+
+  /** charge.dispute.created, or closed with `status`, for the payment of an invoice.paid event's invoice. */
+  dispute(paid: ReturnType<typeof eventObject>, status?: "won" | "lost") {
+    const inv = paid.data.object as { id: string; amount_paid: number };
+    const dispute = disputeObject({
+      id: `dp_${inv.id}`,
+      charge: `ch_${inv.id}`,
+      paymentIntent: `pi_${inv.id}`,
+      amount: inv.amount_paid,
+      status: status ?? "needs_response",
+      created: Math.floor(Date.now() / 1000),
+    });
+    const type = status ? "charge.dispute.closed" : "charge.dispute.created";
+    return eventObject(`evt_${randomToken(12)}`, type, dispute, Math.floor(Date.now() / 1000));
   }
 
   /** An always_invoice seat change from `from` to `to`, paid now: Stripe's two proration lines. */
@@ -182,6 +233,50 @@ describe("a team's seats through the webhook", { timeout: 60_000 }, () => {
     ]);
     const record = await db.select().from(stripeEvents).where(eq(stripeEvents.id, event.id)).get();
     expect(record).toMatchObject({ outcome: "applied", userId: null });
+  });
+
+  it("a refunded seat payment takes its share back from the pool, once per refund; a person's credits are not touched", async () => {
+    const owner = await signedIn({ credits: 4 });
+    const teamId = await makeTeam(owner.id, { seats: 1 });
+    const story = new TeamStory(teamId);
+    const paid = story.periodPaid(2);
+    const granted = 2 * TEAM_PLAN.creditsPerSeat;
+    for (const e of [paid, story.paidBy(paid)]) expect((await deliverOk(e)).outcome).toBe("applied");
+    expect((await teamRow(teamId)).credits).toBe(granted);
+    const amount = (paid.data.object as { amount_paid: number }).amount_paid;
+    // Half refunded, delivered twice: half the grant goes, once.
+    const half = story.refund(paid, amount / 2);
+    expect(await deliverOk(half)).toEqual({ received: true, outcome: "applied", duplicate: false });
+    expect(await deliverOk(half)).toEqual({ received: true, outcome: "applied", duplicate: true });
+    expect((await teamRow(teamId)).credits).toBe(granted / 2);
+    // The rest refunded (Stripe's amount_refunded is cumulative): the pool is empty.
+    await deliverOk(story.refund(paid, amount));
+    expect((await teamRow(teamId)).credits).toBe(0);
+    const rows = await db.select().from(teamPaymentReversals).where(eq(teamPaymentReversals.teamId, teamId)).all();
+    expect(rows.map((r) => [r.cause, r.granted, r.due, r.taken]).sort()).toEqual([
+      ["refund", granted, granted / 2, granted / 2],
+      ["refund", granted, granted / 2, granted / 2],
+    ]);
+    expect(await userObject(env, owner.id).balance(owner.id)).toBe(4);
+  });
+
+  it("a disputed seat payment takes what the pool still holds; won, it gives that back once; lost, nothing more", async () => {
+    const { teamId, story } = await subscribedTeam(3);
+    const paid = story.periodPaid(3);
+    // The first period's event was delivered by subscribedTeam; this one pays the same seats again (another invoice).
+    for (const e of [paid, story.paidBy(paid)]) await deliverOk(e);
+    const pool = (await teamRow(teamId)).credits;
+    expect(pool).toBe(6 * TEAM_PLAN.creditsPerSeat);
+    await deliverOk(story.dispute(paid));
+    expect((await teamRow(teamId)).credits).toBe(pool - 3 * TEAM_PLAN.creditsPerSeat);
+    const won = story.dispute(paid, "won");
+    await deliverOk(won);
+    await deliverOk({ ...won, id: `evt_${randomToken(12)}` });
+    expect((await teamRow(teamId)).credits).toBe(pool);
+    // A payment nobody recorded as a team's is left to the person's path: ignored here, nothing moves.
+    const stranger = story.refund(story.periodPaid(1), 100);
+    expect((await deliverOk(stranger)).outcome).toBe("ignored");
+    expect((await teamRow(teamId)).credits).toBe(pool);
   });
 
   it("the same event twice grants once, and so does another event about the same invoice", async () => {

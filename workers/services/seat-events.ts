@@ -1,6 +1,7 @@
 import type Stripe from "stripe";
 import { TEAM_PLAN } from "~/shared/catalog";
 import type { SeatFact } from "~/shared/seat-pool";
+import { reversalOf } from "./reversal-facts";
 
 export { FROZEN_STATUSES, type SeatFact } from "~/shared/seat-pool";
 
@@ -126,7 +127,21 @@ export function toSeatFact(event: Stripe.Event): SeatFact {
     case "customer.subscription.updated":
     case "customer.subscription.deleted":
       return statusFact(event.data.object, at);
-    default:
+    default: {
+      // Whether the payment paid seats is known only from what it paid: the team's sink looks it up (ADR 0343).
+      const r = reversalOf(event);
+      if (r?.kind === "reversal")
+        return {
+          kind: "seat_reversal",
+          paymentIntentId: r.paymentIntentId,
+          cause: r.cause,
+          ref: r.ref,
+          fraction: r.fraction,
+          at,
+        };
+      if (r?.kind === "reversal_undone")
+        return { kind: "seat_reversal_undone", paymentIntentId: r.paymentIntentId, ref: r.ref, at };
       return { kind: "ignored", why: "event type not about seats" };
+    }
   }
 }

@@ -2,6 +2,7 @@ import type { PaymentEvent, PaymentFact } from "@workers/objects/client";
 import type Stripe from "stripe";
 import { type BillingInterval, findPlan, findPlanByLookupKey, type PlanId } from "~/shared/catalog";
 import { HANDLED_EVENT_TYPES, SUBSCRIPTION_EVENT_TYPES } from "~/shared/stripe-event-types";
+import { reversalOf } from "./reversal-facts";
 
 // Turns a verified Stripe event into plain data the user's Durable Object can
 // apply (RPC carries plain data, not SDK objects). Pure: no I/O, so every
@@ -45,39 +46,6 @@ const SUBSCRIPTION_EVENTS: ReadonlySet<string> = new Set(SUBSCRIPTION_EVENT_TYPE
 
 /** The event types the webhook acts on (scripts/stripe-setup.ts configures the endpoint with them). */
 export { HANDLED_EVENT_TYPES };
-
-/** A refund takes back the refunded share of a payment's unspent credits (cumulative over partial refunds). */
-function refundFact(charge: Stripe.Charge): { fact: PaymentFact; userHint: string | null } {
-  const paymentIntentId = idOf(charge.payment_intent);
-  if (!paymentIntentId || charge.amount <= 0 || charge.amount_refunded <= 0) {
-    return { fact: { kind: "ignored", why: "not a refunded payment" }, userHint: null };
-  }
-  return {
-    userHint: null,
-    fact: {
-      kind: "reversal",
-      customerId: idOf(charge.customer),
-      paymentIntentId,
-      cause: "refund",
-      ref: `${charge.id}:${charge.amount_refunded}`,
-      fraction: charge.amount_refunded / charge.amount,
-    },
-  };
-}
-
-/** A dispute takes back all of a payment's unspent credits; a dispute won gives them back; one lost changes nothing more. */
-function disputeFact(dispute: Stripe.Dispute, closed: boolean): { fact: PaymentFact; userHint: string | null } {
-  const paymentIntentId = idOf(dispute.payment_intent);
-  if (!paymentIntentId) return { fact: { kind: "ignored", why: "a dispute without a payment" }, userHint: null };
-  if (!closed) {
-    return {
-      userHint: null,
-      fact: { kind: "reversal", customerId: null, paymentIntentId, cause: "dispute", ref: dispute.id, fraction: 1 },
-    };
-  }
-  if (dispute.status !== "won") return { fact: { kind: "ignored", why: `dispute ${dispute.status}` }, userHint: null };
-  return { userHint: null, fact: { kind: "reversal_undone", customerId: null, paymentIntentId, ref: dispute.id } };
-}
 
 /** Whether a subscription is set to end: cancel_at_period_end, or a cancel_at date. */
 function cancelsAtPeriodEnd(atPeriodEnd: unknown, cancelAt: unknown): boolean {
@@ -188,10 +156,12 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
   else if (SUBSCRIPTION_EVENTS.has(event.type)) {
     const { previous_attributes: previous } = event.data as { previous_attributes?: Record<string, unknown> };
     parsed = subscriptionFact(event.data.object as Stripe.Subscription, previous);
-  } else if (event.type === "charge.refunded") parsed = refundFact(event.data.object);
-  else if (event.type === "charge.dispute.created") parsed = disputeFact(event.data.object, false);
-  else if (event.type === "charge.dispute.closed") parsed = disputeFact(event.data.object, true);
-  else parsed = { fact: { kind: "ignored", why: "event type not handled" }, userHint: null };
+  } else {
+    const reversal = reversalOf(event);
+    parsed = reversal
+      ? { fact: reversal, userHint: null }
+      : { fact: { kind: "ignored", why: "event type not handled" }, userHint: null };
+  }
   return { ...base, ...parsed };
 }
 

@@ -7,6 +7,7 @@ import { run, type Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
 import { applySeatFact, type SeatFact, type SeatNotice, type SeatPool, seatFactKey } from "~/shared/seat-pool";
 import { grantStatements } from "./pool";
+import { applySeatReversal } from "./reversals";
 
 // A team's seats as Stripe's signed webhook tells them, applied inside the team's Durable Object, one at a time:
 // the pure rule (app/shared/seat-pool.ts) reads the team row as its `SeatPool`, and what it answers is written in ONE
@@ -74,6 +75,8 @@ export async function applySeats(
   now: number,
   origin: string,
 ): Promise<SeatAnswer> {
+  if (fact.kind === "seat_reversal" || fact.kind === "seat_reversal_undone")
+    return applySeatReversal(db, teamId, fact, event, now);
   const key = seatFactKey(fact);
   const [teamRows, seenEvent, seenKey] = await db.batch([
     db.select().from(teams).where(eq(teams.id, teamId)),

@@ -1,5 +1,5 @@
 import type { Database } from "@db/client";
-import { teams } from "@db/schema";
+import { invoicePayments, teamSeatFacts, teams } from "@db/schema";
 import { log } from "@workers/lib/log";
 import { teamObject } from "@workers/objects/client";
 import type { SeatFactSink } from "@workers/services/stripe-webhook";
@@ -12,9 +12,27 @@ import { eq } from "drizzle-orm";
 // records the event as ignored and nothing moves).
 
 type Fact = Parameters<SeatFactSink>[0];
+type Reversal = Extract<Fact, { kind: "seat_reversal" | "seat_reversal_undone" }>;
+
+/**
+ * The team whose seats a refunded or disputed payment paid, or null (a person's plan, or no payment of ours): the
+ * invoices the PaymentIntent paid (invoice_payment.paid's record, ADR 0340) that the team applied as seat facts.
+ */
+export async function teamOfPayment(db: Database, paymentIntentId: string): Promise<string | null> {
+  const row = await db
+    .select({ teamId: teamSeatFacts.teamId })
+    .from(teamSeatFacts)
+    .innerJoin(invoicePayments, eq(invoicePayments.invoiceId, teamSeatFacts.key))
+    .where(eq(invoicePayments.paymentIntentId, paymentIntentId))
+    .get();
+  return row?.teamId ?? null;
+}
+
+const isReversal = (fact: Fact): fact is Reversal =>
+  fact.kind === "seat_reversal" || fact.kind === "seat_reversal_undone";
 
 /** The team a seat fact is about, or null. */
-export async function teamOfSeatFact(db: Database, fact: Fact): Promise<string | null> {
+export async function teamOfSeatFact(db: Database, fact: Exclude<Fact, Reversal>): Promise<string | null> {
   const columns = { id: teams.id, customer: teams.stripeCustomerId };
   const named = fact.teamId ? await db.select(columns).from(teams).where(eq(teams.id, fact.teamId)).get() : undefined;
   const found =
@@ -31,7 +49,7 @@ export async function teamOfSeatFact(db: Database, fact: Fact): Promise<string |
 
 export function teamSeatSink(env: Pick<Env, "TEAM_OBJECT">, db: Database): SeatFactSink {
   return async (fact, event) => {
-    const teamId = await teamOfSeatFact(db, fact);
+    const teamId = isReversal(fact) ? await teamOfPayment(db, fact.paymentIntentId) : await teamOfSeatFact(db, fact);
     if (!teamId) return { outcome: "ignored", duplicate: false };
     return teamObject(env, teamId).applySeatFact(teamId, fact, event);
   };
