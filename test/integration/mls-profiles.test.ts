@@ -281,6 +281,28 @@ describe("downloads and packs follow the listing's profile", () => {
     }
   });
 
+  it("a version whose page its owner withdrew is not shown on the photo's other pages either", async () => {
+    const { user, folderId } = await listing("link-only");
+    const a = await altered(user.id, folderId, "Porch.jpg", { kind: "sky", verdict: "passed" });
+    const b = await addVersion(user.id, a.photo, { kind: "sky", verdict: "passed" });
+    for (const path of [a.path, b.path]) expect((await api(user.cookie, "POST", `${path}/link`, {})).status).toBe(200);
+    const tokenOf = async (versionId: string) =>
+      (await linkRows(user.id)).find((l) => l.versionId === versionId && l.revokedAt === null)!.token;
+    const second = await tokenOf(b.versionId);
+    const shown = async () => {
+      const page = await resolveLink(db, second, Date.now());
+      if (!page.ok) throw new Error(page.error);
+      return page.page.versions.map((v) => v.id).sort();
+    };
+    expect(await shown()).toEqual([a.versionId, b.versionId].sort());
+    expect((await api(user.cookie, "DELETE", `${a.path}/link`, { confirm: true })).status).toBe(200);
+    expect(await shown()).toEqual([b.versionId]);
+    expect((await get(user.cookie, `/api/o/${second}/versions/${a.versionId}`)).status).toBe(404);
+    // Published again, it is back.
+    expect((await api(user.cookie, "POST", `${a.path}/link`, {})).status).toBe(200);
+    expect(await shown()).toEqual([a.versionId, b.versionId].sort());
+  });
+
   it("Stellar: the remarks line is the captions' last row", async () => {
     const { user, folderId } = await listing("stellar");
     await altered(user.id, folderId, "Patio.jpg");

@@ -15,7 +15,7 @@ import { DEFAULT_LABEL } from "~/shared/label-options";
 import { KIND_NAMES } from "~/shared/mls-profiles";
 import { fail, ok, type Result } from "~/shared/result";
 import { disclosureOf, exportable } from "./disclosure";
-import { LINK_TOKEN } from "./links";
+import { LINK_TOKEN, stateOf } from "./links";
 
 // What the public original page /o/<token> shows (docs/decisions/0110, 0170): the unaltered original, and every
 // altered version of the photo that its listing's profile lets it publish, each with its kind and date, the one
@@ -106,19 +106,31 @@ export async function resolveLink(db: Database, token: string, now: number): Pro
     { ...DEFAULT_LABEL, profile: row.teamProfile ?? row.accountProfile ?? DEFAULT_LABEL.profile },
     row.mlsProfile,
   );
-  const all = await db
-    .select()
-    .from(photoVersions)
-    .where(and(eq(photoVersions.photoId, row.photo.id), eq(photoVersions.userId, row.photo.userId)))
-    .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id))
-    .all();
+  const [all, links] = await db.batch([
+    db
+      .select()
+      .from(photoVersions)
+      .where(and(eq(photoVersions.photoId, row.photo.id), eq(photoVersions.userId, row.photo.userId)))
+      .orderBy(desc(photoVersions.createdAt), desc(photoVersions.id)),
+    db
+      .select()
+      .from(originalLinks)
+      .where(eq(originalLinks.photoId, row.photo.id))
+      .orderBy(desc(originalLinks.createdAt)),
+  ]);
+  // A version whose own page its owner withdrew is not shown on the photo's other pages either: withdrawn is
+  // unpublished everywhere. A version never published is shown beside the one linked (ADR 0170).
+  const unpublished = (versionId: string) => {
+    const s = stateOf(links.filter((l) => l.versionId === versionId));
+    return s.state === "withdrawn" && s.reason === "owner";
+  };
   const linked = all.find((v) => v.id === row.link.versionId);
   if (!linked) return fail("gone", "This link was withdrawn by the person who shared it.");
   // A returned result is not served, but its page stays: an advertisement that gives this address must still lead to
   // the unaltered original (California B&P 10140.8), and the page says the altered photo was withdrawn.
   const returned = linked.structureReturnedAt !== null ? { kind: linked.kind, createdAt: linked.createdAt } : null;
   const versions: PageVersion[] = all
-    .filter((v) => (v.id === linked.id ? returned === null : exportable(disclosure, v).ok))
+    .filter((v) => (v.id === linked.id ? returned === null : exportable(disclosure, v).ok && !unpublished(v.id)))
     .map((v) => ({
       id: v.id,
       kind: v.kind,
