@@ -168,6 +168,9 @@ describe("a team's credit pool", () => {
     provider.hold = () => gate;
     const r = await stage(m.cookie, m.photos[0]!.id);
     expect(r.status).toBe(202);
+    // Removed once its provider call is under way (a job still waiting in the queue is refunded instead: its run
+    // asks first whether the member still reaches the photo).
+    await expect.poll(() => provider.calls.length).toBe(1);
     await db
       .update(teamMembers)
       .set({ removedAt: Date.now() })

@@ -70,3 +70,21 @@ export async function checkPaidPhotos(
 ): Promise<Refusal | null> {
   return paidPhotoRefusal(await paidPhotosQuery(db, userId, photoIds).all(), photoIds, balance);
 }
+
+/**
+ * A queued job whose photo went to the trash, or out of the member's reach (removed from the team), before its turn:
+ * it ends refunded with this message, before any provider call. Thrown inside a run, so its refund is the run's own.
+ */
+export class PaidPhotoGone extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PaidPhotoGone";
+  }
+}
+
+/** Throws PaidPhotoGone unless the job's photo is still the user's to pay for (the rule startMany asked). */
+export async function assertStillPaidFor(db: Database, userId: string, photoId: string): Promise<void> {
+  const [photo] = await paidPhotosQuery(db, userId, [photoId]).all();
+  if (!photo) throw new PaidPhotoGone(NOT_FOUND.error);
+  if (photo.trashedAt !== null) throw new PaidPhotoGone(inTrashMessage(displayName(photo.name, "This photo", 80)));
+}

@@ -20,6 +20,7 @@ import {
   versionThumbKey,
 } from "./job-rows";
 import { atListingSize } from "./listing-size";
+import { PaidPhotoGone } from "./paid-photos";
 import { jobSource, stageInputFor } from "./stage-call";
 
 // A job's result: the provider call, its result stored in R2 under the job's
@@ -133,7 +134,7 @@ function describeResult(job: Pick<Job, "id" | "userId" | "teamId" | "photoId">, 
 }
 
 export function failureMessage(kind: JobKind, err: unknown): string {
-  if (err instanceof ProviderError) return err.message;
+  if (err instanceof ProviderError || err instanceof PaidPhotoGone) return err.message;
   return GENERIC_FAILURE[kind];
 }
 

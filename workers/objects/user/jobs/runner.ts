@@ -12,6 +12,7 @@ import type { CheckDesk } from "./checks";
 import { JobClock, RecentTimings } from "./clock";
 import * as queue from "./job-queue";
 import * as rows from "./job-rows";
+import { assertStillPaidFor, PaidPhotoGone } from "./paid-photos";
 import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import { type Slot, takeSlot } from "./slots";
 import {
@@ -226,6 +227,8 @@ export class JobRunner {
     // The result's R2 write: every way out waits for it to settle before deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
+      // Trashed, or out of the member's reach, while it waited in the queue: refunded before any provider call.
+      await assertStillPaidFor(db, userId, job.photoId);
       // The source's gray is reduced while the provider works (ADR 0322): the check then reduces only the result.
       const source = started.photo ? await sourceKey(db, job, started.photo.originalKey) : null;
       if (source) this.host.checks.prepare(source);
@@ -300,7 +303,8 @@ export class JobRunner {
     } catch (err) {
       const message = failureMessage(job.kind, err);
       // The provider's failures are the job's ordinary ends; anything else is a fault of ours, and a person hears of it.
-      if (err instanceof ProviderError) log.warn("job failed", { failure: err.failure, error: err.message });
+      if (err instanceof ProviderError || err instanceof PaidPhotoGone)
+        log.warn("job failed", { failure: failureCause(err), error: err.message });
       else log.error("job failed unexpectedly", { err, where: "job" });
       const settled = await this.host.change(userId, (now) =>
         credits.refund(db, userId, job.id, message, now, {

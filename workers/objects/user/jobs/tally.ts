@@ -4,6 +4,7 @@ import { type ProviderCallRecord, ProviderError } from "@workers/adapters/provid
 import { log } from "@workers/lib/log";
 import type { Stmt } from "@workers/objects/user/batch";
 import type { StoredCheck } from "./job-rows";
+import { PaidPhotoGone } from "./paid-photos";
 
 // What a job's end adds to the operations page's counters (docs/decisions/0184-operations-aggregates.md), written
 // in the batch that ends the job: its provider calls' latencies and failures, and how the job ended.
@@ -39,6 +40,7 @@ export function callStatements(db: Database, now: number, calls: ProviderCallRec
 
 /** Why a job failed, as counted: the provider's failure, or "unexpected" for an error nobody planned for. */
 export function failureCause(err: unknown): string {
+  if (err instanceof PaidPhotoGone) return "photo_gone";
   return err instanceof ProviderError ? err.failure : "unexpected";
 }
 

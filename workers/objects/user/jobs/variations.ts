@@ -10,6 +10,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { CheckDesk } from "./checks";
 import * as jobsService from "./job-rows";
 import { atListingSize } from "./listing-size";
+import { assertStillPaidFor, PaidPhotoGone } from "./paid-photos";
 import * as produce from "./produce";
 import { stageInputFor } from "./stage-call";
 import {
@@ -118,6 +119,7 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
   let made: (Made | null)[];
   let spent = false;
   try {
+    await assertStillPaidFor(r.db, userId, lead.photoId);
     const photo = await r.db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
     if (!photo || (photo.userId !== lead.userId && !lead.teamId))
       throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
@@ -134,7 +136,8 @@ export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promi
     }
   } catch (err) {
     const message = produce.failureMessage(lead.kind, err);
-    if (err instanceof ProviderError) log.warn("variations failed", { failure: err.failure, error: err.message });
+    if (err instanceof ProviderError || err instanceof PaidPhotoGone)
+      log.warn("variations failed", { failure: failureCause(err), error: err.message });
     else log.error("variations failed unexpectedly", { err, where: "job" });
     for (const job of group) {
       await r.change((now) =>
