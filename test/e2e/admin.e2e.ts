@@ -27,7 +27,6 @@ describe("admin console", () => {
     }
     const res = await post(admin.sessionToken);
     expect(res.status).toBe(405);
-    expect(res.headers.get("Allow")).toBe("GET, HEAD");
     const requestId = res.headers.get("X-Request-Id");
     expect(requestId).toBeTruthy();
     await res.body?.cancel();

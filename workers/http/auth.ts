@@ -90,8 +90,8 @@ export function requireAdmin(context: Readonly<RouterContextProvider>): CurrentU
   return user;
 }
 
-/** The 405 of a page that takes no form, with the methods it does take. */
-const NO_FORM = () => new Response("Method Not Allowed", { status: 405, headers: { Allow: "GET, HEAD" } });
+/** The 405 of a page that takes no form (React Router renders its error page with the status). */
+const NO_FORM = () => new Response("Method Not Allowed", { status: 405 });
 
 /**
  * The action of an admin page that takes no form. Without one React Router answers 405 to anyone before the loader
