@@ -148,6 +148,18 @@ describe("limits and races", () => {
     expect((await api.create({ size: 1000, type: "image/jpeg" })).status).toBe(201);
   });
 
+  it("uploads created at once never pass the ten", async () => {
+    const user = await signedIn();
+    const api = uploadClient(user.cookie);
+    const answers = await Promise.all(Array.from({ length: 25 }, () => api.create({ size: 1000, type: "image/jpeg" })));
+    const made = answers.filter((r) => r.status === 201).length;
+    expect(made).toBeGreaterThan(0);
+    expect(made).toBeLessThanOrEqual(10);
+    for (const r of answers) if (r.status !== 201) expect(r.body.error).toBe(UPLOAD_MESSAGES.tooManyOpen);
+    const open = await db.select().from(uploadSessions).where(eq(uploadSessions.userId, user.id)).all();
+    expect(open).toHaveLength(made);
+  });
+
   it("two completions at once store one photo", async () => {
     const user = await signedIn();
     const api = uploadClient(user.cookie);

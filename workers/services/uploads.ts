@@ -110,35 +110,43 @@ export async function createUpload(
   if (input.size > MAX_UPLOAD_BYTES) return { ok: false, code: "too_large", error: UPLOAD_MESSAGES.tooLarge };
   if (input.size <= 0) return { ok: false, code: "invalid", error: UPLOAD_MESSAGES.empty };
 
-  const open = await deps.db
-    .select({ n: sql<number>`count(*)` })
-    .from(uploadSessions)
-    .where(
-      and(
-        eq(uploadSessions.userId, userId),
-        inArray(uploadSessions.status, ["open", "completing"]),
-        sql`${uploadSessions.updatedAt} > ${now - STALE_UPLOAD_MS}`,
-      ),
-    )
-    .get();
-  if ((open?.n ?? 0) >= MAX_OPEN_UPLOADS)
-    return { ok: false, code: "rate_limited", error: UPLOAD_MESSAGES.tooManyOpen };
+  const openCount = () =>
+    deps.db
+      .select({ n: sql<number>`count(*)` })
+      .from(uploadSessions)
+      .where(
+        and(
+          eq(uploadSessions.userId, userId),
+          inArray(uploadSessions.status, ["open", "completing"]),
+          sql`${uploadSessions.updatedAt} > ${now - STALE_UPLOAD_MS}`,
+        ),
+      );
+  const tooMany = { ok: false, code: "rate_limited", error: UPLOAD_MESSAGES.tooManyOpen } as const;
+  if (((await openCount().get())?.n ?? 0) >= MAX_OPEN_UPLOADS) return tooMany;
 
   const id = randomToken();
   const count = chunkCount(input.size, CHUNK_SIZE);
-  await deps.db.insert(uploadSessions).values({
-    id,
-    userId,
-    photoId: randomToken(),
-    name: photoNameFromFileName(input.name),
-    contentType: input.type,
-    declaredBytes: input.size,
-    chunkSize: CHUNK_SIZE,
-    chunkCount: count,
-    status: "open",
-    createdAt: now,
-    updatedAt: now,
-  });
+  // Counted again in the batch that inserts: uploads created at once cannot all pass a count read before any of them.
+  const [, counted] = await deps.db.batch([
+    deps.db.insert(uploadSessions).values({
+      id,
+      userId,
+      photoId: randomToken(),
+      name: photoNameFromFileName(input.name),
+      contentType: input.type,
+      declaredBytes: input.size,
+      chunkSize: CHUNK_SIZE,
+      chunkCount: count,
+      status: "open",
+      createdAt: now,
+      updatedAt: now,
+    }),
+    openCount(),
+  ]);
+  if ((counted[0]?.n ?? 0) > MAX_OPEN_UPLOADS) {
+    await deps.db.delete(uploadSessions).where(eq(uploadSessions.id, id));
+    return tooMany;
+  }
   return { ok: true, id, chunkSize: CHUNK_SIZE, chunkCount: count };
 }
 
