@@ -88,7 +88,9 @@ export const photosApi = new Hono<ApiEnv>()
     if (!body.ok) return failureJson(body.code === "too_large" ? fail("too_large", MASK_MESSAGES.tooLarge) : body);
     const owner = await photoOwner(c, c.req.param("id"));
     if (!owner) return failureJson(NOT_FOUND);
-    const res = await storeMask(c.get("deps"), owner, c.req.param("id"), body.bytes, c.req.query("source"));
+    const res = await storeMask(c.get("deps"), owner, c.req.param("id"), body.bytes, c.req.query("source"), {
+      askedBy: c.get("user")!.id,
+    });
     if (!res.ok) return failureJson(res);
     return c.json({ mask: res.mask }, 201, NO_STORE);
   })

@@ -51,9 +51,14 @@ export async function storeMask(
   photoId: string,
   bytes: Uint8Array<ArrayBuffer>,
   source: string | undefined,
+  /** Who sends it (a teammate, on a team listing's photo): the limit is theirs, not the photo's owner's. */
+  by: { askedBy: string } = { askedBy: userId },
 ): Promise<Result<{ mask: MaskView }>> {
   const photo = await getPhoto(deps.db, userId, photoId);
   if (!photo || photo.trashedAt !== null) return NOT_FOUND;
+  // Counted before the decode below, so a request over the limit costs no decoding.
+  const limited = await overLimit(deps, MASK_RULE, [by.askedBy]);
+  if (limited) return limited;
   const size = readMaskSize(bytes);
   if (size === "not-png") return fail("unsupported_media_type", MASK_MESSAGES.notPng);
   if (size === "damaged") return fail("unprocessable", MASK_MESSAGES.damaged);
@@ -66,8 +71,6 @@ export async function storeMask(
   const pixels = await checkGrayPng(bytes);
   if (pixels === "damaged") return fail("unprocessable", MASK_MESSAGES.damaged);
   if (pixels === "not-gray") return fail("unprocessable", MASK_MESSAGES.notGray);
-  const limited = await overLimit(deps, MASK_RULE, [userId]);
-  if (limited) return limited;
   const id = encodeHexLowerCase(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
   const metadata: MaskMetadata = { id, width: String(size.width), height: String(size.height) };
   await putRetrying(deps.bucket, maskKey(userId, photo.id), bytes, {
