@@ -1,5 +1,5 @@
 import { env, exports } from "cloudflare:workers";
-import { photos, uploadSessions } from "@db/schema";
+import { folders, photos, uploadSessions } from "@db/schema";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, makeUser, signedIn } from "@test/support/factories";
 import { makePhoto, makePhotoRows, photoRows, storedKeys } from "@test/support/photos";
@@ -11,9 +11,11 @@ import {
   emptyTrash,
   listFolders,
   listPhotos,
+  MAX_FOLDERS,
   movePhoto,
   purgeTrash,
   restorePhoto,
+  TOO_MANY_FOLDERS,
   TRASH_RETENTION_MS,
   trashPhoto,
 } from "@workers/services/library";
@@ -28,6 +30,28 @@ vi.setConfig({ testTimeout: 20_000 });
 const ids = (page: { photos: { id: string }[] }) => page.photos.map((p) => p.id);
 
 describe("folders", () => {
+  it("a person keeps at most MAX_FOLDERS folders, however many are made at once", async () => {
+    const { id } = await makeUser();
+    const rows = Array.from({ length: MAX_FOLDERS - 2 }, (_, i) => ({
+      id: `f${i}-${id}`.slice(0, 32),
+      userId: id,
+      name: `Folder ${i}`,
+      createdAt: i,
+    }));
+    // Seven rows a statement: D1 binds at most 100 parameters.
+    for (let i = 0; i < rows.length; i += 7) await db.insert(folders).values(rows.slice(i, i + 7));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        runLibraryAction({ db, bucket: env.PHOTOS }, id, { intent: "create-folder", name: "One more" }),
+      ),
+    );
+    const made = answers.filter((a) => a.ok).length;
+    expect(made).toBeGreaterThan(0);
+    expect(made).toBeLessThanOrEqual(2);
+    for (const a of answers) if (!a.ok) expect(a).toMatchObject({ code: "conflict", error: TOO_MANY_FOLDERS });
+    const kept = await db.select({ id: folders.id }).from(folders).where(eq(folders.userId, id)).all();
+    expect(kept.length).toBeLessThanOrEqual(MAX_FOLDERS);
+  });
   it("adds a new folder at the top and cleans its name", async () => {
     const { id } = await makeUser();
     await createFolder(db, id, "Kitchen", 1000);

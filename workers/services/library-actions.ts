@@ -3,7 +3,7 @@ import { lookStrengthLabel } from "~/shared/listing-look";
 import { type Failure, fail, ok, type Result } from "~/shared/result";
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
 import {
-  createFolder,
+  createFolderWithin,
   deleteFolder,
   deletePhotoForever,
   emptyTrash,
@@ -77,11 +77,12 @@ export async function runLibraryAction(
     case "create-folder": {
       if (input.teamId) {
         const made = await createTeamFolder(db, userId, input.teamId, input.name ?? DEFAULT_FOLDER_NAME);
-        if (!made.ok) return fail("not_found", LIBRARY_NOT_FOUND);
+        if (!made.ok) return made.code === "conflict" ? made : fail("not_found", LIBRARY_NOT_FOUND);
         return ok({ message: `Team listing "${made.folder.name}" created.` });
       }
-      const folder = await createFolder(db, userId, input.name ?? DEFAULT_FOLDER_NAME);
-      return ok({ message: `Folder "${folder.name}" created.` });
+      const made = await createFolderWithin(db, userId, input.name ?? DEFAULT_FOLDER_NAME);
+      if (!made.ok) return made;
+      return ok({ message: `Folder "${made.folder.name}" created.` });
     }
     case "folder-to-team": {
       const moved = await moveFolderToTeam(db, userId, input.folderId, input.teamId);

@@ -1,5 +1,5 @@
 import { folders } from "@db/schema";
-import { createFolder } from "@workers/services/library";
+import { createFolderWithin } from "@workers/services/library";
 import type { Deps } from "@workers/services/request-deps";
 import { and, eq, isNull } from "drizzle-orm";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
@@ -15,7 +15,7 @@ export const TEAM_FOLDER_MOVE_ADMIN_ONLY = "Only the team's owner or a team admi
 /** A new folder in the team's listings; a team the user is not an active member of is not found. */
 export async function createTeamFolder(db: Deps["db"], userId: string, teamId: string, name: string) {
   if (!(await teamRole(db, userId, teamId))) return NOT_FOUND;
-  return ok({ folder: await createFolder(db, userId, name, Date.now(), teamId) });
+  return createFolderWithin(db, userId, name, teamId);
 }
 
 /** Moves one of the user's personal folders, with every photo in it, into the team's listings. */
