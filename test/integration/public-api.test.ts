@@ -9,6 +9,7 @@ import { apiV1, workerFetch } from "@test/support/worker";
 import { SIGNATURE_HEADER, verifySignatureHeader } from "@workers/lib/callback-signing";
 import { userObject } from "@workers/objects/user-object";
 import { API_KEY_RULE, createApiKey, revokeApiKey } from "@workers/services/api-keys";
+import { UPLOAD_RULE } from "@workers/services/limits";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { FAILURE_CODES } from "~/shared/result";
@@ -106,6 +107,38 @@ describe("public API keys", () => {
     const res = await call(token, "/balance");
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
+  });
+});
+
+describe("uploads through the API", () => {
+  it("count against the account's uploads an hour, as the pages' do, whichever key sends them", async () => {
+    const user = await makeUser();
+    const { token } = await keyFor(user.id);
+    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`${UPLOAD_RULE.name}:${user.id.toLowerCase()}`));
+    for (let i = 0; i < UPLOAD_RULE.limit; i++) await limiter.hit(UPLOAD_RULE.limit, UPLOAD_RULE.windowMs);
+    const form = new FormData();
+    form.set("file", new File([makeJpeg(64, 48, 80)], "room.jpg", { type: "image/jpeg" }));
+    const res = await call(token, "/photos", { method: "POST", body: form, idem: "upload-1" });
+    expect(res.status).toBe(429);
+    expect(await db.select().from(photos).where(eq(photos.userId, user.id)).all()).toEqual([]);
+    const byUrl = await call(token, "/photos/from-url", {
+      method: "POST",
+      json: { url: "https://example.com/a.jpg" },
+      idem: "upload-2",
+    });
+    expect(byUrl.status).toBe(429);
+  });
+
+  it("refuses an unknown field of a by-URL upload, naming it, instead of dropping it", async () => {
+    const user = await makeUser();
+    const { token } = await keyFor(user.id);
+    const res = await call(token, "/photos/from-url", {
+      method: "POST",
+      json: { url: "https://example.com/a.jpg", folderId: "f1" },
+      idem: "upload-3",
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toContain("Unknown field: folderId");
   });
 });
 

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { creditLedger, folders, teamLedger, teamMembers, teamReservations, teams, users } from "@db/schema";
+import { creditLedger, folders, photos, teamLedger, teamMembers, teamReservations, teams, users } from "@db/schema";
 import { db } from "@test/support/factories";
 import { balance, onPlan, photosOf } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
@@ -193,6 +193,23 @@ describe("a member's personal API key on a team listing's photo", () => {
       expect(answered.init?.status, intent).toBe(404);
     }
     expect(await digest()).toEqual(before);
+  });
+
+  it("a personal job whose photo moved into the team's listing: its GET /jobs/{id} is a 404 once the member is removed", async () => {
+    const { teamId, folderId, agent, token } = await setup(4);
+    const [own] = await photosOf(agent.id, 1);
+    const started = await call(token, `/photos/${own!.id}/jobs`, { method: "POST", json: STAGE });
+    const jobId = ((await started.json()) as { job: { id: string } }).job.id;
+    await settle(token, jobId);
+    await db.update(photos).set({ folderId }).where(eq(photos.id, own!.id));
+    expect((await call(token, `/jobs/${jobId}`)).status).toBe(200);
+    await db
+      .update(teamMembers)
+      .set({ removedAt: Date.now() })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, agent.id)));
+    const res = await call(token, `/jobs/${jobId}`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual(await (await call(token, "/jobs/nosuchjob")).json());
   });
 
   it("a request sent again after its photo's folder moved into the team answers the first job, charged once", async () => {

@@ -5,7 +5,7 @@ import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { setLogUser } from "@workers/lib/log";
 import { keyring } from "@workers/lib/signing-keys";
 import type { RateRule } from "@workers/objects/client";
-import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import { overLimit } from "./limits";
@@ -20,6 +20,10 @@ import type { Deps } from "./request-deps";
 export const API_SCOPES = ["stage", "read"] as const satisfies readonly ApiScope[];
 export const KEY_PREFIX = "sw_";
 const MAX_KEYS = 20;
+/** Keys made in a day, revoked ones included. */
+const MAX_KEYS_MADE = 50;
+const KEYS_MADE_WINDOW_MS = 24 * 60 * 60 * 1000;
+export const KEYS_MADE_MESSAGE = `You made ${MAX_KEYS_MADE} API keys in the last 24 hours, the most there can be. Try again tomorrow.`;
 /** Requests one key may make per minute, counted in the RateLimiter Durable Object. */
 export const API_KEY_RULE: RateRule = { name: "api-key", limit: 300, windowMs: 60 * 1000 };
 /** last_used_at is written at most this often per key. */
@@ -84,6 +88,13 @@ export async function createApiKey(
     .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
     .all();
   if (active.length >= MAX_KEYS) return fail("conflict", `You can have at most ${MAX_KEYS} active keys.`);
+  // Revoked keys count too: making and revoking keys would otherwise give a fresh request rate without end.
+  const lately = await deps.db
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), gt(apiKeys.createdAt, deps.clock() - KEYS_MADE_WINDOW_MS)))
+    .get();
+  if ((lately?.n ?? 0) >= MAX_KEYS_MADE) return fail("rate_limited", KEYS_MADE_MESSAGE);
   const token = `${KEY_PREFIX}${randomToken(20)}`;
   const id = randomToken(10);
   // The key's own callback signing secret, stored sealed (docs/decisions/0182-signing-keys-rotate.md).

@@ -10,6 +10,7 @@ import { jobCallback } from "@workers/services/jobs/callback-url";
 import { getJob, jobView, requestJob } from "@workers/services/jobs/start";
 import { getVersion, listVersions } from "@workers/services/jobs/versions";
 import { getPhoto } from "@workers/services/library";
+import { overLimit, UPLOAD_RULE } from "@workers/services/limits";
 import { type PhotoAccess, photoAccess } from "@workers/services/teams/access";
 import { keyPayer, teamPool } from "@workers/services/teams/keys";
 import type { z } from "zod";
@@ -114,6 +115,9 @@ define(
     const hash = requestHash("POST /photos", { name, sha: await digest(bytes) });
     const deps = c.get("deps");
     const result = await onceForKey(deps.db, caller.userId, key.key, hash, deps.clock(), async () => {
+      // The account's uploads an hour, as the pages' (a person can make many keys; each has its own rate).
+      const limited = await overLimit(deps, UPLOAD_RULE, [caller.userId]);
+      if (limited) return failAsAnswer(limited);
       const stored = await storeApiPhoto(deps, caller.userId, name, bytes, caller.team?.folderId ?? null);
       return stored.ok ? { status: 201, body: { photo: photoView(stored.photo) } } : failAsAnswer(stored);
     });
@@ -146,6 +150,8 @@ define(
     const deps = c.get("deps");
     const hash = requestHash("POST /photos/from-url", body.data);
     const result = await onceForKey(deps.db, caller.userId, key.key, hash, deps.clock(), async () => {
+      const limited = await overLimit(deps, UPLOAD_RULE, [caller.userId]);
+      if (limited) return failAsAnswer(limited);
       const fetched = await fetchPhoto(policy, body.data.url);
       if (!fetched.ok) return failAsAnswer(fetched);
       const stored = await storeApiPhoto(
@@ -247,15 +253,12 @@ define(
     const db = c.get("db");
     const job = await getJob(db, p.data.jobId);
     if (!job || job.userId !== caller.userId) return failureJson(NOT_FOUND);
-    // A member's job on a teammate's photo: its version is the photo's owner's row (ADR 0280), read while the member
-    // may still reach the photo; removed since, the job is the 404 of a made-up id (ADR 0271).
-    let owner = job.userId;
-    if (job.teamId) {
-      const scope = await photoAccess(db, caller.userId, job.photoId);
-      if (!scope) return failureJson(NOT_FOUND);
-      owner = scope.ownerId;
-    }
-    const version = job.versionId ? await getVersion(db, owner, job.photoId, job.versionId) : undefined;
+    // Read while the caller may still reach the job's photo: a member removed from the team whose listing holds it
+    // (the job ran there, or the photo was moved there since) hears the 404 of a made-up id (ADR 0271, 0337). A
+    // member's job on a teammate's photo: its version is the photo's owner's row (ADR 0280).
+    const scope = await photoAccess(db, caller.userId, job.photoId);
+    if (!scope) return failureJson(NOT_FOUND);
+    const version = job.versionId ? await getVersion(db, scope.ownerId, job.photoId, job.versionId) : undefined;
     return c.json({ job: jobView(job), version: version ? versionView(version) : null }, 200, NO_STORE);
   },
 );

@@ -34,10 +34,20 @@ export const Photo = z
 export const PhotoAnswer = z.object({ photo: Photo }).openapi("PhotoAnswer");
 
 export const PhotoFromUrl = z
-  .object({
-    url: z.string().max(2048).openapi({ example: "https://example.com/listing/living-room.jpg" }),
-    name: z.string().max(100).optional(),
-  })
+  .object(
+    {
+      url: z.string().max(2048).openapi({ example: "https://example.com/listing/living-room.jpg" }),
+      name: z.string().max(100).optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `Unknown field: ${issue.keys.join(", ")}. The fields are listed at /developers.`
+          : undefined,
+    },
+  )
+  // An unknown field is refused, not dropped (ADR 0325): `folderId` here would be read as if it were honoured.
+  .strict()
   .openapi("PhotoFromUrl");
 
 export const PhotoUpload = z
