@@ -12,6 +12,7 @@ import { exportJson } from "@workers/objects/user/background";
 import { stateDigest } from "@workers/services/fixtures";
 import { emptyTrash, foldersQuery, listPhotos } from "@workers/services/library";
 import { runLibraryAction, TEAM_LISTING_NOT_DELETED } from "@workers/services/library-actions";
+import { looksOf } from "@workers/services/listing-look";
 import { deleteAccount } from "@workers/services/mls/account-data";
 import { publishOriginal } from "@workers/services/mls/links";
 import { advertisedPages, closeSoldListings, setListingStatus } from "@workers/services/mls/listing-status";
@@ -246,6 +247,9 @@ describe("a team's shared listing", { timeout: 120_000 }, () => {
     // A, the listing's maker, sets its look from B's result while a member.
     const look = await api(a.cookie, "POST", `/api/photos/${photo.id}/versions/${job.versionId}/look`, {});
     expect(look.status).toBe(200);
+    // The look reaches B's own upload into the listing A made, as the folder page says it does.
+    const [bPhoto] = await photosOf(b.id, 1, folderId);
+    expect((await looksOf(db, b.id, [bPhoto!.id])).get(bPhoto!.id)).toMatchObject({ versionId: job.versionId });
     let before = await digest();
     const deleted = await runLibraryAction({ db, bucket: env.PHOTOS }, a.id, { intent: "delete-folder", folderId });
     expect(deleted).toMatchObject({ ok: false, code: "conflict", error: TEAM_LISTING_NOT_DELETED });

@@ -89,7 +89,8 @@ export async function photoListing(
 
 /**
  * The look each of these photos of the user's is staged with now: its folder's, when the folder has one whose
- * version is a staged one of the user's and whose photo is out of the trash. Photos without one are not in the map.
+ * version is a staged one and whose photo is out of the trash. A team listing's look is every member's: the folder
+ * and the look's version may be another member's. Photos without one are not in the map.
  */
 export async function looksOf(db: Db, userId: string, photoIds: string[]): Promise<Map<string, StyleReference>> {
   const looks = new Map<string, StyleReference>();
@@ -102,16 +103,18 @@ export async function looksOf(db: Db, userId: string, photoIds: string[]): Promi
       strength: folders.lookStrength,
     })
     .from(photos)
-    .innerJoin(folders, and(eq(folders.id, photos.folderId), eq(folders.userId, userId)))
+    // The photo's folder, whoever made it: a team listing's look reaches every member's photos in it (ADR 0280).
+    .innerJoin(folders, eq(folders.id, photos.folderId))
+    .innerJoin(photoVersions, and(eq(photoVersions.id, folders.lookVersionId), eq(photoVersions.kind, "stage")))
+    // The look is a staged version (its uploader's row, whoever that is) of a photo out of the trash.
     .innerJoin(
-      photoVersions,
+      lookPhotos,
       and(
-        eq(photoVersions.id, folders.lookVersionId),
-        eq(photoVersions.userId, userId),
-        eq(photoVersions.kind, "stage"),
+        eq(lookPhotos.id, photoVersions.photoId),
+        eq(lookPhotos.userId, photoVersions.userId),
+        isNull(lookPhotos.trashedAt),
       ),
     )
-    .innerJoin(lookPhotos, and(eq(lookPhotos.id, photoVersions.photoId), isNull(lookPhotos.trashedAt)))
     .where(and(eq(photos.userId, userId), inList(photos.id, photoIds)))
     .all();
   for (const r of rows) {
