@@ -1,7 +1,7 @@
+import { reversalOf } from "@workers/lib/reversal-facts";
 import type Stripe from "stripe";
 import { TEAM_PLAN } from "~/shared/catalog";
 import type { SeatFact } from "~/shared/seat-pool";
-import { reversalOf } from "./reversal-facts";
 
 export { FROZEN_STATUSES, type SeatFact } from "~/shared/seat-pool";
 

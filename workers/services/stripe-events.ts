@@ -1,8 +1,8 @@
+import { reversalOf } from "@workers/lib/reversal-facts";
 import type { PaymentEvent, PaymentFact } from "@workers/objects/client";
 import type Stripe from "stripe";
 import { type BillingInterval, findPlan, findPlanByLookupKey, type PlanId } from "~/shared/catalog";
 import { HANDLED_EVENT_TYPES, SUBSCRIPTION_EVENT_TYPES } from "~/shared/stripe-event-types";
-import { reversalOf } from "./reversal-facts";
 
 // Turns a verified Stripe event into plain data the user's Durable Object can
 // apply (RPC carries plain data, not SDK objects). Pure: no I/O, so every

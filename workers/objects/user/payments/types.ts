@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import type { SubscriptionRow } from "@db/schema";
+import type { Reversal } from "@workers/lib/reversal-facts";
 import type { Stmt } from "@workers/objects/user/batch";
 import type { BillingInterval, PlanId } from "~/shared/catalog";
 
@@ -51,17 +52,8 @@ export type PaymentFact =
       periodEnd: number | null;
       endedAt: number | null;
     }
-  | {
-      /** A refund (cumulative fraction of the charge) or a dispute (all of it): take back unspent credits. */
-      kind: "reversal";
-      customerId: string | null;
-      paymentIntentId: string;
-      cause: "refund" | "dispute";
-      /** The refund (charge id and cumulative amount) or dispute id: one reversal each. */
-      ref: string;
-      fraction: number;
-    }
-  | { kind: "reversal_undone"; customerId: string | null; paymentIntentId: string; ref: string }
+  /** A refund (cumulative fraction of the charge) or a dispute (all of it): take back unspent credits. */
+  | Exclude<Reversal, { kind: "ignored" }>
   | { kind: "ignored"; why: string };
 
 export interface PaymentEvent {
