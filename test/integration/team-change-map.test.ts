@@ -6,6 +6,7 @@ import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { stagedTeamJob } from "@test/support/team-jobs";
 import { workerFetch } from "@test/support/worker";
 import { storeMap } from "@workers/checker/judge";
+import { deletePhotoForever, trashPhoto } from "@workers/services/library";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 
@@ -38,6 +39,11 @@ describe("a team job's change map", () => {
       expect(res.headers.get("Content-Type")).toBe("image/png");
       await res.arrayBuffer();
     }
+    // Deleted for good, the photo takes its team-prefixed result, thumbnail and change map with it.
+    expect(await trashPhoto(db, member.id, photo.id)).toBe(true);
+    expect(await deletePhotoForever(db, env.PHOTOS, member.id, photo.id)).toBe(true);
+    for (const key of [version!.key, version!.thumbKey, version!.structureMapKey!])
+      expect(await env.PHOTOS.head(key), key).toBeNull();
   });
 
   it("a stranger and a removed member get 404", async () => {

@@ -319,11 +319,14 @@ async function destroy(db: Database, bucket: R2Bucket, rows: Pick<Photo, "id" | 
     await deletePrefix(bucket, prefix);
     // A team job's results sit under the team's prefix (ADR 0280): they go with the photo too.
     const made = await db
-      .select({ key: photoVersions.key, thumbKey: photoVersions.thumbKey })
+      .select({ key: photoVersions.key, thumbKey: photoVersions.thumbKey, mapKey: photoVersions.structureMapKey })
       .from(photoVersions)
       .where(eq(photoVersions.photoId, row.id))
       .all();
-    const elsewhere = made.flatMap((v) => [v.key, v.thumbKey]).filter((key) => !key.startsWith(prefix));
+    // Their change maps too (ADR 0260: deleted with the version).
+    const elsewhere = made
+      .flatMap((v) => [v.key, v.thumbKey, v.mapKey ?? ""])
+      .filter((key) => key !== "" && !key.startsWith(prefix));
     if (elsewhere.length > 0) await bucket.delete(elsewhere);
     // Counted by the rows it returns: D1's `changes` also counts the versions and jobs that go with it (ON DELETE
     // CASCADE), which made a staged photo's deletion read as "not found".
