@@ -7,7 +7,7 @@ import { stubProvider } from "@test/support/provider-stub";
 import { ROOM_SOURCE, roomAnswer, useRoomAsOriginal, windowGoneAnswer } from "@test/support/structure-room";
 import checker, { type CheckerEnv } from "@workers/checker/index";
 import { sourceGrayKey } from "@workers/lib/source-gray";
-import type { Checked, CheckRequest, CheckTiming } from "@workers/lib/structure/verdict";
+import { type Checked, type CheckRequest, type CheckTiming, STALE_CHECK_MS } from "@workers/lib/structure/verdict";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -23,7 +23,7 @@ interface Delivered {
 }
 
 /** Runs the check Worker's handler on `bodies`; returns what it answered each object and did with each message. */
-async function consume(bodies: unknown[], reach: "ok" | "fails" = "ok") {
+async function consume(bodies: unknown[], reach: "ok" | "fails" = "ok", sentAt = new Date()) {
   const answers: { userId: string; checkId: string; checked: Checked; timing?: CheckTiming }[] = [];
   const delivered: Delivered[] = bodies.map(() => ({ acked: false, retried: false }));
   const fakeObjects = {
@@ -40,7 +40,7 @@ async function consume(bodies: unknown[], reach: "ok" | "fails" = "ok") {
     queue: "stagewise-structure-checks",
     messages: bodies.map((body, i) => ({
       id: `m${i}`,
-      timestamp: new Date(),
+      timestamp: sentAt,
       attempts: 1,
       body,
       ack: () => {
@@ -73,6 +73,17 @@ function request(over: Partial<CheckRequest>): CheckRequest {
 }
 
 describe("the check Worker's queue handler", () => {
+  it("drops a check sent so long ago that nobody waits for it: acknowledged, not judged, nobody answered", async () => {
+    const req = request({ resultKey: await stored(new Uint8Array([1, 2, 3])) });
+    const old = new Date(Date.now() - STALE_CHECK_MS - 1000);
+    const { answers, delivered } = await consume([req, { prepare: "source", sourceKey: "x" }], "ok", old);
+    expect(answers).toEqual([]);
+    expect(delivered).toEqual([
+      { acked: true, retried: false },
+      { acked: true, retried: false },
+    ]);
+  });
+
   it("judges a true result passed and a result without its window flagged, saying where, and answers each user's object", async () => {
     const source = await stored(ROOM_SOURCE);
     const same = request({ sourceKey: source, resultKey: await stored(roomAnswer("stage")) });

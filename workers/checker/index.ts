@@ -4,6 +4,7 @@ import {
   type CheckRequest,
   type CheckTiming,
   isPrepareRequest,
+  STALE_CHECK_MS,
   UNCHECKED,
 } from "../lib/structure/verdict";
 import type { UserObject } from "../objects/user-object";
@@ -42,6 +43,12 @@ export default {
 } satisfies ExportedHandler<CheckerEnv>;
 
 async function checkOne(env: CheckerEnv, message: Message<unknown>): Promise<void> {
+  const sent = message.timestamp instanceof Date ? message.timestamp.getTime() : Date.now();
+  if (Date.now() - sent > STALE_CHECK_MS) {
+    log.warn("structure check: dropped, nobody waits for it any more", { id: message.id });
+    message.ack();
+    return;
+  }
   if (isPrepareRequest(message.body)) {
     await prepareSafely(env, message.body.sourceKey);
     message.ack();

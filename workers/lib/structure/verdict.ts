@@ -108,6 +108,15 @@ export interface PrepareRequest {
   sourceKey: string;
 }
 
+/** How long a job waits for its check's answer before it delivers the result unchecked (jobs/checks.ts). */
+export const CHECK_TIMEOUT_MS = 20_000;
+
+/**
+ * A check message older than this was sent for a job that stopped waiting long ago: the check Worker drops it
+ * rather than spend Images calls for nobody, and after an outage hold fresh checks behind the whole backlog.
+ */
+export const STALE_CHECK_MS = 3 * CHECK_TIMEOUT_MS;
+
 export function isPrepareRequest(body: unknown): body is PrepareRequest {
   if (typeof body !== "object" || body === null) return false;
   const b = body as Record<string, unknown>;

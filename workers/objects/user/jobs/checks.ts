@@ -2,6 +2,7 @@ import { log } from "@workers/lib/log";
 import { sourceGrayKey } from "@workers/lib/source-gray";
 import type { ResultKind } from "@workers/lib/structure/measures";
 import {
+  CHECK_TIMEOUT_MS,
   type Checked,
   type CheckRequest,
   type CheckTiming,
@@ -16,9 +17,6 @@ import type { JobClock } from "./clock";
 // The object's side of the structure check (docs/decisions/0188-the-check-off-the-object.md): a job's check is a
 // message on the STRUCTURE_CHECKS queue, judged by the check Worker (workers/checker), whose answer comes back as an
 // RPC (UserObject.structureChecked). While it waits the object's thread is free: its other requests run.
-
-/** How long a job waits for its check before its result counts as unchecked (delivered and charged). */
-export const CHECK_TIMEOUT_MS = 20_000;
 
 export type SendCheck = (request: CheckRequest | PrepareRequest) => Promise<void>;
 
