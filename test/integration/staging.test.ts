@@ -313,8 +313,11 @@ describe("AI jobs", () => {
       expect(await db.select().from(creditReservations).where(eq(creditReservations.userId, u.id)).all()).toEqual([]);
     }
     expect(provider.calls).toEqual([]);
-    // The owner's own photo still stages, and once it is in the trash it is refused, saying so.
-    expect((await post(owner.cookie, photo.id, STAGE)).status).toBe(202);
+    // The owner's own photo still stages, and once it is in the trash it is refused, saying so. (Trashed before its
+    // job ran, the job itself would be refunded: ADR 0344.)
+    const staged = await post(owner.cookie, photo.id, STAGE);
+    expect(staged.status).toBe(202);
+    await settle(owner.cookie, ((await staged.json()) as { job: { id: string } }).job.id);
     await db.update(photos).set({ trashedAt: Date.now() }).where(eq(photos.id, photo.id));
     expect((await post(owner.cookie, photo.id, STAGE)).status).toBe(409);
     expect(await credits(owner.id)).toBe(1);

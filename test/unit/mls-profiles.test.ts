@@ -72,11 +72,14 @@ describe("what a profile makes of a version", () => {
     expect(labelFor(d("california"), "sky", URL_)).toMatchObject({
       lines: ["Digitally altered photo: sky replaced", expect.any(String)],
     });
-    // The account's own words replace the first line only.
-    const own = disclosureOf({ ...settings, text: "Staged by us", qr: false }, "california");
-    expect(labelFor(own, "removal", URL_)).toMatchObject({
-      lines: ["Staged by us", "Unaltered original: stagewise.example/o/abcdefghijklmnopqrstuvwxyz"],
+    // The account's own words replace the first line only, of a staged result only (ADR 0342).
+    const own = disclosureOf({ ...settings, text: "Virtually staged by us", qr: false }, "california");
+    expect(labelFor(own, "stage", URL_)).toMatchObject({
+      lines: ["Virtually staged by us", "Unaltered original: stagewise.example/o/abcdefghijklmnopqrstuvwxyz"],
       qrUrl: null,
+    });
+    expect(labelFor(own, "removal", URL_)).toMatchObject({
+      lines: ["Digitally altered photo: furniture removed", expect.any(String)],
     });
   });
 

@@ -2,7 +2,7 @@ import { checkoutSessionObject, eventObject } from "@emulators/stripe-objects";
 import { priceFor, SubscriptionStory } from "@test/support/stripe";
 import { addMonthsUtc, nextGrantAt } from "@workers/objects/user/payments/periods";
 import { currentSubscription, supersedes } from "@workers/objects/user/payments/subscriptions";
-import { toPaymentEvent } from "@workers/services/stripe-events";
+import { invoicePaymentOf, toPaymentEvent } from "@workers/services/stripe-events";
 import type Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { usagePercent } from "~/components/plan-status-card";
@@ -124,6 +124,18 @@ describe("Stripe events as plain data", () => {
       periodEnd: addMonthsUtc(1_800_000_000_000, 12),
       billingReason: "subscription_create",
       total: events.invoice.total,
+      // An event does not carry the invoice's payments (includable, ADR 0340): invoice_payment.paid names them.
+      paymentIntentId: null,
+    });
+    // An invoice asked for with expand[]=payments does name its PaymentIntent, and it is read.
+    const expanded = structuredClone(events.invoicePaid);
+    (expanded.data as { object: unknown }).object = events.invoice;
+    expect(toPaymentEvent(asEvent(expanded)).fact).toMatchObject({
+      paymentIntentId: events.invoice.payments.data[0]!.payment.payment_intent,
+    });
+    expect(invoicePaymentOf(asEvent(events.invoicePayment))).toEqual({
+      id: events.invoice.payments.data[0]!.id,
+      invoiceId: events.invoice.id,
       paymentIntentId: events.invoice.payments.data[0]!.payment.payment_intent,
     });
   });
