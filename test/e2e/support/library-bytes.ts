@@ -153,6 +153,9 @@ export async function measureGridBytes(browser: Browser, s: LibrarySession): Pro
     const before = await page.getByTestId("photo-card").count();
     await more.click();
     await page.waitForFunction((n) => document.querySelectorAll("[data-testid=photo-card]").length > n, before);
+    // The next page's cards can show before its own "Load more" link: asked too soon, the loop would stop a page
+    // early on a loaded machine.
+    await page.waitForLoadState("networkidle");
   }
   const photosShown = await page.getByTestId("photo-card").count();
   // Bring every card into view so each lazy thumbnail loads, then wait for all of them.
