@@ -11,15 +11,14 @@ import {
   emptyTrash,
   listFolders,
   listPhotos,
-  MAX_FOLDERS,
   movePhoto,
   purgeTrash,
   restorePhoto,
-  TOO_MANY_FOLDERS,
   TRASH_RETENTION_MS,
   trashPhoto,
 } from "@workers/services/library";
 import { LIBRARY_NOT_FOUND, runLibraryAction } from "@workers/services/library-actions";
+import { MAX_FOLDERS, TOO_MANY_FOLDERS } from "@workers/services/teams/listings";
 import { createUpload, expireStaleUploads, putChunk, STALE_UPLOAD_MS } from "@workers/services/uploads";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";

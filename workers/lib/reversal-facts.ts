@@ -54,3 +54,11 @@ function disputeOf(dispute: Stripe.Dispute, closed: boolean): Reversal {
   if (dispute.status !== "won") return { kind: "ignored", why: `dispute ${dispute.status}` };
   return { kind: "reversal_undone", customerId: null, paymentIntentId, ref: dispute.id };
 }
+
+/**
+ * What a reversal makes due now: the reversed share of what the payment granted (rounded up, never more than it
+ * granted), less what earlier reversals of the same payment already made due (a refund's share is cumulative).
+ */
+export function dueNow(granted: number, fraction: number, dueBefore: number): number {
+  return Math.max(0, Math.min(granted, Math.ceil(granted * Math.min(1, fraction))) - dueBefore);
+}

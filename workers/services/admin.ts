@@ -245,20 +245,12 @@ export async function adjustCredits(
   const stub = userObject(env, userId);
   const audit = entry(admin, amount > 0 ? "credits.grant" : "credits.remove", reason);
   const key = submission ? `admin:submission:${userId}:${submission}` : `admin:${audit.id}`;
-  const repeated: ActionResult = {
+  // The key's first change answered again; a key used for another amount (or sign) is refused, changing nothing.
+  const repeatOf = (recorded: number | undefined): ActionResult => ({
     ok: false,
     code: "conflict",
-    error: amount > 0 ? ALREADY_APPLIED : REMOVAL_ALREADY_APPLIED,
-  };
-  // A key names one change: sent again with another amount (or sign) it is refused, not answered as that change.
-  if (submission) {
-    const first = await db
-      .select({ amount: creditLedger.amount })
-      .from(creditLedger)
-      .where(eq(creditLedger.idempotencyKey, key))
-      .get();
-    if (first && first.amount !== amount) return { ok: false, code: "conflict", error: KEY_USED_FOR_ANOTHER_CHANGE };
-  }
+    error: recorded !== amount ? KEY_USED_FOR_ANOTHER_CHANGE : amount > 0 ? ALREADY_APPLIED : REMOVAL_ALREADY_APPLIED,
+  });
   if (amount > 0) {
     const res = await stub.grant(userId, {
       amount,
@@ -269,13 +261,13 @@ export async function adjustCredits(
       actorId: admin.id,
       audit,
     });
-    if (res.ok && res.duplicate) return repeated;
+    if (res.ok && res.duplicate) return repeatOf(res.recorded);
     return res.ok
       ? { ok: true, message: `Granted ${amount} credits. Balance: ${res.balance}.` }
       : { ok: false, code: "not_found", error: res.error };
   }
   const res = await stub.deduct(userId, -amount, `Admin: ${reason}`, key, admin.id, audit);
-  if (res.ok && res.duplicate) return repeated;
+  if (res.ok && res.duplicate) return repeatOf(res.recorded);
   if (!res.ok) return { ok: false, code: "conflict", error: `${res.error}: the balance is ${res.balance}.` };
   return { ok: true, message: `Removed ${-amount} credits. Balance: ${res.balance}.` };
 }

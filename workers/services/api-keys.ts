@@ -1,3 +1,4 @@
+import { insertUnderCaps } from "@db/capped";
 import type { Database } from "@db/client";
 import { type ApiKey, type ApiKeyRevokedReason, type ApiScope, apiCallbacks, apiKeys, users } from "@db/schema";
 import { newCallbackSecret, sealCallbackSecret } from "@workers/lib/callback-signing";
@@ -5,7 +6,7 @@ import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { setLogUser } from "@workers/lib/log";
 import { keyring } from "@workers/lib/signing-keys";
 import type { RateRule } from "@workers/objects/client";
-import { and, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";
 import { overLimit } from "./limits";
@@ -82,19 +83,6 @@ export async function createApiKey(
   userId: string,
   input: z.infer<typeof createKeyInput>,
 ): Promise<Result<{ key: ApiKeyView; token: string; callbackSecret: string }>> {
-  const active = await deps.db
-    .select({ id: apiKeys.id })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
-    .all();
-  if (active.length >= MAX_KEYS) return fail("conflict", `You can have at most ${MAX_KEYS} active keys.`);
-  // Revoked keys count too: making and revoking keys would otherwise give a fresh request rate without end.
-  const lately = await deps.db
-    .select({ n: count() })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), gt(apiKeys.createdAt, deps.clock() - KEYS_MADE_WINDOW_MS)))
-    .get();
-  if ((lately?.n ?? 0) >= MAX_KEYS_MADE) return fail("rate_limited", KEYS_MADE_MESSAGE);
   const token = `${KEY_PREFIX}${randomToken(20)}`;
   const id = randomToken(10);
   // The key's own callback signing secret, stored sealed (docs/decisions/0182-signing-keys-rotate.md).
@@ -116,18 +104,22 @@ export async function createApiKey(
     folderId: null,
     creditLimit: null,
   };
-  // The count is read in the batch that inserts: two keys made at once cannot both pass a count read before either.
-  const [, counted] = await deps.db.batch([
+  const keys = (where: SQL | undefined) => deps.db.select({ n: count() }).from(apiKeys).where(where);
+  const over = await insertUnderCaps(
+    deps.db,
     deps.db.insert(apiKeys).values(row),
-    deps.db
-      .select({ n: count() })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))),
-  ]);
-  if ((counted[0]?.n ?? 0) > MAX_KEYS) {
-    await deps.db.delete(apiKeys).where(eq(apiKeys.id, id));
-    return fail("conflict", `You can have at most ${MAX_KEYS} active keys.`);
-  }
+    [
+      { count: keys(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))), max: MAX_KEYS },
+      // Revoked keys count too: making and revoking keys would otherwise give a fresh request rate without end.
+      {
+        count: keys(and(eq(apiKeys.userId, userId), gt(apiKeys.createdAt, row.createdAt - KEYS_MADE_WINDOW_MS))),
+        max: MAX_KEYS_MADE,
+      },
+    ],
+    () => deps.db.delete(apiKeys).where(eq(apiKeys.id, id)),
+  );
+  if (over === 0) return fail("conflict", `You can have at most ${MAX_KEYS} active keys.`);
+  if (over === 1) return fail("rate_limited", KEYS_MADE_MESSAGE);
   return ok({ key: view(row), token, callbackSecret });
 }
 

@@ -2,19 +2,11 @@ import { z } from "zod";
 import { lookStrengthLabel } from "~/shared/listing-look";
 import { type Failure, fail, ok, type Result } from "~/shared/result";
 import { DEFAULT_FOLDER_NAME } from "~/shared/upload-rules";
-import {
-  createFolderWithin,
-  deleteFolder,
-  deletePhotoForever,
-  emptyTrash,
-  movePhoto,
-  restorePhoto,
-  trashPhoto,
-} from "./library";
+import { deleteFolder, deletePhotoForever, emptyTrash, movePhoto, restorePhoto, trashPhoto } from "./library";
 import { clearLook, setLookStrength } from "./listing-look";
 import { trashWarning } from "./mls/listing-status";
 import type { Deps } from "./request-deps";
-import { createTeamFolder, moveFolderToTeam } from "./teams/listings";
+import { createFolderWithin, createTeamFolder, moveFolderToTeam } from "./teams/listings";
 
 // The library's form actions on /dashboard (folders, moving, trash, a listing's look), each a
 // closed intent checked by `libraryActionInput` and answered with the message

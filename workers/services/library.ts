@@ -4,24 +4,8 @@ import { type Folder, folders, type Photo, photos, photoVersions } from "@db/sch
 import { randomToken } from "@workers/lib/crypto";
 import { deletePrefix, photoPrefix } from "@workers/lib/photo-storage";
 import { folderAccess, photoAccess } from "@workers/services/teams/access";
-import {
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  isNotNull,
-  isNull,
-  lt,
-  lte,
-  not,
-  or,
-  type Placeholder,
-  type SQL,
-  sql,
-} from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, isNull, lt, lte, not, or, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { LibraryView, PhotoCard } from "~/shared/library-view";
-import { fail, ok, type Result } from "~/shared/result";
 import { displayName } from "~/shared/text";
 import { DEFAULT_FOLDER_NAME, PAGE_SIZE } from "~/shared/upload-rules";
 import type { UserRef } from "./sessions";
@@ -169,34 +153,6 @@ export function folderQuery(db: Database, userId: UserRef, folderId: string | Pl
     .limit(1);
 }
 
-/** Most folders a person keeps, and most listings a team keeps: the dashboard reads them all in one statement. */
-export const MAX_FOLDERS = 1000;
-export const TOO_MANY_FOLDERS = `You have ${MAX_FOLDERS} folders, the most there can be. Delete one you no longer need first.`;
-export const TOO_MANY_TEAM_LISTINGS = `This team has ${MAX_FOLDERS} listings, the most there can be.`;
-
-/**
- * createFolder, held to MAX_FOLDERS: counted in the batch that inserts, so folders made at once cannot all pass a
- * count read before any of them. The pages' and the team's ways to make a folder use this one.
- */
-export async function createFolderWithin(
-  db: Database,
-  userId: string,
-  name: string,
-  teamId: string | null = null,
-): Promise<Result<{ folder: Folder }>> {
-  const folder = folderRow(userId, name, Date.now(), teamId);
-  const scope = teamId === null ? and(eq(folders.userId, userId), isNull(folders.teamId)) : eq(folders.teamId, teamId);
-  const [, counted] = await db.batch([
-    db.insert(folders).values(folder),
-    db.select({ n: count() }).from(folders).where(scope),
-  ]);
-  if ((counted[0]?.n ?? 0) > MAX_FOLDERS) {
-    await db.delete(folders).where(eq(folders.id, folder.id));
-    return fail("conflict", teamId === null ? TOO_MANY_FOLDERS : TOO_MANY_TEAM_LISTINGS);
-  }
-  return ok({ folder });
-}
-
 /** One of the user's own folders: what the owner's actions (rename, delete, listing details) act on. */
 export async function getFolder(db: Database, userId: string, folderId: string): Promise<Folder | undefined> {
   return db
@@ -223,7 +179,8 @@ export async function createFolder(
   return folder;
 }
 
-function folderRow(userId: string, name: string, now: number, teamId: string | null): Folder {
+/** A new folder's row, not yet written. */
+export function folderRow(userId: string, name: string, now: number, teamId: string | null): Folder {
   return {
     id: randomToken(),
     userId,

@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
 import { paidBy } from "@db/paid-by";
 import { invoicePayments, paidPeriods, stripeEvents, users } from "@db/schema";
+import { recordEvent } from "@db/stripe-events";
 import { verifyWebhook } from "@workers/adapters/stripe";
 import { log } from "@workers/lib/log";
 import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
@@ -34,26 +35,18 @@ export type SeatFactSink = (
 
 /** Records which PaymentIntent paid which invoice, with the event's own record, in one batch. */
 async function recordInvoicePayment(db: Database, event: Stripe.Event, paid: InvoicePaid): Promise<WebhookResult> {
+  const now = Date.now();
   const [, recorded] = await db.batch([
     db
       .insert(invoicePayments)
-      .values({ ...paid, createdAt: Date.now() })
+      .values({ ...paid, createdAt: now })
       .onConflictDoNothing(),
-    db
-      .insert(stripeEvents)
-      .values({
-        id: event.id,
-        type: event.type,
-        userId: null,
-        eventCreatedAt: event.created * 1000,
-        outcome: "applied",
-        processedAt: Date.now(),
-      })
-      .onConflictDoNothing()
-      .returning({ id: stripeEvents.id }),
+    recordEvent(db, metaOf(event), "applied", now).onConflictDoNothing().returning({ id: stripeEvents.id }),
   ]);
   return { status: 200, body: { received: true, outcome: "applied", duplicate: recorded.length === 0 } };
 }
+
+const metaOf = (event: Stripe.Event) => ({ eventId: event.id, type: event.type, createdAt: event.created * 1000 });
 
 /** The user an event is about: by Stripe customer first, else by the user id we put in the checkout. */
 export async function resolveEventUser(db: Database, ev: PaymentEvent): Promise<string | null> {
@@ -93,8 +86,7 @@ export async function handleStripeWebhook(
   if (invoicePaid) return recordInvoicePayment(db, event, invoicePaid);
   const seatFact = toSeatFact(event);
   if (seats && seatFact.kind !== "ignored") {
-    const meta = { eventId: event.id, type: event.type, createdAt: event.created * 1000 };
-    const applied = await seats(seatFact, meta);
+    const applied = await seats(seatFact, metaOf(event));
     if (applied.outcome === "applied") {
       return { status: 200, body: { received: true, outcome: "applied", duplicate: applied.duplicate } };
     }
@@ -105,16 +97,7 @@ export async function handleStripeWebhook(
   if (!userId) {
     if (ev.fact.kind !== "ignored")
       log.warn("stripe webhook: no user for the event", { type: ev.type, eventId: ev.eventId });
-    const inserted = await db
-      .insert(stripeEvents)
-      .values({
-        id: ev.eventId,
-        type: ev.type,
-        userId: null,
-        eventCreatedAt: ev.createdAt,
-        outcome: "ignored",
-        processedAt: Date.now(),
-      })
+    const inserted = await recordEvent(db, ev, "ignored", Date.now())
       .onConflictDoNothing()
       .returning({ id: stripeEvents.id });
     return { status: 200, body: { received: true, outcome: "ignored", duplicate: inserted.length === 0 } };

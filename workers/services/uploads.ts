@@ -1,3 +1,4 @@
+import { insertUnderCaps } from "@db/capped";
 import type { Database } from "@db/client";
 import { type Photo, type UploadSession, uploadSessions } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
@@ -110,24 +111,20 @@ export async function createUpload(
   if (input.size > MAX_UPLOAD_BYTES) return { ok: false, code: "too_large", error: UPLOAD_MESSAGES.tooLarge };
   if (input.size <= 0) return { ok: false, code: "invalid", error: UPLOAD_MESSAGES.empty };
 
-  const openCount = () =>
-    deps.db
-      .select({ n: sql<number>`count(*)` })
-      .from(uploadSessions)
-      .where(
-        and(
-          eq(uploadSessions.userId, userId),
-          inArray(uploadSessions.status, ["open", "completing"]),
-          sql`${uploadSessions.updatedAt} > ${now - STALE_UPLOAD_MS}`,
-        ),
-      );
-  const tooMany = { ok: false, code: "rate_limited", error: UPLOAD_MESSAGES.tooManyOpen } as const;
-  if (((await openCount().get())?.n ?? 0) >= MAX_OPEN_UPLOADS) return tooMany;
-
   const id = randomToken();
   const count = chunkCount(input.size, CHUNK_SIZE);
-  // Counted again in the batch that inserts: uploads created at once cannot all pass a count read before any of them.
-  const [, counted] = await deps.db.batch([
+  const open = deps.db
+    .select({ n: sql<number>`count(*)` })
+    .from(uploadSessions)
+    .where(
+      and(
+        eq(uploadSessions.userId, userId),
+        inArray(uploadSessions.status, ["open", "completing"]),
+        sql`${uploadSessions.updatedAt} > ${now - STALE_UPLOAD_MS}`,
+      ),
+    );
+  const over = await insertUnderCaps(
+    deps.db,
     deps.db.insert(uploadSessions).values({
       id,
       userId,
@@ -141,12 +138,10 @@ export async function createUpload(
       createdAt: now,
       updatedAt: now,
     }),
-    openCount(),
-  ]);
-  if ((counted[0]?.n ?? 0) > MAX_OPEN_UPLOADS) {
-    await deps.db.delete(uploadSessions).where(eq(uploadSessions.id, id));
-    return tooMany;
-  }
+    [{ count: open, max: MAX_OPEN_UPLOADS }],
+    () => deps.db.delete(uploadSessions).where(eq(uploadSessions.id, id)),
+  );
+  if (over !== null) return { ok: false, code: "rate_limited", error: UPLOAD_MESSAGES.tooManyOpen };
   return { ok: true, id, chunkSize: CHUNK_SIZE, chunkCount: count };
 }
 

@@ -1,20 +1,18 @@
 import type { Database } from "@db/client";
-import { stripeEvents, teamLedger, teamPaymentReversals, teams } from "@db/schema";
-import { run, type Stmt } from "@workers/objects/user/batch";
+import { teamLedger, teamPaymentReversals } from "@db/schema";
+import { dueNow } from "@workers/lib/reversal-facts";
+import type { Stmt } from "@workers/objects/user/batch";
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { SeatFact } from "~/shared/seat-pool";
 import { grantStatements } from "./pool";
 
 // A refunded or disputed payment for a team's seats (docs/decisions/0343-seat-payments-reversed-from-the-pool.md),
-// applied in the team's turn, in one batch with the event's record: a refund takes back the refunded share of what
+// applied in the team's turn, in one batch with the event's record (seats.ts): a refund takes back the refunded share of what
 // that payment granted (its `period:` and `seats:` grants), a dispute all of it, as far as the pool still holds
 // credits (the pool is one balance: what members already spent is recorded, not taken). A dispute won gives back
 // what its dispute took, once.
 
 type Reversal = Extract<SeatFact, { kind: "seat_reversal" | "seat_reversal_undone" }>;
-/** The event's record and the answer, as seats.ts has them (a reversal tells the members nothing). */
-type EventMeta = { eventId: string; type: string; createdAt: number };
-type Answer = { outcome: "applied" | "ignored"; duplicate: boolean; notify: false };
 
 /** The credits the payment's invoices granted the pool. */
 async function grantedBy(db: Database, teamId: string, paymentIntentId: string): Promise<number> {
@@ -28,37 +26,19 @@ async function grantedBy(db: Database, teamId: string, paymentIntentId: string):
   return Number(row?.n ?? 0);
 }
 
-export async function applySeatReversal(
+/** What a reversal (or a dispute won) writes, in the batch that records its event (seats.ts, applySeats). */
+export async function reversalStatements(
   db: Database,
-  teamId: string,
+  team: { id: string; credits: number },
   fact: Reversal,
-  event: EventMeta,
   now: number,
-): Promise<Answer> {
-  const [seen, teamRows] = await db.batch([
-    db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, event.eventId)),
-    db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)),
-  ]);
-  const team = teamRows[0];
-  if (!team) return { outcome: "ignored", duplicate: false, notify: false };
-  if (seen[0]) return { outcome: "applied", duplicate: true, notify: false };
-  const writes: Stmt[] = [
-    db.insert(stripeEvents).values({
-      id: event.eventId,
-      type: event.type,
-      userId: null,
-      eventCreatedAt: event.createdAt,
-      outcome: "applied",
-      processedAt: now,
-    }),
-  ];
-  if (fact.kind === "seat_reversal") writes.push(...(await reversalStatements(db, teamId, team.credits, fact, now)));
-  else writes.push(...(await restoreStatements(db, teamId, fact, now)));
-  await run(db, writes);
-  return { outcome: "applied", duplicate: false, notify: false };
+): Promise<Stmt[]> {
+  return fact.kind === "seat_reversal"
+    ? takeBackStatements(db, team.id, team.credits, fact, now)
+    : restoreStatements(db, team.id, fact, now);
 }
 
-async function reversalStatements(
+async function takeBackStatements(
   db: Database,
   teamId: string,
   pool: number,
@@ -75,7 +55,7 @@ async function reversalStatements(
   if (existing[0]) return [];
   const granted = await grantedBy(db, teamId, f.paymentIntentId);
   const dueBefore = before.reduce((n, r) => n + r.due, 0);
-  const due = Math.max(0, Math.min(granted, Math.ceil(granted * Math.min(1, f.fraction))) - dueBefore);
+  const due = dueNow(granted, f.fraction, dueBefore);
   const taken = Math.min(due, pool);
   const what = f.cause === "refund" ? "Seat payment refunded" : "Seat payment disputed";
   const reason = `${what}: ${taken} of ${granted} credits taken back from the pool (${due - taken} already spent)`;

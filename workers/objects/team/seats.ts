@@ -1,13 +1,14 @@
 import type { Database } from "@db/client";
 import { inList } from "@db/lists";
 import { stripeEvents, teamMembers, teamNotices, teamSeatFacts, teams, users } from "@db/schema";
+import { type EventMeta, recordEvent } from "@db/stripe-events";
 import { escapeHtml, type Mailer } from "@workers/adapters/mail";
 import { log } from "@workers/lib/log";
 import { run, type Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
 import { applySeatFact, type SeatFact, type SeatNotice, type SeatPool, seatFactKey } from "~/shared/seat-pool";
 import { grantStatements } from "./pool";
-import { applySeatReversal } from "./reversals";
+import { reversalStatements } from "./reversals";
 
 // A team's seats as Stripe's signed webhook tells them, applied inside the team's Durable Object, one at a time:
 // the pure rule (app/shared/seat-pool.ts) reads the team row as its `SeatPool`, and what it answers is written in ONE
@@ -16,11 +17,7 @@ import { applySeatReversal } from "./reversals";
 // docs/decisions/0291-seat-facts-applied-by-the-team-object.md
 
 export type AppliedSeatFact = Exclude<SeatFact, { kind: "ignored" }>;
-export interface SeatEventMeta {
-  eventId: string;
-  type: string;
-  createdAt: number;
-}
+export type SeatEventMeta = EventMeta;
 export interface SeatAnswer {
   /** "ignored": no such team (the webhook records the event as ignored). */
   outcome: "applied" | "ignored";
@@ -75,8 +72,6 @@ export async function applySeats(
   now: number,
   origin: string,
 ): Promise<SeatAnswer> {
-  if (fact.kind === "seat_reversal" || fact.kind === "seat_reversal_undone")
-    return applySeatReversal(db, teamId, fact, event, now);
   const key = seatFactKey(fact);
   const [teamRows, seenEvent, seenKey] = await db.batch([
     db.select().from(teams).where(eq(teams.id, teamId)),
@@ -89,6 +84,10 @@ export async function applySeats(
   const team = teamRows[0];
   if (!team) return { outcome: "ignored", duplicate: false, notify: false };
   if (seenEvent[0]) return { outcome: "applied", duplicate: true, notify: false };
+  if (fact.kind === "seat_reversal" || fact.kind === "seat_reversal_undone") {
+    await run(db, [recordEvent(db, event, "applied", now), ...(await reversalStatements(db, team, fact, now))]);
+    return { outcome: "applied", duplicate: false, notify: false };
+  }
 
   const pool: SeatPool = {
     seats: team.seats,
@@ -99,14 +98,7 @@ export async function applySeats(
     invoices: key && seenKey[0] ? [key] : [],
   };
   const out = applySeatFact(pool, fact);
-  const record = db.insert(stripeEvents).values({
-    id: event.eventId,
-    type: event.type,
-    userId: null,
-    eventCreatedAt: event.createdAt,
-    outcome: out.duplicate ? "ignored" : "applied",
-    processedAt: now,
-  });
+  const record = recordEvent(db, event, out.duplicate ? "ignored" : "applied", now);
   if (out.duplicate) {
     await run(db, [record]);
     return { outcome: "applied", duplicate: true, notify: false };

@@ -1,7 +1,9 @@
-import { folders } from "@db/schema";
-import { createFolderWithin } from "@workers/services/library";
+import { insertUnderCaps } from "@db/capped";
+import type { Database } from "@db/client";
+import { type Folder, folders } from "@db/schema";
+import { folderRow } from "@workers/services/library";
 import type { Deps } from "@workers/services/request-deps";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { managesTeam } from "~/shared/teams";
 import { teamRole } from "./access";
@@ -9,6 +11,33 @@ import { teamRole } from "./access";
 // Shared listings (issue 47 item 4, docs/decisions/0280-shared-team-listings.md): any active member makes one for
 // their team; only the team's owner or a team admin moves a personal folder (with its photos) into the team. Moving
 // one back out is not offered: a team's listing and its photos stay the team's.
+
+/** Most folders a person keeps, and most listings a team keeps: the dashboard reads them all in one statement. */
+export const MAX_FOLDERS = 1000;
+export const TOO_MANY_FOLDERS = `You have ${MAX_FOLDERS} folders, the most there can be. Delete one you no longer need first.`;
+export const TOO_MANY_TEAM_LISTINGS = `This team has ${MAX_FOLDERS} listings, the most there can be.`;
+
+/**
+ * A folder (a team's listing when `teamId`), held to MAX_FOLDERS: counted in the batch that inserts, so folders made at once cannot all pass a
+ * count read before any of them. The pages' and the team's ways to make a folder use this one.
+ */
+export async function createFolderWithin(
+  db: Database,
+  userId: string,
+  name: string,
+  teamId: string | null = null,
+): Promise<Result<{ folder: Folder }>> {
+  const folder = folderRow(userId, name, Date.now(), teamId);
+  const scope = teamId === null ? and(eq(folders.userId, userId), isNull(folders.teamId)) : eq(folders.teamId, teamId);
+  const over = await insertUnderCaps(
+    db,
+    db.insert(folders).values(folder),
+    [{ count: db.select({ n: count() }).from(folders).where(scope), max: MAX_FOLDERS }],
+    () => db.delete(folders).where(eq(folders.id, folder.id)),
+  );
+  if (over !== null) return fail("conflict", teamId === null ? TOO_MANY_FOLDERS : TOO_MANY_TEAM_LISTINGS);
+  return ok({ folder });
+}
 
 export const TEAM_FOLDER_MOVE_ADMIN_ONLY = "Only the team's owner or a team admin can move a folder into the team.";
 

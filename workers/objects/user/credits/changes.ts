@@ -60,7 +60,7 @@ export async function grant(
   userId: string,
   input: GrantInput,
   now: number,
-): Promise<Changed<LedgerResult<{ duplicate: boolean }>>> {
+): Promise<Changed<LedgerResult<{ duplicate: boolean; recorded?: number }>>> {
   return viewOf(await grants.grant(db, userId, input, now));
 }
 

@@ -106,12 +106,13 @@ export async function grant(
   input: GrantInput,
   now: number,
   along: Pick<Along, "writes"> = {},
-): Promise<LedgerResult<{ duplicate: boolean; view?: CreditView | null }>> {
+): Promise<LedgerResult<{ duplicate: boolean; recorded?: number; view?: CreditView | null }>> {
   if (!Number.isInteger(input.amount) || input.amount <= 0) throw new Error("grant amount must be a positive integer");
   const [balanceRows, recorded] = await db.batch([balanceQuery(db, userId), recordedQuery(db, input.idempotencyKey)]);
   const before = balanceRows[0]?.credits;
   if (before === undefined) return userNotFound();
-  if (recorded.length > 0) return { ok: true, duplicate: true, balance: before };
+  // A repeat answers the amount its key recorded: a key used for another amount is the caller's to refuse.
+  if (recorded[0]) return { ok: true, duplicate: true, recorded: recorded[0].amount, balance: before };
   const writes = [
     ...grantStatements(db, userId, input, now),
     ...auditRow(db, userId, input.audit, now, { amount: input.amount, balanceAfter: before + input.amount }),
@@ -130,12 +131,12 @@ export async function deduct(
   actorId: string | null,
   now: number,
   audit?: AuditEntry,
-): Promise<LedgerResult<{ duplicate: boolean }>> {
+): Promise<LedgerResult<{ duplicate: boolean; recorded?: number }>> {
   if (!Number.isInteger(amount) || amount <= 0) throw new Error("deduct amount must be a positive integer");
   if ((await cachedBalance(db, userId)) === null) return userNotFound();
-  if (await alreadyRecorded(db, idempotencyKey)) {
-    return { ok: true, duplicate: true, balance: (await cachedBalance(db, userId)) ?? 0 };
-  }
+  const recorded = await recordedQuery(db, idempotencyKey).get();
+  if (recorded)
+    return { ok: true, duplicate: true, recorded: recorded.amount, balance: (await cachedBalance(db, userId)) ?? 0 };
   await expireGrants(db, userId, now);
   const balance = (await cachedBalance(db, userId)) ?? 0;
   const allocations = await allocate(db, userId, amount, now);

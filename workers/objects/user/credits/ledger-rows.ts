@@ -59,7 +59,10 @@ export function balanceDelta(db: Database, userId: string, delta: number, now: n
 
 /** The ledger row already written under an idempotency key, if any, as a query to run alone or in a batch. */
 export function recordedQuery(db: Database, idempotencyKey: string) {
-  return db.select({ id: creditLedger.id }).from(creditLedger).where(eq(creditLedger.idempotencyKey, idempotencyKey));
+  return db
+    .select({ id: creditLedger.id, amount: creditLedger.amount })
+    .from(creditLedger)
+    .where(eq(creditLedger.idempotencyKey, idempotencyKey));
 }
 
 export async function alreadyRecorded(db: Database, idempotencyKey: string): Promise<boolean> {

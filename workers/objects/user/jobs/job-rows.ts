@@ -1,3 +1,4 @@
+import { reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
 import {
   apiCallbacks,
@@ -196,27 +197,31 @@ function jobWithVersionFrom(userId: string, results: readonly unknown[]): JobWit
 }
 
 /**
- * Marks a queued job running and reads it with its photo, in one D1 round trip; undefined when another start got
- * there first (nothing changed then).
+ * Marks a queued job running and reads it with its photo, and whether the user still reaches that photo (db/access.ts:
+ * a member removed from the team since does not), in one D1 round trip; undefined when another start got there first
+ * (nothing changed then).
  */
 export async function startRunning(
   db: Database,
+  userId: string,
   jobId: string,
   now: number,
-): Promise<{ job: Job; photo: Photo | undefined } | undefined> {
-  const [marked, photo] = await db.batch([
+): Promise<{ job: Job; photo: Photo | undefined; reachable: boolean } | undefined> {
+  const jobPhoto = db.select({ id: jobs.photoId }).from(jobs).where(eq(jobs.id, jobId));
+  const [marked, photo, reached] = await db.batch([
     db
       .update(jobs)
       .set({ status: "running", startedAt: now, attempts: sql`${jobs.attempts} + 1` })
       .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
       .returning(),
+    db.select().from(photos).where(eq(photos.id, jobPhoto)),
     db
-      .select()
+      .select({ id: photos.id })
       .from(photos)
-      .where(eq(photos.id, db.select({ id: jobs.photoId }).from(jobs).where(eq(jobs.id, jobId)))),
+      .where(and(eq(photos.id, jobPhoto), reachablePhoto(userId))),
   ]);
   const job = marked[0];
-  return job ? { job, photo: photo[0] } : undefined;
+  return job ? { job, photo: photo[0], reachable: reached.length > 0 } : undefined;
 }
 
 export interface JobResult {

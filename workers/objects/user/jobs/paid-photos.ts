@@ -1,6 +1,6 @@
 import { reachablePhoto } from "@db/access";
 import type { Database } from "@db/client";
-import { folders, photos } from "@db/schema";
+import { folders, type Photo, photos } from "@db/schema";
 import { type Refusal, refusal } from "@workers/objects/user/credits/ledger-rows";
 import { and, eq, sql } from "drizzle-orm";
 import { inTrashMessage } from "~/shared/library-view";
@@ -82,9 +82,12 @@ export class PaidPhotoGone extends Error {
   }
 }
 
-/** Throws PaidPhotoGone unless the job's photo is still the user's to pay for (the rule startMany asked). */
-export async function assertStillPaidFor(db: Database, userId: string, photoId: string): Promise<void> {
-  const [photo] = await paidPhotosQuery(db, userId, [photoId]).all();
-  if (!photo) throw new PaidPhotoGone(NOT_FOUND.error);
-  if (photo.trashedAt !== null) throw new PaidPhotoGone(inTrashMessage(displayName(photo.name, "This photo", 80)));
+/**
+ * Why a job's photo may no longer be paid for when its run starts (startRunning read it, with whether the user still
+ * reaches it), as the error its run throws; null while it still may be (the rule startMany asked).
+ */
+export function paidPhotoGone(photo: Pick<Photo, "name" | "trashedAt"> | undefined, reachable: boolean) {
+  if (!photo || !reachable) return new PaidPhotoGone(NOT_FOUND.error);
+  if (photo.trashedAt !== null) return new PaidPhotoGone(inTrashMessage(displayName(photo.name, "This photo", 80)));
+  return null;
 }

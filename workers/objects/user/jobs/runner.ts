@@ -12,7 +12,7 @@ import type { CheckDesk } from "./checks";
 import { JobClock, RecentTimings } from "./clock";
 import * as queue from "./job-queue";
 import * as rows from "./job-rows";
-import { assertStillPaidFor, PaidPhotoGone } from "./paid-photos";
+import { PaidPhotoGone, paidPhotoGone } from "./paid-photos";
 import { failureMessage, finishThumb, produce, thumbFirst } from "./produce";
 import { type Slot, takeSlot } from "./slots";
 import {
@@ -213,22 +213,24 @@ export class JobRunner {
         clock.add("providerCall", end - call.ms, end);
       },
     };
-    const started = await clock.time("d1Write", () => rows.startRunning(db, queued.id, this.host.now()));
+    const started = await clock.time("d1Write", () => rows.startRunning(db, userId, queued.id, this.host.now()));
     if (!started) return;
     const { job } = started;
+    const gone = paidPhotoGone(started.photo, started.reachable);
     if (variations.isGroupLead(job)) {
       const change = <T>(fn: (now: number) => Promise<Changed<T>>) => this.host.change(userId, fn);
       return variations.runGroup(
         { env, db, now: () => this.host.now(), change, checks: this.host.checks },
         userId,
         job,
+        gone ?? started.photo!,
       );
     }
     // The result's R2 write: every way out waits for it to settle before deleting the job's bytes.
     let writeSettled: Promise<void> = Promise.resolve();
     try {
       // Trashed, or out of the member's reach, while it waited in the queue: refunded before any provider call.
-      await assertStillPaidFor(db, userId, job.photoId);
+      if (gone) throw gone;
       // The source's gray is reduced while the provider works (ADR 0322): the check then reduces only the result.
       const source = started.photo ? await sourceKey(db, job, started.photo.originalKey) : null;
       if (source) this.host.checks.prepare(source);

@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
 import { inList } from "@db/lists";
-import { type Job, jobs, type Photo, photos } from "@db/schema";
+import { type Job, jobs, type Photo } from "@db/schema";
 import { createProviderClient, type ProviderCallRecord, ProviderError } from "@workers/adapters/provider";
 import { log } from "@workers/lib/log";
 import type { Stmt } from "@workers/objects/user/batch";
@@ -10,7 +10,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { CheckDesk } from "./checks";
 import * as jobsService from "./job-rows";
 import { atListingSize } from "./listing-size";
-import { assertStillPaidFor, PaidPhotoGone } from "./paid-photos";
+import { PaidPhotoGone } from "./paid-photos";
 import * as produce from "./produce";
 import { stageInputFor } from "./stage-call";
 import {
@@ -112,17 +112,15 @@ interface Made {
  * changed the room are tried once more together, in one more call with the second try's choices (structure.ts),
  * unless the user's free refusals of the day are spent: then they are delivered flagged and charged.
  */
-export async function runGroup(r: GroupRunner, userId: string, lead: Job): Promise<void> {
+/** `photo`: the lead's photo as its run read it, or why it may no longer be paid for (paidPhotoGone). */
+export async function runGroup(r: GroupRunner, userId: string, lead: Job, photo: Photo | PaidPhotoGone): Promise<void> {
   const group = await markSiblingsRunning(r.db, await members(r.db, lead), r.now());
   // The group's provider calls are counted with the first member's end (callStatements empties the list).
   const tally = providerCalls();
   let made: (Made | null)[];
   let spent = false;
   try {
-    await assertStillPaidFor(r.db, userId, lead.photoId);
-    const photo = await r.db.select().from(photos).where(eq(photos.id, lead.photoId)).get();
-    if (!photo || (photo.userId !== lead.userId && !lead.teamId))
-      throw new ProviderError(jobsService.GENERIC_FAILURE.stage, false);
+    if (photo instanceof PaidPhotoGone) throw photo;
     const source = await sourceKey(r.db, lead, photo.originalKey);
     if (source) r.checks.prepare(source);
     const check = roomCheck(r.checks, userId, lead, source);

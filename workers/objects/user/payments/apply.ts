@@ -1,5 +1,6 @@
 import type { Database } from "@db/client";
 import { stripeEvents, subscriptions, users } from "@db/schema";
+import { recordEvent } from "@db/stripe-events";
 import { run } from "@workers/objects/user/batch";
 import { cachedBalance } from "@workers/objects/user/credits/view";
 import { eq } from "drizzle-orm";
@@ -92,16 +93,7 @@ export async function applyPaymentEvent(
       .where(eq(users.id, userId)),
   );
   const outcome = f.kind === "ignored" ? "ignored" : "applied";
-  w.stmts.push(
-    db.insert(stripeEvents).values({
-      id: ev.eventId,
-      type: ev.type,
-      userId,
-      eventCreatedAt: ev.createdAt,
-      outcome,
-      processedAt: now,
-    }),
-  );
+  w.stmts.push(recordEvent(db, ev, outcome, now, userId));
   await run(db, w.stmts);
   return { duplicate: false, outcome, credits: (await cachedBalance(db, userId)) ?? 0 };
 }

@@ -3,6 +3,7 @@ import { inList } from "@db/lists";
 import { paidBy } from "@db/paid-by";
 import { auditLog, creditGrants, creditLedger, paidPeriods, paymentReversals, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
+import { dueNow } from "@workers/lib/reversal-facts";
 import type { Stmt } from "@workers/objects/user/batch";
 import { grantStatements } from "@workers/objects/user/credits/grants";
 import { and, eq, like, sql } from "drizzle-orm";
@@ -60,7 +61,7 @@ export async function reversalStatements(w: Work, f: Extract<PaymentFact, { kind
     .where(and(eq(paymentReversals.paymentIntentId, f.paymentIntentId), eq(paymentReversals.userId, userId)))
     .all();
   const dueBefore = before.reduce((n, r) => n + r.due, 0);
-  const due = Math.max(0, Math.min(granted, Math.ceil(granted * Math.min(1, f.fraction))) - dueBefore);
+  const due = dueNow(granted, f.fraction, dueBefore);
   const stmts: Stmt[] = [];
   let taken = 0;
   for (const g of [...grants].sort((a, b) => b.remaining - a.remaining)) {
