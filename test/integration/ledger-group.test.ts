@@ -221,9 +221,9 @@ describe("reservations decided in groups", () => {
     expect(direct).toMatchObject({ ok: true, duplicate: false, balance: 7 });
     expect(direct.ok && direct.view).toEqual(await loadView(db, id));
     expect(direct.ok && direct.view?.grants.map((g) => g.remaining)).toEqual([2, 5]);
-    // A repeated key writes nothing and hands over no view.
+    // A repeated key writes nothing and hands over no view, only the amount the key recorded.
     const again = await grantOnce();
-    expect(again).toEqual({ ok: true, duplicate: true, balance: 7 });
+    expect(again).toEqual({ ok: true, duplicate: true, balance: 7, recorded: 5 });
 
     const through = await stub.grant(id, { amount: 3, source: "admin", reason: "t", idempotencyKey: `g2-${id}` });
     expect(through).toEqual({ ok: true, duplicate: false, balance: 10 });
