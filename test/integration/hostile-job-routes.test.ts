@@ -97,6 +97,77 @@ describe("the job routes under attack", () => {
     expect(await stateNow()).toEqual(before);
   });
 
+  it("the public API's uploads and a job's GET: a stranger's job, unknown fields, hostile addresses, wrong types, oversized bodies, odd methods", async () => {
+    const { theirs, alice } = await world();
+    const reader = await createApiKey({ db, env, clock: () => Date.now() }, alice.id, {
+      name: "reader",
+      scopes: ["stage", "read"],
+    });
+    if (!reader.ok) throw new Error(reader.error);
+    const key = reader.token;
+    const bob = await db.query.users.findFirst({ where: (u, { eq }) => eq(u.id, theirs.userId) });
+    const bobKey = await createApiKey({ db, env, clock: () => Date.now() }, bob!.id, {
+      name: "b",
+      scopes: ["stage", "read"],
+    });
+    if (!bobKey.ok) throw new Error(bobKey.error);
+    const started = await apiV1(bobKey.token, `/photos/${theirs.id}/jobs`, { method: "POST", json: STAGE });
+    const jobId = ((await started.json()) as { job: { id: string } }).job.id;
+    // Settled before the state is taken: its run writes on its own. Read from D1, not the API (its reads are rate-limited).
+    await expect
+      .poll(async () => (await db.query.jobs.findFirst({ where: (j, { eq }) => eq(j.id, jobId) }))?.status, {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toMatch(/^(succeeded|failed)$/);
+    const before = await stateNow();
+    // A stranger's real job answers as a made-up one.
+    const strangers = await apiV1(key, `/jobs/${jobId}`);
+    expect(strangers.status).toBe(404);
+    expect(await strangers.json()).toEqual(await (await apiV1(key, "/jobs/nosuchjob")).json());
+    // By-URL uploads: unknown fields, addresses that are not the public internet's, a wrong type, an oversized body.
+    const byUrl = (json: unknown, init: RequestInit = {}) =>
+      apiV1(key, "/photos/from-url", { method: "POST", json, idem: crypto.randomUUID(), ...init });
+    for (const body of [
+      { url: "https://example.com/a.jpg", folderId: "someone-elses" },
+      { url: "http://127.0.0.1/a.jpg" },
+      { url: "http://[::1]/a.jpg" },
+      { url: "file:///etc/passwd" },
+      { url: "https://user:pw@example.com/a.jpg" },
+      { url: "http://localhost/api/v1/balance" },
+      { url: "x".repeat(3000) },
+    ]) {
+      const res = await byUrl(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+    }
+    const wrongType = await apiV1(key, "/photos/from-url", {
+      method: "POST",
+      idem: crypto.randomUUID(),
+      headers: { "Content-Type": "text/plain" },
+      body: '{"url":"https://example.com/a.jpg"}',
+    });
+    expect(wrongType.status).toBe(415);
+    for (const path of ["/photos/from-url", "/photos"]) {
+      const oversized = await apiV1(key, path, { ...chunkedOversized('{"url":"'), idem: crypto.randomUUID() });
+      expect([400, 413, 415], path).toContain(oversized.status);
+      expect([404, 405], path).toContain((await apiV1(key, path, { method: "PATCH" })).status);
+    }
+    // A multipart upload with a file that is not an image, and one with no file at all.
+    for (const form of [
+      (() => {
+        const f = new FormData();
+        f.set("file", new File([new TextEncoder().encode("<svg/>")], "x.jpg", { type: "image/jpeg" }));
+        return f;
+      })(),
+      new FormData(),
+    ]) {
+      const res = await apiV1(key, "/photos", { method: "POST", body: form, idem: crypto.randomUUID() });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    }
+    expect(await stateNow()).toEqual(before);
+  }, 60_000);
+
   it("the public API refuses a field it does not read, saying what to do, and charges nothing", async () => {
     const { own, key } = await world();
     const before = await stateNow();
