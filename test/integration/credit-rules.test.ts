@@ -1,6 +1,6 @@
 import { auditLog, creditLedger, paidPeriods, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
-import { deliverOk, SubscriptionStory, type TestEvent } from "@test/support/stripe";
+import { deliver, deliverOk, SubscriptionStory, type TestEvent } from "@test/support/stripe";
 import { firstMonthGrant } from "@workers/objects/user/payments/periods";
 import { STRIPE_ACTOR } from "@workers/objects/user/payments/reversals";
 import { eq } from "drizzle-orm";
@@ -317,6 +317,29 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
       expect(await credits(user.id), first).toBe(0);
       expect(await reversals(user.id)).toMatchObject([{ cause: "refund", granted: 22, taken: 22 }]);
     }
+  });
+
+  it("a refund or dispute that comes before its payment's invoice_payment.paid is refused for Stripe to resend, and applies when it does (ADR 0345)", async () => {
+    const user = await makeUser();
+    const story = new SubscriptionStory(user.id, "starter", "month");
+    await db.update(users).set({ stripeCustomerId: story.customer }).where(eq(users.id, user.id));
+    const paid = story.checkout();
+    await deliverAll([paid.created, paid.invoicePaid, paid.completed]);
+    expect(await credits(user.id)).toBe(22);
+    const refund = story.refund(story.invoices[0]!);
+    for (const reversal of [refund, story.dispute(story.invoices[0]!)]) {
+      const res = await deliver(reversal);
+      expect(res.status).toBe(409);
+      expect(await res.json()).toMatchObject({ ok: false, code: "conflict" });
+    }
+    expect(await credits(user.id)).toBe(22);
+    expect(await reversals(user.id)).toEqual([]);
+    await deliverOk(paid.invoicePayment);
+    // Stripe's next try: the same event, now applied once; a second delivery is a duplicate.
+    expect(await deliverOk(refund)).toEqual({ received: true, outcome: "applied", duplicate: false });
+    expect(await deliverOk(refund)).toMatchObject({ duplicate: true });
+    expect(await credits(user.id)).toBe(0);
+    expect(await reversals(user.id)).toMatchObject([{ cause: "refund", granted: 22, taken: 22 }]);
   });
 
   it("a refund after everything was spent takes nothing, and the audit row says what was spent", async () => {

@@ -273,9 +273,9 @@ describe("a team's seats through the webhook", { timeout: 60_000 }, () => {
     await deliverOk(won);
     await deliverOk({ ...won, id: `evt_${randomToken(12)}` });
     expect((await teamRow(teamId)).credits).toBe(pool);
-    // A payment nobody recorded as a team's is left to the person's path: ignored here, nothing moves.
+    // A payment nobody recorded, as a team's or a person's: refused for Stripe to send again (ADR 0345), nothing moves.
     const stranger = story.refund(story.periodPaid(1), 100);
-    expect((await deliverOk(stranger)).outcome).toBe("ignored");
+    expect((await deliver(stranger)).status).toBe(409);
     expect((await teamRow(teamId)).credits).toBe(pool);
   });
 

@@ -28,5 +28,7 @@ export const webhooks = new Hono<ApiEnv>().post("/stripe", async (c) => {
   }
   // A refused event (a bad signature) changes nothing, not even a counter: anyone can send one. It is logged.
   if (result.status !== 200) log.warn("stripe webhook refused", { status: result.status });
+  // A signed reversal of a payment not yet known (ADR 0345): Stripe sends it again; the operations page counts it.
+  if (result.status === 409) await counted("payment_not_yet_known").catch(() => undefined);
   return c.json(result.body, result.status);
 });

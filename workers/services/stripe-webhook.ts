@@ -19,9 +19,18 @@ import { customerOf, type InvoicePaid, invoicePaymentOf, paymentIntentOfFact, to
 
 export type WebhookResult =
   | { status: 400; body: Failure }
+  | { status: 409; body: Failure }
   | { status: 200; body: { received: true; outcome: "applied" | "ignored"; duplicate: boolean } };
 
 export const BAD_SIGNATURE_MESSAGE = "Invalid or expired Stripe signature.";
+export const PAYMENT_NOT_YET_KNOWN_MESSAGE =
+  "This refund or dispute is about a payment whose invoice events have not arrived yet. Send it again later.";
+
+/** Whether a PaymentIntent is known to have paid one of our recorded periods (its invoice.paid and its pair came). */
+async function paymentKnown(db: Database, paymentIntentId: string): Promise<boolean> {
+  const row = await db.select({ id: paidPeriods.invoiceId }).from(paidPeriods).where(paidBy(paymentIntentId)).get();
+  return row !== undefined;
+}
 
 /**
  * Where a team's seat facts go (the route passes workers/services/teams/seat-sink.ts: the team's Durable Object,
@@ -92,6 +101,14 @@ export async function handleStripeWebhook(
     }
   }
   const ev: PaymentEvent = toPaymentEvent(event);
+  // Stripe does not order events: a refund or dispute can come before the invoice.paid or invoice_payment.paid that
+  // tie its PaymentIntent to a period. Recorded now it would take nothing, for good; refused, Stripe sends it again
+  // (for up to three days) and a later try finds the payment (ADR 0345). Nothing is recorded, so the retry is not a
+  // duplicate.
+  if (ev.fact.kind === "reversal" && !(await paymentKnown(db, ev.fact.paymentIntentId))) {
+    log.warn("stripe webhook: a reversal of a payment not yet known", { type: ev.type, eventId: ev.eventId });
+    return { status: 409, body: fail("conflict", PAYMENT_NOT_YET_KNOWN_MESSAGE) };
+  }
 
   const userId = ev.fact.kind === "ignored" ? null : await resolveEventUser(db, ev);
   if (!userId) {
