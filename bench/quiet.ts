@@ -1,5 +1,6 @@
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { RUN_DEADLINE_MS, withinDeadline } from "./deadline.ts";
 import { type BenchContext, type BenchModule, mergeSamples, percentile } from "./module.ts";
 import type { Figure } from "./report.ts";
 
@@ -78,7 +79,7 @@ export async function untilQuiet(): Promise<void> {
 export async function measureWithRetry(mod: BenchModule, ctx: BenchContext, run: number): Promise<Figure[]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await mod.measure(ctx, run);
+      return await withinDeadline(mod.measure(ctx, run), RUN_DEADLINE_MS, `run ${run + 1}`);
     } catch (err) {
       if (attempt >= 3) throw err;
       console.error(`  run ${run + 1} failed (${err instanceof Error ? err.message : err}); trying again`);

@@ -7,6 +7,7 @@ import { measureApiJobCreation } from "./api.ts";
 import { measureApiPhotoUpload } from "./api-photo.ts";
 import { batchModule } from "./batch.ts";
 import { compare, parseArgs } from "./compare.ts";
+import { guardFetch } from "./deadline.ts";
 import { measureJobLatencies } from "./jobs.ts";
 import { labelsModule } from "./labels.ts";
 import { applyRatios, type BenchContext, type BenchModule, MIN_RUNS, mergeRuns } from "./module.ts";
@@ -112,6 +113,7 @@ export function makeModules(rounds?: number): Record<string, BenchModule> {
 }
 
 async function main() {
+  guardFetch();
   const args = parseArgs(process.argv.slice(2));
   if (args.against) {
     await compare(args.against, { fresh: args.fresh, rounds: args.rounds, makeModules });
