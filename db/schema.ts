@@ -204,6 +204,8 @@ export const photos = sqliteTable("photos", {
   processedAt: integer("processed_at"),
   createdAt: integer("created_at").notNull(),
   trashedAt: integer("trashed_at"),
+  /** Set when its deletion for good began; a restore is then refused. */
+  purgingAt: integer("purging_at"),
 });
 
 export type UploadStatus = "open" | "completing" | "completed" | "aborted" | "rejected" | "expired";

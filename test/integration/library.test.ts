@@ -14,6 +14,7 @@ import {
   movePhoto,
   purgeTrash,
   restorePhoto,
+  STALE_PURGE_MS,
   TRASH_RETENTION_MS,
   trashPhoto,
 } from "@workers/services/library";
@@ -193,6 +194,88 @@ describe("trash", () => {
     expect(left.map((r) => r.id).sort()).toEqual([young.id, live.id].sort());
     expect((await storedKeys(id)).some((k) => k.includes(old.id))).toBe(false);
     expect(await storedKeys(id)).toHaveLength(4);
+  });
+});
+
+describe("deleting for good while a restore lands (ADR 0346)", () => {
+  /** The photo bucket, calling `during` before its first deletion goes through. */
+  function bucketThatWaits(during: () => Promise<void>): R2Bucket {
+    let first = true;
+    return new Proxy(env.PHOTOS, {
+      get(target, prop) {
+        if (prop === "delete")
+          return async (keys: string | string[]) => {
+            if (first) {
+              first = false;
+              await during();
+            }
+            return target.delete(keys);
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+
+  it("refuses a restore that lands once the photo's bytes are going, and the photo is gone whole", async () => {
+    const { id } = await makeUser();
+    const photo = await makePhoto(id, { trashedAt: Date.now() });
+    let restored: boolean | undefined;
+    const bucket = bucketThatWaits(async () => {
+      restored = await restorePhoto(db, id, photo.id);
+    });
+    expect(await deletePhotoForever(db, bucket, id, photo.id)).toBe(true);
+    expect(restored).toBe(false);
+    expect(await photoRows(id)).toBe(0);
+    expect(await storedKeys(id)).toEqual([]);
+  });
+
+  it("keeps whole a photo restored after the trash was read but before its turn came", async () => {
+    const { id } = await makeUser();
+    const first = await makePhoto(id, { trashedAt: Date.now(), createdAt: 10 });
+    const second = await makePhoto(id, { trashedAt: Date.now(), createdAt: 20 });
+    const keysBefore = (await storedKeys(id)).filter((k) => k.includes(second.id));
+    expect(keysBefore.length).toBeGreaterThan(0);
+    // Whichever goes first, the other is restored while the first one's bytes are deleted.
+    let restored: string | undefined;
+    const bucket = bucketThatWaits(async () => {
+      for (const p of [first, second]) if (await restorePhoto(db, id, p.id)) restored = p.id;
+    });
+    expect(await emptyTrash(db, bucket, id)).toBe(1);
+    expect(restored).toBeDefined();
+    const left = await db
+      .select({ id: photos.id, trashedAt: photos.trashedAt })
+      .from(photos)
+      .where(eq(photos.userId, id))
+      .all();
+    expect(left).toEqual([{ id: restored, trashedAt: null }]);
+    const kept = (await storedKeys(id)).filter((k) => k.includes(restored!));
+    expect(kept.length).toBe(keysBefore.length);
+    expect(await storedKeys(id)).toEqual(kept);
+  });
+
+  it("leaves a deletion cut short out of the trash and finishes it in the daily purge", async () => {
+    const { id } = await makeUser();
+    const photo = await makePhoto(id, { trashedAt: Date.now() });
+    const failing = new Proxy(env.PHOTOS, {
+      get(target, prop) {
+        if (prop === "delete") return () => Promise.reject(new Error("R2 unavailable"));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    await expect(deletePhotoForever(db, failing, id, photo.id)).rejects.toThrow("R2 unavailable");
+    // Claimed: not offered back, not restorable, its row and bytes still there to finish.
+    expect(ids(await listPhotos(db, id, { kind: "trash" }))).toEqual([]);
+    expect(await restorePhoto(db, id, photo.id)).toBe(false);
+    expect(await photoRows(id)).toBe(1);
+    // Within the hour the daily purge leaves it to whoever cut it short; after it, the purge finishes it.
+    const now = Date.now();
+    await purgeTrash(db, env.PHOTOS, now);
+    expect(await photoRows(id)).toBe(1);
+    expect(await purgeTrash(db, env.PHOTOS, now + STALE_PURGE_MS + 1)).toBeGreaterThanOrEqual(1);
+    expect(await photoRows(id)).toBe(0);
+    expect(await storedKeys(id)).toEqual([]);
   });
 });
 

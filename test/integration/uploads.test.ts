@@ -4,6 +4,8 @@ import { claimJpeg, claimPng, makeJpeg, makePng } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { photoRows, storedKeys, uploadClient, uploadWhole } from "@test/support/photos";
 import { workerFetch } from "@test/support/worker";
+import { completeUpload } from "@workers/services/upload-complete";
+import { putChunk, putThumb } from "@workers/services/uploads";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { CHUNK_SIZE, MAX_UPLOAD_BYTES, UPLOAD_MESSAGES } from "~/shared/upload-rules";
@@ -173,6 +175,80 @@ describe("limits and races", () => {
     for (const r of both) expect([201, 409]).toContain(r.status);
     expect(await photoRows(user.id)).toBe(1);
     expect(await storedKeys(user.id)).toHaveLength(2);
+  });
+});
+
+describe("a part or a thumbnail that lands while the upload completes (ADR 0347)", () => {
+  /** A body that lets `first` run (the completion) before it gives its bytes, as a slow request would. */
+  function bodyAfter(first: () => Promise<unknown>, bytes: Uint8Array): ReadableStream<Uint8Array> {
+    return new ReadableStream({
+      async pull(controller) {
+        await first();
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    });
+  }
+
+  async function readyToComplete() {
+    const user = await signedIn();
+    const api = uploadClient(user.cookie);
+    const id = (await api.create({ size: BIG_JPEG.byteLength, type: "image/jpeg" })).body.id as string;
+    await api.thumb(id, THUMB);
+    for (let i = 0; i * CHUNK_SIZE < BIG_JPEG.byteLength; i++) {
+      await api.chunk(id, i, BIG_JPEG.subarray(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE));
+    }
+    return { user, id, deps: { db, bucket: env.PHOTOS } };
+  }
+
+  async function expectWholePhoto(userId: string, photoId: string) {
+    expect(await photoRows(userId)).toBe(1);
+    expect((await storedKeys(userId)).sort()).toEqual([
+      `photos/${userId}/${photoId}/original`,
+      `photos/${userId}/${photoId}/thumb`,
+    ]);
+    const thumb = await env.PHOTOS.get(`photos/${userId}/${photoId}/thumb`);
+    expect(new Uint8Array(await thumb!.arrayBuffer())).toEqual(THUMB);
+  }
+
+  it("a second thumbnail is taken back without touching the finished photo's", async () => {
+    const { user, id, deps } = await readyToComplete();
+    let completed: Awaited<ReturnType<typeof completeUpload>> | undefined;
+    const late = makeJpeg(200, 150, 70, 10, 9);
+    const answer = await putThumb(
+      deps,
+      user.id,
+      id,
+      bodyAfter(async () => {
+        completed = await completeUpload(deps, user.id, id);
+      }, late),
+    );
+    expect(completed?.ok).toBe(true);
+    expect(answer).toMatchObject({ ok: false, code: "conflict" });
+    if (!completed?.ok) throw new Error("not completed");
+    await expectWholePhoto(user.id, completed.photo.id);
+  });
+
+  // Too short for its part, or not an image: each would close the upload and delete its bytes while it is open.
+  it.each([
+    ["a part too short", "chunk"],
+    ["a thumbnail that is no image", "thumb"],
+  ] as const)("%s refused while the upload completes deletes nothing of the finished photo", async (_, what) => {
+    const { user, id, deps } = await readyToComplete();
+    let photoId = "";
+    const complete = async () => {
+      const done = await completeUpload(deps, user.id, id);
+      if (done.ok) photoId = done.photo.id;
+    };
+    const answer =
+      what === "chunk"
+        ? await putChunk(deps, user.id, id, 0, bodyAfter(complete, new Uint8Array(10)))
+        : await putThumb(deps, user.id, id, bodyAfter(complete, new TextEncoder().encode("not an image")));
+    expect(answer).toMatchObject({ ok: false, code: "conflict" });
+    expect(photoId).not.toBe("");
+    const session = await db.select().from(uploadSessions).where(eq(uploadSessions.id, id)).get();
+    expect(session?.status).toBe("completed");
+    await expectWholePhoto(user.id, photoId);
   });
 });
 

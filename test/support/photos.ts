@@ -42,6 +42,7 @@ export async function makePhoto(userId: string, opts: Partial<Photo> = {}): Prom
     processedAt: null,
     createdAt: Date.now(),
     trashedAt: null,
+    purgingAt: null,
     ...opts,
   };
   await env.PHOTOS.put(photo.originalKey, THUMB, { httpMetadata: { contentType: "image/jpeg" } });
@@ -73,6 +74,7 @@ export async function makePhotoRows(userId: string, count: number, createdAt: (i
       processedAt: null,
       createdAt: createdAt(i),
       trashedAt: null,
+      purgingAt: null,
     };
   });
   const [first, ...rest] = rows.map((r) => db.insert(photos).values(r));

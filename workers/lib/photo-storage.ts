@@ -44,6 +44,14 @@ export function thumbKey(userId: string, photoId: string): string {
 }
 
 /**
+ * Where an upload keeps the thumbnail it was sent until completion copies it to thumbKey (ADR 0347): a late
+ * thumbnail taken back after completion deletes this key, never the finished photo's thumbnail.
+ */
+export function uploadThumbKey(userId: string, photoId: string): string {
+  return `${photoPrefix(userId, photoId)}upload-thumb`;
+}
+
+/**
  * The photo's removal mask: one per photo, the newest painted, under the photo's prefix so it goes when the photo
  * does (docs/decisions/0211-masks-decoded-once-per-photo.md). Its id (the SHA-256 of its bytes) and pixel size are in
  * its custom metadata (MaskMetadata).

@@ -67,7 +67,8 @@ export function viewFilter(userId: UserRef, view: ViewFilter): SQL {
     case "unassigned":
       return and(own, isNull(photos.trashedAt), isNull(photos.folderId))!;
     case "trash":
-      return and(own, isNotNull(photos.trashedAt))!;
+      // A photo whose deletion for good has begun is no longer offered back (ADR 0346).
+      return and(own, isNotNull(photos.trashedAt), isNull(photos.purgingAt))!;
     case "folder":
       return and(reachable, isNull(photos.trashedAt), eq(photos.folderId, view.folderId))!;
   }
@@ -260,18 +261,44 @@ export async function restorePhoto(db: Database, userId: string, photoId: string
   const res = await db
     .update(photos)
     .set({ trashedAt: null })
-    .where(and(eq(photos.id, photoId), eq(photos.userId, userId), reachablePhoto(userId), isNotNull(photos.trashedAt)))
+    .where(
+      and(
+        eq(photos.id, photoId),
+        eq(photos.userId, userId),
+        reachablePhoto(userId),
+        isNotNull(photos.trashedAt),
+        // Its deletion for good has begun: its bytes may be gone already.
+        isNull(photos.purgingAt),
+      ),
+    )
     .run();
   return res.meta.changes === 1;
 }
 
+/** A claim older than this was left by a deletion cut short; the daily purge finishes it. */
+export const STALE_PURGE_MS = 60 * 60 * 1000;
+
 /**
- * Deletes trashed photos for good: their bytes first, then their rows, so a
- * failure half-way leaves a row to retry rather than bytes nobody can find.
+ * Deletes trashed photos for good (ADR 0346): each row is claimed first, then its bytes go, then the row, so a
+ * restore that lands meanwhile is refused instead of bringing back a photo without bytes, a photo restored before
+ * its claim keeps everything, and a failure half-way leaves a claimed row to finish rather than bytes nobody can
+ * find.
  */
-async function destroy(db: Database, bucket: R2Bucket, rows: Pick<Photo, "id" | "userId">[]): Promise<number> {
+async function destroy(
+  db: Database,
+  bucket: R2Bucket,
+  rows: Pick<Photo, "id" | "userId">[],
+  now = Date.now(),
+): Promise<number> {
   let deleted = 0;
   for (const row of rows) {
+    const claimed = await db
+      .update(photos)
+      .set({ purgingAt: sql`coalesce(${photos.purgingAt}, ${now})` })
+      .where(and(eq(photos.id, row.id), eq(photos.userId, row.userId), isNotNull(photos.trashedAt)))
+      .run();
+    // Restored (or already gone) since it was chosen: nothing of it is touched.
+    if (claimed.meta.changes !== 1) continue;
     const prefix = photoPrefix(row.userId, row.id);
     await deletePrefix(bucket, prefix);
     // A team job's results sit under the team's prefix (ADR 0280): they go with the photo too.
@@ -323,14 +350,19 @@ export async function emptyTrash(db: Database, bucket: R2Bucket, userId: string)
   }
 }
 
-/** Daily cron: deletes photos that have been in the trash for 30 days. */
+/** Daily cron: deletes photos that have been in the trash for 30 days, and finishes deletions cut short. */
 export async function purgeTrash(db: Database, bucket: R2Bucket, now = Date.now(), limit = 500): Promise<number> {
   const rows = await db
     .select({ id: photos.id, userId: photos.userId })
     .from(photos)
-    .where(lte(photos.trashedAt, now - TRASH_RETENTION_MS))
+    .where(
+      and(
+        isNotNull(photos.trashedAt),
+        or(lte(photos.trashedAt, now - TRASH_RETENTION_MS), lte(photos.purgingAt, now - STALE_PURGE_MS)),
+      ),
+    )
     .orderBy(asc(photos.trashedAt))
     .limit(limit)
     .all();
-  return destroy(db, bucket, rows);
+  return destroy(db, bucket, rows, now);
 }

@@ -1,5 +1,5 @@
 import { type Photo, photos, type UploadSession, uploadSessions } from "@db/schema";
-import { chunkKey, originalKey, thumbKey } from "@workers/lib/photo-storage";
+import { chunkKey, originalKey, thumbKey, uploadThumbKey } from "@workers/lib/photo-storage";
 import { and, eq, lt, or } from "drizzle-orm";
 import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo } from "~/shared/image-format";
 import { NOT_FOUND } from "~/shared/result";
@@ -63,7 +63,8 @@ export async function completeUpload(
 
   const chunks = await storedChunks(deps, s);
   const missing = Array.from({ length: s.chunkCount }, (_, i) => i).filter((i) => !chunks.has(i));
-  const thumb = await deps.bucket.head(thumbKey(userId, s.photoId));
+  // The thumbnail as it was sent; completion copies it to the photo's own key below (ADR 0347).
+  const thumb = await deps.bucket.get(uploadThumbKey(userId, s.photoId));
   if (missing.length > 0 || !thumb) {
     await reopen();
     const error = missing.length > 0 ? UPLOAD_MESSAGES.incomplete : UPLOAD_MESSAGES.noThumb;
@@ -82,31 +83,40 @@ export async function completeUpload(
       return { ok: false, code: "conflict", error: UPLOAD_MESSAGES.incomplete, missing: [] };
     }
     const bytes = new Uint8Array(await part.arrayBuffer());
-    if (at + bytes.byteLength > whole.byteLength) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
+    if (at + bytes.byteLength > whole.byteLength)
+      return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged, "completing");
     whole.set(bytes, at);
     at += bytes.byteLength;
   }
-  if (at !== s.declaredBytes || at > MAX_UPLOAD_BYTES) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
+  if (at !== s.declaredBytes || at > MAX_UPLOAD_BYTES)
+    return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged, "completing");
   const info = readImageInfo(whole.subarray(0, IMAGE_HEAD_BYTES));
-  if (!info) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.notAnImage);
-  if (info.type !== s.contentType) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.mismatch);
-  if (!hasCompleteEnding(info.type, whole)) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
+  if (!info) return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.notAnImage, "completing");
+  if (info.type !== s.contentType)
+    return reject(deps, s, "unsupported_media_type", UPLOAD_MESSAGES.mismatch, "completing");
+  if (!hasCompleteEnding(info.type, whole))
+    return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged, "completing");
   const pixels = pixelProblem(info.width, info.height);
-  if (pixels) return reject(deps, s, "unprocessable", pixels);
+  if (pixels) return reject(deps, s, "unprocessable", pixels, "completing");
 
   const key = originalKey(userId, s.photoId);
   const stored = await deps.bucket.put(key, whole, {
     httpMetadata: { contentType: info.type },
     customMetadata: { userId },
   });
-  if (stored.size !== s.declaredBytes) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
+  if (stored.size !== s.declaredBytes) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged, "completing");
+  const finalThumb = thumbKey(userId, s.photoId);
+  await deps.bucket.put(finalThumb, await thumb.arrayBuffer(), {
+    httpMetadata: thumb.httpMetadata,
+    customMetadata: thumb.customMetadata,
+  });
 
   const photo = newPhotoRow({
     id: s.photoId,
     userId,
     name: s.name,
     originalKey: key,
-    thumbKey: thumbKey(userId, s.photoId),
+    thumbKey: finalThumb,
     contentType: info.type,
     bytes: s.declaredBytes,
     width: info.width,
@@ -121,10 +131,10 @@ export async function completeUpload(
       deps.db.update(uploadSessions).set({ status: "completed", updatedAt: now }).where(eq(uploadSessions.id, s.id)),
     ]);
   } catch (err) {
-    await deps.bucket.delete(key);
+    await deps.bucket.delete([key, finalThumb]);
     await reopen();
     throw err;
   }
-  await deps.bucket.delete([...chunks.values()].map((o) => o.key));
+  await deps.bucket.delete([...[...chunks.values()].map((o) => o.key), uploadThumbKey(userId, s.photoId)]);
   return { ok: true, photo };
 }

@@ -9,7 +9,7 @@ import {
   listKeys,
   photoPrefix,
   readCapped,
-  thumbKey,
+  uploadThumbKey,
 } from "@workers/lib/photo-storage";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { hasCompleteEnding, IMAGE_HEAD_BYTES, readImageInfo, sniffImageType } from "~/shared/image-format";
@@ -37,7 +37,13 @@ import {
 export function newPhotoRow(
   p: Omit<
     Photo,
-    "folderId" | "processedKey" | "processedThumbKey" | "processedContentType" | "processedAt" | "trashedAt"
+    | "folderId"
+    | "processedKey"
+    | "processedThumbKey"
+    | "processedContentType"
+    | "processedAt"
+    | "trashedAt"
+    | "purgingAt"
   >,
 ): Photo {
   return {
@@ -48,6 +54,7 @@ export function newPhotoRow(
     processedContentType: null,
     processedAt: null,
     trashedAt: null,
+    purgingAt: null,
   };
 }
 export interface UploadDeps {
@@ -80,17 +87,25 @@ export async function findSession(db: Database, userId: string, uploadId: string
 }
 
 /** Refuses the upload's bytes: deletes everything it stored and closes it. */
+/**
+ * Refuses an upload's bytes and deletes everything it stored, only while the upload is still as its caller found it
+ * (`from`: a part or a thumbnail is refused while open, completion refuses what it holds): a part refused while a
+ * completion finished meanwhile must not delete the finished photo (ADR 0347).
+ */
 export async function reject(
   deps: UploadDeps,
   s: UploadSession,
   code: Refusal["code"],
   error: string,
+  from: "open" | "completing" = "open",
 ): Promise<Refusal> {
-  await deletePrefix(deps.bucket, photoPrefix(s.userId, s.photoId));
-  await deps.db
+  const closed = await deps.db
     .update(uploadSessions)
     .set({ status: "rejected", updatedAt: deps.now ?? Date.now() })
-    .where(eq(uploadSessions.id, s.id));
+    .where(and(eq(uploadSessions.id, s.id), eq(uploadSessions.status, from)))
+    .run();
+  if (closed.meta.changes !== 1) return { ok: false, code: "conflict", error: "This upload is no longer open." };
+  await deletePrefix(deps.bucket, photoPrefix(s.userId, s.photoId));
   return { ok: false, code, error };
 }
 
@@ -207,7 +222,7 @@ export async function putThumb(
   if (!hasCompleteEnding(info.type, bytes)) return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.damaged);
   if (Math.max(info.width, info.height) > THUMB_MAX_EDGE)
     return reject(deps, s, "unprocessable", UPLOAD_MESSAGES.thumbTooLarge);
-  const key = thumbKey(userId, s.photoId);
+  const key = uploadThumbKey(userId, s.photoId);
   await deps.bucket.put(key, bytes, {
     httpMetadata: { contentType: info.type },
     customMetadata: { width: String(info.width), height: String(info.height) },
@@ -245,7 +260,7 @@ export async function uploadStatus(
   if (!s) return NOT_FOUND;
   const live = s.status === "open" || s.status === "completing";
   const received = live ? [...(await storedChunks(deps, s)).keys()].sort((a, b) => a - b) : [];
-  const thumb = live ? (await deps.bucket.head(thumbKey(userId, s.photoId))) !== null : false;
+  const thumb = live ? (await deps.bucket.head(uploadThumbKey(userId, s.photoId))) !== null : false;
   return {
     ok: true,
     id: s.id,
