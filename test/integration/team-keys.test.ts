@@ -225,6 +225,68 @@ describe("a team key's jobs", () => {
     expect(await (await call(key.token, "/balance")).json()).toEqual({ credits: 4 });
   });
 
+  it("keep their own Idempotency-Key names: key B sending a name key A used starts its own upload and job", async () => {
+    const { admin, teamId } = await team(5);
+    const a = await makeKey(teamId, admin.id, "CRM sync");
+    const b = await makeKey(teamId, admin.id, "Listing feed");
+    const uploadAs = async (token: string) => {
+      const form = new FormData();
+      form.append("file", new Blob([makeJpeg(64, 48, 80, 24, ++seed)], { type: "image/jpeg" }), "room.jpg");
+      const res = await call(token, "/photos", { method: "POST", body: form, idem: "shared-name" });
+      return {
+        status: res.status,
+        replayed: res.headers.get("Idempotent-Replayed"),
+        body: (await res.json()) as { photo: { id: string } },
+      };
+    };
+    const upA = await uploadAs(a.token);
+    const upB = await uploadAs(b.token);
+    expect([upA.status, upB.status]).toEqual([201, 201]);
+    expect(upB.replayed).toBeNull();
+    expect(upB.body.photo.id).not.toBe(upA.body.photo.id);
+    // Each photo is in its own key's listing.
+    const rows = await db
+      .select({ id: photos.id, folderId: photos.folderId })
+      .from(photos)
+      .where(eq(photos.userId, teamRunnerId(teamId)))
+      .all();
+    expect(new Map(rows.map((r) => [r.id, r.folderId]))).toEqual(
+      new Map([
+        [upA.body.photo.id, a.folderId],
+        [upB.body.photo.id, b.folderId],
+      ]),
+    );
+
+    const jobA = await call(a.token, `/photos/${upA.body.photo.id}/jobs`, {
+      method: "POST",
+      json: STAGE,
+      idem: "job-1",
+    });
+    const jobB = await call(b.token, `/photos/${upB.body.photo.id}/jobs`, {
+      method: "POST",
+      json: STAGE,
+      idem: "job-1",
+    });
+    expect([jobA.status, jobB.status]).toEqual([202, 202]);
+    const idA = ((await jobA.json()) as { job: { id: string } }).job.id;
+    const idB = ((await jobB.json()) as { job: { id: string } }).job.id;
+    expect(idB).not.toBe(idA);
+    expect(await settle(a.token, idA)).toBe("succeeded");
+    expect(await settle(b.token, idB)).toBe("succeeded");
+    await teamObject(env, teamId).reconcile(teamId);
+    // Two jobs, two credits, each under its own key's name; the same name from A again is still A's job.
+    expect(await poolOf(teamId)).toBe(3);
+    const held = await db.select().from(teamReservations).where(eq(teamReservations.teamId, teamId)).all();
+    expect(held.map((r) => r.memberId).sort()).toEqual([keyPayer(a.id), keyPayer(b.id)].sort());
+    const againA = await call(a.token, `/photos/${upA.body.photo.id}/jobs`, {
+      method: "POST",
+      json: STAGE,
+      idem: "job-1",
+    });
+    expect(((await againA.json()) as { job: { id: string } }).job.id).toBe(idA);
+    expect(provider.calls).toHaveLength(2);
+  });
+
   it("deliver a signed callback when they name one, signed with the key's own secret shown once at its making", async () => {
     const { admin, teamId } = await team(3);
     const made = await act(teamId, admin.id, { intent: "create-key", name: "CRM hooks", limit: "" });

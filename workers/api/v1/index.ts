@@ -1,4 +1,4 @@
-import { answerHeaders, NO_STORE, requestKey } from "@workers/api/answers";
+import { answerHeaders, callerRequestKey, NO_STORE } from "@workers/api/answers";
 import { readJson, readMultipart } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { checkUrlSyntax, urlPolicy } from "@workers/lib/safe-url";
@@ -104,7 +104,7 @@ define(
     responses: { 201: json(S.PhotoAnswer, "The stored photo"), ...errors(400, 401, 403, 409, 413, 415, 429) },
   },
   async (c, caller) => {
-    const key = requestKey(c.req.raw.headers);
+    const key = callerRequestKey(c.req.raw.headers, caller);
     if (key instanceof Response) return key;
     const form = await readMultipart(c.req.raw, { maxBytes: MAX_UPLOAD_BYTES + 64 * 1024 });
     if (!form.ok) return failureJson(form);
@@ -140,7 +140,7 @@ define(
     responses: { 201: json(S.PhotoAnswer, "The stored photo"), ...errors(400, 401, 403, 409, 413, 415, 429) },
   },
   async (c, caller) => {
-    const key = requestKey(c.req.raw.headers);
+    const key = callerRequestKey(c.req.raw.headers, caller);
     if (key instanceof Response) return key;
     const body = await readJson(c.req.raw, S.PhotoFromUrl, { maxBytes: 8 * 1024 });
     if (!body.ok) return failureJson(body);
@@ -202,7 +202,7 @@ define(
     },
   },
   async (c, caller) => {
-    const key = requestKey(c.req.raw.headers);
+    const key = callerRequestKey(c.req.raw.headers, caller);
     if (key instanceof Response) return key;
     const p = params(c, S.PhotoParams);
     if (!p.ok) return failureJson(NOT_FOUND);

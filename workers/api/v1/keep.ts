@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { answerHeaders, requestKey } from "@workers/api/answers";
+import { answerHeaders, callerRequestKey } from "@workers/api/answers";
 import { failureJson } from "@workers/http/result";
 import { onceForKey, requestHash, type StoredAnswer } from "@workers/services/api-idempotency";
 import { getVersion, keepRefusedVersion } from "@workers/services/jobs/versions";
@@ -56,7 +56,7 @@ export function defineKeep(view: (v: StoredVersion) => z.infer<typeof S.Version>
       // the team's pool, so the answer reads the version under the photo's owner, not the caller.
       const scope = await photoAccess(deps.db, caller.userId, photoId);
       if (!scope) return failureJson(fail("not_found", VERSION_NOT_FOUND));
-      const key = requestKey(c.req.raw.headers);
+      const key = callerRequestKey(c.req.raw.headers, caller);
       if (key instanceof Response) return key;
       const hash = requestHash(`POST /photos/${photoId}/versions/${versionId}/keep`, {});
       const result = await onceForKey(deps.db, caller.userId, key.key, hash, deps.clock(), async () => {
