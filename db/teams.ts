@@ -106,6 +106,10 @@ export const teamPaymentReversals = sqliteTable("team_payment_reversals", {
   granted: integer("granted").notNull(),
   due: integer("due").notNull(),
   taken: integer("taken").notNull(),
+  /** The part of `due` not taken that members' jobs held at the reversal: kept from credits that come back. */
+  owed: integer("owed").notNull().default(0),
+  /** What has been kept against `owed` so far. */
+  heldBack: integer("held_back").notNull().default(0),
   restoredAt: integer("restored_at"),
   createdAt: integer("created_at").notNull(),
 });

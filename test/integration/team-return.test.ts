@@ -1,5 +1,13 @@
 import { env } from "cloudflare:workers";
-import { creditLedger, photoVersions, structureRecourses, teamLedger, teamMembers, teamReservations } from "@db/schema";
+import {
+  creditLedger,
+  photoVersions,
+  structureRecourses,
+  teamLedger,
+  teamMembers,
+  teamPaymentReversals,
+  teamReservations,
+} from "@db/schema";
 import { db } from "@test/support/factories";
 import { api, balance, onPlan, photosOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
@@ -10,7 +18,13 @@ import { ALREADY_RETURNED } from "@workers/objects/user/credits/returns";
 import { monthSpent, ONLY_CHECKED, RETURN_REASON } from "@workers/objects/user/jobs/recourse";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { RETURNED, RETURNED_TO_TEAM, RETURNS_PER_MONTH, returnedMessage } from "~/shared/version-view";
+import {
+  RETURNED,
+  RETURNED_HELD_BACK,
+  RETURNED_TO_TEAM,
+  RETURNS_PER_MONTH,
+  returnedMessage,
+} from "~/shared/version-view";
 
 // "This result changed the room" on a team job (docs/decisions/0261-this-result-changed-the-room.md, 0270): the job's
 // credit was the team's pool's (the member's own reservation is 0 credits), so the return gives it back to the pool,
@@ -83,6 +97,39 @@ describe("This result changed the room, on a team job", () => {
     expect(await refunds(teamId)).toHaveLength(1);
     // What the photo view's form then says (pages are not in the workerd build; the route maps returnedTo).
     expect(returnedMessage(first.body.returnedTo)).toBe(RETURNED_TO_TEAM);
+  });
+
+  it("after a seat refund that found the job's credit out, the return keeps it back and says so (ADR 0349)", async () => {
+    const { teamId, member, jobId, versionId, base } = await teamStaged("flagged");
+    const reservation = await db.select().from(teamReservations).where(eq(teamReservations.jobId, jobId)).get();
+    // A refund after the job was reserved, which could not take one credit the job held (as reversals.ts records it).
+    await db.insert(teamPaymentReversals).values({
+      id: `re_${jobId}`,
+      teamId,
+      paymentIntentId: `pi_${jobId}`,
+      cause: "refund",
+      granted: POOL,
+      due: POOL,
+      taken: POOL - 1,
+      owed: 1,
+      heldBack: 0,
+      restoredAt: null,
+      createdAt: reservation!.createdAt + 1,
+    });
+    const answer = await api(member.cookie, "POST", `${base}/changed-room`, {});
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ versionId, returnedTo: "held-back", pool: POOL - 1 });
+    expect(returnedMessage(answer.body.returnedTo)).toBe(RETURNED_HELD_BACK);
+    expect(await poolOf(teamId)).toBe(POOL - 1);
+    const row = await db
+      .select()
+      .from(teamPaymentReversals)
+      .where(eq(teamPaymentReversals.id, `re_${jobId}`))
+      .get();
+    expect(row?.heldBack).toBe(1);
+    // Returned all the same: the recourse row and the mark are written, once.
+    expect(await recourseOf(versionId)).toHaveLength(1);
+    expect(await returnedAt(versionId)).not.toBeNull();
   });
 
   it("two returns sent at once: one gives the credit back, the other is refused, the pool +1 exactly", async () => {

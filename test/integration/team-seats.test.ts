@@ -279,6 +279,66 @@ describe("a team's seats through the webhook", { timeout: 60_000 }, () => {
     expect((await teamRow(teamId)).credits).toBe(pool);
   });
 
+  it("credits out in jobs at a seat refund are held back when those jobs fail; a job reserved after it is not", async () => {
+    const owner = await signedIn();
+    const teamId = await makeTeam(owner.id, { seats: 1 });
+    const story = new TeamStory(teamId);
+    const paid = story.periodPaid(1);
+    for (const e of [paid, story.paidBy(paid)]) await deliverOk(e);
+    const granted = TEAM_PLAN.creditsPerSeat;
+    const team = teamObject(env, teamId);
+    const jobs = (names: string[]) =>
+      names.map((jobId) => ({ jobId: `${teamId}-${jobId}`, amount: 1, reason: "Stage" }));
+    expect((await team.reserve(teamId, { memberId: owner.id, jobs: jobs(["a", "b", "c"]) })).ok).toBe(true);
+    await team.advanceClockForTesting(1_000);
+    // Refunded whole while three jobs are out: the pool gives what it holds; the three are owed.
+    await deliverOk(story.refund(paid, (paid.data.object as { amount_paid: number }).amount_paid));
+    expect((await teamRow(teamId)).credits).toBe(0);
+    const reversal = async () =>
+      (await db.select().from(teamPaymentReversals).where(eq(teamPaymentReversals.teamId, teamId)).get())!;
+    expect(await reversal()).toMatchObject({ due: granted, taken: granted - 3, owed: 3, heldBack: 0 });
+    // Two of them fail: their credits stay spent, not back in the pool.
+    await team.release(teamId, [`${teamId}-a`, `${teamId}-b`], "Job refunded");
+    expect((await teamRow(teamId)).credits).toBe(0);
+    expect(await reversal()).toMatchObject({ owed: 3, heldBack: 2 });
+    // An operator's credit spent after the refund, on a job that fails: it comes back.
+    await team.grant(teamId, { amount: 1, key: `adjust:${teamId}`, reason: "Goodwill", actorId: null, kind: "adjust" });
+    await team.advanceClockForTesting(1_000);
+    expect((await team.reserve(teamId, { memberId: owner.id, jobs: jobs(["d"]) })).ok).toBe(true);
+    await team.release(teamId, [`${teamId}-d`], "Job refunded");
+    expect((await teamRow(teamId)).credits).toBe(1);
+    expect(await reversal()).toMatchObject({ heldBack: 2 });
+    // The ledger still sums to the pool, and names what it held back.
+    const ledger = await db.select().from(teamLedger).where(eq(teamLedger.teamId, teamId)).all();
+    expect(ledger.reduce((n, r) => n + r.amount, 0)).toBe(1);
+    expect(ledger.filter((r) => r.idempotencyKey.startsWith("held-back:")).map((r) => r.amount)).toEqual([-1, -1]);
+  });
+
+  it("a dispute won gives back what it took and what it held back since; later failures come back as usual", async () => {
+    const owner = await signedIn();
+    const teamId = await makeTeam(owner.id, { seats: 1 });
+    const story = new TeamStory(teamId);
+    const paid = story.periodPaid(1);
+    for (const e of [paid, story.paidBy(paid)]) await deliverOk(e);
+    const granted = TEAM_PLAN.creditsPerSeat;
+    const team = teamObject(env, teamId);
+    const ids = [`${teamId}-a`, `${teamId}-b`];
+    const jobs = ids.map((jobId) => ({ jobId, amount: 1, reason: "Stage" }));
+    expect((await team.reserve(teamId, { memberId: owner.id, jobs })).ok).toBe(true);
+    await team.advanceClockForTesting(1_000);
+    await deliverOk(story.dispute(paid));
+    expect((await teamRow(teamId)).credits).toBe(0);
+    await team.release(teamId, [ids[0]!], "Job refunded");
+    expect((await teamRow(teamId)).credits).toBe(0);
+    await deliverOk(story.dispute(paid, "won"));
+    // What the dispute took (granted - 2) and the one it held back; the other job is still out.
+    expect((await teamRow(teamId)).credits).toBe(granted - 1);
+    await team.release(teamId, [ids[1]!], "Job refunded");
+    expect((await teamRow(teamId)).credits).toBe(granted);
+    const ledger = await db.select().from(teamLedger).where(eq(teamLedger.teamId, teamId)).all();
+    expect(ledger.reduce((n, r) => n + r.amount, 0)).toBe(granted);
+  });
+
   it("the same event twice grants once, and so does another event about the same invoice", async () => {
     const { teamId, story } = await subscribedTeam(2);
     const { event, paid } = story.seatsChanged(2, 5);

@@ -17,6 +17,7 @@ import { ALREADY_RETURNED, NOT_CHARGED } from "@workers/objects/user/credits/ret
 import { type RecourseRow, recourseWrites } from "@workers/objects/user/jobs/recourse-rows";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
+import { holdBack } from "./held-back";
 import { payerKey } from "./payer";
 
 // A team's credit pool: the same ledger rules as a user's (docs/decisions/0020-credit-ledger.md), with the job's
@@ -198,13 +199,24 @@ export async function settle(
   const still = and(eq(teamReservations.jobId, jobId), eq(teamReservations.status, "held"));
   const mark = db.update(teamReservations).set({ status: as, settledAt: now }).where(still);
   const who = { memberId: held.memberId, jobId };
+  // A failed job's credit is kept first against a reversed seat payment it was out at (ADR 0349).
+  const back =
+    as === "released"
+      ? await holdBack(
+          db,
+          teamId,
+          { madeAt: held.createdAt, amount: held.amount, key: `release:${jobId}`, memberId: held.memberId },
+          now,
+        )
+      : { held: 0, writes: [] };
   const writes: Stmt[] =
     as === "committed"
       ? [mark, db.insert(teamLedger).values(ledger(teamId, "commit", 0, reason, `commit:${jobId}`, now, who))]
       : [
           mark,
           db.insert(teamLedger).values(ledger(teamId, "release", held.amount, reason, `release:${jobId}`, now, who)),
-          poolDelta(db, teamId, held.amount, now),
+          ...back.writes,
+          poolDelta(db, teamId, held.amount - back.held, now),
         ];
   await run(db, writes);
   return { ok: true, status: as };
@@ -331,15 +343,23 @@ export async function returnCredit(
     if (settled.ok) status = "committed";
   }
   if (status !== "committed") return refusal("conflict", NOT_CHARGED, team.credits);
+  const back = await holdBack(
+    db,
+    teamId,
+    { madeAt: held.createdAt, amount: held.amount, key: r.key, memberId: held.memberId },
+    now,
+  );
+  const returned = held.amount - back.held;
   await run(db, [
     db.insert(teamLedger).values(
       // No job_id: the reservation's own rows stay reserve + commit (what its status says); the key names the version.
       ledger(teamId, "refund", held.amount, r.reason, r.key, now, { memberId: held.memberId, actorId: r.actorId }),
     ),
-    poolDelta(db, teamId, held.amount, now),
+    ...back.writes,
+    poolDelta(db, teamId, returned, now),
     ...recourseWrites(db, r.recourse),
   ]);
-  return { ok: true, returned: held.amount, memberId: held.memberId, pool: team.credits + held.amount };
+  return { ok: true, returned, memberId: held.memberId, pool: team.credits + returned };
 }
 
 export interface TeamKeep {

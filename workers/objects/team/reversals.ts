@@ -1,5 +1,5 @@
 import type { Database } from "@db/client";
-import { teamLedger, teamPaymentReversals } from "@db/schema";
+import { teamLedger, teamPaymentReversals, teamReservations } from "@db/schema";
 import { dueNow } from "@workers/lib/reversal-facts";
 import type { Stmt } from "@workers/objects/user/batch";
 import { and, eq, isNull, or, sql } from "drizzle-orm";
@@ -9,8 +9,9 @@ import { grantStatements } from "./pool";
 // A refunded or disputed payment for a team's seats (docs/decisions/0343-seat-payments-reversed-from-the-pool.md),
 // applied in the team's turn, in one batch with the event's record (seats.ts): a refund takes back the refunded share of what
 // that payment granted (its `period:` and `seats:` grants), a dispute all of it, as far as the pool still holds
-// credits (the pool is one balance: what members already spent is recorded, not taken). A dispute won gives back
-// what its dispute took, once.
+// credits (the pool is one balance: what members already spent is recorded, not taken). What members' jobs held at
+// that moment is owed: credits coming back from them are kept (held-back.ts, ADR 0349). A dispute won gives back
+// what its dispute took and held back, once.
 
 type Reversal = Extract<SeatFact, { kind: "seat_reversal" | "seat_reversal_undone" }>;
 
@@ -45,18 +46,30 @@ async function takeBackStatements(
   f: Extract<Reversal, { kind: "seat_reversal" }>,
   now: number,
 ): Promise<Stmt[]> {
-  const [existing, before] = await db.batch([
+  const [existing, before, out, owedBefore] = await db.batch([
     db.select({ id: teamPaymentReversals.id }).from(teamPaymentReversals).where(eq(teamPaymentReversals.id, f.ref)),
     db
       .select({ due: teamPaymentReversals.due })
       .from(teamPaymentReversals)
       .where(and(eq(teamPaymentReversals.teamId, teamId), eq(teamPaymentReversals.paymentIntentId, f.paymentIntentId))),
+    // What members' jobs hold now: the part of the due it cannot take that may come back (ADR 0349).
+    db
+      .select({ n: sql<number>`coalesce(sum(${teamReservations.amount}), 0)` })
+      .from(teamReservations)
+      .where(and(eq(teamReservations.teamId, teamId), eq(teamReservations.status, "held"))),
+    // Of which earlier reversals already count as owed what they have not held back yet.
+    db
+      .select({ n: sql<number>`coalesce(sum(${teamPaymentReversals.owed} - ${teamPaymentReversals.heldBack}), 0)` })
+      .from(teamPaymentReversals)
+      .where(and(eq(teamPaymentReversals.teamId, teamId), isNull(teamPaymentReversals.restoredAt))),
   ]);
   if (existing[0]) return [];
   const granted = await grantedBy(db, teamId, f.paymentIntentId);
   const dueBefore = before.reduce((n, r) => n + r.due, 0);
   const due = dueNow(granted, f.fraction, dueBefore);
   const taken = Math.min(due, pool);
+  const outFree = Math.max(0, Number(out[0]?.n ?? 0) - Number(owedBefore[0]?.n ?? 0));
+  const owed = Math.min(due - taken, outFree);
   const what = f.cause === "refund" ? "Seat payment refunded" : "Seat payment disputed";
   const reason = `${what}: ${taken} of ${granted} credits taken back from the pool (${due - taken} already spent)`;
   return [
@@ -68,6 +81,8 @@ async function takeBackStatements(
       granted,
       due,
       taken,
+      owed,
+      heldBack: 0,
       restoredAt: null,
       createdAt: now,
     }),
@@ -95,13 +110,19 @@ async function restoreStatements(
     eq(teamPaymentReversals.cause, "dispute"),
     isNull(teamPaymentReversals.restoredAt),
   );
-  const row = await db.select({ taken: teamPaymentReversals.taken }).from(teamPaymentReversals).where(open).get();
+  const row = await db
+    .select({ taken: teamPaymentReversals.taken, heldBack: teamPaymentReversals.heldBack })
+    .from(teamPaymentReversals)
+    .where(open)
+    .get();
   if (!row) return [];
-  const reason = `Dispute won: ${row.taken} credits restored to the pool`;
+  // What it took, and what it held back since from failed jobs and returned results (ADR 0349).
+  const restored = row.taken + row.heldBack;
+  const reason = `Dispute won: ${restored} credits restored to the pool`;
   return [
     db.update(teamPaymentReversals).set({ restoredAt: now }).where(open),
-    ...(row.taken > 0
-      ? grantStatements(db, teamId, { amount: row.taken, key: `restore:${f.ref}`, reason, actorId: null }, now)
+    ...(restored > 0
+      ? grantStatements(db, teamId, { amount: restored, key: `restore:${f.ref}`, reason, actorId: null }, now)
       : []),
   ];
 }

@@ -163,17 +163,25 @@ async function returnToTeam(
   }
   const balance = (await cachedBalance(db, userId)) ?? 0;
   const kept = !!prefix;
+  // Nothing back to the pool when the seat payment that bought the credit was reversed since (ADR 0349).
+  const to = (returned: number) => (returned > 0 ? ("team" as const) : ("held-back" as const));
   if (answer?.ok) {
-    return { ok: true, balance, versionId, returned: answer.returned, kept, returnedTo: "team", pool: answer.pool };
+    const { returned, pool } = answer;
+    return { ok: true, balance, versionId, returned, kept, returnedTo: to(returned), pool };
   }
   if (answer === null) {
-    const [refund, team] = await db.batch([
+    const [refund, heldBack, team] = await db.batch([
       db.select({ amount: teamLedger.amount }).from(teamLedger).where(eq(teamLedger.idempotencyKey, key)),
+      db
+        .select({ amount: teamLedger.amount })
+        .from(teamLedger)
+        .where(eq(teamLedger.idempotencyKey, `held-back:${key}`)),
       db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)),
     ]);
     if (refund[0]) {
       const pool = team[0]?.credits ?? null;
-      return { ok: true, balance, versionId, returned: refund[0].amount, kept, returnedTo: "team", pool };
+      const returned = refund[0].amount + (heldBack[0]?.amount ?? 0);
+      return { ok: true, balance, versionId, returned, kept, returnedTo: to(returned), pool };
     }
   }
   // Not reached, or no answer and nothing written when read: a refusal. The copies stay (the call may still land
