@@ -455,6 +455,10 @@ export const apiKeys = sqliteTable("api_keys", {
   /** The key's callback signing secret, sealed under the signing key named next; NULL: the derived one (0016). */
   callbackSecret: text("callback_secret"),
   callbackSecretKey: text("callback_secret_key"),
+  /** The secret a rotation replaced, sealed as above; it also signs until `previousCallbackUntil` (0042). */
+  previousCallbackSecret: text("previous_callback_secret"),
+  previousCallbackSecretKey: text("previous_callback_secret_key"),
+  previousCallbackUntil: integer("previous_callback_until"),
   /** A team key's team, its maker, its uploads' listing and its limit per period; NULL: a personal key (0032). */
   teamId: text("team_id"),
   createdBy: text("created_by"),

@@ -51,8 +51,19 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-/** How an integrator checks our signature: their own HMAC, with node:crypto. */
+/** How an integrator checks our signature: their own HMAC, with node:crypto, any v1 (as /developers shows). */
 function verify(secret: string, header: string, body: string): boolean {
+  const items = header.split(",").map((p) => p.split("=") as [string, string | undefined]);
+  const t = Number(items.find(([k]) => k === "t")?.[1]);
+  if (!t || Math.abs(Date.now() / 1000 - t) > 300) return false;
+  const expected = Buffer.from(createHmac("sha256", secret).update(`${t}.${body}`).digest("hex"));
+  return items.some(
+    ([k, v]) => k === "v1" && v?.length === expected.length && timingSafeEqual(expected, Buffer.from(v)),
+  );
+}
+
+/** The snippet /developers showed before ADR 0350: it reads only the last v1. */
+function verifyLastOnly(secret: string, header: string, body: string): boolean {
   const parts = Object.fromEntries(header.split(",").map((p) => p.split("=") as [string, string]));
   const t = Number(parts.t);
   if (!t || Math.abs(Date.now() / 1000 - t) > 300) return false;
@@ -212,6 +223,7 @@ describe("public API", () => {
     await expect.poll(() => page.getByTestId("rotated-secret").textContent()).toContain("“Sync A”");
     const rotated = (await page.getByTestId("rotated-secret-value").textContent())!.trim();
     expect(rotated).toMatch(/^whsec_[a-z2-7]{52}$/);
+    expect(await page.getByTestId("rotated-secret").textContent()).toContain("also with the old one");
     expect([a.secret, other.secret]).not.toContain(rotated);
     // Shown once: the page, opened again, does not have it.
     await page.goto(`${baseUrl()}/settings`);
@@ -248,7 +260,11 @@ describe("public API", () => {
     const delivered = (hook: string) => callbacks.find((c) => c.path === `/hooks/rotation-${hook}-${user.id}`);
     await expect.poll(() => Boolean(delivered("a") && delivered("b")), { timeout: 60_000, interval: 250 }).toBe(true);
     expect(verify(rotated, delivered("a")!.signature, delivered("a")!.body)).toBe(true);
-    expect(verify(a.secret, delivered("a")!.signature, delivered("a")!.body)).toBe(false);
+    // The old secret signs beside it for a day (ADR 0350), as the page said.
+    expect(verify(a.secret, delivered("a")!.signature, delivered("a")!.body)).toBe(true);
+    expect(verify(other.secret, delivered("a")!.signature, delivered("a")!.body)).toBe(false);
+    // A receiver on the earlier snippet, once switched to the new secret, still verifies.
+    expect(verifyLastOnly(rotated, delivered("a")!.signature, delivered("a")!.body)).toBe(true);
     expect(verify(other.secret, delivered("b")!.signature, delivered("b")!.body)).toBe(true);
     page.assertClean();
   });

@@ -18,7 +18,11 @@ import {
 import { hmacSha256 } from "@workers/lib/crypto";
 import { userObject } from "@workers/objects/user-object";
 import { createApiKey, revokeApiKey } from "@workers/services/api-keys";
-import { resealCallbackSecrets, rotateCallbackSecret } from "@workers/services/callback-secrets";
+import {
+  CALLBACK_SECRET_OVERLAP_MS,
+  resealCallbackSecrets,
+  rotateCallbackSecret,
+} from "@workers/services/callback-secrets";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 
@@ -123,11 +127,34 @@ describe("each API key's own callback secret", () => {
     expect(rotated.callbackSecret).not.toBe(a.callbackSecret);
     expect(await stored(b.key.id)).toEqual(bStored);
 
+    // For a day the old secret signs beside the new one (ADR 0350): a receiver still on it misses nothing.
+    expect(rotated.previousUntil).toBeGreaterThan(Date.now() + CALLBACK_SECRET_OVERLAP_MS - 60_000);
     const fromA = await callbackOf(a.token, user.id, "a");
+    expect(fromA.headers.get(SIGNATURE_HEADER)?.match(/v1=/g)).toHaveLength(2);
     expect(await verifies(rotated.callbackSecret, fromA)).toBe(true);
-    expect(await verifies(a.callbackSecret, fromA)).toBe(false);
+    expect(await verifies(a.callbackSecret, fromA)).toBe(true);
     const fromB = await callbackOf(b.token, user.id, "b");
+    expect(fromB.headers.get(SIGNATURE_HEADER)?.match(/v1=/g)).toHaveLength(1);
     expect(await verifies(b.callbackSecret, fromB)).toBe(true);
+    expect(await verifies(a.callbackSecret, fromB)).toBe(false);
+
+    // Once the day is over, only the new one signs.
+    await db
+      .update(apiKeys)
+      .set({ previousCallbackUntil: Date.now() - 1 })
+      .where(eq(apiKeys.id, a.key.id));
+    const later = await callbackOf(a.token, user.id, "a-later");
+    expect(later.headers.get(SIGNATURE_HEADER)?.match(/v1=/g)).toHaveLength(1);
+    expect(await verifies(rotated.callbackSecret, later)).toBe(true);
+    expect(await verifies(a.callbackSecret, later)).toBe(false);
+
+    // A second rotation replaces the overlap: the first secret no longer signs, the second does for a day.
+    const again = await rotateCallbackSecret(deps, user.id, a.key.id);
+    if (!again.ok) throw new Error(again.error);
+    const third = await callbackOf(a.token, user.id, "a-third");
+    expect(await verifies(again.callbackSecret, third)).toBe(true);
+    expect(await verifies(rotated.callbackSecret, third)).toBe(true);
+    expect(await verifies(a.callbackSecret, third)).toBe(false);
   });
 
   it("only the owner rotates, and only an active key", async () => {

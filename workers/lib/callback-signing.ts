@@ -107,14 +107,42 @@ export function callbackSecretFor(env: KeyEnv, apiKeyId: string, stored: StoredC
   return openCallbackSecret(keyring(env), apiKeyId, stored);
 }
 
+/** The secrets a key's callback is signed with now: the one it replaced while that still signs, then its own. */
+export async function signingSecrets(
+  env: KeyEnv,
+  keyId: string,
+  key: StoredCallbackSecret & {
+    previousCallbackSecret: string | null;
+    previousCallbackSecretKey: string | null;
+    previousCallbackUntil: number | null;
+  },
+  now = Date.now(),
+): Promise<string[] | null> {
+  const ring = keyring(env);
+  const current = await openCallbackSecret(ring, keyId, key);
+  if (current === null) return null;
+  if (key.previousCallbackUntil === null || key.previousCallbackUntil <= now) return [current];
+  const previous = await openCallbackSecret(ring, keyId, {
+    callbackSecret: key.previousCallbackSecret,
+    callbackSecretKey: key.previousCallbackSecretKey,
+  });
+  // The current one last: a receiver that reads only the last v1 (the snippet /developers showed before) checks it.
+  return previous === null || previous === current ? [current] : [previous, current];
+}
+
 /** Whether the stored secret should be sealed (again) under the current signing key. */
 export function needsSealing(ring: Keyring, stored: StoredCallbackSecret): boolean {
   return stored.callbackSecret === null || stored.callbackSecretKey !== ring.current.id;
 }
 
-/** The value of the Stagewise-Signature header for `body` sent at `t` (unix seconds). */
-export async function signatureHeader(secret: string, t: number, body: string): Promise<string> {
-  return `t=${t},v1=${encodeHexLowerCase(await hmac(secret, `${t}.${body}`))}`;
+/**
+ * The value of the Stagewise-Signature header for `body` sent at `t` (unix seconds): one `v1` per secret, in the order
+ * given (ADR 0350), as Stripe's header carries one per secret while a rolled secret expires.
+ */
+export async function signatureHeader(secrets: string | string[], t: number, body: string): Promise<string> {
+  const all = typeof secrets === "string" ? [secrets] : secrets;
+  const v1 = await Promise.all(all.map(async (s) => `v1=${encodeHexLowerCase(await hmac(s, `${t}.${body}`))}`));
+  return [`t=${t}`, ...v1].join(",");
 }
 
 /** Checks a Stagewise-Signature header against the exact body received (what a receiver does). */

@@ -20,27 +20,50 @@ import type { Deps } from "./request-deps";
 const RESEAL_LIMIT = 2_000;
 const BATCH = 100;
 
-/** A new callback secret for one of the owner's active keys: it alone changes, and this answer shows it once. */
+/** How long the secret a rotation replaced still signs callbacks beside the new one (ADR 0350). */
+export const CALLBACK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A new callback secret for one of the owner's active keys: it alone changes, and this answer shows it once. The
+ * secret it replaces, when still readable, signs beside it for CALLBACK_SECRET_OVERLAP_MS, so the integrator's
+ * receiver can take the new one without losing a callback; a second rotation within that day ends the first overlap.
+ */
 export async function rotateCallbackSecret(
   deps: Pick<Deps, "db" | "env">,
   userId: string,
   keyId: string,
-): Promise<Result<{ name: string; callbackSecret: string }>> {
+  now = Date.now(),
+): Promise<Result<{ name: string; callbackSecret: string; previousUntil: number | null }>> {
   const key = await deps.db
-    .select({ name: apiKeys.name })
+    .select({
+      name: apiKeys.name,
+      callbackSecret: apiKeys.callbackSecret,
+      callbackSecretKey: apiKeys.callbackSecretKey,
+    })
     .from(apiKeys)
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
     .get();
   if (!key) return fail("not_found", "This key does not exist or is revoked.");
+  const ring = keyring(deps.env);
   const callbackSecret = newCallbackSecret();
-  const sealed = await sealCallbackSecret(keyring(deps.env), keyId, callbackSecret);
+  const sealed = await sealCallbackSecret(ring, keyId, callbackSecret);
+  // The replaced secret keeps signing only if it can still be read (its signing key is still listed).
+  const readable = (await openCallbackSecret(ring, keyId, key)) !== null;
+  const previousUntil = readable ? now + CALLBACK_SECRET_OVERLAP_MS : null;
   const res = await deps.db
     .update(apiKeys)
-    .set(sealed)
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .set({
+      ...sealed,
+      previousCallbackSecret: readable ? key.callbackSecret : null,
+      previousCallbackSecretKey: readable ? key.callbackSecretKey : null,
+      previousCallbackUntil: previousUntil,
+    })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), unchanged(key)))
     .run();
-  if (res.meta.changes !== 1) return fail("not_found", "This key does not exist or is revoked.");
-  return ok({ name: key.name, callbackSecret });
+  // Rotated at the same moment by another request: that one's secret stands, and this one is refused.
+  if (res.meta.changes !== 1)
+    return fail("conflict", "This key's callback secret was just replaced, or the key revoked; reload the page.");
+  return ok({ name: key.name, callbackSecret, previousUntil });
 }
 
 /** The stored secret as it was read: the update below applies only if nobody changed it since (a rotation). */

@@ -92,11 +92,12 @@ const VERIFY = `import { createHmac, timingSafeEqual } from "node:crypto";
 
 // header: the Stagewise-Signature header; body: the raw request body (a string)
 function verify(secret, header, body, toleranceSeconds = 300) {
-  const parts = Object.fromEntries(header.split(",").map((p) => p.split("=")));
-  const t = Number(parts.t);
+  const items = header.split(",").map((p) => p.split("="));
+  const t = Number(items.find(([k]) => k === "t")?.[1]);
   if (!t || Math.abs(Date.now() / 1000 - t) > toleranceSeconds) return false;
-  const expected = createHmac("sha256", secret).update(\`\${t}.\${body}\`).digest("hex");
-  return timingSafeEqual(Buffer.from(expected), Buffer.from(parts.v1 ?? ""));
+  const expected = Buffer.from(createHmac("sha256", secret).update(\`\${t}.\${body}\`).digest("hex"));
+  // Right after a secret is replaced, each secret signs: accept any v1 that matches.
+  return items.some(([k, v]) => k === "v1" && v?.length === expected.length && timingSafeEqual(expected, Buffer.from(v)));
 }`;
 
 export default function Developers({ loaderData }: Route.ComponentProps) {
@@ -163,8 +164,10 @@ export default function Developers({ loaderData }: Route.ComponentProps) {
         <p className="mt-3">
           Every callback carries <code>Stagewise-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code>, where{" "}
           <code>v1</code> is HMAC-SHA256 of <code>t + "." + body</code> with the key's callback signing secret, shown
-          when you created the key or last replaced the secret on the settings page (the scheme Stripe uses). Verify it
-          on the raw body and refuse old timestamps:
+          when you created the key or last replaced the secret on the settings page (the scheme Stripe uses). For 24
+          hours after you replace a secret the header carries one <code>v1</code> for the old secret and one for the
+          new, the new one last, so your receiver can switch without missing a callback. Verify on the raw body, accept
+          any <code>v1</code> that matches, and refuse old timestamps:
         </p>
         <pre className="mt-3 overflow-x-auto rounded bg-gray-900 p-4 text-sm text-gray-100">
           <code>{VERIFY}</code>

@@ -83,7 +83,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     const res = await rotateCallbackSecret(deps, user.id, String(f.keyId ?? "").slice(0, 64));
     if (!res.ok) return failureData(res);
     return data(
-      { rotated: { name: res.name, callbackSecret: res.callbackSecret } },
+      { rotated: { name: res.name, callbackSecret: res.callbackSecret, previousUntil: res.previousUntil } },
       { headers: { "Cache-Control": "no-store" } },
     );
   }
@@ -192,7 +192,10 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
           <div className="alert-success mt-4" role="status" data-testid="rotated-secret">
             <p className="font-semibold">
               New callback signing secret for “{rotated.name}”. Copy it now: it is not shown again. Callbacks are signed
-              with it from now on; the old one no longer verifies.
+              with it from now on
+              {rotated.previousUntil
+                ? `, and until ${new Date(rotated.previousUntil).toUTCString()} also with the old one, so your receiver can switch without missing a callback.`
+                : "; the old one no longer verifies."}
             </p>
             <code className="mt-2 block break-all" data-testid="rotated-secret-value">
               {rotated.callbackSecret}

@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { inQuery } from "@db/lists";
 import { countStatement } from "@db/ops-counts";
 import { type ApiCallback, apiCallbacks, apiKeys, jobs, photoVersions } from "@db/schema";
-import { callbackSecretFor, SIGNATURE_HEADER, signatureHeader } from "@workers/lib/callback-signing";
+import { SIGNATURE_HEADER, signatureHeader, signingSecrets } from "@workers/lib/callback-signing";
 import { guardedFetch, urlPolicy } from "@workers/lib/safe-url";
 import { and, asc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
 import { apiVersionAddresses } from "~/shared/api-addresses";
@@ -164,6 +164,9 @@ export async function deliverDue(
         revokedAt: apiKeys.revokedAt,
         callbackSecret: apiKeys.callbackSecret,
         callbackSecretKey: apiKeys.callbackSecretKey,
+        previousCallbackSecret: apiKeys.previousCallbackSecret,
+        previousCallbackSecretKey: apiKeys.previousCallbackSecretKey,
+        previousCallbackUntil: apiKeys.previousCallbackUntil,
       })
       .from(apiKeys)
       .where(eq(apiKeys.id, cb.apiKeyId))
@@ -180,9 +183,10 @@ export async function deliverDue(
       await settleFailed({ status: "failed", nextAt: null, lastError: "The job no longer exists." }, "job_gone");
       continue;
     }
-    // The key's own secret (docs/decisions/0182-signing-keys-rotate.md); unreadable only when the signing key it is
-    // sealed under was removed before the daily maintenance resealed it.
-    const secret = await callbackSecretFor(env, cb.apiKeyId, key);
+    // The key's own secret (docs/decisions/0182-signing-keys-rotate.md), and for a day after a rotation the one it
+    // replaced (ADR 0350); unreadable only when the signing key it is sealed under was removed before the daily
+    // maintenance resealed it.
+    const secret = await signingSecrets(env, cb.apiKeyId, key);
     if (secret === null) {
       await settleFailed({ status: "failed", nextAt: null, lastError: UNREADABLE_SECRET }, "secret_unreadable");
       continue;
