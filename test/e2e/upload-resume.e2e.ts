@@ -86,7 +86,7 @@ describe("uploads that survive the tab", () => {
     expect(await page.getByTestId("pending-upload").count()).toBe(0);
     expect(await page.getByTestId("photo-name").filter({ hasText: "Phone photo" }).count()).toBe(1);
     page.assertClean();
-  });
+  }, 120_000);
 
   it("says it is waiting for the network while offline, then finishes by itself", async () => {
     const user = await createUser({ credits: 1 });
