@@ -21,6 +21,8 @@ export const MESSAGES = {
   passwordChangedKeysRevoked:
     "Your password has been changed. Please sign in with your new password. Your API keys were revoked too: create new ones in Settings.",
   linkInvalid: "This link has expired or was already used.",
+  verifyWrongPassword:
+    "That is not the password this account was created with. If you did not create it, reset its password from the sign-in page instead.",
   resendFailed: "Failed to send the verification email. Please try again.",
   honeypot: "The form was not submitted properly. Please try again.",
 } as const;

@@ -59,6 +59,11 @@ describe("e-mail accounts in Chromium", () => {
     // Verify through the link in the dev mailbox.
     await openLinkFromMailbox(page, email, "Verify your email for Stagewise");
     await page.waitForURL(/\/verify-email\?token=/);
+    // A wrong password verifies nothing and keeps the form (ADR 0351); the one chosen at sign-up verifies.
+    await page.getByLabel("Password").fill("not the password I chose");
+    await page.getByRole("button", { name: "Verify email" }).click();
+    await page.getByRole("alert").getByText("That is not the password this account was created with.").waitFor();
+    await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Verify email" }).click();
     await page.waitForURL(/\/login\?notice=verified/);
     await page.getByText("Your email is verified. Please sign in.").waitFor();

@@ -186,6 +186,7 @@ describe("return addresses through every carrier land on our origin", () => {
       const mail = page.getByTestId("mail").filter({ hasText: email }).first();
       await mail.getByRole("link").click();
       await page.waitForURL(/\/verify-email\?token=/);
+      await page.getByLabel("Password").fill(PASSWORD);
       await page.getByRole("button", { name: "Verify email" }).click();
       await page.waitForURL(/\/login\?notice=verified/);
       const kept = new URL(page.url()).searchParams.get("redirectTo");

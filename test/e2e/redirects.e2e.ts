@@ -98,7 +98,7 @@ describe("return addresses always land on our origin", { timeout: 120_000 }, () 
       expect(signup.status, JSON.stringify(payload)).toBeLessThan(400);
       const link = new URL(await latestLink(email, "Verify your email for Stagewise"));
       const token = link.searchParams.get("token")!;
-      const verified = await fetch(`${baseUrl()}/verify-email`, form({ token }));
+      const verified = await fetch(`${baseUrl()}/verify-email`, form({ token, password: PASSWORD }));
       expect(verified.status).toBe(302);
       expectOurs(verified, `verification ${JSON.stringify(payload)}`);
       // The address carried on to the sign-in page is one of ours, and signing in lands there.

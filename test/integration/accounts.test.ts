@@ -32,7 +32,7 @@ async function signUpUser(
 
 async function signUpAndVerify(email = uniqueEmail()) {
   const s = await signUpUser(email);
-  const v = await verifyEmail(accountDeps().deps, s.token);
+  const v = await verifyEmail(accountDeps().deps, s.token, PASSWORD);
   expect(v.ok).toBe(true);
   return s;
 }
@@ -153,14 +153,14 @@ describe("e-mail sign-in", () => {
 describe("e-mail verification", () => {
   it("accepts a link once, grants the free trial credits once, and refuses it the second time", async () => {
     const { email, token } = await signUpUser(uniqueEmail(), {}, "/checkout?planId=starter");
-    const first = await verifyEmail(accountDeps().deps, token);
+    const first = await verifyEmail(accountDeps().deps, token, PASSWORD);
     expect(first).toEqual({ ok: true, redirectTo: "/checkout?planId=starter" });
     const user = await userByEmail(email);
     expect(user?.emailVerifiedAt).not.toBeNull();
     expect(user?.signupCreditsGranted).toBe(1);
     expect(await userObject(env, user!.id).balance(user!.id)).toBe(TRIAL);
 
-    const reused = await verifyEmail(accountDeps().deps, token);
+    const reused = await verifyEmail(accountDeps().deps, token, PASSWORD);
     expect(reused).toEqual({ ok: false, code: "invalid", error: MESSAGES.linkInvalid });
 
     const ledger = await db.select().from(creditLedger).where(eq(creditLedger.userId, user!.id)).all();
@@ -178,14 +178,49 @@ describe("e-mail verification", () => {
   it("refuses a link after 24 hours", async () => {
     const { email, token } = await signUpUser();
     const late = accountDeps({ now: Date.now() + 24 * HOUR + 1000 });
-    expect(await verifyEmail(late.deps, token)).toMatchObject({ ok: false, error: MESSAGES.linkInvalid });
+    expect(await verifyEmail(late.deps, token, PASSWORD)).toMatchObject({ ok: false, error: MESSAGES.linkInvalid });
     expect((await userByEmail(email))?.emailVerifiedAt).toBeNull();
   });
 
   it("refuses made-up and malformed tokens", async () => {
     for (const token of ["", "abc", "a".repeat(32), "<script>"]) {
-      expect(await verifyEmail(accountDeps().deps, token)).toMatchObject({ ok: false, code: "invalid" });
+      expect(await verifyEmail(accountDeps().deps, token, PASSWORD)).toMatchObject({ ok: false, code: "invalid" });
     }
+  });
+
+  it("asks for the password the account was created with: a wrong one spends nothing and verifies nothing (ADR 0351)", async () => {
+    const { email, token } = await signUpUser();
+    for (const wrong of ["", "not the password at all", "x".repeat(500)]) {
+      expect(await verifyEmail(accountDeps().deps, token, wrong)).toEqual({
+        ok: false,
+        code: "unauthenticated",
+        error: MESSAGES.verifyWrongPassword,
+      });
+    }
+    expect((await userByEmail(email))?.emailVerifiedAt).toBeNull();
+    // The link still works with the right one.
+    expect((await verifyEmail(accountDeps().deps, token, PASSWORD)).ok).toBe(true);
+    expect((await userByEmail(email))?.emailVerifiedAt).not.toBeNull();
+  });
+
+  it("someone who signed up with another person's address cannot keep their password through the owner's click", async () => {
+    // The squatter signs up; the owner, who never chose that password, cannot verify with the link alone.
+    const { email, token } = await signUpUser();
+    expect(await verifyEmail(accountDeps().deps, token, "the owner's own guess")).toMatchObject({ ok: false });
+    expect(await signInWithPassword(accountDeps().deps, { email, password: PASSWORD })).toMatchObject({
+      ok: false,
+      error: MESSAGES.verifyFirst,
+    });
+    // The owner resets the password instead: that verifies the address, and the squatter's password stops working.
+    const t = accountDeps();
+    await requestPasswordReset(t.deps, { email });
+    await t.flush();
+    expect(
+      (await resetPassword(accountDeps().deps, { token: tokenFrom(t.sent[0]), password: "the owner's new password" }))
+        .ok,
+    ).toBe(true);
+    expect((await userByEmail(email))?.emailVerifiedAt).not.toBeNull();
+    expect(await signInWithPassword(accountDeps().deps, { email, password: PASSWORD })).toMatchObject({ ok: false });
   });
 
   it("resends a link only to unverified accounts, with one answer for everyone", async () => {
@@ -205,7 +240,7 @@ describe("e-mail verification", () => {
     const t = accountDeps();
     await resendVerification(t.deps, { email: unverified.email });
     await t.flush();
-    expect((await verifyEmail(accountDeps().deps, tokenFrom(t.sent[0]))).ok).toBe(true);
+    expect((await verifyEmail(accountDeps().deps, tokenFrom(t.sent[0]), PASSWORD)).ok).toBe(true);
     const user = await userByEmail(unverified.email);
     expect(await userObject(env, user!.id).balance(user!.id)).toBe(TRIAL);
   });
@@ -375,7 +410,7 @@ describe("trial credits owed after a failure right after verification", () => {
       },
     } as unknown as Env;
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    expect(await verifyEmail(accountDeps({ env: broken }).deps, token)).toMatchObject({ ok: true });
+    expect(await verifyEmail(accountDeps({ env: broken }).deps, token, PASSWORD)).toMatchObject({ ok: true });
     warn.mockRestore();
     const user = (await db.query.users.findFirst({ where: eq(users.email, email) }))!;
     expect(user.emailVerifiedAt).not.toBeNull();
@@ -399,7 +434,7 @@ describe("trial credits owed after a failure right after verification", () => {
       },
     } as unknown as Env;
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    await verifyEmail(accountDeps({ env: broken }).deps, token);
+    await verifyEmail(accountDeps({ env: broken }).deps, token, PASSWORD);
     warn.mockRestore();
     const user = (await db.query.users.findFirst({ where: eq(users.email, email) }))!;
     await grantAllOwedTrialCredits({ env, db }, 10_000);

@@ -57,6 +57,22 @@ export async function isTokenUsable(
   return Boolean(row);
 }
 
+/** A live link's account and address, without spending it (null when unknown, used or expired). */
+export async function peekToken(
+  db: Database,
+  token: string,
+  purpose: EmailTokenPurpose,
+  now: number,
+): Promise<{ userId: string; email: string } | null> {
+  if (!TOKEN_SHAPE.test(token)) return null;
+  const row = await db
+    .select({ userId: emailTokens.userId, email: emailTokens.email })
+    .from(emailTokens)
+    .where(live(token, purpose, now))
+    .get();
+  return row ?? null;
+}
+
 /**
  * Spends a link: one conditional UPDATE, so of two concurrent clicks exactly
  * one gets the row back. Null when the token is unknown, used or expired.

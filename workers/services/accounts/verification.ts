@@ -2,13 +2,14 @@ import { users } from "@db/schema";
 import { config } from "@workers/config";
 import { log } from "@workers/lib/log";
 import { userObject } from "@workers/objects/client";
+import { verifyPassword } from "@workers/services/password";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { MESSAGES } from "~/shared/account-messages";
 import { type AccountDeps, deliverLater, type Failure, invalidFields } from "./account-deps";
 import { appLink, verificationEmail } from "./emails";
-import { checkLimits, LIMITS } from "./throttle";
-import { consumeToken, issueToken, revokeTokens } from "./tokens";
-import { emailField } from "./validation";
+import { checkLimits, countSignInFailure, LIMITS, signInGate } from "./throttle";
+import { consumeToken, issueToken, peekToken, revokeTokens } from "./tokens";
+import { emailField, PASSWORD_MAX } from "./validation";
 
 /** Issues a 24-hour verification link and e-mails it, after the answer. */
 export function sendVerification(
@@ -80,14 +81,36 @@ export async function grantAllOwedTrialCredits(deps: Pick<AccountDeps, "env" | "
 
 export type VerifyResult = { ok: true; redirectTo: string | null } | Failure;
 
-/** Spends a verification link. */
-export async function verifyEmail(deps: AccountDeps, token: string): Promise<VerifyResult> {
+/**
+ * Spends a verification link, given the password the account was created with (ADR 0351): the link proves the
+ * mailbox, the password proves that whoever holds the mailbox also created the account. Someone who signed up with
+ * another person's address cannot have that person verify it for them and keep the password they chose: its owner,
+ * not knowing it, resets it instead (which verifies too). A wrong password spends nothing and counts as a failed
+ * sign-in for that address.
+ */
+export async function verifyEmail(deps: AccountDeps, token: string, password: string): Promise<VerifyResult> {
   const now = deps.now ?? Date.now();
-  const spent = await consumeToken(deps.db, token, "verify_email", now);
-  if (!spent) return { ok: false, code: "invalid", error: MESSAGES.linkInvalid };
-  const user = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, spent.userId)).get();
+  const invalidLink = { ok: false, code: "invalid", error: MESSAGES.linkInvalid } as const;
+  const link = await peekToken(deps.db, token, "verify_email", now);
+  if (!link) return invalidLink;
+  const account = await deps.db
+    .select({ email: users.email, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.id, link.userId))
+    .get();
   // A link sent to an address the account no longer has proves nothing.
-  if (!user || user.email !== spent.email) return { ok: false, code: "invalid", error: MESSAGES.linkInvalid };
+  if (!account || account.email !== link.email) return invalidLink;
+  if (account.passwordHash !== null) {
+    const limited = await signInGate(deps, account.email);
+    if (limited) return limited;
+    const candidate = password.length > PASSWORD_MAX ? "" : password;
+    if (candidate === "" || !(await verifyPassword(candidate, account.passwordHash))) {
+      await countSignInFailure(deps, account.email);
+      return { ok: false, code: "unauthenticated", error: MESSAGES.verifyWrongPassword };
+    }
+  }
+  const spent = await consumeToken(deps.db, token, "verify_email", now);
+  if (!spent || spent.userId !== link.userId) return invalidLink;
   await markVerified({ ...deps, now }, spent.userId);
   await revokeTokens(deps.db, spent.userId, "verify_email");
   return { ok: true, redirectTo: spent.redirectTo };
