@@ -188,6 +188,16 @@ async function subscribedTeam(seats: number) {
   return { owner, teamId, story };
 }
 
+/** A team whose one seat's period the webhook has applied, its payment known (invoice_payment.paid). */
+async function paidOneSeat() {
+  const owner = await signedIn();
+  const teamId = await makeTeam(owner.id, { seats: 1 });
+  const story = new TeamStory(teamId);
+  const paid = story.periodPaid(1);
+  for (const e of [paid, story.paidBy(paid)]) await deliverOk(e);
+  return { owner, teamId, story, paid, granted: TEAM_PLAN.creditsPerSeat, team: teamObject(env, teamId) };
+}
+
 /** The e-mails sent through the mail API while the test runs (there is no mail server in workerd). */
 function recordMail() {
   const sent: { to: string[]; subject: string; text: string }[] = [];
@@ -280,13 +290,7 @@ describe("a team's seats through the webhook", { timeout: 60_000 }, () => {
   });
 
   it("credits out in jobs at a seat refund are held back when those jobs fail; a job reserved after it is not", async () => {
-    const owner = await signedIn();
-    const teamId = await makeTeam(owner.id, { seats: 1 });
-    const story = new TeamStory(teamId);
-    const paid = story.periodPaid(1);
-    for (const e of [paid, story.paidBy(paid)]) await deliverOk(e);
-    const granted = TEAM_PLAN.creditsPerSeat;
-    const team = teamObject(env, teamId);
+    const { owner, teamId, story, paid, granted, team } = await paidOneSeat();
     const jobs = (names: string[]) =>
       names.map((jobId) => ({ jobId: `${teamId}-${jobId}`, amount: 1, reason: "Stage" }));
     expect((await team.reserve(teamId, { memberId: owner.id, jobs: jobs(["a", "b", "c"]) })).ok).toBe(true);
@@ -315,13 +319,7 @@ describe("a team's seats through the webhook", { timeout: 60_000 }, () => {
   });
 
   it("a dispute won gives back what it took and what it held back since; later failures come back as usual", async () => {
-    const owner = await signedIn();
-    const teamId = await makeTeam(owner.id, { seats: 1 });
-    const story = new TeamStory(teamId);
-    const paid = story.periodPaid(1);
-    for (const e of [paid, story.paidBy(paid)]) await deliverOk(e);
-    const granted = TEAM_PLAN.creditsPerSeat;
-    const team = teamObject(env, teamId);
+    const { owner, teamId, story, paid, granted, team } = await paidOneSeat();
     const ids = [`${teamId}-a`, `${teamId}-b`];
     const jobs = ids.map((jobId) => ({ jobId, amount: 1, reason: "Stage" }));
     expect((await team.reserve(teamId, { memberId: owner.id, jobs })).ok).toBe(true);

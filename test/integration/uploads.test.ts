@@ -23,6 +23,18 @@ async function expectNothingStored(userId: string) {
   expect(await photoRows(userId)).toBe(0);
 }
 
+/** A signed-in user's upload of BIG_JPEG with its thumbnail and every part sent, ready to complete. */
+async function readyToComplete() {
+  const user = await signedIn();
+  const api = uploadClient(user.cookie);
+  const id = (await api.create({ size: BIG_JPEG.byteLength, type: "image/jpeg" })).body.id as string;
+  await api.thumb(id, THUMB);
+  for (let i = 0; i * CHUNK_SIZE < BIG_JPEG.byteLength; i++) {
+    await api.chunk(id, i, BIG_JPEG.subarray(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE));
+  }
+  return { user, api, id, deps: { db, bucket: env.PHOTOS } };
+}
+
 describe("uploading a photo", () => {
   it("stores a real JPEG sent in chunks, then serves its thumbnail and download from our origin", async () => {
     expect(BIG_JPEG.byteLength).toBeGreaterThan(2 * CHUNK_SIZE);
@@ -163,13 +175,7 @@ describe("limits and races", () => {
   });
 
   it("two completions at once store one photo", async () => {
-    const user = await signedIn();
-    const api = uploadClient(user.cookie);
-    const id = (await api.create({ size: BIG_JPEG.byteLength, type: "image/jpeg" })).body.id as string;
-    await api.thumb(id, THUMB);
-    for (let i = 0; i * CHUNK_SIZE < BIG_JPEG.byteLength; i++) {
-      await api.chunk(id, i, BIG_JPEG.subarray(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE));
-    }
+    const { user, api, id } = await readyToComplete();
     const both = await Promise.all([api.complete(id), api.complete(id)]);
     expect(both.map((r) => r.status).sort()).toContain(201);
     for (const r of both) expect([201, 409]).toContain(r.status);
@@ -188,17 +194,6 @@ describe("a part or a thumbnail that lands while the upload completes (ADR 0347)
         controller.close();
       },
     });
-  }
-
-  async function readyToComplete() {
-    const user = await signedIn();
-    const api = uploadClient(user.cookie);
-    const id = (await api.create({ size: BIG_JPEG.byteLength, type: "image/jpeg" })).body.id as string;
-    await api.thumb(id, THUMB);
-    for (let i = 0; i * CHUNK_SIZE < BIG_JPEG.byteLength; i++) {
-      await api.chunk(id, i, BIG_JPEG.subarray(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE));
-    }
-    return { user, id, deps: { db, bucket: env.PHOTOS } };
   }
 
   async function expectWholePhoto(userId: string, photoId: string) {

@@ -1,8 +1,8 @@
 import type { Database } from "@db/client";
 import { teamLedger, teamPaymentReversals } from "@db/schema";
-import { randomToken } from "@workers/lib/crypto";
 import type { Stmt } from "@workers/objects/user/batch";
 import { and, asc, eq, gte, isNull, lte, sql } from "drizzle-orm";
+import { ledger } from "./ledger-row";
 
 // Credits of a reversed seat payment do not come back through a failed job or a returned result
 // (docs/decisions/0349-team-credits-of-a-reversed-payment-do-not-come-back.md), as a person's do not (ADR 0339).
@@ -51,16 +51,11 @@ export async function holdBack(
   const held = come.amount - left;
   if (held > 0)
     writes.push(
-      db.insert(teamLedger).values({
-        id: randomToken(),
-        teamId,
-        kind: "adjust",
-        amount: -held,
-        reason: TEAM_HELD_BACK_REASON,
-        idempotencyKey: `held-back:${come.key}`,
-        memberId: come.memberId,
-        createdAt: now,
-      }),
+      db.insert(teamLedger).values(
+        ledger(teamId, "adjust", -held, TEAM_HELD_BACK_REASON, `held-back:${come.key}`, now, {
+          memberId: come.memberId,
+        }),
+      ),
     );
   return { held, writes };
 }

@@ -10,7 +10,6 @@ import {
   teamReservations,
   teams,
 } from "@db/schema";
-import { randomToken } from "@workers/lib/crypto";
 import { run, type Stmt } from "@workers/objects/user/batch";
 import { type Refusal, refusal } from "@workers/objects/user/credits/ledger-rows";
 import { ALREADY_RETURNED, NOT_CHARGED } from "@workers/objects/user/credits/returns";
@@ -18,6 +17,7 @@ import { type RecourseRow, recourseWrites } from "@workers/objects/user/jobs/rec
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
 import { holdBack } from "./held-back";
+import { ledger } from "./ledger-row";
 import { payerKey } from "./payer";
 
 // A team's credit pool: the same ledger rules as a user's (docs/decisions/0020-credit-ledger.md), with the job's
@@ -30,18 +30,6 @@ export const TEAM_ORPHAN_MS = 10 * 60 * 1000;
 export const TEAM_NOT_FOUND = "Team not found";
 
 export type PoolAnswer<T = object> = ({ ok: true; pool: number } & T) | Refusal;
-
-function ledger(
-  teamId: string,
-  kind: (typeof teamLedger.$inferInsert)["kind"],
-  amount: number,
-  reason: string,
-  key: string,
-  now: number,
-  extra: Partial<typeof teamLedger.$inferInsert> = {},
-) {
-  return { id: randomToken(), teamId, kind, amount, reason, idempotencyKey: key, createdAt: now, ...extra };
-}
 
 function poolDelta(db: Database, teamId: string, delta: number, now: number): Stmt {
   return db

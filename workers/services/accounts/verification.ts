@@ -110,7 +110,8 @@ export async function verifyEmail(deps: AccountDeps, token: string, password: st
     }
   }
   const spent = await consumeToken(deps.db, token, "verify_email", now);
-  if (!spent || spent.userId !== link.userId) return invalidLink;
+  // Spent by a concurrent click meanwhile.
+  if (!spent) return invalidLink;
   await markVerified({ ...deps, now }, spent.userId);
   await revokeTokens(deps.db, spent.userId, "verify_email");
   return { ok: true, redirectTo: spent.redirectTo };
