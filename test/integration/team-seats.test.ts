@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { stripeEvents, teamLedger, teamMembers, teamNotices, teamPaymentReversals, teams } from "@db/schema";
 import {
@@ -20,6 +20,7 @@ import { checkFields } from "@workers/http/body";
 import { STATUS } from "@workers/http/result";
 import { randomToken } from "@workers/lib/crypto";
 import { teamObject, userObject } from "@workers/objects/client";
+import { settle } from "@workers/objects/team/pool";
 import { stateDigest } from "@workers/services/fixtures";
 import { creditsForProration } from "@workers/services/seat-events";
 import { SEATS_RANGE_MESSAGE } from "@workers/services/team-billing";
@@ -316,6 +317,41 @@ describe("a team's seats through the webhook", { timeout: 60_000 }, () => {
     const ledger = await db.select().from(teamLedger).where(eq(teamLedger.teamId, teamId)).all();
     expect(ledger.reduce((n, r) => n + r.amount, 0)).toBe(1);
     expect(ledger.filter((r) => r.idempotencyKey.startsWith("held-back:")).map((r) => r.amount)).toEqual([-1, -1]);
+  });
+
+  it("a second refund owes the credits its jobs hold, though an earlier refund's jobs were delivered since", async () => {
+    const { owner, teamId, story, paid, granted, team } = await paidOneSeat();
+    const job = (name: string) => [{ jobId: `${teamId}-${name}`, amount: 1, reason: "Stage" }];
+    expect((await team.reserve(teamId, { memberId: owner.id, jobs: job("a") })).ok).toBe(true);
+    await team.advanceClockForTesting(1_000);
+    await deliverOk(story.refund(paid, (paid.data.object as { amount_paid: number }).amount_paid));
+    const reversals = () =>
+      db
+        .select()
+        .from(teamPaymentReversals)
+        .where(eq(teamPaymentReversals.teamId, teamId))
+        .orderBy(teamPaymentReversals.createdAt)
+        .all();
+    expect(await reversals()).toMatchObject([{ taken: granted - 1, owed: 1, heldBack: 0 }]);
+    // The job out at the first refund is delivered: that owed credit can never come back.
+    await runInDurableObject(team, () => settle(db, teamId, `${teamId}-a`, "committed", "Image delivered", Date.now()));
+    // A second seat, paid, then refunded whole while a job holds one of its credits.
+    const second = story.seatsChanged(1, 2);
+    for (const e of [second.event, story.paidBy(second.event)]) await deliverOk(e);
+    const bought = creditsForProration(second.paid);
+    expect((await teamRow(teamId)).credits).toBe(bought);
+    await team.advanceClockForTesting(1_000);
+    expect((await team.reserve(teamId, { memberId: owner.id, jobs: job("b") })).ok).toBe(true);
+    await team.advanceClockForTesting(1_000);
+    await deliverOk(story.refund(second.event, second.paid));
+    expect(await reversals()).toMatchObject([
+      { owed: 1, heldBack: 0 },
+      { taken: bought - 1, owed: 1, heldBack: 0 },
+    ]);
+    // The job fails: its credit stays with the refunded payment, not in the pool.
+    await team.release(teamId, [`${teamId}-b`], "Job refunded");
+    expect((await teamRow(teamId)).credits).toBe(0);
+    expect(await reversals()).toMatchObject([{ heldBack: 0 }, { heldBack: 1 }]);
   });
 
   it("a dispute won gives back what it took and what it held back since; later failures come back as usual", async () => {

@@ -12,6 +12,24 @@ import { ledger } from "./ledger-row";
 export const TEAM_HELD_BACK_REASON = "Held back: the seat payment that bought this credit was refunded or disputed";
 
 /**
+ * The credits members' jobs hold now that no earlier reversal still counts as owed (ADR 0352). An earlier reversal's
+ * owed part can come back only from jobs reserved before it that are still out, so it claims from those alone, oldest
+ * reversal first; the part of it whose jobs were delivered since claims nothing, as it can never be held back.
+ */
+export function outUnclaimed(
+  held: readonly { at: number; amount: number }[],
+  earlier: readonly { at: number; left: number }[],
+): number {
+  const total = held.reduce((n, r) => n + r.amount, 0);
+  let claimed = 0;
+  for (const r of [...earlier].sort((a, b) => a.at - b.at)) {
+    const before = held.filter((h) => h.at <= r.at).reduce((n, h) => n + h.amount, 0);
+    claimed += Math.max(0, Math.min(Number(r.left), before - claimed));
+  }
+  return total - claimed;
+}
+
+/**
  * How much of `amount`, coming back to the pool from a reservation made at `madeAt`, is kept against the owed part
  * of reversals that followed it (oldest first, disputes won excluded), and the writes that record it: each reversal's
  * `held_back`, and one `adjust` ledger row so the ledger still sums to the pool. The caller adds `amount - held`.

@@ -4,6 +4,7 @@ import { dueNow } from "@workers/lib/reversal-facts";
 import type { Stmt } from "@workers/objects/user/batch";
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { SeatFact } from "~/shared/seat-pool";
+import { outUnclaimed } from "./held-back";
 import { grantStatements } from "./pool";
 
 // A refunded or disputed payment for a team's seats (docs/decisions/0343-seat-payments-reversed-from-the-pool.md),
@@ -54,22 +55,30 @@ async function takeBackStatements(
       .where(and(eq(teamPaymentReversals.teamId, teamId), eq(teamPaymentReversals.paymentIntentId, f.paymentIntentId))),
     // What members' jobs hold now: the part of the due it cannot take that may come back (ADR 0349).
     db
-      .select({ n: sql<number>`coalesce(sum(${teamReservations.amount}), 0)` })
+      .select({ at: teamReservations.createdAt, amount: teamReservations.amount })
       .from(teamReservations)
       .where(and(eq(teamReservations.teamId, teamId), eq(teamReservations.status, "held"))),
-    // Of which earlier reversals already count as owed what they have not held back yet.
+    // Of which earlier reversals still count as owed what they have not held back yet, from the jobs out before them.
     db
-      .select({ n: sql<number>`coalesce(sum(${teamPaymentReversals.owed} - ${teamPaymentReversals.heldBack}), 0)` })
+      .select({
+        at: teamPaymentReversals.createdAt,
+        left: sql<number>`${teamPaymentReversals.owed} - ${teamPaymentReversals.heldBack}`,
+      })
       .from(teamPaymentReversals)
-      .where(and(eq(teamPaymentReversals.teamId, teamId), isNull(teamPaymentReversals.restoredAt))),
+      .where(
+        and(
+          eq(teamPaymentReversals.teamId, teamId),
+          isNull(teamPaymentReversals.restoredAt),
+          sql`${teamPaymentReversals.heldBack} < ${teamPaymentReversals.owed}`,
+        ),
+      ),
   ]);
   if (existing[0]) return [];
   const granted = await grantedBy(db, teamId, f.paymentIntentId);
   const dueBefore = before.reduce((n, r) => n + r.due, 0);
   const due = dueNow(granted, f.fraction, dueBefore);
   const taken = Math.min(due, pool);
-  const outFree = Math.max(0, Number(out[0]?.n ?? 0) - Number(owedBefore[0]?.n ?? 0));
-  const owed = Math.min(due - taken, outFree);
+  const owed = Math.min(due - taken, outUnclaimed(out, owedBefore));
   const what = f.cause === "refund" ? "Seat payment refunded" : "Seat payment disputed";
   const reason = `${what}: ${taken} of ${granted} credits taken back from the pool (${due - taken} already spent)`;
   return [
