@@ -266,6 +266,12 @@ describe("public API", () => {
     // A receiver on the earlier snippet, once switched to the new secret, still verifies.
     expect(verifyLastOnly(rotated, delivered("a")!.signature, delivered("a")!.body)).toBe(true);
     expect(verify(other.secret, delivered("b")!.signature, delivered("b")!.body)).toBe(true);
+
+    // The old secret leaked: its owner stops it now (ADR 0353); only that key shows the control, and then none does.
+    expect(await page.getByTestId("end-previous-secret").count()).toBe(1);
+    await page.getByRole("button", { name: "Stop the old secret now for Sync A" }).click();
+    await expect.poll(() => page.getByTestId("ended-previous-secret").textContent()).toContain("“Sync A”");
+    expect(await page.getByTestId("end-previous-secret").count()).toBe(0);
     page.assertClean();
   });
 });

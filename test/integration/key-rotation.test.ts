@@ -20,6 +20,7 @@ import { userObject } from "@workers/objects/user-object";
 import { createApiKey, revokeApiKey } from "@workers/services/api-keys";
 import {
   CALLBACK_SECRET_OVERLAP_MS,
+  endPreviousCallbackSecret,
   resealCallbackSecrets,
   rotateCallbackSecret,
 } from "@workers/services/callback-secrets";
@@ -102,6 +103,13 @@ async function callbackOf(token: string, userId: string, hook: string) {
 const verifies = (secret: string, cb: { headers: Headers; body: string }) =>
   verifySignatureHeader(secret, cb.headers.get(SIGNATURE_HEADER), cb.body, Math.floor(Date.now() / 1000));
 
+const whole = (id: string) =>
+  db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.id, id))
+    .get()
+    .then((r) => r!);
 const stored = (id: string) =>
   db
     .select({ callbackSecret: apiKeys.callbackSecret, callbackSecretKey: apiKeys.callbackSecretKey })
@@ -155,6 +163,45 @@ describe("each API key's own callback secret", () => {
     expect(await verifies(again.callbackSecret, third)).toBe(true);
     expect(await verifies(rotated.callbackSecret, third)).toBe(true);
     expect(await verifies(a.callbackSecret, third)).toBe(false);
+  });
+
+  it("the owner stops a replaced secret now: it signs no further callback; a stranger, a revoked key or a second stop change nothing", async () => {
+    const owner = await makeUser({ credits: 2 });
+    const stranger = await makeUser();
+    const made = await createApiKey(deps, owner.id, { name: "Leaked", scopes: ["stage", "read"] });
+    if (!made.ok) throw new Error(made.error);
+    // Nothing replaced yet: nothing to stop.
+    expect(await endPreviousCallbackSecret(deps, owner.id, made.key.id)).toMatchObject({ ok: false, code: "conflict" });
+    const rotated = await rotateCallbackSecret(deps, owner.id, made.key.id);
+    if (!rotated.ok) throw new Error(rotated.error);
+    const before = await whole(made.key.id);
+    expect(await endPreviousCallbackSecret(deps, stranger.id, made.key.id)).toMatchObject({
+      ok: false,
+      code: "not_found",
+    });
+    expect(await whole(made.key.id)).toEqual(before);
+
+    expect(await endPreviousCallbackSecret(deps, owner.id, made.key.id)).toEqual({ ok: true, name: "Leaked" });
+    expect(await whole(made.key.id)).toMatchObject({
+      callbackSecret: before.callbackSecret,
+      previousCallbackSecret: null,
+      previousCallbackUntil: null,
+    });
+    const after = await callbackOf(made.token, owner.id, "stopped");
+    expect(after.headers.get(SIGNATURE_HEADER)?.match(/v1=/g)).toHaveLength(1);
+    expect(await verifies(rotated.callbackSecret, after)).toBe(true);
+    expect(await verifies(made.callbackSecret, after)).toBe(false);
+    expect(await endPreviousCallbackSecret(deps, owner.id, made.key.id)).toMatchObject({ ok: false, code: "conflict" });
+
+    // Revoked within the overlap: not the owner's to change any more.
+    await rotateCallbackSecret(deps, owner.id, made.key.id);
+    await revokeApiKey(deps, owner.id, made.key.id);
+    const revoked = await whole(made.key.id);
+    expect(await endPreviousCallbackSecret(deps, owner.id, made.key.id)).toMatchObject({
+      ok: false,
+      code: "not_found",
+    });
+    expect(await whole(made.key.id)).toEqual(revoked);
   });
 
   it("only the owner rotates, and only an active key", async () => {

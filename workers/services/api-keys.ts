@@ -49,6 +49,8 @@ export interface ApiKeyView {
   lastUsedAt: number | null;
   revokedAt: number | null;
   revokedReason: ApiKeyRevokedReason | null;
+  /** Until when the secret its last rotation replaced still signs callbacks (ADR 0350), or null. */
+  previousCallbackUntil: number | null;
 }
 
 function view(k: ApiKey): ApiKeyView {
@@ -61,6 +63,7 @@ function view(k: ApiKey): ApiKeyView {
     lastUsedAt: k.lastUsedAt,
     revokedAt: k.revokedAt,
     revokedReason: k.revokedReason,
+    previousCallbackUntil: k.previousCallbackUntil,
   };
 }
 

@@ -8,7 +8,7 @@ import {
 } from "@workers/lib/callback-signing";
 import { log } from "@workers/lib/log";
 import { keyring } from "@workers/lib/signing-keys";
-import { and, eq, isNull, ne, or, type SQL } from "drizzle-orm";
+import { and, eq, gt, isNull, ne, or, type SQL } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./request-deps";
 
@@ -64,6 +64,39 @@ export async function rotateCallbackSecret(
   if (res.meta.changes !== 1)
     return fail("conflict", "This key's callback secret was just replaced, or the key revoked; reload the page.");
   return ok({ name: key.name, callbackSecret, previousUntil });
+}
+
+/**
+ * Ends the overlap of the owner's last rotation now (ADR 0353): the replaced secret stops signing at once, for an
+ * integrator whose old secret leaked. Refused, changing nothing, when the key is not the owner's, is revoked, or has no
+ * replaced secret still signing.
+ */
+export async function endPreviousCallbackSecret(
+  deps: Pick<Deps, "db">,
+  userId: string,
+  keyId: string,
+  now = Date.now(),
+): Promise<Result<{ name: string }>> {
+  const ended = await deps.db
+    .update(apiKeys)
+    .set({ previousCallbackSecret: null, previousCallbackSecretKey: null, previousCallbackUntil: null })
+    .where(
+      and(
+        eq(apiKeys.id, keyId),
+        eq(apiKeys.userId, userId),
+        isNull(apiKeys.revokedAt),
+        gt(apiKeys.previousCallbackUntil, now),
+      ),
+    )
+    .returning({ name: apiKeys.name });
+  if (ended[0]) return ok({ name: ended[0].name });
+  const key = await deps.db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .get();
+  if (!key) return fail("not_found", "This key does not exist or is revoked.");
+  return fail("conflict", "This key's old callback secret no longer signs; nothing changed.");
 }
 
 /** The stored secret as it was read: the update below applies only if nobody changed it since (a rotation). */

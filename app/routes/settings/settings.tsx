@@ -12,7 +12,7 @@ import {
   REVOKED_FOR_YOU,
   revokeApiKey,
 } from "@workers/services/api-keys";
-import { rotateCallbackSecret } from "@workers/services/callback-secrets";
+import { endPreviousCallbackSecret, rotateCallbackSecret } from "@workers/services/callback-secrets";
 import { secureCookies } from "@workers/services/current-user";
 import { deleteAccount, deletionMethods, requestExport } from "@workers/services/mls/account-data";
 import { getLabelDefaults, labelDefaultsInput, saveLabelDefaults } from "@workers/services/mls/labels";
@@ -48,7 +48,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   ]);
   return {
     // Why a key stopped working, when it was not its owner's doing (read here: the page's module stays server-free).
-    keys: keys.map((k) => ({ ...k, revokedWhy: k.revokedReason ? (REVOKED_FOR_YOU[k.revokedReason] ?? null) : null })),
+    keys: keys.map((k) => ({
+      ...k,
+      revokedWhy: k.revokedReason ? (REVOKED_FOR_YOU[k.revokedReason] ?? null) : null,
+      // The secret a rotation replaced, while it still signs: its owner can stop it now (ADR 0353).
+      oldSecretSignsUntil:
+        !k.revokedAt && k.previousCallbackUntil !== null && k.previousCallbackUntil > deps.clock()
+          ? k.previousCallbackUntil
+          : null,
+    })),
     keysRevoked: keysRevokedNotice(keys),
     deliveries,
     label,
@@ -86,6 +94,11 @@ export async function action({ request, context }: Route.ActionArgs) {
       { rotated: { name: res.name, callbackSecret: res.callbackSecret, previousUntil: res.previousUntil } },
       { headers: { "Cache-Control": "no-store" } },
     );
+  }
+  if (f.intent === "end-previous-callback-secret") {
+    const res = await endPreviousCallbackSecret(deps, user.id, String(f.keyId ?? "").slice(0, 64));
+    if (!res.ok) return failureData(res);
+    return { ended: `The old callback secret of “${res.name}” no longer signs callbacks.` };
   }
   if (f.intent === "label") {
     const input = checkFields(labelDefaultsInput, {
@@ -137,6 +150,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
   const rotated = actionData && "rotated" in actionData ? actionData.rotated : null;
   const error = actionData && "error" in actionData ? actionData.error : null;
   const saved = actionData && "saved" in actionData ? actionData.saved : null;
+  const ended = actionData && "ended" in actionData ? actionData.ended : null;
   return (
     <div className="container-page max-w-3xl py-10">
       <div className="flex items-center justify-between gap-4">
@@ -202,6 +216,11 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
             </code>
           </div>
         ) : null}
+        {ended ? (
+          <p className="alert-success mt-4" role="status" data-testid="ended-previous-secret">
+            {ended}
+          </p>
+        ) : null}
         <Form method="post" className="mt-4 grid gap-3 sm:grid-cols-[1fr_auto]">
           <input type="hidden" name="intent" value="create" />
           <label className="grid gap-1 text-sm">
@@ -244,7 +263,21 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
                     <code>{k.prefix}…</code>
                   </td>
                   <td>{k.scopes.join(", ")}</td>
-                  <td>{when(k.lastUsedAt)}</td>
+                  <td>
+                    {when(k.lastUsedAt)}
+                    {k.oldSecretSignsUntil ? (
+                      <Form method="post" className="mt-1" data-testid="end-previous-secret">
+                        <input type="hidden" name="intent" value="end-previous-callback-secret" />
+                        <input type="hidden" name="keyId" value={k.id} />
+                        <span className="block text-muted">
+                          Old callback secret signs until {when(k.oldSecretSignsUntil)}
+                        </span>
+                        <button type="submit" className="btn-ghost text-danger" disabled={busy}>
+                          Stop the old secret now <span className="sr-only">for {k.name}</span>
+                        </button>
+                      </Form>
+                    ) : null}
+                  </td>
                   <td className="text-right">
                     {k.revokedAt ? (
                       <span className="text-muted">Revoked{k.revokedWhy ? ` (${k.revokedWhy})` : ""}</span>

@@ -264,6 +264,20 @@ function casesFor(r: RouteEntry): Case[] {
       });
     }
   }
+  if (r.app === "page" && r.path === "/settings") {
+    // The API key forms (ADR 0182, 0350, 0353) with a key that is not Alice's (Bob's team key): answered as a made-up
+    // id would; no key is revoked, no secret replaced or stopped.
+    for (const intent of ["revoke", "rotate-callback-secret", "end-previous-callback-secret"]) {
+      add({
+        name: `another user's API key: ${intent}`,
+        method: "POST",
+        path: own,
+        headers: { ...session(alice), ...FORM },
+        body: form({ intent, keyId: ids.teamKey! }),
+        refused: true,
+      });
+    }
+  }
   if (
     r.app === "page" &&
     (r.path === "/teams/:teamId/record" ||
