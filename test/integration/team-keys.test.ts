@@ -2,6 +2,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import {
   apiCallbacks,
+  apiIdempotency,
   apiKeys,
   creditLedger,
   folders,
@@ -19,8 +20,9 @@ import { fakeStripe } from "@test/support/stripe";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { apiV1 } from "@test/support/worker";
 import { SIGNATURE_HEADER, verifySignatureHeader } from "@workers/lib/callback-signing";
-import { keyPayer, teamObject, userObject } from "@workers/objects/client";
+import { KEY_MISMATCH, keyPayer, teamObject, userObject } from "@workers/objects/client";
 import { emailField } from "@workers/services/accounts/validation";
+import { keepJobAnswer } from "@workers/services/api-idempotency";
 import { stateDigest } from "@workers/services/fixtures";
 import { runTeamAction, teamActionInput } from "@workers/services/teams/actions";
 import { listTeamKeys, TEAM_KEY_NOT_FOUND, TEAM_KEY_REVOKED, teamRunnerId } from "@workers/services/teams/keys";
@@ -223,6 +225,50 @@ describe("a team key's jobs", () => {
     expect(runnerRows.every((r) => r.amount === 0)).toBe(true);
     // GET /balance answers the team's pool.
     expect(await (await call(key.token, "/balance")).json()).toEqual({ credits: 4 });
+  });
+
+  it("compare the request a key was sent with, not the job it would start: a sky sent again after it ran is its answer", async () => {
+    const { admin, teamId } = await team(5);
+    const key = await makeKey(teamId, admin.id);
+    const up = await upload(key.token);
+    const SKY = { kind: "sky", skyType: "dusk" };
+    const send = (json: Record<string, unknown>) =>
+      call(key.token, `/photos/${up.photoId}/jobs`, { method: "POST", json, idem: "sky-1" });
+    const first = await send(SKY);
+    expect(first.status).toBe(202);
+    const { job } = (await first.json()) as { job: { id: string } };
+    expect(await settle(key.token, job.id)).toBe("succeeded");
+    await teamObject(env, teamId).reconcile(teamId);
+    expect(await poolOf(teamId)).toBe(4);
+    const before = await digest();
+
+    // The client's retry after the job finished (its first answer was lost): the same job, nothing new charged.
+    const again = await send(SKY);
+    expect(again.status).toBe(202);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(((await again.json()) as { job: { id: string } }).job.id).toBe(job.id);
+    // The same key with another callback address is another request: refused, nothing stored.
+    const hooked = await send({ ...SKY, callbackUrl: "http://hooks.example.com/other" });
+    expect(hooked.status).toBe(409);
+    expect(((await hooked.json()) as { error: string }).error).toBe(KEY_MISMATCH);
+    expect(await digest()).toEqual(before);
+    expect(provider.calls).toHaveLength(1);
+    expect(await poolOf(teamId)).toBe(4);
+
+    // A sending the runner's object answered with this job (two sent at once): refused when the stored request
+    // differs, and it never replaces the stored answer; the request that started a job keeps the first answer too.
+    // (The key is stored under its API key's name, callerRequestKey.)
+    const runner = teamRunnerId(teamId);
+    const stored = () => db.select().from(apiIdempotency).where(eq(apiIdempotency.userId, runner)).get();
+    const row = await stored();
+    const now = Date.now();
+    expect(await keepJobAnswer(db, runner, row!.key, "other", { job: {} }, true, now)).toMatchObject({
+      ok: false,
+      code: "conflict",
+    });
+    expect(await keepJobAnswer(db, runner, row!.key, row!.requestHash, { job: {} }, true, now)).toBeNull();
+    expect(await keepJobAnswer(db, runner, row!.key, "other", { job: {} }, false, now)).toBeNull();
+    expect(await stored()).toEqual(row);
   });
 
   it("keep their own Idempotency-Key names: key B sending a name key A used starts its own upload and job", async () => {

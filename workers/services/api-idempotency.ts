@@ -146,6 +146,36 @@ export async function storedJobAnswer(
   return { replay: JSON.parse(row.response) };
 }
 
+/**
+ * After a keyed job paid from a team's pool (docs/decisions/0354-a-team-key-compares-the-request.md): the request
+ * that started its job stores its answer under the key, so the same request sent again is replayed before the job is
+ * compared (a sky or removal sent again after it ran would start from its own result), and another request is refused.
+ * A request the user's object answered with an earlier sending's job (`replayed`) writes nothing; it is refused when
+ * the stored sending asked something else (another callback address). Null when the answer stands.
+ */
+export async function keepJobAnswer(
+  db: Database,
+  userId: string,
+  key: string,
+  hash: string,
+  answer: unknown,
+  replayed: boolean,
+  now: number,
+): Promise<Failure | null> {
+  const keyRow = and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key));
+  if (!replayed) {
+    await db.delete(apiIdempotency).where(and(keyRow, lt(apiIdempotency.createdAt, now - IDEMPOTENCY_TTL_MS)));
+    await db
+      .insert(apiIdempotency)
+      .values({ userId, key, requestHash: hash, status: 202, response: JSON.stringify(answer), createdAt: now })
+      .onConflictDoNothing();
+    return null;
+  }
+  const row = await db.select().from(apiIdempotency).where(keyRow).get();
+  if (row && row.createdAt >= now - IDEMPOTENCY_TTL_MS && row.requestHash !== hash) return fail("conflict", MISMATCH);
+  return null;
+}
+
 async function release(db: Database, userId: string, key: string): Promise<void> {
   await db.delete(apiIdempotency).where(and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key)));
 }

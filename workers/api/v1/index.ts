@@ -3,7 +3,7 @@ import { readJson, readMultipart } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { checkUrlSyntax, urlPolicy } from "@workers/lib/safe-url";
 import { currentBalance } from "@workers/services/account";
-import { onceForKey, requestHash, storedJobAnswer } from "@workers/services/api-idempotency";
+import { keepJobAnswer, onceForKey, requestHash, storedJobAnswer } from "@workers/services/api-idempotency";
 import type { ApiCaller } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { jobCallback } from "@workers/services/jobs/callback-url";
@@ -217,12 +217,6 @@ define(
     const access = await photoAccess(c.get("db"), caller.userId, p.data.photoId);
     const hash = requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data);
     if (access?.teamId) {
-      // Sent first while the photo was the member's own: that sending's job is the answer, not a second one.
-      if (key.key) {
-        const stored = await storedJobAnswer(c.get("db"), caller.userId, key.key, hash, c.get("deps").clock());
-        if (stored && "replay" in stored) return answer(c, { status: 202, body: stored.replay }, true);
-        if (stored) return failureJson(stored);
-      }
       const member = { ...access, teamId: access.teamId };
       return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data, member);
     }
@@ -281,6 +275,15 @@ async function teamKeyJob(
 ) {
   const { callbackUrl, ...job } = body;
   const memberTeam = member?.teamId;
+  const db = c.get("db");
+  const hash = requestHash(`POST /photos/${photoId}/jobs`, body);
+  if (key) {
+    // The answer stored under the key (ADR 0354), also one sent first while the photo was the member's own: the
+    // same request is replayed, another refused, before the job is compared.
+    const stored = await storedJobAnswer(db, caller.userId, key, hash, c.get("deps").clock());
+    if (stored && "replay" in stored) return answer(c, { status: 202, body: stored.replay }, true);
+    if (stored) return failureJson(stored);
+  }
   const res = await requestJob(c.get("deps"), caller.userId, photoId, job, {
     ...(member ? { access: member } : {}),
     submission: key,
@@ -292,7 +295,20 @@ async function teamKeyJob(
     },
   });
   if (!res.ok) return failureJson(res);
-  return answer(c, { status: 202, body: { job: res.job, credits: res.credits } }, res.replayed);
+  const body202 = { job: res.job, credits: res.credits };
+  if (key) {
+    const kept = await keepJobAnswer(
+      db,
+      caller.userId,
+      key,
+      hash,
+      body202,
+      res.replayed === true,
+      c.get("deps").clock(),
+    );
+    if (kept) return failureJson(kept);
+  }
+  return answer(c, { status: 202, body: body202 }, res.replayed);
 }
 
 // ---- Versions ----
