@@ -166,8 +166,9 @@ export default function Developers({ loaderData }: Route.ComponentProps) {
           <code>v1</code> is HMAC-SHA256 of <code>t + "." + body</code> with the key's callback signing secret, shown
           when you created the key or last replaced the secret on the settings page (the scheme Stripe uses). For 24
           hours after you replace a secret the header carries one <code>v1</code> for the old secret and one for the
-          new, the new one last, so your receiver can switch without missing a callback. Verify on the raw body, accept
-          any <code>v1</code> that matches, and refuse old timestamps:
+          new, the new one last, so your receiver can switch without missing a callback; if the old secret leaked, stop
+          it at once with "Stop the old secret now" beside the key. Verify on the raw body, accept any <code>v1</code>{" "}
+          that matches, and refuse old timestamps:
         </p>
         <pre className="mt-3 overflow-x-auto rounded bg-gray-900 p-4 text-sm text-gray-100">
           <code>{VERIFY}</code>

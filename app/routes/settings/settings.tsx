@@ -208,7 +208,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
               New callback signing secret for “{rotated.name}”. Copy it now: it is not shown again. Callbacks are signed
               with it from now on
               {rotated.previousUntil
-                ? `, and until ${new Date(rotated.previousUntil).toUTCString()} also with the old one, so your receiver can switch without missing a callback.`
+                ? `, and until ${new Date(rotated.previousUntil).toUTCString()} also with the old one, so your receiver can switch without missing a callback. If the old one leaked, stop it now below.`
                 : "; the old one no longer verifies."}
             </p>
             <code className="mt-2 block break-all" data-testid="rotated-secret-value">
