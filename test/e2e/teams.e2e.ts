@@ -379,6 +379,18 @@ describe("a brokerage's team", () => {
     await admin.page.getByRole("button", { name: "Create key" }).click();
     const token = (await admin.page.getByTestId("team-key-token").textContent())?.trim() ?? "";
     const key = { Authorization: `Bearer ${token}` };
+    const firstSecret = (await admin.page.getByTestId("team-key-callback-secret").textContent())?.trim();
+    // Its callback secret replaced, shown once, and the old one stopped at once (ADR 0355).
+    await admin.page.getByRole("button", { name: "Replace callback secret of Website" }).click();
+    const shownSecret = async () => (await admin.page.getByTestId("team-key-callback-secret").textContent())?.trim();
+    await expect.poll(shownSecret).not.toBe(firstSecret);
+    expect(await shownSecret()).toMatch(/^whsec_[a-z2-7]{52}$/);
+    expect(firstSecret).toMatch(/^whsec_[a-z2-7]{52}$/);
+    await admin.page.getByRole("button", { name: "Stop the old secret now for Website" }).click();
+    await expect
+      .poll(() => admin.page.getByRole("status").first().textContent())
+      .toBe('The old callback secret of "Website" no longer signs callbacks.');
+    await expect.poll(() => admin.page.getByTestId("team-key-end-old-secret").count()).toBe(0);
 
     // Alice stages in the listing and downloads it for MLS (publishing its original page) and packs the listing;
     // Bruno does the same with her photo.

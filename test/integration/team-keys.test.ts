@@ -19,7 +19,7 @@ import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { fakeStripe } from "@test/support/stripe";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { apiV1 } from "@test/support/worker";
-import { SIGNATURE_HEADER, verifySignatureHeader } from "@workers/lib/callback-signing";
+import { SIGNATURE_HEADER, signingSecrets, verifySignatureHeader } from "@workers/lib/callback-signing";
 import { KEY_MISMATCH, keyPayer, teamObject, userObject } from "@workers/objects/client";
 import { emailField } from "@workers/services/accounts/validation";
 import { keepJobAnswer } from "@workers/services/api-idempotency";
@@ -114,7 +114,7 @@ describe("team API keys: made, listed and revoked by team admins", () => {
     const { admin, agent, teamId } = await team(0);
     const key = await makeKey(teamId, admin.id, "Listing sync", "7");
     expect(key.token).toMatch(/^sw_[a-z2-7]{32}$/);
-    const listed = await listTeamKeys(db, teamId);
+    const listed = await listTeamKeys(db, teamId, Date.now());
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id: key.id, name: "Listing sync", creditLimit: 7, revokedAt: null });
     expect(listed[0]!.createdBy).toBe((await signedInName(admin.id)) ?? "");
@@ -139,6 +139,8 @@ describe("team API keys: made, listed and revoked by team admins", () => {
     const agentAsks: Record<string, string>[] = [
       { intent: "create-key", name: "Mine now", limit: "" },
       { intent: "revoke-key", keyId: key.id },
+      { intent: "rotate-key-secret", keyId: key.id },
+      { intent: "end-key-old-secret", keyId: key.id },
     ];
     for (const fields of agentAsks) {
       expect(await act(teamId, agent.id, fields), fields.intent).toMatchObject({
@@ -151,7 +153,7 @@ describe("team API keys: made, listed and revoked by team admins", () => {
     expect((await call(key.token, "/balance")).status).toBe(200);
 
     expect(await act(teamId, admin.id, { intent: "revoke-key", keyId: key.id })).toMatchObject({ ok: true });
-    expect((await listTeamKeys(db, teamId))[0]!.revokedAt).not.toBeNull();
+    expect((await listTeamKeys(db, teamId, Date.now()))[0]!.revokedAt).not.toBeNull();
     expect(await act(teamId, admin.id, { intent: "revoke-key", keyId: key.id })).toMatchObject({
       code: "conflict",
       error: TEAM_KEY_REVOKED,
@@ -170,11 +172,66 @@ describe("team API keys: made, listed and revoked by team admins", () => {
     expect(await act(other.teamId, mine.owner.id, { intent: "revoke-key", keyId: theirs.id })).toMatchObject({
       code: "not_found",
     });
+    for (const intent of ["rotate-key-secret", "end-key-old-secret"]) {
+      expect(await act(mine.teamId, mine.owner.id, { intent, keyId: theirs.id }), intent).toMatchObject({
+        code: "not_found",
+        error: TEAM_KEY_NOT_FOUND,
+      });
+      expect(await act(other.teamId, mine.owner.id, { intent, keyId: theirs.id }), intent).toMatchObject({
+        code: "not_found",
+      });
+    }
     expect(await act(other.teamId, mine.admin.id, { intent: "create-key", name: "x", limit: "" })).toMatchObject({
       code: "not_found",
     });
     expect(await digest()).toEqual(before);
     expect((await call(theirs.token, "/balance")).status).toBe(200);
+  });
+
+  it("a team admin replaces a key's callback secret; the old one signs for a day unless stopped now (ADR 0355)", async () => {
+    const { admin, teamId } = await team(1);
+    const made = await act(teamId, admin.id, { intent: "create-key", name: "Feed hooks", limit: "" });
+    const first = made.ok ? made.callbackSecret! : "";
+    const keyRow = async () => (await db.select().from(apiKeys).where(eq(apiKeys.name, "Feed hooks")).get())!;
+    const keyId = (await keyRow()).id;
+    expect((await listTeamKeys(db, teamId, Date.now()))[0]!.oldSecretSignsUntil).toBeNull();
+
+    const rotated = await act(teamId, admin.id, { intent: "rotate-key-secret", keyId });
+    expect(rotated).toMatchObject({ ok: true, message: expect.stringContaining('"Feed hooks"') });
+    const second = rotated.ok ? rotated.callbackSecret! : "";
+    expect(second).toMatch(/^whsec_[a-z2-7]{52}$/);
+    expect(second).not.toBe(first);
+    // Its callbacks are signed with both for a day, the new one last; the runner's row, not anyone's own.
+    expect(await signingSecrets(env, keyId, await keyRow())).toEqual([first, second]);
+    expect(await keyRow()).toMatchObject({ userId: teamRunnerId(teamId), revokedAt: null });
+    const until = (await listTeamKeys(db, teamId, Date.now()))[0]!.oldSecretSignsUntil;
+    expect(until).toBeGreaterThan(Date.now() + 23 * 3600_000);
+
+    // Stopped now: only the new one signs; stopping it again says so and changes nothing.
+    expect(await act(teamId, admin.id, { intent: "end-key-old-secret", keyId })).toMatchObject({
+      ok: true,
+      message: 'The old callback secret of "Feed hooks" no longer signs callbacks.',
+    });
+    expect(await signingSecrets(env, keyId, await keyRow())).toEqual([second]);
+    expect((await listTeamKeys(db, teamId, Date.now()))[0]!.oldSecretSignsUntil).toBeNull();
+    let before = await digest();
+    expect(await act(teamId, admin.id, { intent: "end-key-old-secret", keyId })).toMatchObject({
+      ok: false,
+      code: "conflict",
+    });
+    expect(await digest()).toEqual(before);
+
+    // A revoked key's secret is neither replaced nor stopped.
+    expect(await act(teamId, admin.id, { intent: "revoke-key", keyId })).toMatchObject({ ok: true });
+    before = await digest();
+    for (const intent of ["rotate-key-secret", "end-key-old-secret"]) {
+      expect(await act(teamId, admin.id, { intent, keyId }), intent).toMatchObject({
+        ok: false,
+        code: "conflict",
+        error: TEAM_KEY_REVOKED,
+      });
+    }
+    expect(await digest()).toEqual(before);
   });
 
   it("refuses a malformed key id or name at the form (400), before any service runs", () => {
@@ -445,7 +502,7 @@ describe("a team key's jobs", () => {
     expect(await poolOf(teamId)).toBe(1);
     expect(await balance(admin.id)).toBe(4);
     // Still listed, still naming who made it, for the team's admins.
-    expect((await listTeamKeys(db, teamId))[0]).toMatchObject({ id: key.id, revokedAt: null });
+    expect((await listTeamKeys(db, teamId, Date.now()))[0]).toMatchObject({ id: key.id, revokedAt: null });
   });
 
   it("never reaches a member's personal folder (404), nor another team's listing; nothing is charged", async () => {

@@ -30,7 +30,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   if (!page.ok) throw data(null, { status: 404 });
   const checkout = new URL(request.url).searchParams.get("checkout");
   // The team's API keys, for its owner and team admins only (docs/decisions/0295-team-api-keys.md).
-  const keys = page.me.manager ? await listTeamKeys(deps.db, page.team.id) : [];
+  const keys = page.me.manager ? await listTeamKeys(deps.db, page.team.id, deps.clock()) : [];
   // The spend export's range, by default this month so far (UTC), computed here so the page and its hydration agree.
   const today = new Date(deps.clock()).toISOString().slice(0, 10);
   const month = { from: `${today.slice(0, 8)}01`, to: today };
@@ -53,12 +53,16 @@ export async function action({ request, context, params }: Route.ActionArgs) {
     : await runTeamAction(deps, teamId, user.id, form.data);
   if (!res.ok) return failureData(res);
   if (res.redirect) return redirect(res.redirect, 303);
-  return {
-    ok: true as const,
-    message: res.message,
-    token: res.token ?? null,
-    callbackSecret: res.callbackSecret ?? null,
-  };
+  // A key's token or callback secret is in this answer only: never kept by a cache.
+  return data(
+    {
+      ok: true as const,
+      message: res.message,
+      token: res.token ?? null,
+      callbackSecret: res.callbackSecret ?? null,
+    },
+    { headers: res.token || res.callbackSecret ? { "Cache-Control": "no-store" } : {} },
+  );
 }
 
 function SeatsForm({ seats, subscribed }: { seats: number; subscribed: boolean }) {
@@ -239,11 +243,30 @@ function TeamKeys({ keys }: { keys: Route.ComponentProps["loaderData"]["keys"] }
                 </span>
               </span>
               {k.revokedAt === null ? (
-                <Form method="post">
-                  <input type="hidden" name="intent" value="revoke-key" />
+                <>
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="rotate-key-secret" />
+                    <input type="hidden" name="keyId" value={k.id} />
+                    <button type="submit" className="rounded border px-2 py-1 text-sm">
+                      Replace callback secret <span className="sr-only">of {k.name}</span>
+                    </button>
+                  </Form>
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="revoke-key" />
+                    <input type="hidden" name="keyId" value={k.id} />
+                    <button type="submit" className="rounded border px-2 py-1 text-sm text-red-700">
+                      Revoke <span className="sr-only">{k.name}</span>
+                    </button>
+                  </Form>
+                </>
+              ) : null}
+              {k.oldSecretSignsUntil !== null ? (
+                <Form method="post" className="basis-full text-sm" data-testid="team-key-end-old-secret">
+                  <input type="hidden" name="intent" value="end-key-old-secret" />
                   <input type="hidden" name="keyId" value={k.id} />
-                  <button type="submit" className="rounded border px-2 py-1 text-sm text-red-700">
-                    Revoke
+                  Old callback secret signs until {new Date(k.oldSecretSignsUntil).toUTCString()}.{" "}
+                  <button type="submit" className="rounded border px-2 py-1 text-red-700">
+                    Stop the old secret now <span className="sr-only">for {k.name}</span>
                   </button>
                 </Form>
               ) : null}

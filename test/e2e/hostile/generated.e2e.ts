@@ -245,6 +245,9 @@ function casesFor(r: RouteEntry): Case[] {
     const asks: Record<string, string>[] = [
       { intent: "create-key", name: "Alice's key", limit: "" },
       { intent: "revoke-key", keyId: ids.teamKey! },
+      // The key's callback secret (ADR 0355).
+      { intent: "rotate-key-secret", keyId: ids.teamKey! },
+      { intent: "end-key-old-secret", keyId: ids.teamKey! },
       // The broker's record's retention (ADR 0285).
       { intent: "retention", days: "400" },
       // A stranger handing the team to themselves, or to its owner (ADR 0311).

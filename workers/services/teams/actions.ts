@@ -8,7 +8,7 @@ import { fail, ok, type Result } from "~/shared/result";
 import { RETENTION_MAX_DAYS, RETENTION_MIN_DAYS, TEAM_NAME_MAX } from "~/shared/teams";
 import { cleanText } from "~/shared/text";
 import { invite, revoke } from "./invitations";
-import { createTeamKey, revokeTeamKey } from "./keys";
+import { createTeamKey, endTeamKeyOldSecret, revokeTeamKey, rotateTeamKeySecret } from "./keys";
 import { setRetention } from "./record";
 import { changeTeamSeats, openTeamBillingPortal } from "./seats";
 import { removeMember, requireTeamRole, setMemberLimit, transferOwnership } from "./teams";
@@ -65,6 +65,8 @@ export const teamActionInput = z.discriminatedUnion("intent", [
       .default(""),
   }),
   z.object({ intent: z.literal("revoke-key"), keyId: id }),
+  z.object({ intent: z.literal("rotate-key-secret"), keyId: id }),
+  z.object({ intent: z.literal("end-key-old-secret"), keyId: id }),
   z.object({ intent: z.literal("billing") }),
   z.object({
     intent: z.literal("retention"),
@@ -114,6 +116,10 @@ export async function runTeamAction(
       });
     case "revoke-key":
       return revokeTeamKey(deps, teamId, userId, input.keyId);
+    case "rotate-key-secret":
+      return rotateTeamKeySecret(deps, teamId, userId, input.keyId);
+    case "end-key-old-secret":
+      return endTeamKeyOldSecret(deps, teamId, userId, input.keyId);
     case "seats":
       return changeTeamSeats(deps, teamId, userId, input.seats);
     case "billing":

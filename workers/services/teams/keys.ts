@@ -5,6 +5,7 @@ import { keyedToken, randomToken, sha256Hex } from "@workers/lib/crypto";
 import { keyring } from "@workers/lib/signing-keys";
 import { keyPayer, payerKey } from "@workers/objects/client";
 import { API_SCOPES, KEY_PREFIX } from "@workers/services/api-keys";
+import { endPreviousCallbackSecret, rotateCallbackSecret } from "@workers/services/callback-secrets";
 import type { Deps } from "@workers/services/request-deps";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
@@ -52,10 +53,12 @@ export interface TeamKeyView {
   lastUsedAt: number | null;
   revokedAt: number | null;
   creditLimit: number | null;
+  /** Until when the callback secret its last replacement replaced still signs (ADR 0355); null when it does not. */
+  oldSecretSignsUntil: number | null;
 }
 
 /** The team's keys, newest first, with the name of whoever made each (they may have left since). */
-export async function listTeamKeys(db: Deps["db"], teamId: string): Promise<TeamKeyView[]> {
+export async function listTeamKeys(db: Deps["db"], teamId: string, now: number): Promise<TeamKeyView[]> {
   const rows = await db
     .select({ key: apiKeys, maker: users.name })
     .from(apiKeys)
@@ -73,6 +76,10 @@ export async function listTeamKeys(db: Deps["db"], teamId: string): Promise<Team
     lastUsedAt: key.lastUsedAt,
     revokedAt: key.revokedAt,
     creditLimit: key.creditLimit,
+    oldSecretSignsUntil:
+      key.revokedAt === null && key.previousCallbackUntil !== null && key.previousCallbackUntil > now
+        ? key.previousCallbackUntil
+        : null,
   }));
 }
 
@@ -157,6 +164,65 @@ export async function revokeTeamKey(
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.teamId, teamId)))
     .get();
   return known ? fail("conflict", TEAM_KEY_REVOKED) : fail("not_found", TEAM_KEY_NOT_FOUND);
+}
+
+/**
+ * This team's active key, for its owner or a team admin (an agent 403, a stranger 404): the runner whose row it is,
+ * so the callback secret functions that a personal key's owner uses apply to it unchanged (ADR 0355).
+ */
+async function managedKey(
+  deps: Pick<Deps, "db">,
+  teamId: string,
+  actorId: string,
+  keyId: string,
+): Promise<Result<{ runner: string }>> {
+  const found = await requireTeamRole(deps.db, teamId, actorId, "manage");
+  if (!found.ok) return found;
+  const key = await deps.db
+    .select({ revokedAt: apiKeys.revokedAt })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.teamId, teamId)))
+    .get();
+  if (!key) return fail("not_found", TEAM_KEY_NOT_FOUND);
+  if (key.revokedAt !== null) return fail("conflict", TEAM_KEY_REVOKED);
+  return ok({ runner: teamRunnerId(teamId) });
+}
+
+/**
+ * A new callback signing secret for a team key, shown in this answer only; the one it replaces signs beside it for a
+ * day (ADR 0350), as a personal key's does.
+ */
+export async function rotateTeamKeySecret(
+  deps: Pick<Deps, "db" | "env" | "clock">,
+  teamId: string,
+  actorId: string,
+  keyId: string,
+): Promise<Result<{ message: string; callbackSecret: string }>> {
+  const key = await managedKey(deps, teamId, actorId, keyId);
+  if (!key.ok) return key;
+  const res = await rotateCallbackSecret(deps, key.runner, keyId, deps.clock());
+  if (!res.ok) return res;
+  const old = res.previousUntil
+    ? `The old one also signs until ${new Date(res.previousUntil).toUTCString()}, so your receiver can switch without missing a callback.`
+    : "The old one no longer verifies.";
+  return ok({
+    message: `New callback signing secret for "${res.name}". Copy it now: it is not shown again. ${old}`,
+    callbackSecret: res.callbackSecret,
+  });
+}
+
+/** Stops the secret a team key's last replacement replaced at once, as after a leak (ADR 0353, 0355). */
+export async function endTeamKeyOldSecret(
+  deps: Pick<Deps, "db" | "clock">,
+  teamId: string,
+  actorId: string,
+  keyId: string,
+): Promise<Result<{ message: string }>> {
+  const key = await managedKey(deps, teamId, actorId, keyId);
+  if (!key.ok) return key;
+  const res = await endPreviousCallbackSecret(deps, key.runner, keyId, deps.clock());
+  if (!res.ok) return res;
+  return ok({ message: `The old callback secret of "${res.name}" no longer signs callbacks.` });
 }
 
 /** The names of the team keys among ledger names (for the ledger by member). */
