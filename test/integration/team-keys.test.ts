@@ -319,12 +319,23 @@ describe("a team key's jobs", () => {
     const stored = () => db.select().from(apiIdempotency).where(eq(apiIdempotency.userId, runner)).get();
     const row = await stored();
     const now = Date.now();
-    expect(await keepJobAnswer(db, runner, row!.key, "other", { job: {} }, true, now)).toMatchObject({
+    expect(
+      await keepJobAnswer(db, runner, { key: row!.key, hash: "other", answer: { job: {} }, replayed: true }, now),
+    ).toMatchObject({
       ok: false,
       code: "conflict",
     });
-    expect(await keepJobAnswer(db, runner, row!.key, row!.requestHash, { job: {} }, true, now)).toBeNull();
-    expect(await keepJobAnswer(db, runner, row!.key, "other", { job: {} }, false, now)).toBeNull();
+    expect(
+      await keepJobAnswer(
+        db,
+        runner,
+        { key: row!.key, hash: row!.requestHash, answer: { job: {} }, replayed: true },
+        now,
+      ),
+    ).toBeNull();
+    expect(
+      await keepJobAnswer(db, runner, { key: row!.key, hash: "other", answer: { job: {} }, replayed: false }, now),
+    ).toBeNull();
     expect(await stored()).toEqual(row);
   });
 

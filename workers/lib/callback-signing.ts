@@ -108,6 +108,11 @@ export function callbackSecretFor(env: KeyEnv, apiKeyId: string, stored: StoredC
 }
 
 /** The secrets a key's callback is signed with now: the one it replaced while that still signs, then its own. */
+/** Until when the secret a rotation replaced still signs (ADR 0350), or null once it no longer does. */
+export function oldSecretSignsUntil(key: { previousCallbackUntil: number | null }, now: number): number | null {
+  return key.previousCallbackUntil !== null && key.previousCallbackUntil > now ? key.previousCallbackUntil : null;
+}
+
 export async function signingSecrets(
   env: KeyEnv,
   keyId: string,
@@ -121,7 +126,7 @@ export async function signingSecrets(
   const ring = keyring(env);
   const current = await openCallbackSecret(ring, keyId, key);
   if (current === null) return null;
-  if (key.previousCallbackUntil === null || key.previousCallbackUntil <= now) return [current];
+  if (oldSecretSignsUntil(key, now) === null) return [current];
   const previous = await openCallbackSecret(ring, keyId, {
     callbackSecret: key.previousCallbackSecret,
     callbackSecretKey: key.previousCallbackSecretKey,

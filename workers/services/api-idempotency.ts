@@ -3,7 +3,7 @@ import { apiIdempotency } from "@db/schema";
 import { canonicalJson } from "@workers/lib/canonical-json";
 import { sha256Hex } from "@workers/lib/crypto";
 import { IDEMPOTENCY_TTL_MS, KEY_MISMATCH } from "@workers/objects/client";
-import { and, eq, isNull, lt } from "drizzle-orm";
+import { and, eq, isNull, lt, not } from "drizzle-orm";
 import { type Failure, fail } from "~/shared/result";
 
 // Idempotency-Key for the public API's POSTs (docs/decisions/0120-public-api.md).
@@ -156,24 +156,26 @@ export async function storedJobAnswer(
 export async function keepJobAnswer(
   db: Database,
   userId: string,
-  key: string,
-  hash: string,
-  answer: unknown,
-  replayed: boolean,
+  sent: { key: string; hash: string; answer: unknown; replayed: boolean },
   now: number,
 ): Promise<Failure | null> {
-  const keyRow = and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key));
-  if (!replayed) {
-    await db.delete(apiIdempotency).where(and(keyRow, lt(apiIdempotency.createdAt, now - IDEMPOTENCY_TTL_MS)));
+  const { key, hash } = sent;
+  const expired = lt(apiIdempotency.createdAt, now - IDEMPOTENCY_TTL_MS);
+  if (!sent.replayed) {
+    // One write: a new row, or one whose stored answer has expired taken over; a live one is left as it is.
+    const row = { requestHash: hash, status: 202, response: JSON.stringify(sent.answer), createdAt: now };
     await db
       .insert(apiIdempotency)
-      .values({ userId, key, requestHash: hash, status: 202, response: JSON.stringify(answer), createdAt: now })
-      .onConflictDoNothing();
+      .values({ userId, key, ...row })
+      .onConflictDoUpdate({ target: [apiIdempotency.userId, apiIdempotency.key], set: row, setWhere: expired });
     return null;
   }
-  const row = await db.select().from(apiIdempotency).where(keyRow).get();
-  if (row && row.createdAt >= now - IDEMPOTENCY_TTL_MS && row.requestHash !== hash) return fail("conflict", MISMATCH);
-  return null;
+  const row = await db
+    .select({ requestHash: apiIdempotency.requestHash })
+    .from(apiIdempotency)
+    .where(and(eq(apiIdempotency.userId, userId), eq(apiIdempotency.key, key), not(expired)))
+    .get();
+  return row && row.requestHash !== hash ? fail("conflict", MISMATCH) : null;
 }
 
 async function release(db: Database, userId: string, key: string): Promise<void> {

@@ -8,6 +8,10 @@ import {
 } from "@workers/lib/callback-signing";
 import { log } from "@workers/lib/log";
 import { keyring } from "@workers/lib/signing-keys";
+
+/** For the settings page, which reaches the server through services only. */
+export { oldSecretSignsUntil } from "@workers/lib/callback-signing";
+
 import { and, eq, gt, isNull, ne, or, type SQL } from "drizzle-orm";
 import { fail, ok, type Result } from "~/shared/result";
 import type { Deps } from "./request-deps";

@@ -12,7 +12,11 @@ import {
   REVOKED_FOR_YOU,
   revokeApiKey,
 } from "@workers/services/api-keys";
-import { endPreviousCallbackSecret, rotateCallbackSecret } from "@workers/services/callback-secrets";
+import {
+  endPreviousCallbackSecret,
+  oldSecretSignsUntil,
+  rotateCallbackSecret,
+} from "@workers/services/callback-secrets";
 import { secureCookies } from "@workers/services/current-user";
 import { deleteAccount, deletionMethods, requestExport } from "@workers/services/mls/account-data";
 import { getLabelDefaults, labelDefaultsInput, saveLabelDefaults } from "@workers/services/mls/labels";
@@ -46,16 +50,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     reauthValidUntil(deps, who),
     advertisedPages(db, user.id),
   ]);
+  const now = deps.clock();
   return {
     // Why a key stopped working, when it was not its owner's doing (read here: the page's module stays server-free).
     keys: keys.map((k) => ({
       ...k,
       revokedWhy: k.revokedReason ? (REVOKED_FOR_YOU[k.revokedReason] ?? null) : null,
       // The secret a rotation replaced, while it still signs: its owner can stop it now (ADR 0353).
-      oldSecretSignsUntil:
-        !k.revokedAt && k.previousCallbackUntil !== null && k.previousCallbackUntil > deps.clock()
-          ? k.previousCallbackUntil
-          : null,
+      oldSecretSignsUntil: k.revokedAt ? null : oldSecretSignsUntil(k, now),
     })),
     keysRevoked: keysRevokedNotice(keys),
     deliveries,
@@ -96,7 +98,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     );
   }
   if (f.intent === "end-previous-callback-secret") {
-    const res = await endPreviousCallbackSecret(deps, user.id, String(f.keyId ?? "").slice(0, 64));
+    const res = await endPreviousCallbackSecret(deps, user.id, String(f.keyId ?? "").slice(0, 64), deps.clock());
     if (!res.ok) return failureData(res);
     return { ended: `The old callback secret of “${res.name}” no longer signs callbacks.` };
   }

@@ -221,6 +221,23 @@ function MemberRow({
   );
 }
 
+/** One of a key's buttons: its intent and the key's id, named for screen readers with the key's name. */
+function KeyForm(props: { intent: string; keyId: string; label: string; danger?: boolean; children: string }) {
+  return (
+    <Form method="post" className="inline">
+      <input type="hidden" name="intent" value={props.intent} />
+      <input type="hidden" name="keyId" value={props.keyId} />
+      <button
+        type="submit"
+        aria-label={props.label}
+        className={`rounded border px-2 py-1 text-sm${props.danger ? " text-red-700" : ""}`}
+      >
+        {props.children}
+      </button>
+    </Form>
+  );
+}
+
 function TeamKeys({ keys }: { keys: Route.ComponentProps["loaderData"]["keys"] }) {
   return (
     <>
@@ -244,31 +261,26 @@ function TeamKeys({ keys }: { keys: Route.ComponentProps["loaderData"]["keys"] }
               </span>
               {k.revokedAt === null ? (
                 <>
-                  <Form method="post">
-                    <input type="hidden" name="intent" value="rotate-key-secret" />
-                    <input type="hidden" name="keyId" value={k.id} />
-                    <button type="submit" className="rounded border px-2 py-1 text-sm">
-                      Replace callback secret <span className="sr-only">of {k.name}</span>
-                    </button>
-                  </Form>
-                  <Form method="post">
-                    <input type="hidden" name="intent" value="revoke-key" />
-                    <input type="hidden" name="keyId" value={k.id} />
-                    <button type="submit" className="rounded border px-2 py-1 text-sm text-red-700">
-                      Revoke <span className="sr-only">{k.name}</span>
-                    </button>
-                  </Form>
+                  <KeyForm intent="rotate-key-secret" keyId={k.id} label={`Replace callback secret of ${k.name}`}>
+                    Replace callback secret
+                  </KeyForm>
+                  <KeyForm intent="revoke-key" keyId={k.id} label={`Revoke ${k.name}`} danger>
+                    Revoke
+                  </KeyForm>
                 </>
               ) : null}
               {k.oldSecretSignsUntil !== null ? (
-                <Form method="post" className="basis-full text-sm" data-testid="team-key-end-old-secret">
-                  <input type="hidden" name="intent" value="end-key-old-secret" />
-                  <input type="hidden" name="keyId" value={k.id} />
+                <span className="basis-full text-sm" data-testid="team-key-end-old-secret">
                   Old callback secret signs until {new Date(k.oldSecretSignsUntil).toUTCString()}.{" "}
-                  <button type="submit" className="rounded border px-2 py-1 text-red-700">
-                    Stop the old secret now <span className="sr-only">for {k.name}</span>
-                  </button>
-                </Form>
+                  <KeyForm
+                    intent="end-key-old-secret"
+                    keyId={k.id}
+                    label={`Stop the old secret now for ${k.name}`}
+                    danger
+                  >
+                    Stop the old secret now
+                  </KeyForm>
+                </span>
               ) : null}
             </li>
           ))}

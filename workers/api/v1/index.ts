@@ -210,16 +210,14 @@ define(
     if (!body.ok) return failureJson(body);
     // The callback carries its address's check (its name resolved), which requestJob runs before the credit is reserved.
     const { callbackUrl, ...job } = body.data;
-    if (caller.team) return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data);
+    const hash = requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data);
+    const asked = { photoId: p.data.photoId, key: key.key ?? undefined, hash, body: body.data };
+    if (caller.team) return teamKeyJob(c, caller, asked);
     // A personal key acts as its member: a photo of a team listing they are an active member of is staged on the
     // team's pool under their name, as the page stages it (docs/decisions/0270, amendment "a member's personal key").
     // One read of the photo: it says who pays, and requestJob takes it rather than reading it again.
     const access = await photoAccess(c.get("db"), caller.userId, p.data.photoId);
-    const hash = requestHash(`POST /photos/${p.data.photoId}/jobs`, body.data);
-    if (access?.teamId) {
-      const member = { ...access, teamId: access.teamId };
-      return teamKeyJob(c, caller, p.data.photoId, key.key ?? undefined, body.data, member);
-    }
+    if (access?.teamId) return teamKeyJob(c, caller, asked, { ...access, teamId: access.teamId });
     const res = await requestJob(c.get("deps"), caller.userId, p.data.photoId, job, {
       access,
       api: {
@@ -267,48 +265,41 @@ define(
 async function teamKeyJob(
   c: Ctx,
   caller: ApiCaller,
-  photoId: string,
-  key: string | undefined,
-  body: z.infer<typeof S.JobRequest>,
+  /** The request as the route read it, with its Idempotency-Key and the digest that key is stored under. */
+  asked: { photoId: string; key: string | undefined; hash: string; body: z.infer<typeof S.JobRequest> },
   /** A member's personal key on a photo of a team listing: the photo as the route read it, with its team. */
   member?: PhotoAccess & { teamId: string },
 ) {
-  const { callbackUrl, ...job } = body;
+  const { photoId, key, hash } = asked;
+  const { callbackUrl, ...job } = asked.body;
   const memberTeam = member?.teamId;
-  const db = c.get("db");
-  const hash = requestHash(`POST /photos/${photoId}/jobs`, body);
+  const deps = c.get("deps");
+  const now = deps.clock();
   if (key) {
     // The answer stored under the key (ADR 0354), also one sent first while the photo was the member's own: the
     // same request is replayed, another refused, before the job is compared.
-    const stored = await storedJobAnswer(db, caller.userId, key, hash, c.get("deps").clock());
+    const stored = await storedJobAnswer(deps.db, caller.userId, key, hash, now);
     if (stored && "replay" in stored) return answer(c, { status: 202, body: stored.replay }, true);
     if (stored) return failureJson(stored);
   }
-  const res = await requestJob(c.get("deps"), caller.userId, photoId, job, {
+  const res = await requestJob(deps, caller.userId, photoId, job, {
     ...(member ? { access: member } : {}),
     submission: key,
     teamKey: {
       teamId: memberTeam ?? caller.team!.teamId,
       payer: memberTeam ? caller.userId : keyPayer(caller.keyId),
       // Signed with the key's own callback secret, delivered as a personal key's (ADR 0315).
-      ...(callbackUrl !== undefined ? { callback: jobCallback(c.get("deps").env, callbackUrl, caller.keyId) } : {}),
+      ...(callbackUrl !== undefined ? { callback: jobCallback(deps.env, callbackUrl, caller.keyId) } : {}),
     },
   });
   if (!res.ok) return failureJson(res);
-  const body202 = { job: res.job, credits: res.credits };
+  const started = { job: res.job, credits: res.credits };
+  const replayed = res.replayed === true;
   if (key) {
-    const kept = await keepJobAnswer(
-      db,
-      caller.userId,
-      key,
-      hash,
-      body202,
-      res.replayed === true,
-      c.get("deps").clock(),
-    );
+    const kept = await keepJobAnswer(deps.db, caller.userId, { key, hash, answer: started, replayed }, now);
     if (kept) return failureJson(kept);
   }
-  return answer(c, { status: 202, body: body202 }, res.replayed);
+  return answer(c, { status: 202, body: started }, replayed);
 }
 
 // ---- Versions ----

@@ -1,6 +1,6 @@
 import { inList } from "@db/lists";
 import { type ApiKey, apiKeys, folders, teams, users } from "@db/schema";
-import { newCallbackSecret, sealCallbackSecret } from "@workers/lib/callback-signing";
+import { newCallbackSecret, oldSecretSignsUntil, sealCallbackSecret } from "@workers/lib/callback-signing";
 import { keyedToken, randomToken, sha256Hex } from "@workers/lib/crypto";
 import { keyring } from "@workers/lib/signing-keys";
 import { keyPayer, payerKey } from "@workers/objects/client";
@@ -76,10 +76,7 @@ export async function listTeamKeys(db: Deps["db"], teamId: string, now: number):
     lastUsedAt: key.lastUsedAt,
     revokedAt: key.revokedAt,
     creditLimit: key.creditLimit,
-    oldSecretSignsUntil:
-      key.revokedAt === null && key.previousCallbackUntil !== null && key.previousCallbackUntil > now
-        ? key.previousCallbackUntil
-        : null,
+    oldSecretSignsUntil: key.revokedAt === null ? oldSecretSignsUntil(key, now) : null,
   }));
 }
 
