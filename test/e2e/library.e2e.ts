@@ -334,6 +334,34 @@ describe("organising the library", () => {
     page.assertClean();
   });
 
+  it("shows a photo in the Trash when the Trash is opened while its delete is on the way", async () => {
+    const user = await createUser({ credits: 1 });
+    await seedPhotos(session(user), 2, "Loft");
+    const page = await dashboard(user);
+    page.on("dialog", (d) => void d.accept());
+
+    // The server has the delete, and its answer is slow to come back (a phone on one bar): the agent opens the Trash
+    // meanwhile, whose own load already finds the photo there.
+    const held: (() => void)[] = [];
+    await page.route("**/dashboard.data*", async (route) => {
+      if (route.request().method() !== "POST") return route.continue();
+      const answer = await route.fetch();
+      await new Promise<void>((resume) => held.push(resume));
+      await route.fulfill({ response: answer }).catch(() => {});
+    });
+
+    await page.getByRole("button", { name: "Delete Loft 1" }).click();
+    await expect.poll(() => held.length).toBe(1);
+    await page.getByRole("link", { name: "Trash" }).click();
+    await page.getByRole("heading", { level: 1, name: "Trash" }).waitFor();
+    await page.getByTestId("photo-name").filter({ hasText: "Loft 1" }).waitFor({ timeout: 10_000 });
+    for (const resume of held) resume();
+    // Still shown once the delete's answer is back and the page has reloaded its data.
+    await page.waitForLoadState("networkidle");
+    expect(await gridNames(page)).toEqual(["Loft 1"]);
+    page.assertClean();
+  });
+
   it("creates a folder without JavaScript", async () => {
     const user = await createUser({ credits: 1 });
     const ctx = await signedInContext(b, user, { javaScriptEnabled: false });

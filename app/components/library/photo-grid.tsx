@@ -8,6 +8,8 @@ import {
   type PhotoCard as LibraryPhotoCard,
   type LibraryView,
   photoHref,
+  sameView,
+  viewFromSearch,
 } from "~/shared/library-view";
 import { type ActionAnswer, ActionMessage } from "./action-message";
 
@@ -66,6 +68,12 @@ function leavesView(view: LibraryView, form: FormData | undefined): boolean {
   return false;
 }
 
+/** Whether a card's request was sent from `view` (its form posts to the page as addressed, view included). */
+function sentFrom(formAction: string | undefined, view: LibraryView): boolean {
+  if (!formAction) return false;
+  return sameView(viewFromSearch(new URL(formAction, "http://x").searchParams), view);
+}
+
 /** A card's fetcher key: the grid's one form sends a card's request through that card's fetcher. */
 const cardKey = (photoId: string) => `card-${photoId}`;
 
@@ -93,11 +101,14 @@ function PhotoCard({
 }) {
   // Keyed by the photo, so the grid's one form can send a card's request through it (PhotoGrid).
   const fetcher = useFetcher<ActionAnswer>({ key: cardKey(photo.id) });
+  // A request hides its card only in the view it was sent from: the Trash opened while a delete is on its way shows
+  // the photo the moment the server has it there (docs/decisions/0356).
+  const live = fetcher.formData && sentFrom(fetcher.formAction, view) ? fetcher.formData : undefined;
   const [sent, setSent] = useState<FormData | undefined>(undefined);
   useEffect(() => {
-    if (fetcher.formData) setSent(fetcher.formData);
-  }, [fetcher.formData]);
-  const pending = fetcher.formData ?? (fetcher.data?.ok ? sent : undefined);
+    if (live) setSent(live);
+  }, [live]);
+  const pending = live ?? (fetcher.data?.ok ? sent : undefined);
   if (leavesView(view, pending)) return null;
   const inTrash = photo.trashedAt !== null;
   const thumb = (
