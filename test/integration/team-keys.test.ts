@@ -339,6 +339,48 @@ describe("a team key's jobs", () => {
     expect(await stored()).toEqual(row);
   });
 
+  it("refuse a key's second sending with another callback address even when the first's answer is not stored yet", async () => {
+    const { admin, teamId } = await team(5);
+    const key = await makeKey(teamId, admin.id, "Hooks at once");
+    const up = await upload(key.token);
+    const send = (idem: string, callbackUrl: string) =>
+      call(key.token, `/photos/${up.photoId}/jobs`, { method: "POST", json: { ...STAGE, callbackUrl }, idem });
+    const first = await send("hook-1", "http://hooks.example.com/a");
+    expect(first.status).toBe(202);
+    const { job } = (await first.json()) as { job: { id: string } };
+    expect(await settle(key.token, job.id)).toBe("succeeded");
+
+    // The second sending reached the runner's object before the first had stored its answer under the key: the
+    // object, where sendings are serialised, compares the callback address the job was started with.
+    const runner = teamRunnerId(teamId);
+    await db.delete(apiIdempotency).where(eq(apiIdempotency.userId, runner));
+    // Everything but the callback's row, whose delivery goes on by itself.
+    const state = async () => {
+      const { d1, ...rest } = await digest();
+      const { api_callbacks: _, ...tables } = d1 as Record<string, unknown>;
+      return { ...rest, tables };
+    };
+    const before = await state();
+    const other = await send("hook-1", "http://hooks.example.com/b");
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as { error: string }).error).toBe(KEY_MISMATCH);
+    expect(await state()).toEqual(before);
+    const hook = await db.select().from(apiCallbacks).where(eq(apiCallbacks.jobId, job.id)).get();
+    expect(hook?.url).toBe("http://hooks.example.com/a");
+    // The same request is still its job.
+    const again = await send("hook-1", "http://hooks.example.com/a");
+    expect(again.status).toBe(202);
+    expect(((await again.json()) as { job: { id: string } }).job.id).toBe(job.id);
+
+    // Two sendings at once that differ only in their callback address: one job, one 202, one 409.
+    const both = await Promise.all([
+      send("hook-2", "http://hooks.example.com/c"),
+      send("hook-2", "http://hooks.example.com/d"),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
+    expect(await poolOf(teamId)).toBe(3);
+  });
+
   it("keep their own Idempotency-Key names: key B sending a name key A used starts its own upload and job", async () => {
     const { admin, teamId } = await team(5);
     const a = await makeKey(teamId, admin.id, "CRM sync");

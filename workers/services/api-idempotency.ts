@@ -2,7 +2,7 @@ import type { Database } from "@db/client";
 import { apiIdempotency } from "@db/schema";
 import { canonicalJson } from "@workers/lib/canonical-json";
 import { sha256Hex } from "@workers/lib/crypto";
-import { IDEMPOTENCY_TTL_MS, KEY_MISMATCH } from "@workers/objects/client";
+import { IDEMPOTENCY_TTL_MS, KEY_MISMATCH, SUBMISSION_REUSED } from "@workers/objects/client";
 import { and, eq, isNull, lt, not } from "drizzle-orm";
 import { type Failure, fail } from "~/shared/result";
 
@@ -25,6 +25,14 @@ const CLAIM_LEASE_MS = 2 * 60 * 1000;
 
 /** The key was used before with another request: the object and this module answer it alike. */
 export const MISMATCH = KEY_MISMATCH;
+
+/**
+ * A keyed team job the user's object refused as another request under its key (SUBMISSION_REUSED: another photo,
+ * choice or callback address), said as the API says it of an Idempotency-Key.
+ */
+export function inKeyTerms<T extends Failure>(failure: T): Failure {
+  return failure.error === SUBMISSION_REUSED ? fail("conflict", MISMATCH) : failure;
+}
 
 /** A retry that arrives while the key's first request still runs. */
 const STILL_RUNNING = "A request with this Idempotency-Key is still running.";

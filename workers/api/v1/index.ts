@@ -3,7 +3,7 @@ import { readJson, readMultipart } from "@workers/http/body";
 import { failureJson } from "@workers/http/result";
 import { checkUrlSyntax, urlPolicy } from "@workers/lib/safe-url";
 import { currentBalance } from "@workers/services/account";
-import { keepJobAnswer, onceForKey, requestHash, storedJobAnswer } from "@workers/services/api-idempotency";
+import { inKeyTerms, keepJobAnswer, onceForKey, requestHash, storedJobAnswer } from "@workers/services/api-idempotency";
 import type { ApiCaller } from "@workers/services/api-keys";
 import { fetchPhoto, storeApiPhoto } from "@workers/services/api-photos";
 import { jobCallback } from "@workers/services/jobs/callback-url";
@@ -292,7 +292,7 @@ async function teamKeyJob(
       ...(callbackUrl !== undefined ? { callback: jobCallback(deps.env, callbackUrl, caller.keyId) } : {}),
     },
   });
-  if (!res.ok) return failureJson(res);
+  if (!res.ok) return failureJson(key ? inKeyTerms(res) : res);
   const started = { job: res.job, credits: res.credits };
   const replayed = res.replayed === true;
   if (key) {

@@ -1,6 +1,15 @@
 import type { Database } from "@db/client";
 import { inList, notInList } from "@db/lists";
-import { batches, creditLedger, creditReservations, type Job, type JobKind, type JobParams, jobs } from "@db/schema";
+import {
+  apiCallbacks,
+  batches,
+  creditLedger,
+  creditReservations,
+  type Job,
+  type JobKind,
+  type JobParams,
+  jobs,
+} from "@db/schema";
 import { canonicalJson } from "@workers/lib/canonical-json";
 import { randomToken } from "@workers/lib/crypto";
 import { run, type Stmt } from "@workers/objects/user/batch";
@@ -200,8 +209,9 @@ async function readForStart(db: Database, userId: string, input: StartManyInput)
     submitted:
       input.submitted && lead
         ? db
-            .select()
+            .select({ job: jobs, callback: { url: apiCallbacks.url, apiKeyId: apiCallbacks.apiKeyId } })
             .from(jobs)
+            .leftJoin(apiCallbacks, eq(apiCallbacks.jobId, jobs.id))
             .where(and(eq(jobs.id, lead.jobId), eq(jobs.userId, userId)))
         : null,
     freeReroll: freeRerollOf.length > 0 ? freeRerollQuery(db, freeRerollOf) : null,
@@ -216,11 +226,14 @@ type StartRead = Awaited<ReturnType<typeof readForStart>>;
 /** A resend (its first job exists) or a photo that is not the user's to pay for: refused before the balance. */
 function beforeTheBalance(read: StartRead, input: StartManyInput): (Refusal & { existing?: Job }) | null {
   const balance = read.view?.balance ?? 0;
-  const existing = read.submitted[0];
+  const sent = read.submitted[0];
   const lead = input.jobs[0];
-  if (existing && lead) {
-    if (!sameRequest(existing, lead)) return refusal("conflict", SUBMISSION_REUSED, balance);
-    return { ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing };
+  if (sent && lead) {
+    // A team key's job started with another callback address (or none) is another request: compared here, where
+    // sendings are serialised, so two sent at once cannot both be told they started it (docs/decisions/0357).
+    const sameCallback = (sent.callback?.url ?? null) === (input.callback?.url ?? null);
+    if (!sameRequest(sent.job, lead) || !sameCallback) return refusal("conflict", SUBMISSION_REUSED, balance);
+    return { ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing: sent.job };
   }
   const teamOf = new Map(input.jobs.map((j) => [j.photoId, j.teamId ?? null]));
   return paidPhotoRefusal(read.photos, read.photoIds, balance, (id) => teamOf.get(id) ?? null);
