@@ -342,6 +342,29 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
     expect(await reversals(user.id)).toMatchObject([{ cause: "refund", granted: 22, taken: 22 }]);
   });
 
+  it("a refund of a payment none of ours (a customer we never made, or none) is recorded as ignored, not refused", async () => {
+    // Another product on the same Stripe account: its customer is none of our users' or teams'.
+    const stranger = new SubscriptionStory("someone-else", "starter", "month");
+    stranger.checkout();
+    const refund = stranger.refund(stranger.invoices[0]!);
+    const guest = structuredClone(refund);
+    guest.id = `${refund.id}_guest`;
+    (guest.data.object as { customer: string | null }).customer = null;
+    const before = await db.select().from(creditLedger).all();
+    for (const event of [refund, guest]) {
+      expect(await deliverOk(event)).toEqual({ received: true, outcome: "ignored", duplicate: false });
+      expect(await deliverOk(event)).toMatchObject({ outcome: "ignored", duplicate: true });
+    }
+    expect(await db.select().from(creditLedger).all()).toEqual(before);
+
+    // Ours, before its payment is known: still refused, for Stripe to send again (ADR 0345).
+    const user = await makeUser();
+    const story = new SubscriptionStory(user.id, "starter", "month");
+    await db.update(users).set({ stripeCustomerId: story.customer }).where(eq(users.id, user.id));
+    story.checkout();
+    expect((await deliver(story.refund(story.invoices[0]!))).status).toBe(409);
+  });
+
   it("a refund after everything was spent takes nothing, and the audit row says what was spent", async () => {
     const { id, story } = await customer("starter");
     await spend(id, 22);

@@ -2,6 +2,7 @@ import type { Database } from "@db/client";
 import { paidBy } from "@db/paid-by";
 import { invoicePayments, paidPeriods, stripeEvents, users } from "@db/schema";
 import { recordEvent } from "@db/stripe-events";
+import { teams } from "@db/teams";
 import { verifyWebhook } from "@workers/adapters/stripe";
 import { log } from "@workers/lib/log";
 import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
@@ -30,6 +31,20 @@ export const PAYMENT_NOT_YET_KNOWN_MESSAGE =
 async function paymentKnown(db: Database, paymentIntentId: string): Promise<boolean> {
   const row = await db.select({ id: paidPeriods.invoiceId }).from(paidPeriods).where(paidBy(paymentIntentId)).get();
   return row !== undefined;
+}
+
+/**
+ * Whether a Stripe customer is one we made, a user's or a team's: every checkout of ours names the customer made
+ * and stored before it (billing.ts `ensureCustomer`, teams/seats.ts `ensureTeamCustomer`), so a charge of another
+ * customer, or of none, is not a payment of ours.
+ */
+async function ourCustomer(db: Database, customerId: string | null): Promise<boolean> {
+  if (!customerId) return false;
+  const [user, team] = await db.batch([
+    db.select({ id: users.id }).from(users).where(eq(users.stripeCustomerId, customerId)).limit(1),
+    db.select({ id: teams.id }).from(teams).where(eq(teams.stripeCustomerId, customerId)).limit(1),
+  ]);
+  return user.length > 0 || team.length > 0;
 }
 
 /**
@@ -104,8 +119,13 @@ export async function handleStripeWebhook(
   // Stripe does not order events: a refund or dispute can come before the invoice.paid or invoice_payment.paid that
   // tie its PaymentIntent to a period. Recorded now it would take nothing, for good; refused, Stripe sends it again
   // (for up to three days) and a later try finds the payment (ADR 0345). Nothing is recorded, so the retry is not a
-  // duplicate.
-  if (ev.fact.kind === "reversal" && !(await paymentKnown(db, ev.fact.paymentIntentId))) {
+  // duplicate. A refund names its charge's customer: one we never made is another product's, recorded as ignored
+  // below (ADR 0358). A dispute names none.
+  if (
+    ev.fact.kind === "reversal" &&
+    !(await paymentKnown(db, ev.fact.paymentIntentId)) &&
+    (ev.fact.cause === "dispute" || (await ourCustomer(db, ev.fact.customerId)))
+  ) {
     log.warn("stripe webhook: a reversal of a payment not yet known", { type: ev.type, eventId: ev.eventId });
     return { status: 409, body: fail("conflict", PAYMENT_NOT_YET_KNOWN_MESSAGE) };
   }
