@@ -30,7 +30,7 @@ export const MISMATCH = KEY_MISMATCH;
  * A keyed team job the user's object refused as another request under its key (SUBMISSION_REUSED: another photo,
  * choice or callback address), said as the API says it of an Idempotency-Key.
  */
-export function inKeyTerms<T extends Failure>(failure: T): Failure {
+export function inKeyTerms(failure: Failure): Failure {
   return failure.error === SUBMISSION_REUSED ? fail("conflict", MISMATCH) : failure;
 }
 

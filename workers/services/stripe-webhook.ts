@@ -47,6 +47,14 @@ async function ourCustomer(db: Database, customerId: string | null): Promise<boo
   return user.length > 0 || team.length > 0;
 }
 
+/** An event about nobody of ours, recorded once as ignored (a second delivery is a duplicate). */
+async function ignored(db: Database, ev: PaymentEvent): Promise<WebhookResult> {
+  const inserted = await recordEvent(db, ev, "ignored", Date.now())
+    .onConflictDoNothing()
+    .returning({ id: stripeEvents.id });
+  return { status: 200, body: { received: true, outcome: "ignored", duplicate: inserted.length === 0 } };
+}
+
 /**
  * Where a team's seat facts go (the route passes workers/services/teams/seat-sink.ts: the team's Durable Object,
  * which applies them with app/shared/seat-pool.ts); it answers whether the event was already applied, or "ignored"
@@ -119,13 +127,10 @@ export async function handleStripeWebhook(
   // Stripe does not order events: a refund or dispute can come before the invoice.paid or invoice_payment.paid that
   // tie its PaymentIntent to a period. Recorded now it would take nothing, for good; refused, Stripe sends it again
   // (for up to three days) and a later try finds the payment (ADR 0345). Nothing is recorded, so the retry is not a
-  // duplicate. A refund names its charge's customer: one we never made is another product's, recorded as ignored
-  // below (ADR 0358). A dispute names none.
-  if (
-    ev.fact.kind === "reversal" &&
-    !(await paymentKnown(db, ev.fact.paymentIntentId)) &&
-    (ev.fact.cause === "dispute" || (await ourCustomer(db, ev.fact.customerId)))
-  ) {
+  // duplicate. A refund names its charge's customer: one we never made is another product's, ignored (ADR 0358). A
+  // dispute names none.
+  if (ev.fact.kind === "reversal" && !(await paymentKnown(db, ev.fact.paymentIntentId))) {
+    if (ev.fact.cause === "refund" && !(await ourCustomer(db, ev.fact.customerId))) return ignored(db, ev);
     log.warn("stripe webhook: a reversal of a payment not yet known", { type: ev.type, eventId: ev.eventId });
     return { status: 409, body: fail("conflict", PAYMENT_NOT_YET_KNOWN_MESSAGE) };
   }
@@ -134,10 +139,7 @@ export async function handleStripeWebhook(
   if (!userId) {
     if (ev.fact.kind !== "ignored")
       log.warn("stripe webhook: no user for the event", { type: ev.type, eventId: ev.eventId });
-    const inserted = await recordEvent(db, ev, "ignored", Date.now())
-      .onConflictDoNothing()
-      .returning({ id: stripeEvents.id });
-    return { status: 200, body: { received: true, outcome: "ignored", duplicate: inserted.length === 0 } };
+    return ignored(db, ev);
   }
 
   const result: ApplyResult = await userObject(env, userId).applyPaymentEvent(userId, ev);

@@ -209,7 +209,7 @@ async function readForStart(db: Database, userId: string, input: StartManyInput)
     submitted:
       input.submitted && lead
         ? db
-            .select({ job: jobs, callback: { url: apiCallbacks.url, apiKeyId: apiCallbacks.apiKeyId } })
+            .select({ job: jobs, callbackUrl: apiCallbacks.url })
             .from(jobs)
             .leftJoin(apiCallbacks, eq(apiCallbacks.jobId, jobs.id))
             .where(and(eq(jobs.id, lead.jobId), eq(jobs.userId, userId)))
@@ -231,7 +231,7 @@ function beforeTheBalance(read: StartRead, input: StartManyInput): (Refusal & { 
   if (sent && lead) {
     // A team key's job started with another callback address (or none) is another request: compared here, where
     // sendings are serialised, so two sent at once cannot both be told they started it (docs/decisions/0357).
-    const sameCallback = (sent.callback?.url ?? null) === (input.callback?.url ?? null);
+    const sameCallback = sent.callbackUrl === (input.callback?.url ?? null);
     if (!sameRequest(sent.job, lead) || !sameCallback) return refusal("conflict", SUBMISSION_REUSED, balance);
     return { ...refusal("conflict", JOBS_ALREADY_STARTED, balance), existing: sent.job };
   }
