@@ -3,7 +3,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { json } from "./http.ts";
 import { findRoute, type RouteContext, route } from "./router.ts";
 import type { Engine } from "./stripe-engine.ts";
-import { checkoutSessionObject, priceObject, withoutIncludable } from "./stripe-objects.ts";
+import {
+  chargeIdOf,
+  checkoutSessionObject,
+  paymentIntentObject,
+  priceObject,
+  withoutIncludable,
+} from "./stripe-objects.ts";
 import { missing, stripeError } from "./stripe-pages.ts";
 import { type Customer, id, type PortalSession, parseStripeForm, type State } from "./stripe-state.ts";
 
@@ -201,6 +207,23 @@ export function apiRoutes(state: State, engine: Engine, origin: () => string) {
       if (!inv) return missing(res, "invoice", params.id!);
       const expand = Array.isArray(form.expand) ? form.expand : [];
       send(200, expand.includes("payments") ? inv : withoutIncludable(inv));
+    }),
+    // A paid invoice's PaymentIntent (a dispute names it, not its customer: ADR 0359).
+    api("GET", "/v1/payment_intents/:id", ({ params, res, send }) => {
+      const inv = Object.values(state.invoices).find(
+        (i) => i.amount_paid > 0 && i.payments.data[0]?.payment.payment_intent === params.id,
+      );
+      if (!inv) return missing(res, "payment_intent", params.id!);
+      send(
+        200,
+        paymentIntentObject({
+          id: params.id!,
+          customer: inv.customer,
+          amount: inv.amount_paid,
+          created: inv.created,
+          latestCharge: chargeIdOf(inv.id),
+        }),
+      );
     }),
     // A manual attempt to pay an open invoice (a declined one answers 402 card_declined, as Stripe does).
     api("POST", "/v1/invoices/:id/pay", async ({ params, send }) => {

@@ -1,5 +1,6 @@
 import {
   addInterval,
+  chargeIdOf,
   chargeObject,
   checkoutSessionObject,
   disputeObject,
@@ -367,7 +368,7 @@ export function createEngine(state: State, opts: StripeEmulatorOptions, save: ()
     const pi = inv?.payments.data[0]?.payment.payment_intent;
     if (!inv || !pi || inv.amount_paid <= 0) return null;
     state.charges[invoiceId] ??= {
-      id: `ch_${invoiceId.slice(3)}`,
+      id: chargeIdOf(invoiceId),
       invoice: invoiceId,
       amountRefunded: 0,
       dispute: null,

@@ -564,6 +564,57 @@ export function eventObject(
   };
 }
 
+/** The one charge of a paid invoice (the emulator makes one payment attempt succeed per invoice). */
+export const chargeIdOf = (invoiceId: string) => `ch_${invoiceId.slice(3)}`;
+
+/**
+ * The PaymentIntent that paid an invoice, as GET /v1/payment_intents/:id answers it: Stripe's sample
+ * (test/contract/fixtures/stripe/payment_intent.json) in the state a paid one is in.
+ */
+export function paymentIntentObject(p: {
+  id: string;
+  customer: string;
+  amount: number;
+  created: number;
+  latestCharge: string;
+}) {
+  return {
+    id: p.id,
+    object: "payment_intent",
+    amount: p.amount,
+    amount_capturable: 0,
+    amount_received: p.amount,
+    application: null,
+    application_fee_amount: null,
+    canceled_at: null,
+    cancellation_reason: null,
+    capture_method: "automatic",
+    client_secret: `${p.id}_secret_emulated`,
+    confirmation_method: "automatic",
+    created: p.created,
+    currency: "usd",
+    customer: p.customer,
+    description: null,
+    last_payment_error: null,
+    latest_charge: p.latestCharge,
+    livemode: false,
+    metadata: {},
+    next_action: null,
+    on_behalf_of: null,
+    payment_method: null,
+    payment_method_options: {},
+    payment_method_types: ["card"],
+    processing: null,
+    receipt_email: null,
+    review: null,
+    setup_future_usage: null,
+    statement_descriptor: null,
+    statement_descriptor_suffix: null,
+    status: "succeeded",
+    transfer_group: null,
+  } satisfies Partial<Wire<Stripe.PaymentIntent>>;
+}
+
 /** The charge of a paid invoice, as charge.refunded carries it. */
 export function chargeObject(c: {
   id: string;

@@ -1,6 +1,6 @@
 import { auditLog, creditLedger, paidPeriods, users } from "@db/schema";
 import { db, makeUser } from "@test/support/factories";
-import { deliver, deliverOk, SubscriptionStory, type TestEvent } from "@test/support/stripe";
+import { answerPaymentIntents, deliver, deliverOk, SubscriptionStory, type TestEvent } from "@test/support/stripe";
 import { firstMonthGrant } from "@workers/objects/user/payments/periods";
 import { STRIPE_ACTOR } from "@workers/objects/user/payments/reversals";
 import { eq } from "drizzle-orm";
@@ -327,6 +327,8 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
     await deliverAll([paid.created, paid.invoicePaid, paid.completed]);
     expect(await credits(user.id)).toBe(22);
     const refund = story.refund(story.invoices[0]!);
+    // Stripe names the dispute's customer: ours.
+    answerPaymentIntents([story.paymentIntent(story.invoices[0]!)]);
     for (const reversal of [refund, story.dispute(story.invoices[0]!)]) {
       const res = await deliver(reversal);
       expect(res.status).toBe(409);
@@ -363,6 +365,39 @@ describe("refunds and disputes", { timeout: 60_000 }, () => {
     await db.update(users).set({ stripeCustomerId: story.customer }).where(eq(users.id, user.id));
     story.checkout();
     expect((await deliver(story.refund(story.invoices[0]!))).status).toBe(409);
+  });
+
+  it("a dispute of a payment none of ours (Stripe names a customer we never made, or none) is recorded as ignored (ADR 0359)", async () => {
+    const stranger = new SubscriptionStory("someone-else", "starter", "month");
+    stranger.checkout();
+    const guest = new SubscriptionStory("a-guest", "starter", "month");
+    guest.checkout();
+    const guestIntent = { ...guest.paymentIntent(guest.invoices[0]!), customer: null };
+    const asked = answerPaymentIntents([stranger.paymentIntent(stranger.invoices[0]!), guestIntent]);
+    const before = await db.select().from(creditLedger).all();
+    for (const dispute of [stranger.dispute(stranger.invoices[0]!), guest.dispute(guest.invoices[0]!)]) {
+      expect(await deliverOk(dispute)).toEqual({ received: true, outcome: "ignored", duplicate: false });
+      expect(await deliverOk(dispute)).toMatchObject({ outcome: "ignored", duplicate: true });
+    }
+    // Each delivery asks (a second one is rare: Stripe resends only what was not answered 2xx).
+    expect([...new Set(asked)]).toEqual([
+      stranger.invoices[0]!.payments.data[0]!.payment.payment_intent,
+      guestIntent.id,
+    ]);
+    expect(await db.select().from(creditLedger).all()).toEqual(before);
+  });
+
+  it("a dispute whose payment Stripe does not answer for is refused for Stripe to resend, and nothing is recorded", async () => {
+    const stranger = new SubscriptionStory("someone-else", "starter", "month");
+    stranger.checkout();
+    const dispute = stranger.dispute(stranger.invoices[0]!);
+    answerPaymentIntents([], { status: 500 });
+    const refused = await deliver(dispute);
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ ok: false, code: "conflict" });
+    // Stripe's next try, answered: ignored once, not a duplicate of the refused one.
+    answerPaymentIntents([stranger.paymentIntent(stranger.invoices[0]!)]);
+    expect(await deliverOk(dispute)).toEqual({ received: true, outcome: "ignored", duplicate: false });
   });
 
   it("a refund after everything was spent takes nothing, and the audit row says what was spent", async () => {

@@ -9,6 +9,7 @@ import {
   type InvoiceObject,
   invoiceObject,
   type PriceObject,
+  paymentIntentObject,
   priceObject,
   type SubscriptionObject,
   subscriptionObject,
@@ -16,6 +17,7 @@ import {
 import { createStripe } from "@workers/adapters/stripe";
 import { randomToken } from "@workers/lib/crypto";
 import Stripe from "stripe";
+import { vi } from "vitest";
 import { type BillingInterval, findPlan, type PlanId } from "~/shared/catalog";
 import { workerFetch } from "./worker";
 
@@ -272,6 +274,17 @@ export class SubscriptionStory {
     };
   }
 
+  /** The PaymentIntent that paid an invoice, as Stripe's GET /v1/payment_intents/:id answers it. */
+  paymentIntent(inv: InvoiceObject) {
+    return paymentIntentObject({
+      id: inv.payments.data[0]!.payment.payment_intent!,
+      customer: this.customer,
+      amount: inv.amount_paid,
+      created: inv.created,
+      latestCharge: `ch_${inv.id}`,
+    });
+  }
+
   /** Any event object with a chosen `created` (for same-second and stale-event cases). */
   at(event: TestEvent, created: number): TestEvent {
     return { ...event, created };
@@ -322,3 +335,26 @@ export function fakeStripe() {
 
 /** A rate limiter that lets everything through. */
 export const allow = async () => ({ allowed: true, retryAfterSeconds: 0 });
+
+/**
+ * Stripe's API for the Worker's reads of a PaymentIntent (a dispute's customer, ADR 0359): answers each one a story
+ * paid, 404 for any other, or `status` for all; returns the ids asked.
+ */
+export function answerPaymentIntents(
+  intents: (Omit<ReturnType<SubscriptionStory["paymentIntent"]>, "customer"> & { customer: string | null })[],
+  opts: { status?: number } = {},
+): string[] {
+  const asked: string[] = [];
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const id = url.pathname.match(/^\/v1\/payment_intents\/(\w+)$/)?.[1];
+    if (url.host !== "stripe.test" || !id) throw new Error(`unexpected fetch ${url}`);
+    asked.push(id);
+    const error = (status: number, message: string) =>
+      Response.json({ error: { type: "invalid_request_error", message } }, { status });
+    if (opts.status) return error(opts.status, "An error occurred with our connection to Stripe.");
+    const intent = intents.find((i) => i.id === id);
+    return intent ? Response.json(intent) : error(404, `No such payment_intent: '${id}'`);
+  });
+  return asked;
+}

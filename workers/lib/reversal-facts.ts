@@ -62,3 +62,15 @@ function disputeOf(dispute: Stripe.Dispute, closed: boolean): Reversal {
 export function dueNow(granted: number, fraction: number, dueBefore: number): number {
   return Math.max(0, Math.min(granted, Math.ceil(granted * Math.min(1, fraction))) - dueBefore);
 }
+
+/**
+ * The customer a disputed payment was made by, asked of Stripe: a dispute names its PaymentIntent, not its customer
+ * (docs/decisions/0359-a-dispute-of-a-customer-we-never-made-is-ignored.md). Throws when Stripe does not answer.
+ */
+export async function customerOfPayment(
+  stripe: { paymentIntents: Pick<Stripe.PaymentIntentResource, "retrieve"> },
+  paymentIntentId: string,
+): Promise<string | null> {
+  const intent = await stripe.paymentIntents.retrieve(paymentIntentId);
+  return idOf(intent.customer);
+}

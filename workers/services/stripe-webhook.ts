@@ -3,8 +3,9 @@ import { paidBy } from "@db/paid-by";
 import { invoicePayments, paidPeriods, stripeEvents, users } from "@db/schema";
 import { recordEvent } from "@db/stripe-events";
 import { teams } from "@db/teams";
-import { verifyWebhook } from "@workers/adapters/stripe";
+import { createStripe, verifyWebhook } from "@workers/adapters/stripe";
 import { log } from "@workers/lib/log";
+import { customerOfPayment } from "@workers/lib/reversal-facts";
 import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
@@ -45,6 +46,20 @@ async function ourCustomer(db: Database, customerId: string | null): Promise<boo
     db.select({ id: teams.id }).from(teams).where(eq(teams.stripeCustomerId, customerId)).limit(1),
   ]);
   return user.length > 0 || team.length > 0;
+}
+
+/** The customer of a disputed payment, from Stripe; undefined when Stripe did not answer. */
+async function disputedCustomer(
+  env: Env,
+  eventId: string,
+  paymentIntentId: string,
+): Promise<string | null | undefined> {
+  try {
+    return await customerOfPayment(createStripe(env), paymentIntentId);
+  } catch (err) {
+    log.warn("stripe webhook: the disputed payment could not be read", { eventId, error: String(err) });
+    return undefined;
+  }
 }
 
 /** An event about nobody of ours, recorded once as ignored (a second delivery is a duplicate). */
@@ -127,10 +142,14 @@ export async function handleStripeWebhook(
   // Stripe does not order events: a refund or dispute can come before the invoice.paid or invoice_payment.paid that
   // tie its PaymentIntent to a period. Recorded now it would take nothing, for good; refused, Stripe sends it again
   // (for up to three days) and a later try finds the payment (ADR 0345). Nothing is recorded, so the retry is not a
-  // duplicate. A refund names its charge's customer: one we never made is another product's, ignored (ADR 0358). A
-  // dispute names none.
+  // duplicate. A refund names its charge's customer; a dispute's is asked of Stripe. One we never made is another
+  // product's, ignored (ADRs 0358, 0359); when Stripe does not answer, the dispute is refused and comes again.
   if (ev.fact.kind === "reversal" && !(await paymentKnown(db, ev.fact.paymentIntentId))) {
-    if (ev.fact.cause === "refund" && !(await ourCustomer(db, ev.fact.customerId))) return ignored(db, ev);
+    const customer =
+      ev.fact.cause === "refund"
+        ? ev.fact.customerId
+        : await disputedCustomer(env, ev.eventId, ev.fact.paymentIntentId);
+    if (customer !== undefined && !(await ourCustomer(db, customer))) return ignored(db, ev);
     log.warn("stripe webhook: a reversal of a payment not yet known", { type: ev.type, eventId: ev.eventId });
     return { status: 409, body: fail("conflict", PAYMENT_NOT_YET_KNOWN_MESSAGE) };
   }
