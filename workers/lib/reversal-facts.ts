@@ -3,7 +3,8 @@ import type Stripe from "stripe";
 // A refund or a dispute as plain data, for whichever payment it names: a person's plan (stripe-events.ts) or a
 // team's seats (seat-events.ts). A charge and a dispute name their PaymentIntent, never an invoice; the invoice it
 // paid is found through invoice_payment.paid's record (docs/decisions/0340-invoice-payments-name-the-payment.md).
-// Pure and importing nothing of ours, so the Node-run contract tests read it as the Worker does.
+// Importing nothing of ours, so the Node-run contract tests read it as the Worker does; all but the dispute's
+// customer (asked of Stripe through the client passed in) is pure.
 
 export type Reversal =
   | {
