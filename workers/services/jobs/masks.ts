@@ -1,23 +1,21 @@
-import type { Photo } from "@db/schema";
 import { encodeHexLowerCase } from "@oslojs/encoding";
-import { type MaskMetadata, maskKey, storedMask } from "@workers/lib/photo-storage";
+import { type MaskMetadata, maskKey } from "@workers/lib/photo-storage";
 import { checkGrayPng } from "@workers/lib/png-rows";
 import { putRetrying } from "@workers/lib/stored-retry";
-import { getVersion, sourceVariant } from "@workers/objects/client";
+import { sourceVariant } from "@workers/objects/client";
 import { getPhoto } from "@workers/services/library";
 import { MASK_RULE, overLimit } from "@workers/services/limits";
 import type { Deps } from "@workers/services/request-deps";
-import { MASK_ID_PATTERN, MASK_MESSAGES, maskSizeProblem, readMaskSize } from "~/shared/masks";
+import { MASK_MESSAGES, maskSizeProblem, readMaskSize } from "~/shared/masks";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
-import { VERSION_NOT_FOUND } from "~/shared/version-view";
+import { imageSize, NO_VERSION } from "./job-mask";
 
 // Removal masks (issue 33, part 5; docs/decisions/0195-removal-brush-masks.md): the brush's PNG, white where
 // something should go. Exactly the size of the image it was painted on, decoded whole and one channel of gray
 // (docs/decisions/0211-masks-decoded-once-per-photo.md); one per photo, the newest, named by the SHA-256 of its bytes.
 // A removal job names it (params.mask) and its call sends a signed address of it as mask_image_url, so a re-run of
-// the job sends the same mask, while no newer one has replaced it.
-
-const NO_VERSION = fail("not_found", VERSION_NOT_FOUND);
+// the job sends the same mask, while no newer one has replaced it. A job checks the mask it names in
+// workers/services/jobs/job-mask.ts.
 
 export interface MaskView {
   id: string;
@@ -25,18 +23,6 @@ export interface MaskView {
   height: number;
   /** The image it was painted on: "original" or a version's id. */
   source: string;
-}
-
-/** The pixel size of one of the photo's images: "original" or the id of a version of it; null when there is none. */
-async function imageSize(
-  db: Deps["db"],
-  photo: Photo,
-  source: string,
-): Promise<{ width: number; height: number } | null> {
-  if (source === "original") return { width: photo.width, height: photo.height };
-  const version = await getVersion(db, photo.userId, photo.id, source);
-  // A refused result is not painted on, as no job starts from it (ADR 0162).
-  return version && version.structureVerdict !== "refused" ? { width: version.width, height: version.height } : null;
 }
 
 /**
@@ -78,24 +64,4 @@ export async function storeMask(
     customMetadata: { ...metadata },
   });
   return ok({ mask: { id, width: size.width, height: size.height, source: on } });
-}
-
-/**
- * Whether a removal of `photo` starting from `source` may use the stored mask `maskId`: it must be this photo's
- * mask (not since replaced by a newer one) and exactly the size of that image (a mask painted on the original does
- * not fit an enlarged version, and is refused rather than stretched).
- */
-export async function checkJobMask(
-  deps: { db: Deps["db"]; bucket: R2Bucket },
-  photo: Photo,
-  source: string,
-  maskId: string,
-): Promise<Result> {
-  if (!MASK_ID_PATTERN.test(maskId)) return fail("invalid", MASK_MESSAGES.badId);
-  const size = await storedMask(deps.bucket, photo.userId, photo.id, maskId);
-  if (!size) return fail("not_found", MASK_MESSAGES.notFound);
-  const image = await imageSize(deps.db, photo, source);
-  if (!image) return NO_VERSION;
-  const wrongSize = maskSizeProblem(size, image);
-  return wrongSize ? fail("unprocessable", wrongSize) : ok({});
 }

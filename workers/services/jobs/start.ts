@@ -19,7 +19,7 @@ import { MASK_MESSAGES } from "~/shared/masks";
 import { fail, NOT_FOUND, ok, type Result } from "~/shared/result";
 import { REFUSED_NOT_A_SOURCE, VERSION_NOT_FOUND } from "~/shared/version-view";
 import type { CallbackCheck } from "./callback-url";
-import { checkJobMask } from "./masks";
+import { checkJobMask } from "./job-mask";
 import { advancedOptions, jobParams, variationsOf } from "./request";
 import { alreadyStarted, startFailure, startQueued } from "./start-queued";
 
