@@ -1,12 +1,10 @@
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStripeEmulator } from "../../emulators/stripe.ts";
 import { customerOfPayment, reversalOf } from "../../workers/lib/reversal-facts.ts";
 import { startTeamCheckout } from "../../workers/services/team-billing.ts";
+import { type StripeHarness, startStripeHarness } from "./stripe-harness.ts";
 
 // A dispute names its PaymentIntent, not its customer; the webhook asks Stripe for the PaymentIntent to tell another
 // product's dispute from ours (ADR 0359). Here the production reader (reversal-facts.ts) asks the Stripe emulator
@@ -16,41 +14,18 @@ import { startTeamCheckout } from "../../workers/services/team-billing.ts";
 const SECRET = "sk_test_disputes_contract";
 const WHSEC = "whsec_disputes_contract";
 
-let emulator: Server;
-let receiver: Server;
-let base = "";
+let harness: StripeHarness;
 const events: Stripe.Event[] = [];
-const verifier = new Stripe("sk_test_unused");
-const port = (s: Server) => (s.address() as AddressInfo).port;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      events.push(verifier.webhooks.constructEvent(raw, String(req.headers["stripe-signature"]), WHSEC));
-      res.writeHead(200, { "Content-Type": "application/json" }).end('{"received":true}');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  emulator = await startStripeEmulator({
-    port: 0,
-    secretKey: SECRET,
-    webhookSecret: WHSEC,
-    appUrl: `http://127.0.0.1:${port(receiver)}`,
-  });
-  base = `http://127.0.0.1:${port(emulator)}`;
+  harness = await startStripeHarness(SECRET, WHSEC, (event) => events.push(event));
 });
 
-afterAll(async () => {
-  await new Promise((r) => emulator?.close(r));
-  await new Promise((r) => receiver?.close(r));
-});
+afterAll(() => harness?.close());
 
 describe("a dispute's customer, asked of the Stripe emulator through the stripe SDK", () => {
   it("names the customer that paid the disputed payment, in the shape of Stripe's sample PaymentIntent", async () => {
-    const stripe = new Stripe(SECRET, { host: "127.0.0.1", port: port(emulator), protocol: "http" });
+    const { stripe, base } = harness;
     const customer = (await stripe.customers.create({ email: "owner@team.example" })).id;
     const started = await startTeamCheckout(
       { stripe, origin: "https://app.example" },
@@ -96,7 +71,7 @@ describe("a dispute's customer, asked of the Stripe emulator through the stripe 
   });
 
   it("answers Stripe's 404 for a PaymentIntent it never made, and the reader throws (the webhook then refuses)", async () => {
-    const stripe = new Stripe(SECRET, { host: "127.0.0.1", port: port(emulator), protocol: "http" });
+    const { stripe } = harness;
     await expect(customerOfPayment(stripe, "pi_nothere")).rejects.toMatchObject({
       statusCode: 404,
       code: "resource_missing",

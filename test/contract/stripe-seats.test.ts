@@ -1,12 +1,9 @@
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEAM_PLAN } from "../../app/shared/catalog.ts";
 import { applySeatFact, EMPTY_POOL, type SeatPool } from "../../app/shared/seat-pool.ts";
-import { startStripeEmulator } from "../../emulators/stripe.ts";
 import { addInterval } from "../../emulators/stripe-objects.ts";
 import { creditsForProration, invitationCap, type SeatFact, toSeatFact } from "../../workers/services/seat-events.ts";
 import {
@@ -16,6 +13,7 @@ import {
   startTeamCheckout,
   type TeamBillingDeps,
 } from "../../workers/services/team-billing.ts";
+import { type StripeHarness, startStripeHarness } from "./stripe-harness.ts";
 
 // A team's seats through the real `stripe` SDK against the Stripe emulator's
 // HTTP API, with the emulator's test clock frozen so every proration is
@@ -34,16 +32,12 @@ interface Received {
   fact: SeatFact;
 }
 
-let emulator: Server;
-let receiver: Server;
+let harness: StripeHarness;
 let base = "";
 const received: Received[] = [];
 let pool: SeatPool = EMPTY_POOL;
 const grants: { credits: number; key: string }[] = [];
 const notices: string[] = [];
-const verifier = new Stripe("sk_test_unused");
-
-const port = (s: Server) => (s.address() as AddressInfo).port;
 
 async function control(path: string, body: unknown = {}): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}${path}`, { method: "POST", body: JSON.stringify(body) });
@@ -62,35 +56,18 @@ function since(n: number): Received[] {
 }
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      const event = verifier.webhooks.constructEvent(raw, String(req.headers["stripe-signature"]), WHSEC);
-      const fact = toSeatFact(event);
-      received.push({ event, fact });
-      const outcome = applySeatFact(pool, fact);
-      pool = outcome.pool;
-      if (outcome.grant) grants.push(outcome.grant);
-      if (outcome.notice) notices.push(outcome.notice.kind);
-      res.writeHead(200, { "Content-Type": "application/json" }).end('{"received":true}');
-    });
+  harness = await startStripeHarness(SECRET, WHSEC, (event) => {
+    const fact = toSeatFact(event);
+    received.push({ event, fact });
+    const outcome = applySeatFact(pool, fact);
+    pool = outcome.pool;
+    if (outcome.grant) grants.push(outcome.grant);
+    if (outcome.notice) notices.push(outcome.notice.kind);
   });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  emulator = await startStripeEmulator({
-    port: 0,
-    secretKey: SECRET,
-    webhookSecret: WHSEC,
-    appUrl: `http://127.0.0.1:${port(receiver)}`,
-  });
-  base = `http://127.0.0.1:${port(emulator)}`;
+  base = harness.base;
 });
 
-afterAll(async () => {
-  await new Promise((r) => emulator?.close(r));
-  await new Promise((r) => receiver?.close(r));
-});
+afterAll(() => harness?.close());
 
 describe("a team's seats at the Stripe emulator, through the stripe SDK", () => {
   const t0 = Math.floor(Date.now() / 1000) + 60;
@@ -103,7 +80,7 @@ describe("a team's seats at the Stripe emulator, through the stripe SDK", () => 
   it("buys the team plan for 3 seats: one paid period of 3 × the seat price, 3 × the credits per seat", async () => {
     await clock(t0);
     // As workers/adapters/stripe.ts points the SDK at STRIPE_API_URL (that file needs the Worker's Env type).
-    stripe = new Stripe(SECRET, { host: "127.0.0.1", port: port(emulator), protocol: "http", maxNetworkRetries: 2 });
+    stripe = harness.stripe;
     deps = { stripe, origin: "https://app.example" };
     customer = (await stripe.customers.create({ email: "owner@team.example" })).id;
     const started = await startTeamCheckout(deps, { id: "team_1", customerId: customer }, 3);
