@@ -2,7 +2,7 @@ import { createDb } from "@db/client";
 import { createMailer } from "@workers/adapters/mail";
 import { createStripe } from "@workers/adapters/stripe";
 import { type Images, imagesFor } from "@workers/lib/images";
-import { clientIp, rateLimit } from "@workers/objects/client";
+import { clientIp, rateLimit } from "@workers/objects/limits-client";
 import type { Deps } from "@workers/services/request-deps";
 import type Stripe from "stripe";
 

@@ -1,11 +1,11 @@
-// The one way code outside workers/objects reaches a Durable Object: a typed
-// stub per user for credits and jobs, the shared rate limiter and the provider
-// gate. Services import from here, never from the object classes' modules.
+// The way code outside workers/objects reaches a Durable Object: a typed stub per user for credits and jobs, the
+// team's stub and the provider gate. Services import from here, never from the object classes' modules. The rate
+// limiter (workers/objects/limits-client.ts) and the billing rules (workers/objects/billing-client.ts) have barrels
+// of their own, so that a staging job's way in loads neither.
 import type { TeamObject } from "./team-object";
 import type { UserObject } from "./user-object";
 
 export type { GateStats } from "./provider-gate-object";
-export { clientIp, peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "./rate-limiter";
 export { INSUFFICIENT_CREDITS } from "./user/credits/ledger-rows";
 export {
   ALREADY_RETRIED,
@@ -27,8 +27,7 @@ export function userObject(env: Pick<Env, "USER_OBJECT">, userId: string): UserO
   return env.USER_OBJECT.get(env.USER_OBJECT.idFromName(userId));
 }
 
-// Reads of the state the user's object writes, and the shapes it takes: jobs
-// and versions, and the subscription rules the billing pages share with it.
+// Reads of the state the user's object writes, and the shapes it takes: jobs and versions.
 export {
   getJob,
   getVersion,
@@ -42,8 +41,6 @@ export {
   MAX_JOB_WAIT_MS,
   sourceVariant,
 } from "./user/jobs/job-rows";
-export { currentSubscription, LIVE_STATUSES } from "./user/payments/subscriptions";
-export type { ApplyResult, PaymentEvent, PaymentFact } from "./user/payments/types";
 
 export type TeamObjectStub = DurableObjectStub<TeamObject>;
 export { keyPayer, payerKey } from "./team/payer";

@@ -1,6 +1,7 @@
 import type { Database } from "@db/client";
 import { subscriptions, type User, users } from "@db/schema";
-import { currentSubscription, userObject } from "@workers/objects/client";
+import { currentSubscription } from "@workers/objects/billing-client";
+import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import { type BillingInterval, findPlan } from "~/shared/catalog";
 import type { LiveCredits } from "~/shared/live-credits";

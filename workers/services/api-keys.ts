@@ -5,7 +5,7 @@ import { newCallbackSecret, sealCallbackSecret } from "@workers/lib/callback-sig
 import { randomToken, sha256Hex } from "@workers/lib/crypto";
 import { setLogUser } from "@workers/lib/log";
 import { keyring } from "@workers/lib/signing-keys";
-import type { RateRule } from "@workers/objects/client";
+import type { RateRule } from "@workers/objects/limits-client";
 import { and, count, desc, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { fail, ok, type Result } from "~/shared/result";

@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
 import { subscriptions, users } from "@db/schema";
-import { currentSubscription, LIVE_STATUSES } from "@workers/objects/client";
+import { currentSubscription, LIVE_STATUSES } from "@workers/objects/billing-client";
 import { and, eq, isNull } from "drizzle-orm";
 import type Stripe from "stripe";
 import {

@@ -3,7 +3,7 @@ import { contactMessages } from "@db/schema";
 import { escapeHtml, type Mailer } from "@workers/adapters/mail";
 import { randomToken } from "@workers/lib/crypto";
 import { log } from "@workers/lib/log";
-import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/client";
+import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/limits-client";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import {

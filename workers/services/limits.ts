@@ -1,4 +1,4 @@
-import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/client";
+import { RATE_LIMITED_MESSAGE, type RateRule } from "@workers/objects/limits-client";
 import { type Failure, fail } from "~/shared/result";
 import type { Deps } from "./request-deps";
 

@@ -1,7 +1,7 @@
 import type { Database } from "@db/client";
 import type { Mailer } from "@workers/adapters/mail";
 import type { Images } from "@workers/lib/images";
-import type { RateRule } from "@workers/objects/client";
+import type { RateRule } from "@workers/objects/limits-client";
 import type Stripe from "stripe";
 
 /**

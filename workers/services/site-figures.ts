@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
 import { creditReservations, jobs, siteFiguresRows } from "@db/schema";
-import type { RateRule } from "@workers/objects/client";
+import type { RateRule } from "@workers/objects/limits-client";
 import { and, eq, gte, inArray, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { NO_FIGURES, type RawGroup, type SiteFigures, siteFigures } from "~/shared/site-figures";
 

@@ -1,5 +1,5 @@
 import { reversalOf } from "@workers/lib/reversal-facts";
-import type { PaymentEvent, PaymentFact } from "@workers/objects/client";
+import type { PaymentEvent, PaymentFact } from "@workers/objects/billing-client";
 import type Stripe from "stripe";
 import { type BillingInterval, findPlan, findPlanByLookupKey, type PlanId } from "~/shared/catalog";
 import { HANDLED_EVENT_TYPES, SUBSCRIPTION_EVENT_TYPES } from "~/shared/stripe-event-types";

@@ -6,7 +6,7 @@ import { teams } from "@db/teams";
 import { createStripe, verifyWebhook } from "@workers/adapters/stripe";
 import { log } from "@workers/lib/log";
 import { customerOfPayment } from "@workers/lib/reversal-facts";
-import type { ApplyResult, PaymentEvent } from "@workers/objects/client";
+import type { ApplyResult, PaymentEvent } from "@workers/objects/billing-client";
 import { userObject } from "@workers/objects/client";
 import { eq } from "drizzle-orm";
 import type Stripe from "stripe";

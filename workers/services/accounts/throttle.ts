@@ -1,4 +1,4 @@
-import { peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "@workers/objects/client";
+import { peekLimit, RATE_LIMITED_MESSAGE, type RateRule, rateLimit } from "@workers/objects/limits-client";
 import type { AccountDeps, Failure } from "./account-deps";
 
 // How often account services may be asked, per address and per client: sign-in throttling and the limits on

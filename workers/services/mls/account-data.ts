@@ -17,7 +17,8 @@ import {
 import { randomToken } from "@workers/lib/crypto";
 import { log } from "@workers/lib/log";
 import { verifyLink } from "@workers/lib/signed-links";
-import { LIVE_STATUSES, userObject } from "@workers/objects/client";
+import { LIVE_STATUSES } from "@workers/objects/billing-client";
+import { userObject } from "@workers/objects/client";
 import { consumeReauth, REAUTH_MESSAGES } from "@workers/services/accounts/google-reauth";
 import { overLimit } from "@workers/services/limits";
 import { verifyPassword } from "@workers/services/password";
