@@ -1,9 +1,8 @@
 import { reachableFolder } from "@db/access";
 import type { Database } from "@db/client";
-import { inList } from "@db/lists";
-import { folders, photos, photoVersions, type StyleReference } from "@db/schema";
+import { folders, photos, photoVersions } from "@db/schema";
 import { getVersion } from "@workers/objects/client";
-import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import {
@@ -23,9 +22,10 @@ import { getFolder, getPhoto } from "./library";
 
 // One look across a listing (issue 33, part 4; docs/decisions/0190-one-look-for-a-listing.md). A folder may name a
 // staged version of the user's as its look: every staging of the folder's photos asked for while it is set (a
-// single job, a batch, a re-roll, the public API) carries it in its parameters as the provider's style reference,
-// and the user's object sends it (workers/objects/user/jobs/stage-call.ts). A look whose photo is in the trash is
-// not used; one whose version is deleted for good is cleared by the database (migrations/0017, ON DELETE SET NULL).
+// single job, a batch, a re-roll, the public API) carries it in its parameters as the provider's style reference
+// (read by looksOf, workers/services/jobs/looks.ts), and the user's object sends it
+// (workers/objects/user/jobs/stage-call.ts). A look whose photo is in the trash is not used; one whose version is
+// deleted for good is cleared by the database (migrations/0017, ON DELETE SET NULL).
 
 type Db = Database;
 
@@ -85,46 +85,6 @@ export async function photoListing(
   const folder = await getFolder(db, userId, photo.folderId);
   if (!folder) return null;
   return { folderId: folder.id, lookVersionId: folder.lookVersionId, strength: folder.lookStrength };
-}
-
-/**
- * The look each of these photos of the user's is staged with now: its folder's, when the folder has one whose
- * version is a staged one and whose photo is out of the trash. A team listing's look is every member's: the folder
- * and the look's version may be another member's. Photos without one are not in the map.
- */
-export async function looksOf(db: Db, userId: string, photoIds: string[]): Promise<Map<string, StyleReference>> {
-  const looks = new Map<string, StyleReference>();
-  // The ids as one parameter (db/lists.ts): D1 binds at most 100 values a statement.
-  const rows = await db
-    .select({
-      photoId: photos.id,
-      refPhotoId: photoVersions.photoId,
-      refVersionId: photoVersions.id,
-      strength: folders.lookStrength,
-    })
-    .from(photos)
-    // The photo's folder, whoever made it: a team listing's look reaches every member's photos in it (ADR 0280).
-    .innerJoin(folders, eq(folders.id, photos.folderId))
-    .innerJoin(photoVersions, and(eq(photoVersions.id, folders.lookVersionId), eq(photoVersions.kind, "stage")))
-    // The look is a staged version (its uploader's row, whoever that is) of a photo out of the trash.
-    .innerJoin(
-      lookPhotos,
-      and(
-        eq(lookPhotos.id, photoVersions.photoId),
-        eq(lookPhotos.userId, photoVersions.userId),
-        isNull(lookPhotos.trashedAt),
-      ),
-    )
-    .where(and(eq(photos.userId, userId), inList(photos.id, photoIds)))
-    .all();
-  for (const r of rows) {
-    looks.set(r.photoId, {
-      photoId: r.refPhotoId,
-      versionId: r.refVersionId,
-      strength: r.strength ?? DEFAULT_LOOK_STRENGTH,
-    });
-  }
-  return looks;
 }
 
 /**

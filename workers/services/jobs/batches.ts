@@ -5,7 +5,7 @@ import { keyedToken, randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
 import { SUBMISSION_REUSED, userObject } from "@workers/objects/client";
 import { currentBalance } from "@workers/services/account";
-import { looksOf } from "@workers/services/listing-look";
+import { looksOf } from "@workers/services/jobs/looks";
 import type { Deps } from "@workers/services/request-deps";
 import type { UserRef } from "@workers/services/sessions";
 import { folderAccess, reachablePhoto } from "@workers/services/teams/access";

@@ -1,7 +1,7 @@
 import type { Job, JobParams } from "@db/schema";
 import { currentRequestId } from "@workers/lib/log";
 import { freeRerollQuery, getJob, userObject } from "@workers/objects/client";
-import { looksOf } from "@workers/services/listing-look";
+import { looksOf } from "@workers/services/jobs/looks";
 import type { Deps } from "@workers/services/request-deps";
 import { photoAccess } from "@workers/services/teams/access";
 import { startPaidBy } from "@workers/services/teams/funding";

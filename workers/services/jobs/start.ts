@@ -9,7 +9,7 @@ import {
   sourceVariant,
   userObject,
 } from "@workers/objects/client";
-import { looksOf } from "@workers/services/listing-look";
+import { looksOf } from "@workers/services/jobs/looks";
 import type { Deps } from "@workers/services/request-deps";
 import { type PhotoAccess, photoAccess } from "@workers/services/teams/access";
 import { eq } from "drizzle-orm";

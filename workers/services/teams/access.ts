@@ -32,7 +32,7 @@ export async function folderAccess(
 /**
  * The photo, with its owner scope, when the user may reach it (see folderAccess); a removed member's is null. One
  * read: a caller that shows the photo needs no second one. `folderHasLook`: its folder names a listing look (the
- * look itself is listing-look.ts's looksOf; a job asks for it only then).
+ * look itself is looksOf in workers/services/jobs/looks.ts; a job asks for it only then).
  */
 export async function photoAccess(
   db: Deps["db"],
