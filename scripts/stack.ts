@@ -43,6 +43,13 @@ function bin(name: string): string {
   return join(ROOT, "node_modules", ".bin", name);
 }
 
+/**
+ * What every wrangler of the stack runs with: no metrics sent, and no fetch of the `Request.cf` placeholder from
+ * workers.cloudflare.com (miniflare's CLOUDFLARE_CF_FETCH_ENABLED), so a start makes no request off the machine and,
+ * offline, prints no DNS error; every request gets miniflare's fixed placeholder, as it did when the fetch failed.
+ */
+export const OFFLINE_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+
 export function run(
   cmd: string,
   args: string[],
@@ -52,7 +59,7 @@ export function run(
     const child = spawn(bin(cmd), args, {
       cwd: ROOT,
       stdio: opts.quiet ? ["ignore", "pipe", "pipe"] : "inherit",
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...opts.env },
+      env: { ...process.env, ...OFFLINE_ENV, ...opts.env },
     });
     let output = "";
     child.stdout?.on("data", (d) => {
@@ -239,7 +246,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   const registry = join(opts.persistDir, "dev-registry");
   const wranglerEnv = {
     ...process.env,
-    WRANGLER_SEND_METRICS: "false",
+    ...OFFLINE_ENV,
     CI: "true",
     WRANGLER_REGISTRY_PATH: registry,
     ...(opts.requestLog === false ? { WRANGLER_LOG: "warn" } : {}),
