@@ -7,7 +7,7 @@ import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
 import { errorText } from "~/lib/error-text";
 import { InlineStyles } from "~/lib/inline-css";
-import { LANDING_ISLANDS_SCRIPT } from "~/lib/islands";
+import { landingIslandsScript } from "~/lib/islands";
 import { useNonce } from "~/lib/nonce";
 import { isAdmin } from "~/shared/access";
 import type { Route } from "./+types/root";
@@ -70,9 +70,10 @@ export function Layout({ children }: { children: React.ReactNode }) {
       </head>
       <body className="flex min-h-dvh flex-col bg-white font-sans antialiased">
         {children}
-        {staticDocument ? (
+        {/* SSR first: the browser's build drops this branch and, with it, the landing page's script. */}
+        {import.meta.env.SSR && staticDocument ? (
           // Our own function's source (app/lib/islands.ts): no input of anyone's in it.
-          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: LANDING_ISLANDS_SCRIPT }} />
+          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: landingIslandsScript() }} />
         ) : (
           <>
             <ScrollRestoration nonce={nonce} />

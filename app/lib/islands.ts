@@ -171,5 +171,11 @@ export function enhanceLandingPage(): void {
   doc.documentElement.dataset.hydrated = "true";
 }
 
-/** The inline script: the function above, called once the document has been parsed. */
-export const LANDING_ISLANDS_SCRIPT = `(${enhanceLandingPage.toString()})();`;
+/**
+ * The inline script: the function above, called once the document has been parsed. A function, not a constant made
+ * when the module loads: the browser's build, where app/root.tsx never renders the script, then leaves it out of
+ * every page's JavaScript.
+ */
+export function landingIslandsScript(): string {
+  return `(${enhanceLandingPage.toString()})();`;
+}
