@@ -1,9 +1,9 @@
-import { gzipSync } from "node:zlib";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { type Browser, chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/e2e/chromium.ts";
 import { measureGridBytes, measureUploadBytes, phoneSizedJpeg, seedPhotos } from "../test/e2e/support/library-bytes.ts";
+import { gzippedJs } from "../test/e2e/support/page-weight.ts";
 import { qualityScore } from "../test/e2e/support/photo-quality.ts";
 import type { BenchModule } from "./module.ts";
 import { BUDGETS, type Figure } from "./report.ts";
@@ -90,40 +90,14 @@ export function photosModule(): BenchModule {
   };
 }
 
-/**
- * The gzipped JavaScript a page makes the browser load: every script Chromium fetches from /assets/ until the page
- * has hydrated and the network is idle (modulepreloads, the hydration script's imports). Measured in the browser
- * because cached public pages carry no modulepreload links (docs/decisions/0132) and the HTML also names modules
- * that load only on navigation.
- */
-async function gzippedJs(browser: Browser, url: string, cookie?: string): Promise<number> {
+/** A context with the session cookie, if any, for gzippedJs. */
+async function contextFor(browser: Browser, url: string, cookie?: string) {
   const ctx = await browser.newContext();
   if (cookie) {
     const [name, value] = cookie.split("=");
     await ctx.addCookies([{ name: name!, value: value!, url }]);
   }
-  const page = await ctx.newPage();
-  const bodies: Promise<number | Error>[] = [];
-  page.on("response", (res) => {
-    // Each body's failure is kept, not thrown: a script answered after the count below would otherwise reject once
-    // the context is closed, with nobody awaiting it, and that unhandled rejection ended the whole bench run
-    // (2026-11-29, at load 7, losing the ssr module's figures already measured).
-    if (res.request().resourceType() === "script" && new URL(res.url()).pathname.startsWith("/assets/"))
-      bodies.push(
-        res.body().then(
-          (b) => gzipSync(b).length,
-          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-        ),
-      );
-  });
-  await page.goto(url);
-  await page.waitForSelector("html[data-hydrated=true]");
-  await page.waitForLoadState("networkidle");
-  const sizes = await Promise.all(bodies);
-  await ctx.close();
-  const failed = sizes.find((s) => s instanceof Error);
-  if (failed) throw new Error(`a script's body could not be read: ${failed.message}`);
-  return sizes.reduce<number>((a, b) => a + (b as number), 0);
+  return ctx;
 }
 
 export const bundle: BenchModule = {
@@ -140,7 +114,10 @@ export const bundle: BenchModule = {
         out.push({
           group: "Bundle",
           name: `${label} gzipped JS`,
-          value: Math.round((await gzippedJs(browser, `${stack.url}${path}`, withCookie)) / 102.4) / 10,
+          value:
+            Math.round(
+              (await gzippedJs(await contextFor(browser, stack.url, withCookie), `${stack.url}${path}`)) / 102.4,
+            ) / 10,
           unit: "KB",
           ...BUDGETS.js(label),
         });
