@@ -4,8 +4,6 @@ import type { BrowserContext } from "playwright-core";
 // The JavaScript a page makes a phone download, measured as the browser loads it: one measure for the e2e guard
 // (test/e2e/page-weight.e2e.ts) and the bench (bench/pages.ts), so the two cannot drift apart.
 
-export { jsBudgetKb } from "./js-budget.ts";
-
 /**
  * The gzipped bytes of JavaScript a page makes the browser load in `ctx`: every script Chromium fetches from /assets/
  * until the page has hydrated and the network is idle (modulepreloads, the hydration script's imports, the imports
