@@ -1,9 +1,11 @@
 import { env } from "cloudflare:workers";
+import { createDb } from "@db/client";
 import { creditLedger, creditReservations, jobs, photos, photoVersions } from "@db/schema";
 import { db } from "@test/support/factories";
 import { api, balance, expectSettled, onPlan, photosOf, rowsOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { MISSING_RESULT } from "@workers/objects/user/jobs/variations";
+import { chooseVersion } from "@workers/services/jobs/versions";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { FREE_REROLL_MS, REROLL_PAID_MESSAGE } from "~/shared/listing";
@@ -75,6 +77,46 @@ describe("variations", () => {
     // The shown image is the chosen version's bytes.
     const versions = await api(user.cookie, "GET", `/api/photos/${photo!.id}/versions`);
     expect(versions.body.versions).toHaveLength(3);
+    await expectSettled(user.id);
+  });
+
+  it("a result's thumbnail made while its version is being chosen is the photo's thumbnail too", async () => {
+    const user = await onPlan("Starter plan", 5);
+    const [photo] = await photosOf(user.id, 1);
+    const res = await stage(user.cookie, photo!.id, { variations: 2 });
+    expect(res.status).toBe(202);
+    for (const id of res.body.jobIds as string[]) expect((await settleJob(user.cookie, id)).status).toBe("succeeded");
+    const versionOf = async (id: string) =>
+      (await db.select().from(photoVersions).where(eq(photoVersions.id, id)).get())!;
+    // Each result's thumbnail is made after its commit: wait for the second's.
+    await expect.poll(async () => (await versionOf(res.body.jobIds[1])).thumbKey).toMatch(/\.thumb\.jpg$/);
+    const second = await versionOf(res.body.jobIds[1]);
+    const thumbKey = second.thumbKey;
+    expect(thumbKey).not.toBe(second.key);
+    // The second's thumbnail is still being made (its row points at the image itself), as right after its commit.
+    await db.update(photoVersions).set({ thumbKey: second.key }).where(eq(photoVersions.id, second.id));
+    // It lands (workers/objects/user/jobs/produce.ts finishThumb's two writes) after the choice has read the version
+    // and before the choice writes the photo, which still shows the first.
+    const land = async () => {
+      await db.batch([
+        db.update(photoVersions).set({ thumbKey }).where(eq(photoVersions.id, second.id)),
+        db
+          .update(photos)
+          .set({ processedThumbKey: thumbKey })
+          .where(and(eq(photos.id, photo!.id), eq(photos.processedKey, second.key))),
+      ]);
+    };
+    const chosen = await chooseVersion(
+      createDb(landingBeforePhotoWrite(env.DB, land)),
+      user.id,
+      photo!.id,
+      second.id,
+      1,
+    );
+    expect(chosen.ok).toBe(true);
+    const shown = (await db.select().from(photos).where(eq(photos.id, photo!.id)).get())!;
+    expect(shown.processedKey).toBe(second.key);
+    expect(shown.processedThumbKey).toBe(thumbKey);
     await expectSettled(user.id);
   });
 
@@ -333,3 +375,43 @@ describe("staging from a version", () => {
     await expectSettled(user.id);
   });
 });
+
+/** The database as `d1`, where `land` runs once, just before the first statement that writes the photos table. */
+function landingBeforePhotoWrite(d1: D1Database, land: () => Promise<void>): D1Database {
+  let landed = false;
+  const prepare = (query: string): D1PreparedStatement => {
+    const statement = d1.prepare(query);
+    if (landed || !/^update "photos"/i.test(query)) return statement;
+    return new Proxy(statement, {
+      get(target, prop) {
+        if (prop !== "bind") return Reflect.get(target, prop, target);
+        return (...values: unknown[]) => {
+          const bound = target.bind(...values);
+          const first = async () => {
+            if (!landed) {
+              landed = true;
+              await land();
+            }
+          };
+          return new Proxy(bound, {
+            get(b, name) {
+              const value = Reflect.get(b, name, b);
+              if (typeof value !== "function") return value;
+              return async (...args: unknown[]) => {
+                await first();
+                return value.apply(b, args);
+              };
+            },
+          });
+        };
+      },
+    });
+  };
+  return new Proxy(d1, {
+    get(target, prop) {
+      if (prop === "prepare") return prepare;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
