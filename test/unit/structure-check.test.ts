@@ -10,7 +10,7 @@ import { makePairs, type Pair } from "@test/fixtures/structure/pairs";
 import { decodeImage } from "@test/fixtures/structure/pixels";
 import { PHOTO_SOURCES } from "@test/fixtures/structure/sources";
 import { decodeBase64Strict } from "@workers/lib/base64";
-import { analysisSize, STRUCTURE_THRESHOLDS, toAnalysis } from "@workers/lib/structure/check";
+import { analysisSize, checkStructure, STRUCTURE_THRESHOLDS, toAnalysis } from "@workers/lib/structure/check";
 import { orientationField } from "@workers/lib/structure/geometry";
 import { structureScores } from "@workers/lib/structure/measures";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -126,6 +126,30 @@ describe("the room's lines measure only the rows they judge", () => {
       for (const k of ["C", "S", "E"] as const) expect(part[k].slice(0, rows * w)).toEqual(whole[k].slice(0, rows * w));
       // Made as far as the box reaches, not further.
       expect(part.C.length).toBe(Math.min(h, rows + 5) * w);
+    }
+  });
+});
+
+describe("a sky is judged by its facade lines alone", () => {
+  it("without ADR 0160's maps, which it is not judged by: the same verdict, score, places and change map", () => {
+    const skies = pairs.filter((p) => p.kind === "sky");
+    expect(skies.length).toBeGreaterThanOrEqual(10);
+    for (const pair of skies) {
+      const { source, result } = pair.make();
+      const s = toAnalysis(source.data, source.width, source.height);
+      const r = toAnalysis(result.data, result.width, result.height, analysisSize(source.width, source.height));
+      // As the check Worker judges it, and with every measure taken (the real-pair evaluation's way).
+      const judged = checkStructure(s, r, { kind: "sky" });
+      const everything = checkStructure(s, r, { kind: "sky", candidates: () => ({}) });
+      expect(judged.measures.carriedOrMoved).toBeNaN();
+      expect(everything.measures.carriedOrMoved).not.toBeNaN();
+      expect({ id: pair.id, verdict: judged.verdict, score: judged.score, reasons: judged.reasons }).toEqual({
+        id: pair.id,
+        verdict: everything.verdict,
+        score: everything.score,
+        reasons: everything.reasons,
+      });
+      expect(judged.map.data).toEqual(everything.map.data);
     }
   });
 });

@@ -119,13 +119,14 @@ export function checkStructure(
 ): StructureVerdict {
   // The pair reduced and blurred once, for ADR 0160's maps and for the room's lines alike.
   const reduced = reducePair(source, result);
-  const old = structureMaps(source, result, opts, reduced);
-  const carriedOrMoved = structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]);
   const judgedBy = JUDGED_BY[opts.kind];
   // The measures the verdict is not judged by are measured only when the caller hands over the candidates (the
   // real-pair evaluation, the method benches): in the check Worker they cost about a third of its CPU per result for
-  // nothing it answers (ADR 0307). One preparation (the result lined up on the source) for every measure needing it.
+  // nothing it answers (ADR 0307). ADR 0160's maps too: a sky is judged by its facade lines alone, and its map is
+  // drawn from them. One preparation (the result lined up on the source) for every measure needing it.
   const all = opts.candidates !== undefined;
+  const old = all || judgedBy !== "facadeLines" ? structureMaps(source, result, opts, reduced) : null;
+  const carriedOrMoved = old ? structureScore(old.scores, STRUCTURE_THRESHOLDS[opts.kind]) : Number.NaN;
   const prepared =
     all || judgedBy !== "carriedOrMoved" ? prepare(source, result, opts.kind, opts.skyMask, reduced) : null;
   const room = prepared && opts.candidates ? opts.candidates(source, result, opts.kind, prepared) : null;
@@ -148,7 +149,7 @@ export function checkStructure(
   const verdict = outcomeOf(score, limits);
   const size = analysisSize(source.width, source.height);
   const map: ChangeMap = { width: size.width, height: size.height, data: new Uint8Array(size.width * size.height) };
-  if (judgedBy === "carriedOrMoved" || judgedBy === "roomLines")
+  if (old && (judgedBy === "carriedOrMoved" || judgedBy === "roomLines"))
     for (let i = 0; i < old.marks.length; i++) if (old.marks[i]! >= 3) map.data[i] = 255;
   if (judgedBy === "facadeLines") drawCells(map, facade!.cells, FACADE_CELL);
   if (judgedBy === "roomLines") drawCells(map, tensor!.cells, FACADE_CELL);
