@@ -81,7 +81,9 @@ function parseCrop(geometry: string) {
 }
 
 async function materializePicture(mirrors: string, pic: Picture, out: string) {
-  const gitDir = join(mirrors, pic.repo.replace("/", "+"), "repo");
+  // A snapshot is a bare git folder, or (for some repositories fetch brings) a work tree with its .git inside.
+  const snapshot = join(mirrors, pic.repo.replace("/", "+"), "repo");
+  const gitDir = existsSync(join(snapshot, ".git")) ? join(snapshot, ".git") : snapshot;
   // "anim.webp#frame2-coalesced": frame 2 (from 0) of an animation, composed onto the canvas as libvips does.
   const [path, fragment] = pic.path.split("#") as [string, string | undefined];
   const frame = fragment === undefined ? undefined : /^frame(\d+)(-coalesced)?$/.exec(fragment)?.[1];
