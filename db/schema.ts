@@ -202,6 +202,8 @@ export const photos = sqliteTable("photos", {
   processedThumbKey: text("processed_thumb_key"),
   processedContentType: text("processed_content_type"),
   processedAt: integer("processed_at"),
+  /** When its owner last chose the version it shows: a result asked for before then does not replace it. */
+  chosenAt: integer("chosen_at"),
   createdAt: integer("created_at").notNull(),
   trashedAt: integer("trashed_at"),
   /** Set when its deletion for good began; a restore is then refused. */

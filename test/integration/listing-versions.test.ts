@@ -120,6 +120,46 @@ describe("variations", () => {
     await expectSettled(user.id);
   });
 
+  it("a version chosen while another job of the photo runs stays shown; a job asked after the choice is shown", async () => {
+    const user = await onPlan("Starter plan", 5);
+    const [photo] = await photosOf(user.id, 1);
+    const first = await stagedJob(user, photo!.id);
+    const shownKey = async () => (await db.select().from(photos).where(eq(photos.id, photo!.id)).get())!.processedKey;
+    const keyOf = async (id: string) =>
+      (await db.select().from(photoVersions).where(eq(photoVersions.id, id)).get())!.key;
+    expect(await shownKey()).toBe(await keyOf(first.versionId!));
+
+    // A second staging is at the provider when its owner chooses the first result.
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    provider.hold = () => held;
+    const running = await stage(user.cookie, photo!.id);
+    expect(running.status).toBe(202);
+    for (let i = 0; i < 200 && provider.calls.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(provider.calls).toHaveLength(2);
+    const chosen = await api(user.cookie, "POST", `/api/photos/${photo!.id}/versions/${first.versionId}/choose`, {});
+    expect(chosen.status).toBe(200);
+    release();
+    const second = await settleJob(user.cookie, running.body.job.id);
+    expect(second.status).toBe("succeeded");
+    // Kept as a version, charged, not shown over the choice.
+    expect(await shownKey()).toBe(await keyOf(first.versionId!));
+    const versions = await api(user.cookie, "GET", `/api/photos/${photo!.id}/versions`);
+    expect(versions.body.versions.map((v: { id: string }) => v.id).sort()).toEqual(
+      [first.versionId, second.versionId].sort(),
+    );
+    expect(versions.body.versions.find((v: { shown: boolean }) => v.shown).id).toBe(first.versionId);
+    expect(await balance(user.id)).toBe(3);
+
+    // Asked for after the choice: its result is shown.
+    provider.hold = null;
+    const third = await stagedJob(user, photo!.id);
+    expect(await shownKey()).toBe(await keyOf(third.versionId!));
+    await expectSettled(user.id);
+  });
+
   it("the provider returning fewer images than asked: each missing one refunded on its own", async () => {
     const user = await onPlan(null, 10);
     const [a, b] = await photosOf(user.id, 2);

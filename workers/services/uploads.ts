@@ -42,6 +42,7 @@ export function newPhotoRow(
     | "processedThumbKey"
     | "processedContentType"
     | "processedAt"
+    | "chosenAt"
     | "trashedAt"
     | "purgingAt"
   >,
@@ -53,6 +54,7 @@ export function newPhotoRow(
     processedThumbKey: null,
     processedContentType: null,
     processedAt: null,
+    chosenAt: null,
     trashedAt: null,
     purgingAt: null,
   };

@@ -412,6 +412,7 @@ export async function keepVersion(
         processedThumbKey: k.shown.thumbKey,
         processedContentType: k.shown.contentType,
         processedAt: now,
+        chosenAt: now,
       })
       .where(eq(photos.id, k.photoId)),
   ]);

@@ -43,6 +43,7 @@ export async function chooseVersion(
       processedThumbKey: sql`(select ${photoVersions.thumbKey} from ${photoVersions} where ${photoVersions.id} = ${version.id})`,
       processedContentType: version.contentType,
       processedAt: now,
+      chosenAt: now,
     })
     .where(and(eq(photos.id, photoId), eq(photos.userId, userId)));
   return ok({ versionId: version.id });

@@ -14,7 +14,7 @@ import {
 import { DEFAULT_PROVIDER_TIMEOUT_MS } from "@workers/adapters/provider";
 import { photoPrefix, resultOwner } from "@workers/lib/photo-storage";
 import type { Stmt } from "@workers/objects/user/batch";
-import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 
 // AI jobs as D1 has them: staging, sky replacement, furniture removal. The job
 // row is written in the same batch as its credit's reservation (key = job id);
@@ -292,7 +292,11 @@ export function versionValues(
   };
 }
 
-/** The batch that records a finished job's version and points the photo at it. */
+/**
+ * The batch that records a finished job's version and points the photo at it, unless its owner chose the version the
+ * photo shows after this job was asked for (docs/decisions/0360-a-chosen-version-stands.md): a variation or a retry
+ * that ends after the choice is kept as a version, not shown over it.
+ */
 export function succeedStatements(
   db: Database,
   job: Job,
@@ -311,7 +315,7 @@ export function succeedStatements(
         processedContentType: result.contentType,
         processedAt: now,
       })
-      .where(eq(photos.id, job.photoId)),
+      .where(and(eq(photos.id, job.photoId), or(isNull(photos.chosenAt), lt(photos.chosenAt, job.createdAt)))),
     db
       .update(jobs)
       .set({ status: "succeeded", versionId: result.versionId, finishedAt: now })

@@ -65,6 +65,7 @@ export async function keepRefused(
           processedThumbKey: version.thumbKey,
           processedContentType: version.contentType,
           processedAt: now,
+          chosenAt: now,
         })
         .where(and(eq(photos.id, photoId), eq(photos.userId, userId))),
     ],
