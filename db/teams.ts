@@ -56,6 +56,18 @@ export const teamInvitations = sqliteTable("team_invitations", {
 
 export type TeamReservationStatus = "held" | "committed" | "released";
 
+// Who spends a team's pool, as its rows record it (member_id): a member's user id, or a team API key's name.
+
+/** The name a team API key's jobs carry in the pool (member_id): the key, not whoever made it (ADR 0295). */
+export function keyPayer(keyId: string): string {
+  return `key:${keyId}`;
+}
+
+/** The key id of a name made by keyPayer, or null for a member's user id. */
+export function payerKey(memberId: string): string | null {
+  return memberId.startsWith("key:") ? memberId.slice(4) : null;
+}
+
 export const teamReservations = sqliteTable("team_reservations", {
   jobId: text("job_id").primaryKey(),
   teamId: text("team_id").notNull(),

@@ -16,7 +16,7 @@ export const ENTRIES: Record<string, string> = {
 
 /** Issue 48's goal for the set; the count today is above it, and the ceiling below keeps it from growing. */
 export const GOAL = 30;
-export const CEILING = 90;
+export const CEILING = 89;
 
 const DOC = join(root, "docs", "architecture.md");
 const START = "<!-- job-files:start -->";

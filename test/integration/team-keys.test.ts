@@ -12,6 +12,7 @@ import {
   teams,
   users,
 } from "@db/schema";
+import { keyPayer } from "@db/teams";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, signedIn } from "@test/support/factories";
 import { balance, onPlan, photosOf } from "@test/support/listing";
@@ -20,7 +21,7 @@ import { fakeStripe } from "@test/support/stripe";
 import { addMember, makeTeam, teamFolder } from "@test/support/teams";
 import { apiV1 } from "@test/support/worker";
 import { SIGNATURE_HEADER, signingSecrets, verifySignatureHeader } from "@workers/lib/callback-signing";
-import { KEY_MISMATCH, keyPayer, teamObject, userObject } from "@workers/objects/client";
+import { KEY_MISMATCH, teamObject, userObject } from "@workers/objects/client";
 import { emailField } from "@workers/services/accounts/validation";
 import { keepJobAnswer } from "@workers/services/api-idempotency";
 import { stateDigest } from "@workers/services/fixtures";

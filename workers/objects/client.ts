@@ -43,6 +43,5 @@ export {
 } from "./user/jobs/job-rows";
 
 export type TeamObjectStub = DurableObjectStub<TeamObject>;
-export { keyPayer, payerKey } from "./team/payer";
 export type { PoolAnswer, TeamReserve } from "./team/pool";
 export { teamObject } from "./team-stub";

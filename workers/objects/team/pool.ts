@@ -10,6 +10,7 @@ import {
   teamReservations,
   teams,
 } from "@db/schema";
+import { payerKey } from "@db/teams";
 import { run, type Stmt } from "@workers/objects/user/batch";
 import { type Refusal, refusal } from "@workers/objects/user/credits/ledger-rows";
 import { ALREADY_RETURNED, NOT_CHARGED } from "@workers/objects/user/credits/returns";
@@ -18,7 +19,6 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
 import { holdBack } from "./held-back";
 import { ledger } from "./ledger-row";
-import { payerKey } from "./payer";
 
 // A team's credit pool: the same ledger rules as a user's (docs/decisions/0020-credit-ledger.md), with the job's
 // id as the reservation's key. Every function here runs inside the team's Durable Object, one at a time, and

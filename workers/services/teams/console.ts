@@ -1,6 +1,6 @@
 import type { Database } from "@db/client";
 import { apiKeys, teamLedger, teamMembers, teamReservations, teams, users } from "@db/schema";
-import { payerKey } from "@workers/objects/client";
+import { payerKey } from "@db/teams";
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { TEAM_ROLE_LABELS } from "~/shared/teams";
 

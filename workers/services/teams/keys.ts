@@ -1,9 +1,9 @@
 import { inList } from "@db/lists";
 import { type ApiKey, apiKeys, folders, teams, users } from "@db/schema";
+import { keyPayer, payerKey } from "@db/teams";
 import { newCallbackSecret, oldSecretSignsUntil, sealCallbackSecret } from "@workers/lib/callback-signing";
 import { keyedToken, randomToken, sha256Hex } from "@workers/lib/crypto";
 import { keyring } from "@workers/lib/signing-keys";
-import { keyPayer, payerKey } from "@workers/objects/client";
 import { API_SCOPES, KEY_PREFIX } from "@workers/services/api-keys";
 import { endPreviousCallbackSecret, rotateCallbackSecret } from "@workers/services/callback-secrets";
 import type { Deps } from "@workers/services/request-deps";
