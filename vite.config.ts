@@ -3,6 +3,7 @@ import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vite";
 import { reactDomStrings } from "./scripts/react-dom-strings.ts";
+import { zodLocalesEnglishOnly } from "./scripts/zod-locales.ts";
 
 export default defineConfig(({ command, isPreview }) => ({
   plugins: [
@@ -16,6 +17,7 @@ export default defineConfig(({ command, isPreview }) => ({
     tailwindcss(),
     reactRouter(),
     reactDomStrings(),
+    zodLocalesEnglishOnly(),
   ],
   resolve: { tsconfigPaths: true },
 }));
