@@ -2,6 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { folders, photos, uploadSessions } from "@db/schema";
 import { makeJpeg } from "@test/fixtures/images";
 import { db, makeUser, signedIn } from "@test/support/factories";
+import { intercept } from "@test/support/intercept";
 import { makePhoto, makePhotoRows, photoRows, storedKeys } from "@test/support/photos";
 import { workerFetch } from "@test/support/worker";
 import {
@@ -201,19 +202,12 @@ describe("deleting for good while a restore lands (ADR 0346)", () => {
   /** The photo bucket, calling `during` before its first deletion goes through. */
   function bucketThatWaits(during: () => Promise<void>): R2Bucket {
     let first = true;
-    return new Proxy(env.PHOTOS, {
-      get(target, prop) {
-        if (prop === "delete")
-          return async (keys: string | string[]) => {
-            if (first) {
-              first = false;
-              await during();
-            }
-            return target.delete(keys);
-          };
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
+    return intercept(env.PHOTOS, "delete", async (keys: string | string[]) => {
+      if (first) {
+        first = false;
+        await during();
+      }
+      return env.PHOTOS.delete(keys);
     });
   }
 
@@ -257,13 +251,7 @@ describe("deleting for good while a restore lands (ADR 0346)", () => {
   it("leaves a deletion cut short out of the trash and finishes it in the daily purge", async () => {
     const { id } = await makeUser();
     const photo = await makePhoto(id, { trashedAt: Date.now() });
-    const failing = new Proxy(env.PHOTOS, {
-      get(target, prop) {
-        if (prop === "delete") return () => Promise.reject(new Error("R2 unavailable"));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const failing = intercept(env.PHOTOS, "delete", () => Promise.reject(new Error("R2 unavailable")));
     await expect(deletePhotoForever(db, failing, id, photo.id)).rejects.toThrow("R2 unavailable");
     // Claimed: not offered back, not restorable, its row and bytes still there to finish.
     expect(ids(await listPhotos(db, id, { kind: "trash" }))).toEqual([]);

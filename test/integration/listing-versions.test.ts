@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { createDb } from "@db/client";
 import { creditLedger, creditReservations, jobs, photos, photoVersions } from "@db/schema";
 import { db } from "@test/support/factories";
+import { intercept } from "@test/support/intercept";
 import { api, balance, expectSettled, onPlan, photosOf, rowsOf, settleJob } from "@test/support/listing";
 import { type ProviderStub, stubProvider } from "@test/support/provider-stub";
 import { MISSING_RESULT } from "@workers/objects/user/jobs/variations";
@@ -419,39 +420,16 @@ describe("staging from a version", () => {
 /** The database as `d1`, where `land` runs once, just before the first statement that writes the photos table. */
 function landingBeforePhotoWrite(d1: D1Database, land: () => Promise<void>): D1Database {
   let landed = false;
-  const prepare = (query: string): D1PreparedStatement => {
+  return intercept(d1, "prepare", (query: string) => {
     const statement = d1.prepare(query);
     if (landed || !/^update "photos"/i.test(query)) return statement;
-    return new Proxy(statement, {
-      get(target, prop) {
-        if (prop !== "bind") return Reflect.get(target, prop, target);
-        return (...values: unknown[]) => {
-          const bound = target.bind(...values);
-          const first = async () => {
-            if (!landed) {
-              landed = true;
-              await land();
-            }
-          };
-          return new Proxy(bound, {
-            get(b, name) {
-              const value = Reflect.get(b, name, b);
-              if (typeof value !== "function") return value;
-              return async (...args: unknown[]) => {
-                await first();
-                return value.apply(b, args);
-              };
-            },
-          });
-        };
-      },
+    return intercept(statement, "bind", (...values: unknown[]) => {
+      const bound = statement.bind(...values);
+      return intercept(bound, "run", (async () => {
+        landed = true;
+        await land();
+        return bound.run();
+      }) as D1PreparedStatement["run"]);
     });
-  };
-  return new Proxy(d1, {
-    get(target, prop) {
-      if (prop === "prepare") return prepare;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
   });
 }

@@ -10,7 +10,13 @@ import { makePairs, type Pair } from "@test/fixtures/structure/pairs";
 import { decodeImage } from "@test/fixtures/structure/pixels";
 import { PHOTO_SOURCES } from "@test/fixtures/structure/sources";
 import { decodeBase64Strict } from "@workers/lib/base64";
-import { analysisSize, checkStructure, STRUCTURE_THRESHOLDS, toAnalysis } from "@workers/lib/structure/check";
+import {
+  analysisSize,
+  checkStructure,
+  type Gray,
+  STRUCTURE_THRESHOLDS,
+  toAnalysis,
+} from "@workers/lib/structure/check";
 import { orientationField } from "@workers/lib/structure/geometry";
 import { structureScores } from "@workers/lib/structure/measures";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +43,8 @@ function loadPhotos() {
 
 let pairs: Pair[] = [];
 const scored: Scored[] = [];
+/** Each pair's two pictures at the analysis size, as reduced for the scores. */
+const analysed = new Map<string, { s: Gray; r: Gray }>();
 
 beforeAll(() => {
   pairs = makePairs(loadPhotos());
@@ -45,6 +53,7 @@ beforeAll(() => {
     // As the Worker will: each picture reduced once (the result straight to the source's analysis size), compared.
     const s = toAnalysis(source.data, source.width, source.height);
     const r = toAnalysis(result.data, result.width, result.height, analysisSize(source.width, source.height));
+    analysed.set(pair.id, { s, r });
     const scores = structureScores(s, r, { kind: pair.kind });
     scored.push({
       id: pair.id,
@@ -135,9 +144,7 @@ describe("a sky is judged by its facade lines alone", () => {
     const skies = pairs.filter((p) => p.kind === "sky");
     expect(skies.length).toBeGreaterThanOrEqual(10);
     for (const pair of skies) {
-      const { source, result } = pair.make();
-      const s = toAnalysis(source.data, source.width, source.height);
-      const r = toAnalysis(result.data, result.width, result.height, analysisSize(source.width, source.height));
+      const { s, r } = analysed.get(pair.id)!;
       // As the check Worker judges it, and with every measure taken (the real-pair evaluation's way).
       const judged = checkStructure(s, r, { kind: "sky" });
       const everything = checkStructure(s, r, { kind: "sky", candidates: () => ({}) });

@@ -29,6 +29,7 @@ export function userObject(env: Pick<Env, "USER_OBJECT">, userId: string): UserO
 
 // Reads of the state the user's object writes, and the shapes it takes: jobs and versions.
 export {
+  chosenVersionValues,
   getJob,
   getVersion,
   isJobKind,

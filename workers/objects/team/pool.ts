@@ -14,6 +14,7 @@ import { payerKey } from "@db/teams";
 import { run, type Stmt } from "@workers/objects/user/batch";
 import { type Refusal, refusal } from "@workers/objects/user/credits/ledger-rows";
 import { ALREADY_RETURNED, NOT_CHARGED } from "@workers/objects/user/credits/returns";
+import { chosenVersionValues } from "@workers/objects/user/jobs/job-rows";
 import { type RecourseRow, recourseWrites } from "@workers/objects/user/jobs/recourse-rows";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { memberLimitMessage, TEAM_POOL_EMPTY, TEAM_POOL_FROZEN } from "~/shared/teams";
@@ -357,7 +358,7 @@ export interface TeamKeep {
   photoId: string;
   reason: string;
   /** What the photo shows once kept: the version's own bytes. */
-  shown: { key: string; thumbKey: string | null; contentType: string };
+  shown: { key: string; contentType: string };
 }
 
 /**
@@ -407,13 +408,7 @@ export async function keepVersion(
     db.update(photoVersions).set({ storedVerdict: "kept" }).where(eq(photoVersions.id, k.versionId)),
     db
       .update(photos)
-      .set({
-        processedKey: k.shown.key,
-        processedThumbKey: k.shown.thumbKey,
-        processedContentType: k.shown.contentType,
-        processedAt: now,
-        chosenAt: now,
-      })
+      .set(chosenVersionValues({ id: k.versionId, ...k.shown }, now))
       .where(eq(photos.id, k.photoId)),
   ]);
   return { ok: true, charged: true, pool: team.credits - 1 };

@@ -1,5 +1,5 @@
 import { type Photo, photos, photoVersions, users } from "@db/schema";
-import { getVersion, userObject } from "@workers/objects/client";
+import { chosenVersionValues, getVersion, userObject } from "@workers/objects/client";
 import type { Deps } from "@workers/services/request-deps";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -33,18 +33,9 @@ export async function chooseVersion(
   if (!version) return fail("not_found", VERSION_NOT_FOUND);
   // A refused result was not charged: it is kept for a credit (keepRefusedVersion), never chosen for free.
   if (version.structureVerdict === "refused") return fail("conflict", REFUSED_NOT_DOWNLOADED);
-  // The thumbnail is read by the write itself: a result's thumbnail is made after its commit and written to its
-  // version (and to the photo only while the photo shows it) by workers/objects/user/jobs/produce.ts finishThumb. The
-  // version read above may predate it; copying that read would point the photo at the full image for good.
   await db
     .update(photos)
-    .set({
-      processedKey: version.key,
-      processedThumbKey: sql`(select ${photoVersions.thumbKey} from ${photoVersions} where ${photoVersions.id} = ${version.id})`,
-      processedContentType: version.contentType,
-      processedAt: now,
-      chosenAt: now,
-    })
+    .set(chosenVersionValues(version, now))
     .where(and(eq(photos.id, photoId), eq(photos.userId, userId)));
   return ok({ versionId: version.id });
 }

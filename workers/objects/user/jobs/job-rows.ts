@@ -293,6 +293,23 @@ export function versionValues(
 }
 
 /**
+ * What a photo's row becomes when its owner makes one of its versions the shown one (choosing it, keeping a refused
+ * result, alone or on a team's listing): that version, chosen now, so a result asked for before stays a version
+ * (docs/decisions/0360-a-chosen-version-stands.md). The thumbnail is read by the write itself: a result's thumbnail is
+ * made after its commit (workers/objects/user/jobs/produce.ts finishThumb), so a version read earlier may still
+ * name the image itself.
+ */
+export function chosenVersionValues(version: Pick<PhotoVersion, "id" | "key" | "contentType">, now: number) {
+  return {
+    processedKey: version.key,
+    processedThumbKey: sql<string>`(select ${photoVersions.thumbKey} from ${photoVersions} where ${photoVersions.id} = ${version.id})`,
+    processedContentType: version.contentType,
+    processedAt: now,
+    chosenAt: now,
+  };
+}
+
+/**
  * The batch that records a finished job's version and points the photo at it, unless its owner chose the version the
  * photo shows after this job was asked for (docs/decisions/0360-a-chosen-version-stands.md): a variation or a retry
  * that ends after the choice is kept as a version, not shown over it.

@@ -10,6 +10,7 @@ import { commitStatements, reserve } from "@workers/objects/user/credits/reserva
 import { cachedBalance } from "@workers/objects/user/credits/view";
 import { and, eq } from "drizzle-orm";
 import { VERSION_NOT_FOUND } from "~/shared/version-view";
+import { chosenVersionValues } from "./job-rows";
 import { paidPhotoRefusal } from "./paid-photos";
 
 // "Keep it anyway" (issue 33, docs/decisions/0162-results-true-to-the-room.md): a result the structure check refused
@@ -60,13 +61,7 @@ export async function keepRefused(
       db.update(photoVersions).set({ storedVerdict: "kept" }).where(eq(photoVersions.id, versionId)),
       db
         .update(photos)
-        .set({
-          processedKey: version.key,
-          processedThumbKey: version.thumbKey,
-          processedContentType: version.contentType,
-          processedAt: now,
-          chosenAt: now,
-        })
+        .set(chosenVersionValues(version, now))
         .where(and(eq(photos.id, photoId), eq(photos.userId, userId))),
     ],
   });
@@ -97,7 +92,7 @@ async function keepForTeam(
       versionId: version.id,
       photoId,
       reason: KEEP_REASON,
-      shown: { key: version.key, thumbKey: version.thumbKey, contentType: version.contentType },
+      shown: { key: version.key, contentType: version.contentType },
     });
   } catch (err) {
     log.warn("team pool's keep call failed; reading whether it was written", { err: String(err), teamId });
