@@ -8,10 +8,10 @@
 
 /** Issue 43's held-out rates, by kind (bench/results/report-structure-real.md has every candidate's AUC). */
 const STRUCTURE_STAGE =
-  "Staging's best candidate separates calibration's rooms (roomTensor8, AUC 0.93) mostly on other viewpoints; at " +
-  "a tenth of calibration's kept rooms marked it passes 8 of 44 changed held-out rooms, so production keeps ADR " +
-  "0319's limits, which pass 1 and mark half the kept ones (13 of 30 without pictures drawn on for a figure); the " +
-  "labels had a blind second look (ADR 0331); issue 43 is open.";
+  "Staging's best candidate separates calibration's rooms (roomTensor, AUC 0.93, ADR 0362) mostly on other " +
+  "viewpoints; alone, at a tenth of calibration's kept rooms marked, it passes 9 of 44 changed held-out rooms, so " +
+  "production also marks on ADR 0160's score (ADR 0319): it passes 2 and marks half the kept ones (13 of 30 " +
+  "without pictures drawn on for a figure); the labels had a blind second look (ADR 0331); issue 43 is open.";
 const STRUCTURE_REMOVAL =
   "No candidate separates removals on calibration (AUCs 0.53-0.69): a changed removal differs from a kept one only " +
   "inside the filled hole; issue 43 is open.";

@@ -327,13 +327,14 @@ export function undrawnHeldOut(all: ScoredPair[], kind: Kind): ClassRates {
 }
 
 /**
- * When each kind's verdict rule was last fixed: staging's limits were chosen on the calibration half by ADR 0319
- * (commit c7f962c); removal's are ADR 0160's thresholds, set on synthetic edits (commit 2772366) before the first real
+ * When each kind's verdict rule was last fixed: staging's room's lines measured on the result's own pixels, their
+ * limit chosen again on the calibration half, by ADR 0362 (after every pair then in the manifest had been seen; ADR
+ * 0319's limits were fixed in commit c7f962c); removal's are ADR 0160's thresholds, set on synthetic edits (commit 2772366) before the first real
  * pair existed; sky is judged by the facade lines from ADR 0330 (their limit is ADR 0300's, the switch was made after
  * every pair then in the manifest had been seen).
  */
 export const RULE_FIXED: Record<Kind, { at: string; by: string }> = {
-  stage: { at: "2026-11-29T09:40:52Z", by: "ADR 0319's limits (c7f962c)" },
+  stage: { at: "2026-12-03T19:15:00Z", by: "ADR 0362's field and limit" },
   removal: { at: "2026-11-26T15:48:44Z", by: "ADR 0160's thresholds (2772366)" },
   sky: { at: "2026-11-30T06:41:12Z", by: "ADR 0330's facade lines" },
 };

@@ -5,7 +5,7 @@
 // (the double-angle structure tensor, smoothed over 9 x 9 pixels) over the source's line pixels; the measure is the
 // share of cells where it is over a half. Another building, or the same one rebuilt, turns most cells; a relit one few.
 // Both pictures at the analysis size, the result lined up on the source (align.ts). Pure TypeScript, relative imports.
-import { align, warp } from "./align.ts";
+import { type Alignment, align, warp } from "./align.ts";
 import { type Gradients, type Gray, gradients, type Plane, quantile, type Reduced, reducePair } from "./analysis.ts";
 import type { ResultKind } from "./measures.ts";
 import { skylineFromMask, skylineFromSource } from "./sky.ts";
@@ -60,6 +60,9 @@ export interface Prepared {
   compared: Uint8Array;
   /** |log sx| + |log sy| of the alignment. */
   scale: number;
+  /** The result's gradients on its own grid, before it was lined up, and the alignment that lines it up. */
+  gOwn: Gradients;
+  alignment: Alignment;
 }
 
 export function prepare(
@@ -88,7 +91,18 @@ export function prepare(
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) compared[y * w + x] = warped.inside[y * w + x] && y >= skyline[x]! ? 1 : 0;
   }
-  return { w, h, src, res: warped.plane, gS, gR, compared, scale: Math.abs(Math.log(a.sx)) + Math.abs(Math.log(a.sy)) };
+  return {
+    w,
+    h,
+    src,
+    res: warped.plane,
+    gS,
+    gR,
+    compared,
+    scale: Math.abs(Math.log(a.sx)) + Math.abs(Math.log(a.sy)),
+    gOwn: reduced.gRes,
+    alignment: a,
+  };
 }
 
 /**
@@ -202,12 +216,14 @@ export interface RoomTensor {
  * root of each picture's coherent energy, taken both ways (the source's lines lost, the result's lines added) and
  * averaged. A pixel where one picture has no direction at all counts wholly against, weighted by the other's energy.
  * A restyled room keeps where its ceiling line, corners and window frames run; another room or a rebuilt wall does not.
+ * The result's field is measured on its own pixels, then carried onto the source's grid (resultField).
  */
 export function roomTensor(p: Prepared, r = 4, rowTo = ROOM_TENSOR_ROWS): RoomTensor {
-  const { w, h, gS, gR, compared } = p;
+  const { w, h, gS, compared } = p;
   const upper = Math.min(h, Math.ceil(rowTo * h));
-  const A = orientationField(gS, w, h, r, compared, upper);
-  const B = orientationField(gR, w, h, r, compared, upper);
+  // Each picture's field over all of its own pixels; only the pixels compared are summed below.
+  const A = orientationField(gS, w, h, r, new Uint8Array(w * h).fill(1), upper);
+  const B = resultField(p, r);
   const cols = Math.ceil(w / FACADE_CELL);
   const rows = Math.ceil(upper / FACADE_CELL);
   const cellNum = new Float64Array(cols * rows);
@@ -244,4 +260,20 @@ export function roomTensor(p: Prepared, r = 4, rowTo = ROOM_TENSOR_ROWS): RoomTe
   const src = den ? 1 - num / den : 0;
   const res = denR ? 1 - numR / denR : 0;
   return { value: (src + res) / 2, src, res, cells: { cols, rows, values } };
+}
+
+/**
+ * The result's double-angle field (orientationField) measured on the result's own grid, then carried onto the
+ * source's by the alignment (docs/decisions/0362-the-results-lines-measured-on-its-own-pixels.md). Resampling the
+ * result first and measuring after made the field depend on where the alignment fell between pixels: an interpolation
+ * half a pixel off smooths one axis only, which gives a flat wall or ceiling a direction the source's does not have.
+ * The field, an average over (2r + 1)² pixels, changes little when carried a fraction of a pixel.
+ */
+export function resultField(p: Prepared, r: number): { C: Float32Array; S: Float32Array } {
+  const { w, h } = p;
+  const own = orientationField(p.gOwn, w, h, r, new Uint8Array(w * h).fill(1));
+  return {
+    C: warp({ width: w, height: h, data: own.C }, p.alignment).plane.data,
+    S: warp({ width: w, height: h, data: own.S }, p.alignment).plane.data,
+  };
 }
