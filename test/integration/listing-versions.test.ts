@@ -152,12 +152,17 @@ describe("variations", () => {
       [first.versionId, second.versionId].sort(),
     );
     expect(versions.body.versions.find((v: { shown: boolean }) => v.shown).id).toBe(first.versionId);
+    // The job's own answer says so too: its result is not the one shown.
+    const secondAnswer = await api(user.cookie, "GET", `/api/jobs/${second.id}`);
+    expect(secondAnswer.body.version).toMatchObject({ id: second.versionId, shown: false });
     expect(await balance(user.id)).toBe(3);
 
     // Asked for after the choice: its result is shown.
     provider.hold = null;
     const third = await stagedJob(user, photo!.id);
     expect(await shownKey()).toBe(await keyOf(third.versionId!));
+    const thirdAnswer = await api(user.cookie, "GET", `/api/jobs/${third.id}?wait=1`);
+    expect(thirdAnswer.body.version).toMatchObject({ id: third.versionId, shown: true });
     await expectSettled(user.id);
   });
 

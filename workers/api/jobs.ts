@@ -35,6 +35,6 @@ export const jobsApi = new Hono<ApiEnv>()
     if (!query.ok) return failureJson(query);
     const found = await waitForJobWithVersion(c.get("deps"), c.get("user")!.id, c.req.param("id"), query.data.wait);
     if (!found) return failureJson(NOT_FOUND);
-    const { job, version } = found;
-    return c.json({ job: jobView(job), version: version ? toVersionView(version) : null }, 200, NO_STORE);
+    const { job, version, shownKey } = found;
+    return c.json({ job: jobView(job), version: version ? toVersionView(version, shownKey) : null }, 200, NO_STORE);
   });

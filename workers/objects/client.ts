@@ -36,6 +36,7 @@ export {
   type Job,
   type JobKind,
   type JobParams,
+  type JobWithVersion,
   jobView,
   jobWithVersion,
   listVersions,

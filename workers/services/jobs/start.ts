@@ -1,8 +1,9 @@
-import { type Job, type JobKind, type JobParams, type PhotoVersion, users } from "@db/schema";
+import { type JobKind, type JobParams, users } from "@db/schema";
 import { randomToken } from "@workers/lib/crypto";
 import { currentRequestId } from "@workers/lib/log";
 import {
   getVersion,
+  type JobWithVersion,
   jobView,
   jobWithVersion,
   MAX_JOB_WAIT_MS,
@@ -199,7 +200,7 @@ export async function waitForJobWithVersion(
   userId: string,
   jobId: string,
   seconds: number,
-): Promise<{ job: Job; version: PhotoVersion | undefined } | undefined> {
+): Promise<JobWithVersion | undefined> {
   // The object answers with the job as it last read it: no second read here once the job has ended.
   if (seconds > 0) return userObject(deps.env, userId).waitForJob(userId, jobId, seconds * 1000);
   return jobWithVersion(deps.db, userId, jobId);

@@ -156,7 +156,12 @@ export async function jobWithVersion(db: Database, userId: string, jobId: string
   return jobWithVersionFrom(userId, await db.batch(jobWithVersionQueries(db, jobId)));
 }
 
-export type JobWithVersion = { job: Job; version: PhotoVersion | undefined };
+/**
+ * A job with its version, and the key of the image its photo shows now (`shownKey`: null for the original, undefined
+ * when the photo is gone), so an answer can say whether this result is the one shown (ADR 0360: a version chosen
+ * before the job ended stays shown).
+ */
+export type JobWithVersion = { job: Job; version: PhotoVersion | undefined; shownKey: string | null | undefined };
 
 /** Whether a job has reached its end (succeeded or failed): nothing about it changes after that but its thumbnail. */
 export function hasEnded(job: Pick<Job, "status">): boolean {
@@ -173,7 +178,7 @@ export function statusRead(answer: unknown): Job["status"] | undefined {
   return (answer as { status: Job["status"] }[] | undefined)?.[0]?.status;
 }
 
-/** jobWithVersion's two reads, in one batch. */
+/** jobWithVersion's three reads, in one batch. */
 function jobWithVersionQueries(db: Database, jobId: string) {
   return [
     db.select().from(jobs).where(eq(jobs.id, jobId)),
@@ -182,18 +187,22 @@ function jobWithVersionQueries(db: Database, jobId: string) {
       .from(photoVersions)
       // The job is the user's (checked below); its version is the photo owner's, a teammate's in a team listing.
       .where(eq(photoVersions.jobId, jobId)),
+    db
+      .select({ key: photos.processedKey })
+      .from(photos)
+      .where(eq(photos.id, db.select({ id: jobs.photoId }).from(jobs).where(eq(jobs.id, jobId)))),
   ] as const;
 }
 
 /** What jobWithVersion answers, from the results of jobWithVersionQueries. */
 function jobWithVersionFrom(userId: string, results: readonly unknown[]): JobWithVersion | undefined {
-  const [jobRows, versionRows] = results as [Job[], PhotoVersion[]];
+  const [jobRows, versionRows, shownRows] = results as [Job[], PhotoVersion[], { key: string | null }[]];
   const job = jobRows[0];
   if (!job || job.userId !== userId) return undefined;
   const version = job.versionId
     ? versionRows.find((v) => v.id === job.versionId && v.photoId === job.photoId)
     : undefined;
-  return { job, version };
+  return { job, version, shownKey: shownRows[0]?.key };
 }
 
 /**
